@@ -1,0 +1,85 @@
+"""chainrules: differentiation rules with GPU-safe pullbacks for every Array API library.
+
+>>> import numpy as np, chainrules as cr
+>>> y, pullback = cr.rrule(np.sin, np.array([0.0, 1.0]))
+>>> pullback(np.ones(2))[1]
+array([1.        , 0.54030231])
+"""
+
+from .core import (
+    AbstractZero,
+    InplaceableThunk,
+    NoRuleError,
+    NoTangent,
+    ProjectTo,
+    Registration,
+    RuleConfig,
+    Tangent,
+    Thunk,
+    ZeroTangent,
+    accumulate,
+    add_tangents,
+    check_cotangent,
+    device_of,
+    dtype_kind,
+    find_frule,
+    find_rrule,
+    frule,
+    function_name,
+    is_array,
+    is_zero,
+    namespace_of,
+    non_differentiable,
+    project,
+    register_frule,
+    register_rrule,
+    registrations,
+    rrule,
+    rule_config,
+    scalar_kind,
+    scalar_rule,
+    unthunk,
+    use_rule_config,
+    zero_derivative,
+)
+from .rules import elementwise as _elementwise  # noqa: F401  (registers the library's rules)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AbstractZero",
+    "InplaceableThunk",
+    "NoRuleError",
+    "NoTangent",
+    "ProjectTo",
+    "Registration",
+    "RuleConfig",
+    "Tangent",
+    "Thunk",
+    "ZeroTangent",
+    "__version__",
+    "accumulate",
+    "add_tangents",
+    "check_cotangent",
+    "device_of",
+    "dtype_kind",
+    "find_frule",
+    "find_rrule",
+    "frule",
+    "function_name",
+    "is_array",
+    "is_zero",
+    "namespace_of",
+    "non_differentiable",
+    "project",
+    "register_frule",
+    "register_rrule",
+    "registrations",
+    "rrule",
+    "rule_config",
+    "scalar_kind",
+    "scalar_rule",
+    "unthunk",
+    "use_rule_config",
+    "zero_derivative",
+]

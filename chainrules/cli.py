@@ -1,0 +1,170 @@
+"""``python -m chainrules``: the command line.
+
+``python -m chainrules check`` runs ``test_rrule`` and ``test_frule`` on every registered rule, at
+the example inputs stored with it, on every installed backend, in float64, float32 and (where the
+function takes them) complex dtypes, and prints a table (function x backend) with a summary line.
+It exits with status 1 when any check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from .core.registry import Registration, registrations
+from .testing.backends import BACKENDS, get_backend
+from .testing.runner import Cell, check_registration
+
+__all__ = ["main"]
+
+
+class _Progress:
+    """A one-line progress bar on a terminal; occasional plain lines otherwise."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total, self.done, self.stream = max(total, 1), 0, stream
+        self.tty = stream.isatty()
+        self.start = time.perf_counter()
+        self.last_pct = -10
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        pct = 100 * self.done // self.total
+        if self.tty:
+            width = 30
+            fill = width * self.done // self.total
+            bar = "#" * fill + "-" * (width - fill)
+            self.stream.write(f"\r[{bar}] {self.done}/{self.total} {label[:40]:<40}")
+            self.stream.flush()
+        elif pct >= self.last_pct + 10 or self.done == self.total:
+            self.last_pct = pct
+            elapsed = time.perf_counter() - self.start
+            self.stream.write(f"checked {self.done}/{self.total} ({pct}%) in {elapsed:.1f} s\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\r" + " " * 80 + "\r")
+            self.stream.flush()
+
+
+def _select(pattern: str | None) -> list[Registration]:
+    regs = [r for r in registrations() if r.family != "callable"]
+    if pattern:
+        regs = [r for r in regs if fnmatch.fnmatch(r.name, pattern) or pattern in r.name]
+    return regs
+
+
+def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    names = args.backend or list(BACKENDS)
+    backends = []
+    for n in names:
+        b = get_backend(n)
+        if b.available():
+            backends.append(b)
+        elif args.backend:
+            err.write(f"backend {n!r} is not available here (not installed, or no GPU)\n")
+            return 2
+    regs = _select(args.k)
+    if not regs:
+        err.write(f"no registered rule matches {args.k!r}\n")
+        return 2
+    progress = _Progress(len(regs) * len(backends), err)
+    table: dict[str, dict[str, Cell]] = {}
+    for reg in regs:
+        row = table.setdefault(reg.name, {})
+        for b in backends:
+            row[b.name] = check_registration(reg, b)
+            progress.step(f"{reg.name} on {b.name}")
+    progress.close()
+
+    cells = [c for row in table.values() for c in row.values()]
+    failed = sum(c.status == "FAIL" for c in cells)
+    passed = sum(c.status == "ok" for c in cells)
+    checks = sum(c.checks for c in cells)
+    bnames = [b.name for b in backends]
+    if args.json:
+        json.dump(
+            {
+                "backends": bnames,
+                "rules": {
+                    name: {
+                        b: {
+                            "status": c.status,
+                            "checks": c.checks,
+                            "errors": c.errors,
+                            "unsupported_examples": c.unsupported,
+                        }
+                        for b, c in row.items()
+                    }
+                    for name, row in table.items()
+                },
+                "summary": {"passed": passed, "failed": failed, "checks": checks},
+            },
+            out,
+            indent=2,
+        )
+        out.write("\n")
+    else:
+        _print_table(table, bnames, out)
+        for name, row in table.items():
+            for b, c in row.items():
+                for e in c.errors[: args.max_errors]:
+                    out.write(f"FAIL {name} on {b}: {e}\n")
+        out.write(
+            f"\n{len(regs)} functions x {len(backends)} backends: {passed} passed, "
+            f"{failed} failed, {sum(c.status == 'n/a' for c in cells)} not in the library; "
+            f"{checks} tester runs; {sum(len(c.unsupported) for c in cells)} examples skipped "
+            "because the library's own function rejects them\n"
+        )
+    return 1 if failed else 0
+
+
+def _print_table(table: dict[str, dict[str, Cell]], backends: Sequence[str], out: TextIO) -> None:
+    w0 = max([len("function")] + [len(n) for n in table])
+    widths = [max(len(b), 4) for b in backends]
+    out.write("function".ljust(w0) + "  " + "  ".join(b.ljust(w) for b, w in zip(backends, widths)))
+    out.write("\n" + "-" * w0 + "  " + "  ".join("-" * w for w in widths) + "\n")
+    for name, row in table.items():
+        out.write(name.ljust(w0) + "  ")
+        out.write("  ".join(row[b].status.ljust(w) for b, w in zip(backends, widths)) + "\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m chainrules", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("check", help="run the rule testers on every registered rule and backend")
+    c.add_argument(
+        "-k", metavar="PATTERN", help="only rules whose name matches (glob or substring)"
+    )
+    c.add_argument(
+        "--backend",
+        action="append",
+        choices=list(BACKENDS),
+        help="check on this backend only (repeatable; default: every installed one)",
+    )
+    c.add_argument("--json", action="store_true", help="print the results as JSON")
+    c.add_argument(
+        "--max-errors", type=int, default=3, help="failure messages shown per cell (default 3)"
+    )
+    return p
+
+
+def main(
+    argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = build_parser().parse_args(argv)
+    if args.command == "check":
+        return run_check(args, out, err)
+    return 2  # pragma: no cover  (argparse rejects unknown commands)
+
+
+def _entry(argv: Sequence[str] | None = None) -> Any:
+    return main(argv)

@@ -1,0 +1,443 @@
+"""The rule registry: register, find and call ``rrule`` / ``frule`` definitions.
+
+A rule is registered for *targets*. A target is
+
+* a callable (``my_function``, ``np.linalg.norm``, ``operator.getitem``): exactly that object;
+* a string naming a function of the Python Array API standard (``"sin"``,
+  ``"linalg.vector_norm"``): that function in every library whose signature follows the
+  standard -- NumPy, ``jax.numpy``, CuPy, array-api-strict, array-api-compat's namespaces and the
+  elementwise functions of ``torch``;
+* a string ``"numpy:NAME"`` naming a NumPy-signature function (``"numpy:arcsin"``,
+  ``"numpy:linalg.norm"``): that name in NumPy, CuPy and ``jax.numpy`` together.
+
+Named targets are resolved lazily: when a function that is not in the table yet is looked up, the
+namespaces of every library imported *by then* are scanned once and cached. ``import chainrules``
+therefore never imports JAX, PyTorch or CuPy, and a lookup is one dict access.
+
+Precedence when two registrations land on the same function object: a callable target beats a
+``"numpy:"`` name, which beats a standard name (NumPy's ``np.max`` takes the NumPy-signature
+rule); among equals the later registration wins, so a user can override a library rule.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .namespaces import qualified_name
+
+__all__ = [
+    "NoRuleError",
+    "Registration",
+    "find_frule",
+    "find_rrule",
+    "frule",
+    "function_name",
+    "register_frule",
+    "register_rrule",
+    "registrations",
+    "resolve",
+    "rrule",
+]
+
+ARRAY_API = "array_api"
+NUMPY = "numpy"
+_PRIORITY = {ARRAY_API: 1, NUMPY: 2, "callable": 3}
+
+# The standard's elementwise functions: torch's own functions of these names take the standard's
+# positional signature. Everything else is reached in torch through array_api_compat.torch.
+TORCH_NAMES = frozenset(
+    (
+        "abs",
+        "acos",
+        "acosh",
+        "add",
+        "asin",
+        "asinh",
+        "atan",
+        "atan2",
+        "atanh",
+        "bitwise_and",
+        "bitwise_left_shift",
+        "bitwise_invert",
+        "bitwise_or",
+        "bitwise_right_shift",
+        "bitwise_xor",
+        "ceil",
+        "clip",
+        "conj",
+        "copysign",
+        "cos",
+        "cosh",
+        "divide",
+        "exp",
+        "expm1",
+        "floor",
+        "floor_divide",
+        "greater",
+        "greater_equal",
+        "hypot",
+        "imag",
+        "isfinite",
+        "isinf",
+        "isnan",
+        "less",
+        "less_equal",
+        "log",
+        "log1p",
+        "log2",
+        "log10",
+        "logaddexp",
+        "logical_and",
+        "logical_not",
+        "logical_or",
+        "logical_xor",
+        "maximum",
+        "minimum",
+        "multiply",
+        "negative",
+        "nextafter",
+        "not_equal",
+        "positive",
+        "pow",
+        "real",
+        "reciprocal",
+        "remainder",
+        "round",
+        "sign",
+        "signbit",
+        "sin",
+        "sinh",
+        "square",
+        "sqrt",
+        "subtract",
+        "tan",
+        "tanh",
+        "trunc",
+    )
+)
+
+
+class NoRuleError(LookupError):
+    """No rule is registered for a function. The message names it and says how to add one."""
+
+
+@dataclass
+class Registration:
+    """One registered target: what ``python -m chainrules check`` and the coverage report list."""
+
+    target: Any  # the callable, or the name
+    family: str  # "array_api", "numpy" or "callable"
+    rrule: Callable[..., Any] | None = None
+    frule: Callable[..., Any] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def non_differentiable(self) -> bool:
+        """Declared with :func:`chainrules.non_differentiable`."""
+        return bool(self.meta.get("non_differentiable", False))
+
+    @property
+    def name(self) -> str:
+        if self.family == ARRAY_API:
+            return str(self.target)
+        if self.family == NUMPY:
+            return f"numpy:{self.target}"
+        return qualified_name(self.target)
+
+
+@dataclass
+class _Provider:
+    module: str  # import name of the namespace
+    family: str
+    names: frozenset[str] | None = None  # None: every name of the family
+    resolved: bool = False
+
+
+_PROVIDERS: list[_Provider] = [
+    _Provider("numpy", ARRAY_API),
+    _Provider("numpy", NUMPY),
+    _Provider("array_api_compat.numpy", ARRAY_API),
+    _Provider("array_api_strict", ARRAY_API),
+    _Provider("jax.numpy", ARRAY_API),
+    _Provider("jax.numpy", NUMPY),
+    _Provider("cupy", ARRAY_API),
+    _Provider("cupy", NUMPY),
+    _Provider("array_api_compat.cupy", ARRAY_API),
+    _Provider("array_api_compat.torch", ARRAY_API),
+    _Provider("torch", ARRAY_API, TORCH_NAMES),
+    _Provider("array_api_compat.dask.array", ARRAY_API),
+]
+
+# (family, name) -> Registration ; callable -> Registration
+_NAMED: dict[tuple[str, str], Registration] = {}
+_CALLABLES: dict[Any, Registration] = {}
+# resolved tables: function object -> rule, and the priority it was set with
+_RRULES: dict[Any, Callable[..., Any]] = {}
+_FRULES: dict[Any, Callable[..., Any]] = {}
+_PRIO: dict[tuple[str, Any], int] = {}
+_NAMES: dict[Any, str] = {}  # function object -> "module.name" it was resolved from
+
+
+def _parse_target(target: Any) -> tuple[str, Any]:
+    if isinstance(target, str):
+        if not target or target.strip() != target:
+            raise ValueError(f"invalid rule target name {target!r}")
+        if target.startswith("numpy:"):
+            return NUMPY, target[len("numpy:") :]
+        if ":" in target:
+            raise ValueError(
+                f"unknown family in rule target {target!r}: use a standard name such as 'sin' "
+                "or 'numpy:NAME' for a NumPy-signature function"
+            )
+        return ARRAY_API, target
+    if not callable(target):
+        raise TypeError(
+            f"a rule target must be a callable or a function name, got {type(target).__name__}"
+        )
+    try:
+        hash(target)
+    except TypeError:
+        raise TypeError(f"a rule target must be hashable; {target!r} is not") from None
+    return "callable", target
+
+
+def _getattr_path(mod: Any, name: str) -> Any:
+    obj = mod
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj if callable(obj) else None
+
+
+def _install(kind: str, obj: Any, rule: Callable[..., Any], prio: int) -> None:
+    key = (kind, obj)
+    if _PRIO.get(key, 0) > prio:
+        return
+    _PRIO[key] = prio
+    (_RRULES if kind == "r" else _FRULES)[obj] = rule
+
+
+def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> None:
+    if prov.names is not None and name not in prov.names:
+        return
+    obj = _getattr_path(mod, name)
+    if obj is None:
+        return
+    try:
+        hash(obj)
+    except TypeError:
+        return
+    prio = _PRIORITY[reg.family]
+    _NAMES.setdefault(obj, f"{prov.module}.{name}")
+    if reg.rrule is not None:
+        _install("r", obj, reg.rrule, prio)
+    if reg.frule is not None:
+        _install("f", obj, reg.frule, prio)
+
+
+def _resolve_provider(prov: _Provider, mod: Any) -> None:
+    for (family, name), reg in _NAMED.items():
+        if family == prov.family:
+            _resolve_into(prov, mod, reg, name)
+    prov.resolved = True
+
+
+def _resolve_new() -> bool:
+    """Resolve named rules in every namespace imported since the last call. True if any was."""
+    found = False
+    for prov in _PROVIDERS:
+        if not prov.resolved:
+            mod = sys.modules.get(prov.module)
+            if mod is not None:
+                _resolve_provider(prov, mod)
+                found = True
+    return found
+
+
+def resolve() -> None:
+    """Resolve named rules in every namespace imported so far (lookups do this on demand)."""
+    _resolve_new()
+
+
+def _parse_targets(targets: tuple[Any, ...]) -> list[tuple[str, Any]]:
+    """Validate every target before anything is registered (at decoration time, not later)."""
+    if not targets:
+        raise TypeError("register a rule for at least one target (a function or its name)")
+    return [_parse_target(t) for t in targets]
+
+
+def _register(
+    kind: str, parsed: list[tuple[str, Any]], rule: Callable[..., Any], **meta: Any
+) -> None:
+    if not callable(rule):
+        raise TypeError(f"a rule must be callable, got {type(rule).__name__}")
+    for family, target in parsed:
+        if family == "callable":
+            reg = _CALLABLES.setdefault(target, Registration(target, family))
+        else:
+            reg = _NAMED.setdefault((family, target), Registration(target, family))
+        setattr(reg, "rrule" if kind == "r" else "frule", rule)
+        reg.meta.update(meta)
+        if family == "callable":
+            _install(kind, target, rule, _PRIORITY[family])
+            continue
+        for prov in _PROVIDERS:
+            if prov.resolved and prov.family == family:
+                mod = sys.modules.get(prov.module)
+                if mod is not None:
+                    _resolve_into(prov, mod, reg, target)
+
+
+def register_rrule(
+    *targets: Any, **meta: Any
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: register ``rule`` as the reverse-mode rule of every target.
+
+    The rule is called as ``rule(*args, **kwargs)`` and returns ``(y, pullback)``;
+    ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``, one entry per positional argument after
+    the function's own tangent (``NoTangent()`` for a plain function). See the module docs for what
+    a target can be. The decorated function is returned unchanged.
+
+    Example
+    -------
+    >>> import chainrules as cr
+    >>> def softplus(x):
+    ...     xp = cr.namespace_of(x)
+    ...     return xp.logaddexp(x, 0.0)
+    >>> @cr.register_rrule(softplus)
+    ... def _softplus_rrule(x):
+    ...     xp = cr.namespace_of(x)
+    ...     y = xp.logaddexp(x, 0.0)
+    ...     def softplus_pullback(y_bar):
+    ...         y_bar = cr.unthunk(y_bar)
+    ...         return cr.NoTangent(), y_bar * (1 / (1 + xp.exp(-x)))
+    ...     return y, softplus_pullback
+    """
+
+    parsed = _parse_targets(targets)
+
+    def decorator(rule: Callable[..., Any]) -> Callable[..., Any]:
+        _register("r", parsed, rule, **meta)
+        return rule
+
+    return decorator
+
+
+def register_frule(
+    *targets: Any, **meta: Any
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: register ``rule`` as the forward-mode rule of every target.
+
+    The rule is called as ``rule(tangents, *args, **kwargs)`` with
+    ``tangents = (f_dot, *arg_dots)`` and returns ``(y, y_dot)``. A tangent may carry extra
+    *leading* (chunk) axes; the rule must push them all in one call.
+    """
+
+    parsed = _parse_targets(targets)
+
+    def decorator(rule: Callable[..., Any]) -> Callable[..., Any]:
+        _register("f", parsed, rule, **meta)
+        return rule
+
+    return decorator
+
+
+def _find(table: dict[Any, Callable[..., Any]], f: Any) -> Callable[..., Any] | None:
+    try:
+        rule = table.get(f)
+    except TypeError:  # unhashable callables cannot have rules
+        return None
+    if rule is None and _resolve_new():
+        rule = table.get(f)
+    return rule
+
+
+def find_rrule(f: Any) -> Callable[..., Any] | None:
+    """The reverse-mode rule registered for ``f``, or ``None`` (never raises; what engines use)."""
+    return _find(_RRULES, f)
+
+
+def find_frule(f: Any) -> Callable[..., Any] | None:
+    """The forward-mode rule registered for ``f``, or ``None``."""
+    return _find(_FRULES, f)
+
+
+def function_name(f: Any) -> str:
+    """The name chainrules uses for ``f`` in messages (``numpy.sin``, ``jax.numpy.sin``)."""
+    try:
+        name = _NAMES.get(f)
+    except TypeError:
+        name = None
+    return name or qualified_name(f)
+
+
+def _no_rule(kind: str, f: Any) -> NoRuleError:
+    name = function_name(f)
+    other = find_frule(f) if kind == "rrule" else find_rrule(f)
+    hint = f" (an {'frule' if kind == 'rrule' else 'rrule'} is registered for it)" if other else ""
+    return NoRuleError(
+        f"no {kind} is registered for {name}{hint}. Register one with "
+        f"@chainrules.register_{kind}({name}) -- or for a function of the Array API standard by "
+        f"its name, e.g. @chainrules.register_{kind}('sin') -- or declare it with "
+        f"chainrules.non_differentiable({name})"
+    )
+
+
+def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """Evaluate ``f(*args, **kwargs)`` and return ``(y, pullback)``.
+
+    ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``: the tangent of ``f`` itself first
+    (``NoTangent()`` for plain functions), then one cotangent per positional argument. Keyword
+    arguments are never differentiated. Raises :class:`NoRuleError` when no rule is registered.
+
+    >>> import numpy as np, chainrules as cr
+    >>> y, pullback = cr.rrule(np.sin, np.array([0.0, 1.0]))
+    >>> pullback(np.ones(2))[1]
+    array([1.        , 0.54030231])
+    """
+    rule = _find(_RRULES, f)
+    if rule is None:
+        raise _no_rule("rrule", f)
+    return rule(*args, **kwargs)  # type: ignore[no-any-return]
+
+
+def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    """Evaluate ``f(*args, **kwargs)`` and push ``tangents = (f_dot, *arg_dots)`` forward.
+
+    Returns ``(y, y_dot)``. Tangents may carry extra leading (chunk) axes: a tangent of shape
+    ``(k, *x.shape)`` pushes ``k`` directions in one call and ``y_dot`` has shape
+    ``(k, *y.shape)``.
+
+    >>> import numpy as np, chainrules as cr
+    >>> x = np.array([0.0, 1.0])
+    >>> y, y_dot = cr.frule((cr.NoTangent(), np.ones(2)), np.sin, x)
+    >>> y_dot
+    array([1.        , 0.54030231])
+    """
+    if not isinstance(tangents, tuple) or len(tangents) != len(args) + 1:
+        got = (
+            f"{len(tangents)} tangents" if isinstance(tangents, tuple) else type(tangents).__name__
+        )
+        raise ValueError(
+            f"frule of {function_name(f)}: expected a tuple of {len(args) + 1} tangents "
+            f"(f_dot, then one per positional argument), got {got}"
+        )
+    rule = _find(_FRULES, f)
+    if rule is None:
+        raise _no_rule("frule", f)
+    return rule(tangents, *args, **kwargs)  # type: ignore[no-any-return]
+
+
+def registrations() -> Iterator[Registration]:
+    """Every registration, named ones first, in registration order."""
+    yield from _NAMED.values()
+    yield from _CALLABLES.values()
+
+
+def resolve_name(family: str, name: str, module: Any) -> Any:
+    """The function object ``name`` denotes in ``module`` (``None`` if it has none)."""
+    return _getattr_path(module, name)

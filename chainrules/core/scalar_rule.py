@@ -1,0 +1,317 @@
+"""Rules from derivative formulas: :func:`scalar_rule` and :func:`non_differentiable`.
+
+``scalar_rule(target, *partials)`` turns one partial derivative per argument of an elementwise
+function into its rrule and its frule (Julia's ``@scalar_rule``)::
+
+    cr.scalar_rule("sin", lambda xp, out, x: xp.cos(x))
+    cr.scalar_rule("divide", lambda xp, out, x, y: 1 / y, lambda xp, out, x, y: -out / y)
+    cr.scalar_rule("add", 1, 1)
+
+A partial is a number or a function ``(xp, out, *args) -> array`` of the namespace, the primal
+output and the inputs. The pullback is ``x_bar = project(y_bar * conj(partial))`` -- for complex
+arguments this is the cotangent ``dL/dRe + i dL/dIm`` of a holomorphic function -- and the
+pushforward is ``y_dot = sum(partial * x_dot)``. Projection sums the broadcast axes away, so binary
+functions broadcast for free; a tangent's extra leading (chunk) axes are aligned so ``k``
+directions are pushed in one call. A partial is only evaluated for arguments that have a tangent
+space (an integer exponent of ``pow`` costs nothing) and only when the pullback runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from numbers import Number
+from typing import Any
+
+from .namespaces import _NS_BY_TYPE, dtype_kind, is_array, namespace_of, scalar_kind
+from .projection import ProjectTo
+from .registry import _parse_target, function_name, register_frule, register_rrule
+from .tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+
+__all__ = [
+    "check_cotangent",
+    "finish_tangent",
+    "non_differentiable",
+    "scalar_rule",
+    "zero_derivative",
+]
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+
+Partial = Callable[..., Any] | Number
+
+
+def _primal_getter(target: Any) -> Callable[[Any], Callable[..., Any]]:
+    """``xp -> function`` computing the primal: the callable itself, or ``xp.NAME``."""
+    family, t = _parse_target(target)
+    if family == "callable":
+        return lambda xp: t  # type: ignore[no-any-return]
+    parts = t.split(".")
+    cache: dict[Any, Callable[..., Any]] = {}
+
+    def get(xp: Any) -> Callable[..., Any]:
+        fn = cache.get(xp)
+        if fn is None:
+            fn = xp
+            for p in parts:
+                fn = getattr(fn, p, None)
+                if fn is None:
+                    raise TypeError(f"{xp.__name__} has no function {t!r}")
+            cache[xp] = fn
+        return fn  # type: ignore[return-value]
+
+    return get
+
+
+def _cotangent_mismatch(name: str, got: Any, want: Any) -> ValueError:
+    return ValueError(
+        f"{name}: cotangent of shape {tuple(got)} does not match the output's shape "
+        f"{tuple(want)}; a pullback never broadcasts its cotangent"
+    )
+
+
+def check_cotangent(name: str, y_bar: Any, y: Any) -> None:
+    """Raise ``ValueError`` naming both shapes when ``y_bar``'s shape is not ``y``'s."""
+    if getattr(y_bar, "shape", ()) != getattr(y, "shape", ()):
+        raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), getattr(y, "shape", ()))
+
+
+def _reject_out(name: str, kwargs: dict[str, Any]) -> None:
+    if "out" in kwargs:
+        raise TypeError(
+            f"{name}: out= is not supported by rules (it writes into an existing array, and "
+            "rules never mutate); assign the result instead"
+        )
+
+
+def _align(xp: Any, x_dot: Any, a_ndim: int, out_ndim: int, name: str, a_shape: Any) -> Any:
+    """Insert axes after a tangent's chunk axes so that it broadcasts against the output."""
+    nd = getattr(x_dot, "ndim", 0)
+    extra = nd - a_ndim
+    if extra < 0 or (a_ndim and tuple(x_dot.shape[extra:]) != tuple(a_shape)):
+        raise ValueError(
+            f"{name}: tangent of shape {tuple(getattr(x_dot, 'shape', ()))} does not fit a "
+            f"primal of shape {tuple(a_shape)} (expected the primal's shape, optionally after "
+            "leading chunk axes)"
+        )
+    if extra and a_ndim < out_ndim:
+        s = tuple(x_dot.shape)
+        x_dot = xp.reshape(x_dot, s[:extra] + (1,) * (out_ndim - a_ndim) + s[extra:])
+    return x_dot
+
+
+def _times(partial: Any, v: Any, conj: bool, xp: Any) -> Any:
+    if isinstance(partial, Number):
+        if partial == 1:
+            return v
+        if partial == -1:
+            return -v
+        return v * (partial.conjugate() if conj else partial)
+    return v * (xp.conj(partial) if conj else partial)
+
+
+def _eval_partial(partial: Any, xp: Any, out: Any, args: tuple[Any, ...]) -> Any:
+    return partial if isinstance(partial, Number) else partial(xp, out, *args)
+
+
+def _partial_args(xp: Any, out: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Python float/complex arguments as 0-d arrays of the output's dtype, so that partials can
+    call namespace functions on every argument (integers stay Python ints: exponents)."""
+    for a in args:
+        if type(a) is float or type(a) is complex:
+            return tuple(
+                xp.asarray(a, dtype=out.dtype) if type(a) in (float, complex) else a for a in args
+            )
+    return args
+
+
+def finish_tangent(xp: Any, acc: Any, out: Any) -> Any:
+    """Shape a pushed-forward sum as ``(*chunk, *out.shape)`` in ``out``'s dtype.
+
+    ``acc`` is ``None`` when every term was zero (then ``ZeroTangent()``). A term of a broadcast
+    argument may lack some of the output's axes; it is broadcast to the full shape here.
+    """
+    if acc is None:
+        return _ZERO
+    if not is_array(acc):
+        acc = xp.asarray(acc, dtype=out.dtype)
+    lead = acc.ndim - out.ndim
+    if lead < 0 or tuple(acc.shape[lead:]) != tuple(out.shape):
+        acc = xp.broadcast_to(acc, tuple(acc.shape[: max(lead, 0)]) + tuple(out.shape))
+    if acc.dtype != out.dtype:
+        acc = xp.astype(acc, out.dtype)
+    return acc
+
+
+def _make_rules(
+    name: str, get: Callable[[Any], Callable[..., Any]], partials: tuple[Any, ...]
+) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    arity = len(partials)
+    zero_partial = tuple(isinstance(p, Number) and p == 0 for p in partials)
+
+    def check_arity(args: tuple[Any, ...]) -> None:
+        if len(args) != arity:
+            raise TypeError(
+                f"{name} takes {arity} positional argument{'s' * (arity != 1)} in its rule, "
+                f"got {len(args)}"
+            )
+
+    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        if len(args) != arity:
+            check_arity(args)
+        if kwargs:
+            _reject_out(name, kwargs)
+        x0 = args[0]
+        xp = _NS_BY_TYPE.get(type(x0)) if arity == 1 else None
+        if xp is None:
+            xp = namespace_of(*args, fname=name)
+        out = get(xp)(*args, **kwargs)
+        projs = tuple(ProjectTo(a, xp) for a in args)
+        conj = dtype_kind(out.dtype, xp) == "c"
+        out_shape = out.shape
+
+        def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if isinstance(y_bar, AbstractZero):
+                return (_NO, *(_ZERO if p.differentiable else _NO for p in projs))
+            y_bar = unthunk(y_bar)
+            if getattr(y_bar, "shape", ()) != out_shape:
+                raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
+            res: list[Any] = [_NO]
+            pargs = _partial_args(xp, out, args)
+            for p, proj, zero in zip(partials, projs, zero_partial):
+                if not proj.differentiable:
+                    res.append(_NO)
+                elif zero:
+                    res.append(_ZERO)
+                else:
+                    d = _eval_partial(p, xp, out, pargs)
+                    res.append(proj(_times(d, y_bar, conj, xp)))
+            return tuple(res)
+
+        scalar_pullback.__qualname__ = f"{name}_pullback"
+        return out, scalar_pullback
+
+    def scalar_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        if len(args) != arity:
+            check_arity(args)
+        if kwargs:
+            _reject_out(name, kwargs)
+        xp = namespace_of(*args, fname=name)
+        out = get(xp)(*args, **kwargs)
+        out_ndim = out.ndim
+        pargs = _partial_args(xp, out, args)
+        acc: Any = None
+        for i, (p, a, zero) in enumerate(zip(partials, args, zero_partial)):
+            x_dot = tangents[i + 1]
+            if zero or isinstance(x_dot, AbstractZero):
+                continue
+            x_dot = unthunk(x_dot)
+            if isinstance(x_dot, AbstractZero) or scalar_kind(a, xp) in "ib":
+                continue
+            a_ndim = getattr(a, "ndim", 0)
+            if arity > 1 or getattr(x_dot, "ndim", 0) != a_ndim:
+                x_dot = _align(xp, x_dot, a_ndim, out_ndim, name, getattr(a, "shape", ()))
+            term = _times(_eval_partial(p, xp, out, pargs), x_dot, False, xp)
+            acc = term if acc is None else acc + term
+        return out, finish_tangent(xp, acc, out)
+
+    return scalar_rrule, scalar_frule
+
+
+def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
+    """Register the rrule and frule of an elementwise function from its partial derivatives.
+
+    Parameters
+    ----------
+    targets
+        A target or a tuple of targets (a callable, a standard name such as ``"sin"``, or
+        ``"numpy:NAME"``). For a name, the primal is computed as ``xp.NAME(*args)`` in the
+        namespace of the arguments; for a callable, by calling it.
+    *partials
+        One per positional argument: a number (``1``, ``-1``, ``0``) or a function
+        ``(xp, out, *args) -> array`` giving ``d out / d arg`` elementwise.
+    **meta
+        Stored with the registration for testers and reports: ``domain`` (a tuple of per-argument
+        ``(low, high)`` intervals, ``"int"`` for integer arguments), ``complex`` (whether complex
+        inputs are in the domain).
+
+    Example
+    -------
+    >>> import chainrules as cr
+    >>> cr.scalar_rule("tanh", lambda xp, out, x: 1 - out * out)
+    """
+    if not isinstance(targets, tuple):
+        targets = (targets,)
+    if not partials:
+        raise TypeError("scalar_rule needs one partial derivative per argument")
+    for p in partials:
+        if not (isinstance(p, Number) or callable(p)):
+            raise TypeError(f"a partial must be a number or a callable, got {type(p).__name__}")
+    for target in targets:
+        name = function_name(target) if callable(target) else str(target).removeprefix("numpy:")
+        r, f = _make_rules(name, _primal_getter(target), partials)
+        register_rrule(target, **meta)(r)
+        register_frule(target, **meta)(f)
+
+
+def _nondiff_rules(
+    name: str, get: Callable[[Any], Callable[..., Any]], zero: bool
+) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    def array_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return namespace_of(*(a for a in args if is_array(a)), fname=name)
+
+    def nondiff_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        _reject_out(name, kwargs)
+        xp = array_args(args, kwargs)
+        out = get(xp)(*args, **kwargs)
+        if zero:
+            tans = tuple(
+                _ZERO if i == 0 and scalar_kind(a, xp) in "fc" else _NO for i, a in enumerate(args)
+            )
+        else:
+            tans = (_NO,) * len(args)
+
+        def nondiff_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if not isinstance(y_bar, AbstractZero):
+                check_cotangent(name, unthunk(y_bar), out)
+            return (_NO, *tans)
+
+        nondiff_pullback.__qualname__ = f"{name}_pullback"
+        return out, nondiff_pullback
+
+    def nondiff_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        _reject_out(name, kwargs)
+        out = get(array_args(args, kwargs))(*args, **kwargs)
+        return out, (_ZERO if zero else _NO)
+
+    return nondiff_rrule, nondiff_frule
+
+
+def non_differentiable(*targets: Any, **meta: Any) -> None:
+    """Declare functions with no derivative: comparisons, logical and bitwise functions, index
+    finders (``argmax``), predicates (``isnan``).
+
+    Their rrule computes the primal and a pullback returning ``NoTangent()`` for every argument;
+    their frule returns ``NoTangent()``. Engines then stop differentiating there instead of
+    raising :class:`NoRuleError`.
+    """
+    _register_nondiff(targets, zero=False, meta=meta)
+
+
+def zero_derivative(*targets: Any, **meta: Any) -> None:
+    """Functions whose derivative is zero wherever it exists (``floor``, ``round``, ``sign``).
+
+    The first argument gets ``ZeroTangent()`` (``NoTangent()`` when it is an integer), the other
+    arguments (``decimals`` of ``round``) ``NoTangent()``; the frule returns ``ZeroTangent()``.
+    """
+    _register_nondiff(targets, zero=True, meta=meta)
+
+
+def _register_nondiff(targets: tuple[Any, ...], zero: bool, meta: dict[str, Any]) -> None:
+    if not targets:
+        raise TypeError("name at least one function")
+    for target in targets:
+        name = function_name(target) if callable(target) else str(target).removeprefix("numpy:")
+        r, f = _nondiff_rules(name, _primal_getter(target), zero)
+        register_rrule(target, non_differentiable=not zero, **meta)(r)
+        register_frule(target, non_differentiable=not zero, **meta)(f)

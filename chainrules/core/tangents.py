@@ -1,0 +1,319 @@
+"""Tangent types: the values that pullbacks return and pushforwards carry.
+
+A tangent (or cotangent) is one of
+
+* an array of the primal's own library, device and dtype;
+* :class:`NoTangent` -- the argument has no tangent space (integers, booleans, indices, shapes,
+  the function itself);
+* :class:`ZeroTangent` -- a zero of any shape that costs nothing;
+* :class:`Tangent` -- a structural tangent for a tuple, list, named tuple, dict or dataclass;
+* :class:`Thunk` / :class:`InplaceableThunk` -- deferred work, forced by :func:`unthunk`.
+
+Arithmetic on tangents goes through :func:`add_tangents` (always functional) and
+:func:`accumulate` (in place where the destination allows it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+__all__ = [
+    "AbstractZero",
+    "InplaceableThunk",
+    "NoTangent",
+    "Tangent",
+    "Thunk",
+    "ZeroTangent",
+    "accumulate",
+    "add_tangents",
+    "is_zero",
+    "unthunk",
+]
+
+
+class AbstractZero:
+    """Base of the two zero-like tangents. Adding one to anything returns the other operand.
+
+    ``__array_ufunc__ = None`` makes NumPy hand ``ndarray + zero`` to our reflected methods
+    instead of building an object array.
+    """
+
+    __slots__ = ()
+    __array_ufunc__ = None
+    _instance: AbstractZero | None = None
+
+    def __new__(cls) -> AbstractZero:  # singleton per subclass
+        inst = cls.__dict__.get("_instance")
+        if inst is None:
+            inst = super().__new__(cls)
+            cls._instance = inst
+        return inst
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (type(self), ())
+
+    def __add__(self, other: Any) -> Any:
+        return other
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> Any:
+        return -other
+
+    def __rsub__(self, other: Any) -> Any:
+        return other
+
+    def __neg__(self) -> AbstractZero:
+        return self
+
+    def __mul__(self, other: Any) -> AbstractZero:
+        return self
+
+    __rmul__ = __mul__
+    __truediv__ = __mul__
+    __matmul__ = __mul__
+    __rmatmul__ = __mul__
+
+    def __getitem__(self, key: Any) -> AbstractZero:
+        return self
+
+    def __iter__(self) -> Iterator[Any]:
+        raise TypeError(
+            f"{self!r} cannot be iterated; test for it with chainrules.is_zero() before indexing"
+        )
+
+
+class ZeroTangent(AbstractZero):
+    """A zero tangent of whatever shape is needed: ``ZeroTangent() + x is x``.
+
+    Return it from a pullback for an argument that does have a tangent space but receives no
+    sensitivity (for example the input of ``floor``).
+    """
+
+    __slots__ = ()
+
+
+class NoTangent(AbstractZero):
+    """Marks an argument that has no tangent space (integers, booleans, indices, ``f`` itself).
+
+    Engines must not try to accumulate into it; testers insist on it for integer arguments.
+    """
+
+    __slots__ = ()
+
+
+def is_zero(x: Any) -> bool:
+    """True for :class:`ZeroTangent` and :class:`NoTangent` (cheap; never inspects array values)."""
+    return isinstance(x, AbstractZero)
+
+
+class Thunk:
+    """A deferred cotangent: ``Thunk(lambda: expensive())``; forced by :func:`unthunk`.
+
+    It is not cached: forcing twice computes twice, so a thunk holds no memory after it has run.
+    """
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        if not callable(fn):
+            raise TypeError(f"Thunk expects a zero-argument callable, got {type(fn).__name__}")
+        self._fn = fn
+
+    def __call__(self) -> Any:
+        return unthunk(self._fn())
+
+    def __repr__(self) -> str:
+        return f"Thunk({getattr(self._fn, '__qualname__', self._fn)!r})"
+
+
+class InplaceableThunk(Thunk):
+    """A thunk that can also add itself into an existing array without a temporary.
+
+    ``add(dest)`` must return ``dest`` plus the value, writing into ``dest`` where it can (the
+    engine guarantees it owns ``dest``); ``value()`` returns the value itself.
+    """
+
+    __slots__ = ("add",)
+
+    def __init__(self, add: Callable[[Any], Any], value: Callable[[], Any]) -> None:
+        super().__init__(value)
+        if not callable(add):
+            raise TypeError("InplaceableThunk expects a callable add(dest) as its first argument")
+        self.add = add
+
+    def __repr__(self) -> str:
+        return f"InplaceableThunk({getattr(self._fn, '__qualname__', self._fn)!r})"
+
+
+def unthunk(x: Any) -> Any:
+    """Force ``x`` if it is a :class:`Thunk`; return anything else unchanged."""
+    while isinstance(x, Thunk):
+        x = x._fn()
+    return x
+
+
+class Tangent:
+    """Structural (co)tangent of a tuple, list, named tuple, dict or dataclass.
+
+    ``Tangent(dx, dy)`` indexes like a sequence (``t[0]``); ``Tangent(a=da, b=db)`` like a mapping
+    (``t["a"]``) and by attribute (``t.a``). Missing fields read as :class:`ZeroTangent`.
+    ``primal_type`` records the type of the primal it belongs to (optional).
+    """
+
+    __slots__ = ("_elements", "_fields", "primal_type")
+
+    def __init__(self, *elements: Any, primal_type: type | None = None, **fields: Any) -> None:
+        if elements and fields:
+            raise TypeError("Tangent takes positional elements or named fields, not both")
+        self._elements = elements if not fields else None
+        self._fields = fields if fields else None
+        self.primal_type = primal_type
+
+    @classmethod
+    def from_primal(cls, primal: Any, parts: Any) -> Tangent:
+        """Build the tangent of ``primal`` from ``parts`` (a sequence or a mapping of tangents)."""
+        if isinstance(parts, dict):
+            return cls(primal_type=type(primal), **parts)
+        return cls(*parts, primal_type=type(primal))
+
+    @property
+    def is_sequence(self) -> bool:
+        return self._elements is not None
+
+    def __len__(self) -> int:
+        return len(self._elements) if self._elements is not None else len(self._fields or {})
+
+    def __iter__(self) -> Iterator[Any]:
+        if self._elements is not None:
+            return iter(self._elements)
+        return iter(self._fields or {})
+
+    def __getitem__(self, key: Any) -> Any:
+        if self._elements is not None:
+            return self._elements[key]
+        return (self._fields or {}).get(key, ZeroTangent())
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        fields = object.__getattribute__(self, "_fields")
+        if fields is not None:
+            return fields.get(name, ZeroTangent())
+        ptype = object.__getattribute__(self, "primal_type")
+        names = getattr(ptype, "_fields", None)  # named tuple
+        if names and name in names:
+            return object.__getattribute__(self, "_elements")[names.index(name)]
+        raise AttributeError(f"Tangent has no field {name!r}")
+
+    def items(self) -> Any:
+        if self._fields is None:
+            return enumerate(self._elements or ())
+        return self._fields.items()
+
+    def elements(self) -> tuple[Any, ...]:
+        """The positional elements (for a sequence tangent)."""
+        if self._elements is None:
+            raise TypeError("this Tangent has named fields, not elements")
+        return self._elements
+
+    def fields(self) -> dict[str, Any]:
+        """The named fields (for a mapping or dataclass tangent)."""
+        if self._fields is None:
+            raise TypeError("this Tangent has elements, not named fields")
+        return dict(self._fields)
+
+    def __add__(self, other: Any) -> Any:
+        return add_tangents(self, other)
+
+    __radd__ = __add__
+
+    def __repr__(self) -> str:
+        ptype = f", primal_type={self.primal_type.__name__}" if self.primal_type else ""
+        if self._elements is not None:
+            inner = ", ".join(repr(e) for e in self._elements)
+        else:
+            inner = ", ".join(f"{k}={v!r}" for k, v in (self._fields or {}).items())
+        return f"Tangent({inner}{ptype})"
+
+
+def _tangent_add(a: Tangent, b: Tangent) -> Tangent:
+    if a.is_sequence != b.is_sequence:
+        raise TypeError("cannot add a sequence Tangent to a named-field Tangent")
+    ptype = a.primal_type or b.primal_type
+    if a.is_sequence:
+        ea, eb = a.elements(), b.elements()
+        if len(ea) != len(eb):
+            raise ValueError(f"cannot add Tangents of lengths {len(ea)} and {len(eb)}")
+        return Tangent(*(add_tangents(x, y) for x, y in zip(ea, eb)), primal_type=ptype)
+    fa, fb = a.fields(), b.fields()
+    out = {k: add_tangents(fa.get(k, ZeroTangent()), fb.get(k, ZeroTangent())) for k in fa | fb}
+    return Tangent(primal_type=ptype, **out)
+
+
+def add_tangents(a: Any, b: Any) -> Any:
+    """``a + b`` for any two tangents, never in place.
+
+    Zeros vanish (``ZeroTangent() + x is x``; ``NoTangent() + NoTangent()`` is ``NoTangent()``),
+    thunks are forced, structural tangents add field by field.
+    """
+    if isinstance(a, AbstractZero):
+        if isinstance(b, AbstractZero):
+            return a if a is b else ZeroTangent()
+        return unthunk(b)
+    if isinstance(b, AbstractZero):
+        return unthunk(a)
+    a, b = unthunk(a), unthunk(b)
+    if isinstance(a, Tangent) and isinstance(b, Tangent):
+        return _tangent_add(a, b)
+    if isinstance(a, Tangent) or isinstance(b, Tangent):
+        other = b if isinstance(a, Tangent) else a
+        raise TypeError(f"cannot add a structural Tangent to {type(other).__name__}")
+    return a + b
+
+
+def _can_add_inplace(dest: Any, x: Any) -> bool:
+    """In place only into writeable NumPy arrays and CuPy arrays, and only when ``dest + x`` keeps
+    ``dest``'s shape and dtype (no broadcast that grows it, no promotion)."""
+    mod = type(dest).__module__
+    if mod == "numpy":
+        if not dest.flags.writeable:
+            return False
+    elif not mod.startswith("cupy"):
+        return False
+    import numpy as np
+
+    xshape = getattr(x, "shape", ())
+    try:
+        if np.broadcast_shapes(dest.shape, xshape) != dest.shape:
+            return False
+        return bool(np.result_type(dest.dtype, getattr(x, "dtype", x)) == dest.dtype)
+    except (ValueError, TypeError):
+        return False
+
+
+def accumulate(dest: Any, x: Any) -> Any:
+    """Return ``dest + x``, writing into ``dest`` when it is a writeable NumPy or CuPy array.
+
+    This is the engine-side accumulator: **only pass a ``dest`` you own** (an array you allocated,
+    not a cotangent a rule returned -- rules may return aliases of their inputs or of the
+    cotangent they were given). For every other library (JAX, PyTorch, array-api-strict) and for
+    read-only arrays it is functional, like :func:`add_tangents`. An :class:`InplaceableThunk`
+    adds itself through its ``add`` method.
+    """
+    if isinstance(dest, (AbstractZero, Tangent)) or isinstance(x, (AbstractZero, Tangent)):
+        return add_tangents(dest, x)
+    if isinstance(x, InplaceableThunk) and _can_add_inplace(dest, dest):
+        return x.add(dest)
+    x = unthunk(x)
+    if _can_add_inplace(dest, x):
+        dest += x
+        return dest
+    return dest + x

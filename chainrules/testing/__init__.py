@@ -1,0 +1,31 @@
+"""Testing utilities for rule authors: ``test_rrule``, ``test_frule`` and their helpers.
+
+>>> import numpy as np, chainrules as cr
+>>> from chainrules.testing import test_rrule, test_frule
+>>> test_rrule(np.sin, np.array([0.1, 0.2, 0.3]))
+>>> test_frule(np.multiply, np.ones((2, 3)), np.arange(3.0))
+
+Hypothesis strategies live in :mod:`chainrules.testing.strategies` (it imports hypothesis).
+"""
+
+from .arrays import like, to_numpy
+from .backends import BACKENDS, Backend, available_backends, get_backend
+from .examples import Example, examples_for
+from .finite_differences import central_difference, directional_derivative, gradient
+from .tester import test_frule, test_rrule
+
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "Example",
+    "available_backends",
+    "central_difference",
+    "directional_derivative",
+    "examples_for",
+    "get_backend",
+    "gradient",
+    "like",
+    "test_frule",
+    "test_rrule",
+    "to_numpy",
+]

@@ -1,0 +1,120 @@
+"""The array libraries rules are checked on, imported only when asked for.
+
+Each :class:`Backend` knows how to import its library, turn NumPy example values into its arrays in
+a given dtype, and find the function a registration covers in it (``numpy.sin``,
+``jax.numpy.sin``, ``torch.sin`` ...).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.registry import ARRAY_API, NUMPY, TORCH_NAMES, Registration, resolve_name
+
+__all__ = ["BACKENDS", "Backend", "available_backends", "get_backend"]
+
+
+@dataclass
+class Backend:
+    """One array library as seen by the testers."""
+
+    name: str
+    module: str  # the namespace holding its functions
+    families: tuple[str, ...]  # which registrations it covers
+    setup: Callable[[Any], Any] | None = None  # called once after import, returns the namespace
+    needs_gpu: bool = False
+
+    def available(self) -> bool:
+        try:
+            self.namespace()
+        except Exception:  # noqa: BLE001  (not installed, or no device)
+            return False
+        return True
+
+    def namespace(self) -> Any:
+        ns = _NS_CACHE.get(self.name)
+        if ns is None:
+            mod = importlib.import_module(self.module)
+            ns = self.setup(mod) if self.setup is not None else mod
+            _NS_CACHE[self.name] = ns
+        return ns
+
+    def function(self, reg: Registration) -> Any:
+        """The function object ``reg`` covers in this library, or ``None``."""
+        if reg.family == "callable":
+            return None
+        if reg.family not in self.families:
+            return None
+        ns = self.namespace()
+        name = str(reg.target)
+        if self.name == "torch" and reg.family == ARRAY_API and name not in TORCH_NAMES:
+            import array_api_compat.torch as ns  # the standard's signatures for the rest
+
+        return resolve_name(reg.family, name, ns)
+
+    def asarray(self, value: Any, dtype: str) -> Any:
+        """A NumPy example value as this library's array in ``dtype`` (a name: ``"float32"``).
+        Python scalars stay Python scalars; integer and boolean values keep their kind."""
+        if type(value) in (bool, int, float, complex):
+            return value
+        value = np.asarray(value)
+        xp = self.array_namespace()
+        if value.dtype.kind in "biu":
+            dt = xp.bool if value.dtype.kind == "b" else xp.int64
+        else:
+            dt = getattr(xp, dtype)
+        return xp.asarray(value, dtype=dt)
+
+    def array_namespace(self) -> Any:
+        ns = self.namespace()
+        if self.name == "torch":
+            import array_api_compat.torch as compat_torch
+
+            return compat_torch
+        return ns
+
+
+_NS_CACHE: dict[str, Any] = {}
+
+
+def _jax_setup(jnp: Any) -> Any:
+    import jax
+
+    # the testers compute references in float64; chainrules itself never changes this flag
+    jax.config.update("jax_enable_x64", True)
+    return jnp
+
+
+def _cupy_setup(cupy: Any) -> Any:
+    if not cupy.cuda.is_available():
+        raise RuntimeError("CuPy is installed but no CUDA device is available")
+    return cupy
+
+
+BACKENDS: dict[str, Backend] = {
+    b.name: b
+    for b in (
+        Backend("numpy", "numpy", (ARRAY_API, NUMPY)),
+        Backend("array_api_strict", "array_api_strict", (ARRAY_API,)),
+        Backend("jax", "jax.numpy", (ARRAY_API, NUMPY), setup=_jax_setup),
+        Backend("torch", "torch", (ARRAY_API,)),
+        Backend("cupy", "cupy", (ARRAY_API, NUMPY), setup=_cupy_setup, needs_gpu=True),
+    )
+}
+
+
+def get_backend(name: str) -> Backend:
+    try:
+        return BACKENDS[name]
+    except KeyError:
+        raise ValueError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}") from None
+
+
+def available_backends() -> list[Backend]:
+    """The backends importable here (CuPy only with a CUDA device)."""
+    return [b for b in BACKENDS.values() if b.available()]

@@ -1,0 +1,81 @@
+"""Run the testers on a registration's example inputs in one backend: the engine behind
+``python -m chainrules check`` and the library's own test suite."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..core.registry import Registration
+from .backends import Backend
+from .examples import Example, examples_for
+from .tester import test_frule, test_rrule
+
+__all__ = ["Cell", "check_registration"]
+
+_DTYPES = {False: ("float64", "float32"), True: ("complex128", "complex64")}
+
+
+@dataclass
+class Cell:
+    """The outcome of one registration on one backend."""
+
+    status: str  # "ok", "FAIL", "n/a" (the library has no such function), "none" (no examples)
+    checks: int = 0
+    errors: list[str] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)  # examples the library itself rejects
+
+
+def check_registration(
+    reg: Registration,
+    backend: Backend,
+    examples: Sequence[Example] | None = None,
+    dtypes: Sequence[str] | None = None,
+) -> Cell:
+    """Run both testers on every example of ``reg`` (default: :func:`examples_for`) in
+    ``backend``'s arrays, in each of ``dtypes`` (default: float64 and float32, or complex128 and
+    complex64 for complex examples)."""
+    f = backend.function(reg)
+    if f is None:
+        return Cell("n/a")
+    if examples is None:
+        examples = examples_for(reg)
+    if not examples:
+        return Cell("none")
+    cell = Cell("ok")
+    for ex in examples:
+        for dtype in _DTYPES[ex.complex] if dtypes is None else _pick(dtypes, ex.complex):
+            args = tuple(backend.asarray(a, dtype) for a in ex.args)
+            try:
+                f(*args, **ex.kwargs)
+            except Exception as e:  # noqa: BLE001
+                # the library's own function rejects this input (torch.logical_or(True, t)):
+                # not a rule failure, but counted and listed so that nothing passes silently
+                cell.unsupported.append(_describe("primal", ex, dtype, e))
+                continue
+            for tester, present in ((test_rrule, reg.rrule), (test_frule, reg.frule)):
+                if present is None:
+                    continue
+                cell.checks += 1
+                try:
+                    tester(f, *args, **ex.kwargs)
+                except Exception as e:  # noqa: BLE001  (a crash is a failure to report, too)
+                    cell.status = "FAIL"
+                    cell.errors.append(_describe(tester.__name__, ex, dtype, e))
+    return cell
+
+
+def _describe(tester: str, ex: Example, dtype: str, e: BaseException) -> str:
+    kind = "" if isinstance(e, AssertionError) else f"{type(e).__name__}: "
+    msg = str(e).splitlines()[0] if str(e) else repr(e)
+    if not isinstance(e, AssertionError):
+        tb = traceback.extract_tb(e.__traceback__)
+        if tb:
+            last = tb[-1]
+            msg += f" [{last.filename.rsplit('/', 1)[-1]}:{last.lineno}]"
+    return f"{tester} [{ex.note or 'example'}, {dtype}]: {kind}{msg}"
+
+
+def _pick(dtypes: Sequence[str], cplx: bool) -> list[str]:
+    return [d for d in dtypes if d.startswith("complex") == cplx]

@@ -1,0 +1,77 @@
+"""Shared fixtures: the backends every rule is checked on, and Hypothesis settings."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from chainrules.testing.backends import BACKENDS, Backend
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    max_examples=25,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, max_examples=100)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+# CPU backends of the suite; each is skipped (with its reason) where it is not installed.
+CPU_BACKENDS = ["numpy", "array_api_strict", "jax", "torch"]
+
+
+def backend_param(name: str) -> object:
+    module = BACKENDS[name].module.split(".")[0]
+    return pytest.param(
+        name,
+        id=name,
+        marks=pytest.mark.skipif(not _installed(module), reason=f"{module} is not installed"),
+    )
+
+
+@pytest.fixture(params=[backend_param(n) for n in CPU_BACKENDS])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """Each CPU backend in turn (JAX with float64 enabled)."""
+    return BACKENDS[request.param]
+
+
+@pytest.fixture
+def jax_numpy():  # type: ignore[no-untyped-def]
+    """``jax.numpy`` with float64 enabled, or a skip."""
+    pytest.importorskip("jax")
+    return BACKENDS["jax"].namespace()
+
+
+@pytest.fixture
+def clean_registry():  # type: ignore[no-untyped-def]
+    """Restore the rule registry after a test that registers rules."""
+    import copy
+
+    from chainrules.core import registry as r
+
+    def snap(d):  # type: ignore[no-untyped-def]
+        return {k: copy.copy(v) for k, v in d.items()}
+
+    saved = (
+        snap(r._NAMED),
+        snap(r._CALLABLES),
+        dict(r._RRULES),
+        dict(r._FRULES),
+        dict(r._PRIO),
+        dict(r._NAMES),
+    )
+    yield r
+    for target, old in zip(
+        (r._NAMED, r._CALLABLES, r._RRULES, r._FRULES, r._PRIO, r._NAMES), saved
+    ):
+        target.clear()
+        target.update(old)

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.core.namespaces import qualified_name
+
+
+def test_namespace_of_numpy_and_scalars() -> None:
+    import array_api_compat.numpy as cnp
+
+    assert cr.namespace_of(np.ones(2)) is cnp
+    assert cr.namespace_of(1.0, np.ones(2), None) is cnp
+    assert cr.namespace_of(2.0) is cnp  # Python scalars alone compute with NumPy
+
+
+def test_namespace_of_each_backend(backend) -> None:  # type: ignore[no-untyped-def]
+    x = backend.asarray(np.ones(2), "float64")
+    xp = cr.namespace_of(x)
+    assert xp is cr.namespace_of(x, 3.0)
+    assert hasattr(xp, "sin")
+
+
+def test_mixed_libraries_raise_type_error() -> None:
+    xs = pytest.importorskip("array_api_strict")
+    with pytest.raises(TypeError, match=r"two libraries were mixed in add: numpy\.ndarray and"):
+        cr.rrule(np.add, np.ones(2), xs.ones(2))
+
+
+def test_non_arrays_are_rejected() -> None:
+    with pytest.raises(
+        TypeError, match=r"expected an array or a Python scalar, got builtins\.list"
+    ):
+        cr.rrule(np.sin, [1.0, 2.0])
+
+
+def test_dtype_kind() -> None:
+    assert cr.dtype_kind(np.dtype(np.float32)) == "f"
+    assert cr.dtype_kind(np.dtype(np.complex64)) == "c"
+    assert cr.dtype_kind(np.dtype(np.int8)) == "i"
+    assert cr.dtype_kind(np.dtype(bool)) == "b"
+    assert cr.scalar_kind(1.0) == "f" and cr.scalar_kind(True) == "b" and cr.scalar_kind(1) == "i"
+
+
+def test_qualified_names() -> None:
+    assert qualified_name(np.sin) == "numpy.sin"
+    assert qualified_name(test_dtype_kind).endswith("test_dtype_kind")
+    assert cr.function_name(np.arccos) in ("numpy.acos", "numpy.arccos")

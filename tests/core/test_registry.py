@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+
+
+def _run(code: str) -> str:
+    res = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=False
+    )
+    assert res.returncode == 0, res.stderr
+    return res.stdout.strip()
+
+
+def test_import_does_not_import_heavy_libraries() -> None:
+    out = _run(
+        """
+        import sys
+        import chainrules
+        print(sorted(m for m in ("jax", "torch", "cupy", "autograd", "hypothesis")
+                     if m in sys.modules))
+        """
+    )
+    assert out == "[]"
+
+
+def test_named_rules_resolve_lazily_in_libraries_imported_later() -> None:
+    pytest.importorskip("jax")
+    out = _run(
+        """
+        import sys
+        import chainrules as cr
+        assert "jax" not in sys.modules
+        import jax.numpy as jnp
+        rule = cr.find_rrule(jnp.sin)
+        y, pb = cr.rrule(jnp.sin, jnp.asarray([0.0, 1.0]))
+        print(rule is not None, type(y).__module__.split(".")[0], cr.function_name(jnp.arccos))
+        """
+    )
+    assert out == "True jaxlib jax.numpy.arccos"
+
+
+def test_register_for_a_callable_and_call() -> None:
+    def cube(x):  # type: ignore[no-untyped-def]
+        return x * x * x
+
+    @cr.register_rrule(cube)
+    def cube_rrule(x):  # type: ignore[no-untyped-def]
+        y = cube(x)
+
+        def cube_pullback(y_bar):  # type: ignore[no-untyped-def]
+            return cr.NoTangent(), 3 * x * x * cr.unthunk(y_bar)
+
+        return y, cube_pullback
+
+    @cr.register_frule(cube)
+    def cube_frule(tangents, x):  # type: ignore[no-untyped-def]
+        return cube(x), 3 * x * x * tangents[1]
+
+    assert cr.find_rrule(cube) is cube_rrule and cr.find_frule(cube) is cube_frule
+    y, pb = cr.rrule(cube, np.array([2.0]))
+    assert y[0] == 8.0 and pb(np.ones(1))[1][0] == 12.0
+    assert cr.frule((cr.NoTangent(), np.ones(1)), cube, np.array([2.0]))[1][0] == 12.0
+    names = [r.name for r in cr.registrations()]
+    assert any(n.endswith("cube") for n in names)
+
+
+def test_no_rule_error_names_function_and_how_to_register() -> None:
+    def mystery(x):  # type: ignore[no-untyped-def]
+        return x
+
+    assert cr.find_rrule(mystery) is None and cr.find_frule(mystery) is None
+    with pytest.raises(
+        cr.NoRuleError, match=r"no rrule is registered for .*mystery.*register_rrule"
+    ):
+        cr.rrule(mystery, 1.0)
+    with pytest.raises(LookupError, match="no frule"):
+        cr.frule((cr.NoTangent(), 1.0), mystery, 1.0)
+    with pytest.raises(cr.NoRuleError, match=r"numpy\.gcd"):
+        cr.rrule(np.gcd, np.ones(2, dtype=int), np.ones(2, dtype=int))
+
+
+def test_frule_checks_the_tangent_tuple() -> None:
+    with pytest.raises(ValueError, match=r"expected a tuple of 2 tangents .* got 1 tangents"):
+        cr.frule((np.ones(2),), np.sin, np.ones(2))
+    with pytest.raises(ValueError, match="got list"):
+        cr.frule([cr.NoTangent(), np.ones(2)], np.sin, np.ones(2))  # type: ignore[arg-type]
+
+
+def test_unhashable_and_invalid_targets() -> None:
+    class Unhashable:
+        __hash__ = None  # type: ignore[assignment]
+
+        def __call__(self) -> None: ...
+
+    assert cr.find_rrule(Unhashable()) is None
+    with pytest.raises(TypeError, match="hashable"):
+        cr.register_rrule(Unhashable())
+    with pytest.raises(TypeError, match="callable or a function name"):
+        cr.register_rrule(3)
+    with pytest.raises(ValueError, match="unknown family"):
+        cr.register_rrule("torch:sin")
+    with pytest.raises(TypeError, match="at least one target"):
+        cr.register_rrule()
+    with pytest.raises(TypeError, match="a rule must be callable"):
+        cr.register_frule("sin")(3)  # type: ignore[arg-type]
+
+
+def test_user_can_override_a_library_rule_by_name(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    @cr.register_rrule("sin")
+    def my_sin_rrule(x):  # type: ignore[no-untyped-def]
+        return np.sin(x), lambda y_bar: (cr.NoTangent(), "mine")
+
+    assert cr.find_rrule(np.sin) is my_sin_rrule  # the later registration of a name wins
+    assert cr.rrule(np.sin, np.ones(1))[1](np.ones(1))[1] == "mine"
+
+
+def test_precedence_callable_over_numpy_name_over_standard_name(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    def rule_a(x):  # type: ignore[no-untyped-def]
+        return x, None
+
+    def rule_b(x):  # type: ignore[no-untyped-def]
+        return x, None
+
+    def rule_c(x):  # type: ignore[no-untyped-def]
+        return x, None
+
+    # np.acos is np.arccos: the "numpy:" registration beats the standard name
+    cr.register_rrule("numpy:arccos")(rule_a)
+    cr.register_rrule("acos")(rule_b)
+    assert cr.find_rrule(np.arccos) is rule_a
+    cr.register_rrule(np.arccos)(rule_c)
+    cr.register_rrule("numpy:arccos")(rule_a)
+    assert cr.find_rrule(np.arccos) is rule_c  # a callable beats both names
+
+
+def test_numpy_family_only_reaches_numpy_like_libraries() -> None:
+    pytest.importorskip("array_api_strict")
+    import array_api_strict as xs
+
+    assert cr.find_rrule(np.arcsin) is not None
+    assert not hasattr(xs, "arcsin")
+    assert cr.find_rrule(xs.asin) is not None
+
+
+def test_torch_functions_outside_the_elementwise_set_are_not_claimed() -> None:
+    torch = pytest.importorskip("torch")
+    assert cr.find_rrule(torch.sin) is not None
+    assert cr.find_rrule(torch.equal) is None  # not elementwise: compares whole tensors
