@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import array_api_compat
+import numpy as np
 
 from .namespaces import dtype_kind, namespace_of
 from .tangents import AbstractZero, NoTangent, Tangent, unthunk
@@ -25,6 +26,7 @@ from .tangents import AbstractZero, NoTangent, Tangent, unthunk
 __all__ = ["ProjectTo", "project"]
 
 _SCALAR_TYPES = (bool, int, float, complex)
+_NUMPY_KIND = {"f": "f", "c": "c", "i": "i", "u": "i", "b": "b", "O": "o", "m": "o", "M": "o"}
 
 
 class ProjectTo:
@@ -41,6 +43,14 @@ class ProjectTo:
     def __init__(self, x: Any, xp: Any = None) -> None:
         self._parts: tuple[ProjectTo, ...] | None = None
         t = type(x)
+        if t is np.ndarray or isinstance(x, np.generic):  # the hot path: no device, no lookup
+            self.xp = xp
+            self.shape = x.shape
+            self.dtype = x.dtype
+            self.kind = _NUMPY_KIND[x.dtype.kind]
+            self.device = None
+            self._check_device = False
+            return
         if t in _SCALAR_TYPES:
             self.kind = "f" if t is float else "c" if t is complex else "i"
             self.shape: tuple[int, ...] = ()

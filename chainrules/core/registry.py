@@ -282,6 +282,7 @@ def _register(
             reg = _NAMED.setdefault((family, target), Registration(target, family))
         setattr(reg, "rrule" if kind == "r" else "frule", rule)
         reg.meta.update(meta)
+        reg.meta.setdefault("module", getattr(rule, "__module__", None))
         if family == "callable":
             _install(kind, target, rule, _PRIORITY[family])
             continue
@@ -399,9 +400,14 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
     >>> pullback(np.ones(2))[1]
     array([1.        , 0.54030231])
     """
-    rule = _find(_RRULES, f)
+    try:
+        rule = _RRULES.get(f)
+    except TypeError:
+        rule = None
     if rule is None:
-        raise _no_rule("rrule", f)
+        rule = _find(_RRULES, f)
+        if rule is None:
+            raise _no_rule("rrule", f)
     return rule(*args, **kwargs)  # type: ignore[no-any-return]
 
 

@@ -18,14 +18,15 @@ space (an integer exponent of ``pow`` costs nothing) and only when the pullback 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from numbers import Number
 from typing import Any
 
-from .namespaces import _NS_BY_TYPE, dtype_kind, is_array, namespace_of, scalar_kind
+from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
 from .projection import ProjectTo
 from .registry import _parse_target, function_name, register_frule, register_rrule
-from .tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from .tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
 
 __all__ = [
     "check_cotangent",
@@ -100,18 +101,16 @@ def _align(xp: Any, x_dot: Any, a_ndim: int, out_ndim: int, name: str, a_shape: 
     return x_dot
 
 
-def _times(partial: Any, v: Any, conj: bool, xp: Any) -> Any:
-    if isinstance(partial, Number):
+def _apply(partial: Any, is_const: bool, v: Any, conj: bool, xp: Any, out: Any, args: Any) -> Any:
+    """``v * partial`` (``v * conj(partial)`` in a pullback of a complex function)."""
+    if is_const:
         if partial == 1:
             return v
         if partial == -1:
             return -v
         return v * (partial.conjugate() if conj else partial)
-    return v * (xp.conj(partial) if conj else partial)
-
-
-def _eval_partial(partial: Any, xp: Any, out: Any, args: tuple[Any, ...]) -> Any:
-    return partial if isinstance(partial, Number) else partial(xp, out, *args)
+    d = partial(xp, out, *args)
+    return v * (xp.conj(d) if conj else d)
 
 
 def _partial_args(xp: Any, out: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -147,50 +146,65 @@ def _make_rules(
     name: str, get: Callable[[Any], Callable[..., Any]], partials: tuple[Any, ...]
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     arity = len(partials)
-    zero_partial = tuple(isinstance(p, Number) and p == 0 for p in partials)
+    const = tuple(isinstance(p, Number) for p in partials)
+    zero = tuple(c and p == 0 for c, p in zip(const, partials))
+    spec = tuple(zip(partials, const, zero))
 
     def check_arity(args: tuple[Any, ...]) -> None:
-        if len(args) != arity:
-            raise TypeError(
-                f"{name} takes {arity} positional argument{'s' * (arity != 1)} in its rule, "
-                f"got {len(args)}"
-            )
+        raise TypeError(
+            f"{name} takes {arity} positional argument{'s' * (arity != 1)} in its rule, "
+            f"got {len(args)}"
+        )
+
+    if arity == 1:
+        return _make_unary_rrule(name, get, *spec[0]), scalar_frule_factory(
+            name, get, spec, arity, check_arity
+        )
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != arity:
             check_arity(args)
         if kwargs:
             _reject_out(name, kwargs)
-        x0 = args[0]
-        xp = _NS_BY_TYPE.get(type(x0)) if arity == 1 else None
+        xp = _NS_BY_TYPE.get(type(args[0])) if arity == 1 else None
         if xp is None:
             xp = namespace_of(*args, fname=name)
         out = get(xp)(*args, **kwargs)
-        projs = tuple(ProjectTo(a, xp) for a in args)
-        conj = dtype_kind(out.dtype, xp) == "c"
+        projs = [ProjectTo(a, xp) for a in args]
+        # holomorphic partials are conjugated in the pullback when the arguments are complex
+        conj = any(p.kind == "c" for p in projs)
         out_shape = out.shape
 
         def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
             if isinstance(y_bar, AbstractZero):
                 return (_NO, *(_ZERO if p.differentiable else _NO for p in projs))
-            y_bar = unthunk(y_bar)
+            if isinstance(y_bar, Thunk):
+                y_bar = unthunk(y_bar)
             if getattr(y_bar, "shape", ()) != out_shape:
                 raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
             res: list[Any] = [_NO]
             pargs = _partial_args(xp, out, args)
-            for p, proj, zero in zip(partials, projs, zero_partial):
+            for (p, is_const, is_zero), proj in zip(spec, projs):
                 if not proj.differentiable:
                     res.append(_NO)
-                elif zero:
+                elif is_zero:
                     res.append(_ZERO)
                 else:
-                    d = _eval_partial(p, xp, out, pargs)
-                    res.append(proj(_times(d, y_bar, conj, xp)))
+                    res.append(proj(_apply(p, is_const, y_bar, conj, xp, out, pargs)))
             return tuple(res)
 
-        scalar_pullback.__qualname__ = f"{name}_pullback"
         return out, scalar_pullback
 
+    return scalar_rrule, scalar_frule_factory(name, get, spec, arity, check_arity)
+
+
+def scalar_frule_factory(
+    name: str,
+    get: Callable[[Any], Callable[..., Any]],
+    spec: tuple[tuple[Any, bool, bool], ...],
+    arity: int,
+    check_arity: Callable[[tuple[Any, ...]], None],
+) -> Callable[..., Any]:
     def scalar_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         if len(args) != arity:
             check_arity(args)
@@ -201,9 +215,9 @@ def _make_rules(
         out_ndim = out.ndim
         pargs = _partial_args(xp, out, args)
         acc: Any = None
-        for i, (p, a, zero) in enumerate(zip(partials, args, zero_partial)):
+        for i, ((p, is_const, is_zero), a) in enumerate(zip(spec, args)):
             x_dot = tangents[i + 1]
-            if zero or isinstance(x_dot, AbstractZero):
+            if is_zero or isinstance(x_dot, AbstractZero):
                 continue
             x_dot = unthunk(x_dot)
             if isinstance(x_dot, AbstractZero) or scalar_kind(a, xp) in "ib":
@@ -211,11 +225,53 @@ def _make_rules(
             a_ndim = getattr(a, "ndim", 0)
             if arity > 1 or getattr(x_dot, "ndim", 0) != a_ndim:
                 x_dot = _align(xp, x_dot, a_ndim, out_ndim, name, getattr(a, "shape", ()))
-            term = _times(_eval_partial(p, xp, out, pargs), x_dot, False, xp)
+            term = _apply(p, is_const, x_dot, False, xp, out, pargs)
             acc = term if acc is None else acc + term
         return out, finish_tangent(xp, acc, out)
 
-    return scalar_rrule, scalar_frule
+    return scalar_frule
+
+
+def _make_unary_rrule(
+    name: str, get: Callable[[Any], Callable[..., Any]], p: Any, is_const: bool, is_zero: bool
+) -> Callable[..., Any]:
+    """The rrule of a one-argument function: the hot path, written out (no loops or lists)."""
+
+    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        if len(args) != 1:
+            raise TypeError(f"{name} takes 1 positional argument in its rule, got {len(args)}")
+        if kwargs:
+            _reject_out(name, kwargs)
+        (x,) = args
+        xp = _NS_BY_TYPE.get(type(x))
+        if xp is None:
+            xp = namespace_of(x, fname=name)
+        out = get(xp)(x, **kwargs)
+        proj = ProjectTo(x, xp)
+        kind = proj.kind
+        diff = kind == "f" or kind == "c"
+        conj = kind == "c"
+        out_shape = out.shape
+
+        def scalar_pullback(y_bar: Any) -> tuple[Any, Any]:
+            if isinstance(y_bar, AbstractZero):
+                return _NO, (_ZERO if diff else _NO)
+            if isinstance(y_bar, Thunk):
+                y_bar = unthunk(y_bar)
+            if getattr(y_bar, "shape", ()) != out_shape:
+                raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
+            if not diff:
+                return _NO, _NO
+            if is_zero:
+                return _NO, _ZERO
+            if is_const:
+                return _NO, proj(_apply(p, True, y_bar, conj, xp, out, ()))
+            d = p(xp, out, x if type(x) not in (float, complex) else xp.asarray(x, dtype=out.dtype))
+            return _NO, proj(y_bar * (xp.conj(d) if conj else d))
+
+        return out, scalar_pullback
+
+    return scalar_rrule
 
 
 def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
@@ -247,6 +303,7 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
     for p in partials:
         if not (isinstance(p, Number) or callable(p)):
             raise TypeError(f"a partial must be a number or a callable, got {type(p).__name__}")
+    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
     for target in targets:
         name = function_name(target) if callable(target) else str(target).removeprefix("numpy:")
         r, f = _make_rules(name, _primal_getter(target), partials)
@@ -295,6 +352,7 @@ def non_differentiable(*targets: Any, **meta: Any) -> None:
     their frule returns ``NoTangent()``. Engines then stop differentiating there instead of
     raising :class:`NoRuleError`.
     """
+    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
     _register_nondiff(targets, zero=False, meta=meta)
 
 
@@ -304,6 +362,7 @@ def zero_derivative(*targets: Any, **meta: Any) -> None:
     The first argument gets ``ZeroTangent()`` (``NoTangent()`` when it is an integer), the other
     arguments (``decimals`` of ``round``) ``NoTangent()``; the frule returns ``ZeroTangent()``.
     """
+    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
     _register_nondiff(targets, zero=True, meta=meta)
 
 

@@ -350,10 +350,16 @@ def _sign_tangent(xp: Any, x: Any, out: Any, v: Any) -> Any:
     return (v - out * xp.real(xp.conj(out) * v)) / _safe(xp, r) * xp.astype(r != 0, r.dtype)
 
 
+def _sign(xp: Any, x: Any, cplx: bool) -> Any:
+    # for complex z the standard's sign is z/|z| (0 at 0); array_api_compat's NumPy wrapper
+    # warns at 0, so it is computed here
+    return _unit(xp, x, xp.abs(x)) if cplx else xp.sign(x)
+
+
 @register_rrule("sign", domain=(R,), complex=C_ANY)
 def _sign_rrule(x: Any, /, **kwargs: Any) -> Any:
     xp, proj, cplx = _unary_setup("sign", x, kwargs)
-    out = xp.sign(x)
+    out = _sign(xp, x, cplx)
 
     def sign_pullback(y_bar: Any) -> tuple[Any, Any]:
         if not isinstance(y_bar, AbstractZero):
@@ -370,7 +376,7 @@ def _sign_rrule(x: Any, /, **kwargs: Any) -> Any:
 @register_frule("sign", domain=(R,), complex=C_ANY)
 def _sign_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     xp, _, cplx = _unary_setup("sign", x, kwargs)
-    out = xp.sign(x)
+    out = _sign(xp, x, cplx)
     x_dot = _tangent("sign", xp, tangents[1], x)
     if isinstance(x_dot, AbstractZero) or not cplx:
         return out, _ZERO

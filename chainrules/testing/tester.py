@@ -260,6 +260,23 @@ class _Case:
                 raise self.fail(f"the rule mutated {what} (leaf {i}); rules must be pure")
 
 
+class _NoWrites:
+    """Turn NumPy's 'read-only' error (a rule writing into an input) into a test failure."""
+
+    def __init__(self, case: _Case) -> None:
+        self.case = case
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, et: Any, e: Any, tb: Any) -> None:
+        if isinstance(e, ValueError) and "read-only" in str(e):
+            raise self.case.fail(
+                "the rule tried to write into its input or the (co)tangent it was given (a "
+                f"read-only NumPy array): rules must not mutate them ({e})"
+            ) from e
+
+
 def _ro(x: Any) -> Any:
     if isinstance(x, np.ndarray):
         x = x.copy()
@@ -388,7 +405,8 @@ def test_rrule(
     case = _Case("rrule", f, args, kw, rtol, atol, seed)
     guarded = case.guarded_args()
     before_args = case.snapshot(list(args))
-    y, pullback = rrule(f, *guarded, **kw)
+    with _NoWrites(case):
+        y, pullback = rrule(f, *guarded, **kw)
     _check_primal(case, y)
     y_leaves = _outputs(y)
     output_diff = any(_has_tangent_space(v) for v in y_leaves)
@@ -415,7 +433,8 @@ def test_rrule(
         y_bar = _structure_cotangent(y, parts) if output_diff else NoTangent()
     before_ybar = case.snapshot(y_bar)
 
-    res = pullback(y_bar)
+    with _NoWrites(case):
+        res = pullback(y_bar)
     if not isinstance(res, tuple) or len(res) != len(args) + 1:
         n = len(res) if isinstance(res, tuple) else type(res).__name__
         raise case.fail(
@@ -548,7 +567,8 @@ def test_frule(
     dirs = [case.random_like(lf.value, lf.kind) if lf.diff else None for lf in case.leaves]
     tangents = tangents_from(dirs)
     before_t = case.snapshot(list(tangents[1:]))
-    y, y_dot = frule(tangents, f, *guarded, **kw)
+    with _NoWrites(case):
+        y, y_dot = frule(tangents, f, *guarded, **kw)
     _check_primal(case, y)
     case.check_unchanged("its inputs", list(args), before_args)
     case.check_unchanged("the tangents it was given", list(tangents[1:]), before_t)

@@ -1,0 +1,251 @@
+"""Every elementwise rule: the tester on every backend, JAX as a reference, the conventions."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+
+import chainrules as cr
+from chainrules.core.registry import TORCH_NAMES
+from chainrules.rules import elementwise as _elementwise_module
+from chainrules.testing import examples_for, test_frule, test_rrule
+from chainrules.testing.runner import check_registration
+from chainrules.testing.strategies import elementwise_args
+
+# the elementwise functions of the standard with a derivative (issue 2's list) ...
+DIFFERENTIABLE = """abs acos acosh add asin asinh atan atan2 atanh conj copysign cos cosh divide exp
+expm1 hypot imag log log1p log2 log10 logaddexp maximum minimum multiply negative positive pow
+real reciprocal sin sinh sqrt square subtract tan tanh clip nextafter remainder""".split()
+# ... and those without one (zero derivative or no tangent space)
+NON_DIFFERENTIABLE = """bitwise_and bitwise_left_shift bitwise_invert bitwise_or
+bitwise_right_shift bitwise_xor ceil equal floor floor_divide greater greater_equal isfinite isinf
+isnan less less_equal logical_and logical_not logical_or logical_xor not_equal round sign signbit
+trunc""".split()
+NUMPY_NAMES = """absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh conjugate power
+true_divide fabs exp2 cbrt deg2rad rad2deg degrees radians fmax fmin fmod mod logaddexp2 sinc
+float_power around rint fix invert bitwise_not left_shift right_shift isneginf isposinf isreal
+iscomplex isclose""".split()
+
+ELEMENTWISE = [
+    r for r in cr.registrations() if r.meta.get("module") == _elementwise_module.__name__
+]
+
+
+def test_every_standard_elementwise_function_has_both_rules() -> None:
+    names = {r.name: r for r in ELEMENTWISE}
+    missing = [n for n in DIFFERENTIABLE + NON_DIFFERENTIABLE if n not in names]
+    assert not missing, f"no rule for {missing}"
+    assert not [n for n in names if n in DIFFERENTIABLE and names[n].frule is None]
+    missing_np = [n for n in NUMPY_NAMES if f"numpy:{n}" not in names]
+    assert not missing_np, f"no rule for NumPy's {missing_np}"
+
+
+def _reduced(reg: cr.Registration) -> list:  # type: ignore[type-arg]
+    """For the slower backends: one real example per arity shape family and one complex."""
+    exs = examples_for(reg)
+    real = [e for e in exs if not e.complex][:3]
+    return real + [e for e in exs if e.complex][:1]
+
+
+@pytest.mark.parametrize("reg", ELEMENTWISE, ids=lambda r: r.name)
+def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
+    """test_rrule and test_frule (float64 and float32, complex where taken) at every example."""
+    full = backend.name in ("numpy", "array_api_strict")
+    cell = check_registration(reg, backend, examples=None if full else _reduced(reg))
+    if cell.status == "n/a":
+        # the library has no function of that name: say which, so the gap is visible
+        assert backend.name in ("array_api_strict", "torch") or reg.name == "numpy:fix"
+        return
+    assert cell.status == "ok", "\n".join(cell.errors)
+    assert cell.checks > 0
+    if backend.name != "torch":
+        assert not cell.unsupported, cell.unsupported
+
+
+def test_torch_rejections_are_only_python_scalar_operands() -> None:
+    """torch's own functions reject some inputs that the standard allows (a Python scalar as an
+    operand); the check command skips those examples -- make sure that is all it skips."""
+    pytest.importorskip("torch")
+    from chainrules.testing.backends import BACKENDS
+
+    skipped = 0
+    for reg in ELEMENTWISE:
+        if reg.family != "array_api" or reg.name not in TORCH_NAMES:
+            continue
+        cell = check_registration(reg, BACKENDS["torch"])
+        for msg in cell.unsupported:
+            assert "scalar" in msg or "complex" in msg, msg
+            skipped += 1
+    assert skipped > 0  # the guard above really saw the rejected examples
+
+
+# ---- JAX as a reference ---------------------------------------------------------------------
+
+
+# functions whose derivative JAX does not implement: strict xfails, so a JAX that adds one is seen
+JAX_HAS_NO_DERIVATIVE = {"nextafter"}
+
+
+def _jax_cases() -> list:  # type: ignore[type-arg]
+    cases = []
+    for r in ELEMENTWISE:
+        if r.non_differentiable:
+            continue
+        marks = []
+        if r.name in JAX_HAS_NO_DERIVATIVE:
+            marks.append(
+                pytest.mark.xfail(
+                    raises=NotImplementedError, strict=True, reason="JAX has no derivative rule"
+                )
+            )
+        cases.append(pytest.param(r, id=r.name, marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize("reg", _jax_cases())
+def test_agrees_with_jax(reg: cr.Registration, jax_numpy) -> None:  # type: ignore[no-untyped-def]
+    """Our NumPy cotangents equal JAX's derivative of the same function at random points.
+
+    JAX's cotangent of a complex input is the conjugate of ours: ``x_bar = conj(vjp(conj(y_bar)))``.
+    """
+    import jax
+
+    from chainrules.testing.backends import BACKENDS
+
+    jf = BACKENDS["jax"].function(reg)
+    npf = BACKENDS["numpy"].function(reg)
+    if jf is None or npf is None:
+        pytest.skip(f"{reg.name} is not in both jax.numpy and numpy")
+    rng = np.random.default_rng(1)
+    for ex in examples_for(reg):
+        if any(type(a) in (int, float, complex, bool) for a in ex.args):
+            continue
+        diff = [i for i, a in enumerate(ex.args) if np.asarray(a).dtype.kind in "fc"]
+        if not diff:
+            continue
+        y, pullback = cr.rrule(npf, *ex.args)
+        if np.asarray(y).dtype.kind not in "fc":
+            continue
+        y_bar = rng.standard_normal(np.shape(y))
+        if np.iscomplexobj(y):
+            y_bar = y_bar + 1j * rng.standard_normal(np.shape(y))
+        ours = pullback(y_bar)
+
+        def f_diff(*dargs, ex=ex, diff=diff):  # type: ignore[no-untyped-def]
+            args = list(map(jax_numpy.asarray, ex.args))
+            for i, a in zip(diff, dargs):
+                args[i] = a
+            return jf(*args)
+
+        _, jvjp = jax.vjp(f_diff, *(jax_numpy.asarray(ex.args[i]) for i in diff))
+        theirs = jvjp(jax_numpy.asarray(np.conj(y_bar)))
+        for i, t in zip(diff, theirs):
+            want = np.conj(np.asarray(t))
+            if reg.name == "sign" and ex.complex:
+                # JAX takes sign's derivative to be 0 also for complex z, where z/|z| is smooth;
+                # ours is the true derivative (checked against finite differences elsewhere)
+                assert np.all(want == 0)
+                assert not np.allclose(ours[1 + i], 0)
+                continue
+            got = np.asarray(ours[1 + i]) if not cr.is_zero(ours[1 + i]) else np.zeros_like(want)
+            np.testing.assert_allclose(
+                got, want, rtol=1e-10, atol=1e-12, err_msg=f"{reg.name} argument {i} ({ex.note})"
+            )
+
+
+# ---- conventions at ties and kinks ----------------------------------------------------------
+
+
+def _grads(f, *args):  # type: ignore[no-untyped-def]
+    y, pb = cr.rrule(f, *args)
+    return pb(np.ones(np.shape(y)))[1:]
+
+
+def test_maximum_minimum_split_ties_equally() -> None:
+    x, y = np.array([1.0, 3.0, 2.0]), np.array([2.0, 3.0, 1.0])
+    gx, gy = _grads(np.maximum, x, y)
+    assert np.array_equal(gx, [0.0, 0.5, 1.0]) and np.array_equal(gy, [1.0, 0.5, 0.0])
+    gx, gy = _grads(np.minimum, x, y)
+    assert np.array_equal(gx, [1.0, 0.5, 0.0]) and np.array_equal(gy, [0.0, 0.5, 1.0])
+    _, ydot = cr.frule((cr.NoTangent(), np.ones(3), np.zeros(3)), np.maximum, x, y)
+    assert np.array_equal(ydot, [0.0, 0.5, 1.0])
+
+
+def test_clip_ties_at_the_bounds() -> None:
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
+    gx, glo, ghi = _grads(np.clip, x, np.zeros(5), np.ones(5))
+    assert np.array_equal(gx, [0.0, 0.5, 1.0, 0.5, 0.0])
+    assert np.array_equal(glo, [1.0, 0.5, 0.0, 0.0, 0.0])
+    assert np.array_equal(ghi, [0.0, 0.0, 0.0, 0.5, 1.0])
+    # keyword bounds are never differentiated; a missing bound is fine
+    _, pb = cr.rrule(np.clip, x, None, 1.0)
+    assert np.array_equal(pb(np.ones(5))[1], [1.0, 1.0, 1.0, 0.5, 0.0])
+    assert pb(np.ones(5))[2] is cr.NoTangent()
+
+
+def test_kinks_give_minimum_norm_subgradients_without_warnings() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _grads(np.abs, np.array([-2.0, 0.0, 3.0]))[0].tolist() == [-1.0, 0.0, 1.0]
+        assert np.allclose(_grads(np.abs, np.array([0j, 3 + 4j]))[0], [0j, 0.6 + 0.8j])
+        assert [g.tolist() for g in _grads(np.hypot, np.zeros(1), np.zeros(1))] == [[0.0], [0.0]]
+        assert [g.tolist() for g in _grads(np.arctan2, np.zeros(1), np.zeros(1))] == [[0.0], [0.0]]
+        assert _grads(np.power, np.zeros(1), np.array([2.0]))[1].tolist() == [0.0]
+        assert _grads(np.copysign, np.array([0.0, -2.0]), np.array([1.0, 1.0]))[0].tolist() == [
+            0.0,
+            -1.0,
+        ]
+        assert _grads(np.sign, np.array([0.0, 2.0]))[0] is cr.ZeroTangent()
+        assert _grads(np.sign, np.array([0j]))[0].tolist() == [0j]
+        assert _grads(np.floor, np.array([1.5]))[0] is cr.ZeroTangent()
+
+
+def test_integer_arguments_have_no_tangent() -> None:
+    gx, gn = _grads(np.power, np.array([2.0, 3.0]), 2)
+    assert gx.tolist() == [4.0, 6.0] and gn is cr.NoTangent()
+    assert _grads(np.abs, np.array([1, -2]))[0] is cr.NoTangent()
+    assert all(g is cr.NoTangent() for g in _grads(np.less, np.ones(2), np.zeros(2)))
+
+
+def test_rules_reject_out_and_wrong_arity() -> None:
+    with pytest.raises(TypeError, match="out= is not supported"):
+        cr.rrule(np.sin, np.ones(2), out=np.empty(2))
+    with pytest.raises(TypeError, match="sin takes 1 positional argument in its rule, got 2"):
+        cr.rrule(np.sin, np.ones(2), np.ones(2))
+
+
+def test_python_scalars_and_numpy_scalars() -> None:
+    _, pb = cr.rrule(np.multiply, 3.0, np.arange(3.0))
+    g3, gx = pb(np.ones(3))[1:]
+    assert float(g3) == 3.0 and gx.tolist() == [3.0, 3.0, 3.0]
+    _, pb = cr.rrule(np.sin, 0.5)
+    assert np.isclose(pb(1.0)[1], np.cos(0.5))
+
+
+def test_chunked_frule_with_broadcasting() -> None:
+    x, y = np.arange(3.0), np.ones((2, 3))
+    xd = np.stack([np.eye(3)[i] for i in range(3)])  # 3 directions for x
+    _, yd = cr.frule((cr.NoTangent(), xd, cr.ZeroTangent()), np.multiply, x, y)
+    assert yd.shape == (3, 2, 3)
+    assert np.array_equal(yd[1], np.broadcast_to(np.eye(3)[1], (2, 3)))
+
+
+@given(elementwise_args(next(r for r in ELEMENTWISE if r.name == "atan2"), np))
+def test_hypothesis_binary_broadcasting(args) -> None:  # type: ignore[no-untyped-def]
+    test_rrule(np.arctan2, *args)
+    test_frule(np.arctan2, *args)
+
+
+@given(elementwise_args(next(r for r in ELEMENTWISE if r.name == "log"), np, complex=True))
+def test_hypothesis_complex_log(args) -> None:  # type: ignore[no-untyped-def]
+    test_rrule(np.log, *args)
+    test_frule(np.log, *args)
+
+
+@given(elementwise_args(next(r for r in ELEMENTWISE if r.name == "sqrt"), np, dtype="float32"))
+def test_hypothesis_float32_sqrt(args) -> None:  # type: ignore[no-untyped-def]
+    test_rrule(np.sqrt, *args)
+    test_frule(np.sqrt, *args)

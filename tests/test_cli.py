@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+
+import chainrules as cr
+from chainrules.cli import main
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_check_prints_a_table_progress_and_summary() -> None:
+    code, out, err = _run("check", "-k", "sin", "--backend", "numpy")
+    assert code == 0, out
+    assert "function" in out and "numpy" in out
+    assert any(line.startswith("sin ") and line.split()[1] == "ok" for line in out.splitlines())
+    assert "passed, 0 failed" in out
+    assert "checked" in err and "(100%)" in err  # progress on a non-terminal stream
+
+
+def test_check_json() -> None:
+    code, out, _ = _run("check", "-k", "hypot", "--backend", "numpy", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["backends"] == ["numpy"]
+    assert data["rules"]["hypot"]["numpy"]["status"] == "ok"
+    assert data["summary"]["failed"] == 0 and data["summary"]["checks"] > 0
+
+
+def test_check_fails_with_a_broken_rule(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    # a deliberately wrong rule for the standard's expm1: the table and the exit code say so
+    @cr.register_rrule("expm1", domain=((-1.0, 1.0),))
+    def bad_expm1(x):  # type: ignore[no-untyped-def]
+        y = np.expm1(x)
+        return y, lambda y_bar: (cr.NoTangent(), cr.unthunk(y_bar) * y)  # forgot the + 1
+
+    code, out, _ = _run("check", "-k", "expm1", "--backend", "numpy")
+    assert code == 1
+    assert "FAIL expm1 on numpy: test_rrule" in out and "1 failed" in out
+
+
+def test_check_usage_errors() -> None:
+    code, _, err = _run("check", "-k", "no_such_function_anywhere")
+    assert code == 2 and "no registered rule matches" in err
+
+
+def test_module_entry_point() -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "chainrules", "check", "-k", "negative", "--backend", "numpy"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "1 functions x 1 backends: 1 passed" in res.stdout
