@@ -113,9 +113,9 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         _print_table(table, bnames, out)
         for name, row in table.items():
-            for b, c in row.items():
+            for bname, c in row.items():
                 for e in c.errors[: args.max_errors]:
-                    out.write(f"FAIL {name} on {b}: {e}\n")
+                    out.write(f"FAIL {name} on {bname}: {e}\n")
         out.write(
             f"\n{len(regs)} functions x {len(backends)} backends: {passed} passed, "
             f"{failed} failed, {sum(c.status == 'n/a' for c in cells)} not in the library; "

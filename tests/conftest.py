@@ -53,25 +53,18 @@ def jax_numpy():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def clean_registry():  # type: ignore[no-untyped-def]
-    """Restore the rule registry after a test that registers rules."""
+    """Restore the rule registry (tables, names and which namespaces were resolved) after a test
+    that registers rules."""
     import copy
 
     from chainrules.core import registry as r
 
-    def snap(d):  # type: ignore[no-untyped-def]
-        return {k: copy.copy(v) for k, v in d.items()}
-
-    saved = (
-        snap(r._NAMED),
-        snap(r._CALLABLES),
-        dict(r._RRULES),
-        dict(r._FRULES),
-        dict(r._PRIO),
-        dict(r._NAMES),
-    )
+    tables = (r._NAMED, r._CALLABLES, r._RRULES, r._FRULES, r._PRIO, r._NAMES)
+    saved = [{k: copy.copy(v) for k, v in t.items()} for t in tables]
+    resolved = [p.resolved for p in r._PROVIDERS]
     yield r
-    for target, old in zip(
-        (r._NAMED, r._CALLABLES, r._RRULES, r._FRULES, r._PRIO, r._NAMES), saved
-    ):
-        target.clear()
-        target.update(old)
+    for table, old in zip(tables, saved):
+        table.clear()
+        table.update(old)
+    for p, flag in zip(r._PROVIDERS, resolved):
+        p.resolved = flag

@@ -38,11 +38,18 @@ class ProjectTo:
     ((3, 1), dtype('float32'))
     """
 
-    __slots__ = ("_check_device", "_parts", "device", "dtype", "kind", "shape", "xp")
+    __slots__ = ("_check_device", "_fast", "_parts", "device", "dtype", "kind", "shape", "xp")
+
+    shape: tuple[int, ...]
+    dtype: Any
+    kind: str
+    xp: Any
+    device: Any
 
     def __init__(self, x: Any, xp: Any = None) -> None:
         self._parts: tuple[ProjectTo, ...] | None = None
         t = type(x)
+        self._fast: type | None = None  # a cotangent of this type may take the fast path
         if t is np.ndarray or isinstance(x, np.generic):  # the hot path: no device, no lookup
             self.xp = xp
             self.shape = x.shape
@@ -50,10 +57,11 @@ class ProjectTo:
             self.kind = _NUMPY_KIND[x.dtype.kind]
             self.device = None
             self._check_device = False
+            self._fast = np.ndarray
             return
         if t in _SCALAR_TYPES:
             self.kind = "f" if t is float else "c" if t is complex else "i"
-            self.shape: tuple[int, ...] = ()
+            self.shape = ()
             self.dtype = None  # a Python scalar keeps the cotangent's own (array) dtype
             self.xp = xp
             self.device = None
@@ -82,6 +90,8 @@ class ProjectTo:
         return self.kind in "fct"
 
     def __call__(self, dx: Any) -> Any:
+        if type(dx) is self._fast and dx.shape == self.shape and dx.dtype == self.dtype:  # type: ignore[attr-defined]
+            return dx
         kind = self.kind
         if kind == "i" or kind == "b":
             return NoTangent()

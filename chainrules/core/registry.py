@@ -408,7 +408,7 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
         rule = _find(_RRULES, f)
         if rule is None:
             raise _no_rule("rrule", f)
-    return rule(*args, **kwargs)  # type: ignore[no-any-return]
+    return rule(*args, **kwargs)
 
 
 def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -435,7 +435,7 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
     rule = _find(_FRULES, f)
     if rule is None:
         raise _no_rule("frule", f)
-    return rule(tangents, *args, **kwargs)  # type: ignore[no-any-return]
+    return rule(tangents, *args, **kwargs)
 
 
 def registrations() -> Iterator[Registration]:

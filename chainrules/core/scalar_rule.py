@@ -39,14 +39,14 @@ __all__ = [
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 
-Partial = Callable[..., Any] | Number
+Partial = Callable[..., Any] | int | float | complex
 
 
 def _primal_getter(target: Any) -> Callable[[Any], Callable[..., Any]]:
     """``xp -> function`` computing the primal: the callable itself, or ``xp.NAME``."""
     family, t = _parse_target(target)
     if family == "callable":
-        return lambda xp: t  # type: ignore[no-any-return]
+        return lambda xp: t
     parts = t.split(".")
     cache: dict[Any, Callable[..., Any]] = {}
 
@@ -59,7 +59,7 @@ def _primal_getter(target: Any) -> Callable[[Any], Callable[..., Any]]:
                 if fn is None:
                     raise TypeError(f"{xp.__name__} has no function {t!r}")
             cache[xp] = fn
-        return fn  # type: ignore[return-value]
+        return fn
 
     return get
 

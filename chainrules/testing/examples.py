@@ -50,6 +50,7 @@ _SHAPES: dict[int, list[tuple[Any, ...]]] = {
 def _draw(rng: np.random.Generator, spec: Any, shape: Any, rect: Any) -> Any:
     scalar = shape == "s"
     shp = () if scalar else shape
+    v: Any
     if spec == "int":
         v = rng.integers(0, 8, size=shp)
         return int(v) if scalar else np.asarray(v)
@@ -76,8 +77,10 @@ def examples_for(reg: Registration, seed: int = 0) -> list[Example]:
                 out.append(item)
             else:
                 args, kwargs = item
-                cplx = any(np.iscomplexobj(a) for a in args if not isinstance(a, (str, type(None))))
-                out.append(Example(tuple(args), dict(kwargs), complex=cplx))
+                has_c = any(
+                    np.iscomplexobj(a) for a in args if not isinstance(a, (str, type(None)))
+                )
+                out.append(Example(tuple(args), dict(kwargs), complex=has_c))
         return out
     domain = reg.meta.get("domain")
     cplx = reg.meta.get("complex")

@@ -1,0 +1,76 @@
+"""Timing helpers: medians of repeated runs, ratios measured side by side in one process."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+def median_time(fn: Callable[[], object], *, budget: float = 0.2, repeats: int = 15) -> float:
+    """Median seconds per call over ``repeats`` runs, each sized to about ``budget / repeats``."""
+    fn()  # warm up (caches, lazy imports)
+    n, t = 1, 0.0
+    while True:  # find a loop count that takes about budget/repeats
+        t = timeit.timeit(fn, number=n)
+        if t >= budget / repeats or n >= 1 << 20:
+            break
+        n *= 2
+    runs = timeit.repeat(fn, number=n, repeat=repeats)
+    return statistics.median(runs) / n
+
+
+def interleaved(
+    fns: dict[str, Callable[[], object]], *, rounds: int = 5, budget: float = 0.1
+) -> dict[str, float]:
+    """Median time of each function, measured in alternating rounds so that drift in the
+    machine's speed (shared, noisy) hits all of them alike."""
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, fn in fns.items():
+            samples[k].append(median_time(fn, budget=budget, repeats=5))
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def import_time(module: str, repeats: int = 7) -> float:
+    """Median wall time of ``python -c 'import module'`` minus a bare interpreter start."""
+
+    def run(code: str) -> float:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return time.perf_counter() - t0
+
+    base = statistics.median(run("pass") for _ in range(repeats))
+    full = statistics.median(run(f"import {module}") for _ in range(repeats))
+    return full - base
+
+
+@dataclass
+class Row:
+    name: str
+    value: str
+    baseline: str
+    ratio: str
+    target: str
+    ok: bool | None
+
+    def cells(self) -> list[str]:
+        mark = "" if self.ok is None else (" ✓" if self.ok else " ✗")
+        return [self.name, self.value, self.baseline, self.ratio, self.target + mark]
+
+
+def fmt_time(s: float) -> str:
+    if s < 1e-3:
+        return f"{s * 1e6:.2f} µs"
+    return f"{s * 1e3:.3f} ms"
+
+
+def table(rows: list[Row]) -> str:
+    head = ["benchmark", "chainrules", "baseline", "ratio / difference", "target"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r.cells()) + " |" for r in rows]
+    return "\n".join(lines)

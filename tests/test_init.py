@@ -1,0 +1,23 @@
+"""The package's public face: names, and what importing it costs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import chainrules as cr
+
+
+def test_public_names_exist() -> None:
+    for name in cr.__all__:
+        assert hasattr(cr, name), name
+
+
+def test_import_imports_no_engine() -> None:
+    code = (
+        "import sys, chainrules; "
+        "print(sorted(m for m in ('jax', 'torch', 'cupy', 'autograd', 'hypothesis', "
+        "'array_api_strict') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
