@@ -59,7 +59,7 @@ def clean_registry():  # type: ignore[no-untyped-def]
 
     from chainrules.core import registry as r
 
-    tables = (r._NAMED, r._CALLABLES, r._RRULES, r._FRULES, r._PRIO, r._NAMES)
+    tables = (r._NAMED, r._CALLABLES, r._RRULES, r._FRULES, r._PRIO, r._NAMES, r._KEYS)
     saved = [{k: copy.copy(v) for k, v in t.items()} for t in tables]
     resolved = [p.resolved for p in r._PROVIDERS]
     yield r

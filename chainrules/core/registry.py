@@ -31,6 +31,7 @@ from .namespaces import qualified_name
 __all__ = [
     "NoRuleError",
     "Registration",
+    "counterpart",
     "find_frule",
     "find_rrule",
     "frule",
@@ -179,6 +180,7 @@ _RRULES: dict[Any, Callable[..., Any]] = {}
 _FRULES: dict[Any, Callable[..., Any]] = {}
 _PRIO: dict[tuple[str, Any], int] = {}
 _NAMES: dict[Any, str] = {}  # function object -> "module.name" it was resolved from
+_KEYS: dict[Any, list[tuple[str, str]]] = {}  # function object -> the (family, name)s it has
 
 
 def _parse_target(target: Any) -> tuple[str, Any]:
@@ -233,6 +235,9 @@ def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> No
         return
     prio = _PRIORITY[reg.family]
     _NAMES.setdefault(obj, f"{prov.module}.{name}")
+    keys = _KEYS.setdefault(obj, [])
+    if (reg.family, name) not in keys:
+        keys.append((reg.family, name))
     if reg.rrule is not None:
         _install("r", obj, reg.rrule, prio)
     if reg.frule is not None:
@@ -374,6 +379,28 @@ def function_name(f: Any) -> str:
     except TypeError:
         name = None
     return name or qualified_name(f)
+
+
+def counterpart(f: Any, module: Any) -> Any:
+    """The function of ``module`` (a namespace such as ``jax.numpy``) that ``f`` stands for.
+
+    ``counterpart(np.arccos, jax.numpy)`` is ``jax.numpy.arccos``: found through the standard or
+    NumPy name ``f`` was registered under. A callable registered directly (a user's generic
+    function) is its own counterpart. ``None`` when there is none.
+    """
+    try:
+        if f in _CALLABLES:
+            return f
+        keys = _KEYS.get(f)
+        if keys is None and _resolve_new():
+            keys = _KEYS.get(f)
+    except TypeError:
+        return None
+    for _family, name in sorted(keys or (), key=lambda k: k[0] != ARRAY_API):
+        obj = _getattr_path(module, name)
+        if obj is not None:
+            return obj
+    return None
 
 
 def _no_rule(kind: str, f: Any) -> NoRuleError:

@@ -141,3 +141,26 @@ def test_torch_functions_outside_the_elementwise_set_are_not_claimed() -> None:
     torch = pytest.importorskip("torch")
     assert cr.find_rrule(torch.sin) is not None
     assert cr.find_rrule(torch.equal) is None  # not elementwise: compares whole tensors
+
+
+def test_counterpart_finds_the_same_function_in_another_library() -> None:
+    from chainrules.core.registry import counterpart
+
+    jnp = pytest.importorskip("jax.numpy")
+    assert counterpart(np.arccos, jnp) in (jnp.acos, jnp.arccos)
+    assert counterpart(np.sin, jnp) is jnp.sin
+
+    def generic(x):  # type: ignore[no-untyped-def]
+        return x
+
+    assert counterpart(generic, jnp) is None
+
+
+def test_counterpart_of_a_directly_registered_function(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    from chainrules.core.registry import counterpart
+
+    def generic(x):  # type: ignore[no-untyped-def]
+        return x
+
+    cr.register_rrule(generic)(lambda x: (x, None))
+    assert counterpart(generic, np) is generic
