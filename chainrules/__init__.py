@@ -6,6 +6,7 @@
 array([1.        , 0.54030231])
 """
 
+from . import rules as _rules  # noqa: F401  (registers the library's rules)
 from .core import (
     AbstractZero,
     InplaceableThunk,
@@ -42,7 +43,6 @@ from .core import (
     use_rule_config,
     zero_derivative,
 )
-from .rules import elementwise as _elementwise  # noqa: F401  (registers the library's rules)
 
 __version__ = "0.1.0"
 

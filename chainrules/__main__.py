@@ -1,4 +1,4 @@
-"""``python -m chainrules``: see :mod:`chainrules.cli`."""
+"""``python -m chainrules``: see ``chainrules.cli``."""
 
 import sys
 

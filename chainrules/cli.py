@@ -54,10 +54,19 @@ class _Progress:
 
 
 def _select(pattern: str | None) -> list[Registration]:
+    """Registrations named ``pattern`` exactly; else matching it as a glob; else containing it."""
     regs = [r for r in registrations() if r.family != "callable"]
-    if pattern:
-        regs = [r for r in regs if fnmatch.fnmatch(r.name, pattern) or pattern in r.name]
-    return regs
+    if not pattern:
+        return regs
+    for match in (
+        lambda n: n == pattern,
+        lambda n: fnmatch.fnmatch(n, pattern),
+        lambda n: pattern in n,
+    ):
+        chosen = [r for r in regs if match(r.name)]
+        if chosen:
+            return chosen
+    return []
 
 
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -117,7 +126,8 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 for e in c.errors[: args.max_errors]:
                     out.write(f"FAIL {name} on {bname}: {e}\n")
         out.write(
-            f"\n{len(regs)} functions x {len(backends)} backends: {passed} passed, "
+            f"\n{_plural(len(regs), 'function')} x {_plural(len(backends), 'backend')}: "
+            f"{passed} passed, "
             f"{failed} failed, {sum(c.status == 'n/a' for c in cells)} not in the library; "
             f"{checks} tester runs; {sum(len(c.unsupported) for c in cells)} examples skipped "
             "because the library's own function rejects them\n"
@@ -125,22 +135,34 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if failed else 0
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def _print_table(table: dict[str, dict[str, Cell]], backends: Sequence[str], out: TextIO) -> None:
     w0 = max([len("function")] + [len(n) for n in table])
     widths = [max(len(b), 4) for b in backends]
-    out.write("function".ljust(w0) + "  " + "  ".join(b.ljust(w) for b, w in zip(backends, widths)))
-    out.write("\n" + "-" * w0 + "  " + "  ".join("-" * w for w in widths) + "\n")
+
+    def line(first: str, cells: Sequence[str]) -> None:
+        text = first.ljust(w0) + "  " + "  ".join(c.ljust(w) for c, w in zip(cells, widths))
+        out.write(text.rstrip() + "\n")
+
+    line("function", backends)
+    line("-" * w0, ["-" * w for w in widths])
     for name, row in table.items():
-        out.write(name.ljust(w0) + "  ")
-        out.write("  ".join(row[b].status.ljust(w) for b, w in zip(backends, widths)) + "\n")
+        line(name, [row[b].status for b in backends])
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m chainrules", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m chainrules", description="chainrules' command line: check the rules."
+    )
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="run the rule testers on every registered rule and backend")
     c.add_argument(
-        "-k", metavar="PATTERN", help="only rules whose name matches (glob or substring)"
+        "-k",
+        metavar="PATTERN",
+        help="only rules named PATTERN; else matching it as a glob; else containing it",
     )
     c.add_argument(
         "--backend",

@@ -59,4 +59,4 @@ def test_module_entry_point() -> None:
         check=False,
     )
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "1 functions x 1 backends: 1 passed" in res.stdout
+    assert "1 function x 1 backend: 1 passed" in res.stdout

@@ -2,7 +2,7 @@
 
 A rule for ``map``-like or ``reduce``-with-a-callable functions needs the derivative of a function
 *it was given*, which may have no registered rule: only the engine running the rule can
-differentiate it. Engines subclass :class:`RuleConfig` and make their instance current while
+differentiate it. Engines subclass ``RuleConfig`` and make their instance current while
 they call rules::
 
     class MyEngineConfig(cr.RuleConfig):
@@ -12,7 +12,7 @@ they call rules::
     with cr.use_rule_config(MyEngineConfig()):
         y, pullback = rule(*args)
 
-and the rule asks for it with :func:`rule_config`::
+and the rule asks for it with ``rule_config``::
 
     y, g_pullback = cr.rule_config().rrule_via_ad(g, x)
 
@@ -65,7 +65,7 @@ _CONFIG: contextvars.ContextVar[RuleConfig | None] = contextvars.ContextVar(
 
 
 def rule_config() -> RuleConfig:
-    """The :class:`RuleConfig` of the engine that is calling rules now (the default otherwise)."""
+    """The ``RuleConfig`` of the engine that is calling rules now (the default otherwise)."""
     cfg = _CONFIG.get()
     return _DEFAULT if cfg is None else cfg
 

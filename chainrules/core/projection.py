@@ -8,7 +8,7 @@ cotangent: ``x_bar = project(raw_x_bar)``. It
 * takes the real part for a real primal (the cotangent of a real input of a complex function);
 * casts to the primal's dtype (a float32 input gets a float32 cotangent);
 * moves the cotangent to the primal's device when it arrived on another one;
-* maps integer and boolean primals -- which have no tangent space -- to :class:`NoTangent`.
+* maps integer and boolean primals -- which have no tangent space -- to ``NoTangent``.
 
 The common case (a cotangent that already matches) costs two attribute comparisons.
 """
@@ -57,7 +57,8 @@ class ProjectTo:
             self.kind = _NUMPY_KIND[x.dtype.kind]
             self.device = None
             self._check_device = False
-            self._fast = np.ndarray
+            # integer and boolean primals must reach the NoTangent branch of __call__
+            self._fast = np.ndarray if self.kind in "fc" else None
             return
         if t in _SCALAR_TYPES:
             self.kind = "f" if t is float else "c" if t is complex else "i"

@@ -137,11 +137,12 @@ class Registration:
 
     @property
     def non_differentiable(self) -> bool:
-        """Declared with :func:`chainrules.non_differentiable`."""
+        """Declared with ``chainrules.non_differentiable``."""
         return bool(self.meta.get("non_differentiable", False))
 
     @property
     def name(self) -> str:
+        """How the check command and reports list it: ``sin``, ``numpy:arcsin``, ``mod.fn``."""
         if self.family == ARRAY_API:
             return str(self.target)
         if self.family == NUMPY:
@@ -320,6 +321,7 @@ def register_rrule(
     ...     y = xp.logaddexp(x, 0.0)
     ...     def softplus_pullback(y_bar):
     ...         y_bar = cr.unthunk(y_bar)
+    ...         cr.check_cotangent("softplus", y_bar, y)  # ValueError on a wrong shape
     ...         return cr.NoTangent(), y_bar * (1 / (1 + xp.exp(-x)))
     ...     return y, softplus_pullback
     """
@@ -420,7 +422,7 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
 
     ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``: the tangent of ``f`` itself first
     (``NoTangent()`` for plain functions), then one cotangent per positional argument. Keyword
-    arguments are never differentiated. Raises :class:`NoRuleError` when no rule is registered.
+    arguments are never differentiated. Raises ``NoRuleError`` when no rule is registered.
 
     >>> import numpy as np, chainrules as cr
     >>> y, pullback = cr.rrule(np.sin, np.array([0.0, 1.0]))
@@ -453,7 +455,9 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
     """
     if not isinstance(tangents, tuple) or len(tangents) != len(args) + 1:
         got = (
-            f"{len(tangents)} tangents" if isinstance(tangents, tuple) else type(tangents).__name__
+            f"{len(tangents)} tangent{'s' * (len(tangents) != 1)}"
+            if isinstance(tangents, tuple)
+            else type(tangents).__name__
         )
         raise ValueError(
             f"frule of {function_name(f)}: expected a tuple of {len(args) + 1} tangents "

@@ -1,4 +1,4 @@
-"""Rules from derivative formulas: :func:`scalar_rule` and :func:`non_differentiable`.
+"""Rules from derivative formulas: ``scalar_rule`` and ``non_differentiable``.
 
 ``scalar_rule(target, *partials)`` turns one partial derivative per argument of an elementwise
 function into its rrule and its frule (Julia's ``@scalar_rule``)::
@@ -72,7 +72,12 @@ def _cotangent_mismatch(name: str, got: Any, want: Any) -> ValueError:
 
 
 def check_cotangent(name: str, y_bar: Any, y: Any) -> None:
-    """Raise ``ValueError`` naming both shapes when ``y_bar``'s shape is not ``y``'s."""
+    """Raise ``ValueError`` naming both shapes when ``y_bar``'s shape is not ``y``'s.
+
+    Zero markers (``ZeroTangent()``, ``NoTangent()``) have every shape and always pass.
+    """
+    if isinstance(y_bar, AbstractZero):
+        return
     if getattr(y_bar, "shape", ()) != getattr(y, "shape", ()):
         raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), getattr(y, "shape", ()))
 
@@ -311,6 +316,15 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
         register_frule(target, **meta)(f)
 
 
+def is_floating(a: Any, xp: Any) -> bool:
+    """True for floating or complex arrays and Python floats/complexes."""
+    if type(a) in (float, complex):
+        return True
+    if not hasattr(a, "dtype") or not hasattr(a, "shape"):
+        return False
+    return scalar_kind(a, xp) in "fc"
+
+
 def _nondiff_rules(
     name: str, get: Callable[[Any], Callable[..., Any]], zero: bool
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -322,9 +336,9 @@ def _nondiff_rules(
         xp = array_args(args, kwargs)
         out = get(xp)(*args, **kwargs)
         if zero:
-            tans = tuple(
-                _ZERO if i == 0 and scalar_kind(a, xp) in "fc" else _NO for i, a in enumerate(args)
-            )
+            # every floating argument has a tangent space (and a zero derivative); integer
+            # arguments (round's decimals) and opaque ones have none
+            tans = tuple(_ZERO if is_floating(a, xp) else _NO for a in args)
         else:
             tans = (_NO,) * len(args)
 
@@ -350,17 +364,17 @@ def non_differentiable(*targets: Any, **meta: Any) -> None:
 
     Their rrule computes the primal and a pullback returning ``NoTangent()`` for every argument;
     their frule returns ``NoTangent()``. Engines then stop differentiating there instead of
-    raising :class:`NoRuleError`.
+    raising ``NoRuleError``.
     """
     meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
     _register_nondiff(targets, zero=False, meta=meta)
 
 
 def zero_derivative(*targets: Any, **meta: Any) -> None:
-    """Functions whose derivative is zero wherever it exists (``floor``, ``round``, ``sign``).
+    """Functions whose derivative is zero wherever it exists (``round``, ``rint``).
 
-    The first argument gets ``ZeroTangent()`` (``NoTangent()`` when it is an integer), the other
-    arguments (``decimals`` of ``round``) ``NoTangent()``; the frule returns ``ZeroTangent()``.
+    Floating arguments get ``ZeroTangent()``; integer and other arguments (``decimals`` of
+    ``round``) get ``NoTangent()``; the frule returns ``ZeroTangent()``.
     """
     meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
     _register_nondiff(targets, zero=True, meta=meta)

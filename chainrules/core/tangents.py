@@ -3,14 +3,14 @@
 A tangent (or cotangent) is one of
 
 * an array of the primal's own library, device and dtype;
-* :class:`NoTangent` -- the argument has no tangent space (integers, booleans, indices, shapes,
+* ``NoTangent`` -- the argument has no tangent space (integers, booleans, indices, shapes,
   the function itself);
-* :class:`ZeroTangent` -- a zero of any shape that costs nothing;
-* :class:`Tangent` -- a structural tangent for a tuple, list, named tuple, dict or dataclass;
-* :class:`Thunk` / :class:`InplaceableThunk` -- deferred work, forced by :func:`unthunk`.
+* ``ZeroTangent`` -- a zero of any shape that costs nothing;
+* ``Tangent`` -- a structural tangent for a tuple, list, named tuple, dict or dataclass;
+* ``Thunk`` / ``InplaceableThunk`` -- deferred work, forced by ``unthunk``.
 
-Arithmetic on tangents goes through :func:`add_tangents` (always functional) and
-:func:`accumulate` (in place where the destination allows it).
+Arithmetic on tangents goes through ``add_tangents`` (always functional) and
+``accumulate`` (in place where the destination allows it).
 """
 
 from __future__ import annotations
@@ -110,12 +110,12 @@ class NoTangent(AbstractZero):
 
 
 def is_zero(x: Any) -> bool:
-    """True for :class:`ZeroTangent` and :class:`NoTangent` (cheap; never inspects array values)."""
+    """True for ``ZeroTangent`` and ``NoTangent`` (cheap; never inspects array values)."""
     return isinstance(x, AbstractZero)
 
 
 class Thunk:
-    """A deferred cotangent: ``Thunk(lambda: expensive())``; forced by :func:`unthunk`.
+    """A deferred cotangent: ``Thunk(lambda: expensive())``; forced by ``unthunk``.
 
     It is not cached: forcing twice computes twice, so a thunk holds no memory after it has run.
     """
@@ -154,7 +154,7 @@ class InplaceableThunk(Thunk):
 
 
 def unthunk(x: Any) -> Any:
-    """Force ``x`` if it is a :class:`Thunk`; return anything else unchanged."""
+    """Force ``x`` if it is a ``Thunk``; return anything else unchanged."""
     while isinstance(x, Thunk):
         x = x._fn()
     return x
@@ -164,7 +164,7 @@ class Tangent:
     """Structural (co)tangent of a tuple, list, named tuple, dict or dataclass.
 
     ``Tangent(dx, dy)`` indexes like a sequence (``t[0]``); ``Tangent(a=da, b=db)`` like a mapping
-    (``t["a"]``) and by attribute (``t.a``). Missing fields read as :class:`ZeroTangent`.
+    (``t["a"]``) and by attribute (``t.a``). Missing fields read as ``ZeroTangent``.
     ``primal_type`` records the type of the primal it belongs to (optional).
     """
 
@@ -305,7 +305,7 @@ def accumulate(dest: Any, x: Any) -> Any:
     This is the engine-side accumulator: **only pass a ``dest`` you own** (an array you allocated,
     not a cotangent a rule returned -- rules may return aliases of their inputs or of the
     cotangent they were given). For every other library (JAX, PyTorch, array-api-strict) and for
-    read-only arrays it is functional, like :func:`add_tangents`. An :class:`InplaceableThunk`
+    read-only arrays it is functional, like ``add_tangents``. An ``InplaceableThunk``
     adds itself through its ``add`` method.
     """
     if isinstance(dest, (AbstractZero, Tangent)) or isinstance(x, (AbstractZero, Tangent)):

@@ -2,7 +2,7 @@
 
 Maths notes
 -----------
-* Holomorphic functions (``sin``, ``exp``, ``log``, ``pow``, ...) are :func:`scalar_rule`\\ s:
+* Holomorphic functions (``sin``, ``exp``, ``log``, ``pow``, ...) are ``scalar_rule``\\ s:
   ``x_bar = y_bar * conj(f'(x))`` and ``y_dot = f'(x) * x_dot``. For complex arguments that is the
   cotangent ``dL/dRe + i dL/dIm`` (ChainRules' and PyTorch's convention; JAX's is its conjugate).
 * ``abs``, ``sign``, ``conj``, ``real`` and ``imag`` are not holomorphic and have rules of their

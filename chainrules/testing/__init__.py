@@ -5,7 +5,7 @@
 >>> test_rrule(np.sin, np.array([0.1, 0.2, 0.3]))
 >>> test_frule(np.multiply, np.ones((2, 3)), np.arange(3.0))
 
-Hypothesis strategies live in :mod:`chainrules.testing.strategies` (it imports hypothesis).
+Hypothesis strategies live in ``chainrules.testing.strategies`` (it imports hypothesis).
 """
 
 from .arrays import like, to_numpy

@@ -1,6 +1,6 @@
 """The array libraries rules are checked on, imported only when asked for.
 
-Each :class:`Backend` knows how to import its library, turn NumPy example values into its arrays in
+Each ``Backend`` knows how to import its library, turn NumPy example values into its arrays in
 a given dtype, and find the function a registration covers in it (``numpy.sin``,
 ``jax.numpy.sin``, ``torch.sin`` ...).
 """
@@ -59,9 +59,10 @@ class Backend:
 
     def asarray(self, value: Any, dtype: str) -> Any:
         """A NumPy example value as this library's array in ``dtype`` (a name: ``"float32"``).
-        Python scalars stay Python scalars; integer and boolean values keep their kind."""
-        if type(value) in (bool, int, float, complex):
-            return value
+        Integer and boolean arrays keep their kind; anything that is not a NumPy array or scalar
+        (Python scalars, strings, ``None``, tuples) is passed through unchanged."""
+        if not isinstance(value, (np.ndarray, np.generic)):
+            return value  # Python scalars, strings, None, tuples of ints: passed as they are
         value = np.asarray(value)
         xp = self.array_namespace()
         if value.dtype.kind in "biu":
@@ -109,6 +110,7 @@ BACKENDS: dict[str, Backend] = {
 
 
 def get_backend(name: str) -> Backend:
+    """The ``Backend`` called ``name`` (``numpy``, ``array_api_strict``, ``jax``, ...)."""
     try:
         return BACKENDS[name]
     except KeyError:

@@ -33,7 +33,7 @@ def check_registration(
     examples: Sequence[Example] | None = None,
     dtypes: Sequence[str] | None = None,
 ) -> Cell:
-    """Run both testers on every example of ``reg`` (default: :func:`examples_for`) in
+    """Run both testers on every example of ``reg`` (default: ``examples_for``) in
     ``backend``'s arrays, in each of ``dtypes`` (default: float64 and float32, or complex128 and
     complex64 for complex examples)."""
     f = backend.function(reg)

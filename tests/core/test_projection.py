@@ -73,3 +73,8 @@ def test_device_is_kept_for_device_aware_libraries() -> None:
     x = xs.ones(3, device=dev)
     out = cr.ProjectTo(x)(xs.ones((2, 3)))
     assert out.device == dev
+
+
+def test_integer_primal_with_matching_integer_cotangent_is_no_tangent() -> None:
+    # the fast path (matching type, shape and dtype) must not bypass the integer check
+    assert cr.ProjectTo(np.arange(3))(np.arange(3)) is cr.NoTangent()

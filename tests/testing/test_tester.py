@@ -227,3 +227,34 @@ def test_fkwargs_reach_f_and_kwargs_are_not_differentiated(square) -> None:  # t
     _register(square, good_rrule, good_frule)
     test_rrule(square, X, n=3)
     test_frule(square, X, fkwargs={"n": 2})
+
+
+def test_opaque_callable_arguments_and_returned_thunks(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    def apply(g, x, label):  # type: ignore[no-untyped-def]
+        return g(x)
+
+    @cr.register_rrule(apply)
+    def _apply_rrule(g, x, label):  # type: ignore[no-untyped-def]
+        y, pb = cr.rrule(g, x)
+
+        def apply_pullback(y_bar):  # type: ignore[no-untyped-def]
+            if cr.is_zero(y_bar):
+                return cr.NoTangent(), cr.NoTangent(), cr.ZeroTangent(), cr.NoTangent()
+            cr.check_cotangent("apply", cr.unthunk(y_bar), y)
+            # a deferred cotangent: the contract allows thunks, the tester forces them
+            return cr.NoTangent(), cr.NoTangent(), cr.Thunk(lambda: pb(y_bar)[1]), cr.NoTangent()
+
+        return y, apply_pullback
+
+    test_rrule(apply, np.sin, X, "a label")
+
+
+def test_zero_derivative_gives_zero_tangents_to_every_floating_argument(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    def step(x, y):  # type: ignore[no-untyped-def]
+        return np.floor(x) + np.floor(y)
+
+    cr.zero_derivative(step)
+    _, pb = cr.rrule(step, X, 2.0)
+    assert pb(np.ones(3))[1:] == (cr.ZeroTangent(), cr.ZeroTangent())
+    _, pb = cr.rrule(step, X, 2)
+    assert pb(np.ones(3))[1:] == (cr.ZeroTangent(), cr.NoTangent())
