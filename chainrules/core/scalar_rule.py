@@ -83,7 +83,7 @@ def check_cotangent(name: str, y_bar: Any, y: Any) -> None:
 
 
 def _reject_out(name: str, kwargs: dict[str, Any]) -> None:
-    if "out" in kwargs:
+    if kwargs.get("out") is not None:  # out=None is NumPy's default: nothing is written
         raise TypeError(
             f"{name}: out= is not supported by rules (it writes into an existing array, and "
             "rules never mutate); assign the result instead"

@@ -1,0 +1,144 @@
+"""Helpers shared by the reduction and norm rules: axes, broadcasting back, tie masks.
+
+Everything here works on any Array API namespace and reads no array values on the host: axes and
+shapes are host metadata, known before the call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.registry import register_frule, register_rrule
+from ..core.scalar_rule import _cotangent_mismatch, _reject_out
+from ..core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+
+
+def normalize_axis(axis: Any, ndim: int, name: str = "") -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence of ints, negative allowed) as sorted non-negative
+    axes of an array of rank ``ndim``."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"{name}: axis must be an int or a tuple of ints, got {axis!r}")
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}")
+        out.append(a % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def chunk_axes(axes: tuple[int, ...], extra: int) -> tuple[int, ...]:
+    """Axes of the primal, shifted past a tangent's ``extra`` leading chunk axes."""
+    return tuple(a + extra for a in axes)
+
+
+def tangent_extra(name: str, x_dot: Any, x: Any) -> int:
+    """Number of leading chunk axes on ``x_dot``; a ValueError when its shape does not fit."""
+    nd = getattr(x_dot, "ndim", 0)
+    extra = nd - x.ndim
+    if extra < 0 or tuple(x_dot.shape[extra:]) != tuple(x.shape):
+        raise ValueError(
+            f"{name}: tangent of shape {tuple(getattr(x_dot, 'shape', ()))} does not fit a primal "
+            f"of shape {tuple(x.shape)} (expected the primal's shape after leading chunk axes)"
+        )
+    return extra
+
+
+def expand_reduced(xp: Any, y: Any, axes: tuple[int, ...], keepdims: bool, extra: int = 0) -> Any:
+    """``y`` (a reduction over ``axes``) with the reduced axes back as length-1 axes, so that it
+    broadcasts against the input. ``extra`` leading chunk axes are skipped."""
+    if keepdims or not axes:
+        return y
+    shape = list(y.shape)
+    for a in axes:  # ascending: each insertion lands at its final place
+        shape.insert(a + extra, 1)
+    return xp.reshape(y, tuple(shape))
+
+
+def along(axis: int, s: slice) -> tuple[Any, ...]:
+    """The key ``x[:, ..., :, s, ...]`` selecting ``s`` along ``axis`` (the trailing Ellipsis keeps
+    it a full index, as array-api-strict requires)."""
+    return (*(slice(None),) * axis, s, Ellipsis)
+
+
+def reduced_size(shape: Sequence[int], axes: tuple[int, ...]) -> int:
+    return math.prod(shape[a] for a in axes)
+
+
+def cotangent(name: str, y_bar: Any, y: Any) -> Any:
+    """Force a thunk and check the cotangent's shape (ValueError naming both shapes)."""
+    if isinstance(y_bar, Thunk):
+        y_bar = unthunk(y_bar)
+    if getattr(y_bar, "shape", ()) != getattr(y, "shape", ()):
+        raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), getattr(y, "shape", ()))
+    return y_bar
+
+
+def safe(xp: Any, d: Any) -> Any:
+    """``d`` with zeros replaced by ones: a denominator that is zero exactly where its numerator
+    is (a kink), giving the minimum-norm subgradient 0 there instead of NaN."""
+    return xp.where(d == 0, xp.ones_like(d), d)
+
+
+def unsum(y_bar: Any, shape: tuple[int, ...], axis: Any = None, keepdims: bool = False) -> Any:
+    """The pullback of ``sum(x, axis=axis, keepdims=keepdims)`` for ``x`` of ``shape``:
+    ``y_bar`` broadcast back to ``shape``. A function with rules of its own, so that the pullback
+    of ``sum`` (and of ``mean``) can be differentiated again."""
+    from ..core.namespaces import namespace_of
+
+    xp = namespace_of(y_bar)
+    axes = normalize_axis(axis, len(shape), "unsum")
+    return xp.broadcast_to(expand_reduced(xp, y_bar, axes, keepdims), tuple(shape))
+
+
+@register_rrule(unsum)
+def _unsum_rrule(y_bar: Any, shape: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    from ..core.namespaces import namespace_of
+    from ..core.projection import ProjectTo
+
+    xp = namespace_of(y_bar)
+    out = unsum(y_bar, shape, axis, keepdims)
+    axes = normalize_axis(axis, len(shape), "unsum")
+    project = ProjectTo(y_bar, xp)
+
+    def unsum_pullback(z_bar: Any) -> tuple[Any, ...]:
+        if isinstance(z_bar, AbstractZero):
+            return _NO, _ZERO, _NO, _NO, _NO
+        z_bar = cotangent("unsum", z_bar, out)
+        return _NO, project(xp.sum(z_bar, axis=axes, keepdims=keepdims)), _NO, _NO, _NO
+
+    return out, unsum_pullback
+
+
+@register_frule(unsum)
+def _unsum_frule(
+    tangents: Any, y_bar: Any, shape: Any, axis: Any = None, keepdims: bool = False
+) -> Any:
+    from ..core.namespaces import namespace_of
+
+    xp = namespace_of(y_bar)
+    out = unsum(y_bar, shape, axis, keepdims)
+    t = unthunk(tangents[1])
+    if isinstance(t, AbstractZero):
+        return out, _ZERO
+    extra = tangent_extra("unsum", t, y_bar)
+    axes = normalize_axis(axis, len(shape), "unsum")
+    t = expand_reduced(xp, t, axes, keepdims, extra)
+    return out, xp.broadcast_to(t, tuple(t.shape[:extra]) + tuple(shape))
+
+
+def numpy_kwargs(name: str, kwargs: dict[str, Any], unsupported: tuple[str, ...]) -> None:
+    """Reject NumPy keywords a rule cannot honour (``out=`` always; ``where=`` for reductions)."""
+    _reject_out(name, kwargs)
+    for k in unsupported:
+        if k in kwargs and kwargs[k] is not None and kwargs[k] is not True:
+            raise TypeError(f"{name}: the rule does not support {k}= (got {kwargs[k]!r})")

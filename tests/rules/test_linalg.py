@@ -1,0 +1,162 @@
+"""Norms: every ord on every backend, JAX as a reference, ties and zeros, second derivatives."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.rules import linalg
+from chainrules.rules.linalg import norm2_back
+from chainrules.testing import examples_for, test_frule, test_rrule
+from chainrules.testing.backends import BACKENDS
+from chainrules.testing.runner import check_registration
+
+REGS = [
+    r
+    for r in cr.registrations()
+    if r.meta.get("module") == linalg.__name__ and r.family != "callable"
+]
+INF = math.inf
+
+
+def test_registered() -> None:
+    assert {r.name for r in REGS} >= {
+        "linalg.vector_norm",
+        "linalg.matrix_norm",
+        "numpy:linalg.norm",
+    }
+
+
+@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
+def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
+    fast = backend.name in ("numpy", "array_api_strict")
+    examples = examples_for(reg)
+    if not fast:
+        examples = examples[::3]  # every ord still appears on some shape
+    cell = check_registration(reg, backend, examples=examples)
+    if cell.status == "n/a":
+        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
+        return
+    assert cell.status == "ok", "\n".join(cell.errors)
+    assert not cell.unsupported, cell.unsupported
+
+
+@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
+def test_agrees_with_jax(reg: cr.Registration, jax_numpy) -> None:  # type: ignore[no-untyped-def]
+    import jax
+
+    jf, npf = BACKENDS["jax"].function(reg), BACKENDS["numpy"].function(reg)
+    rng = np.random.default_rng(5)
+    for ex in examples_for(reg):
+        (x, *rest), kw = ex.args, ex.kwargs
+        if kw.get("ord") == 0:
+            continue  # JAX differentiates the count of non-zeros as a sum of zeros: fine, skip
+        y, pb = cr.rrule(npf, x, *rest, **kw)
+        y_bar = rng.standard_normal(np.shape(y))
+        ours = pb(y_bar)[1]
+        _, vjp = jax.vjp(lambda v, rest=rest, kw=kw: jf(v, *rest, **kw), jax_numpy.asarray(x))
+        (theirs,) = vjp(jax_numpy.asarray(y_bar))
+        np.testing.assert_allclose(
+            ours,
+            np.conj(np.asarray(theirs)),
+            rtol=1e-8,
+            atol=1e-10,
+            err_msg=f"{reg.name} {rest} {kw}",
+        )
+
+
+# ---- conventions: ties and zeros ----------------------------------------------------------------
+def _grad(f, *args, **kw):  # type: ignore[no-untyped-def]
+    y, pb = cr.rrule(f, *args, **kw)
+    return pb(np.ones(np.shape(y)))[1]
+
+
+def test_inf_norm_splits_ties_equally() -> None:
+    x = np.array([1.0, -3.0, 2.0, 3.0])
+    want = [0.0, -0.5, 0.0, 0.5]
+    assert _grad(np.linalg.norm, x, ord=INF).tolist() == want
+    assert _grad(np.linalg.vector_norm, x, ord=INF).tolist() == want
+    assert _grad(np.linalg.norm, np.array([1.0, -1.0, 3.0]), ord=-INF).tolist() == [0.5, -0.5, 0.0]
+
+
+VECTOR_ORDS = [2, 1, INF, -INF, 0, 3, 0.5, -1.5]
+MATRIX_ORDS = ["fro", "nuc", 1, -1, 2, -2, INF, -INF]
+
+
+@pytest.mark.parametrize("ord", VECTOR_ORDS)
+def test_every_vector_norm_is_zero_at_zero(ord) -> None:  # type: ignore[no-untyped-def]
+    for f in (np.linalg.vector_norm, np.linalg.norm):
+        # NumPy's own primal warns for a negative ord at 0 (0 ** -1.5); the rule must not
+        with np.errstate(divide="ignore"):
+            y, pb = cr.rrule(f, np.zeros(4), ord=ord)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            g = pb(np.ones(np.shape(y)))[1]
+        assert cr.is_zero(g) or np.array_equal(g, np.zeros(4)), (f, ord, g)
+        with np.errstate(divide="ignore"):
+            _, y_dot = cr.frule((cr.NoTangent(), np.ones(4)), f, np.zeros(4), ord=ord)
+        assert cr.is_zero(y_dot) or float(y_dot) == 0.0
+
+
+@pytest.mark.parametrize("ord", MATRIX_ORDS)
+def test_every_matrix_norm_is_zero_at_zero(ord) -> None:  # type: ignore[no-untyped-def]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for f in (np.linalg.matrix_norm, np.linalg.norm):
+            g = _grad(f, np.zeros((3, 2)), ord=ord)
+            assert np.array_equal(g, np.zeros((3, 2))), (f, ord, g)
+
+
+def test_spectral_norm_ties_split_equally() -> None:
+    # the identity has every singular value tied at 1: the cotangent is I / 3
+    g = _grad(np.linalg.matrix_norm, np.eye(3), ord=2)
+    np.testing.assert_allclose(g, np.eye(3) / 3, atol=1e-12)
+    g = _grad(np.linalg.norm, np.eye(3), ord="nuc")
+    np.testing.assert_allclose(g, np.eye(3), atol=1e-12)
+
+
+def test_column_and_row_sum_norms_split_ties() -> None:
+    m = np.array([[1.0, -2.0], [2.0, 1.0]])  # column sums 3, 3; row sums 3, 3
+    assert _grad(np.linalg.norm, m, ord=1).tolist() == [[0.5, -0.5], [0.5, 0.5]]
+    assert _grad(np.linalg.norm, m, ord=INF).tolist() == [[0.5, -0.5], [0.5, 0.5]]
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match=r"cotangent of shape \(2,\) does not match .* \(\)"):
+        cr.rrule(np.linalg.norm, np.ones(3))[1](np.ones(2))
+    with pytest.raises(ValueError, match="rank >= 2"):
+        cr.rrule(np.linalg.matrix_norm, np.ones(3))
+    with pytest.raises(TypeError, match="at most 4 positional"):
+        cr.rrule(np.linalg.norm, np.ones(3), 2, None, False, 5)
+
+
+# ---- second derivatives: the 2-norm's pullback is a function with rules ------------------------
+def test_two_norm_pullback_is_differentiable_again() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4))
+    _, pb = cr.rrule(np.linalg.vector_norm, x, axis=1)
+    y_bar = rng.standard_normal(3)
+    np.testing.assert_allclose(pb(y_bar)[1], norm2_back(x, y_bar, axis=(1,)))
+    # its rrule and frule, against finite differences: the rrule of the pullback
+    test_rrule(norm2_back, x, y_bar, 1)
+    test_frule(norm2_back, x, y_bar, 1)
+    test_rrule(norm2_back, rng.standard_normal(5), 1.5)
+    test_rrule(
+        norm2_back,
+        rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3)),
+        rng.standard_normal(2),
+        1,
+    )
+    test_rrule(norm2_back, x, rng.standard_normal((1, 4)), 0, True)
+
+
+def test_two_norm_pullback_at_zero_is_zero() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, pb = cr.rrule(norm2_back, np.zeros(3), 1.0)
+        x_bar, y_bar_bar = pb(np.ones(3))[1:]
+        assert np.array_equal(x_bar, np.zeros(3)) and float(y_bar_bar) == 0.0

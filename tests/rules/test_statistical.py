@@ -1,0 +1,151 @@
+"""Reductions: the tester on every backend, JAX as a reference, exact conventions."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.rules import statistical
+from chainrules.rules._util import unsum
+from chainrules.testing import examples_for, test_frule, test_rrule
+from chainrules.testing.backends import BACKENDS
+from chainrules.testing.runner import check_registration
+
+REGS = [r for r in cr.registrations() if r.meta.get("module") == statistical.__name__]
+NAMES = {r.name for r in REGS}
+
+
+def test_every_reduction_is_registered_under_both_names() -> None:
+    for name in (
+        "sum",
+        "mean",
+        "prod",
+        "max",
+        "min",
+        "var",
+        "std",
+        "cumulative_sum",
+        "cumulative_prod",
+    ):
+        assert name in NAMES
+    for name in (
+        "sum",
+        "mean",
+        "prod",
+        "max",
+        "amax",
+        "min",
+        "amin",
+        "var",
+        "std",
+        "cumsum",
+        "cumprod",
+    ):
+        assert f"numpy:{name}" in NAMES
+
+
+@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
+def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
+    fast = backend.name in ("numpy", "array_api_strict")
+    examples = examples_for(reg) if fast else examples_for(reg)[:3]
+    cell = check_registration(reg, backend, examples=examples)
+    if cell.status == "n/a":
+        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
+        return
+    assert cell.status == "ok", "\n".join(cell.errors)
+    if backend.name != "torch":  # torch's std rejects a fractional correction
+        assert not cell.unsupported, cell.unsupported
+
+
+@pytest.mark.parametrize("reg", [r for r in REGS if r.family == "numpy"], ids=lambda r: r.name)
+def test_agrees_with_jax(reg: cr.Registration, jax_numpy) -> None:  # type: ignore[no-untyped-def]
+    import jax
+
+    jf, npf = BACKENDS["jax"].function(reg), BACKENDS["numpy"].function(reg)
+    rng = np.random.default_rng(3)
+    for ex in examples_for(reg):
+        (x, *rest), kw = ex.args, ex.kwargs
+        y, pb = cr.rrule(npf, x, *rest, **kw)
+        y_bar = rng.standard_normal(np.shape(y))
+        ours = pb(y_bar)[1]
+        _, vjp = jax.vjp(lambda v, rest=rest, kw=kw: jf(v, *rest, **kw), jax_numpy.asarray(x))
+        (theirs,) = vjp(jax_numpy.asarray(y_bar))
+        np.testing.assert_allclose(
+            ours,
+            np.asarray(theirs),
+            rtol=1e-10,
+            atol=1e-12,
+            err_msg=f"{reg.name} {ex.args[1:]} {kw}",
+        )
+
+
+# ---- conventions ------------------------------------------------------------------------------
+def _grad(f, *args, **kw):  # type: ignore[no-untyped-def]
+    y, pb = cr.rrule(f, *args, **kw)
+    return pb(np.ones(np.shape(y)))[1]
+
+
+def test_max_and_min_split_ties_equally() -> None:
+    assert _grad(np.max, np.array([1.0, 3.0, 3.0, 2.0])).tolist() == [0.0, 0.5, 0.5, 0.0]
+    assert _grad(np.min, np.array([1.0, 3.0, 1.0, 1.0])).tolist() == [1 / 3, 0.0, 1 / 3, 1 / 3]
+    m = np.array([[1.0, 2.0, 2.0], [5.0, 4.0, 5.0]])
+    assert _grad(np.amax, m, axis=1).tolist() == [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]]
+    _, ydot = cr.frule(
+        (cr.NoTangent(), np.array([1.0, 10.0, 20.0, 0.0])), np.max, np.array([1.0, 3.0, 3.0, 2.0])
+    )
+    assert float(ydot) == 15.0
+
+
+def test_prod_is_exact_with_zeros() -> None:
+    assert _grad(np.prod, np.array([0.0, 2.0, 3.0])).tolist() == [6.0, 0.0, 0.0]
+    assert _grad(np.prod, np.array([0.0, 2.0, 0.0])).tolist() == [0.0, 0.0, 0.0]
+    assert _grad(np.prod, np.array([[0.0, 2.0], [3.0, 4.0]]), axis=0).tolist() == [
+        [3.0, 4.0],
+        [0.0, 2.0],
+    ]
+
+
+def test_cumprod_is_exact_with_zeros() -> None:
+    x = np.array([2.0, 0.0, 3.0, 0.0, 5.0])
+    g = _grad(np.cumprod, x)
+    # y = [2, 0, 0, 0, 0]; dy_k/dx_1 = prod of the others up to k (zero after the second zero)
+    assert g.tolist() == [1.0, 2.0 + 2 * 3.0, 0.0, 0.0, 0.0]
+
+
+def test_std_of_a_constant_slice_has_zero_gradient_without_warnings() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _grad(np.std, np.ones(4)).tolist() == [0.0] * 4
+
+
+def test_numpy_signatures_and_rejected_keywords() -> None:
+    x = np.arange(6.0).reshape(2, 3)
+    _, pb = cr.rrule(np.sum, x, 0)  # axis positional, as NumPy allows
+    assert len(pb(np.ones(3))) == 3 and pb(np.ones(3))[2] is cr.NoTangent()
+    _, pb = cr.rrule(np.var, x, 1, None, None, 1)  # ddof positional
+    assert np.allclose(pb(np.ones(2))[1], 2 * (x - x.mean(1, keepdims=True)) / 2)
+    with pytest.raises(TypeError, match="does not support where="):
+        cr.rrule(np.sum, x, where=x > 1)
+    with pytest.raises(TypeError, match="out= is not supported"):
+        cr.rrule(np.sum, x, out=np.empty(()))
+    xs = pytest.importorskip("array_api_strict")
+    with pytest.raises(TypeError, match="keyword-only"):  # the standard's sum(x, /, *, axis)
+        cr.rrule(xs.sum, xs.asarray(x), 0)
+    with pytest.raises(ValueError, match=r"cotangent of shape \(2,\) does not match .* \(3,\)"):
+        cr.rrule(np.sum, x, axis=0)[1](np.ones(2))
+    with pytest.raises(ValueError, match="axis 2 is out of bounds"):
+        cr.rrule(np.sum, x, axis=2)
+
+
+# ---- second derivatives: the pullback of sum is a function with rules ---------------------------
+def test_sum_pullback_is_differentiable_again() -> None:
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    _, pb = cr.rrule(np.sum, x, axis=1)
+    y_bar = np.arange(3.0)
+    assert np.array_equal(pb(y_bar)[1], unsum(y_bar, x.shape, (1,), False))
+    test_rrule(unsum, y_bar, (3, 4), (1,), False)
+    test_frule(unsum, y_bar, (3, 4), (1,), False)
+    test_rrule(unsum, np.ones((3, 1)), (3, 4), 1, True)
