@@ -2,8 +2,9 @@
 
 ``python -m chainrules check`` runs ``test_rrule`` and ``test_frule`` on every registered rule, at
 the example inputs stored with it, on every installed backend, in float64, float32 and (where the
-function takes them) complex dtypes, and prints a table (function x backend) with a summary line.
-It exits with status 1 when any check fails.
+function takes them) complex dtypes; then ``check_scalar_free`` (guarded device arrays) and
+``check_jit`` (``jax.jit``) as two more columns. It prints a table (function x column) with a
+summary line and exits with status 1 when any check fails.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, TextIO
 
 from .core.registry import Registration, registrations
 from .testing.backends import BACKENDS, get_backend
-from .testing.runner import Cell, check_registration
+from .testing.runner import DEVICE_CHECKS, Cell, check_device, check_registration
 
 __all__ = ["main"]
 
@@ -83,20 +84,24 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not regs:
         err.write(f"no registered rule matches {args.k!r}\n")
         return 2
-    progress = _Progress(len(regs) * len(backends), err)
+    device = [] if args.no_device_checks else list(DEVICE_CHECKS)
+    progress = _Progress(len(regs) * (len(backends) + len(device)), err)
     table: dict[str, dict[str, Cell]] = {}
     for reg in regs:
         row = table.setdefault(reg.name, {})
         for b in backends:
             row[b.name] = check_registration(reg, b)
             progress.step(f"{reg.name} on {b.name}")
+        for which in device:
+            row[which] = check_device(reg, which)
+            progress.step(f"{reg.name}: {which}")
     progress.close()
 
     cells = [c for row in table.values() for c in row.values()]
     failed = sum(c.status == "FAIL" for c in cells)
     passed = sum(c.status == "ok" for c in cells)
     checks = sum(c.checks for c in cells)
-    bnames = [b.name for b in backends]
+    bnames = [b.name for b in backends] + device
     if args.json:
         json.dump(
             {
@@ -126,11 +131,11 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 for e in c.errors[: args.max_errors]:
                     out.write(f"FAIL {name} on {bname}: {e}\n")
         out.write(
-            f"\n{_plural(len(regs), 'function')} x {_plural(len(backends), 'backend')}: "
-            f"{passed} passed, "
-            f"{failed} failed, {sum(c.status == 'n/a' for c in cells)} not in the library; "
-            f"{checks} tester runs; {sum(len(c.unsupported) for c in cells)} examples skipped "
-            "because the library's own function rejects them\n"
+            f"\n{_plural(len(regs), 'function')} x {_plural(len(bnames), 'column')}: "
+            f"{passed} passed, {failed} failed, {sum(c.status == 'n/a' for c in cells)} not "
+            f"applicable; {checks} checks run; {sum(len(c.unsupported) for c in cells)} "
+            "examples skipped (the library's own function rejects them, or a device check "
+            "cannot take them)\n"
         )
     return 1 if failed else 0
 
@@ -171,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="check on this backend only (repeatable; default: every installed one)",
     )
     c.add_argument("--json", action="store_true", help="print the results as JSON")
+    c.add_argument(
+        "--no-device-checks",
+        action="store_true",
+        help="leave out the scalar-free (guarded device arrays) and jit (jax.jit) columns",
+    )
     c.add_argument(
         "--max-errors", type=int, default=3, help="failure messages shown per cell (default 3)"
     )

@@ -29,8 +29,13 @@ def test_check_prints_a_table_progress_and_summary() -> None:
 def test_check_json() -> None:
     code, out, _ = _run("check", "-k", "hypot", "--backend", "numpy", "--json")
     data = json.loads(out)
-    assert code == 0 and data["backends"] == ["numpy"]
+    assert code == 0 and data["backends"] == ["numpy", "scalar-free", "jit"]
     assert data["rules"]["hypot"]["numpy"]["status"] == "ok"
+    assert data["rules"]["hypot"]["scalar-free"]["status"] == "ok"
+    code, out, _ = _run(
+        "check", "-k", "hypot", "--backend", "numpy", "--json", "--no-device-checks"
+    )
+    assert json.loads(out)["backends"] == ["numpy"]
     assert data["summary"]["failed"] == 0 and data["summary"]["checks"] > 0
 
 
@@ -43,7 +48,9 @@ def test_check_fails_with_a_broken_rule(clean_registry) -> None:  # type: ignore
 
     code, out, _ = _run("check", "-k", "expm1", "--backend", "numpy")
     assert code == 1
-    assert "FAIL expm1 on numpy: test_rrule" in out and "1 failed" in out
+    assert "FAIL expm1 on numpy: test_rrule" in out and "2 failed" in out
+    # the rule calls np.expm1 itself: not generic, and jax.jit says so
+    assert "FAIL expm1 on jit: jit" in out and "not traceable" in out
 
 
 def test_check_usage_errors() -> None:
@@ -59,4 +66,4 @@ def test_module_entry_point() -> None:
         check=False,
     )
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "1 function x 1 backend: 1 passed" in res.stdout
+    assert "1 function x 3 columns: 3 passed" in res.stdout

@@ -158,7 +158,8 @@ def qualified_name(f: Any) -> str:
             if p.startswith("_"):
                 break
             public.append(p)
-        mod = ".".join(public) or parts[0].lstrip("_")
+        # "_operator" -> "operator" (C modules behind public ones), but "__main__" stays
+        mod = ".".join(public) or (parts[0] if parts[0].startswith("__") else parts[0][1:])
         if mod == "jax" and "numpy" in parts[1:2] + [p.strip("_") for p in parts]:
             mod = "jax.numpy"
         qual = getattr(f, "__qualname__", name)

@@ -37,6 +37,7 @@ __all__ = [
     "frule",
     "function_name",
     "register_frule",
+    "register_namespace",
     "register_rrule",
     "registrations",
     "resolve",
@@ -172,6 +173,25 @@ _PROVIDERS: list[_Provider] = [
     _Provider("torch", ARRAY_API, TORCH_NAMES),
     _Provider("array_api_compat.dask.array", ARRAY_API),
 ]
+
+
+def register_namespace(
+    module: str, family: str = ARRAY_API, names: frozenset[str] | None = None
+) -> None:
+    """Make named rules cover the functions of another namespace.
+
+    ``module`` is the import name under which the namespace appears in ``sys.modules`` (it need
+    not be imported yet: it is resolved on the first lookup after it is); ``family`` is
+    ``"array_api"`` for a namespace that follows the standard's signatures, ``"numpy"`` for one
+    that follows NumPy's; ``names`` restricts the names it answers for. Used by array libraries
+    and wrappers (``chainrules.testing.device`` registers its guarded namespaces this way).
+    """
+    if family not in (ARRAY_API, NUMPY):
+        raise ValueError(f"family must be {ARRAY_API!r} or {NUMPY!r}, got {family!r}")
+    if any(p.module == module and p.family == family for p in _PROVIDERS):
+        return
+    _PROVIDERS.append(_Provider(module, family, names))
+
 
 # (family, name) -> Registration ; callable -> Registration
 _NAMED: dict[tuple[str, str], Registration] = {}

@@ -10,20 +10,28 @@ Hypothesis strategies live in ``chainrules.testing.strategies`` (it imports hypo
 
 from .arrays import like, to_numpy
 from .backends import BACKENDS, Backend, available_backends, get_backend
+from .checks import check_jit, check_scalar_free
+from .device import DEVICE, DeviceMismatchError, device_array, is_device_array
 from .examples import Example, examples_for
 from .finite_differences import central_difference, directional_derivative, gradient
 from .tester import test_frule, test_rrule
 
 __all__ = [
     "BACKENDS",
+    "DEVICE",
     "Backend",
+    "DeviceMismatchError",
     "Example",
     "available_backends",
     "central_difference",
+    "check_jit",
+    "check_scalar_free",
+    "device_array",
     "directional_derivative",
     "examples_for",
     "get_backend",
     "gradient",
+    "is_device_array",
     "like",
     "test_frule",
     "test_rrule",

@@ -7,12 +7,14 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..core.registry import Registration
+import numpy as np
+
+from ..core.registry import Registration, counterpart
 from .backends import Backend
 from .examples import Example, examples_for
-from .tester import test_frule, test_rrule
+from .tester import device_checks_apply, test_frule, test_rrule
 
-__all__ = ["Cell", "check_registration"]
+__all__ = ["DEVICE_CHECKS", "Cell", "check_device", "check_registration"]
 
 _DTYPES = {False: ("float64", "float32"), True: ("complex128", "complex64")}
 
@@ -59,10 +61,58 @@ def check_registration(
                     continue
                 cell.checks += 1
                 try:
-                    tester(f, *args, **ex.kwargs)
+                    # the GPU-safety checks are columns of their own (check_device)
+                    tester(f, *args, scalar_free=False, jit=False, **ex.kwargs)
                 except Exception as e:  # noqa: BLE001  (a crash is a failure to report, too)
                     cell.status = "FAIL"
                     cell.errors.append(_describe(tester.__name__, ex, dtype, e))
+    return cell
+
+
+DEVICE_CHECKS = ("scalar-free", "jit")
+
+
+def check_device(reg: Registration, which: str, examples: Sequence[Example] | None = None) -> Cell:
+    """``check_scalar_free`` (``which="scalar-free"``) or ``check_jit`` (``"jit"``) of ``reg``'s
+    NumPy function at each example (in float32 on guarded device arrays / in JAX's precision).
+
+    ``"n/a"`` when the check cannot apply: no NumPy (or ``jax.numpy``) counterpart, or JAX not
+    installed. Examples the checks cannot take (sequences of arrays, no array argument) are
+    counted as unsupported, never as passes.
+    """
+    from . import checks
+    from .backends import BACKENDS
+
+    if which not in DEVICE_CHECKS:
+        raise ValueError(f"which must be one of {DEVICE_CHECKS}, got {which!r}")
+    f = BACKENDS["numpy"].function(reg)
+    if f is None:
+        return Cell("n/a")
+    if which == "jit":
+        if not BACKENDS["jax"].available():
+            return Cell("n/a")
+        jnp = BACKENDS["jax"].namespace()
+        if counterpart(f, jnp) is None:
+            return Cell("n/a")
+        run, module = checks.check_jit, jnp
+    else:
+        run, module = checks.check_scalar_free, np
+    if examples is None:
+        examples = examples_for(reg)
+    if not examples:
+        return Cell("none")
+    cell = Cell("ok")
+    for ex in examples:
+        dtype = "complex128" if ex.complex else "float64"
+        if not device_checks_apply(f, ex.args, module):
+            cell.unsupported.append(_describe(which, ex, dtype, TypeError("not applicable")))
+            continue
+        cell.checks += 1
+        try:
+            run(f, *ex.args, **ex.kwargs)
+        except Exception as e:  # noqa: BLE001
+            cell.status = "FAIL"
+            cell.errors.append(_describe(which, ex, dtype, e))
     return cell
 
 

@@ -19,6 +19,7 @@ with a tester option (``rtol``, ...) goes through ``fkwargs``.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import warnings
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..core.namespaces import dtype_kind, namespace_of
-from ..core.registry import find_rrule, frule, function_name, rrule
+from ..core.registry import counterpart, find_rrule, frule, function_name, rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 from .arrays import is_zero_value, leaves, like, to_numpy
 from .finite_differences import STEP, directional_derivative, gradient
@@ -392,6 +393,8 @@ def test_rrule(
     output_cotangent: Any = None,
     fkwargs: dict[str, Any] | None = None,
     seed: int = 0,
+    scalar_free: bool = True,
+    jit: bool = True,
     **kwargs: Any,
 ) -> None:
     """Check the registered rrule of ``f`` at ``args`` against finite differences and the contract.
@@ -407,9 +410,28 @@ def test_rrule(
     * the pullback accepts ``ZeroTangent()`` (giving zeros) and a ``Thunk`` (giving the same);
     * it mutates neither the inputs nor the cotangent (NumPy inputs are read-only);
     * calling it twice gives the same result;
-    * a cotangent of the wrong shape raises ``ValueError`` naming both shapes.
+    * a cotangent of the wrong shape raises ``ValueError`` naming both shapes;
+    * with ``scalar_free`` (the default), ``check_scalar_free``: the rrule and the pullback on
+      guarded device arrays touch no single element and agree with NumPy;
+    * with ``jit`` (the default) and JAX installed, ``check_jit``: they trace under ``jax.jit``.
+
+    The last two run where they apply: arguments without sequences of arrays, and a function
+    with a NumPy (and, for ``jit``, a ``jax.numpy``) counterpart.
     """
     kw = dict(kwargs, **(fkwargs or {}))
+    _rrule_contract(f, args, kw, rtol, atol, output_cotangent, seed)
+    _device_checks(f, args, kw, "rrule", scalar_free, jit)
+
+
+def _rrule_contract(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    kw: dict[str, Any],
+    rtol: float | None,
+    atol: float | None,
+    output_cotangent: Any,
+    seed: int,
+) -> None:
     case = _Case("rrule", f, args, kw, rtol, atol, seed)
     guarded = case.guarded_args()
     before_args = case.snapshot(list(args))
@@ -553,6 +575,8 @@ def test_frule(
     chunk: int = 3,
     fkwargs: dict[str, Any] | None = None,
     seed: int = 0,
+    scalar_free: bool = True,
+    jit: bool = True,
     **kwargs: Any,
 ) -> None:
     """Check the registered frule of ``f`` at ``args`` against finite differences and the contract.
@@ -564,6 +588,19 @@ def test_frule(
     registered too, the two agree: ``<y_bar, y_dot> = sum_i <x_bar_i, x_dot_i>``.
     """
     kw = dict(kwargs, **(fkwargs or {}))
+    _frule_contract(f, args, kw, rtol, atol, chunk, seed)
+    _device_checks(f, args, kw, "frule", scalar_free, jit)
+
+
+def _frule_contract(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    kw: dict[str, Any],
+    rtol: float | None,
+    atol: float | None,
+    chunk: int,
+    seed: int,
+) -> None:
     case = _Case("frule", f, args, kw, rtol, atol, seed)
     guarded = case.guarded_args()
     before_args = case.snapshot(list(args))
@@ -682,6 +719,36 @@ def test_frule(
                 f"rrule and frule disagree: <y_bar, y_dot> = {lhs:.10g} but "
                 f"sum <x_bar, x_dot> = {rhs:.10g}"
             )
+
+
+def device_checks_apply(f: Callable[..., Any], args: tuple[Any, ...], module: Any) -> bool:
+    """Whether ``check_scalar_free``/``check_jit`` can judge ``f`` at ``args``: an array among the
+    arguments, no sequence of arrays, and a counterpart of ``f`` in ``module``."""
+    if any(isinstance(a, (tuple, list)) and any(_kind(e) in "fcib" for e in a) for a in args):
+        return False
+    if not any(_kind(a) in "fcib" and type(a) not in _SCALARS for a in args):
+        return False
+    return counterpart(f, module) is not None
+
+
+def _device_checks(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    kw: dict[str, Any],
+    phase: str,
+    scalar_free: bool,
+    jit: bool,
+) -> None:
+    """The GPU-safety checks of one phase, where they apply (see ``device_checks_apply``)."""
+    from . import checks
+
+    if scalar_free and device_checks_apply(f, args, np):
+        checks.check_scalar_free(f, *args, fkwargs=kw, phases=(phase,))
+    if jit and importlib.util.find_spec("jax") is not None:
+        import jax.numpy as jnp
+
+        if device_checks_apply(f, args, jnp):
+            checks.check_jit(f, *args, fkwargs=kw, phases=(phase,))
 
 
 test_rrule.__test__ = False  # type: ignore[attr-defined]  # not a pytest test itself
