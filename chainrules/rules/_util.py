@@ -75,9 +75,14 @@ def reduced_size(shape: Sequence[int], axes: tuple[int, ...]) -> int:
 
 
 def cotangent(name: str, y_bar: Any, y: Any) -> Any:
-    """Force a thunk and check the cotangent's shape (ValueError naming both shapes)."""
+    """Force a thunk, check the cotangent's shape (ValueError naming both shapes), and turn a
+    Python-scalar cotangent of a 0-d output into a 0-d array of the output's library."""
     if isinstance(y_bar, Thunk):
         y_bar = unthunk(y_bar)
+    if type(y_bar) in (float, int, complex) and getattr(y, "shape", None) == ():
+        from ..core.namespaces import namespace_of
+
+        return namespace_of(y).asarray(y_bar, dtype=y.dtype)
     if getattr(y_bar, "shape", ()) != getattr(y, "shape", ()):
         raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), getattr(y, "shape", ()))
     return y_bar
@@ -87,6 +92,25 @@ def safe(xp: Any, d: Any) -> Any:
     """``d`` with zeros replaced by ones: a denominator that is zero exactly where its numerator
     is (a kink), giving the minimum-norm subgradient 0 there instead of NaN."""
     return xp.where(d == 0, xp.ones_like(d), d)
+
+
+def count_true(xp: Any, mask: Any, axes: tuple[int, ...], keepdims: bool = True) -> Any:
+    """``count_nonzero`` of a mask over ``axes``. Over every axis the count is taken without
+    ``axis=`` (NumPy's fast path: 36 us instead of 300 us for 1e6 elements) and reshaped."""
+    if len(axes) == mask.ndim:
+        n = xp.count_nonzero(mask)
+        return xp.reshape(n, (1,) * mask.ndim) if keepdims else n
+    return xp.count_nonzero(mask, axis=axes, keepdims=keepdims)
+
+
+def masked_product(xp: Any, mask: Any, a: Any, b: Any) -> Any:
+    """``where(mask, a * b, 0)``: the pullback of a tie mask (``max``, the inf-norm)."""
+    from . import _numpy_fast
+
+    fast = _numpy_fast.masked_product(mask, a, b)
+    if fast is not None:
+        return fast
+    return xp.where(mask, a * b, 0.0)
 
 
 def unsum(y_bar: Any, shape: tuple[int, ...], axis: Any = None, keepdims: bool = False) -> Any:

@@ -42,7 +42,9 @@ from . import _numpy_fast
 from ._util import (
     chunk_axes,
     cotangent,
+    count_true,
     expand_reduced,
+    masked_product,
     normalize_axis,
     numpy_kwargs,
     safe,
@@ -60,28 +62,49 @@ def _unit(xp: Any, x: Any, ax: Any) -> Any:
     return x / safe(xp, ax)
 
 
-def _vector_direction(xp: Any, x: Any, ye: Any, ord: Any, axes: tuple[int, ...]) -> Any:
-    """``G`` of ``vector_norm`` over ``axes`` (``ye``: the norm with the reduced axes kept, for
-    broadcasting); ``None`` for a zero derivative."""
+def _vector_direction(
+    xp: Any, x: Any, ye: Any, ord: Any, axes: tuple[int, ...], scale: Any = None
+) -> Any:
+    """``scale * G`` of ``vector_norm`` over ``axes`` (``ye``: the norm with the reduced axes
+    kept, for broadcasting; ``scale``: the cotangent, likewise, or None for ``G`` itself);
+    ``None`` for a zero derivative. Reduced-size factors are folded into ``scale`` first, so the
+    full-size work is as small as it can be (it decides the inf-norm pullback's speed)."""
     if ord == 0:
         return None
     if ord == 2:
-        return x / safe(xp, ye)  # x is 0 wherever y is, so x / 1 gives the 0 we want
+        c = 1 / safe(xp, ye) if scale is None else scale / safe(xp, ye)
+        return x * c  # x is 0 wherever y is, so dividing by 1 there gives the 0 we want
+    if ord in (_INF, -_INF):
+        # the elements of largest (smallest) |x| share the cotangent equally: a mask and a count
+        # -- no argmax, no index read on the host. For real x, x / y is sign(x) on the mask.
+        if xp.isdtype(x.dtype, "complex floating"):
+            mask = xp.abs(x) == ye
+        else:
+            mask = (x == ye) | (x == -ye)
+        count = xp.astype(count_true(xp, mask, axes), ye.dtype)
+        c = 1 / (safe(xp, ye) * safe(xp, count))
+        if scale is not None:
+            c = c * scale
+        return masked_product(xp, mask, x, c)
     ax = xp.abs(x)
     if ord == 1:
-        return _unit(xp, x, ax)
-    if ord in (_INF, -_INF):
-        return _unit(xp, x, ax) * _tie_weights(xp, ax == ye, ye.dtype, axes)
+        g = _unit(xp, x, ax)
+        return g if scale is None else g * scale
     p = float(ord)
     u = ax / safe(xp, ye)
     g = _unit(xp, x, ax) * xp.pow(safe(xp, u), p - 1.0)
-    return xp.where((ax == 0) | (ye == 0), xp.zeros_like(g), g)
+    g = xp.where((ax == 0) | (ye == 0), xp.zeros_like(g), g)
+    return g if scale is None else g * scale
+
+
+def _scaled(g: Any, scale: Any) -> Any:
+    return g if scale is None or g is None else g * scale
 
 
 def _tie_weights(xp: Any, mask: Any, dtype: Any, axes: tuple[int, ...]) -> Any:
     """``mask / count`` in ``dtype``: each tied element's equal share of its slice over ``axes``."""
-    w = xp.astype(mask, dtype)
-    return w / safe(xp, xp.sum(w, axis=axes, keepdims=True))
+    count = xp.astype(count_true(xp, mask, axes), dtype)
+    return xp.astype(mask, dtype) / safe(xp, count)
 
 
 def _matrix_direction(xp: Any, x: Any, ye: Any, ord: Any) -> Any:
@@ -226,10 +249,9 @@ def _norm_rrule(
         if two_norm:  # through a function with rules: differentiable again
             g = norm2_back(x, y_bar, axis=axes, keepdims=keepdims, norm=y)
         else:
-            d = direction()
-            if d is None:
+            g = direction(expand_reduced(xp, y_bar, axes, keepdims))
+            if g is None:
                 return (_NO, _ZERO, *(_NO,) * (nargs - 1))
-            g = d * expand_reduced(xp, y_bar, axes, keepdims)
         return (_NO, project(g), *(_NO,) * (nargs - 1))
 
     return norm_pullback
@@ -241,7 +263,7 @@ def _norm_push(
     x_dot = unthunk(x_dot)
     if isinstance(x_dot, AbstractZero):
         return _ZERO
-    d = direction()
+    d = direction(None)
     if d is None:
         return _ZERO
     extra = tangent_extra("norm", x_dot, x)
@@ -262,7 +284,7 @@ def _vector_norm_rrule(x: Any, /, *, axis: Any = None, keepdims: bool = False, o
         y,
         axes,
         keepdims,
-        lambda: _vector_direction(xp, x, ye, ord, axes),
+        lambda scale: _vector_direction(xp, x, ye, ord, axes, scale),
         1,
         two_norm=ord == 2,
     )
@@ -277,7 +299,13 @@ def _vector_norm_frule(
     y = _vector_norm_primal(xp, x, axis, keepdims, ord)
     ye = expand_reduced(xp, y, axes, keepdims)
     return y, _norm_push(
-        xp, x, y, tangents[1], axes, keepdims, lambda: _vector_direction(xp, x, ye, ord, axes)
+        xp,
+        x,
+        y,
+        tangents[1],
+        axes,
+        keepdims,
+        lambda scale: _vector_direction(xp, x, ye, ord, axes, scale),
     )
 
 
@@ -295,7 +323,14 @@ def _matrix_norm_rrule(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -
     axes = (x.ndim - 2, x.ndim - 1)
     ye = expand_reduced(xp, y, axes, keepdims)
     return y, _norm_rrule(
-        "matrix_norm", xp, x, y, axes, keepdims, lambda: _matrix_direction(xp, x, ye, ord), 1
+        "matrix_norm",
+        xp,
+        x,
+        y,
+        axes,
+        keepdims,
+        lambda scale: _scaled(_matrix_direction(xp, x, ye, ord), scale),
+        1,
     )
 
 
@@ -308,7 +343,13 @@ def _matrix_norm_frule(
     axes = (x.ndim - 2, x.ndim - 1)
     ye = expand_reduced(xp, y, axes, keepdims)
     return y, _norm_push(
-        xp, x, y, tangents[1], axes, keepdims, lambda: _matrix_direction(xp, x, ye, ord)
+        xp,
+        x,
+        y,
+        tangents[1],
+        axes,
+        keepdims,
+        lambda scale: _scaled(_matrix_direction(xp, x, ye, ord), scale),
     )
 
 
@@ -358,12 +399,15 @@ class _NumpyNorm:
     def reduced(self) -> tuple[int, ...]:
         return tuple(sorted(self.axes))
 
-    def direction(self, y: Any) -> Any:
+    def direction(self, y: Any, scale: Any) -> Any:
         xp, x = self.xp, self.x
         ye = expand_reduced(xp, y, self.reduced(), self.keepdims)
         if self.kind == "vector":
             ord = 2 if self.ord is None else self.ord
-            return _vector_direction(xp, x, ye, ord, self.reduced())
+            return _vector_direction(xp, x, ye, ord, self.reduced(), scale)
+        return _scaled(self._matrix(xp, x, ye), scale)
+
+    def _matrix(self, xp: Any, x: Any, ye: Any) -> Any:
         if x.ndim == 2 and self.axis is None and self.axes == (0, 1):
             return _matrix_direction(xp, x, ye, "fro" if self.ord is None else self.ord)
         # move the (row, col) axes to the end, as matrix_norm expects, and back
@@ -389,7 +433,7 @@ def _np_norm_rrule(*args: Any, **kwargs: Any) -> Any:
         y,
         c.reduced(),
         c.keepdims,
-        lambda: c.direction(y),
+        lambda scale: c.direction(y, scale),
         c.nargs,
         two_norm=two,
     )
@@ -399,7 +443,9 @@ def _np_norm_rrule(*args: Any, **kwargs: Any) -> Any:
 def _np_norm_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     c = _NumpyNorm(args, kwargs)
     y = c.primal()
-    return y, _norm_push(c.xp, c.x, y, tangents[1], c.reduced(), c.keepdims, lambda: c.direction(y))
+    return y, _norm_push(
+        c.xp, c.x, y, tangents[1], c.reduced(), c.keepdims, lambda scale: c.direction(y, scale)
+    )
 
 
 # --- examples ------------------------------------------------------------------------------------

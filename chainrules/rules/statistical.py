@@ -38,7 +38,9 @@ from ._util import (
     along,
     chunk_axes,
     cotangent,
+    count_true,
     expand_reduced,
+    masked_product,
     normalize_axis,
     numpy_kwargs,
     reduced_size,
@@ -255,8 +257,8 @@ def _extremum(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
     def tie_mask(xp: Any, x: Any, y: Any, c: _Call) -> tuple[Any, Any]:
         """(mask of the elements equal to the extremum, their count per slice as y's dtype)."""
         mask = x == expand_reduced(xp, y, c.axes, c.keepdims)
-        count = xp.sum(xp.astype(mask, y.dtype), axis=c.std_axis, keepdims=c.keepdims)
-        return mask, count
+        count = count_true(xp, mask, c.axes, c.keepdims)
+        return mask, xp.astype(count, y.dtype)
 
     def rrule(c: _Call) -> Any:
         xp, x = c.xp, c.x
@@ -271,7 +273,7 @@ def _extremum(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
                 return (_NO, _NO, *c.no_tangents())
             mask, count = tie_mask(xp, x, y, c)
             share = expand_reduced(xp, y_bar / safe(xp, count), c.axes, c.keepdims)
-            g = xp.where(mask, share, xp.zeros_like(share))
+            g = masked_product(xp, mask, share, 1.0)
             return (_NO, project(g), *c.no_tangents())
 
         return y, extremum_pullback

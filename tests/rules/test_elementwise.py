@@ -12,7 +12,8 @@ import chainrules as cr
 from chainrules.core.registry import TORCH_NAMES
 from chainrules.rules import elementwise as _elementwise_module
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import check_registration
+from chainrules.testing.backends import BACKENDS
+from chainrules.testing.runner import DEVICE_CHECKS, check_device, check_registration
 from chainrules.testing.strategies import elementwise_args
 
 # the elementwise functions of the standard with a derivative (issue 2's list) ...
@@ -249,3 +250,25 @@ def test_hypothesis_complex_log(args) -> None:  # type: ignore[no-untyped-def]
 def test_hypothesis_float32_sqrt(args) -> None:  # type: ignore[no-untyped-def]
     test_rrule(np.sqrt, *args)
     test_frule(np.sqrt, *args)
+
+
+@pytest.mark.parametrize("which", DEVICE_CHECKS)
+@pytest.mark.parametrize("reg", ELEMENTWISE, ids=lambda r: r.name)
+def test_gpu_safe(reg: cr.Registration, which: str) -> None:
+    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at every example."""
+    if which == "jit":
+        pytest.importorskip("jax")
+        BACKENDS["jax"].namespace()  # float64 references
+    cell = check_device(reg, which, examples=_device_examples(reg))
+    if cell.status == "n/a":
+        assert reg.name in NO_JAX_COUNTERPART, reg.name
+        return
+    assert cell.status == "ok", "\n".join(cell.errors)
+    assert cell.checks > 0 and not cell.unsupported, cell.unsupported
+
+
+NO_JAX_COUNTERPART = {"numpy:fix"}
+
+
+def _device_examples(reg: cr.Registration) -> list:  # type: ignore[type-arg]
+    return (lambda r: examples_for(r)[:4])(reg)
