@@ -20,10 +20,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import elementwise
+import indexing
+import norms
 from _timing import table
 
 MARKER = "<!-- BENCHMARK TABLE -->"
-SUITES = {"elementwise": elementwise.run}
+SUITES = {"elementwise": elementwise.run, "norms": norms.run, "indexing": indexing.run}
 
 
 def main() -> int:

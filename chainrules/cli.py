@@ -56,7 +56,7 @@ class _Progress:
 
 def _select(pattern: str | None) -> list[Registration]:
     """Registrations named ``pattern`` exactly; else matching it as a glob; else containing it."""
-    regs = [r for r in registrations() if r.family != "callable"]
+    regs = [r for r in registrations() if r.family != "callable" or r.meta.get("generic")]
     if not pattern:
         return regs
     for match in (

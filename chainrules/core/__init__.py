@@ -25,6 +25,7 @@ from .scalar import (
     set_default_scalar_mode,
 )
 from .scalar_rule import check_cotangent, non_differentiable, scalar_rule, zero_derivative
+from .scatter import scatter_add
 from .tangents import (
     AbstractZero,
     InplaceableThunk,
@@ -76,6 +77,7 @@ __all__ = [
     "scalar_kind",
     "scalar_mode",
     "scalar_rule",
+    "scatter_add",
     "set_default_scalar_mode",
     "unthunk",
     "use_rule_config",

@@ -3,4 +3,4 @@
 Importing this package registers every rule; ``import chainrules`` does it.
 """
 
-from . import elementwise, linalg, statistical  # noqa: F401
+from . import elementwise, indexing, linalg, statistical  # noqa: F401

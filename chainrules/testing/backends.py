@@ -47,7 +47,8 @@ class Backend:
     def function(self, reg: Registration) -> Any:
         """The function object ``reg`` covers in this library, or ``None``."""
         if reg.family == "callable":
-            return None
+            # a callable that works on every library's arrays (operator.getitem, scatter_add)
+            return reg.target if reg.meta.get("generic") else None
         if reg.family not in self.families:
             return None
         ns = self.namespace()
@@ -61,8 +62,10 @@ class Backend:
         """A NumPy example value as this library's array in ``dtype`` (a name: ``"float32"``).
         Integer and boolean arrays keep their kind; anything that is not a NumPy array or scalar
         (Python scalars, strings, ``None``, tuples) is passed through unchanged."""
+        if isinstance(value, (tuple, list)):  # index keys, sequences of arrays
+            return type(value)(self.asarray(v, dtype) for v in value)
         if not isinstance(value, (np.ndarray, np.generic)):
-            return value  # Python scalars, strings, None, tuples of ints: passed as they are
+            return value  # Python scalars, strings, None, slices: passed as they are
         value = np.asarray(value)
         xp = self.array_namespace()
         if value.dtype.kind in "biu":

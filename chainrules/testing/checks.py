@@ -38,7 +38,7 @@ from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from .arrays import leaves, to_numpy
 from .device import DeviceMismatchError, device_array, is_device_array
 
-__all__ = ["check_jit", "check_scalar_free"]
+__all__ = ["CheckNotApplicable", "check_jit", "check_scalar_free"]
 
 # (rtol, atol) by the precision the rule runs in; atol is relative to max(1, max |reference|)
 TOLERANCES = {"32": (2e-3, 2e-4), "64": (1e-6, 1e-8)}
@@ -50,7 +50,9 @@ class _Arg:
     """One positional argument: how it is treated, and its NumPy value at the rule's precision."""
 
     value: Any
-    kind: str  # "f" "c" "i" "b" (arrays), "pf" "pc" (Python float/complex), "o" (static)
+    # "f" "c" "i" "b" (arrays), "pf" "pc" (Python float/complex), "o" (static),
+    # "k" (a tuple or list holding integer/boolean arrays: an index key)
+    kind: str
     host: Any = None  # arrays: a NumPy copy rounded to the checked precision
 
     @property
@@ -138,6 +140,8 @@ class _Check:
             return _Arg(a, "o")
         if isinstance(a, (tuple, list)):
             _reject_structural(self.checker, self.name, i, a)
+            if any(is_array(e) for e in a):  # an index key: (slice, integer array), ...
+                return _Arg(a, "k", type(a)(_host(e) for e in a))
             return _Arg(a, "o")  # shapes, axes
         if not is_array(a):
             return _Arg(a, "o")  # slices, dtypes, strings, callables
@@ -152,6 +156,8 @@ class _Check:
         return _Arg(a, kind, host)
 
     def _to_reference(self, a: _Arg) -> Any:
+        if a.kind == "k":
+            return a.host
         if a.kind == "f":
             return a.host.astype(np.float64)
         if a.kind == "c":
@@ -337,8 +343,25 @@ class _Check:
             self.compare(what, gd, wd, on_target, "frule")
 
 
+class CheckNotApplicable(Exception):
+    """The check cannot judge this call: the function itself cannot run there (``x[mask]`` has a
+    data-dependent shape, so ``jax.jit`` cannot trace it however the rule is written)."""
+
+
+def _host(e: Any) -> Any:
+    """An index key's entry on the host: arrays as NumPy, the rest (slices, ints) as they are."""
+    return np.asarray(to_numpy(e)) if is_array(e) else e
+
+
+def _floating(e: Any) -> bool:
+    if type(e) in (float, complex):
+        return True
+    return is_array(e) and np.asarray(to_numpy(e)).dtype.kind in "fc"
+
+
 def _reject_structural(checker: str, name: str, i: int, a: Any) -> None:
-    if isinstance(a, (tuple, list)) and any(is_array(e) or type(e) in (float, complex) for e in a):
+    """Sequences of floating arrays (``concat``'s) are not supported; index keys are."""
+    if isinstance(a, (tuple, list)) and any(_floating(e) for e in a):
         raise NotImplementedError(
             f"{checker}({name}): argument {i} is a {type(a).__name__} of arrays; structural "
             "arguments (concat, stack, ...) are not supported by this check yet -- check them "
@@ -448,7 +471,12 @@ def check_scalar_free(
             value = np.asarray(value).astype(np.complex64)
         return device_array(value, backing)
 
-    dev_args = [on_device(a, a.host) if a.is_array else a.value for a in check.args]
+    def argument(a: _Arg) -> Any:
+        if a.kind == "k":  # an index key: its arrays live on the device too
+            return type(a.value)(device_array(e, backing) if is_array(e) else e for e in a.host)
+        return on_device(a, a.host) if a.is_array else a.value
+
+    dev_args = [argument(a) for a in check.args]
     guard = _Guard(check)
     if check.has_rrule:
         with guard("rrule"), allowscalar(False):
@@ -618,7 +646,12 @@ def check_jit(
 
     positions = [i for i, a in enumerate(check.args) if a.is_array]
     arrays = [to_jax(check.args[i], check.args[i].host) for i in positions]
-    static = [a.value for a in check.args]
+    static = [
+        type(a.host)(jnp.asarray(e) if isinstance(e, np.ndarray) else e for e in a.host)
+        if a.kind == "k"
+        else a.value
+        for a in check.args
+    ]
     errors = _tracer_errors(jax)
     phase = ["rrule"]
 
@@ -637,6 +670,14 @@ def check_jit(
             if "immutable" not in str(e):
                 raise
             raise check.fail(f"the {phase[0]} is not traceable under jax.jit: {e}") from e
+
+    try:  # the function itself first: what jit cannot trace is not the rule's failure
+        jax.jit(lambda traced: _count_leaves(f_jax(*full_args(traced), **kw)))(arrays)
+    except errors as e:
+        raise CheckNotApplicable(
+            f"check_jit({check.name}): {check.name} itself cannot be traced by jax.jit at these "
+            f"arguments ({type(e).__name__}: {str(e).splitlines()[0]})"
+        ) from e
 
     if check.has_rrule:
         enc = _Encoder(jnp)
@@ -674,6 +715,10 @@ def check_jit(
 
         y_f, ydot_f = enc_f.decode(run(frule_only, arrays, t_arrays))
         check.compare_frule(y_f, ydot_f, None)
+
+
+def _count_leaves(y: Any) -> list[Any]:
+    return [v for v in leaves(y) if not isinstance(v, AbstractZero)]
 
 
 def _cot_arg(c: Any) -> _Arg:

@@ -77,10 +77,7 @@ def examples_for(reg: Registration, seed: int = 0) -> list[Example]:
                 out.append(item)
             else:
                 args, kwargs = item
-                has_c = any(
-                    np.iscomplexobj(a) for a in args if not isinstance(a, (str, type(None)))
-                )
-                out.append(Example(tuple(args), dict(kwargs), complex=has_c))
+                out.append(Example(tuple(args), dict(kwargs), complex=_has_complex(args)))
         return out
     domain = reg.meta.get("domain")
     cplx = reg.meta.get("complex")
@@ -100,6 +97,17 @@ def examples_for(reg: Registration, seed: int = 0) -> list[Example]:
             )
             out.append(Example(args, note="complex " + _note(shapes), complex=True))
     return out
+
+
+def _has_complex(values: Any) -> bool:
+    """Whether a complex array or number is among ``values`` (looking inside tuples and lists)."""
+    for v in values:
+        if isinstance(v, (tuple, list)):
+            if _has_complex(v):
+                return True
+        elif isinstance(v, (np.ndarray, np.generic, complex)) and np.iscomplexobj(v):
+            return True
+    return False
 
 
 def _note(shapes: tuple[Any, ...]) -> str:

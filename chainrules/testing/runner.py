@@ -105,14 +105,18 @@ def check_device(reg: Registration, which: str, examples: Sequence[Example] | No
     for ex in examples:
         dtype = "complex128" if ex.complex else "float64"
         if not device_checks_apply(f, ex.args, module):
-            cell.unsupported.append(_describe(which, ex, dtype, TypeError("not applicable")))
+            reason = "not applicable: no array argument, or a sequence of floating arrays"
+            cell.unsupported.append(f"{which} [{ex.note or 'example'}, {dtype}]: {reason}")
             continue
-        cell.checks += 1
         try:
             run(f, *ex.args, **ex.kwargs)
+        except checks.CheckNotApplicable as e:
+            cell.unsupported.append(_describe(which, ex, dtype, e))
+            continue
         except Exception as e:  # noqa: BLE001
             cell.status = "FAIL"
             cell.errors.append(_describe(which, ex, dtype, e))
+        cell.checks += 1
     return cell
 
 

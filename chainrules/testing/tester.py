@@ -19,6 +19,7 @@ with a tester option (``rtol``, ...) goes through ``fkwargs``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import math
 import warnings
@@ -723,8 +724,9 @@ def _frule_contract(
 
 def device_checks_apply(f: Callable[..., Any], args: tuple[Any, ...], module: Any) -> bool:
     """Whether ``check_scalar_free``/``check_jit`` can judge ``f`` at ``args``: an array among the
-    arguments, no sequence of arrays, and a counterpart of ``f`` in ``module``."""
-    if any(isinstance(a, (tuple, list)) and any(_kind(e) in "fcib" for e in a) for a in args):
+    arguments, no sequence of floating arrays, and a counterpart of ``f`` in ``module``."""
+    # sequences of floating arrays (concat's) are not supported by the checks; index keys are
+    if any(isinstance(a, (tuple, list)) and any(_kind(e) in "fc" for e in a) for a in args):
         return False
     if not any(_kind(a) in "fcib" and type(a) not in _SCALARS for a in args):
         return False
@@ -748,7 +750,9 @@ def _device_checks(
         import jax.numpy as jnp
 
         if device_checks_apply(f, args, jnp):
-            checks.check_jit(f, *args, fkwargs=kw, phases=(phase,))
+            # f itself may be untraceable here (x[mask]): then nothing is said about the rule
+            with contextlib.suppress(checks.CheckNotApplicable):
+                checks.check_jit(f, *args, fkwargs=kw, phases=(phase,))
 
 
 test_rrule.__test__ = False  # type: ignore[attr-defined]  # not a pytest test itself

@@ -1,0 +1,619 @@
+"""``scatter_add``: the differentiable scatter primitive (ChainRules' ``∇getindex``).
+
+Maths note
+----------
+Indexing ``y = x[key]`` is a linear map ``G`` that copies selected elements of ``x``; an integer
+array that repeats an index copies that element more than once. Its adjoint is
+
+    ``Gᵀ v = scatter_add(zeros_like(x), key, v)``:  every ``v`` lands where its element came from,
+
+and *repeated indices accumulate*, because a row of ``G`` read the element once per repeat. The
+primitive here is the affine map ``scatter_add(d, key, v) = d + Gᵀ v``. It is linear in ``(d, v)``
+so its own rules are short, and they only use ``x[key]`` and ``scatter_add`` again, which is what
+makes every pullback built on it differentiable once more (second derivatives):
+
+* pullback: ``d_bar = y_bar`` and ``v_bar = unbroadcast(y_bar[key])`` (``G y_bar``, summed over
+  the axes ``v`` was broadcast along; host ints in the key are read through size-1 slices and a
+  ``reshape``, so a device array never sees an element read); the key has no tangent;
+* pushforward: ``y_dot = scatter_add(d_dot, key, v_dot)``, with leading chunk axes carried along.
+
+Keys
+----
+Every form ``__getitem__`` accepts: Python ints, slices, ``None``, ``Ellipsis``, tuples of them,
+integer arrays of any shape (broadcast together, negative indices counted from the end), boolean
+masks, and lists (treated as arrays). A key without an integer array of rank >= 1 (*unique*: ints,
+slices, masks) never selects an element twice, so a functional copy-and-add is correct and the
+fastest; any other key goes to an accumulating scatter of the array's library:
+
+==========  ===================================================================================
+library     accumulating scatter
+==========  ===================================================================================
+NumPy       ``np.add.at`` on 1-D flat positions. Measured here (numpy 2.4, 1e6 values into
+            1e4): 1.02x ``np.bincount(idx, weights=...)`` for float64, 0.69x for float32
+            and 0.49x for complex128 (``bincount`` computes in float64 and takes real
+            weights only). Flattening a multi-axis key first is 2-4x faster than
+            ``np.add.at`` with the key itself.
+CuPy        ``cupy.add.at`` on a copy (atomic adds: the order of a float sum, and so its last
+            bits, is nondeterministic; out-of-range indices wrap instead of raising)
+JAX         ``dest.at[key].add(values)`` (out-of-range indices are dropped, JAX's scatter default)
+PyTorch     ``index_put_(..., accumulate=True)`` on a clone
+other       :func:`scatter_add_generic`: only functions of the Array API standard
+==========  ===================================================================================
+
+``x[idx] += v`` and ``array_api_extra.at(x, idx).add(v)`` are *not* used for integer-array keys:
+on NumPy and PyTorch they keep one of the repeated writes and drop the others, silently.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import array_api_compat
+import numpy as np
+
+from .namespaces import device_of, dtype_kind, is_array, namespace_of, scalar_kind
+from .projection import ProjectTo
+from .registry import register_frule, register_rrule
+from .scalar_rule import check_cotangent
+from .tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+
+__all__ = ["IndexKey", "gather", "parse_key", "scatter_add", "scatter_add_generic"]
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+_SCALARS = (bool, int, float, complex)
+# a value may be added into an array of its own kind or a wider one (bool < int < real < complex)
+_KIND_ORDER = {"b": 0, "i": 1, "f": 2, "c": 3}
+
+
+# --- keys --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class IndexKey:
+    """A normalised ``__getitem__`` key and what the scatter needs to know about it.
+
+    Everything here is decided from the key's *structure* (types, ranks, dtypes), never from
+    index values, so parsing a key never reads device memory.
+    """
+
+    entries: tuple[Any, ...]  # lists turned into arrays, NumPy integer scalars into ints
+    unique: bool  # no integer array of rank >= 1: no element can be selected twice
+    basic: bool  # only Python ints, slices, None and Ellipsis (a view in NumPy)
+    all_arrays: bool  # only ints and integer arrays, at least one array (the standard's form)
+    sole_mask: bool  # a single boolean array
+    front: bool  # ints / integer arrays first, then only full slices or Ellipsis
+    arrays: tuple[Any, ...]  # the integer arrays, in order
+    consumed: int  # axes of the indexed array consumed by the entries other than Ellipsis
+
+
+def _is_full_slice(e: Any) -> bool:
+    return isinstance(e, slice) and e == slice(None)
+
+
+def parse_key(xp: Any, key: Any, device: Any = None) -> IndexKey:
+    """Normalise ``key`` (any form ``__getitem__`` accepts) for an array of namespace ``xp``.
+
+    Python lists become arrays of ``xp`` on ``device``; NumPy integer and boolean scalars become
+    Python ones (they are host values already). Raises ``TypeError`` for anything that is not an
+    index.
+
+    >>> import numpy as np, array_api_compat
+    >>> k = parse_key(array_api_compat.array_namespace(np.empty(0)), (slice(None), [0, 0]))
+    >>> k.unique, k.basic, k.entries[1]
+    (False, False, array([0, 0]))
+    """
+    entries = key if isinstance(key, tuple) else (key,)
+    out: list[Any] = []
+    arrays: list[Any] = []
+    unique = basic = True
+    has_mask = False
+    consumed = 0
+    for e in entries:
+        if e is None or e is Ellipsis:
+            out.append(e)
+            continue
+        if isinstance(e, slice):
+            out.append(e)
+            consumed += 1
+            continue
+        if isinstance(e, (bool, np.bool_)):
+            out.append(bool(e))  # a 0-d mask: adds an axis of length 1 (True) or 0 (False)
+            basic = False
+            continue
+        if isinstance(e, (int, np.integer)):
+            out.append(operator.index(e))
+            consumed += 1
+            continue
+        if isinstance(e, list):
+            e = xp.asarray(e) if device is None else xp.asarray(e, device=device)
+        if not is_array(e):
+            raise TypeError(
+                "an index must be an int, slice, None, Ellipsis, an integer or boolean array, "
+                f"or a tuple of them; got {type(e).__module__}.{type(e).__name__}"
+            )
+        kind = dtype_kind(e.dtype, xp)
+        if kind == "b":
+            has_mask = True
+            consumed += e.ndim
+        elif kind == "i":
+            arrays.append(e)
+            unique = unique and e.ndim == 0
+            consumed += 1
+        else:
+            raise TypeError(f"index arrays must have an integer or boolean dtype, not {e.dtype}")
+        basic = False
+        out.append(e)
+    tup = tuple(out)
+    advanced = [type(e) is int or is_array(e) for e in tup]
+    all_arrays = bool(arrays) and not has_mask and all(advanced)
+    front = False
+    if arrays and not has_mask:
+        n_adv = advanced.index(False) if False in advanced else len(tup)
+        front = all(_is_full_slice(e) or e is Ellipsis for e in tup[n_adv:])
+    sole = len(tup) == 1 and has_mask
+    return IndexKey(tup, unique, basic, all_arrays, sole, front, tuple(arrays), consumed)
+
+
+def _basic_shapes(
+    shape: tuple[int, ...], entries: tuple[Any, ...]
+) -> tuple[tuple[Any, ...], tuple[int, ...], tuple[int, ...]]:
+    """For a basic key: the same key with every int turned into a size-1 slice and every
+    ``None`` dropped, the shape of ``x[key]`` and the shape of ``x[slice_key]`` (the int axes kept
+    with length 1, the ``None`` axes gone).
+
+    Ints are host values given by the caller, so checking their range here reads nothing from a
+    device; a size-1 slice write is then an ordinary slice write, never a scalar one.
+    """
+    if entries.count(Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for e in entries if e is not None and e is not Ellipsis)
+    if consumed > len(shape):
+        raise IndexError(
+            f"too many indices: an array of shape {shape} is indexed by {consumed} entries"
+        )
+    fill: list[Any] = [slice(None)] * (len(shape) - consumed)
+    expanded: list[Any] = []
+    for e in entries:
+        if e is Ellipsis:
+            expanded.extend(fill)
+            fill = []
+        else:
+            expanded.append(e)
+    expanded.extend(fill)
+    keys: list[Any] = []
+    out_shape: list[int] = []
+    kept_shape: list[int] = []
+    axis = 0
+    for e in expanded:
+        if e is None:  # a new axis of length 1: dropped from the write (setitem takes no None)
+            out_shape.append(1)
+            continue
+        n = shape[axis]
+        axis += 1
+        if isinstance(e, slice):
+            keys.append(e)
+            length = len(range(*e.indices(n)))
+            out_shape.append(length)
+            kept_shape.append(length)
+            continue
+        if not -n <= e < n:
+            raise IndexError(f"index {e} is out of bounds for an axis of size {n}")
+        keys.append(slice(e, e + 1) if e != -1 else slice(-1, None))
+        kept_shape.append(1)
+    return tuple(keys), tuple(out_shape), tuple(kept_shape)
+
+
+# --- the backends ------------------------------------------------------------------------------
+# Each takes (xp, dest, key, values) with values already of dest's library and dtype, and returns
+# a new array; none of them writes into dest.
+_Impl = Callable[[Any, Any, IndexKey, Any], Any]
+
+
+def _scatter_numpy(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
+    # order="C": the flat positions below are C-order, and out.reshape(-1) must be a view
+    out = np.array(dest, copy=True, order="C")  # also writeable when dest is read-only
+    if key.unique:
+        out[key.entries] += values  # no element is selected twice: a plain in-place add is exact
+        return out
+    if out.ndim == 1 and len(key.entries) == 1:
+        np.add.at(out, key.entries[0], values)  # the 1-D flat positions are the key itself
+        return out
+    # about how many elements the key selects (exact when the arrays lead, a heuristic otherwise)
+    m = math.prod(np.broadcast_shapes(*(a.shape for a in key.arrays)))
+    m *= math.prod(out.shape[key.consumed :])
+    if 4 * m < out.size:
+        # few elements of a large array: np.add.at with the key itself costs O(m) beyond the
+        # copy, while flat positions cost an O(size) arange
+        np.add.at(out, key.entries, values)
+        return out
+    # np.add.at is 4-5x slower with a multi-axis key than with 1-D positions: index a grid of
+    # flat positions with the same key (NumPy checks the bounds and wraps negative indices)
+    flat = np.arange(out.size).reshape(out.shape)[key.entries]
+    vals = values if values.ndim == 0 else np.broadcast_to(values, flat.shape).reshape(-1)
+    np.add.at(out.reshape(-1), flat.reshape(-1), vals)
+    return out
+
+
+def _scatter_cupy(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:  # pragma: no cover
+    import cupy  # only reached with a CuPy array, so CuPy is installed and a GPU present
+
+    out = dest.copy()
+    if key.unique:
+        out[key.entries] += values
+    else:
+        # atomic adds: correct for repeats; the order of a float sum (its last bits) is not fixed
+        cupy.add.at(out, key.entries, values)
+    return out
+
+
+def _scatter_jax(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
+    return dest.at[key.entries].add(values)  # functional, accumulates, traceable under jit
+
+
+def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
+    import torch
+
+    if key.unique:
+        out = dest.clone()  # an expanded (stride-0) dest clones to a contiguous tensor
+        out[key.entries] += values
+        return out
+    if key.front:
+        # index_put_ takes a tuple of index tensors for the leading axes; the rest are whole
+        idx = tuple(
+            torch.as_tensor(e, device=dest.device) if type(e) is int else e
+            for e in key.entries
+            if type(e) is int or is_array(e)
+        )
+        return dest.clone().index_put_(idx, values, accumulate=True)
+    # any other key: flat positions from a grid indexed with the same key
+    out = dest.clone(memory_format=torch.contiguous_format)
+    grid = torch.arange(out.numel(), device=out.device).reshape(out.shape)
+    flat = grid[key.entries]
+    vals = torch.broadcast_to(values, flat.shape).reshape(-1)
+    out.view(-1).index_put_((flat.reshape(-1),), vals, accumulate=True)
+    return out
+
+
+def scatter_add_generic(dest: Any, index: Any, values: Any, /) -> Any:
+    """:func:`scatter_add` with functions of the Array API standard only (no native scatter).
+
+    What every library without a native accumulating scatter gets (array-api-strict, wrapped
+    device arrays), and the reference the native backends are tested against. For an
+    integer-array key it finds the flat positions by indexing ``reshape(arange(dest.size),
+    dest.shape)`` with the same key, sorts them, and sums each run of equal positions as a
+    difference of a ``cumulative_sum`` found with ``searchsorted`` over ``arange(dest.size)``:
+    no element-by-element access, no data-dependent shape, and nothing a JIT cannot trace.
+
+    Cost: O(m log m + size log m) work for ``m`` scattered values and O(size + m) memory; about
+    60x slower than ``np.bincount`` on NumPy for 1e6 values into 1e4 (FIELD_NOTES: 45-150x).
+    The run sums are differences of a running sum, so their absolute error is about
+    ``eps * sum(|values|)`` rather than ``eps * |run sum|``. Unique keys (ints, slices, masks)
+    take a copy and one slice or mask update instead.
+
+    >>> import numpy as np
+    >>> scatter_add_generic(np.zeros(4), np.array([0, 0, 2]), np.array([1.0, 2.0, 3.0]))
+    array([3., 0., 3., 0.])
+    """
+    xp = namespace_of(dest, values, fname="scatter_add")
+    key = parse_key(xp, index, device_of(dest))
+    return _scatter_generic(xp, dest, key, _as_values(xp, dest, values))
+
+
+def _scatter_generic(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
+    dev = device_of(dest)
+    shape = tuple(dest.shape)
+    if key.basic:
+        # ints become size-1 slices, so a guarded device array sees a slice write, not an
+        # element write
+        skey, out_shape, kept = _basic_shapes(shape, key.entries)
+        v = xp.reshape(xp.broadcast_to(values, out_shape), kept)
+        out = xp.asarray(dest, copy=True)
+        out[skey] = out[skey] + v
+        return out
+    if not key.arrays:  # masks (and Python bools): each element at most once
+        out = xp.asarray(dest, copy=True)
+        out[key.entries] = out[key.entries] + values
+        return out
+    size = math.prod(shape)
+    if size == 0:  # nothing to add to (the key can only select nothing)
+        return xp.asarray(dest, copy=True)
+    grid = xp.reshape(xp.arange(size, device=dev), shape)
+    flat = grid[key.entries]  # flat position of every selected element (the library checks bounds)
+    pos = xp.reshape(flat, (-1,))
+    vals = xp.reshape(xp.broadcast_to(values, tuple(flat.shape)), (-1,))
+    order = xp.argsort(pos)
+    sorted_pos = xp.take(pos, order)
+    running = xp.cumulative_sum(xp.take(vals, order), include_initial=True)
+    # upto[b]: the sum of every value at a position <= b; a run's total is a difference of two
+    ends = xp.searchsorted(
+        sorted_pos, xp.arange(size, dtype=sorted_pos.dtype, device=dev), side="right"
+    )
+    upto = xp.take(running, ends)
+    totals = upto - xp.concat((xp.zeros(1, dtype=upto.dtype, device=dev), upto[:-1]))
+    return dest + xp.reshape(totals, shape)
+
+
+# A library test -> its native scatter. Anything else speaking the standard takes the generic one.
+_NATIVE: dict[Callable[[Any], bool], _Impl] = {
+    array_api_compat.is_numpy_array: _scatter_numpy,
+    array_api_compat.is_cupy_array: _scatter_cupy,
+    array_api_compat.is_jax_array: _scatter_jax,
+    array_api_compat.is_torch_array: _scatter_torch,
+}
+_IMPL_BY_TYPE: dict[type, _Impl] = {}
+
+
+def _implementation(dest: Any) -> _Impl:
+    t = type(dest)
+    impl = _IMPL_BY_TYPE.get(t)
+    if impl is None:
+        impl = next((f for test, f in _NATIVE.items() if test(dest)), _scatter_generic)
+        _IMPL_BY_TYPE[t] = impl
+    return impl
+
+
+def _as_values(xp: Any, dest: Any, values: Any) -> Any:
+    """``values`` in ``dest``'s library and dtype; a wider kind (complex into real) is an error."""
+    dk = dtype_kind(dest.dtype, xp)
+    if type(values) in _SCALARS:
+        vk = scalar_kind(values)
+    elif values.dtype == dest.dtype:
+        return values
+    else:
+        vk = dtype_kind(values.dtype, xp)
+    if _KIND_ORDER[vk] > _KIND_ORDER[dk]:
+        got = type(values).__name__ if type(values) in _SCALARS else values.dtype
+        raise TypeError(
+            f"scatter_add: cannot add {got} values into an array of dtype {dest.dtype} "
+            "(take the real part, or cast, first)"
+        )
+    if type(values) in _SCALARS:
+        dev = device_of(dest)
+        if dev is None:
+            return xp.asarray(values, dtype=dest.dtype)
+        return xp.asarray(values, dtype=dest.dtype, device=dev)
+    return xp.astype(values, dest.dtype)
+
+
+def _scatter(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
+    return _implementation(dest)(xp, dest, key, _as_values(xp, dest, values))
+
+
+def scatter_add(dest: Any, index: Any, values: Any, /) -> Any:
+    """A new array equal to ``dest`` with ``values`` added at ``dest[index]``.
+
+    Repeated indices accumulate (``dest[[0, 0]]`` receives both values); ``dest`` is never
+    modified, also when it is writeable. The transpose of indexing: the pullback of ``x[index]``
+    is ``scatter_add(zeros_like(x), index, y_bar)``. It has its own rrule (a gather) and frule,
+    so pullbacks built on it are differentiable again.
+
+    Parameters
+    ----------
+    dest
+        An array of any Array API library.
+    index
+        Any key ``dest.__getitem__`` accepts: ints, slices, ``None``, ``Ellipsis``, integer arrays
+        of any shape (broadcast together; negative values count from the end), boolean masks,
+        lists, and tuples of these. Arrays must belong to ``dest``'s library.
+    values
+        An array of ``dest``'s library, or a Python scalar, broadcastable to the shape of
+        ``dest[index]``. It is cast to ``dest``'s dtype (a complex value into a real array is a
+        ``TypeError``).
+
+    Returns
+    -------
+    array
+        ``dest``'s library, dtype, shape and device.
+
+    Notes
+    -----
+    Out-of-range integer-array indices raise ``IndexError`` on NumPy, PyTorch and
+    array-api-strict, are dropped by JAX and wrap on CuPy (each library's own scatter). See the
+    module notes for the implementation each library gets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.zeros(4)
+    >>> scatter_add(x, np.array([0, 0, 2]), np.array([1.0, 2.0, 3.0]))
+    array([3., 0., 3., 0.])
+    >>> x  # unchanged
+    array([0., 0., 0., 0.])
+    >>> scatter_add(np.zeros((2, 3)), (slice(None), [2, 2]), 1.0)
+    array([[0., 0., 2.],
+           [0., 0., 2.]])
+    """
+    if not is_array(dest):
+        raise TypeError(f"scatter_add: dest must be an array, got {type(dest).__name__}")
+    xp = namespace_of(dest, values, fname="scatter_add")
+    return _scatter(xp, dest, parse_key(xp, index, device_of(dest)), values)
+
+
+# --- indexing with chunk axes ------------------------------------------------------------------
+def _chunk_front_key(
+    xp: Any, key: IndexKey, chunk: tuple[int, ...], device: Any
+) -> tuple[Any, ...]:
+    """An all-array key with one ``arange`` per chunk axis in front: it keeps the standard's
+    integer-array form (array-api-strict accepts nothing else) and puts the chunk axes first."""
+    nc = len(chunk)
+    bnd = max(a.ndim for a in key.arrays)
+    dtype = key.arrays[0].dtype
+    lead = []
+    for j, c in enumerate(chunk):
+        shape = [1] * (nc + bnd)
+        shape[j] = c
+        lead.append(xp.reshape(xp.arange(c, dtype=dtype, device=device), tuple(shape)))
+    return (*lead, *key.entries)
+
+
+def _chunk_end_key(key: IndexKey, ndim: int) -> tuple[Any, ...]:
+    """The key for an array whose chunk axes were moved to the end: an ``Ellipsis`` is spelled
+    out as full slices for the primal's axes, and a trailing one covers the chunk axes."""
+    if key.sole_mask:
+        return key.entries  # a sole mask leaves the trailing axes to implicit slices
+    rest = ndim - key.consumed
+    out: list[Any] = []
+    for e in key.entries:
+        if e is Ellipsis:
+            out.extend([slice(None)] * rest)
+        else:
+            out.append(e)
+    out.append(Ellipsis)
+    return tuple(out)
+
+
+def _indexed_ndim(key: IndexKey, ndim: int) -> int:
+    """The rank of ``x[key]`` for an all-array key on an array of rank ``ndim``."""
+    return max(a.ndim for a in key.arrays) + ndim - len(key.entries)
+
+
+def _to_end(xp: Any, t: Any, nc: int) -> Any:
+    nd = t.ndim
+    return xp.permute_dims(t, (*range(nc, nd), *range(nc)))
+
+
+def _to_front(xp: Any, t: Any, nc: int) -> Any:
+    nd = t.ndim
+    return xp.permute_dims(t, (*range(nd - nc, nd), *range(nd - nc)))
+
+
+def gather(xp: Any, t: Any, key: IndexKey, ndim: int) -> Any:
+    """``t[key]`` for a tangent ``t`` of a primal of rank ``ndim``, with any extra *leading*
+    (chunk) axes of ``t`` kept in front of the result: the frule of indexing.
+
+    >>> import numpy as np, array_api_compat
+    >>> xp = array_api_compat.array_namespace(np.empty(0))
+    >>> t = np.arange(12.0).reshape(2, 6)  # a chunk of 2 tangents of a vector of 6
+    >>> gather(xp, t, parse_key(xp, np.array([5, 0, 5])), 1)
+    array([[ 5.,  0.,  5.],
+           [11.,  6., 11.]])
+    """
+    nc = t.ndim - ndim
+    if nc <= 0:
+        e = key.entries
+        if len(e) == ndim and ndim and all(type(i) is int for i in e):
+            # one element selected by host ints: read it through size-1 slices (a guarded
+            # device array refuses x[i, j] as a scalar read; a GPU library keeps it on device)
+            return xp.reshape(t[tuple(slice(i, i + 1 or None) for i in e)], ())
+        return t[e]
+    chunk = tuple(t.shape[:nc])
+    if key.all_arrays:
+        return t[_chunk_front_key(xp, key, chunk, device_of(t))]
+    return _to_front(xp, _to_end(xp, t, nc)[_chunk_end_key(key, ndim)], nc)
+
+
+# --- rules -------------------------------------------------------------------------------------
+def _examples(rng: np.random.Generator) -> list[Any]:
+    from ..testing.examples import Example  # the testing package imports the core: import late
+
+    def r(*shape: int) -> Any:
+        return rng.standard_normal(shape)
+
+    ia = np.array
+    return [
+        Example((r(6), ia([0, 0, 3, 5, 3]), r(5)), note="1-D, repeated indices"),
+        Example((r(6), ia([-1, 0, -1]), r(1)), note="negative indices, broadcast values"),
+        Example((r(6), ia([[1, 1], [4, 1]]), r(2, 2)), note="2-D index array"),
+        Example((r(6), ia([2, 2]), 0.7), note="Python-float values"),
+        Example((r(6), -2, r()), note="int"),
+        Example((r(6), slice(None, None, 2), r(3)), note="slice with step"),
+        Example((r(6), ia([True, False, True, True, False, False]), r(3)), note="mask"),
+        Example((r(3, 4), (1, slice(None)), r(4)), note="(int, slice)"),
+        Example((r(3, 4), (slice(None, None, 2), slice(1, 3)), r(2)), note="slices, broadcast"),
+        Example((r(3, 4), (ia([0, 0, 2]), ia([1, 1, 3])), r(3)), note="two index arrays"),
+        Example((r(3, 4), (1, ia([0, 0, 3])), r(3)), note="(int, index array)"),
+        Example(
+            (r(3, 4), (ia([[0, 2], [2, 2]]), ia([[1, 1], [3, 0]])), r(2, 2)),
+            note="2-D index arrays",
+        ),
+        Example((r(3, 4), r(3, 4) > 0, r(1)), note="2-D mask, broadcast values"),
+        Example((r(3, 4), (slice(None), ia([3, 0, 3])), r(3, 3)), note="(slice, index array)"),
+        Example((r(3, 4), (Ellipsis, None, ia([2, 2])), r(3, 1, 2)), note="(..., None, array)"),
+        Example(
+            (r(2, 3, 4), (ia([0, 1, 1]), slice(None), ia([3, 3, 0])), r(3, 3)),
+            note="separated index arrays",
+        ),
+    ]
+
+
+@register_rrule(scatter_add, examples=_examples, generic=True)
+def _scatter_add_rrule(dest: Any, index: Any, values: Any, /) -> tuple[Any, Any]:
+    xp = namespace_of(dest, values, fname="scatter_add")
+    key = parse_key(xp, index, device_of(dest))
+    y = _scatter(xp, dest, key, values)
+    proj_dest = ProjectTo(dest, xp)
+    proj_values = ProjectTo(values, xp)
+    gather_key, gather_shape = key.entries, None
+    if key.basic and any(type(e) is int for e in key.entries):
+        # host ints are read through size-1 slices (and reshaped): x[1, 2] of a device array is
+        # an element read, x[1:2, 2:3] a whole-array operation
+        gather_key, gather_shape, _ = _basic_shapes(tuple(dest.shape), key.entries)
+
+    def scatter_add_pullback(y_bar: Any) -> tuple[Any, Any, Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (
+                _NO,
+                _ZERO if proj_dest.differentiable else _NO,
+                _NO,
+                _ZERO if proj_values.differentiable else _NO,
+            )
+        check_cotangent("scatter_add", y_bar, y)
+        # the gather y_bar[key] is getitem (and reshape), which have rules of their own: this
+        # pullback is differentiable again
+        gathered = y_bar[gather_key]
+        if gather_shape is not None:
+            gathered = xp.reshape(gathered, gather_shape)
+        return _NO, proj_dest(y_bar), _NO, proj_values(gathered)
+
+    return y, scatter_add_pullback
+
+
+@register_frule(scatter_add, examples=_examples, generic=True)
+def _scatter_add_frule(tangents: tuple[Any, ...], dest: Any, index: Any, values: Any, /) -> Any:
+    xp = namespace_of(dest, values, fname="scatter_add")
+    dev = device_of(dest)
+    key = parse_key(xp, index, dev)
+    y = _scatter(xp, dest, key, values)
+    if dtype_kind(dest.dtype, xp) not in "fc":
+        return y, _NO
+    d_dot, v_dot = unthunk(tangents[1]), unthunk(tangents[3])
+    d_zero, v_zero = isinstance(d_dot, AbstractZero), isinstance(v_dot, AbstractZero)
+    if d_zero and v_zero:
+        return y, _ZERO
+    if type(v_dot) in _SCALARS:  # the tangent of a Python-scalar value
+        v_dot = _as_values(xp, dest, v_dot)
+    shape, vshape = tuple(dest.shape), tuple(getattr(values, "shape", ()))
+    chunk_d = () if d_zero else tuple(d_dot.shape[: d_dot.ndim - len(shape)])
+    chunk_v = () if v_zero else tuple(v_dot.shape[: v_dot.ndim - len(vshape)])
+    chunk = chunk_d or chunk_v
+    if chunk_d and chunk_v and chunk_d != chunk_v:
+        raise ValueError(
+            f"scatter_add: the tangents of dest and values carry different chunk axes "
+            f"{chunk_d} and {chunk_v}"
+        )
+    if d_zero:
+        d_dot = xp.zeros((*chunk, *shape), dtype=dest.dtype, device=dev)
+    elif chunk and not chunk_d:
+        d_dot = xp.broadcast_to(d_dot, (*chunk, *shape))
+    if d_dot.dtype != dest.dtype:
+        d_dot = xp.astype(d_dot, dest.dtype)
+    if v_zero:
+        return y, d_dot
+    if chunk and not chunk_v:
+        v_dot = xp.broadcast_to(v_dot, (*chunk, *vshape))
+    nc = len(chunk)
+    if nc == 0:
+        return y, _scatter(xp, d_dot, key, v_dot)
+    if key.all_arrays:
+        # chunk aranges in front of the key; values get unit axes up to the rank of dest[key]
+        pad = _indexed_ndim(key, len(shape)) - len(vshape)
+        v_dot = xp.reshape(v_dot, (*chunk, *(1,) * pad, *vshape))
+        front = parse_key(xp, _chunk_front_key(xp, key, chunk, dev), dev)
+        return y, _scatter(xp, d_dot, front, v_dot)
+    end = parse_key(xp, _chunk_end_key(key, len(shape)), dev)
+    y_t = _scatter(xp, _to_end(xp, d_dot, nc), end, _to_end(xp, v_dot, nc))
+    return y, _to_front(xp, y_t, nc)

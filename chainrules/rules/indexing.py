@@ -1,0 +1,450 @@
+"""Rules for indexing: ``operator.getitem`` (``x[key]``) and the standard's ``indexing_functions``
+(``take``, ``take_along_axis``), with NumPy's signatures of the two (``numpy:take``,
+``numpy:take_along_axis``).
+
+Maths note
+----------
+Each of these is a *gather*: a linear map ``G`` that copies elements of ``x`` selected by an index,
+``y = G x``. So
+
+* the pushforward is the same gather of the tangent, ``y_dot = G x_dot`` (a chunk of tangents is
+  gathered in one call, its leading axes kept in front);
+* the pullback is the transpose, ``x_bar = Gᵀ y_bar = scatter_add(zeros_like(x), key, y_bar)``:
+  an element selected ``k`` times receives the sum of its ``k`` cotangents (``x[[0, 0, 2]]`` pulls
+  ``[1, 2, 3]`` back to ``[3, 0, 3, 0]``).
+
+``take`` and ``take_along_axis`` are written as the equivalent ``x[key]`` with one integer array
+per axis (the form of integer-array indexing every Array API library accepts), so all five
+rules share one pullback and one pushforward. The pullback calls only :func:`scatter_add`, whose
+own rule gathers with ``getitem`` again (and ``reshape`` for host ints): every pullback here is
+differentiable once more.
+
+Host-known Python ints in a key (``x[3]``, ``x[1, :]``) are written through size-1 slices by the
+scatter where a library could see an element write; integer arrays, masks and everything else go
+through the accumulating scatter of the array's library. Indices never leave the device.
+
+>>> import operator, numpy as np, chainrules as cr
+>>> import chainrules.rules.indexing  # registers these rules
+>>> y, pullback = cr.rrule(operator.getitem, np.arange(4.0), [0, 0, 2])
+>>> pullback(np.array([1.0, 2.0, 3.0]))[1]
+array([3., 0., 3., 0.])
+>>> cr.frule((cr.NoTangent(), np.ones((2, 3)), cr.NoTangent()), np.take, np.arange(3.0), [2, 2])[1]
+array([[1., 1.],
+       [1., 1.]])
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import array_api_compat
+import numpy as np
+
+from ..core.namespaces import device_of, dtype_kind, is_array, namespace_of
+from ..core.projection import ProjectTo
+from ..core.registry import register_frule, register_rrule
+from ..core.scalar_rule import _reject_out, check_cotangent
+from ..core.scatter import IndexKey, gather, parse_key, scatter_add
+from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
+
+__all__: list[str] = []  # rules only: nothing to import from here
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+
+
+# --- shared pullback and pushforward -----------------------------------------------------------
+def _zeros(xp: Any, x: Any) -> Any:
+    """A zero of ``x``'s shape, dtype and device that allocates nothing: ``scatter_add`` copies
+    its ``dest`` anyway, so a broadcast 0-d zero saves one array of ``x``'s size."""
+    dev = device_of(x)
+    z = xp.zeros((), dtype=x.dtype) if dev is None else xp.zeros((), dtype=x.dtype, device=dev)
+    return xp.broadcast_to(z, tuple(x.shape))
+
+
+def _gather_pullback(
+    name: str, xp: Any, x: Any, y: Any, key: IndexKey, n_index: int
+) -> Callable[[Any], tuple[Any, ...]]:
+    """The pullback of ``y = x[key]`` (``x`` the first argument, then ``n_index`` arguments
+    without a tangent): ``x_bar = scatter_add(zeros_like(x), key, y_bar)``."""
+    proj_y = ProjectTo(y, xp)  # y has x's dtype: a real x takes the real part of y_bar
+    diff = proj_y.differentiable
+    rest = (_NO,) * n_index
+    entries = key.entries
+
+    def gather_pullback(y_bar: Any) -> tuple[Any, ...]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return (_NO, _ZERO if diff else _NO, *rest)
+        check_cotangent(name, y_bar, y)
+        if not diff:
+            return (_NO, _NO, *rest)
+        return (_NO, scatter_add(_zeros(xp, x), entries, proj_y(y_bar)), *rest)
+
+    gather_pullback.__name__ = gather_pullback.__qualname__ = f"{name}_pullback"
+    return gather_pullback
+
+
+def _gather_tangent(xp: Any, x_dot: Any, x: Any, key: IndexKey) -> Any:
+    """``x_dot[key]``, a chunk of tangents (extra leading axes) included."""
+    if dtype_kind(x.dtype, xp) not in "fc":
+        return _NO
+    x_dot = unthunk(x_dot)
+    if isinstance(x_dot, AbstractZero):
+        return _ZERO
+    return gather(xp, x_dot, key, x.ndim)
+
+
+def _ex(args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *, note: str) -> Any:
+    """One example input. ``Example`` keeps a key such as ``(slice(None), array)`` out of the
+    complex-dtype sniffing that ``(args, kwargs)`` pairs go through."""
+    from ..testing.examples import Example  # the testing package is not imported by the rules
+
+    return Example(args, kwargs or {}, note=note)
+
+
+# --- operator.getitem --------------------------------------------------------------------------
+def _sequence_positions(x: Any, key: Any) -> Any:
+    if not isinstance(key, (int, slice)) or isinstance(key, bool):
+        raise TypeError(
+            f"getitem rule: a {type(x).__name__} is indexed by an int or a slice, "
+            f"not {type(key).__name__}"
+        )
+    return list(range(len(x)))[key]
+
+
+def _sequence_getitem_rrule(x: Any, key: Any) -> tuple[Any, Any]:
+    """``t[i]`` / ``t[a:b]`` of a tuple or list (the output of a multi-output function)."""
+    positions = _sequence_positions(x, key)
+    y = x[key]
+    n = len(x)
+
+    def getitem_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        y_bar = unthunk(y_bar)
+        if isinstance(y_bar, AbstractZero):
+            return _NO, _ZERO, _NO
+        parts: list[Any] = [_ZERO] * n
+        if isinstance(positions, int):
+            if is_array(y):
+                check_cotangent("getitem", y_bar, y)
+            parts[positions] = y_bar
+        else:
+            elements = y_bar.elements() if isinstance(y_bar, Tangent) else tuple(y_bar)
+            if len(elements) != len(positions):
+                raise ValueError(
+                    f"getitem: cotangent has {len(elements)} elements for an output of "
+                    f"{len(positions)}"
+                )
+            for p, e in zip(positions, elements):
+                parts[p] = e  # a slice selects each position at most once
+        return _NO, Tangent(*parts, primal_type=type(x)), _NO
+
+    return y, getitem_pullback
+
+
+def _sequence_getitem_frule(tangents: tuple[Any, ...], x: Any, key: Any) -> tuple[Any, Any]:
+    positions = _sequence_positions(x, key)
+    y = x[key]
+    x_dot = unthunk(tangents[1])
+    if isinstance(x_dot, AbstractZero):
+        return y, _ZERO
+    elements = x_dot.elements() if isinstance(x_dot, Tangent) else tuple(x_dot)
+    if isinstance(positions, int):
+        return y, elements[positions]
+    return y, Tangent(*(elements[p] for p in positions), primal_type=type(y))
+
+
+def _getitem_examples(rng: np.random.Generator) -> list[Any]:
+    def r(*shape: int) -> Any:
+        return rng.standard_normal(shape)
+
+    ia = np.array
+    v, m = r(6), r(3, 4)
+    return [
+        _ex((v, 3), note="int"),
+        _ex((v, -2), note="negative int"),
+        _ex((v, slice(1, 6, 2)), note="slice with step"),
+        _ex((v, slice(None, None, -2)), note="negative step"),
+        _ex((v, (Ellipsis, None)), note="(..., None)"),
+        _ex((v, ia([0, 0, 2, 5, 2])), note="index array with repeats"),
+        _ex((v, ia([-1, 0, -1])), note="negative index array"),
+        _ex((v, ia([[0, 1], [1, 1]])), note="2-D index array"),
+        _ex((v, ia([True, False, True, True, False, False])), note="mask"),
+        _ex((m, (1, 2)), note="(int, int)"),
+        _ex((m, (-1, slice(None))), note="(negative int, slice)"),
+        _ex((m, (slice(None, None, 2), slice(1, None))), note="slices with step"),
+        _ex((m, (Ellipsis, None, 1)), note="(..., None, int)"),
+        _ex((m, (ia([0, 0, 2]), ia([1, 1, 3]))), note="two index arrays with repeats"),
+        _ex((m, (1, ia([0, 0, 3]))), note="(int, index array)"),
+        _ex((m, (ia([[0, 2], [2, 2]]), ia([[1, 1], [3, 0]]))), note="2-D index arrays"),
+        _ex((m, m > 0), note="2-D mask"),
+        _ex((m, ia([True, False, True])), note="mask of the rows"),
+        _ex((m, (slice(None), ia([3, 0, 3]))), note="(slice, index array)"),
+        _ex((m, (ia([2, 2, 0]), slice(1, 3))), note="(index array, slice)"),
+        _ex((r(2, 3, 4), (ia([0, 1, 1]), slice(None), ia([3, 3, 0]))), note="separated"),
+        _ex(((r(2), r(3)), 1), note="tuple, int"),
+        _ex(((r(2), r(3), r(1)), slice(0, 2)), note="tuple, slice"),
+    ]
+
+
+@register_rrule(operator.getitem, examples=_getitem_examples, generic=True)
+def _getitem_rrule(x: Any, key: Any, /) -> tuple[Any, Any]:
+    if isinstance(x, (tuple, list)):
+        return _sequence_getitem_rrule(x, key)
+    xp = namespace_of(x, fname="getitem")
+    k = parse_key(xp, key, device_of(x))
+    y = gather(xp, x, k, x.ndim)  # x[key], with a single element read through a size-1 slice
+    return y, _gather_pullback("getitem", xp, x, y, k, 1)
+
+
+@register_frule(operator.getitem, examples=_getitem_examples, generic=True)
+def _getitem_frule(tangents: tuple[Any, ...], x: Any, key: Any, /) -> tuple[Any, Any]:
+    if isinstance(x, (tuple, list)):
+        return _sequence_getitem_frule(tangents, x, key)
+    xp = namespace_of(x, fname="getitem")
+    k = parse_key(xp, key, device_of(x))
+    return gather(xp, x, k, x.ndim), _gather_tangent(xp, tangents[1], x, k)
+
+
+# --- take and take_along_axis as keys ----------------------------------------------------------
+def _axis(axis: Any, ndim: int, name: str) -> int:
+    a = operator.index(axis)
+    if not -ndim <= a < ndim:
+        raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}")
+    return a % ndim
+
+
+def _as_index_array(xp: Any, indices: Any, device: Any) -> Any:
+    if is_array(indices):
+        return indices
+    return xp.asarray(indices) if device is None else xp.asarray(indices, device=device)
+
+
+def _apply_mode(xp: Any, idx: Any, n: int, mode: Any) -> Any:
+    """NumPy's ``mode=`` of ``take`` as the in-range indices it selects."""
+    if mode == "wrap":
+        return idx % n
+    if mode == "clip":
+        return xp.clip(idx, 0, n - 1)
+    return idx  # "raise" (and JAX's in-bounds modes): indexing itself wraps negative values
+
+
+def _take_key(xp: Any, x: Any, indices: Any, axis: Any, mode: Any, name: str) -> IndexKey:
+    """The key with ``x[key] == take(x, indices, axis=axis)``: one integer array per axis of
+    ``x``, broadcasting to the output's shape (``axis=None``: positions in the flattened ``x``,
+    unravelled)."""
+    dev = device_of(x)
+    idx = _as_index_array(xp, indices, dev)
+    shape = tuple(x.shape)
+    if axis is None:
+        size = math.prod(shape)
+        idx = _apply_mode(xp, idx, size, mode)
+        if len(shape) == 1:
+            return parse_key(xp, (idx,), dev)
+        if not shape:
+            raise ValueError(f"{name}: the rule does not take a 0-d array; index it instead")
+        # unravelling needs non-negative flat positions (the primal already checked the bounds)
+        idx = xp.where(idx < 0, idx + size, idx)
+        entries = []
+        for d, n in enumerate(shape):
+            e = idx // math.prod(shape[d + 1 :])
+            entries.append(e % n if d else e)
+        return parse_key(xp, tuple(entries), dev)
+    ax = _axis(axis, len(shape), name)
+    idx = _apply_mode(xp, idx, shape[ax], mode)
+    if len(shape) == 1:
+        return parse_key(xp, (idx,), dev)
+    ishape = tuple(idx.shape)
+    out_nd = len(shape) - 1 + len(ishape)
+    keys: list[Any] = []
+    for d, n in enumerate(shape):
+        if d == ax:
+            keys.append(xp.reshape(idx, (1,) * ax + ishape + (1,) * (len(shape) - ax - 1)))
+            continue
+        pos = d if d < ax else d + len(ishape) - 1
+        s = [1] * out_nd
+        s[pos] = n
+        keys.append(xp.reshape(xp.arange(n, dtype=idx.dtype, device=dev), tuple(s)))
+    return parse_key(xp, tuple(keys), dev)
+
+
+def _along_key(xp: Any, x: Any, indices: Any, axis: Any, name: str) -> IndexKey:
+    """The key with ``x[key] == take_along_axis(x, indices, axis=axis)``: ``indices`` on
+    ``axis`` and an ``arange`` on every other axis, broadcasting like ``take_along_axis``."""
+    if axis is None:  # NumPy: the flattened array
+        return _take_key(xp, x, indices, None, None, name)
+    dev = device_of(x)
+    shape = tuple(x.shape)
+    ax = _axis(axis, len(shape), name)
+    if len(shape) == 1:
+        return parse_key(xp, (indices,), dev)
+    keys: list[Any] = []
+    for d, n in enumerate(shape):
+        if d == ax:
+            keys.append(indices)
+            continue
+        s = [1] * len(shape)
+        s[d] = n
+        keys.append(xp.reshape(xp.arange(n, dtype=indices.dtype, device=dev), tuple(s)))
+    return parse_key(xp, tuple(keys), dev)
+
+
+def _numpy_module(a: Any) -> Any:
+    """The module holding NumPy-signature functions for ``a``'s library (NumPy, JAX, CuPy)."""
+    if array_api_compat.is_jax_array(a):
+        return importlib.import_module("jax.numpy")
+    if array_api_compat.is_cupy_array(a):
+        return importlib.import_module("cupy")
+    return np
+
+
+def _numpy_take_options(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """``axis`` and ``mode`` of ``np.take(a, indices, axis=None, out=None, mode='raise')``."""
+    _reject_out("take", kwargs)
+    if len(args) > 1 and args[1] is not None:
+        _reject_out("take", {"out": args[1]})
+    axis = args[0] if args else kwargs.get("axis")
+    mode = args[2] if len(args) > 2 else kwargs.get("mode")
+    return axis, mode
+
+
+# --- examples ----------------------------------------------------------------------------------
+def _take_examples(rng: np.random.Generator) -> list[Any]:
+    ia = np.array
+    v, m = rng.standard_normal(6), rng.standard_normal((3, 4))
+    return [
+        _ex((v, ia([0, 0, 5, 2, 0])), note="1-D, repeats"),
+        _ex((v, ia([4, 4])), {"axis": 0}, note="1-D, axis=0"),
+        _ex((m, ia([2, 0, 2])), {"axis": 0}, note="rows, repeats"),
+        _ex((m, ia([3, 3, 1, 0])), {"axis": 1}, note="columns, repeats"),
+        _ex((m, ia([1, 1])), {"axis": -1}, note="axis=-1"),
+        _ex((rng.standard_normal((2, 3, 4)), ia([2, 2, 0])), {"axis": 1}, note="3-D"),
+    ]
+
+
+def _numpy_take_examples(rng: np.random.Generator) -> list[Any]:
+    ia = np.array
+    v, m = rng.standard_normal(6), rng.standard_normal((3, 4))
+    return [
+        *_take_examples(rng),
+        _ex((v, ia([-1, 0, -1])), note="negative indices"),
+        _ex((m, ia([[11, 0], [-1, 11]])), note="axis=None: the flattened array"),
+        _ex((m, ia([[0, 3], [3, 3]])), {"axis": 1}, note="2-D indices"),
+        _ex((m, ia([-1, 2, -1])), {"axis": 0}, note="negative, axis=0"),
+        _ex((m, ia([5, -1, 1])), {"axis": 1, "mode": "wrap"}, note="mode='wrap'"),
+        _ex((m, ia([7, -2, 1])), {"axis": 1, "mode": "clip"}, note="mode='clip'"),
+        _ex((m, ia([1, 1]), 0), note="positional axis"),
+        _ex((v, 4), note="Python-int index"),
+    ]
+
+
+def _take_along_axis_examples(rng: np.random.Generator) -> list[Any]:
+    ia = np.array
+    v, m = rng.standard_normal(6), rng.standard_normal((3, 4))
+    return [
+        _ex((v, ia([5, 5, 0])), {"axis": 0}, note="1-D, repeats"),
+        _ex((m, ia([[0, 0, 3], [1, 2, 1], [3, 3, 3]])), {"axis": 1}, note="rows, repeats"),
+        _ex((m, ia([[2, 2, 0, 1], [0, 0, 0, 0]])), {"axis": 0}, note="axis=0"),
+        _ex((m, ia([[1, 1], [0, 3], [2, 2]])), note="default axis=-1"),
+        _ex((m, ia([[1, 1, 2]])), {"axis": 1}, note="broadcast indices"),
+        _ex(
+            (rng.standard_normal((2, 3, 4)), ia([[[0], [2], [2]], [[1], [1], [0]]])),
+            {"axis": -1},
+            note="3-D",
+        ),
+    ]
+
+
+def _numpy_take_along_axis_examples(rng: np.random.Generator) -> list[Any]:
+    ia = np.array
+    m = rng.standard_normal((3, 4))
+    return [
+        *_take_along_axis_examples(rng),
+        _ex((m, ia([[-1, 0], [-1, -1], [0, 2]])), {"axis": 1}, note="negative indices"),
+        _ex((m, ia([11, 0, 11])), {"axis": None}, note="axis=None: the flattened array"),
+        _ex((m, ia([[1, 1], [0, 3], [2, 2]]), 1), note="positional axis"),
+    ]
+
+
+# --- take --------------------------------------------------------------------------------------
+@register_rrule("take", examples=_take_examples)
+def _take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
+    xp = namespace_of(x, indices, fname="take")
+    y = xp.take(x, indices, axis=axis)
+    key = _take_key(xp, x, indices, axis, None, "take")
+    return y, _gather_pullback("take", xp, x, y, key, 1)
+
+
+@register_frule("take", examples=_take_examples)
+def _take_frule(
+    tangents: tuple[Any, ...], x: Any, indices: Any, /, *, axis: Any = None
+) -> tuple[Any, Any]:
+    xp = namespace_of(x, indices, fname="take")
+    y = xp.take(x, indices, axis=axis)
+    return y, _gather_tangent(xp, tangents[1], x, _take_key(xp, x, indices, axis, None, "take"))
+
+
+@register_rrule("numpy:take", examples=_numpy_take_examples)
+def _numpy_take_rrule(a: Any, indices: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    axis, mode = _numpy_take_options(args, kwargs)
+    xp = namespace_of(a, fname="take")
+    y = _numpy_module(a).take(a, indices, *args, **kwargs)
+    key = _take_key(xp, a, indices, axis, mode, "take")
+    return y, _gather_pullback("take", xp, a, y, key, 1 + len(args))
+
+
+@register_frule("numpy:take", examples=_numpy_take_examples)
+def _numpy_take_frule(
+    tangents: tuple[Any, ...], a: Any, indices: Any, /, *args: Any, **kwargs: Any
+) -> tuple[Any, Any]:
+    axis, mode = _numpy_take_options(args, kwargs)
+    xp = namespace_of(a, fname="take")
+    y = _numpy_module(a).take(a, indices, *args, **kwargs)
+    return y, _gather_tangent(xp, tangents[1], a, _take_key(xp, a, indices, axis, mode, "take"))
+
+
+# --- take_along_axis ---------------------------------------------------------------------------
+@register_rrule("take_along_axis", examples=_take_along_axis_examples)
+def _take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[Any, Any]:
+    xp = namespace_of(x, indices, fname="take_along_axis")
+    y = xp.take_along_axis(x, indices, axis=axis)
+    key = _along_key(xp, x, indices, axis, "take_along_axis")
+    return y, _gather_pullback("take_along_axis", xp, x, y, key, 1)
+
+
+@register_frule("take_along_axis", examples=_take_along_axis_examples)
+def _take_along_axis_frule(
+    tangents: tuple[Any, ...], x: Any, indices: Any, /, *, axis: int = -1
+) -> tuple[Any, Any]:
+    xp = namespace_of(x, indices, fname="take_along_axis")
+    y = xp.take_along_axis(x, indices, axis=axis)
+    key = _along_key(xp, x, indices, axis, "take_along_axis")
+    return y, _gather_tangent(xp, tangents[1], x, key)
+
+
+def _numpy_along_axis(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return args[0] if args else kwargs.get("axis", -1)
+
+
+@register_rrule("numpy:take_along_axis", examples=_numpy_take_along_axis_examples)
+def _numpy_take_along_axis_rrule(
+    arr: Any, indices: Any, /, *args: Any, **kwargs: Any
+) -> tuple[Any, Any]:
+    xp = namespace_of(arr, indices, fname="take_along_axis")
+    y = _numpy_module(arr).take_along_axis(arr, indices, *args, **kwargs)
+    key = _along_key(xp, arr, indices, _numpy_along_axis(args, kwargs), "take_along_axis")
+    return y, _gather_pullback("take_along_axis", xp, arr, y, key, 1 + len(args))
+
+
+@register_frule("numpy:take_along_axis", examples=_numpy_take_along_axis_examples)
+def _numpy_take_along_axis_frule(
+    tangents: tuple[Any, ...], arr: Any, indices: Any, /, *args: Any, **kwargs: Any
+) -> tuple[Any, Any]:
+    xp = namespace_of(arr, indices, fname="take_along_axis")
+    y = _numpy_module(arr).take_along_axis(arr, indices, *args, **kwargs)
+    key = _along_key(xp, arr, indices, _numpy_along_axis(args, kwargs), "take_along_axis")
+    return y, _gather_tangent(xp, tangents[1], arr, key)
