@@ -24,9 +24,9 @@ def _install(session: nox.Session, extras: str, torch: bool = False) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The test suite on NumPy, array-api-strict, JAX and PyTorch (CPU)."""
+    """The test suite on NumPy, array-api-strict, JAX and PyTorch (CPU), on every core."""
     _install(session, "test,jax,torch,autograd", torch=True)
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "-n", "auto", *session.posargs)
 
 
 @nox.session
