@@ -68,3 +68,27 @@ def clean_registry():  # type: ignore[no-untyped-def]
         table.update(old)
     for p, flag in zip(r._PROVIDERS, resolved):
         p.resolved = flag
+
+
+@pytest.fixture
+def assert_gpu_safe():  # type: ignore[no-untyped-def]
+    """``assert_gpu_safe(reg, which, examples=None, no_jax=(), skippable=None)``: the
+    ``scalar-free`` or ``jit`` column of the check command for one registration must pass, run
+    at least one check, and skip only what ``skippable(message)`` accepts (nothing by default);
+    ``n/a`` only for the names in ``no_jax`` (no ``jax.numpy`` counterpart)."""
+    from chainrules.testing.runner import check_device
+
+    def check(reg, which, examples=None, no_jax=(), skippable=None):  # type: ignore[no-untyped-def]
+        if which == "jit":
+            pytest.importorskip("jax")
+            BACKENDS["jax"].namespace()  # float64 references
+        cell = check_device(reg, which, examples=examples)
+        if cell.status == "n/a":
+            assert which == "jit" and reg.name in no_jax, reg.name
+            return
+        assert cell.status == "ok", "\n".join(cell.errors)
+        assert cell.checks > 0
+        for msg in cell.unsupported:
+            assert skippable is not None and skippable(msg), msg
+
+    return check

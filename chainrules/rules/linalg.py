@@ -44,6 +44,7 @@ from ._util import (
     cotangent,
     count_true,
     expand_reduced,
+    in_dtype,
     masked_product,
     normalize_axis,
     numpy_kwargs,
@@ -217,145 +218,132 @@ def _norm2_back_frule(tangents: Any, x: Any, y_bar: Any, *rest: Any, **kw: Any) 
         acc = term if acc is None else acc + term
     if acc is None:
         return z, _ZERO
-    return z, xp.astype(acc, z.dtype) if acc.dtype != z.dtype else acc
+    return z, in_dtype(xp, acc, z.dtype)
 
 
-# --- vector_norm ---------------------------------------------------------------------------------
-def _vector_norm_primal(xp: Any, x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
-    fast = _numpy_fast.vector_norm(x, axis, keepdims, ord)
-    if fast is not None:
-        return fast
-    return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+# --- the norms as one kind of call ---------------------------------------------------------------
+class _Norm:
+    """A norm call: the array, the norm ``y``, the reduced axes, and the gradient direction."""
+
+    name = "norm"
+    xp: Any
+    x: Any
+    y: Any
+    axes: tuple[int, ...]  # the reduced axes, sorted
+    keepdims: bool
+    nargs = 1  # positional arguments of the call
+    two_norm = False  # pulled back through norm2_back (differentiable again)
+
+    def direction(self, scale: Any) -> Any:
+        """``scale * G`` (``G`` itself for ``scale=None``); ``None`` for a zero derivative."""
+        raise NotImplementedError
+
+    def rrule(self) -> tuple[Any, Any]:
+        xp, x, y, axes, keepdims, nargs = (
+            self.xp,
+            self.x,
+            self.y,
+            self.axes,
+            self.keepdims,
+            self.nargs,
+        )
+        project = ProjectTo(x, xp)
+        rest = (_NO,) * (nargs - 1)
+
+        def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if isinstance(y_bar, AbstractZero) or not project.differentiable:
+                return (_NO, _ZERO if project.differentiable else _NO, *rest)
+            y_bar = cotangent(self.name, y_bar, y)
+            if self.two_norm:  # through a function with rules: differentiable again
+                g = norm2_back(x, y_bar, axis=axes, keepdims=keepdims, norm=y)
+            else:
+                g = self.direction(expand_reduced(xp, y_bar, axes, keepdims))
+                if g is None:
+                    return (_NO, _ZERO, *rest)
+            return (_NO, project(g), *rest)
+
+        return y, norm_pullback
+
+    def frule(self, tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+        xp, x, y = self.xp, self.x, self.y
+        x_dot = unthunk(tangents[1])
+        if isinstance(x_dot, AbstractZero):
+            return y, _ZERO
+        d = self.direction(None)
+        if d is None:
+            return y, _ZERO
+        extra = tangent_extra(self.name, x_dot, x)
+        y_dot = xp.sum(
+            xp.real(xp.conj(d) * x_dot), axis=chunk_axes(self.axes, extra), keepdims=self.keepdims
+        )
+        return y, in_dtype(xp, y_dot, y.dtype)
 
 
-def _norm_rrule(
-    name: str,
-    xp: Any,
-    x: Any,
-    y: Any,
-    axes: tuple[int, ...],
-    keepdims: bool,
-    direction: Any,
-    nargs: int,
-    two_norm: bool = False,
-) -> Any:
-    """The pullback shared by every norm: ``x_bar = y_bar * G`` (G computed lazily)."""
-    project = ProjectTo(x, xp)
+class _VectorNorm(_Norm):
+    name = "vector_norm"
 
-    def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero) or not project.differentiable:
-            return (_NO, _ZERO if project.differentiable else _NO, *(_NO,) * (nargs - 1))
-        y_bar = cotangent(name, y_bar, y)
-        if two_norm:  # through a function with rules: differentiable again
-            g = norm2_back(x, y_bar, axis=axes, keepdims=keepdims, norm=y)
-        else:
-            g = direction(expand_reduced(xp, y_bar, axes, keepdims))
-            if g is None:
-                return (_NO, _ZERO, *(_NO,) * (nargs - 1))
-        return (_NO, project(g), *(_NO,) * (nargs - 1))
+    def __init__(self, x: Any, axis: Any, keepdims: bool, ord: Any) -> None:
+        self.xp = xp = namespace_of(x, fname=self.name)
+        self.x, self.keepdims, self.ord = x, keepdims, ord
+        self.axes = normalize_axis(axis, x.ndim, self.name)
+        fast = _numpy_fast.vector_norm(x, axis, keepdims, ord)
+        self.y = (
+            fast
+            if fast is not None
+            else xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+        )
+        self.two_norm = ord == 2
 
-    return norm_pullback
+    def direction(self, scale: Any) -> Any:
+        ye = expand_reduced(self.xp, self.y, self.axes, self.keepdims)
+        return _vector_direction(self.xp, self.x, ye, self.ord, self.axes, scale)
 
 
-def _norm_push(
-    xp: Any, x: Any, y: Any, x_dot: Any, axes: tuple[int, ...], keepdims: bool, direction: Any
-) -> Any:
-    x_dot = unthunk(x_dot)
-    if isinstance(x_dot, AbstractZero):
-        return _ZERO
-    d = direction(None)
-    if d is None:
-        return _ZERO
-    extra = tangent_extra("norm", x_dot, x)
-    y_dot = xp.sum(xp.real(xp.conj(d) * x_dot), axis=chunk_axes(axes, extra), keepdims=keepdims)
-    return xp.astype(y_dot, y.dtype) if y_dot.dtype != y.dtype else y_dot
+class _MatrixNorm(_Norm):
+    name = "matrix_norm"
+
+    def __init__(self, x: Any, keepdims: bool, ord: Any) -> None:
+        self.xp = xp = namespace_of(x, fname=self.name)
+        if x.ndim < 2:
+            raise ValueError(f"matrix_norm needs an array of rank >= 2, got shape {tuple(x.shape)}")
+        self.x, self.keepdims, self.ord = x, keepdims, ord
+        self.axes = (x.ndim - 2, x.ndim - 1)
+        self.y = xp.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+
+    def direction(self, scale: Any) -> Any:
+        ye = expand_reduced(self.xp, self.y, self.axes, self.keepdims)
+        return _scaled(_matrix_direction(self.xp, self.x, ye, self.ord), scale)
 
 
 @register_rrule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
 def _vector_norm_rrule(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
-    xp = namespace_of(x, fname="vector_norm")
-    axes = normalize_axis(axis, x.ndim, "vector_norm")
-    y = _vector_norm_primal(xp, x, axis, keepdims, ord)
-    ye = expand_reduced(xp, y, axes, keepdims)
-    return y, _norm_rrule(
-        "vector_norm",
-        xp,
-        x,
-        y,
-        axes,
-        keepdims,
-        lambda scale: _vector_direction(xp, x, ye, ord, axes, scale),
-        1,
-        two_norm=ord == 2,
-    )
+    return _VectorNorm(x, axis, keepdims, ord).rrule()
 
 
 @register_frule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
 def _vector_norm_frule(
     tangents: Any, x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2
 ) -> Any:
-    xp = namespace_of(x, fname="vector_norm")
-    axes = normalize_axis(axis, x.ndim, "vector_norm")
-    y = _vector_norm_primal(xp, x, axis, keepdims, ord)
-    ye = expand_reduced(xp, y, axes, keepdims)
-    return y, _norm_push(
-        xp,
-        x,
-        y,
-        tangents[1],
-        axes,
-        keepdims,
-        lambda scale: _vector_direction(xp, x, ye, ord, axes, scale),
-    )
-
-
-# --- matrix_norm ---------------------------------------------------------------------------------
-def _matrix_primal(xp: Any, x: Any, keepdims: bool, ord: Any) -> Any:
-    if x.ndim < 2:
-        raise ValueError(f"matrix_norm needs an array of rank >= 2, got shape {tuple(x.shape)}")
-    return xp.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+    return _VectorNorm(x, axis, keepdims, ord).frule(tangents)
 
 
 @register_rrule("linalg.matrix_norm", examples=lambda rng: _matrix_ex(rng))
 def _matrix_norm_rrule(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
-    xp = namespace_of(x, fname="matrix_norm")
-    y = _matrix_primal(xp, x, keepdims, ord)
-    axes = (x.ndim - 2, x.ndim - 1)
-    ye = expand_reduced(xp, y, axes, keepdims)
-    return y, _norm_rrule(
-        "matrix_norm",
-        xp,
-        x,
-        y,
-        axes,
-        keepdims,
-        lambda scale: _scaled(_matrix_direction(xp, x, ye, ord), scale),
-        1,
-    )
+    return _MatrixNorm(x, keepdims, ord).rrule()
 
 
 @register_frule("linalg.matrix_norm", examples=lambda rng: _matrix_ex(rng))
 def _matrix_norm_frule(
     tangents: Any, x: Any, /, *, keepdims: bool = False, ord: Any = "fro"
 ) -> Any:
-    xp = namespace_of(x, fname="matrix_norm")
-    y = _matrix_primal(xp, x, keepdims, ord)
-    axes = (x.ndim - 2, x.ndim - 1)
-    ye = expand_reduced(xp, y, axes, keepdims)
-    return y, _norm_push(
-        xp,
-        x,
-        y,
-        tangents[1],
-        axes,
-        keepdims,
-        lambda scale: _scaled(_matrix_direction(xp, x, ye, ord), scale),
-    )
+    return _MatrixNorm(x, keepdims, ord).frule(tangents)
 
 
 # --- NumPy's linalg.norm -------------------------------------------------------------------------
-class _NumpyNorm:
+class _NumpyNorm(_Norm):
     """``np.linalg.norm(x, ord=None, axis=None, keepdims=False)`` as a vector or a matrix norm."""
+
+    name = "linalg.norm"
 
     def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         if not args:
@@ -372,80 +360,57 @@ class _NumpyNorm:
         unknown = set(params) - set(names)
         if unknown:
             raise TypeError(f"linalg.norm got unexpected keyword arguments {sorted(unknown)}")
-        self.x = args[0]
+        self.x = x = args[0]
         self.nargs = len(args)
         self.ord = params.get("ord")
         self.axis = params.get("axis")
         self.keepdims = bool(params.get("keepdims", False))
-        self.xp = namespace_of(self.x, fname="linalg.norm")
-        x = self.x
+        self.xp = namespace_of(x, fname="linalg.norm")
         if self.axis is None:
             if self.ord is None:  # the 2-norm of all the elements, whatever the rank
-                self.kind, self.axes = "vector", tuple(range(x.ndim))
+                self.kind, self.order = "vector", tuple(range(x.ndim))
             elif x.ndim == 1:
-                self.kind, self.axes = "vector", (0,)
+                self.kind, self.order = "vector", (0,)
             else:  # numpy raises for other ranks; so does the primal below
-                self.kind, self.axes = "matrix", tuple(range(x.ndim))
+                self.kind, self.order = "matrix", tuple(range(x.ndim))
         elif isinstance(self.axis, int) or len(tuple(self.axis)) == 1:
             self.kind = "vector"
-            self.axes = normalize_axis(self.axis, x.ndim, "linalg.norm")
+            self.order = normalize_axis(self.axis, x.ndim, "linalg.norm")
         else:
             self.kind = "matrix"
-            self.axes = tuple(a % x.ndim for a in tuple(self.axis))  # order matters: (row, col)
+            self.order = tuple(a % x.ndim for a in tuple(self.axis))  # (row, col): order matters
+        self.axes = tuple(sorted(self.order))
+        self.y = self.xp.linalg.norm(x, ord=self.ord, axis=self.axis, keepdims=self.keepdims)
+        self.two_norm = self.kind == "vector" and self.ord in (None, 2)
 
-    def primal(self) -> Any:
-        return self.xp.linalg.norm(self.x, ord=self.ord, axis=self.axis, keepdims=self.keepdims)
-
-    def reduced(self) -> tuple[int, ...]:
-        return tuple(sorted(self.axes))
-
-    def direction(self, y: Any, scale: Any) -> Any:
+    def direction(self, scale: Any) -> Any:
         xp, x = self.xp, self.x
-        ye = expand_reduced(xp, y, self.reduced(), self.keepdims)
+        ye = expand_reduced(xp, self.y, self.axes, self.keepdims)
         if self.kind == "vector":
             ord = 2 if self.ord is None else self.ord
-            return _vector_direction(xp, x, ye, ord, self.reduced(), scale)
+            return _vector_direction(xp, x, ye, ord, self.axes, scale)
         return _scaled(self._matrix(xp, x, ye), scale)
 
     def _matrix(self, xp: Any, x: Any, ye: Any) -> Any:
-        if x.ndim == 2 and self.axis is None and self.axes == (0, 1):
-            return _matrix_direction(xp, x, ye, "fro" if self.ord is None else self.ord)
+        ord = "fro" if self.ord is None else self.ord
+        if x.ndim == 2 and self.order == (0, 1):
+            return _matrix_direction(xp, x, ye, ord)
         # move the (row, col) axes to the end, as matrix_norm expects, and back
-        r, c = self.axes
+        r, c = self.order
         rest = [i for i in range(x.ndim) if i not in (r, c)]
         perm = (*rest, r, c)
-        xt = xp.permute_dims(x, perm)
-        yt = xp.permute_dims(ye, perm)
-        g = _matrix_direction(xp, xt, yt, "fro" if self.ord is None else self.ord)
-        inverse = tuple(perm.index(i) for i in range(x.ndim))
-        return xp.permute_dims(g, inverse)
+        g = _matrix_direction(xp, xp.permute_dims(x, perm), xp.permute_dims(ye, perm), ord)
+        return xp.permute_dims(g, tuple(perm.index(i) for i in range(x.ndim)))
 
 
 @register_rrule("numpy:linalg.norm", examples=lambda rng: _np_norm_ex(rng))
 def _np_norm_rrule(*args: Any, **kwargs: Any) -> Any:
-    c = _NumpyNorm(args, kwargs)
-    y = c.primal()
-    two = c.kind == "vector" and c.ord in (None, 2)
-    return y, _norm_rrule(
-        "linalg.norm",
-        c.xp,
-        c.x,
-        y,
-        c.reduced(),
-        c.keepdims,
-        lambda scale: c.direction(y, scale),
-        c.nargs,
-        two_norm=two,
-    )
+    return _NumpyNorm(args, kwargs).rrule()
 
 
 @register_frule("numpy:linalg.norm", examples=lambda rng: _np_norm_ex(rng))
 def _np_norm_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    c = _NumpyNorm(args, kwargs)
-    y = c.primal()
-    return y, _norm_push(
-        c.xp, c.x, y, tangents[1], c.reduced(), c.keepdims, lambda scale: c.direction(y, scale)
-    )
+    return _NumpyNorm(args, kwargs).frule(tangents)
 
 
 # --- examples ------------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from ._util import (
     cotangent,
     count_true,
     expand_reduced,
+    in_dtype,
     masked_product,
     normalize_axis,
     numpy_kwargs,
@@ -183,7 +184,7 @@ def _sum_like(name: str, mean: bool) -> tuple[Callable[..., Any], Callable[..., 
         if t is None:
             return y, _ZERO
         y_dot = getattr(xp, name)(t, axis=chunk_axes(c.axes, extra), keepdims=c.keepdims)
-        return y, xp.astype(y_dot, y.dtype) if y_dot.dtype != y.dtype else y_dot
+        return y, in_dtype(xp, y_dot, y.dtype)
 
     return rrule, frule
 
@@ -246,7 +247,7 @@ def _prod_frule(tangents: Any, c: _Call) -> Any:
     y_dot = xp.sum(
         _others_product(xp, x, c.axes) * t, axis=chunk_axes(c.axes, extra), keepdims=c.keepdims
     )
-    return y, xp.astype(y_dot, y.dtype) if y_dot.dtype != y.dtype else y_dot
+    return y, in_dtype(xp, y_dot, y.dtype)
 
 
 _register("prod", ("prod",), _prod_rrule, _prod_frule, examples=lambda rng: _prod_ex(rng))
@@ -289,7 +290,7 @@ def _extremum(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
             xp.where(mask, t, xp.zeros_like(t)), axis=chunk_axes(c.axes, extra), keepdims=c.keepdims
         )
         y_dot = picked / safe(xp, count)
-        return y, xp.astype(y_dot, y.dtype) if y_dot.dtype != y.dtype else y_dot
+        return y, in_dtype(xp, y_dot, y.dtype)
 
     return rrule, frule
 
@@ -340,7 +341,7 @@ def _spread(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
         g = direction(c, y, dof)
         term = xp.real(xp.conj(g) * t) if project.kind == "c" else g * t
         y_dot = xp.sum(term, axis=chunk_axes(c.axes, extra), keepdims=c.keepdims)
-        return y, xp.astype(y_dot, y.dtype) if y_dot.dtype != y.dtype else y_dot
+        return y, in_dtype(xp, y_dot, y.dtype)
 
     return rrule, frule
 
@@ -406,17 +407,24 @@ def _cumsum_rrule(c: _Call) -> Any:
     return y, cumulative_sum_pullback
 
 
+def _cumulative_tangent(name: str, tangents: Any, c: _Call, cc: _Cumulative) -> tuple[Any, int]:
+    """The tangent of a cumulative call (flattened like the array for NumPy's ``axis=None``)
+    and the axis to accumulate it along; ``(None, 0)`` for a zero tangent."""
+    t, extra = _tangent(name, tangents, c, ProjectTo(c.x, c.xp))
+    if t is not None and cc.work is not c.x:  # flatten the primal axes, keep the chunk axes
+        t = c.xp.reshape(t, (*tuple(t.shape[:extra]), -1))
+    return t, cc.along(extra)
+
+
 def _cumsum_frule(tangents: Any, c: _Call) -> Any:
     cc = _Cumulative("cumulative_sum", c)
     xp = c.xp
     y = cc.primal("cumulative_sum")
-    t, extra = _tangent("cumulative_sum", tangents, c, ProjectTo(c.x, xp))
+    t, ax = _cumulative_tangent("cumulative_sum", tangents, c, cc)
     if t is None:
         return y, _ZERO
-    if cc.work is not c.x:  # NumPy's flattening cumsum: flatten the primal axes, keep the chunk
-        t = xp.reshape(t, (*tuple(t.shape[:extra]), -1))
-    y_dot = xp.cumulative_sum(t, axis=cc.along(extra), include_initial=cc.include_initial)
-    return y, xp.astype(y_dot, y.dtype) if y_dot.dtype != y.dtype else y_dot
+    y_dot = xp.cumulative_sum(t, axis=ax, include_initial=cc.include_initial)
+    return y, in_dtype(xp, y_dot, y.dtype)
 
 
 def _cumprod_parts(xp: Any, x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
@@ -458,18 +466,15 @@ def _cumprod_frule(tangents: Any, c: _Call) -> Any:
     cc = _Cumulative("cumulative_prod", c)
     xp = c.xp
     y = cc.primal("cumulative_prod")
-    t, extra = _tangent("cumulative_prod", tangents, c, ProjectTo(c.x, xp))
+    t, ax = _cumulative_tangent("cumulative_prod", tangents, c, cc)
     if t is None:
         return y, _ZERO
-    if cc.work is not c.x:
-        t = xp.reshape(t, (*tuple(t.shape[:extra]), -1))
-    ax = cc.along(extra)
     b, f, cp, xs = _cumprod_parts(xp, cc.work, cc.axis)
     y_dot = cp * (b * xp.cumulative_sum(b * t / xs, axis=ax) + xp.cumulative_sum(f * t, axis=ax))
     if cc.include_initial:
         zero = xp.zeros_like(y_dot[along(ax, slice(0, 1))])
         y_dot = xp.concat((zero, y_dot), axis=ax)
-    return y, xp.astype(y_dot, y.dtype) if y_dot.dtype != y.dtype else y_dot
+    return y, in_dtype(xp, y_dot, y.dtype)
 
 
 def _register_cumulative(name: str, np_name: str, rrule: Any, frule: Any, zeros: bool) -> None:

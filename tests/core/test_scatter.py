@@ -13,7 +13,7 @@ from chainrules.core import scatter as scatter_module
 from chainrules.core.scatter import parse_key, scatter_add, scatter_add_generic
 from chainrules.testing import device, examples_for, test_frule, test_rrule, to_numpy
 from chainrules.testing.backends import BACKENDS, Backend
-from chainrules.testing.runner import DEVICE_CHECKS, check_device
+from chainrules.testing.runner import DEVICE_CHECKS
 
 # The GPU-safety checks (check_scalar_free, check_jit) run in a test of their own, at the examples
 # they can take; the testers here judge the maths on every backend.
@@ -23,15 +23,6 @@ REG = next(r for r in cr.registrations() if r.target is scatter_add)
 EXAMPLES = examples_for(REG)
 # keys that array-api-strict's own indexing rejects (the standard leaves them unspecified)
 STRICT_REJECTS = {"(slice, index array)", "(..., None, array)", "separated index arrays"}
-
-
-def to_backend(backend: Backend, value: Any, dtype: str = "float64") -> Any:
-    """A NumPy example value in ``backend``'s arrays, arrays inside tuples (keys) included."""
-    if isinstance(value, tuple):
-        return tuple(to_backend(backend, v, dtype) for v in value)
-    if isinstance(value, np.ndarray):
-        return backend.asarray(value, dtype)
-    return value
 
 
 def reference(dest: Any, key: Any, values: Any) -> Any:
@@ -69,7 +60,7 @@ def test_never_writes_into_dest_or_values(backend: Backend) -> None:
     for ex in EXAMPLES:
         if not _supported(backend, ex.note):
             continue
-        dest, key, values = (to_backend(backend, a) for a in ex.args)
+        dest, key, values = (backend.asarray(a, "float64") for a in ex.args)
         before = to_numpy(dest).copy(), np.array(to_numpy(values), copy=True)
         scatter_add(dest, key, values)
         np.testing.assert_array_equal(to_numpy(dest), before[0], err_msg=ex.note)
@@ -82,7 +73,7 @@ def test_agrees_with_numpy_add_at_on_every_backend(backend: Backend, dtype: str)
     for ex in EXAMPLES:
         if not _supported(backend, ex.note):
             continue
-        dest, key, values = (to_backend(backend, a, dtype) for a in ex.args)
+        dest, key, values = (backend.asarray(a, dtype) for a in ex.args)
         got = scatter_add(dest, key, values)
         assert got.dtype == dest.dtype, ex.note
         want = reference(*(np.asarray(a) if isinstance(a, np.ndarray) else a for a in ex.args))
@@ -98,7 +89,7 @@ def test_many_duplicates_on_every_backend(backend: Backend) -> None:
     i, j = rng.integers(-5, 5, 400), rng.integers(-7, 7, 400)
     values = rng.standard_normal(400)
     want = reference(dest, (i, j), values)
-    got = scatter_add(*(to_backend(backend, a) for a in (dest, (i, j), values)))
+    got = scatter_add(*(backend.asarray(a, "float64") for a in (dest, (i, j), values)))
     np.testing.assert_allclose(to_numpy(got), want, rtol=1e-12, atol=1e-12)
 
 
@@ -256,7 +247,7 @@ def test_cupy_backend() -> None:
     if not cupy.cuda.is_available():
         pytest.skip("no CUDA device")
     for ex in EXAMPLES:  # pragma: no cover (needs a GPU)
-        dest, key, values = (to_backend(BACKENDS["cupy"], a) for a in ex.args)
+        dest, key, values = (BACKENDS["cupy"].asarray(a, "float64") for a in ex.args)
         got = scatter_add(dest, key, values)
         np.testing.assert_allclose(to_numpy(got), reference(*ex.args), rtol=1e-12, atol=1e-12)
         np.testing.assert_array_equal(to_numpy(dest), ex.args[0])
@@ -291,7 +282,7 @@ def _check_rules(backend: Backend, dtypes: tuple[str, ...]) -> int:
         if not _supported(backend, ex.note):
             continue
         for dtype in dtypes:
-            args = tuple(to_backend(backend, a, dtype) for a in ex.args)
+            args = tuple(backend.asarray(a, dtype) for a in ex.args)
             for tester in (test_rrule, test_frule):
                 try:
                     tester(scatter_add, *args, **NO_DEVICE_CHECKS)
@@ -307,17 +298,10 @@ def test_rules_on_every_backend(backend: Backend) -> None:
 
 
 @pytest.mark.parametrize("which", DEVICE_CHECKS)
-def test_scalar_free_and_jit_checks(which: str) -> None:
+def test_scalar_free_and_jit_checks(which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
     """check_scalar_free and check_jit at every example; a boolean-mask key is the one thing jit
     cannot take (x[mask] has a data-dependent shape: JAX refuses the function itself)."""
-    if which == "jit":
-        pytest.importorskip("jax")
-        BACKENDS["jax"].namespace()
-    cell = check_device(REG, which)
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert cell.checks >= 10
-    for msg in cell.unsupported:
-        assert which == "jit" and "itself cannot be traced" in msg, msg
+    assert_gpu_safe(REG, which, skippable=lambda m: "itself cannot be traced" in m)
 
 
 def test_pullback_is_a_gather_and_differentiable_again() -> None:

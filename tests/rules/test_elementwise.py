@@ -13,7 +13,7 @@ from chainrules.core.registry import TORCH_NAMES
 from chainrules.rules import elementwise as _elementwise_module
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.backends import BACKENDS
-from chainrules.testing.runner import DEVICE_CHECKS, check_device, check_registration
+from chainrules.testing.runner import DEVICE_CHECKS, check_registration
 from chainrules.testing.strategies import elementwise_args
 
 # the elementwise functions of the standard with a derivative (issue 2's list) ...
@@ -70,7 +70,6 @@ def test_torch_rejections_are_only_python_scalar_operands() -> None:
     """torch's own functions reject some inputs that the standard allows (a Python scalar as an
     operand); the check command skips those examples -- make sure that is all it skips."""
     pytest.importorskip("torch")
-    from chainrules.testing.backends import BACKENDS
 
     skipped = 0
     for reg in ELEMENTWISE:
@@ -113,8 +112,6 @@ def test_agrees_with_jax(reg: cr.Registration, jax_numpy) -> None:  # type: igno
     JAX's cotangent of a complex input is the conjugate of ours: ``x_bar = conj(vjp(conj(y_bar)))``.
     """
     import jax
-
-    from chainrules.testing.backends import BACKENDS
 
     jf = BACKENDS["jax"].function(reg)
     npf = BACKENDS["numpy"].function(reg)
@@ -254,21 +251,6 @@ def test_hypothesis_float32_sqrt(args) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("which", DEVICE_CHECKS)
 @pytest.mark.parametrize("reg", ELEMENTWISE, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str) -> None:
-    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at every example."""
-    if which == "jit":
-        pytest.importorskip("jax")
-        BACKENDS["jax"].namespace()  # float64 references
-    cell = check_device(reg, which, examples=_device_examples(reg))
-    if cell.status == "n/a":
-        assert reg.name in NO_JAX_COUNTERPART, reg.name
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert cell.checks > 0 and not cell.unsupported, cell.unsupported
-
-
-NO_JAX_COUNTERPART = {"numpy:fix"}
-
-
-def _device_examples(reg: cr.Registration) -> list:  # type: ignore[type-arg]
-    return (lambda r: examples_for(r)[:4])(reg)
+def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
+    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at the examples."""
+    assert_gpu_safe(reg, which, examples=examples_for(reg)[:4], no_jax=("numpy:fix",))

@@ -12,7 +12,7 @@ from chainrules.rules import statistical
 from chainrules.rules._util import unsum
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.backends import BACKENDS
-from chainrules.testing.runner import DEVICE_CHECKS, check_device, check_registration
+from chainrules.testing.runner import DEVICE_CHECKS, check_registration
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == statistical.__name__]
 NAMES = {r.name for r in REGS}
@@ -153,21 +153,6 @@ def test_sum_pullback_is_differentiable_again() -> None:
 
 @pytest.mark.parametrize("which", DEVICE_CHECKS)
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str) -> None:
-    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at every example."""
-    if which == "jit":
-        pytest.importorskip("jax")
-        BACKENDS["jax"].namespace()  # float64 references
-    cell = check_device(reg, which, examples=_device_examples(reg))
-    if cell.status == "n/a":
-        assert reg.name in NO_JAX_COUNTERPART, reg.name
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert cell.checks > 0 and not cell.unsupported, cell.unsupported
-
-
-NO_JAX_COUNTERPART = set()
-
-
-def _device_examples(reg: cr.Registration) -> list:  # type: ignore[type-arg]
-    return (examples_for)(reg)
+def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
+    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at the examples."""
+    assert_gpu_safe(reg, which, examples=None, no_jax=())
