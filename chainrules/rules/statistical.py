@@ -391,20 +391,34 @@ def _revcumsum(xp: Any, v: Any, axis: int) -> Any:
     return xp.flip(xp.cumulative_sum(xp.flip(v, axis=axis), axis=axis), axis=axis)
 
 
-def _cumsum_rrule(c: _Call) -> Any:
-    cc = _Cumulative("cumulative_sum", c)
-    xp = c.xp
-    y = cc.primal("cumulative_sum")
-    project = ProjectTo(c.x, xp)
+def _cumulative_rrule(name: str, back: Any) -> Any:
+    """The rrule of a cumulative function; ``back(xp, work, g, axis, complex)`` is the cotangent
+    of the working array for the cotangent ``g`` of the output (the constant first entry that
+    ``include_initial`` adds already dropped)."""
 
-    def cumulative_sum_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return _zero_pullback(c, project)
-        y_bar = cotangent("cumulative_sum", y_bar, y)
-        g = _revcumsum(xp, cc.drop_initial(y_bar), cc.axis)
-        return (_NO, project(cc.back(g)), *c.no_tangents())
+    def rrule(c: _Call) -> Any:
+        cc = _Cumulative(name, c)
+        xp = c.xp
+        y = cc.primal(name)
+        project = ProjectTo(c.x, xp)
 
-    return y, cumulative_sum_pullback
+        def cumulative_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if isinstance(y_bar, AbstractZero):
+                return _zero_pullback(c, project)
+            g = cc.drop_initial(cotangent(name, y_bar, y))
+            x_bar = back(xp, cc.work, g, cc.axis, project.kind == "c")
+            return (_NO, project(cc.back(x_bar)), *c.no_tangents())
+
+        return y, cumulative_pullback
+
+    return rrule
+
+
+def _cumsum_back(xp: Any, x: Any, g: Any, ax: int, cplx: bool) -> Any:
+    return _revcumsum(xp, g, ax)
+
+
+_cumsum_rrule = _cumulative_rrule("cumulative_sum", _cumsum_back)
 
 
 def _cumulative_tangent(name: str, tangents: Any, c: _Call, cc: _Cumulative) -> tuple[Any, int]:
@@ -441,25 +455,14 @@ def _cumprod_parts(xp: Any, x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
     return before, first, xp.cumulative_prod(x1, axis=axis), xp.where(x == 0, one, x)
 
 
-def _cumprod_rrule(c: _Call) -> Any:
-    cc = _Cumulative("cumulative_prod", c)
-    xp = c.xp
-    y = cc.primal("cumulative_prod")
-    project = ProjectTo(c.x, xp)
+def _cumprod_back(xp: Any, x: Any, g: Any, ax: int, cplx: bool) -> Any:
+    b, f, cp, xs = _cumprod_parts(xp, x, ax)
+    if cplx:  # conjugated partials: the cotangent convention for complex inputs
+        cp, xs = xp.conj(cp), xp.conj(xs)
+    return b * _revcumsum(xp, g * cp * b, ax) / xs + f * _revcumsum(xp, g * cp, ax)
 
-    def cumulative_prod_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return _zero_pullback(c, project)
-        y_bar = cotangent("cumulative_prod", y_bar, y)
-        g = cc.drop_initial(y_bar)
-        ax = cc.axis
-        b, f, cp, xs = _cumprod_parts(xp, cc.work, ax)
-        if project.kind == "c":
-            cp, xs = xp.conj(cp), xp.conj(xs)
-        x_bar = b * _revcumsum(xp, g * cp * b, ax) / xs + f * _revcumsum(xp, g * cp, ax)
-        return (_NO, project(cc.back(x_bar)), *c.no_tangents())
 
-    return y, cumulative_prod_pullback
+_cumprod_rrule = _cumulative_rrule("cumulative_prod", _cumprod_back)
 
 
 def _cumprod_frule(tangents: Any, c: _Call) -> Any:
