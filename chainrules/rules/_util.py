@@ -94,6 +94,12 @@ def safe(xp: Any, d: Any) -> Any:
     return xp.where(d == 0, xp.ones_like(d), d)
 
 
+def unit(xp: Any, x: Any, ax: Any) -> Any:
+    """``x / |x|`` with 0 at 0 (``sign`` for real ``x``), given ``ax = |x|``: the derivative
+    direction of ``abs`` and of the 1-norm."""
+    return x / safe(xp, ax)
+
+
 def in_dtype(xp: Any, v: Any, dtype: Any) -> Any:
     """``v`` cast to ``dtype`` (a pushforward in its output's dtype); no copy when it already is."""
     return v if v.dtype == dtype else xp.astype(v, dtype)

@@ -31,7 +31,6 @@ from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.scalar_rule import (
     _align,
-    _cotangent_mismatch,
     _reject_out,
     finish_tangent,
     non_differentiable,
@@ -39,6 +38,7 @@ from ..core.scalar_rule import (
     zero_derivative,
 )
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from ._util import cotangent, safe, unit
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -51,11 +51,6 @@ UNIT = (-0.85, 0.85)
 C_ANY = (-1.2, 1.2, -1.2, 1.2)
 C_RIGHT = (0.3, 2.0, -1.2, 1.2)  # right half-plane: log, sqrt, reciprocal
 C_UNIT = (-0.6, 0.6, -0.6, 0.6)  # asin, acos, atanh, atan, asinh
-
-
-def _safe(xp: Any, d: Any) -> Any:
-    """``d`` with zeros replaced by ones: the denominator of a ratio that is 0 at a kink."""
-    return xp.where(d == 0, xp.ones_like(d), d)
 
 
 # --- holomorphic unary functions --------------------------------------------------------------
@@ -131,7 +126,7 @@ def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
 
 def _pow_dy(xp: Any, out: Any, x: Any, y: Any) -> Any:
     # x**y * log(x), continued by 0 at x == 0 (where x**y -> 0 for y > 0) instead of 0 * -inf
-    return out * xp.log(_safe(xp, x))
+    return out * xp.log(safe(xp, x))
 
 
 scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT)
@@ -143,7 +138,7 @@ def _atan2_d(sign: int, which: int) -> Any:
     def d(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
         r2 = x1 * x1 + x2 * x2
         num = x2 if which == 0 else x1
-        return sign * num / _safe(xp, r2)  # 0 at the origin: the minimum-norm subgradient
+        return sign * num / safe(xp, r2)  # 0 at the origin: the minimum-norm subgradient
 
     return d
 
@@ -152,8 +147,8 @@ def _atan2_d(sign: int, which: int) -> Any:
 scalar_rule(("atan2", "numpy:arctan2"), _atan2_d(1, 0), _atan2_d(-1, 1), domain=(R, POS))
 scalar_rule(
     "hypot",
-    lambda xp, out, x1, x2: x1 / _safe(xp, out),
-    lambda xp, out, x1, x2: x2 / _safe(xp, out),
+    lambda xp, out, x1, x2: x1 / safe(xp, out),
+    lambda xp, out, x1, x2: x2 / safe(xp, out),
     domain=(R, R),
 )
 
@@ -235,7 +230,7 @@ scalar_rule(("numpy:rad2deg", "numpy:degrees"), 180 / math.pi, domain=(R,))
 
 def _sinc_d(xp: Any, out: Any, x: Any) -> Any:
     # d/dx sin(pi x)/(pi x) = (cos(pi x) - sinc(x)) / x, continued by 0 at x = 0
-    return xp.where(x == 0, xp.zeros_like(out), (xp.cos(math.pi * x) - out) / _safe(xp, x))
+    return xp.where(x == 0, xp.zeros_like(out), (xp.cos(math.pi * x) - out) / safe(xp, x))
 
 
 scalar_rule("numpy:sinc", _sinc_d, domain=(R,))
@@ -294,23 +289,11 @@ def _unary_setup(name: str, x: Any, kwargs: dict[str, Any]) -> tuple[Any, Projec
     return xp, proj, proj.kind == "c"
 
 
-def _cotangent(name: str, y_bar: Any, out: Any) -> Any:
-    y_bar = unthunk(y_bar)
-    if getattr(y_bar, "shape", ()) != out.shape:
-        raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out.shape)
-    return y_bar
-
-
 def _tangent(name: str, xp: Any, x_dot: Any, x: Any) -> Any:
     x_dot = unthunk(x_dot)
     if isinstance(x_dot, AbstractZero):
         return x_dot
     return _align(xp, x_dot, x.ndim, x.ndim, name, x.shape)
-
-
-def _unit(xp: Any, x: Any, out_abs: Any) -> Any:
-    """``x / |x|`` with 0 at 0: the derivative direction of ``abs`` (``sign`` for real x)."""
-    return x / _safe(xp, out_abs)
 
 
 @register_rrule("abs", "numpy:absolute", domain=(R,), complex=C_ANY)
@@ -321,8 +304,8 @@ def _abs_rrule(x: Any, /, **kwargs: Any) -> Any:
     def abs_pullback(y_bar: Any) -> tuple[Any, Any]:
         if isinstance(y_bar, AbstractZero) or not proj.differentiable:
             return _NO, (_ZERO if proj.differentiable else _NO)
-        y_bar = _cotangent("abs", y_bar, out)
-        return _NO, proj(y_bar * _unit(xp, x, out))
+        y_bar = cotangent("abs", y_bar, out)
+        return _NO, proj(y_bar * unit(xp, x, out))
 
     return out, abs_pullback
 
@@ -334,7 +317,7 @@ def _abs_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     x_dot = _tangent("abs", xp, tangents[1], x)
     if isinstance(x_dot, AbstractZero) or not proj.differentiable:
         return out, _ZERO
-    u = _unit(xp, x, out)
+    u = unit(xp, x, out)
     return out, (xp.real(xp.conj(u) * x_dot) if cplx else u * x_dot)
 
 
@@ -347,13 +330,13 @@ def _sign_tangent(xp: Any, x: Any, out: Any, v: Any) -> Any:
     # s = z/|z|: ds = (dz - s Re(conj(s) dz)) / |z|; self-adjoint, so pullback and pushforward
     # share it. 0 at z = 0.
     r = xp.abs(x)
-    return (v - out * xp.real(xp.conj(out) * v)) / _safe(xp, r) * xp.astype(r != 0, r.dtype)
+    return (v - out * xp.real(xp.conj(out) * v)) / safe(xp, r) * xp.astype(r != 0, r.dtype)
 
 
 def _sign(xp: Any, x: Any, cplx: bool) -> Any:
     # for complex z the standard's sign is z/|z| (0 at 0); array_api_compat's NumPy wrapper
     # warns at 0, so it is computed here
-    return _unit(xp, x, xp.abs(x)) if cplx else xp.sign(x)
+    return unit(xp, x, xp.abs(x)) if cplx else xp.sign(x)
 
 
 @register_rrule("sign", domain=(R,), complex=C_ANY)
@@ -363,7 +346,7 @@ def _sign_rrule(x: Any, /, **kwargs: Any) -> Any:
 
     def sign_pullback(y_bar: Any) -> tuple[Any, Any]:
         if not isinstance(y_bar, AbstractZero):
-            y_bar = _cotangent("sign", y_bar, out)
+            y_bar = cotangent("sign", y_bar, out)
         if not proj.differentiable:
             return _NO, _NO
         if isinstance(y_bar, AbstractZero) or not cplx:
@@ -391,7 +374,7 @@ def _conj_rrule(x: Any, /, **kwargs: Any) -> Any:
     def conj_pullback(y_bar: Any) -> tuple[Any, Any]:
         if isinstance(y_bar, AbstractZero) or not proj.differentiable:
             return _NO, (_ZERO if proj.differentiable else _NO)
-        y_bar = _cotangent("conj", y_bar, out)
+        y_bar = cotangent("conj", y_bar, out)
         return _NO, proj(xp.conj(y_bar) if cplx else y_bar)
 
     return out, conj_pullback
@@ -418,7 +401,7 @@ def _real_imag(name: str, imag: bool) -> None:
         def part_pullback(y_bar: Any) -> tuple[Any, Any]:
             if isinstance(y_bar, AbstractZero) or not proj.differentiable:
                 return _NO, (_ZERO if proj.differentiable else _NO)
-            y_bar = _cotangent(name, y_bar, out)
+            y_bar = cotangent(name, y_bar, out)
             if not cplx:  # real(x) of a real x is x; imag(x) is 0
                 return _NO, (_ZERO if imag else proj(y_bar))
             # dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag)
@@ -483,7 +466,7 @@ def _clip_rrule(*args: Any, **kwargs: Any) -> Any:
     def clip_pullback(y_bar: Any) -> tuple[Any, ...]:
         if isinstance(y_bar, AbstractZero):
             return (_NO, *(_ZERO if p is not None and p.differentiable else _NO for p in projs))
-        y_bar = _cotangent("clip", y_bar, out)
+        y_bar = cotangent("clip", y_bar, out)
         weights = _clip_weights(xp, x, low, high, out)
         res: list[Any] = [_NO]
         for p, w in zip(projs, weights):

@@ -50,6 +50,7 @@ from ._util import (
     numpy_kwargs,
     safe,
     tangent_extra,
+    unit,
 )
 
 _NO = NoTangent()
@@ -58,11 +59,6 @@ _INF = math.inf
 
 
 # --- gradient directions ----------------------------------------------------------------------
-def _unit(xp: Any, x: Any, ax: Any) -> Any:
-    """``x / |x|`` with 0 at 0 (``sign`` for real x), given ``ax = |x|``."""
-    return x / safe(xp, ax)
-
-
 def _vector_direction(
     xp: Any, x: Any, ye: Any, ord: Any, axes: tuple[int, ...], scale: Any = None
 ) -> Any:
@@ -89,11 +85,11 @@ def _vector_direction(
         return masked_product(xp, mask, x, c)
     ax = xp.abs(x)
     if ord == 1:
-        g = _unit(xp, x, ax)
+        g = unit(xp, x, ax)
         return g if scale is None else g * scale
     p = float(ord)
     u = ax / safe(xp, ye)
-    g = _unit(xp, x, ax) * xp.pow(safe(xp, u), p - 1.0)
+    g = unit(xp, x, ax) * xp.pow(safe(xp, u), p - 1.0)
     g = xp.where((ax == 0) | (ye == 0), xp.zeros_like(g), g)
     return g if scale is None else g * scale
 
@@ -124,7 +120,7 @@ def _matrix_direction(xp: Any, x: Any, ye: Any, ord: Any) -> Any:
             w = xp.where(target == 0, xp.zeros_like(w), w)
         return xp.matmul(u * xp.astype(w, u.dtype)[..., None, :], vh)
     ax = xp.abs(x)
-    unit = _unit(xp, x, ax)
+    direction = unit(xp, x, ax)
     if ord in (1, -1):  # columns: sums over rows (axis -2)
         sums = xp.sum(ax, axis=-2, keepdims=True)
         pick = (
@@ -143,7 +139,7 @@ def _matrix_direction(xp: Any, x: Any, ye: Any, ord: Any) -> Any:
         w = _tie_weights(xp, sums == pick, sums.dtype, (-2,))
     else:
         raise ValueError(f"matrix_norm: invalid ord {ord!r}")
-    g = unit * w
+    g = direction * w
     return xp.where(ye == 0, xp.zeros_like(g), g)
 
 

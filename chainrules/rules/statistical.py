@@ -112,6 +112,10 @@ class _Call:
     def std_axis(self) -> Any:
         return None if self.axis is None else self.axes
 
+    def reduce(self, name: str) -> Any:
+        """The primal: the namespace's reduction ``name`` of the array, as called."""
+        return getattr(self.xp, name)(self.x, axis=self.std_axis, keepdims=self.keepdims, **self.kw)
+
     def no_tangents(self) -> tuple[Any, ...]:
         """NoTangent for the positional arguments after the array (NumPy's axis, dtype...)."""
         return (_NO,) * (self.nargs - 1)
@@ -159,7 +163,7 @@ def _tangent(name: str, tangents: Any, c: _Call, project: ProjectTo) -> tuple[An
 def _sum_like(name: str, mean: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
     def rrule(c: _Call) -> Any:
         xp, x = c.xp, c.x
-        y = getattr(xp, name)(x, axis=c.std_axis, keepdims=c.keepdims, **c.kw)
+        y = c.reduce(name)
         project = ProjectTo(x, xp)
         n = max(reduced_size(x.shape, c.axes), 1)
 
@@ -179,7 +183,7 @@ def _sum_like(name: str, mean: bool) -> tuple[Callable[..., Any], Callable[..., 
 
     def frule(tangents: Any, c: _Call) -> Any:
         xp, x = c.xp, c.x
-        y = getattr(xp, name)(x, axis=c.std_axis, keepdims=c.keepdims, **c.kw)
+        y = c.reduce(name)
         t, extra = _tangent(name, tangents, c, ProjectTo(x, xp))
         if t is None:
             return y, _ZERO
@@ -222,7 +226,7 @@ def _prod_rrule(c: _Call) -> Any:
     xp, x = c.xp, c.x
     if "initial" in c.kw:
         raise TypeError("prod: the rule does not support initial=")
-    y = xp.prod(x, axis=c.std_axis, keepdims=c.keepdims, **c.kw)
+    y = c.reduce("prod")
     project = ProjectTo(x, xp)
 
     def prod_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -240,7 +244,7 @@ def _prod_rrule(c: _Call) -> Any:
 
 def _prod_frule(tangents: Any, c: _Call) -> Any:
     xp, x = c.xp, c.x
-    y = xp.prod(x, axis=c.std_axis, keepdims=c.keepdims, **c.kw)
+    y = c.reduce("prod")
     t, extra = _tangent("prod", tangents, c, ProjectTo(x, xp))
     if t is None:
         return y, _ZERO
@@ -263,7 +267,7 @@ def _extremum(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
 
     def rrule(c: _Call) -> Any:
         xp, x = c.xp, c.x
-        y = getattr(xp, name)(x, axis=c.std_axis, keepdims=c.keepdims, **c.kw)
+        y = c.reduce(name)
         project = ProjectTo(x, xp)
 
         def extremum_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -281,7 +285,7 @@ def _extremum(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
 
     def frule(tangents: Any, c: _Call) -> Any:
         xp, x = c.xp, c.x
-        y = getattr(xp, name)(x, axis=c.std_axis, keepdims=c.keepdims, **c.kw)
+        y = c.reduce(name)
         t, extra = _tangent(name, tangents, c, ProjectTo(x, xp))
         if t is None:
             return y, _ZERO
@@ -304,8 +308,8 @@ def _spread(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
     is_std = name == "std"
 
     def setup(c: _Call) -> tuple[Any, Any, float]:
-        xp, x = c.xp, c.x
-        y = getattr(xp, name)(x, axis=c.std_axis, keepdims=c.keepdims, **c.kw)
+        x = c.x
+        y = c.reduce(name)
         dof = reduced_size(x.shape, c.axes) - float(c.kw.get("correction", 0.0))
         return y, dof, (dof if dof != 0 else 1.0)
 

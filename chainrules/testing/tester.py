@@ -244,16 +244,7 @@ class _Case:
     def guarded_args(self) -> tuple[Any, ...]:
         """Arguments with NumPy arrays made read-only (a rule that writes into them raises)."""
 
-        def ro(a: Any) -> Any:
-            if isinstance(a, np.ndarray):
-                a = a.copy()
-                a.flags.writeable = False
-                return a
-            if isinstance(a, (tuple, list)):
-                return type(a)(ro(e) for e in a)
-            return a
-
-        return tuple(ro(a) for a in self.args)
+        return tuple(_ro(a) for a in self.args)
 
     def snapshot(self, values: Any) -> list[Any]:
         """Copies of the array leaves of ``values`` (None for zeros and opaque objects)."""
@@ -288,14 +279,13 @@ class _NoWrites:
 
 
 def _ro(x: Any) -> Any:
+    """A read-only copy of a NumPy array (inside tuples and lists too); anything else as is."""
     if isinstance(x, np.ndarray):
         x = x.copy()
         x.flags.writeable = False
+    elif isinstance(x, (tuple, list)):
+        return type(x)(_ro(e) for e in x)
     return x
-
-
-def _outputs(y: Any) -> list[Any]:
-    return leaves(y)
 
 
 def _structure_cotangent(y: Any, parts: list[Any]) -> Any:
@@ -310,7 +300,7 @@ def _has_tangent_space(v: Any) -> bool:
 
 def _check_primal(case: _Case, y: Any) -> None:
     ref = case.f(*case.args, **case.kwargs)
-    ys, refs = _outputs(y), _outputs(ref)
+    ys, refs = leaves(y), leaves(ref)
     if len(ys) != len(refs):
         raise case.fail(f"the rule's output has {len(ys)} arrays, f returns {len(refs)}")
     for i, (a, b) in enumerate(zip(ys, refs)):
@@ -439,7 +429,7 @@ def _rrule_contract(
     with _NoWrites(case):
         y, pullback = rrule(f, *guarded, **kw)
     _check_primal(case, y)
-    y_leaves = _outputs(y)
+    y_leaves = leaves(y)
     output_diff = any(_has_tangent_space(v) for v in y_leaves)
 
     # the cotangent: random for each differentiable output, NoTangent for the others
@@ -627,7 +617,7 @@ def _frule_contract(
     _check_primal(case, y)
     case.check_unchanged("its inputs", list(args), before_args)
     case.check_unchanged("the tangents it was given", list(tangents[1:]), before_t)
-    y_leaves = _outputs(y)
+    y_leaves = leaves(y)
     output_diff = any(_has_tangent_space(v) for v in y_leaves)
     if not output_diff:
         if not isinstance(y_dot, NoTangent):
