@@ -38,13 +38,8 @@ import chainrules as cr
 from chainrules.testing import examples_for, to_numpy
 from chainrules.testing.backends import BACKENDS
 
-FAMILIES = (
-    "chainrules.rules.statistical",
-    "chainrules.rules.linalg",
-    "chainrules.rules.indexing",
-    "chainrules.core.scatter",
-    "chainrules.rules.elementwise",
-)
+# every registration of the library's own rule modules
+FAMILIES = ("chainrules.rules.", "chainrules.core.scatter")
 
 
 def cupy_available() -> bool:
@@ -66,7 +61,7 @@ def torch_cuda_available() -> bool:
 
 
 def registrations() -> list[cr.Registration]:
-    return [r for r in cr.registrations() if r.meta.get("module") in FAMILIES]
+    return [r for r in cr.registrations() if str(r.meta.get("module")).startswith(FAMILIES)]
 
 
 def _convert(value: Any, make: Callable[[np.ndarray], Any]) -> Any:

@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules.rules import linalg
-from chainrules.rules.linalg import norm2_back
+from chainrules.rules.linalg import norms
+from chainrules.rules.linalg.norms import norm2_back
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.runner import DEVICE_CHECKS, check_registration
 
 REGS = [
     r
     for r in cr.registrations()
-    if r.meta.get("module") == linalg.__name__ and r.family != "callable"
+    if r.meta.get("module") == norms.__name__ and r.family != "callable"
 ]
 INF = math.inf
 

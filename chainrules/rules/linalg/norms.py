@@ -34,12 +34,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..core.namespaces import namespace_of
-from ..core.projection import ProjectTo
-from ..core.registry import register_frule, register_rrule
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
-from . import _numpy_fast
-from ._util import (
+from ...core.namespaces import namespace_of
+from ...core.projection import ProjectTo
+from ...core.registry import register_frule, register_rrule
+from ...core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from .. import _numpy_fast
+from .._util import (
     chunk_axes,
     cotangent,
     count_true,

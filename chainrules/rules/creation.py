@@ -1,0 +1,1 @@
+"""creation (to be written)."""

@@ -1,0 +1,1 @@
+"""data_types (to be written)."""

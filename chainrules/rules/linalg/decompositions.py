@@ -1,0 +1,1 @@
+"""decompositions (to be written)."""

@@ -1,0 +1,1 @@
+"""products (to be written)."""

@@ -1,0 +1,1 @@
+"""solvers (to be written)."""

@@ -1,0 +1,1 @@
+"""linear_algebra (to be written)."""

@@ -1,0 +1,1 @@
+"""manipulation (to be written)."""

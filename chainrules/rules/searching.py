@@ -1,0 +1,1 @@
+"""searching (to be written)."""

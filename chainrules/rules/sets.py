@@ -1,0 +1,1 @@
+"""sets (to be written)."""

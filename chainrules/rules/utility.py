@@ -1,0 +1,1 @@
+"""utility (to be written)."""
