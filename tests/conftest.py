@@ -96,31 +96,17 @@ def assert_gpu_safe():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def assert_agrees_with_jax(jax_numpy):  # type: ignore[no-untyped-def]
-    """``assert_agrees_with_jax(reg, examples, rtol, atol)``: at each example (the array first,
-    then static arguments), our NumPy pullback of a random cotangent equals the conjugate of
-    ``jax.vjp`` of the registration's ``jax.numpy`` function (JAX's complex convention is the
-    conjugate of ours; for real inputs the conjugate changes nothing)."""
-    import jax
-    import numpy as np
+    """``assert_agrees_with_jax(reg, examples, rtol, atol)``: at each example, our NumPy pullback
+    of a random cotangent equals ``jax.vjp`` of the registration's ``jax.numpy`` function for
+    every differentiable argument (floating arrays, also inside tuples and lists) and every
+    floating output (tuple outputs too), with JAX's conjugate complex convention converted (see
+    ``chainrules.testing.check_agrees_with_jax``)."""
+    from chainrules.testing import check_agrees_with_jax
 
     def check(reg, examples, rtol=1e-10, atol=1e-12):  # type: ignore[no-untyped-def]
-        import chainrules as cr
-
         jf, npf = BACKENDS["jax"].function(reg), BACKENDS["numpy"].function(reg)
-        rng = np.random.default_rng(3)
+        assert examples, f"no examples for {reg.name}"
         for ex in examples:
-            (x, *rest), kw = ex.args, ex.kwargs
-            y, pb = cr.rrule(npf, x, *rest, **kw)
-            y_bar = rng.standard_normal(np.shape(y))
-            ours = pb(y_bar)[1]
-            _, vjp = jax.vjp(lambda v, rest=rest, kw=kw: jf(v, *rest, **kw), jax_numpy.asarray(x))
-            (theirs,) = vjp(jax_numpy.asarray(y_bar))
-            np.testing.assert_allclose(
-                ours,
-                np.conj(np.asarray(theirs)),
-                rtol=rtol,
-                atol=atol,
-                err_msg=f"{reg.name} {rest} {kw}",
-            )
+            check_agrees_with_jax(npf, *ex.args, f_jax=jf, rtol=rtol, atol=atol, fkwargs=ex.kwargs)
 
     return check
