@@ -51,7 +51,8 @@ class _Arg:
 
     value: Any
     # "f" "c" "i" "b" (arrays), "pf" "pc" (Python float/complex), "o" (static),
-    # "k" (a tuple or list holding integer/boolean arrays: an index key)
+    # "k" (a tuple or list holding integer/boolean arrays: an index key),
+    # "s" (a tuple or list holding floating arrays: concat's; ``host`` holds its elements' _Arg)
     kind: str
     host: Any = None  # arrays: a NumPy copy rounded to the checked precision
 
@@ -61,7 +62,13 @@ class _Arg:
 
     @property
     def diff(self) -> bool:
-        return self.kind in ("f", "c", "pf", "pc")
+        return self.kind in ("f", "c", "pf", "pc", "s")
+
+    def parts(self) -> list[tuple[int | None, _Arg]]:
+        """``(position, element)`` for a sequence argument, ``[(None, self)]`` otherwise."""
+        if self.kind == "s":
+            return list(enumerate(self.host))
+        return [(None, self)]
 
 
 def _has_tangent_space(v: Any) -> bool:
@@ -119,7 +126,7 @@ class _Check:
         # reference arguments: float64/complex128 copies of the values the rule will really see
         self.ref_args = [self._to_reference(a) for a in self.args]
         # random tangents, one per argument with a tangent space (rounded like the arguments)
-        self.tangents = [self._random(a.value, a.kind) if a.diff else None for a in self.args]
+        self.tangents = [self._tangent(a) for a in self.args]
         self.output_cotangent = output_cotangent
         if self.has_rrule:
             self._reference_rrule()
@@ -139,7 +146,13 @@ class _Check:
         if t is int or t is bool or a is None:
             return _Arg(a, "o")
         if isinstance(a, (tuple, list)):
-            _reject_structural(self.checker, self.name, i, a)
+            if any(_floating(e) for e in a):  # a sequence of arrays (concat's, stack's)
+                elems = [self._classify(i, e) for e in a]
+                if any(e.kind in ("s", "k") for e in elems):
+                    raise TypeError(
+                        f"{self.checker}({self.name}): argument {i} nests sequences of arrays"
+                    )
+                return _Arg(a, "s", elems)
             if any(is_array(e) for e in a):  # an index key: (slice, integer array), ...
                 return _Arg(a, "k", type(a)(_host(e) for e in a))
             return _Arg(a, "o")  # shapes, axes
@@ -156,6 +169,8 @@ class _Check:
         return _Arg(a, kind, host)
 
     def _to_reference(self, a: _Arg) -> Any:
+        if a.kind == "s":
+            return type(a.value)(self._to_reference(e) for e in a.host)
         if a.kind == "k":
             return a.host
         if a.kind == "f":
@@ -165,6 +180,12 @@ class _Check:
         if a.is_array:
             return a.host.copy()
         return a.value
+
+    def _tangent(self, a: _Arg) -> Any:
+        """A random tangent for ``a`` (a list with ``None`` entries for a sequence), or None."""
+        if a.kind == "s":
+            return [self._random(e.value, e.kind) if e.diff else None for e in a.host]
+        return self._random(a.value, a.kind) if a.diff else None
 
     def _round(self, r: Any, cplx: bool) -> Any:
         """``r`` at the checked precision, then as float64/complex128 for the reference."""
@@ -220,13 +241,16 @@ class _Check:
 
     def tangents_for(self, convert: Callable[[_Arg, Any], Any]) -> tuple[Any, ...]:
         """``(f_dot, *arg_dots)`` with the random tangents converted for the run."""
-        return (
-            NoTangent(),
-            *(
-                NoTangent() if t is None else convert(a, t)
-                for a, t in zip(self.args, self.tangents)
-            ),
-        )
+
+        def one(a: _Arg, t: Any) -> Any:
+            if t is None:
+                return NoTangent()
+            if a.kind == "s":
+                elems = (one(e, te) for e, te in zip(a.host, t))
+                return Tangent(*elems, primal_type=type(a.value))
+            return convert(a, t)
+
+        return (NoTangent(), *(one(a, t) for a, t in zip(self.args, self.tangents)))
 
     def _reference_rrule(self) -> None:
         y, pullback = rrule(self.f_np, *self.ref_args, **self.kwargs)
@@ -359,16 +383,6 @@ def _floating(e: Any) -> bool:
     return is_array(e) and np.asarray(to_numpy(e)).dtype.kind in "fc"
 
 
-def _reject_structural(checker: str, name: str, i: int, a: Any) -> None:
-    """Sequences of floating arrays (``concat``'s) are not supported; index keys are."""
-    if isinstance(a, (tuple, list)) and any(_floating(e) for e in a):
-        raise NotImplementedError(
-            f"{checker}({name}): argument {i} is a {type(a).__name__} of arrays; structural "
-            "arguments (concat, stack, ...) are not supported by this check yet -- check them "
-            "with test_rrule / test_frule"
-        )
-
-
 def _numpy(x: Any) -> np.ndarray:
     return np.asarray(to_numpy(x))
 
@@ -422,8 +436,8 @@ def check_scalar_free(
     f
         A function with registered rules (``np.sin``, a standard name's function, a callable).
     *args
-        Its positional arguments: arrays of any library, Python scalars, and static values
-        (ints, axes, ``None``). Sequences of arrays are not supported yet.
+        Its positional arguments: arrays of any library, Python scalars, sequences of arrays
+        (``concat``'s), index keys and static values (ints, axes, ``None``).
     output_cotangent
         The cotangent to pull back (default: random, seeded).
     rtol, atol
@@ -456,7 +470,7 @@ def check_scalar_free(
     check = _Check(
         "check_scalar_free", f, f, args, kw, "32", seed, rtol, atol, output_cotangent, phases
     )
-    if not any(a.is_array for a in check.args):
+    if not any(e.is_array for a in check.args for _, e in a.parts()):
         raise ValueError(
             f"check_scalar_free({check.name}): give at least one array argument (with Python "
             "scalars only, nothing runs on the device)"
@@ -472,6 +486,8 @@ def check_scalar_free(
         return device_array(value, backing)
 
     def argument(a: _Arg) -> Any:
+        if a.kind == "s":
+            return type(a.value)(argument(e) for e in a.host)
         if a.kind == "k":  # an index key: its arrays live on the device too
             return type(a.value)(device_array(e, backing) if is_array(e) else e for e in a.host)
         return on_device(a, a.host) if a.is_array else a.value
@@ -625,8 +641,6 @@ def check_jit(
     jax, jnp = _import_jax()
     kw = _kwargs(kwargs, fkwargs)
     name = function_name(f)
-    for i, a in enumerate(args):
-        _reject_structural("check_jit", name, i, a)
     f_jax = counterpart(f, jnp)
     if f_jax is None:
         raise ValueError(f"check_jit({name}): {name} has no counterpart in jax.numpy")
@@ -644,8 +658,9 @@ def check_jit(
         dtype = real if a.kind == "f" else cplx if a.kind == "c" else None
         return jnp.asarray(value, dtype=dtype)
 
-    positions = [i for i, a in enumerate(check.args) if a.is_array]
-    arrays = [to_jax(check.args[i], check.args[i].host) for i in positions]
+    # the traced arrays: (argument, position in a sequence or None) of every array
+    positions = [(i, j) for i, a in enumerate(check.args) for j, e in a.parts() if e.is_array]
+    arrays = [to_jax(_part(check.args, i, j), _part(check.args, i, j).host) for i, j in positions]
     static = [
         type(a.host)(jnp.asarray(e) if isinstance(e, np.ndarray) else e for e in a.host)
         if a.kind == "k"
@@ -657,8 +672,13 @@ def check_jit(
 
     def full_args(traced: list[Any]) -> list[Any]:
         out = list(static)
-        for i, v in zip(positions, traced):
-            out[i] = v
+        for (i, j), v in zip(positions, traced):
+            if j is None:
+                out[i] = v
+            else:
+                seq = list(out[i])
+                seq[j] = v
+                out[i] = type(static[i])(seq)
         return out
 
     def run(fn: Callable[..., Any], *jit_args: Any) -> Any:
@@ -700,21 +720,36 @@ def check_jit(
 
     if check.has_frule:
         enc_f = _Encoder(jnp)
-        t_positions = [i for i in positions if check.args[i].diff]
-        t_arrays = [to_jax(check.args[i], check.tangents[i]) for i in t_positions]
+        t_positions = [(i, j) for i, j in positions if _part(check.args, i, j).diff]
+        t_arrays = [
+            to_jax(_part(check.args, i, j), _part(check.tangents, i, j)) for i, j in t_positions
+        ]
 
         def frule_only(traced: list[Any], traced_t: list[Any]) -> Any:
             enc_f.kinds.clear()
             phase[0] = "frule"
             tangents = list(check.tangents_for(lambda a, t: t))  # Python-scalar ones stay static
-            for i, t in zip(t_positions, traced_t):
-                tangents[1 + i] = t
+            for (i, j), t in zip(t_positions, traced_t):
+                if j is None:
+                    tangents[1 + i] = t
+                else:
+                    seq = tangents[1 + i]
+                    elems = [t if k == j else e for k, e in enumerate(seq.elements())]
+                    tangents[1 + i] = Tangent(*elems, primal_type=type(static[i]))
             y, y_dot = frule(tuple(tangents), f_jax, *full_args(traced), **kw)
             y_leaves = leaves(y)
             return [enc_f.encode(y_leaves), enc_f.encode(check.spread(y_dot, len(y_leaves)))]
 
         y_f, ydot_f = enc_f.decode(run(frule_only, arrays, t_arrays))
         check.compare_frule(y_f, ydot_f, None)
+
+
+def _part(values: Sequence[Any], i: int, j: int | None) -> Any:
+    """Entry ``i`` of ``values`` (``_Arg``s or tangents), or element ``j`` of a sequence's."""
+    v = values[i]
+    if j is None:
+        return v
+    return v.host[j] if isinstance(v, _Arg) else v[j]
 
 
 def _count_leaves(y: Any) -> list[Any]:

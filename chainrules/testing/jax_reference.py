@@ -111,7 +111,7 @@ def check_agrees_with_jax(
     y, pullback = rrule(f, *args, **kw)
     ys = leaves(y)
     rng = np.random.default_rng(seed)
-    ybar = []
+    ybar: list[Any] = []
     for v in ys:
         if not _has_tangent_space(v):
             ybar.append(None)

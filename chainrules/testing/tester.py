@@ -714,11 +714,12 @@ def _frule_contract(
 
 def device_checks_apply(f: Callable[..., Any], args: tuple[Any, ...], module: Any) -> bool:
     """Whether ``check_scalar_free``/``check_jit`` can judge ``f`` at ``args``: an array among the
-    arguments, no sequence of floating arrays, and a counterpart of ``f`` in ``module``."""
-    # sequences of floating arrays (concat's) are not supported by the checks; index keys are
-    if any(isinstance(a, (tuple, list)) and any(_kind(e) in "fc" for e in a) for a in args):
-        return False
-    if not any(_kind(a) in "fcib" and type(a) not in _SCALARS for a in args):
+    arguments (or inside a sequence argument) and a counterpart of ``f`` in ``module``."""
+
+    def array(a: Any) -> bool:
+        return _kind(a) in "fcib" and type(a) not in _SCALARS
+
+    if not any(array(a) or (isinstance(a, (tuple, list)) and any(map(array, a))) for a in args):
         return False
     return counterpart(f, module) is not None
 

@@ -338,11 +338,54 @@ def test_keyword_arguments_reach_the_rule(clean_registry: Any, jax_numpy: Any) -
     check_jit(scale, X, by=3.0)
 
 
-def test_structural_arguments_are_not_supported_yet(jax_numpy: Any) -> None:
-    with pytest.raises(NotImplementedError, match="argument 0 is a list of arrays"):
-        check_scalar_free(np.concatenate, [X, X])
-    with pytest.raises(NotImplementedError, match="structural arguments"):
-        check_jit(np.concatenate, (X, X))
+def _weighted(parts: Any) -> Any:
+    """A generic function of a sequence of arrays: 2 * parts[0] + parts[1]."""
+    return parts[0] * 2.0 + parts[1]
+
+
+def _weighted_frule(dargs: Any, parts: Any) -> Any:
+    t = dargs[1]
+    return _weighted(parts), t[0] * 2.0 + t[1]
+
+
+@pytest.fixture
+def weighted(clean_registry: Any) -> Any:
+    def rrule(parts: Any) -> Any:
+        def pullback(y_bar: Any) -> Any:
+            y_bar = cr.unthunk(y_bar)
+            if cr.is_zero(y_bar):
+                return cr.NoTangent(), y_bar
+            return cr.NoTangent(), cr.Tangent(y_bar * 2.0, y_bar, primal_type=type(parts))
+
+        return _weighted(parts), pullback
+
+    _register(_weighted, rrule, _weighted_frule)
+    return _weighted
+
+
+@pytest.mark.parametrize("seq", [list, tuple])
+def test_sequences_of_arrays_are_checked_element_by_element(
+    weighted: Any, seq: Any, jax_numpy: Any
+) -> None:
+    parts = seq([X, X[::-1] * 1j])
+    check_scalar_free(weighted, parts)
+    check_scalar_free(weighted, parts, backing="array_api_strict")
+    check_jit(weighted, parts)
+
+
+def test_a_sequence_rule_that_reads_an_element_fails(clean_registry: Any, jax_numpy: Any) -> None:
+    def rrule(parts: Any) -> Any:
+        def pullback(y_bar: Any) -> Any:
+            scale = float(parts[1][0])  # a host read: a GPU synchronisation
+            return cr.NoTangent(), cr.Tangent(y_bar * 2.0, y_bar * (scale / scale))
+
+        return _weighted(parts), pullback
+
+    _register(_weighted, rrule)
+    with pytest.raises(AssertionError, match=r"_weighted\): the pullback touched single"):
+        check_scalar_free(_weighted, [X, X])
+    with pytest.raises(AssertionError, match=r"the pullback is not traceable under jax\.jit"):
+        check_jit(_weighted, (X, X))
 
 
 def test_a_function_without_rules_raises_no_rule_error() -> None:
