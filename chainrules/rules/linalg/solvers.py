@@ -1,1 +1,661 @@
-"""solvers (to be written)."""
+"""Rules for the solvers and determinants of the ``linalg`` extension -- ``solve``, ``inv``,
+``pinv``, ``det``, ``slogdet``, ``matrix_power`` -- and NumPy's ``linalg.pinv`` (``rcond``,
+``hermitian``).
+
+Maths notes
+-----------
+``A^H`` is the conjugate transpose; cotangents follow DESIGN.md (``x_bar = dL/dRe + i dL/dIm``,
+the conjugate of JAX's), so every formula below is ChainRules.jl's with ``'`` read as ``^H``.
+Every rule works on stacks of matrices (leading batch axes) and on zero-size matrices.
+
+=================  ==========================================================================
+function           pullback / pushforward
+=================  ==========================================================================
+``solve(A, B)``    ``B_bar = solve(A^H, Y_bar)``, ``A_bar = -B_bar Y^H``;
+                   ``Y_dot = solve(A, B_dot - A_dot Y)``. ``B`` is a vector exactly when
+                   ``B.ndim == 1`` (the standard's and NumPy 2's rule); batch axes broadcast, and
+                   the cotangent of a broadcast operand is summed back to its shape.
+``inv(A)``         ``A_bar = -Y^H Y_bar Y^H``; ``Y_dot = -Y A_dot Y``.
+``pinv(A)``        ``X = pinv(A)``: ``A_bar = -X^H X_bar X^H + (I - A X) X_bar^H X X^H
+                   + X^H X X_bar^H (I - X A)`` (Golub and Pereyra). Valid where the rank is
+                   locally constant -- the cutoff (``rtol``) decides the rank, and the formula
+                   differentiates that fixed-rank branch; ``rtol`` itself gets no cotangent.
+``det(A)``         ``A_bar = y_bar * adj(A)^H``, ``y_dot = tr(adj(A) A_dot)``, with the adjugate
+                   from the SVD ``A = U S V^H``: ``adj(A) = det(U) det(V^H) V diag(p) U^H``,
+                   ``p_i = prod_{j != i} s_j``. No inverse is taken, so the gradient of a singular
+                   matrix is the finite, exact adjugate (0 when the rank is below ``n - 1``).
+``slogdet(A)``     ``(sign, logabsdet)``: ``A_bar = (l_bar + i Im(s_bar conj(sign))) A^{-H}``;
+                   ``l_dot = Re t``, ``sign_dot = i Im(t) sign`` with ``t = tr(A^{-1} A_dot)``.
+                   For real ``A`` the sign is piecewise constant: its cotangent contributes
+                   nothing and its tangent is ``ZeroTangent()``. A singular matrix has no finite
+                   derivative of ``log|det|``: NumPy's inverse raises ``LinAlgError``.
+``matrix_power``   ``n`` is a static int: the rule runs the repeated-squaring program (a Python
+                   loop over the bits of ``n``, never over array values) and differentiates it
+                   step by step (``C = P Q``: ``P_bar = C_bar Q^H``, ``Q_bar = P^H C_bar``).
+                   Negative ``n`` powers ``B = inv(A)`` and ends with ``A_bar = -B^H B_bar B^H``;
+                   ``n = 0`` gives the identity and no derivative (``ZeroTangent()``).
+=================  ==========================================================================
+
+``solve`` and ``inv`` of a singular matrix raise the backend's own error unchanged
+(``numpy.linalg.LinAlgError``) from the primal. Every pullback is built from ``linalg.solve``,
+``linalg.inv``, ``matmul``, ``matrix_transpose``, ``conj``, ``expand_dims``, ``squeeze`` and sums
+(the projection), functions with rules of their own, so the pullbacks can be differentiated again
+(``det``'s also needs ``svd``'s rule, defined for distinct singular values).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import array_api_compat
+
+from ...core.namespaces import namespace_of
+from ...core.projection import ProjectTo
+from ...core.registry import register_frule, register_rrule
+from ...core.scalar_rule import _reject_out
+from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
+from .._util import cotangent, in_dtype, tangent_extra
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+
+
+# --- small helpers -------------------------------------------------------------------------------
+def _complex(xp: Any, a: Any) -> bool:
+    return bool(xp.isdtype(a.dtype, "complex floating"))
+
+
+def _adjoint(xp: Any, a: Any) -> Any:
+    """``a^H`` over the last two axes (a plain transpose -- a view in NumPy -- for real ``a``)."""
+    t = xp.matrix_transpose(a)
+    return xp.conj(t) if _complex(xp, a) else t
+
+
+def _tangent(name: str, t: Any, x: Any) -> tuple[Any, int]:
+    """A forced tangent and its number of leading chunk axes; ``(None, 0)`` for a zero one."""
+    t = unthunk(t)
+    if isinstance(t, AbstractZero):
+        return None, 0
+    return t, tangent_extra(name, t, x)
+
+
+def _lift(xp: Any, t: Any, extra: int, ndim: int) -> Any:
+    """``t`` (``extra`` chunk axes, then a primal of lower rank) with length-1 axes inserted after
+    the chunk axes, to rank ``extra + ndim``: its batch axes then broadcast against the output's
+    and the chunk axes stay in front."""
+    missing = extra + ndim - t.ndim
+    if missing <= 0:
+        return t
+    shape = tuple(t.shape)
+    return xp.reshape(t, shape[:extra] + (1,) * missing + shape[extra:])
+
+
+def _matrix_arg(name: str, x: Any) -> None:
+    if getattr(x, "ndim", 0) < 2:
+        raise ValueError(
+            f"{name}: x must be a (stack of) matrices of rank >= 2, got shape "
+            f"{tuple(getattr(x, 'shape', ()))}"
+        )
+
+
+def _bcast(xp: Any, v: Any) -> Any:
+    """``v`` (one value per matrix) with two length-1 axes, to scale a stack of matrices."""
+    return xp.expand_dims(xp.expand_dims(v, axis=-1), axis=-1)
+
+
+def _trace_product(xp: Any, m: Any, t: Any) -> Any:
+    """``tr(m t)`` per matrix, chunk axes of ``t`` kept: ``sum(m^T * t)`` over the last two
+    axes (no matmul, so a chunk of tangents costs one elementwise product)."""
+    return xp.sum(xp.matrix_transpose(m) * t, axis=(-2, -1))
+
+
+# --- solve ---------------------------------------------------------------------------------------
+def _solve_back(xp: Any, a: Any, y: Any, y_bar: Any, vec: bool) -> tuple[Any, Any]:
+    """``(A_bar, B_bar)`` of ``Y = solve(A, B)`` before projection (batch axes not summed)."""
+    if vec:  # b (M,) against A (..., M, M): y is (..., M); work with (..., M, 1) matrices
+        y_bar = xp.expand_dims(y_bar, axis=-1)
+        y = xp.expand_dims(y, axis=-1)
+    b_bar = xp.linalg.solve(_adjoint(xp, a), y_bar)
+    a_bar = -xp.matmul(b_bar, _adjoint(xp, y))
+    if vec:
+        b_bar = xp.squeeze(b_bar, axis=-1)
+    return a_bar, b_bar
+
+
+def _solve_setup(x1: Any, x2: Any) -> tuple[Any, Any, bool]:
+    xp = namespace_of(x1, x2, fname="linalg.solve")
+    _matrix_arg("linalg.solve", x1)
+    return xp, xp.linalg.solve(x1, x2), getattr(x2, "ndim", 0) == 1
+
+
+@register_rrule("linalg.solve", examples=lambda rng: _solve_ex(rng))
+def _solve_rrule(x1: Any, x2: Any, /) -> Any:
+    xp, y, vec = _solve_setup(x1, x2)
+    pa, pb = ProjectTo(x1, xp), ProjectTo(x2, xp)
+
+    def solve_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(y_bar, AbstractZero):
+            return _NO, pa(_ZERO), pb(_ZERO)
+        y_bar = cotangent("linalg.solve", y_bar, y)
+        a_bar, b_bar = _solve_back(xp, x1, y, y_bar, vec)
+        return _NO, pa(a_bar), pb(b_bar)
+
+    return y, solve_pullback
+
+
+@register_frule("linalg.solve", examples=lambda rng: _solve_ex(rng))
+def _solve_frule(tangents: Any, x1: Any, x2: Any, /) -> Any:
+    xp, y, vec = _solve_setup(x1, x2)
+    da, ea = _tangent("linalg.solve", tangents[1], x1)
+    db, eb = _tangent("linalg.solve", tangents[2], x2)
+    if da is not None and db is not None and ea != eb:
+        raise ValueError(
+            f"linalg.solve: the tangents of x1 and x2 carry {ea} and {eb} chunk axes; a chunk "
+            "must have the same number of leading axes in every tangent"
+        )
+    ym = xp.expand_dims(y, axis=-1) if vec else y
+    r: Any = None
+    if da is not None:
+        r = -xp.matmul(_lift(xp, da, ea, ym.ndim), ym)
+    if db is not None:
+        dbm = _lift(xp, xp.expand_dims(db, axis=-1) if vec else db, eb, ym.ndim)
+        r = dbm if r is None else dbm + r
+    if r is None:
+        return y, _ZERO
+    y_dot = xp.linalg.solve(x1, r)  # r has rank >= 2: always the matrix form of solve
+    if vec:
+        y_dot = xp.squeeze(y_dot, axis=-1)
+    return y, in_dtype(xp, y_dot, y.dtype)
+
+
+# --- inv -----------------------------------------------------------------------------------------
+@register_rrule("linalg.inv", examples=lambda rng: _inv_ex(rng))
+def _inv_rrule(x: Any, /) -> Any:
+    xp = namespace_of(x, fname="linalg.inv")
+    y = xp.linalg.inv(x)
+    project = ProjectTo(x, xp)
+
+    def inv_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(y_bar, AbstractZero):
+            return _NO, project(_ZERO)
+        y_bar = cotangent("linalg.inv", y_bar, y)
+        yh = _adjoint(xp, y)
+        return _NO, project(-xp.matmul(yh, xp.matmul(y_bar, yh)))
+
+    return y, inv_pullback
+
+
+@register_frule("linalg.inv", examples=lambda rng: _inv_ex(rng))
+def _inv_frule(tangents: Any, x: Any, /) -> Any:
+    xp = namespace_of(x, fname="linalg.inv")
+    y = xp.linalg.inv(x)
+    dx, _ = _tangent("linalg.inv", tangents[1], x)
+    if dx is None:
+        return y, _ZERO
+    return y, in_dtype(xp, -xp.matmul(y, xp.matmul(dx, y)), y.dtype)
+
+
+# --- pinv ----------------------------------------------------------------------------------------
+def _pinv_back(xp: Any, a: Any, x: Any, x_bar: Any) -> Any:
+    """``A_bar`` of ``X = pinv(A)`` (fixed rank), ordered so no product is larger than needed."""
+    xh, t = _adjoint(xp, x), _adjoint(xp, x_bar)
+    a_bar = -xp.matmul(xh, xp.matmul(x_bar, xh))
+    w = xp.matmul(xp.matmul(t, x), xh)  # X_bar^H X X^H
+    a_bar = a_bar + (w - xp.matmul(a, xp.matmul(x, w)))  # (I - A X) X_bar^H X X^H
+    v = xp.matmul(xh, xp.matmul(x, t))  # X^H X X_bar^H
+    return a_bar + (v - xp.matmul(xp.matmul(v, x), a))  # ... (I - X A)
+
+
+def _pinv_forward(xp: Any, a: Any, x: Any, da: Any) -> Any:
+    """``X_dot`` of ``X = pinv(A)``: ``-X dA X + X X^H dA^H (I - A X) + (I - X A) dA^H X^H X``."""
+    xh, dah = _adjoint(xp, x), _adjoint(xp, da)
+    out = -xp.matmul(x, xp.matmul(da, x))
+    out = out + xp.matmul(x, xp.matmul(xh, dah - xp.matmul(xp.matmul(dah, a), x)))
+    return out + xp.matmul(dah - xp.matmul(x, xp.matmul(a, dah)), xp.matmul(xh, x))
+
+
+def _symmetrised(xp: Any, g: Any) -> Any:
+    return (g + _adjoint(xp, g)) / 2
+
+
+class _Pinv:
+    """A ``pinv`` call: the matrix, the primal, and what the other arguments get."""
+
+    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any], numpy: bool) -> None:
+        name = "linalg.pinv"
+        if not args:
+            raise TypeError(f"{name} needs an array argument")
+        x = args[0]
+        self.xp = xp = namespace_of(x, fname=name)
+        _matrix_arg(name, x)
+        self.x = x
+        _reject_out(name, kwargs)
+        if numpy:  # pinv(a, rcond=None, hermitian=False, *, rtol=...) -- jax: (a, rtol, hermitian)
+            if len(args) > 3:
+                raise TypeError(f"{name} takes at most 3 positional arguments, got {len(args)}")
+            hermitian = args[2] if len(args) > 2 else kwargs.get("hermitian", False)
+            if not isinstance(hermitian, bool):
+                raise TypeError(f"{name}: hermitian must be a Python bool, got {hermitian!r}")
+            self.hermitian = hermitian
+            self.y = _numpy_module(xp).linalg.pinv(*args, **kwargs)
+            # the cutoff (rcond / rtol) has a zero derivative where the rank is constant
+            self.rest = tuple(_NO if a is None or isinstance(a, bool) else _ZERO for a in args[1:])
+        else:
+            if len(args) > 1:
+                raise TypeError(
+                    f"{name} takes 1 positional argument, got {len(args)} (rtol is keyword-only)"
+                )
+            unknown = set(kwargs) - {"rtol"}
+            if unknown:
+                raise TypeError(f"{name} got unexpected keyword arguments {sorted(unknown)}")
+            self.hermitian = False
+            self.y = xp.linalg.pinv(x, **kwargs)
+            self.rest = ()
+
+    def rrule(self) -> tuple[Any, Any]:
+        xp, x, y, rest = self.xp, self.x, self.y, self.rest
+        project = ProjectTo(x, xp)
+
+        def pinv_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if isinstance(y_bar, AbstractZero):
+                return _NO, project(_ZERO), *rest
+            y_bar = cotangent("linalg.pinv", y_bar, y)
+            g = _pinv_back(xp, x, y, y_bar)
+            if self.hermitian:  # the primal reads one triangle: the symmetrised cotangent
+                g = _symmetrised(xp, g)
+            return _NO, project(g), *rest
+
+        return y, pinv_pullback
+
+    def frule(self, tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+        xp, x, y = self.xp, self.x, self.y
+        dx, _ = _tangent("linalg.pinv", tangents[1], x)
+        if dx is None:
+            return y, _ZERO
+        if self.hermitian:
+            dx = _symmetrised(xp, dx)
+        return y, in_dtype(xp, _pinv_forward(xp, x, y, dx), y.dtype)
+
+
+def _numpy_module(xp: Any) -> Any:
+    """The module of NumPy-signature functions for arrays of namespace ``xp``: ``jax.numpy`` for
+    JAX, CuPy for CuPy, NumPy otherwise (NumPy arrays, and wrappers that take NumPy's functions
+    through ``__array_function__``)."""
+    if array_api_compat.is_jax_namespace(xp):
+        return xp
+    if array_api_compat.is_cupy_namespace(xp):
+        import cupy
+
+        return cupy
+    import numpy
+
+    return numpy
+
+
+@register_rrule("linalg.pinv", examples=lambda rng: _pinv_ex(rng))
+def _pinv_rrule(*args: Any, **kwargs: Any) -> Any:
+    return _Pinv(args, kwargs, numpy=False).rrule()
+
+
+@register_frule("linalg.pinv", examples=lambda rng: _pinv_ex(rng))
+def _pinv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    return _Pinv(args, kwargs, numpy=False).frule(tangents)
+
+
+@register_rrule("numpy:linalg.pinv", examples=lambda rng: _np_pinv_ex(rng))
+def _np_pinv_rrule(*args: Any, **kwargs: Any) -> Any:
+    return _Pinv(args, kwargs, numpy=True).rrule()
+
+
+@register_frule("numpy:linalg.pinv", examples=lambda rng: _np_pinv_ex(rng))
+def _np_pinv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    return _Pinv(args, kwargs, numpy=True).frule(tangents)
+
+
+# --- det -----------------------------------------------------------------------------------------
+def adjugate(x: Any) -> Any:
+    """The adjugate ``adj(x)`` of a (stack of) square matrices: ``det(x) inv(x)`` where ``x`` is
+    invertible, and its continuous extension where it is not (finite, exact for rank ``n - 1``,
+    zero below). Computed from the SVD ``x = U S V^H`` as ``det(U) det(V^H) V diag(p) U^H`` with
+    ``p_i`` the product of the singular values other than ``s_i``: no inverse, no division, no
+    host read. ``det``'s gradient is ``adjugate(x)^H``."""
+    xp = namespace_of(x, fname="adjugate")
+    _matrix_arg("adjugate", x)
+    u, s, vh = xp.linalg.svd(x)
+    n = s.shape[-1]
+    own = xp.eye(n, dtype=s.dtype, device=array_api_compat.device(x)) == 1
+    stretched = xp.expand_dims(s, axis=-2)  # (..., 1, n): row i will leave out s_i
+    p = xp.prod(xp.where(own, xp.ones_like(stretched), stretched), axis=-1)
+    d = xp.linalg.det(u) * xp.linalg.det(vh)
+    vp = _adjoint(xp, vh) * xp.astype(xp.expand_dims(p, axis=-2), vh.dtype)
+    return _bcast(xp, d) * xp.matmul(vp, _adjoint(xp, u))
+
+
+@register_rrule("linalg.det", examples=lambda rng: _det_ex(rng))
+def _det_rrule(x: Any, /) -> Any:
+    xp = namespace_of(x, fname="linalg.det")
+    y = xp.linalg.det(x)
+    project = ProjectTo(x, xp)
+
+    def det_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(y_bar, AbstractZero):
+            return _NO, project(_ZERO)
+        y_bar = cotangent("linalg.det", y_bar, y)
+        return _NO, project(_bcast(xp, y_bar) * _adjoint(xp, adjugate(x)))
+
+    return y, det_pullback
+
+
+@register_frule("linalg.det", examples=lambda rng: _det_ex(rng))
+def _det_frule(tangents: Any, x: Any, /) -> Any:
+    xp = namespace_of(x, fname="linalg.det")
+    y = xp.linalg.det(x)
+    dx, _ = _tangent("linalg.det", tangents[1], x)
+    if dx is None:
+        return y, _ZERO
+    return y, in_dtype(xp, _trace_product(xp, adjugate(x), dx), y.dtype)
+
+
+# --- slogdet -------------------------------------------------------------------------------------
+def _slogdet_parts(y_bar: Any, y: Any) -> tuple[Any, Any]:
+    """``(sign_bar, logabsdet_bar)`` of a structural cotangent (a ``Tangent`` or a tuple)."""
+    y_bar = unthunk(y_bar)
+    if isinstance(y_bar, Tangent):
+        parts = tuple(y_bar.elements()) if y_bar.is_sequence else (y_bar.sign, y_bar.logabsdet)
+    elif isinstance(y_bar, (tuple, list)):
+        parts = tuple(y_bar)
+    else:
+        raise TypeError(
+            "linalg.slogdet: the cotangent of (sign, logabsdet) must be a Tangent or a tuple of "
+            f"two cotangents, got {type(y_bar).__name__}"
+        )
+    if len(parts) != 2:
+        raise ValueError(
+            f"linalg.slogdet: the cotangent has {len(parts)} parts, expected 2 (sign, logabsdet)"
+        )
+    out = []
+    for part, primal, what in zip(parts, y, ("sign", "logabsdet")):
+        part = unthunk(part)
+        out.append(
+            part
+            if isinstance(part, AbstractZero)
+            else cotangent(f"linalg.slogdet ({what})", part, primal)
+        )
+    return out[0], out[1]
+
+
+@register_rrule("linalg.slogdet", examples=lambda rng: _slogdet_ex(rng))
+def _slogdet_rrule(x: Any, /) -> Any:
+    xp = namespace_of(x, fname="linalg.slogdet")
+    y = xp.linalg.slogdet(x)
+    sign, logabsdet = y
+    project = ProjectTo(x, xp)
+    cplx = _complex(xp, x)
+
+    def slogdet_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(y_bar, AbstractZero):
+            return _NO, project(_ZERO)
+        s_bar, l_bar = _slogdet_parts(y_bar, y)
+        coeff: Any = None if isinstance(l_bar, AbstractZero) else l_bar
+        if cplx and not isinstance(s_bar, AbstractZero):
+            # the sign moves only along i * sign: what reaches A is i Im(s_bar conj(sign))
+            z = s_bar * xp.conj(sign)
+            rot = (z - xp.conj(z)) / 2
+            coeff = rot if coeff is None else coeff + rot
+        if coeff is None:  # the real sign is piecewise constant: nothing flows back
+            return _NO, project(_ZERO)
+        return _NO, project(_bcast(xp, coeff) * _adjoint(xp, xp.linalg.inv(x)))
+
+    return y, slogdet_pullback
+
+
+@register_frule("linalg.slogdet", examples=lambda rng: _slogdet_ex(rng))
+def _slogdet_frule(tangents: Any, x: Any, /) -> Any:
+    xp = namespace_of(x, fname="linalg.slogdet")
+    y = xp.linalg.slogdet(x)
+    sign, logabsdet = y
+    dx, _ = _tangent("linalg.slogdet", tangents[1], x)
+    if dx is None:
+        return y, _ZERO
+    t = _trace_product(xp, xp.linalg.inv(x), dx)
+    if _complex(xp, t):
+        l_dot = in_dtype(xp, xp.real(t), logabsdet.dtype)
+        s_dot: Any = in_dtype(xp, sign * ((t - xp.conj(t)) / 2), sign.dtype)
+    else:
+        l_dot, s_dot = in_dtype(xp, t, logabsdet.dtype), _ZERO
+    return y, Tangent(s_dot, l_dot, primal_type=type(y))
+
+
+# --- matrix_power --------------------------------------------------------------------------------
+def _static_power(n: Any) -> int:
+    if isinstance(n, bool):
+        raise TypeError(f"linalg.matrix_power: n must be an integer, got {n!r}")
+    try:
+        return operator.index(n)
+    except TypeError:
+        raise TypeError(
+            f"linalg.matrix_power: n must be a Python integer (a static argument), got {n!r}"
+        ) from None
+
+
+class _PowerProgram:
+    """``B^m`` (``m >= 1``) by repeated squaring, with every intermediate kept: the squares
+    ``S_0 = B, S_{j+1} = S_j S_j`` and the running products ``P`` over the set bits of ``m``.
+    The loops run over the bits of the static integer ``m``, never over array values."""
+
+    def __init__(self, xp: Any, b: Any, m: int) -> None:
+        self.xp = xp
+        self.bits = [j for j in range(m.bit_length()) if m >> j & 1]
+        self.squares = [b]
+        for _ in range(m.bit_length() - 1):
+            s = self.squares[-1]
+            self.squares.append(xp.matmul(s, s))
+        self.products = [self.squares[self.bits[0]]]
+        for j in self.bits[1:]:
+            self.products.append(xp.matmul(self.products[-1], self.squares[j]))
+
+    @property
+    def value(self) -> Any:
+        return self.products[-1]
+
+    def back(self, y_bar: Any) -> Any:
+        """``B_bar`` for the cotangent ``y_bar`` of ``B^m``."""
+        xp, sq, bits = self.xp, self.squares, self.bits
+        s_bar: list[Any] = [None] * len(sq)
+
+        def add(j: int, v: Any) -> None:
+            s_bar[j] = v if s_bar[j] is None else s_bar[j] + v
+
+        p_bar = y_bar
+        for t in range(len(bits) - 1, 0, -1):  # P_t = P_{t-1} S_{bits[t]}
+            s = sq[bits[t]]
+            add(bits[t], xp.matmul(_adjoint(xp, self.products[t - 1]), p_bar))
+            p_bar = xp.matmul(p_bar, _adjoint(xp, s))
+        add(bits[0], p_bar)
+        for j in range(len(sq) - 1, 0, -1):  # S_j = S_{j-1} S_{j-1}
+            if s_bar[j] is None:
+                continue
+            sh = _adjoint(xp, sq[j - 1])
+            add(j - 1, xp.matmul(s_bar[j], sh) + xp.matmul(sh, s_bar[j]))
+        return s_bar[0]
+
+    def forward(self, db: Any) -> Any:
+        """The tangent of ``B^m`` for the tangent ``db`` of ``B`` (chunk axes lead)."""
+        xp, sq = self.xp, self.squares
+        ds = [db]
+        for j in range(1, max(self.bits) + 1):
+            s, d = sq[j - 1], ds[-1]
+            ds.append(xp.matmul(d, s) + xp.matmul(s, d))
+        dp = ds[self.bits[0]]
+        for t, j in enumerate(self.bits[1:], start=1):
+            dp = xp.matmul(dp, sq[j]) + xp.matmul(self.products[t - 1], ds[j])
+        return dp
+
+
+class _Power:
+    """A ``matrix_power(x, n)`` call: the primal and, for ``n != 0``, the program behind it."""
+
+    def __init__(self, x: Any, n: Any) -> None:
+        self.xp = xp = namespace_of(x, fname="linalg.matrix_power")
+        _matrix_arg("linalg.matrix_power", x)
+        self.x, self.n = x, _static_power(n)
+        m = abs(self.n)
+        if m <= 1:  # the identity, x itself (a copy by the library) or inv(x)
+            self.y = xp.linalg.matrix_power(x, self.n)
+            self.base = self.y if self.n == -1 else x
+            self.program = None
+            return
+        self.base = xp.linalg.inv(x) if self.n < 0 else x
+        self.program = _PowerProgram(xp, self.base, m)
+        self.y = self.program.value
+
+    def rrule(self) -> tuple[Any, Any]:
+        xp, x, y = self.xp, self.x, self.y
+        project = ProjectTo(x, xp)
+
+        def matrix_power_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if isinstance(y_bar, AbstractZero):
+                return _NO, project(_ZERO), _NO
+            y_bar = cotangent("linalg.matrix_power", y_bar, y)
+            if self.n == 0:  # the identity: nothing flows back
+                return _NO, project(_ZERO), _NO
+            b_bar = y_bar if self.program is None else self.program.back(y_bar)
+            if self.n < 0:  # B = inv(A)
+                bh = _adjoint(xp, self.base)
+                b_bar = -xp.matmul(bh, xp.matmul(b_bar, bh))
+            return _NO, project(b_bar), _NO
+
+        return y, matrix_power_pullback
+
+    def frule(self, tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+        xp, x, y = self.xp, self.x, self.y
+        dx, _ = _tangent("linalg.matrix_power", tangents[1], x)
+        if dx is None or self.n == 0:
+            return y, _ZERO
+        db = dx
+        if self.n < 0:
+            db = -xp.matmul(self.base, xp.matmul(dx, self.base))
+        dy = db if self.program is None else self.program.forward(db)
+        return y, in_dtype(xp, dy, y.dtype)
+
+
+@register_rrule("linalg.matrix_power", examples=lambda rng: _power_ex(rng))
+def _matrix_power_rrule(x: Any, n: Any, /) -> Any:
+    return _Power(x, n).rrule()
+
+
+@register_frule("linalg.matrix_power", examples=lambda rng: _power_ex(rng))
+def _matrix_power_frule(tangents: Any, x: Any, n: Any, /) -> Any:
+    return _Power(x, n).frule(tangents)
+
+
+# --- examples ------------------------------------------------------------------------------------
+def _well(rng: Any, shape: tuple[int, ...], cplx: bool = False) -> Any:
+    """Well-conditioned square matrices: ``2 I`` plus a perturbation of norm about 1."""
+    n = shape[-1]
+    a = rng.standard_normal(shape) / max(n, 1) ** 0.5 * 0.6
+    if cplx:
+        a = a + 1j * rng.standard_normal(shape) / max(n, 1) ** 0.5 * 0.6
+    import numpy as np
+
+    return a + 2 * np.eye(n)
+
+
+def _normal(rng: Any, shape: tuple[int, ...], cplx: bool = False) -> Any:
+    a = rng.standard_normal(shape)
+    return a + 1j * rng.standard_normal(shape) if cplx else a
+
+
+def _solve_ex(rng: Any) -> list[Any]:
+    return [
+        ((_well(rng, (3, 3)), _normal(rng, (3,))), {}),
+        ((_well(rng, (3, 3)), _normal(rng, (3, 2))), {}),
+        ((_well(rng, (2, 3, 3)), _normal(rng, (3,))), {}),  # a vector b against a stack
+        ((_well(rng, (2, 3, 3)), _normal(rng, (2, 3, 2))), {}),
+        ((_well(rng, (2, 1, 3, 3)), _normal(rng, (3, 3, 2))), {}),  # batch axes broadcast
+        ((_well(rng, (3, 3)), _normal(rng, (2, 3, 1))), {}),  # A broadcast over b's stack
+        ((_well(rng, (3, 3), True), _normal(rng, (3,), True)), {}),
+        ((_well(rng, (2, 3, 3), True), _normal(rng, (3, 2), True)), {}),
+        ((_well(rng, (0, 0)), _normal(rng, (0,))), {}),
+        ((_well(rng, (2, 0, 0)), _normal(rng, (2, 0, 3))), {}),
+        ((_well(rng, (0, 3, 3)), _normal(rng, (3, 2))), {}),
+    ]
+
+
+def _inv_ex(rng: Any) -> list[Any]:
+    return [
+        ((_well(rng, (3, 3)),), {}),
+        ((_well(rng, (1, 1)),), {}),
+        ((_well(rng, (2, 3, 3)),), {}),
+        ((_well(rng, (3, 3), True),), {}),
+        ((_well(rng, (2, 2, 2), True),), {}),
+        ((_well(rng, (0, 0)),), {}),
+        ((_well(rng, (0, 2, 2)),), {}),
+    ]
+
+
+def _pinv_ex(rng: Any) -> list[Any]:
+    return [
+        ((_normal(rng, (4, 3)),), {}),  # tall
+        ((_normal(rng, (2, 4)),), {}),  # wide
+        ((_well(rng, (3, 3)),), {}),  # square
+        ((_normal(rng, (2, 4, 2)),), {"rtol": 1e-10}),
+        ((_normal(rng, (3, 2), True),), {}),
+        ((_normal(rng, (2, 3), True),), {}),
+        ((_normal(rng, (0, 3)),), {}),
+        ((_normal(rng, (2, 0, 0)),), {}),
+    ]
+
+
+def _np_pinv_ex(rng: Any) -> list[Any]:
+    return [
+        ((_normal(rng, (4, 3)),), {}),
+        ((_normal(rng, (2, 3)), 1e-12), {}),  # the cutoff positionally: ZeroTangent for it
+        ((_well(rng, (2, 3, 3)),), {"rtol": 1e-10}),
+        ((_normal(rng, (3, 2), True), None, False), {}),
+        ((_normal(rng, (0, 2)),), {}),
+    ]
+
+
+def _det_ex(rng: Any) -> list[Any]:
+    import numpy as np
+
+    singular = _normal(rng, (3, 3))
+    singular[2] = singular[0] + 2 * singular[1]  # rank 2: the adjugate is rank 1, not zero
+    rank1 = np.outer(_normal(rng, (3,)), _normal(rng, (3,)))  # rank 1: the adjugate is 0
+    return [
+        ((_normal(rng, (3, 3)),), {}),
+        ((_normal(rng, (1, 1)),), {}),
+        ((_normal(rng, (2, 3, 3)),), {}),
+        ((_normal(rng, (3, 3), True),), {}),
+        ((_normal(rng, (2, 2, 2), True),), {}),
+        ((singular,), {}),
+        ((rank1,), {}),
+        ((_normal(rng, (0, 0)),), {}),
+        ((_normal(rng, (2, 0, 0)),), {}),
+    ]
+
+
+def _slogdet_ex(rng: Any) -> list[Any]:
+    import numpy as np
+
+    neg = _well(rng, (3, 3)) * np.array([[1.0], [1.0], [-1.0]])  # a negative determinant
+    return [
+        ((_well(rng, (3, 3)),), {}),
+        ((neg,), {}),
+        ((_well(rng, (2, 3, 3)) * np.array([1.0, -1.0])[:, None, None],), {}),
+        ((_well(rng, (3, 3), True),), {}),
+        ((_well(rng, (2, 2, 2), True),), {}),
+        ((_well(rng, (0, 0)),), {}),
+    ]
+
+
+def _power_ex(rng: Any) -> list[Any]:
+    a = _well(rng, (3, 3)) / 2
+    b = _well(rng, (2, 3, 3)) / 2
+    c = _well(rng, (2, 2), True) / 2
+    out: list[Any] = [((a, n), {}) for n in (0, 1, 2, 3, 5, -1, -2, -3)]
+    out += [((b, 3), {}), ((b, -2), {}), ((c, 3), {}), ((c, -3), {}), ((c, 0), {})]
+    out += [((_well(rng, (0, 0)), 2), {}), ((_well(rng, (0, 2, 2)), -2), {})]
+    return out
