@@ -149,7 +149,11 @@ class _Case:
         return AssertionError(f"test_{self.mode}({self.name}): {msg}")
 
     def tol(self, v: Any) -> tuple[float, float]:
-        rtol, atol = TOLERANCES[_precision(v) if self.fd_dtype == np.float64 else "32"]
+        precision = _precision(v)
+        if type(v) in _SCALARS:  # a Python scalar's cotangent is computed with the arrays'
+            arrays = [lf.value for lf in self.leaves if lf.diff and type(lf.value) not in _SCALARS]
+            precision = min((_precision(a) for a in arrays), default="64")
+        rtol, atol = TOLERANCES[precision if self.fd_dtype == np.float64 else "32"]
         return (
             self.rtol if self.rtol is not None else rtol,
             self.atol if self.atol is not None else atol,
