@@ -1,0 +1,9 @@
+"""Engine bridges: the registered rules as the derivatives inside JAX, PyTorch and HIPS autograd.
+
+``chainrules.interop.jax.wrap(f)``, ``chainrules.interop.torch.wrap(f)`` and
+``chainrules.interop.autograd.wrap(f)`` turn a function with registered rules into a function of
+that engine's arrays whose derivatives come from the rules. Each submodule imports its engine;
+importing this package imports none of them.
+"""
+
+__all__ = ["autograd", "jax", "torch"]

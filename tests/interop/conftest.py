@@ -1,0 +1,118 @@
+"""Cases for the bridge tests: every GPU-safe registration at a few of its examples.
+
+A test that asks for the ``gpu_safe_case`` fixture runs once per case. ``Case.split()`` gives the
+floating positional array leaves (what the engines differentiate) and a function of them that
+rebuilds the full call.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import array_api_compat.numpy as cnp
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.core.registry import resolve_name
+from chainrules.testing import examples_for
+
+GPU_SAFE_MODULES = (
+    "chainrules.rules.statistical",
+    "chainrules.rules.linalg.norms",
+    "chainrules.rules.indexing",
+    "chainrules.core.scatter",
+)
+
+# examples per registration (spread over the list; the full lists are the rule tests' job):
+# the engines' checkers compile a lot, and the whole directory should run in about 3 minutes
+PER_REGISTRATION = int(os.environ.get("CHAINRULES_INTEROP_EXAMPLES", "1"))
+
+ZERO_SENSITIVE = {"cumulative_prod", "numpy:cumprod"}
+
+
+@dataclass
+class Case:
+    reg: str
+    f: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    note: str
+
+    def split(self) -> tuple[list[np.ndarray], Callable[..., tuple[tuple[Any, ...], dict[str, Any]]]]:
+        """The floating positional array leaves, and ``leaves -> (args, kwargs)``."""
+        leaves: list[np.ndarray] = []
+
+        def walk(a: Any) -> Any:
+            if isinstance(a, (tuple, list)):
+                parts = [walk(e) for e in a]
+                return lambda it: type(a)(p(it) for p in parts)
+            if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
+                leaves.append(a)
+                return lambda it: next(it)
+            return lambda it: a
+
+        builders = [walk(a) for a in self.args]
+
+        def rebuild(*vals: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+            it = iter(vals)
+            return tuple(b(it) for b in builders), self.kwargs
+
+        return leaves, rebuild
+
+    def second_order_xfail(self, through: str) -> str | None:
+        """Why a second derivative through this case's ``"frule"`` or ``"rrule"`` is known to be
+        wrong, or None."""
+        if (
+            through == "frule"
+            and self.reg in ZERO_SENSITIVE
+            and any(np.any(x == 0) for x in self.split()[0])
+        ):
+            return (
+                "an exact zero in the input: the cumulative_prod frule's zero masks are piecewise "
+                "constant, so differentiating its pushforward again misses the second-order terms "
+                "through the zero (first order is exact; the rrule's pullback is fine)"
+            )
+        return None
+
+    @property
+    def complex(self) -> bool:
+        return any(x.dtype.kind == "c" for x in self.split()[0])
+
+
+def _function(reg: cr.Registration) -> Any:
+    if reg.family == "callable":
+        return reg.target
+    module = np if reg.family == "numpy" else cnp
+    return resolve_name(reg.family, reg.target, module)
+
+
+def gpu_safe_cases(per_registration: int = PER_REGISTRATION) -> list[Any]:
+    out = []
+    for reg in cr.registrations():
+        if reg.meta.get("module") not in GPU_SAFE_MODULES or reg.rrule is None:
+            continue
+        exs = examples_for(reg)
+        if not exs:
+            continue
+        k = min(per_registration, len(exs))
+        if k == 1:
+            picks = [len(exs) // 2]
+        else:
+            picks = sorted({round(i * (len(exs) - 1) / (k - 1)) for i in range(k)})
+        f = _function(reg)
+        for i in picks:
+            e = exs[i]
+            case = Case(reg.name, f, tuple(e.args), dict(e.kwargs), e.note)
+            if not case.split()[0]:
+                continue
+            out.append(pytest.param(case, id=f"{reg.name}-{i}"))
+    return out
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "gpu_safe_case" in metafunc.fixturenames:
+        metafunc.parametrize("gpu_safe_case", gpu_safe_cases())

@@ -1,0 +1,246 @@
+"""The JAX bridge, judged by JAX's own checkers (check_grads, vmap, native derivatives)."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jnp = jax.numpy
+from jax.test_util import check_grads  # noqa: E402
+
+from chainrules.core.registry import counterpart  # noqa: E402
+from chainrules.interop import jax as crjax  # noqa: E402
+
+MODES = ["jvp", "vjp"]
+
+
+def _loss_fn(case, mode):  # type: ignore[no-untyped-def]
+    leaves, rebuild = case.split()
+    wrapped = crjax.wrap(case.f, mode=mode)
+
+    def fn(*vals):  # type: ignore[no-untyped-def]
+        args, kwargs = rebuild(*vals)
+        return wrapped(*args, **kwargs)
+
+    return fn, [jnp.asarray(x) for x in leaves]
+
+
+def _scalarize(fn, w):  # type: ignore[no-untyped-def]
+    def loss(*vals):  # type: ignore[no-untyped-def]
+        return jnp.real(jnp.sum(fn(*vals) * w))
+
+    return loss
+
+
+def _xfail_second_order(request, case, through):  # type: ignore[no-untyped-def]
+    reason = case.second_order_xfail(through)
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+def test_check_grads_jvp_mode(request, gpu_safe_case):  # type: ignore[no-untyped-def]
+    _xfail_second_order(request, gpu_safe_case, "frule")
+    fn, xs = _loss_fn(gpu_safe_case, "jvp")
+    check_grads(jax.jit(fn), xs, order=2, modes=("fwd", "rev"))
+
+
+def test_check_grads_vjp_mode(request, gpu_safe_case):  # type: ignore[no-untyped-def]
+    _xfail_second_order(request, gpu_safe_case, "rrule")
+    fn, xs = _loss_fn(gpu_safe_case, "vjp")
+    check_grads(jax.jit(fn), xs, order=2, modes=("rev",))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_vmap_grad_matches_loop(gpu_safe_case, mode):  # type: ignore[no-untyped-def]
+    fn, xs = _loss_fn(gpu_safe_case, mode)
+    w = jnp.cos(jnp.arange(np.size(fn(*xs))) + 0.3).reshape(jnp.shape(fn(*xs)))
+    loss = _scalarize(fn, w)
+    rng = np.random.default_rng(5)
+    batch = jnp.stack([xs[0] + 0.01 * k * rng.standard_normal(xs[0].shape) for k in range(3)])
+    g = jax.jit(jax.vmap(jax.grad(loss), in_axes=(0,) + (None,) * (len(xs) - 1)))
+    got = g(batch, *xs[1:])
+    one = jax.jit(jax.grad(loss))
+    for k in range(3):
+        want = one(batch[k], *xs[1:])
+        np.testing.assert_allclose(got[k], want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_agrees_with_jax_native(gpu_safe_case, mode):  # type: ignore[no-untyped-def]
+    case = gpu_safe_case
+    native_f = counterpart(case.f, jnp) or case.f
+    leaves, rebuild = case.split()
+    xs = [jnp.asarray(x) for x in leaves]
+    wrapped = crjax.wrap(case.f, mode=mode)
+
+    def ours(*vals):  # type: ignore[no-untyped-def]
+        args, kwargs = rebuild(*vals)
+        return wrapped(*args, **kwargs)
+
+    def native(*vals):  # type: ignore[no-untyped-def]
+        args, kwargs = rebuild(*vals)
+        args = jax.tree_util.tree_map(
+            lambda a: jnp.asarray(a) if isinstance(a, np.ndarray) else a, args
+        )
+        return native_f(*args, **kwargs)
+
+    y1, pb1 = jax.vjp(ours, *xs)
+    y2, pb2 = jax.vjp(native, *xs)
+    np.testing.assert_allclose(y1, y2, rtol=1e-10, atol=1e-12)
+    rng = np.random.default_rng(1)
+    y_bar = rng.standard_normal(np.shape(y1))
+    if jnp.iscomplexobj(y1):
+        y_bar = y_bar + 1j * rng.standard_normal(np.shape(y1))
+    y_bar = jnp.asarray(y_bar, dtype=y1.dtype)
+    for a, b in zip(pb1(y_bar), pb2(y_bar), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+# --- transformations, arguments and conventions --------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_numpy_inputs_are_converted(mode):  # type: ignore[no-untyped-def]
+    norm = crjax.wrap(np.linalg.norm, mode=mode)
+    x = np.array([3.0, 4.0])
+    y = norm(x)
+    assert isinstance(y, jax.Array)
+    np.testing.assert_allclose(jax.grad(norm)(x), [0.6, 0.8])
+
+
+def test_forward_transformations_in_jvp_mode():  # type: ignore[no-untyped-def]
+    norm = crjax.wrap(np.linalg.norm)
+    x = jnp.array([3.0, 4.0, 12.0])
+    n = 13.0
+    want_h = (jnp.eye(3) - jnp.outer(x, x) / n**2) / n
+    np.testing.assert_allclose(jax.jacfwd(norm)(x), x / n)
+    np.testing.assert_allclose(jax.jacrev(norm)(x), x / n)
+    np.testing.assert_allclose(jax.hessian(norm)(x), want_h, atol=1e-15)
+    np.testing.assert_allclose(jax.jit(jax.hessian(norm))(x), want_h, atol=1e-15)
+    _, t = jax.jvp(norm, (x,), (jnp.ones(3),))
+    np.testing.assert_allclose(t, jnp.sum(x) / n)
+
+
+def test_vjp_mode_refuses_forward_mode():  # type: ignore[no-untyped-def]
+    norm = crjax.wrap(np.linalg.norm, mode="vjp")
+    x = jnp.array([3.0, 4.0])
+    with pytest.raises(TypeError, match="custom_vjp"):
+        jax.jvp(norm, (x,), (x,))
+    np.testing.assert_allclose(jax.jacrev(jax.grad(norm))(x), jax.hessian(jnp.linalg.norm)(x))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_static_and_integer_arguments(mode):  # type: ignore[no-untyped-def]
+    take = crjax.wrap(np.take, mode=mode)
+    x = jnp.arange(6.0) + 1.0
+    idx = jnp.array([0, 0, 5])
+
+    def loss(x, idx):  # type: ignore[no-untyped-def]
+        return jnp.sum(take(x, idx, axis=0) ** 2)
+
+    gx, gi = jax.jit(jax.grad(loss, argnums=(0, 1), allow_int=True))(x, idx)
+    np.testing.assert_allclose(gx, [4.0, 0, 0, 0, 0, 12.0])
+    assert gi.dtype == jax.dtypes.float0
+    # index arrays may be batched by vmap
+    got = jax.vmap(jax.grad(loss), in_axes=(None, 0))(x, jnp.array([[0, 1, 2], [3, 3, 3]]))
+    np.testing.assert_allclose(got[1], [0, 0, 0, 24.0, 0, 0])
+    # axes and orders are static (here positional)
+    norm = crjax.wrap(np.linalg.norm, mode=mode)
+    m = jnp.array([[3.0, 4.0], [0.0, 1.0]])
+    np.testing.assert_allclose(
+        jax.jit(jax.grad(lambda m: jnp.sum(norm(m, 2, 1))))(m), [[0.6, 0.8], [0.0, 1.0]]
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pytree_argument(mode):  # type: ignore[no-untyped-def]
+    getitem = crjax.wrap(operator.getitem, mode=mode)
+    a, b = jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0, 5.0])
+
+    def loss(parts):  # type: ignore[no-untyped-def]
+        return jnp.sum(getitem(parts, 1) ** 2)
+
+    ga, gb = jax.jit(jax.grad(loss))((a, b))
+    np.testing.assert_allclose(ga, [0.0, 0.0])
+    np.testing.assert_allclose(gb, 2 * b)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_complex_cotangent_is_jax_convention(mode):  # type: ignore[no-untyped-def]
+    norm = crjax.wrap(np.linalg.norm, mode=mode)
+    z = jnp.array([1.0 + 2.0j, -0.5 + 0.25j, 3.0 - 1.0j])
+    got = jax.grad(norm)(z)
+    want = jax.grad(jnp.linalg.norm)(z)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    # ours is the conjugate: z / |z|
+    _, pb = cr.rrule(np.linalg.norm, np.asarray(z))
+    np.testing.assert_allclose(np.conj(pb(1.0)[1]), got, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_float32_stays_float32(mode):  # type: ignore[no-untyped-def]
+    s = crjax.wrap(np.sum, mode=mode)
+    x = jnp.ones(3, dtype=jnp.float32)
+    g = jax.jit(jax.grad(s))(x)
+    assert g.dtype == jnp.float32
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+
+def no_rule_function(x):  # type: ignore[no-untyped-def]
+    return x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_wrap_without_rule_raises(mode):  # type: ignore[no-untyped-def]
+    with pytest.raises(cr.NoRuleError, match="no_rule_function"):
+        crjax.wrap(no_rule_function, mode=mode)
+
+
+def test_wrap_rejects_unknown_mode():  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="mode"):
+        crjax.wrap(np.sum, mode="both")
+
+
+def bad_function(x, y):  # type: ignore[no-untyped-def]
+    return x * y
+
+
+@pytest.fixture
+def bad_rules(clean_registry):  # type: ignore[no-untyped-def]
+    """Rules for ``bad_function`` that return a (co)tangent of the wrong shape for ``y``."""
+
+    @cr.register_rrule(bad_function)
+    def _rrule(x, y):  # type: ignore[no-untyped-def]
+        def pullback(y_bar):  # type: ignore[no-untyped-def]
+            return cr.NoTangent(), y_bar * y, (y_bar * x)[:1]
+
+        return x * y, pullback
+
+    @cr.register_frule(bad_function)
+    def _frule(tangents, x, y):  # type: ignore[no-untyped-def]
+        _, dx, dy = tangents
+        return x * y, (dx * y + dy * x)[:1]
+
+    return bad_function
+
+
+def test_wrong_shape_cotangent_names_function_and_argument(bad_rules):  # type: ignore[no-untyped-def]
+    f = crjax.wrap(bad_rules, mode="vjp")
+    x, y = jnp.ones(3), jnp.ones(3)
+    with pytest.raises(ValueError, match=r"rrule of .*bad_function.*\(1,\) for argument 1.*\(3,\)"):
+        jax.grad(lambda x, y: jnp.sum(f(x, y)), argnums=1)(x, y)
+
+
+def test_wrong_shape_tangent_names_function(bad_rules):  # type: ignore[no-untyped-def]
+    f = crjax.wrap(bad_rules, mode="jvp")
+    x, y = jnp.ones(3), jnp.ones(3)
+    with pytest.raises(ValueError, match=r"frule of .*bad_function.*output"):
+        jax.jvp(f, (x, y), (x, y))
