@@ -4,13 +4,18 @@
 the example inputs stored with it, on every installed backend, in float64, float32 and (where the
 function takes them) complex dtypes; then ``check_scalar_free`` (guarded device arrays) and
 ``check_jit`` (``jax.jit``) as two more columns. It prints a table (function x column) with a
-summary line and exits with status 1 when any check fails.
+summary line and exits with status 1 when any check fails. ``--module mypkg.rules`` imports a
+user's module and checks only the rules it registers.
+
+``python -m chainrules coverage`` lists every function of the Array API standard (read from the
+installed ``array_api_strict``) with what chainrules has for it: see ``chainrules.coverage``.
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import importlib
 import json
 import sys
 import time
@@ -54,9 +59,12 @@ class _Progress:
             self.stream.flush()
 
 
-def _select(pattern: str | None) -> list[Registration]:
-    """Registrations named ``pattern`` exactly; else matching it as a glob; else containing it."""
+def _select(pattern: str | None, module: str | None = None) -> list[Registration]:
+    """Registrations named ``pattern`` exactly; else matching it as a glob; else containing it;
+    only those defined in ``module`` (or its submodules) when it is given."""
     regs = [r for r in registrations() if r.family != "callable" or r.meta.get("generic")]
+    if module:
+        regs = [r for r in regs if _defined_in(r, module)]
     if not pattern:
         return regs
     for match in (
@@ -70,7 +78,23 @@ def _select(pattern: str | None) -> list[Registration]:
     return []
 
 
+def _defined_in(reg: Registration, module: str) -> bool:
+    where = str(reg.meta.get("module") or "")
+    return where == module or where.startswith(module + ".")
+
+
+def _import_user_module(name: str, err: TextIO) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError as e:
+        err.write(f"--module {name}: cannot import it ({type(e).__name__}: {e})\n")
+        return False
+    return True
+
+
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.module and not _import_user_module(args.module, err):
+        return 2
     names = args.backend or list(BACKENDS)
     backends = []
     for n in names:
@@ -80,9 +104,13 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         elif args.backend:
             err.write(f"backend {n!r} is not available here (not installed, or no GPU)\n")
             return 2
-    regs = _select(args.k)
+    regs = _select(args.k, args.module)
     if not regs:
-        err.write(f"no registered rule matches {args.k!r}\n")
+        where = f" in module {args.module}" if args.module else ""
+        if args.k:
+            err.write(f"no registered rule matches {args.k!r}{where}\n")
+        else:
+            err.write(f"no rule is registered{where}\n")
         return 2
     device = [] if args.no_device_checks else list(DEVICE_CHECKS)
     progress = _Progress(len(regs) * (len(backends) + len(device)), err)
@@ -158,9 +186,42 @@ def _print_table(table: dict[str, dict[str, Cell]], backends: Sequence[str], out
         line(name, [row[b].status for b in backends])
 
 
+def run_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import coverage
+
+    try:
+        entries, summary = coverage.coverage()
+    except ImportError as e:
+        err.write(f"coverage reads the standard from array_api_strict, which is missing: {e}\n")
+        return 2
+    if args.json:
+        coverage.write_json(entries, summary, out)
+    else:
+        coverage.write_table(entries, summary, out)
+    if args.markdown:
+        doc = args.markdown.read_text()
+        if COVERAGE_MARKER not in doc:
+            err.write(f"{args.markdown} has no {COVERAGE_MARKER} line\n")
+            return 2
+        head = doc.split(COVERAGE_MARKER)[0]
+        args.markdown.write_text(
+            head + COVERAGE_MARKER + "\n\n" + coverage.write_markdown(entries, summary)
+        )
+    if args.fail_under is not None and summary["percent"] < args.fail_under:
+        err.write(f"coverage {summary['percent']}% is under {args.fail_under}%\n")
+        return 1
+    return 0
+
+
+COVERAGE_MARKER = "<!-- COVERAGE TABLE -->"
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from pathlib import Path
+
     p = argparse.ArgumentParser(
-        prog="python -m chainrules", description="chainrules' command line: check the rules."
+        prog="python -m chainrules",
+        description="chainrules' command line: check the rules, report the coverage.",
     )
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="run the rule testers on every registered rule and backend")
@@ -184,6 +245,27 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--max-errors", type=int, default=3, help="failure messages shown per cell (default 3)"
     )
+    c.add_argument(
+        "--module",
+        metavar="MODULE",
+        help="import MODULE (mypkg.rules) and check only the rules registered in it",
+    )
+    cov = sub.add_parser(
+        "coverage", help="list every function of the Array API standard with its rules' status"
+    )
+    cov.add_argument("--json", action="store_true", help="print the report as JSON")
+    cov.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="PATH",
+        help=f"also write the table into PATH after its {COVERAGE_MARKER} line",
+    )
+    cov.add_argument(
+        "--fail-under",
+        type=float,
+        metavar="PERCENT",
+        help="exit with status 1 when less than PERCENT of the standard is covered",
+    )
     return p
 
 
@@ -195,6 +277,8 @@ def main(
     args = build_parser().parse_args(argv)
     if args.command == "check":
         return run_check(args, out, err)
+    if args.command == "coverage":
+        return run_coverage(args, out, err)
     return 2  # pragma: no cover  (argparse rejects unknown commands)
 
 

@@ -67,3 +67,61 @@ def test_module_entry_point() -> None:
     )
     assert res.returncode == 0, res.stdout + res.stderr
     assert "1 function x 3 columns: 3 passed" in res.stdout
+
+
+_USER_RULES = """
+import chainrules as cr
+
+
+def softclip(x):
+    xp = cr.namespace_of(x)
+    return xp.tanh(x) * 2.0
+
+
+def _examples(rng):
+    return [((rng.uniform(-2, 2, (3,)),), {})]
+
+
+@cr.register_rrule(softclip, generic=True, examples=_examples)
+def _softclip_rrule(x):
+    xp = cr.namespace_of(x)
+    t = xp.tanh(x)
+
+    def softclip_pullback(y_bar):
+        y_bar = cr.unthunk(y_bar)
+        if cr.is_zero(y_bar):
+            return cr.NoTangent(), cr.ZeroTangent()
+        cr.check_cotangent("softclip", y_bar, t)
+        return cr.NoTangent(), y_bar * 2.0 * (1.0 - t * t)
+
+    return t * 2.0, softclip_pullback
+"""
+
+
+def test_check_module_checks_only_a_users_rules(  # type: ignore[no-untyped-def]
+    tmp_path, monkeypatch, clean_registry
+) -> None:
+    (tmp_path / "my_rules_pkg").mkdir()
+    (tmp_path / "my_rules_pkg" / "__init__.py").write_text("")
+    (tmp_path / "my_rules_pkg" / "rules.py").write_text(_USER_RULES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = _run(
+        "check", "--module", "my_rules_pkg", "--backend", "numpy", "--no-device-checks"
+    )
+    assert code == 2 and "no rule is registered in module my_rules_pkg" in err  # not imported
+    code, out, err = _run("check", "--module", "my_rules_pkg.rules", "--backend", "numpy")
+    rows = [line.split() for line in out.splitlines() if line.startswith("my_rules_pkg")]
+    assert code == 0, out
+    assert rows == [["my_rules_pkg.rules.softclip", "ok", "ok", "ok"]]
+    assert "1 function x 3 columns" in out
+
+
+def test_check_module_that_cannot_be_imported() -> None:
+    code, _, err = _run("check", "--module", "no_such_module_here")
+    assert code == 2
+    assert "--module no_such_module_here: cannot import it (ModuleNotFoundError" in err
+
+
+def test_check_module_that_registers_nothing() -> None:
+    code, _, err = _run("check", "--module", "json")
+    assert code == 2 and "no rule is registered in module json" in err
