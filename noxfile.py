@@ -1,4 +1,5 @@
-"""Sessions: ``nox -s tests`` (the test suite), ``lint``, ``docs``, ``bench``, ``check``.
+"""Sessions: ``nox -s tests`` (the test suite), ``tests-thorough``, ``lint``, ``docs``, ``bench``,
+``check``.
 
 Each session installs what it needs into its own virtual environment, so a fresh machine needs
 only Python and ``pip install nox``.
@@ -24,9 +25,17 @@ def _install(session: nox.Session, extras: str, torch: bool = False) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The test suite on NumPy, array-api-strict, JAX and PyTorch (CPU), on every core."""
+    """The test suite on NumPy, array-api-strict, JAX and PyTorch (CPU), on every core, with the
+    fast Hypothesis profile ("ci": 25 derandomized examples per property)."""
     _install(session, "test,jax,torch,autograd", torch=True)
-    session.run("pytest", "-n", "auto", *session.posargs)
+    session.run("pytest", "-n", "auto", *session.posargs, env={"HYPOTHESIS_PROFILE": "ci"})
+
+
+@nox.session(name="tests-thorough")
+def tests_thorough(session: nox.Session) -> None:
+    """The test suite with the thorough Hypothesis profile (500 random examples per property)."""
+    _install(session, "test,jax,torch,autograd", torch=True)
+    session.run("pytest", "-n", "auto", *session.posargs, env={"HYPOTHESIS_PROFILE": "thorough"})
 
 
 @nox.session
