@@ -426,7 +426,7 @@ class _Svd:
             ja = j - _h(xp, j)
             if _complex(xp, j):
                 dj = xp.linalg.diagonal(j)
-                inner = inner + _eye_times(xp, (dj - xp.conj(dj)) / 2 * sinv, dtype)
+                inner = _eye_times(xp, (dj - xp.conj(dj)) / 2 * sinv, dtype)
             if m > k:
                 outer = ((u_bar - u @ j) * sinv[..., None, :]) @ vh
         if vh_bar is not None:

@@ -11,6 +11,7 @@ import pytest
 
 import chainrules as cr
 from chainrules.rules.linalg import decompositions as dec
+from chainrules.rules.linalg.decompositions import cholesky_back, hermitian, positive_definite
 from chainrules.testing import examples_for, tester
 from chainrules.testing.runner import DEVICE_CHECKS, check_registration
 
@@ -109,3 +110,301 @@ DIFFERENTIABLE = [r for r in REGS if r.name != "linalg.matrix_rank"]
 @pytest.mark.parametrize("reg", DIFFERENTIABLE, ids=lambda r: r.name)
 def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
     assert_agrees_with_jax(reg, _jax_examples(reg), rtol=1e-8, atol=1e-10)
+
+
+# ---- helpers -----------------------------------------------------------------------------------
+def _herm(r: np.ndarray) -> np.ndarray:
+    return (r + np.conj(np.swapaxes(r, -1, -2))) / 2
+
+
+def _random(rng: np.random.Generator, shape: tuple[int, ...], cplx: bool) -> np.ndarray:
+    r = rng.standard_normal(shape)
+    return r + 1j * rng.standard_normal(shape) if cplx else r
+
+
+def _fd(loss, x: np.ndarray, e: np.ndarray, h: float = 1e-4) -> float:  # type: ignore[no-untyped-def]
+    """d/dt loss(x + t e) by the 5-point stencil."""
+    return (
+        loss(x - 2 * h * e) - 8 * loss(x - h * e) + 8 * loss(x + h * e) - loss(x + 2 * h * e)
+    ) / (12 * h)
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """The real inner product Re <a, b> of the cotangent convention."""
+    return float(np.sum(np.real(np.conj(a) * b)))
+
+
+def _check_loss(f, parts_loss, x, e, rng, tol=1e-6, **kw):  # type: ignore[no-untyped-def]
+    """``parts_loss(y) -> (loss value, cotangent of y)`` must be gauge-invariant; the rrule's
+    <x_bar, e> and the frule's d loss must both equal finite differences along ``e``."""
+
+    def loss(a):  # type: ignore[no-untyped-def]
+        return parts_loss(f(a, **kw))[0]
+
+    want = _fd(loss, x, e)
+    y, pb = cr.rrule(f, x, **kw)
+    _, y_bar = parts_loss(y)
+    x_bar = pb(y_bar)[1]
+    assert np.all(np.isfinite(x_bar))
+    np.testing.assert_allclose(_dot(x_bar, e), want, rtol=tol, atol=tol)
+    _, y_dot = cr.frule((cr.NoTangent(), e), f, x, **kw)
+    parts = y_dot if not isinstance(y, tuple) else [y_dot[i] for i in range(len(y))]
+    bars = y_bar if isinstance(y, tuple) else [y_bar]
+    parts = parts if isinstance(y, tuple) else [parts]
+    got = sum(_dot(b, d) for b, d in zip(bars, parts) if not cr.is_zero(b))
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    return x_bar
+
+
+# ---- Hermitian inputs: one triangle read, Hermitian cotangent ------------------------------------
+def test_eigh_cotangent_is_hermitian_whichever_triangle() -> None:
+    rng = np.random.default_rng(1)
+    a = hermitian(rng, (2, 3, 3), cplx=True)
+    y_bar = (rng.standard_normal((2, 3)), _random(rng, (2, 3, 3), True))
+    full = cr.rrule(np.linalg.eigh, a)[1](y_bar)[1]
+    np.testing.assert_allclose(full, np.conj(np.swapaxes(full, -1, -2)), atol=1e-14)
+    # the eigenvectors' phases differ between the triangles: compare gauge-free eigenvalues
+    y_bar = (y_bar[0], cr.ZeroTangent())
+    lower = cr.rrule(np.linalg.eigh, a)[1](y_bar)[1]
+    upper = cr.rrule(np.linalg.eigh, a, UPLO="U")[1](y_bar)[1]
+    np.testing.assert_allclose(lower, upper, atol=1e-10)
+    # the triangle numpy does not read is garbage: the rule still gives the Hermitian cotangent
+    spd = positive_definite(rng, (3, 3))
+    junk = spd + np.triu(rng.standard_normal((3, 3)), 1)
+    l_bar = np.tril(rng.standard_normal((3, 3)))
+    x_bar = cr.rrule(np.linalg.cholesky, junk)[1](l_bar)[1]
+    np.testing.assert_allclose(x_bar, x_bar.T, atol=1e-14)
+    np.testing.assert_allclose(x_bar, cr.rrule(np.linalg.cholesky, spd)[1](l_bar)[1])
+
+
+# ---- complex gauges: gauge-invariant losses ----------------------------------------------------
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+def test_complex_eigh_gauge_invariant_loss(shape) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(2)
+    a = hermitian(rng, shape, cplx=True)
+    c, d = rng.standard_normal(shape), rng.standard_normal(shape[:-1])
+
+    def parts(y):  # type: ignore[no-untyped-def]
+        w, v = y
+        # |V_ij|^2 does not see the phase of a column
+        return float(np.sum(c * np.abs(v) ** 2) + np.sum(d * w)), (d, 2 * c * v)
+
+    _check_loss(np.linalg.eigh, parts, a, _herm(_random(rng, shape, True)), rng)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (2, 3, 5)])
+def test_complex_svd_gauge_invariant_loss(shape) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(3)
+    a = dec._general(rng, shape, cplx=True)
+    m, n = shape[-2:]
+    k = min(m, n)
+    b = _random(rng, (*shape[:-2], m, n), True)
+    c, e = rng.standard_normal((*shape[:-2], m, k)), rng.standard_normal((*shape[:-2], k, n))
+    d = rng.standard_normal((*shape[:-2], k))
+
+    def parts(y):  # type: ignore[no-untyped-def]
+        u, s, vh = y
+        val = np.sum(c * np.abs(u) ** 2) + np.sum(e * np.abs(vh) ** 2) + np.sum(d * s)
+        val += np.sum(np.real(np.conj(b) * (u @ vh)))  # U Vh: a common phase cancels
+        u_bar = 2 * c * u + b @ np.conj(np.swapaxes(vh, -1, -2))
+        vh_bar = 2 * e * vh + np.conj(np.swapaxes(u, -1, -2)) @ b
+        return float(val), (u_bar, d, vh_bar)
+
+    _check_loss(np.linalg.svd, parts, a, _random(rng, shape, True), rng, full_matrices=False)
+    _check_loss(np.linalg.svd, parts, a, _random(rng, shape, True), rng, full_matrices=False)
+
+
+# ---- degenerate spectra: finite, exact for losses that do not see the rotation ------------------
+def _repeated(rng: np.random.Generator, w: list[float], cplx: bool = False) -> np.ndarray:
+    q, _ = np.linalg.qr(_random(rng, (len(w), len(w)), cplx))
+    return _herm((q * np.asarray(w)) @ np.conj(q.T))
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+def test_eigh_repeated_eigenvalue(cplx: bool) -> None:
+    rng = np.random.default_rng(4)
+    a = _repeated(rng, [1.0, 1.0, 3.0], cplx)
+    with np.errstate(all="raise"):
+        y, pb = cr.rrule(np.linalg.eigh, a)
+        w, v = y
+        # sum of eigenvalues (the trace): gradient I; sum of squares: 2 A
+        np.testing.assert_allclose(pb((np.ones(3), cr.ZeroTangent()))[1], np.eye(3), atol=1e-12)
+        np.testing.assert_allclose(pb((2 * w, cr.ZeroTangent()))[1], 2 * a, atol=1e-12)
+        # V diag(g(w)) V^H: finite (the within-cluster g' term cannot be recovered; documented)
+        c = rng.standard_normal((3, 3))
+        g = np.exp(w)
+        v_bar = 2 * _herm(c) @ v * g
+        w_bar = np.real(np.einsum("ij,ik,kj->j", np.conj(v), _herm(c), v)) * g
+        assert np.all(np.isfinite(pb((w_bar, v_bar))[1]))
+        _, t = cr.frule((cr.NoTangent(), _herm(_random(rng, (3, 3), cplx))), np.linalg.eigh, a)
+        assert np.all(np.isfinite(t[0])) and np.all(np.isfinite(t[1]))
+
+    # the projector onto the repeated eigenspace is smooth: exact against finite differences
+    cm = _herm(_random(rng, (3, 3), cplx))
+
+    def parts(y):  # type: ignore[no-untyped-def]
+        w, v = y
+        v1 = v[:, :2]
+        p = v1 @ np.conj(v1.T)
+        v_bar = np.zeros_like(v)
+        v_bar[:, :2] = 2 * cm @ v1
+        return _dot(cm, p), (np.zeros(3), v_bar)
+
+    _check_loss(np.linalg.eigh, parts, a, _herm(_random(rng, (3, 3), cplx)), rng)
+
+
+def test_svd_repeated_and_zero_singular_values() -> None:
+    rng = np.random.default_rng(5)
+    u, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    v, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    a = (u[:, :3] * np.array([2.0, 2.0, 1.0])) @ v.T
+    with np.errstate(all="raise"):
+        y, pb = cr.rrule(np.linalg.svd, a, full_matrices=False)
+        uu, s, vh = y
+        # the nuclear norm: U V^H
+        g = pb((cr.ZeroTangent(), np.ones(3), cr.ZeroTangent()))[1]
+        np.testing.assert_allclose(g, uu @ vh, atol=1e-12)
+        rank2 = (u[:, :3] * np.array([2.0, 1.0, 0.0])) @ v.T
+        y2, pb2 = cr.rrule(np.linalg.svd, rank2, full_matrices=False)
+        c = rng.standard_normal((4, 3))
+        out = pb2((c, np.ones(3), rng.standard_normal((3, 3))))[1]
+        assert np.all(np.isfinite(out))
+    # the polar factor U Vh is smooth at a repeated singular value: exact (the tie drops only
+    # the 1 / (s_j - s_i) half of 1 / (s_j^2 - s_i^2))
+    b = rng.standard_normal((4, 3))
+
+    def parts(y):  # type: ignore[no-untyped-def]
+        uu, s, vh = y
+        return _dot(b, uu @ vh), (b @ vh.T, np.zeros(3), uu.T @ b)
+
+    _check_loss(np.linalg.svd, parts, a, rng.standard_normal((4, 3)), rng, full_matrices=False)
+
+
+# ---- the non-unique complement: svd(full_matrices=True) and qr(mode="complete"), m > n ----------
+def test_full_svd_and_complete_qr_complement() -> None:
+    rng = np.random.default_rng(6)
+    a = dec._general(rng, (5, 3))
+    c1, c2 = rng.standard_normal((5, 3)), _herm(rng.standard_normal((5, 5)))
+    d, e = rng.standard_normal(3), rng.standard_normal((3, 3))
+
+    def svd_parts(y):  # type: ignore[no-untyped-def]
+        u, s, vh = y
+        u1, u2 = u[:, :3], u[:, 3:]
+        val = _dot(c1, u1) + _dot(c2, u2 @ u2.T) + _dot(d, s) + _dot(e, vh)
+        return val, (np.concatenate([c1, 2 * c2 @ u2], axis=1), d, e)
+
+    _check_loss(np.linalg.svd, svd_parts, a, rng.standard_normal((5, 3)), rng)
+    _check_loss(np.linalg.svd, svd_parts, a, rng.standard_normal((5, 3)), rng, full_matrices=True)
+    r_bar = np.triu(rng.standard_normal((5, 3)))
+
+    def qr_parts(y):  # type: ignore[no-untyped-def]
+        q, r = y
+        q1, q2 = q[:, :3], q[:, 3:]
+        val = _dot(c1, q1) + _dot(c2, q2 @ q2.T) + _dot(r_bar, r)
+        return val, (np.concatenate([c1, 2 * c2 @ q2], axis=1), r_bar)
+
+    _check_loss(np.linalg.qr, qr_parts, a, rng.standard_normal((5, 3)), rng, mode="complete")
+    # the wide transpose of the same (the standard's names, on a stack)
+    w = np.stack([a.T, a.T + 0.1])
+    _, pb = cr.rrule(np.linalg.svd, w)
+    assert pb((cr.ZeroTangent(), np.ones((2, 3)), cr.ZeroTangent()))[1].shape == (2, 3, 5)
+
+
+# ---- second derivatives: cholesky's pullback differentiated by JAX -------------------------------
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_pullback_is_differentiable_again(upper: bool, jax_numpy) -> None:  # type: ignore[no-untyped-def]
+    import jax
+
+    jnp = jax_numpy
+    rng = np.random.default_rng(7)
+    a = positive_definite(rng, (2, 3, 3))
+    l_bar = rng.standard_normal((2, 3, 3))
+    c = rng.standard_normal((2, 3, 3))
+
+    def g(x, lb):  # type: ignore[no-untyped-def]
+        _, pb = cr.rrule(jnp.linalg.cholesky, x, upper=upper)
+        return jnp.sum(jnp.asarray(c) * pb(lb)[1])
+
+    def g_np(x, lb):  # type: ignore[no-untyped-def]
+        _, pb = cr.rrule(np.linalg.cholesky, x, upper=upper)
+        return float(np.sum(c * pb(lb)[1]))
+
+    ga, gl = jax.jit(jax.grad(g, argnums=(0, 1)))(jnp.asarray(a), jnp.asarray(l_bar))
+    e, f = _herm(rng.standard_normal((2, 3, 3))), rng.standard_normal((2, 3, 3))
+    np.testing.assert_allclose(
+        _dot(np.asarray(ga), e), _fd(lambda x: g_np(x, l_bar), a, e), rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        _dot(np.asarray(gl), f), _fd(lambda lb: g_np(a, lb), l_bar, f), rtol=1e-6, atol=1e-9
+    )
+
+    # and the same as JAX's own second derivative of its cholesky
+    def h(x, lb):  # type: ignore[no-untyped-def]
+        _, vjp = jax.vjp(lambda y: jnp.linalg.cholesky(y, upper=upper), x)
+        return jnp.sum(jnp.asarray(c) * vjp(lb)[0])
+
+    # JAX symmetrises its input and gives the (symmetric) cotangent of its own convention
+    ha = jax.grad(h)(jnp.asarray(a), jnp.asarray(l_bar))
+    np.testing.assert_allclose(_dot(np.asarray(ha), e), _dot(np.asarray(ga), e), rtol=1e-8)
+
+
+def test_cholesky_back_is_the_pullback() -> None:
+    rng = np.random.default_rng(8)
+    a = positive_definite(rng, (3, 3), cplx=True)
+    lb = _random(rng, (3, 3), True)
+    y, pb = cr.rrule(np.linalg.cholesky, a)
+    np.testing.assert_allclose(pb(lb)[1], cholesky_back(y, lb))
+
+
+# ---- NumPy's extra modes ----------------------------------------------------------------------
+def test_numpy_svd_hermitian_and_qr_r() -> None:
+    rng = np.random.default_rng(9)
+    a = hermitian(rng, (3, 3))
+    d = rng.standard_normal(3)
+
+    def parts(y):  # type: ignore[no-untyped-def]
+        return _dot(d, y), d
+
+    e = _herm(rng.standard_normal((3, 3)))
+    x_bar = _check_loss(np.linalg.svd, parts, a, e, rng, compute_uv=False, hermitian=True)
+    np.testing.assert_allclose(x_bar, x_bar.T, atol=1e-14)
+    r_bar = rng.standard_normal((2, 2))
+
+    def r_parts(r):  # type: ignore[no-untyped-def]
+        return _dot(r_bar, r), r_bar
+
+    m = rng.standard_normal((3, 2))
+    _check_loss(np.linalg.qr, r_parts, m, rng.standard_normal((3, 2)), rng, mode="r")
+
+
+# ---- zero-size, errors ------------------------------------------------------------------------
+def test_zero_size() -> None:
+    for f, x, kw in (
+        (np.linalg.eigh, np.zeros((2, 0, 0)), {}),
+        (np.linalg.svd, np.zeros((3, 0)), {"full_matrices": False}),
+        (np.linalg.qr, np.zeros((0, 2)), {}),
+        (np.linalg.eigvalsh, np.zeros((0, 0)), {}),
+    ):
+        y, pb = cr.rrule(f, x, **kw)
+        bar = tuple(np.ones_like(p) for p in y) if isinstance(y, tuple) else np.ones_like(y)
+        assert pb(bar)[1].shape == x.shape
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match=r"linalg.cholesky: expected .* square .* \(2, 3\)"):
+        cr.rrule(np.linalg.cholesky, np.ones((2, 3)))
+    with pytest.raises(ValueError, match="mode='raw'"):
+        cr.rrule(np.linalg.qr, np.ones((3, 2)), mode="raw")
+    with pytest.raises(ValueError, match="UPLO"):
+        cr.rrule(np.linalg.eigh, np.eye(2), UPLO="X")
+    y, pb = cr.rrule(np.linalg.eigh, np.eye(2))
+    with pytest.raises(ValueError, match=r"\(3,\) does not match .* \(2,\)"):
+        pb((np.ones(3), np.ones((2, 2))))
+    with pytest.raises(TypeError, match="out="):
+        cr.rrule(np.linalg.svd, np.eye(2), out=np.eye(2))
+
+
+def test_matrix_rank_is_non_differentiable() -> None:
+    y, pb = cr.rrule(np.linalg.matrix_rank, np.eye(3))
+    assert int(y) == 3
+    assert pb(cr.ZeroTangent()) == (cr.NoTangent(), cr.NoTangent())
