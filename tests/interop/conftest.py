@@ -1,6 +1,7 @@
 """Cases for the bridge tests: every GPU-safe registration at a few of its examples.
 
-A test that asks for the ``gpu_safe_case`` fixture runs once per case. ``Case.split()`` gives the
+A test that asks for the ``gpu_safe_case`` fixture runs once per case (``standard_case``: the
+same without the ``numpy:`` registrations, for engines other than NumPy and JAX). ``Case.split()`` gives the
 floating positional array leaves (what the engines differentiate) and a function of them that
 rebuilds the full call.
 """
@@ -38,6 +39,7 @@ ZERO_SENSITIVE = {"cumulative_prod", "numpy:cumprod"}
 class Case:
     reg: str
     f: Any
+    registration: cr.Registration
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     note: str
@@ -67,16 +69,24 @@ class Case:
         """Why a second derivative through this case's ``"frule"`` or ``"rrule"`` is known to be
         wrong, or None."""
         if (
-            through == "frule"
+            through in ("frule", "rrule")
             and self.reg in ZERO_SENSITIVE
             and any(np.any(x == 0) for x in self.split()[0])
         ):
             return (
-                "an exact zero in the input: the cumulative_prod frule's zero masks are piecewise "
-                "constant, so differentiating its pushforward again misses the second-order terms "
-                "through the zero (first order is exact; the rrule's pullback is fine)"
+                "an exact zero in the input: the cumulative_prod rules' zero masks are piecewise "
+                "constant, so differentiating their pushforward or pullback again misses the "
+                "second-order terms through the zero (first order is exact)"
             )
         return None
+
+    def function_in(self, module: Any) -> Any:
+        """The function this case's registration covers in ``module`` (a namespace such as
+        ``array_api_compat.torch``); the callable itself for a callable target."""
+        reg = self.registration
+        if reg.family == "callable":
+            return reg.target
+        return resolve_name(reg.family, reg.target, module)
 
     @property
     def complex(self) -> bool:
@@ -90,10 +100,14 @@ def _function(reg: cr.Registration) -> Any:
     return resolve_name(reg.family, reg.target, module)
 
 
-def gpu_safe_cases(per_registration: int = PER_REGISTRATION) -> list[Any]:
+def gpu_safe_cases(per_registration: int = PER_REGISTRATION, numpy: bool = True) -> list[Any]:
+    """Parameters for the GPU-safe registrations (``numpy=False``: without the ``numpy:`` family,
+    whose rules cover NumPy, CuPy and ``jax.numpy`` only)."""
     out = []
     for reg in cr.registrations():
         if reg.meta.get("module") not in GPU_SAFE_MODULES or reg.rrule is None:
+            continue
+        if not numpy and reg.family == "numpy":
             continue
         exs = examples_for(reg)
         if not exs:
@@ -106,7 +120,7 @@ def gpu_safe_cases(per_registration: int = PER_REGISTRATION) -> list[Any]:
         f = _function(reg)
         for i in picks:
             e = exs[i]
-            case = Case(reg.name, f, tuple(e.args), dict(e.kwargs), e.note)
+            case = Case(reg.name, f, reg, tuple(e.args), dict(e.kwargs), e.note)
             if not case.split()[0]:
                 continue
             out.append(pytest.param(case, id=f"{reg.name}-{i}"))
@@ -116,3 +130,5 @@ def gpu_safe_cases(per_registration: int = PER_REGISTRATION) -> list[Any]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "gpu_safe_case" in metafunc.fixturenames:
         metafunc.parametrize("gpu_safe_case", gpu_safe_cases())
+    if "standard_case" in metafunc.fixturenames:
+        metafunc.parametrize("standard_case", gpu_safe_cases(numpy=False))

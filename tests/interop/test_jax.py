@@ -50,8 +50,8 @@ def test_check_grads_jvp_mode(request, gpu_safe_case):  # type: ignore[no-untype
     check_grads(jax.jit(fn), xs, order=2, modes=("fwd", "rev"))
 
 
-def test_check_grads_vjp_mode(request, gpu_safe_case):  # type: ignore[no-untyped-def]
-    _xfail_second_order(request, gpu_safe_case, "rrule")
+def test_check_grads_vjp_mode(gpu_safe_case):  # type: ignore[no-untyped-def]
+    # (passes at cumulative_prod's zero too: see test_cumulative_prod_hessian_at_a_zero)
     fn, xs = _loss_fn(gpu_safe_case, "vjp")
     check_grads(jax.jit(fn), xs, order=2, modes=("rev",))
 
@@ -100,6 +100,24 @@ def test_agrees_with_jax_native(gpu_safe_case, mode):  # type: ignore[no-untyped
     y_bar = jnp.asarray(y_bar, dtype=y1.dtype)
     for a, b in zip(pb1(y_bar), pb2(y_bar), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the cumulative_prod rules' zero masks are piecewise constant: their derivative "
+    "misses the second-order terms through an exact zero (check_grads' finite differences step "
+    "off the zero and do not see it)",
+)
+@pytest.mark.parametrize("mode", MODES)
+def test_cumulative_prod_hessian_at_a_zero(mode):  # type: ignore[no-untyped-def]
+    import array_api_compat.numpy as cnp
+
+    f = crjax.wrap(cnp.cumulative_prod, mode=mode)
+    x = jnp.array([[1.1, 0.0, 1.0], [1.3, 0.5, 1.4], [0.0, 0.7, 1.2]])
+    w = jnp.cos(jnp.arange(9.0)).reshape(3, 3)
+    h = jax.jacrev(jax.grad(lambda x: jnp.sum(f(x, axis=0) * w)))(x)
+    want = jax.hessian(lambda x: jnp.sum(jnp.cumulative_prod(x, axis=0) * w))(x)
+    np.testing.assert_allclose(h, want, atol=1e-12)
 
 
 # --- transformations, arguments and conventions --------------------------------------------

@@ -1,0 +1,242 @@
+"""The PyTorch bridge, judged by PyTorch's own checkers (gradcheck, gradgradcheck, forward AD,
+torch.func, torch.compile) and against PyTorch's native derivatives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+
+torch = pytest.importorskip("torch")
+import array_api_compat.torch as ctorch  # noqa: E402
+from torch.autograd import gradcheck, gradgradcheck  # noqa: E402
+
+from chainrules.interop import torch as crtorch  # noqa: E402
+
+
+def _fn(case):  # type: ignore[no-untyped-def]
+    leaves, rebuild = case.split()
+    wrapped = crtorch.wrap(case.function_in(ctorch))
+
+    def convert(a):  # type: ignore[no-untyped-def]
+        return torch.as_tensor(a) if isinstance(a, np.ndarray) else a
+
+    def fn(*vals):  # type: ignore[no-untyped-def]
+        args, kwargs = rebuild(*vals)
+        args = tuple(
+            type(a)(convert(e) for e in a) if isinstance(a, (tuple, list)) else convert(a)
+            for a in args
+        )
+        return wrapped(*args, **kwargs)
+
+    xs = tuple(torch.tensor(x, requires_grad=True) for x in leaves)
+    return fn, xs
+
+
+def test_gradcheck(standard_case):  # type: ignore[no-untyped-def]
+    fn, xs = _fn(standard_case)
+    assert gradcheck(fn, xs)
+
+
+def test_gradgradcheck(request, standard_case):  # type: ignore[no-untyped-def]
+    reason = standard_case.second_order_xfail("rrule")
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+    fn, xs = _fn(standard_case)
+    assert gradgradcheck(fn, xs)
+
+
+# gradcheck's forward-AD path calls the deprecated torch.jit.script internally
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+def test_gradcheck_forward_ad(standard_case):  # type: ignore[no-untyped-def]
+    fn, xs = _fn(standard_case)
+    assert gradcheck(fn, xs, check_forward_ad=True, check_backward_ad=False)
+
+
+# pullbacks that scatter with torch's in-place index_put_ on a fresh zeros tensor: under vmap the
+# zeros are not batched while the values are (chainrules/core/scatter.py: _scatter_torch should
+# use the out-of-place Tensor.index_put)
+VMAP_INDEX_PUT = {"take", "take_along_axis", "operator.getitem"}
+
+
+def test_func_vmap_grad_matches_loop(request, standard_case):  # type: ignore[no-untyped-def]
+    if standard_case.reg in VMAP_INDEX_PUT:
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                reason="scatter_add on torch uses in-place index_put_ on an unbatched zeros "
+                "tensor, which torch.func.vmap refuses",
+            )
+        )
+    fn, xs = _fn(standard_case)
+    xs = tuple(x.detach() for x in xs)
+    y = fn(*xs)
+    w = torch.cos(torch.arange(y.numel(), dtype=torch.float64) + 0.3).reshape(y.shape)
+
+    def loss(x0, *rest):  # type: ignore[no-untyped-def]
+        return torch.real(torch.sum(fn(x0, *rest) * w))
+
+    gen = torch.Generator().manual_seed(3)
+    batch = torch.stack(
+        [xs[0] + 0.01 * k * torch.randn(xs[0].shape, generator=gen, dtype=xs[0].dtype) for k in range(3)]
+    )
+    in_dims = (0,) + (None,) * (len(xs) - 1)
+    got = torch.func.vmap(torch.func.grad(loss), in_dims=in_dims)(batch, *xs[1:])
+    for k in range(3):
+        want = torch.func.grad(loss)(batch[k], *xs[1:])
+        torch.testing.assert_close(got[k], want, rtol=1e-10, atol=1e-12)
+
+
+def test_agrees_with_torch_native(standard_case):  # type: ignore[no-untyped-def]
+    case = standard_case
+    fn, xs = _fn(case)
+    native_f = case.function_in(ctorch)
+    leaves, rebuild = case.split()
+
+    def native(*vals):  # type: ignore[no-untyped-def]
+        args, kwargs = rebuild(*vals)
+        conv = lambda a: torch.as_tensor(a) if isinstance(a, np.ndarray) else a  # noqa: E731
+        args = tuple(
+            type(a)(conv(e) for e in a) if isinstance(a, (tuple, list)) else conv(a) for a in args
+        )
+        return native_f(*args, **kwargs)
+
+    xs2 = tuple(x.detach().clone().requires_grad_() for x in xs)
+    y1, y2 = fn(*xs), native(*xs2)
+    torch.testing.assert_close(y1, y2, rtol=1e-10, atol=1e-12)
+    gen = torch.Generator().manual_seed(1)
+    y_bar = torch.randn(y1.shape, generator=gen, dtype=torch.float64).to(y1.dtype)
+    g1 = torch.autograd.grad(y1, xs, y_bar, allow_unused=True)
+    g2 = torch.autograd.grad(y2, xs2, y_bar, allow_unused=True)
+    for a, b in zip(g1, g2, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-12)
+
+
+# --- torch.compile: slow, so two functions only --------------------------------------------
+
+# Dynamo warns about lru_cache'd helpers in array_api_compat and about its own use of
+# autograd.Function internals
+def COMPILE_WARNINGS(f):  # type: ignore[no-untyped-def]
+    f = pytest.mark.filterwarnings("ignore::UserWarning")(f)
+    return pytest.mark.filterwarnings("ignore::DeprecationWarning")(f)
+
+
+@COMPILE_WARNINGS
+def test_compile_func_grad_without_graph_break():  # type: ignore[no-untyped-def]
+    torch._dynamo.reset()
+    norm = crtorch.wrap(ctorch.linalg.vector_norm)
+    x = torch.tensor([3.0, 4.0, 12.0], dtype=torch.float64)
+    g = torch.compile(torch.func.grad(lambda x: norm(x, ord=2)), fullgraph=True)
+    torch.testing.assert_close(g(x), x / 13.0)
+
+
+@COMPILE_WARNINGS
+def test_compile_backward_without_graph_break():  # type: ignore[no-untyped-def]
+    torch._dynamo.reset()
+    take = crtorch.wrap(ctorch.take)
+    idx = torch.tensor([0, 0, 2])
+
+    def loss(x):  # type: ignore[no-untyped-def]
+        return torch.sum(take(x, idx, axis=0) ** 2)
+
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    torch.compile(loss, fullgraph=True)(x).backward()
+    torch.testing.assert_close(x.grad, torch.tensor([4.0, 0.0, 6.0], dtype=torch.float64))
+
+
+# --- arguments and conventions ----------------------------------------------------------------
+
+
+def test_integer_and_static_arguments_get_none():  # type: ignore[no-untyped-def]
+    take = crtorch.wrap(ctorch.take)
+    x = torch.arange(1.0, 7.0, dtype=torch.float64, requires_grad=True)
+    idx = torch.tensor([0, 0, 5])
+    y = take(x, idx, axis=0)
+    (gx,) = torch.autograd.grad(y.sum(), (x,))
+    torch.testing.assert_close(gx, torch.tensor([2.0, 0, 0, 0, 0, 1.0], dtype=torch.float64))
+    assert not idx.requires_grad
+
+
+def test_numpy_inputs_are_converted():  # type: ignore[no-untyped-def]
+    s = crtorch.wrap(ctorch.sum)
+    y = s(np.array([1.0, 2.0]))
+    assert isinstance(y, torch.Tensor)
+    torch.testing.assert_close(y, torch.tensor(3.0, dtype=torch.float64))
+
+
+def test_tuple_argument():  # type: ignore[no-untyped-def]
+    import operator
+
+    getitem = crtorch.wrap(operator.getitem)
+    a = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([3.0, 4.0, 5.0], dtype=torch.float64, requires_grad=True)
+    ga, gb = torch.autograd.grad((getitem((a, b), 1) ** 2).sum(), (a, b), allow_unused=True)
+    assert ga is None or torch.all(ga == 0)
+    torch.testing.assert_close(gb, 2 * b.detach())
+
+
+def test_complex_gradient_is_torch_convention():  # type: ignore[no-untyped-def]
+    norm = crtorch.wrap(ctorch.linalg.vector_norm)
+    z = torch.tensor([1.0 + 2.0j, -0.5 + 0.25j], dtype=torch.complex128, requires_grad=True)
+    (g,) = torch.autograd.grad(norm(z), (z,))
+    (want,) = torch.autograd.grad(torch.linalg.vector_norm(z), (z,))
+    torch.testing.assert_close(g, want)
+
+
+def test_float32_stays_float32():  # type: ignore[no-untyped-def]
+    s = crtorch.wrap(ctorch.sum)
+    x = torch.ones(3, requires_grad=True)
+    s(x).backward()
+    assert x.grad.dtype == torch.float32
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+
+def no_rule_function(x):  # type: ignore[no-untyped-def]
+    return x
+
+
+def test_wrap_without_rule_raises():  # type: ignore[no-untyped-def]
+    with pytest.raises(cr.NoRuleError, match="no_rule_function"):
+        crtorch.wrap(no_rule_function)
+
+
+def bad_function(x, y):  # type: ignore[no-untyped-def]
+    return x * y
+
+
+@pytest.fixture
+def bad_rules(clean_registry):  # type: ignore[no-untyped-def]
+    @cr.register_rrule(bad_function)
+    def _rrule(x, y):  # type: ignore[no-untyped-def]
+        def pullback(y_bar):  # type: ignore[no-untyped-def]
+            return cr.NoTangent(), y_bar * y, (y_bar * x).to(torch.float32)
+
+        return x * y, pullback
+
+    @cr.register_frule(bad_function)
+    def _frule(tangents, x, y):  # type: ignore[no-untyped-def]
+        _, dx, dy = tangents
+        return x * y, (dx * y + dy * x)[:1]
+
+    return bad_function
+
+
+def test_wrong_dtype_cotangent_names_function_and_argument(bad_rules):  # type: ignore[no-untyped-def]
+    f = crtorch.wrap(bad_rules)
+    x = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    y = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(ValueError, match=r"rrule of .*bad_function.*float32 for argument 1"):
+        f(x, y).sum().backward()
+
+
+def test_wrong_shape_tangent_names_function(bad_rules):  # type: ignore[no-untyped-def]
+    import torch.autograd.forward_ad as fwAD
+
+    f = crtorch.wrap(bad_rules)
+    with fwAD.dual_level():
+        x = fwAD.make_dual(torch.ones(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64))
+        with pytest.raises(ValueError, match=r"frule of .*bad_function.*output"):
+            f(x, torch.ones(3, dtype=torch.float64))
