@@ -1,0 +1,40 @@
+"""chainrules.ad: an automatic-differentiation engine built on the rule registry.
+
+Reverse mode records a tape of registered ``rrule`` pullbacks; forward mode pushes chunks of
+tangents through registered ``frule``\\ s. Functions may be written against the Array API
+(``xp = array_namespace(x)``) or in plain NumPy (``np.sin(x)``, operators, indexing): the engine
+hands ``f`` traced arrays that implement ``__array_namespace__``, ``__array_ufunc__`` and
+``__array_function__``. It works on NumPy, CuPy, array-api-strict, PyTorch and
+``chainrules.testing.device_array`` inputs and never reads an array value on the host.
+
+>>> import numpy as np
+>>> from chainrules import ad
+>>> ad.grad(lambda x: np.sum(np.sin(x) * np.exp(x)))(np.array([0.0, 1.0]))
+array([1.        , 3.75604794])
+"""
+
+from ..core.registry import NoRuleError
+from ._api import (
+    DEFAULT_CHUNK_THRESHOLD,
+    default_chunk_size,
+    grad,
+    hessian,
+    jacobian,
+    jvp,
+    value_and_grad,
+    vjp,
+)
+from ._core import Tracer
+
+__all__ = [
+    "DEFAULT_CHUNK_THRESHOLD",
+    "NoRuleError",
+    "Tracer",
+    "default_chunk_size",
+    "grad",
+    "hessian",
+    "jacobian",
+    "jvp",
+    "value_and_grad",
+    "vjp",
+]

@@ -1,0 +1,543 @@
+"""The public transformations: grad, value_and_grad, vjp, jvp, jacobian, hessian."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..core.namespaces import dtype_kind, is_array, namespace_of
+from ..core.tangents import AbstractZero, unthunk
+from ._core import Tracer, lift_like, primal, tracer_class
+from ._forward import ForwardTrace
+from ._reverse import Node, ReverseTrace, backward
+from ._tree import flatten, unflatten
+
+__all__ = [
+    "DEFAULT_CHUNK_THRESHOLD",
+    "default_chunk_size",
+    "grad",
+    "hessian",
+    "jacobian",
+    "jvp",
+    "value_and_grad",
+    "vjp",
+]
+
+DEFAULT_CHUNK_THRESHOLD = 16
+"""Inputs up to this many elements are pushed forward in one chunk (ForwardDiff uses 12)."""
+
+
+def default_chunk_size(n: int, threshold: int | None = None) -> int:
+    """ForwardDiff's choice: the whole input up to ``threshold`` elements, else the smallest
+    chunk that splits ``n`` into ``ceil(n / threshold)`` nearly equal passes."""
+    t = DEFAULT_CHUNK_THRESHOLD if threshold is None else threshold
+    if n <= t:
+        return max(n, 1)
+    return math.ceil(n / math.ceil(n / t))
+
+
+# --- arguments ---------------------------------------------------------------------------------
+def _argnums(argnums: int | Sequence[int], nargs: int, fname: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int) or not -nargs <= a < nargs:
+            raise ValueError(
+                f"{fname}: argnums={argnums!r} does not fit a call with {nargs} positional "
+                "argument(s)"
+            )
+    return tuple(a % nargs for a in nums)
+
+
+def _arg_name(f: Callable[..., Any], i: int) -> str:
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return f"argument {i}"
+    if i < len(params) and params[i].kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    ):
+        return f"argument {i} ({params[i].name!r})"
+    return f"argument {i}"
+
+
+def _leaf(x: Any, f: Callable[..., Any], i: int, fname: str) -> Any:
+    """Validate one differentiable leaf: a floating or complex array (a Python float becomes a
+    0-d NumPy float64 array)."""
+    if type(x) is float or type(x) is complex:
+        import numpy as np
+
+        return np.asarray(x)
+    if isinstance(x, Tracer) or is_array(x):
+        kind = dtype_kind(x.dtype)
+        if kind in "fc":
+            return x
+        what = f"dtype {x.dtype}"
+    else:
+        what = f"type {type(x).__name__}"
+    raise TypeError(
+        f"{fname}: {_arg_name(f, i)} of {getattr(f, '__name__', f)!s} has {what}; only "
+        "floating-point and complex arrays can be differentiated (cast integer data with "
+        "astype, or leave the argument out of argnums)"
+    )
+
+
+def _inputs(
+    f: Callable[..., Any], args: tuple[Any, ...], nums: tuple[int, ...], fname: str
+) -> tuple[list[Any], list[Any], list[Any]]:
+    """Leaves of the differentiated arguments, and per argument its tree definition."""
+    leaves: list[Any] = []
+    defs: list[Any] = []
+    counts: list[Any] = []
+    for i in nums:
+        a = args[i]
+        if type(a) in (tuple, list, dict):
+            ls, d = flatten(a)
+        else:
+            ls, d = [a], None
+        ls = [_leaf(x, f, i, fname) for x in ls]
+        leaves.extend(ls)
+        defs.append(d)
+        counts.append(len(ls))
+    return leaves, defs, counts
+
+
+def _substitute(
+    args: tuple[Any, ...], nums: tuple[int, ...], defs: list[Any], counts: list[int], new: list[Any]
+) -> list[Any]:
+    out = list(args)
+    k = 0
+    for i, d, c in zip(nums, defs, counts):
+        out[i] = unflatten(d, new[k : k + c])
+        k += c
+    return out
+
+
+def _regroup(argnums: Any, defs: list[Any], counts: list[int], vals: list[Any]) -> Any:
+    """Per-leaf results back into the argument structure (a tuple when argnums is a tuple)."""
+    trees = []
+    k = 0
+    for d, c in zip(defs, counts):
+        trees.append(unflatten(d, vals[k : k + c]))
+        k += c
+    return trees[0] if isinstance(argnums, int) else tuple(trees)
+
+
+def _zeros_like(x: Any) -> Any:
+    p = primal(x)
+    return namespace_of(p).zeros_like(p)
+
+
+_NP_ONES: dict[Any, Any] = {}
+
+
+def _ones_like(x: Any) -> Any:
+    p = primal(x)
+    if type(p).__module__ == "numpy" and p.shape == ():  # the common seed: one cached 0-d one
+        one = _NP_ONES.get(p.dtype)
+        if one is None:
+            import numpy as np
+
+            one = _NP_ONES[p.dtype] = np.ones((), dtype=p.dtype)
+            one.flags.writeable = False
+    else:
+        one = namespace_of(p).ones_like(p)
+    return lift_like(one, x)
+
+
+def _finish_ct(ct: Any, x: Any) -> Any:
+    ct = unthunk(ct)
+    if ct is None or isinstance(ct, AbstractZero):
+        return _zeros_like(x)
+    return ct
+
+
+# --- reverse mode ------------------------------------------------------------------------------
+class _Recording:
+    """A forward run of ``f`` on reverse tracers: its tape, input nodes and output."""
+
+    __slots__ = ("defs", "in_nodes", "in_values", "out", "trace")
+
+    def __init__(
+        self,
+        f: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        nums: tuple[int, ...],
+        fname: str,
+    ) -> None:
+        leaves, defs, counts = _inputs(f, args, nums, fname)
+        trace = ReverseTrace(tracer_class(leaves[0]) if leaves else Tracer)
+        wrapped = [trace.wrap(x, Node(None, ()), tracer_class(x)) for x in leaves]
+        self.trace = trace
+        self.in_nodes = [w._aux for w in wrapped]
+        self.in_values = leaves
+        self.out = f(*_substitute(args, nums, defs, counts, wrapped), **kwargs)
+        self.defs = (defs, counts)
+
+    def pull(self, seeds: list[tuple[Any, Any]], release: bool) -> list[Any]:
+        """Cotangents of the inputs for ``seeds`` = [(output leaf, cotangent), ...]."""
+        trace = self.trace
+        node_seeds: list[tuple[Node, Any]] = []
+        for y, ct in seeds:
+            if isinstance(y, Tracer) and y._trace is trace and y._aux is not None:
+                node_seeds.append((y._aux, ct))
+        backward(trace.tape, node_seeds, release)
+        if release:
+            trace.tape = []
+        out = []
+        for node, x in zip(self.in_nodes, self.in_values):
+            out.append(_finish_ct(node.ct, x))
+            node.ct = None
+            node.owned = False
+        return out
+
+
+def _output_value(y: Any, trace: Any) -> Any:
+    return y._value if isinstance(y, Tracer) and y._trace is trace else y
+
+
+def _scalar_output(y: Any, fname: str, f: Callable[..., Any]) -> None:
+    shape = getattr(y, "shape", None)
+    name = getattr(f, "__name__", "f")
+    if shape is None or isinstance(y, (tuple, list, dict)):
+        raise ValueError(
+            f"{fname}: {name} must return a scalar (a 0-d array), got {type(y).__name__}; "
+            "use chainrules.ad.jacobian or chainrules.ad.vjp for other outputs"
+        )
+    if tuple(shape) != ():
+        raise ValueError(
+            f"{fname}: {name} returned an array of shape {tuple(shape)}, not a scalar; "
+            "use chainrules.ad.jacobian or chainrules.ad.vjp for non-scalar outputs"
+        )
+    if dtype_kind(y.dtype) == "c":
+        raise ValueError(
+            f"{fname}: {name} returned a complex scalar; grad needs a real loss (take abs, real "
+            "or a squared modulus), or use chainrules.ad.vjp with a complex cotangent"
+        )
+
+
+def value_and_grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0
+) -> Callable[..., tuple[Any, Any]]:
+    """``f``'s value and its gradient with respect to the arguments ``argnums``.
+
+    ``f`` returns a real scalar (a 0-d array). Arguments may be arrays or pytrees (tuples, lists,
+    dicts) of arrays; the gradient has the same structure. For a complex input the gradient is
+    ``dL/dRe + i dL/dIm`` (chainrules' convention: JAX returns its conjugate).
+    """
+
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        nums = _argnums(argnums, len(args), "grad")
+        rec = _Recording(f, args, kwargs, nums, "grad")
+        y = rec.out
+        _scalar_output(y, "grad", f)
+        value = _output_value(y, rec.trace)
+        grads = rec.pull([(y, _ones_like(value))], release=True)
+        defs, counts = rec.defs
+        return value, _regroup(argnums, defs, counts, grads)
+
+    value_and_grad_f.__name__ = f"value_and_grad({getattr(f, '__name__', 'f')})"
+    return value_and_grad_f
+
+
+def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:
+    """The gradient of a scalar function ``f`` with respect to the arguments ``argnums``.
+
+    >>> import numpy as np
+    >>> from chainrules.ad import grad
+    >>> grad(lambda x: np.sum(np.sin(x) * np.exp(x)))(np.array([0.0, 1.0]))
+    array([1.        , 3.75604923])
+    """
+    vg = value_and_grad(f, argnums)
+
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        return vg(*args, **kwargs)[1]
+
+    grad_f.__name__ = f"grad({getattr(f, '__name__', 'f')})"
+    return grad_f
+
+
+def vjp(f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+    """``(y, pullback)``: ``f(*args)`` and a function from a cotangent of ``y`` (same structure)
+    to a tuple of cotangents, one per positional argument. The pullback may be called many
+    times (the tape is kept until it is garbage-collected)."""
+    nums = tuple(range(len(args)))
+    rec = _Recording(f, args, kwargs, nums, "vjp")
+    out_leaves, out_def = flatten(rec.out)
+    y = unflatten(out_def, [_output_value(o, rec.trace) for o in out_leaves])
+
+    def pullback(ct: Any) -> tuple[Any, ...]:
+        cts, ct_def = flatten(ct)
+        if len(cts) != len(out_leaves):
+            raise ValueError(
+                f"vjp: the cotangent has {len(cts)} leaves; the output has {len(out_leaves)}"
+            )
+        for c, o in zip(cts, out_leaves):
+            cs, os_ = tuple(getattr(c, "shape", ())), tuple(getattr(o, "shape", ()))
+            if not isinstance(c, AbstractZero) and cs != os_:
+                raise ValueError(
+                    f"vjp: cotangent of shape {cs} does not match the output's shape {os_}"
+                )
+        seeds = [(o, lift_like(c, _output_value(o, rec.trace))) for o, c in zip(out_leaves, cts)]
+        grads = rec.pull(seeds, release=False)
+        defs, counts = rec.defs
+        return tuple(_regroup(tuple(nums), defs, counts, grads))
+
+    return y, pullback
+
+
+# --- forward mode ------------------------------------------------------------------------------
+def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    """``(f(*primals), J @ tangents)``: push ``tangents`` (the structure of ``primals``) forward.
+
+    A tangent may carry a leading chunk axis (``(k, *x.shape)``): the ``k`` directions are pushed
+    in one pass and the output tangent has the same leading axis.
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    nums = tuple(range(len(primals)))
+    leaves, defs, counts = _inputs(f, primals, nums, "jvp")
+    tleaves, _ = flatten(tangents)
+    if len(tleaves) != len(leaves):
+        raise ValueError("jvp: the tangents do not have the structure of the primals")
+    chunk: tuple[int, ...] = ()
+    for x, t in zip(leaves, tleaves):
+        if isinstance(t, AbstractZero):
+            continue
+        extra = t.ndim - x.ndim
+        if extra < 0 or tuple(t.shape[extra:]) != tuple(x.shape):
+            raise ValueError(
+                f"jvp: tangent of shape {tuple(t.shape)} does not fit a primal of shape "
+                f"{tuple(x.shape)} (expected the primal's shape after optional chunk axes)"
+            )
+        chunk = tuple(t.shape[:extra])
+    trace = ForwardTrace(tracer_class(leaves[0]) if leaves else Tracer)
+    wrapped = [trace.new(x, t) for x, t in zip(leaves, tleaves)]
+    out = f(*_substitute(primals, nums, defs, counts, wrapped))
+    return _split_forward(out, trace, chunk)
+
+
+def _split_forward(out: Any, trace: ForwardTrace, chunk: tuple[int, ...]) -> tuple[Any, Any]:
+    leaves, d = flatten(out)
+    vals, dots = [], []
+    for o in leaves:
+        if isinstance(o, Tracer) and o._trace is trace and not isinstance(o._aux, AbstractZero):
+            vals.append(o._value)
+            dots.append(o._aux)
+        else:
+            o = _output_value(o, trace)
+            vals.append(o)
+            p = primal(o)
+            xp = namespace_of(p)
+            dots.append(xp.zeros(chunk + tuple(p.shape), dtype=p.dtype))
+    return unflatten(d, vals), unflatten(d, dots)
+
+
+def _seed_chunk(x: Any, start: int, k: int) -> Any:
+    """Tangents ``e_start ... e_{start+k-1}`` of ``x`` as one ``(k, *x.shape)`` array: rows of an
+    identity matrix, made by ``eye`` with an offset (no element writes)."""
+    p = primal(x)
+    xp = namespace_of(p)
+    n = math.prod(x.shape)
+    from ..core.namespaces import device_of
+
+    dev = device_of(p)
+    kw = {"dtype": x.dtype} if dev is None else {"dtype": x.dtype, "device": dev}
+    e = xp.eye(k, n, k=start, **kw)
+    return lift_like(xp.reshape(e, (k, *tuple(x.shape))), x)
+
+
+class _Blocks:
+    """The Jacobian blocks (output leaf x input leaf), each preallocated and written a chunk
+    of columns (forward) or a block of rows (reverse) at a time through a 2-D reshaped view."""
+
+    def __init__(self) -> None:
+        self.views: dict[tuple[int, int], Any] = {}
+        self.parts: dict[tuple[int, int], list[Any]] = {}
+
+    def view(self, key: tuple[int, int], like: Any, m: int, n: int) -> Any:
+        v = self.views.get(key)
+        if v is None:
+            p = primal(like)
+            xp = namespace_of(p)
+            from ..core.namespaces import device_of
+
+            dev = device_of(p)
+            kw = {"dtype": like.dtype} if dev is None else {"dtype": like.dtype, "device": dev}
+            v = self.views[key] = xp.zeros((m, n), **kw)
+        return v
+
+    def write(self, key: tuple[int, int], like: Any, m: int, n: int, idx: Any, block: Any) -> None:
+        """``J[idx] = block`` (``idx`` a tuple of slices); libraries whose arrays are immutable
+        (JAX) collect the blocks and concatenate them at the end instead."""
+        parts = self.parts.get(key)
+        if parts is None:
+            v = self.view(key, like, m, n)
+            try:
+                v[idx] = block
+                return
+            except (TypeError, NotImplementedError, ValueError):
+                parts = self.parts[key] = []
+                del self.views[key]
+        parts.append((idx, block))
+
+    def result(self, key: tuple[int, int], like_in: Any, like_out: Any, m: int, n: int) -> Any:
+        p = primal(like_out)
+        xp = namespace_of(p)
+        shape = tuple(like_out.shape) + tuple(like_in.shape)
+        parts = self.parts.get(key)
+        if parts is not None:  # immutable arrays: put the blocks together
+            cols = parts[0][0][1] != slice(None)
+            mats = [b for _, b in parts]
+            full = xp.concat(mats, axis=1 if cols else 0)
+            return xp.reshape(full, shape)
+        v = self.views.get(key)
+        if v is None:
+            v = self.view(key, like_out, m, n)
+        return xp.reshape(v, shape)
+
+
+def jacobian(
+    f: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    *,
+    mode: str = "fwd",
+    chunk_size: int | None = None,
+) -> Callable[..., Any]:
+    """The Jacobian of ``f`` with respect to the arguments ``argnums``.
+
+    For an output of shape ``out`` and an input of shape ``in`` the block has shape
+    ``(*out, *in)`` (JAX's layout). ``mode="fwd"`` pushes ``chunk_size`` basis tangents per pass
+    through the chunked frules (``ceil(n / chunk_size)`` passes for an input of ``n`` elements;
+    the default follows ForwardDiff, see :func:`default_chunk_size`) and writes each pass's
+    columns into the preallocated result through a reshaped 2-D view. ``mode="rev"`` records
+    ``f`` once and runs the tape backwards once per output element, writing a block of
+    ``chunk_size`` rows at a time. Pytrees of inputs and outputs give nested results: the output
+    structure outside, the input structure inside.
+    """
+    if mode not in ("fwd", "rev"):
+        raise ValueError(f"jacobian: mode must be 'fwd' or 'rev', got {mode!r}")
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+        raise ValueError(f"jacobian: chunk_size must be a positive int, got {chunk_size!r}")
+
+    def jacobian_f(*args: Any, **kwargs: Any) -> Any:
+        nums = _argnums(argnums, len(args), "jacobian")
+        leaves, defs, counts = _inputs(f, args, nums, "jacobian")
+        if mode == "fwd":
+            out_leaves, out_def, blocks = _jac_fwd(
+                f, args, kwargs, nums, leaves, defs, counts, chunk_size
+            )
+        else:
+            out_leaves, out_def, blocks = _jac_rev(f, args, kwargs, nums, leaves, chunk_size)
+        per_out = []
+        for oi, o in enumerate(out_leaves):
+            m = math.prod(o.shape)
+            row = [
+                blocks.result((oi, ii), x, o, m, math.prod(x.shape)) for ii, x in enumerate(leaves)
+            ]
+            per_out.append(_regroup(argnums, defs, counts, row))
+        return unflatten(out_def, per_out)
+
+    jacobian_f.__name__ = f"jacobian({getattr(f, '__name__', 'f')})"
+    return jacobian_f
+
+
+def _jac_fwd(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    nums: tuple[int, ...],
+    leaves: list[Any],
+    defs: list[Any],
+    counts: list[int],
+    chunk_size: int | None,
+) -> tuple[list[Any], Any, _Blocks]:
+    blocks = _Blocks()
+    out_leaves: list[Any] | None = None
+    out_def: Any = None
+    for ii, x in enumerate(leaves):
+        n = math.prod(x.shape)
+        k = chunk_size_for(n, chunk_size)
+        for start in range(0, max(n, 1), k):
+            kk = min(k, n - start)
+            trace = ForwardTrace(tracer_class(x))
+            new = list(leaves)
+            new[ii] = trace.new(x, _seed_chunk(x, start, kk)) if kk > 0 else x
+            out = f(*_substitute(args, nums, defs, counts, new), **kwargs)
+            ol, od = flatten(out)
+            if out_leaves is None:
+                out_leaves = [_output_value(o, trace) for o in ol]
+                out_def = od
+            if kk <= 0:
+                continue
+            for oi, o in enumerate(ol):
+                if not (
+                    isinstance(o, Tracer)
+                    and o._trace is trace
+                    and not isinstance(o._aux, AbstractZero)
+                ):
+                    continue  # no dependence: the block stays zero
+                y = o._value
+                m = math.prod(y.shape)
+                dot = o._aux
+                xp = namespace_of(primal(dot))
+                if tuple(dot.shape) != (kk, *tuple(y.shape)):
+                    dot = xp.broadcast_to(dot, (kk, *tuple(y.shape)))
+                cols = xp.permute_dims(xp.reshape(dot, (kk, m)), (1, 0))
+                blocks.write((oi, ii), dot, m, n, (slice(None), slice(start, start + kk)), cols)
+    if out_leaves is None:  # no differentiated input: evaluate once for the output structure
+        out = f(*args, **kwargs)
+        out_leaves, out_def = flatten(out)
+    return out_leaves, out_def, blocks
+
+
+def _jac_rev(
+    f: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    nums: tuple[int, ...],
+    leaves: list[Any],
+    chunk_size: int | None,
+) -> tuple[list[Any], Any, _Blocks]:
+    rec = _Recording(f, args, kwargs, nums, "jacobian")
+    ol, od = flatten(rec.out)
+    blocks = _Blocks()
+    out_leaves = [_output_value(o, rec.trace) for o in ol]
+    for oi, (o, y) in enumerate(zip(ol, out_leaves)):
+        m = math.prod(y.shape)
+        if not (isinstance(o, Tracer) and o._trace is rec.trace and o._aux is not None):
+            continue
+        b = chunk_size_for(m, chunk_size)
+        p = primal(y)
+        xp = namespace_of(p)
+        for start in range(0, m, b):
+            bb = min(b, m - start)
+            eye = _seed_chunk(y, start, bb)  # bb one-hot cotangents of the output
+            rows: list[list[Any]] = [[] for _ in leaves]
+            for r in range(bb):
+                seed = xp.reshape(eye[r : r + 1, ...], tuple(y.shape))  # a slice: no element read
+                grads = rec.pull([(o, seed)], release=False)
+                for ii, g in enumerate(grads):
+                    rows[ii].append(g)
+            for ii, x in enumerate(leaves):
+                n = math.prod(x.shape)
+                block = xp.stack([xp.reshape(g, (n,)) for g in rows[ii]], axis=0)
+                blocks.write((oi, ii), block, m, n, (slice(start, start + bb), slice(None)), block)
+    return out_leaves, od, blocks
+
+
+def hessian(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None
+) -> Callable[..., Any]:
+    """The Hessian of a scalar function: forward mode (chunked frules) over the reverse-mode
+    gradient. Every pullback on the way must be built from functions with registered rules."""
+    return jacobian(grad(f, argnums), argnums, mode="fwd", chunk_size=chunk_size)
+
+
+def chunk_size_for(n: int, requested: int | None) -> int:
+    """``requested``, or the default chunk for ``n`` elements."""
+    return requested if requested is not None else default_chunk_size(n)

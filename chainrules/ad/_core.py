@@ -1,0 +1,552 @@
+"""Traced arrays, the traced namespace and the dispatcher shared by both modes.
+
+A :class:`Tracer` stands for an array inside a function being differentiated. It carries the
+trace that made it (``_trace``, with a nesting ``level``), its value (``_value``: an array of the
+user's library, or a tracer of an outer, lower-level trace when transformations are nested) and
+the mode's data (``_aux``: a tape node in reverse mode, a chunk of tangents in forward mode).
+
+Every way a user's code can touch an array ends in :func:`dispatch`: the functions of the
+namespace returned by ``x.__array_namespace__()`` (a :class:`TracedNamespace` wrapping the
+array's own namespace), Python operators and indexing, and -- for NumPy-backed tracers -- NumPy's
+own functions through ``__array_ufunc__`` / ``__array_function__``. ``dispatch`` finds the
+innermost (highest-level) trace among the arguments and lets it process the call; with no
+tracers it calls the function itself. Rules therefore run unchanged on tracers of outer traces,
+which is how forward-over-reverse Hessians differentiate pullbacks.
+
+Nothing here reads an array value: shapes, dtypes and devices are metadata.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import os
+import sys
+import types
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ..core.namespaces import dtype_kind, is_array, namespace_of
+from ..core.registry import NoRuleError, function_name
+
+__all__ = ["Trace", "TracedNamespace", "Tracer", "dispatch", "primal", "tracer_class"]
+
+_LEVELS = itertools.count(1)
+_new = object.__new__
+_SEQ = (list, tuple)
+
+# Functions whose result carries no derivative by nature (indices, masks, shapes, dtypes, new
+# arrays of a given shape). Used only when the registry has no rule for the function: they are
+# evaluated on the values and their result is a constant.
+CONSTANT_NAMES = frozenset(
+    (
+        "all",
+        "any",
+        "argmax",
+        "argmin",
+        "argsort",
+        "argwhere",
+        "array_equal",
+        "can_cast",
+        "count_nonzero",
+        "empty_like",
+        "equal",
+        "finfo",
+        "flatnonzero",
+        "full_like",
+        "greater",
+        "greater_equal",
+        "iinfo",
+        "isdtype",
+        "isfinite",
+        "isinf",
+        "isnan",
+        "iscomplexobj",
+        "isrealobj",
+        "less",
+        "less_equal",
+        "ndim",
+        "nonzero",
+        "not_equal",
+        "ones_like",
+        "result_type",
+        "searchsorted",
+        "shape",
+        "signbit",
+        "size",
+        "unique_all",
+        "unique_counts",
+        "unique_inverse",
+        "unique_values",
+        "zeros_like",
+    )
+)
+# Namespace functions that only look at dtypes: tracers are replaced by their values.
+_META_NAMES = frozenset(("isdtype", "result_type", "can_cast", "finfo", "iinfo"))
+
+
+class Trace:
+    """One differentiation in progress. ``level`` orders nested traces: inner ones are higher."""
+
+    __slots__ = ("cls", "level")
+
+    def __init__(self, cls: type[Tracer]) -> None:
+        self.level = next(_LEVELS)
+        self.cls = cls
+
+    def process(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def wrap(self, value: Any, aux: Any, cls: type[Tracer] | None = None) -> Tracer:
+        """A new tracer of this trace (``object.__new__``: array classes may forbid their own
+        constructor)."""
+        t = _new(cls or self.cls)
+        t._trace = self
+        t._value = value
+        t._aux = aux
+        return t
+
+    def const(self, value: Any) -> Tracer:
+        """``value`` as a constant of this trace (no tape node, zero tangent)."""
+        raise NotImplementedError
+
+
+def dispatch(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+    """Call ``fn(*args, **kwargs)``, letting the innermost trace among the arguments process it."""
+    top: Trace | None = None
+    for a in args:
+        if isinstance(a, Tracer):
+            tr = a._trace
+            if top is None or tr.level > top.level:
+                top = tr
+        elif type(a) in _SEQ:
+            for e in a:
+                if isinstance(e, Tracer):
+                    tr = e._trace
+                    if top is None or tr.level > top.level:
+                        top = tr
+    if kwargs:
+        for v in kwargs.values():
+            if isinstance(v, Tracer):
+                tr = v._trace
+                if top is None or tr.level > top.level:
+                    top = tr
+    if top is None:
+        return fn(*args, **kwargs)
+    return top.process(fn, args, kwargs)
+
+
+def primal(x: Any) -> Any:
+    """The array under every level of tracing."""
+    while isinstance(x, Tracer):
+        x = x._value
+    return x
+
+
+def floating(y: Any) -> bool:
+    """True for a floating or complex array (of any library, traced or not)."""
+    dt = getattr(y, "dtype", None)
+    k = getattr(dt, "kind", None)  # NumPy and CuPy dtypes: one attribute read
+    if type(k) is str:
+        return k == "f" or k == "c"
+    if dt is None or isinstance(y, type):
+        return False
+    try:
+        return dtype_kind(dt) in "fc"
+    except TypeError:
+        return False
+
+
+def lift_like(raw: Any, like: Any) -> Any:
+    """``raw`` (an array of the user's library) as a constant at every tracing level of ``like``,
+    so that it mixes with ``like``'s value in rules without a namespace clash."""
+    if not isinstance(like, Tracer):
+        return raw
+    return like._trace.const(lift_like(raw, like._value))
+
+
+def lift_values(vals: list[Any], lower: Tracer) -> None:
+    """Replace the raw arrays among ``vals`` (in place) by constants of ``lower``'s levels."""
+    for i, v in enumerate(vals):
+        if type(v) in _SEQ:
+            if any(is_array(e) and not isinstance(e, Tracer) for e in v):
+                vals[i] = type(v)(
+                    lift_like(e, lower) if is_array(e) and not isinstance(e, Tracer) else e
+                    for e in v
+                )
+        elif not isinstance(v, Tracer) and is_array(v):
+            vals[i] = lift_like(v, lower)
+
+
+def no_rule(kind: str, fn: Any) -> NoRuleError:
+    """``NoRuleError`` naming ``fn`` and the line of user code that called it."""
+    where = user_frame()
+    return NoRuleError(
+        f"chainrules.ad: no {kind} is registered for {function_name(fn)}, called at {where}. "
+        f"Register one with @chainrules.register_{kind}(...) (or declare the function "
+        "with chainrules.non_differentiable) to differentiate through it"
+    )
+
+
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_frame() -> str:
+    """``file:line: source`` of the innermost frame outside chainrules and the array libraries."""
+    f: types.FrameType | None = sys._getframe(1)
+    while f is not None:
+        name = f.f_code.co_filename
+        if not (
+            name.startswith(_PKG)
+            or "site-packages" in name
+            or name.startswith("<")
+            or f"{os.sep}numpy{os.sep}" in name
+        ):
+            import linecache
+
+            line = linecache.getline(name, f.f_lineno).strip()
+            return f"{name}:{f.f_lineno}" + (f" ({line})" if line else "")
+        f = f.f_back
+    return "<unknown>"
+
+
+# --- the traced namespace ----------------------------------------------------------------------
+class TracedNamespace(types.ModuleType):
+    """The namespace a tracer reports: every function of the wrapped array namespace, routed
+    through :func:`dispatch`. Attributes are built on first access and cached."""
+
+    def __init__(self, base: Any) -> None:
+        super().__init__(f"chainrules.ad[{getattr(base, '__name__', type(base).__name__)}]")
+        self._cr_base = base
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_cr_") or (
+            name.startswith("__")
+            and name not in ("__array_api_version__", "__array_namespace_info__")
+        ):
+            raise AttributeError(name)
+        attr = getattr(self._cr_base, name)
+        value = _adapt(name, attr)
+        setattr(self, name, value)
+        return value
+
+
+def _adapt(name: str, attr: Any) -> Any:
+    if isinstance(attr, types.ModuleType):
+        return TracedNamespace(attr) if name in ("linalg", "fft") else attr
+    if name == "__array_namespace_info__" or isinstance(attr, type) or not callable(attr):
+        return attr
+    if name in _META_NAMES:
+
+        def meta(*args: Any, **kwargs: Any) -> Any:
+            return attr(*(primal(a) for a in args), **kwargs)
+
+        meta.__name__ = name
+        return meta
+    if name == "asarray":
+
+        def asarray(obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(obj, Tracer):
+                dtype = kwargs.get("dtype")
+                if dtype is None or dtype == obj.dtype:
+                    return obj
+                return obj.__array_namespace__().astype(obj, dtype)
+            return attr(obj, *args, **kwargs)
+
+        asarray.__wrapped__ = attr  # type: ignore[attr-defined]
+        return asarray
+
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        return dispatch(attr, args, kwargs)
+
+    traced.__name__ = name
+    traced.__qualname__ = name
+    traced.__wrapped__ = attr  # type: ignore[attr-defined]
+    return traced
+
+
+# --- the tracer --------------------------------------------------------------------------------
+_CLASSES: dict[int, type[Tracer]] = {}
+_BY_TYPE: dict[type, type[Tracer]] = {}
+
+
+def tracer_class(x: Any) -> type[Tracer]:
+    """The tracer class for arrays like ``x``: one class per array namespace (chainrules caches
+    namespaces per type). For libraries whose operators refuse foreign operands (array-api-strict,
+    device arrays) the class also derives from the array class, so that Python tries the
+    tracer's reflected operator first in ``plain_array * tracer``."""
+    cls = _BY_TYPE.get(type(x))
+    if cls is not None:
+        return cls
+    if isinstance(x, Tracer):
+        return type(x)
+    base = namespace_of(x)
+    cls = _CLASSES.get(id(base))
+    if cls is None:
+        t = type(x)
+        mod = t.__module__
+        numpy_like = mod == "numpy" or (
+            mod == "chainrules.testing.device" and getattr(t, "_backing", "") == "numpy"
+        )
+        bases: tuple[type, ...] = (_NumpyMethods, Tracer) if numpy_like else (Tracer,)
+        if mod.startswith("array_api_strict") or mod == "chainrules.testing.device":
+            bases = (*bases, t)
+        else:
+            bases = (*bases, _Slots)
+        ns = TracedNamespace(base)
+        ops = {op: getattr(base, fname) for op, fname in _OPERATORS.items() if hasattr(base, fname)}
+        attrs = {"__slots__": _SLOTS, "_ns": ns, "_base": base, "_ops": ops, "_keep": base}
+        if bases[-1] is _Slots:
+            attrs["__slots__"] = ()
+        cls = type(f"Tracer[{getattr(base, '__name__', '?')}]", bases, attrs)
+        cls.__module__ = __name__
+        _CLASSES[id(base)] = cls
+    _BY_TYPE[type(x)] = cls
+    return cls
+
+
+_SLOTS = ("_aux", "_trace", "_value")
+
+
+_OPERATORS = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "truediv": "divide",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "matmul": "matmul",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+    "eq": "equal",
+    "ne": "not_equal",
+    "neg": "negative",
+    "pos": "positive",
+    "abs": "abs",
+}
+
+
+class Tracer:
+    """An array inside a function being differentiated (see the module docs).
+
+    The methods live here; the storage (``_trace``, ``_value``, ``_aux``) is added by the
+    per-namespace subclasses made by :func:`tracer_class`.
+    """
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]
+    _trace: Trace
+    _value: Any
+    _aux: Any
+    __array_priority__ = 1000
+
+    _ns: ClassVar[TracedNamespace]
+    _base: ClassVar[Any]
+    _ops: ClassVar[dict[str, Any]]
+
+    # -- the standard's attributes (metadata: never a value read) --------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._value.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim  # type: ignore[no-any-return]
+
+    @property
+    def size(self) -> int:
+        return self._value.size  # type: ignore[no-any-return]
+
+    @property
+    def dtype(self) -> Any:
+        return self._value.dtype
+
+    @property
+    def device(self) -> Any:
+        from ..core.namespaces import device_of
+
+        return device_of(primal(self))
+
+    @property
+    def T(self) -> Any:
+        return self._ns.permute_dims(self, tuple(range(self.ndim))[::-1])
+
+    @property
+    def mT(self) -> Any:
+        return self._ns.matrix_transpose(self)
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        return self._ns
+
+    @staticmethod
+    def __chainrules_call__(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The engines' hook for registered Python functions (``scatter_add``, ``unsum``, ...):
+        a function that finds this method on the type of one of its arguments calls it instead
+        of running its body, so the call is recorded like any namespace function."""
+        return dispatch(fn, args, kwargs)
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Any:
+        if device == self.device:
+            return self
+        raise TypeError("chainrules.ad: moving a traced array to another device is not supported")
+
+    def __repr__(self) -> str:
+        return (
+            f"Tracer(shape={self.shape}, dtype={self.dtype}, level={self._trace.level}, "
+            f"{type(self._trace).__name__})"
+        )
+
+    # -- host reads are refused: they would detach the value from differentiation ----------------
+    def _host(self, what: str) -> Any:
+        raise TypeError(
+            f"chainrules.ad: {what} of a traced array reads its value on the host, which cannot "
+            "be differentiated; use array functions (where, maximum, ...) instead of Python "
+            "control flow on values"
+        )
+
+    def __bool__(self) -> bool:
+        return self._host("bool(x)")  # type: ignore[no-any-return]
+
+    def __float__(self) -> float:
+        return self._host("float(x)")  # type: ignore[no-any-return]
+
+    def __int__(self) -> int:
+        return self._host("int(x)")  # type: ignore[no-any-return]
+
+    def __complex__(self) -> complex:
+        return self._host("complex(x)")  # type: ignore[no-any-return]
+
+    def __index__(self) -> int:
+        return self._host("operator.index(x)")  # type: ignore[no-any-return]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        return self._host("numpy.asarray(x)")
+
+    def __len__(self) -> int:
+        if not self.ndim:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self) -> Any:
+        if not self.ndim:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    # -- indexing ---------------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        return dispatch(operator.getitem, (self, key), {})
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError(
+            "chainrules.ad: traced arrays are immutable (x[key] = v would overwrite a value the "
+            "derivative needs); build the result functionally with where(), concat() or "
+            "chainrules.scatter_add()"
+        )
+
+
+def _binary(op: str) -> Callable[[Tracer, Any], Any]:
+    def method(self: Tracer, other: Any) -> Any:
+        return dispatch(self._ops[op], (self, other), {})
+
+    method.__name__ = f"__{op}__"
+    return method
+
+
+def _reflected(op: str) -> Callable[[Tracer, Any], Any]:
+    def method(self: Tracer, other: Any) -> Any:
+        return dispatch(self._ops[op], (other, self), {})
+
+    method.__name__ = f"__r{op}__"
+    return method
+
+
+def _unary(op: str) -> Callable[[Tracer], Any]:
+    def method(self: Tracer) -> Any:
+        return dispatch(self._ops[op], (self,), {})
+
+    method.__name__ = f"__{op}__"
+    return method
+
+
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
+    setattr(Tracer, f"__{_op}__", _binary(_op))
+    setattr(Tracer, f"__r{_op}__", _reflected(_op))
+for _op in ("lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(Tracer, f"__{_op}__", _binary(_op))
+for _op in ("neg", "pos", "abs"):
+    setattr(Tracer, f"__{_op}__", _unary(_op))
+
+
+class _Slots:
+    """Storage of the tracer classes that do not derive from an array class."""
+
+    __slots__ = _SLOTS
+
+
+# --- NumPy's protocols and methods for NumPy-backed tracers ------------------------------------
+_NUMPY_METHODS = {
+    "sum": "sum",
+    "mean": "mean",
+    "prod": "prod",
+    "max": "max",
+    "min": "min",
+    "var": "var",
+    "std": "std",
+    "cumsum": "cumsum",
+    "cumprod": "cumprod",
+    "reshape": "reshape",
+    "transpose": "transpose",
+    "conj": "conjugate",
+    "conjugate": "conjugate",
+    "dot": "dot",
+    "take": "take",
+    "clip": "clip",
+    "astype": "astype",
+    "ravel": "ravel",
+    "flatten": "ravel",
+    "squeeze": "squeeze",
+    "swapaxes": "swapaxes",
+    "diagonal": "diagonal",
+    "trace": "trace",
+    "round": "round",
+}
+_NUMPY_PROPERTIES = {"real": "real", "imag": "imag"}
+
+
+class _NumpyMethods:
+    """NumPy's protocols (``np.sin(t)``, ``np.sum(t)``) and array methods (``t.sum()``)."""
+
+    __slots__ = ()
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method != "__call__":
+            return NotImplemented
+        if kwargs.get("out") is not None:
+            raise TypeError(f"chainrules.ad: numpy.{ufunc.__name__}(..., out=) writes in place")
+        return dispatch(ufunc, inputs, kwargs)
+
+    def __array_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        return dispatch(func, args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        import numpy as np
+
+        fname = _NUMPY_METHODS.get(name)
+        if fname is not None:
+            fn = getattr(np, fname)
+
+            def method(*args: Any, **kwargs: Any) -> Any:
+                if fname in ("reshape", "transpose") and len(args) > 1:
+                    args = (args,)  # x.reshape(2, 3) -> np.reshape(x, (2, 3))
+                return dispatch(fn, (self, *args), kwargs)
+
+            return method
+        pname = _NUMPY_PROPERTIES.get(name)
+        if pname is not None:
+            return dispatch(getattr(np, pname), (self,), {})
+        raise AttributeError(f"traced array has no attribute {name!r}")

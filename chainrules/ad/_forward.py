@@ -1,0 +1,129 @@
+"""Forward mode: a trace whose tracers carry a chunk of tangents through registered frules.
+
+A tracer's ``_aux`` is its tangent: an array of shape ``(*chunk, *value.shape)`` (``chunk`` is
+``()`` for a plain JVP, ``(k,)`` when ``k`` directions are pushed at once). Every registered frule
+accepts such chunked tangents, so one call pushes the whole chunk. An operation whose inputs all
+have zero tangents is evaluated without its rule, and a result whose tangent is zero (integer
+outputs, non-differentiable functions) leaves the trace as a plain array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.namespaces import is_array
+from ..core.registry import _FRULES, find_frule
+from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
+from ._core import CONSTANT_NAMES, Trace, Tracer, dispatch, floating, lift_values, no_rule
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+_SEQ = (list, tuple)
+
+
+class ForwardTrace(Trace):
+    """Pushes tangents forward through every operation on its tracers."""
+
+    __slots__ = ()
+
+    def new(self, value: Any, tangent: Any) -> Tracer:
+        """A tracer of ``value`` with tangent ``tangent``."""
+        return self.wrap(value, tangent)
+
+    def const(self, value: Any) -> Tracer:
+        return self.wrap(value, _ZERO)
+
+    def process(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+        vals: list[Any] = []
+        tans: list[Any] = [_NO]
+        active = False
+        lower: Tracer | None = None
+        for a in args:
+            if isinstance(a, Tracer):
+                if a._trace is self:
+                    v = a._value
+                    t = a._aux
+                    vals.append(v)
+                    tans.append(t)
+                    if not isinstance(t, AbstractZero):
+                        active = True
+                    if lower is None and isinstance(v, Tracer):
+                        lower = v
+                else:
+                    vals.append(a)
+                    tans.append(_ZERO)
+                    if lower is None:
+                        lower = a
+            elif type(a) in _SEQ and any(isinstance(e, Tracer) for e in a):
+                vs, ts = [], []
+                for e in a:
+                    if isinstance(e, Tracer) and e._trace is self:
+                        vs.append(e._value)
+                        ts.append(e._aux)
+                        if not isinstance(e._aux, AbstractZero):
+                            active = True
+                        if lower is None and isinstance(e._value, Tracer):
+                            lower = e._value
+                    else:
+                        vs.append(e)
+                        ts.append(_ZERO)
+                        if lower is None and isinstance(e, Tracer):
+                            lower = e
+                vals.append(type(a)(vs))
+                tans.append(Tangent(*ts, primal_type=type(a)))
+            else:
+                vals.append(a)
+                tans.append(_ZERO if is_array(a) else _NO)
+        if kwargs:
+            kwargs = _plain_kwargs(self, fn, kwargs)
+        if lower is not None:
+            lift_values(vals, lower)
+        if not active:
+            return _const_result(self, dispatch(fn, vals, kwargs))
+        try:
+            rule = _FRULES.get(fn)
+        except TypeError:
+            rule = None
+        if rule is None:
+            rule = find_frule(fn)
+            if rule is None:
+                if getattr(fn, "__name__", "") in CONSTANT_NAMES:
+                    return _const_result(self, dispatch(fn, vals, kwargs))
+                raise no_rule("frule", fn)
+        y, y_dot = rule(tuple(tans), *vals, **kwargs)
+        if isinstance(y_dot, AbstractZero):
+            return _const_result(self, y)
+        if isinstance(y, tuple):
+            return _wrap_tuple(self, y, y_dot)
+        return self.wrap(y, y_dot)
+
+
+def _const_result(trace: Trace, y: Any) -> Any:
+    """A result that does not depend on the trace's inputs. A floating array stays a (constant)
+    tracer of the trace, so that rules never meet a mix of traced and plain arrays; integer and
+    boolean results (indices, masks) leave the trace."""
+    if isinstance(y, tuple):
+        parts = [_const_result(trace, e) for e in y]
+        return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
+    if floating(y):
+        return trace.const(y)
+    return y
+
+
+def _wrap_tuple(trace: ForwardTrace, y: tuple[Any, ...], y_dot: Any) -> Any:
+    parts = []
+    for i, e in enumerate(y):
+        t = y_dot[i]
+        parts.append(_const_result(trace, e) if isinstance(t, AbstractZero) else trace.new(e, t))
+    return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
+
+
+def _plain_kwargs(trace: Trace, fn: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    for k, v in kwargs.items():
+        if isinstance(v, Tracer) and v._trace is trace:
+            raise TypeError(
+                f"chainrules.ad: the keyword argument {k}= of {getattr(fn, '__name__', fn)} is a "
+                "traced array; rules never differentiate keyword arguments, so pass it "
+                "positionally"
+            )
+    return kwargs

@@ -1,0 +1,197 @@
+"""Reverse mode: a tape of rrule pullbacks, run backwards with accumulated cotangents.
+
+Each operation on a tracer calls the registered rrule and appends a :class:`Node` holding its
+pullback and its parents to the tape. The backward pass walks the tape from the end; a node that
+received no cotangent (a ``ZeroTangent`` path) is skipped without running its pullback. A node's
+first cotangent is stored as given (it may alias another node's); when a second one arrives the
+sum is a new array the engine owns, and later ones are added into it in place where the
+library allows (``chainrules.core.tangents.accumulate``). Pullbacks are released as they run
+unless the tape is kept for repeated use (``vjp``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..core.registry import _RRULES, find_rrule
+from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, accumulate, add_tangents
+from ._core import CONSTANT_NAMES, Trace, Tracer, dispatch, floating, lift_values, no_rule
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+_SEQ = (list, tuple)
+_new = object.__new__
+
+
+class Node:
+    """One taped operation (or an input, with no pullback): pullback, parents, cotangent."""
+
+    __slots__ = ("ct", "owned", "parents", "pb")
+
+    def __init__(self, pb: Callable[[Any], Any] | None, parents: tuple[Any, ...]) -> None:
+        self.pb = pb
+        self.parents = parents  # ((position in the pullback's tuple, element or -1, Node), ...)
+        self.ct: Any = None
+        self.owned = False
+
+    def receive(self, g: Any) -> None:
+        ct = self.ct
+        if ct is None:
+            self.ct = g
+        elif self.owned:
+            self.ct = accumulate(ct, g)
+        else:
+            self.ct = add_tangents(ct, g)
+            self.owned = True
+
+
+class ReverseTrace(Trace):
+    """Records a tape of pullbacks for the operations on its tracers."""
+
+    __slots__ = ("tape",)
+
+    def __init__(self, cls: type[Tracer]) -> None:
+        super().__init__(cls)
+        self.tape: list[Node] = []
+
+    def input(self, value: Any) -> Tracer:
+        """A tracer for an input: a node with no pullback, whose cotangent is the gradient."""
+        return self.wrap(value, Node(None, ()))
+
+    def const(self, value: Any) -> Tracer:
+        return self.wrap(value, None)
+
+    def process(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+        vals: list[Any] = []
+        parents: list[tuple[int, int, Node]] = []
+        lower: Tracer | None = None
+        pos = 0
+        cls = self.cls
+        for a in args:
+            pos += 1
+            if type(a) is cls or isinstance(a, Tracer):
+                if a._trace is self:
+                    v = a._value
+                    vals.append(v)
+                    node = a._aux
+                    if node is not None:
+                        parents.append((pos, -1, node))
+                    if lower is None and isinstance(v, Tracer):
+                        lower = v
+                else:
+                    vals.append(a)
+                    if lower is None:
+                        lower = a
+            elif type(a) in _SEQ and any(isinstance(e, Tracer) for e in a):
+                vs = []
+                for j, e in enumerate(a):
+                    if isinstance(e, Tracer) and e._trace is self:
+                        vs.append(e._value)
+                        if e._aux is not None:
+                            parents.append((pos, j, e._aux))
+                        if lower is None and isinstance(e._value, Tracer):
+                            lower = e._value
+                    else:
+                        vs.append(e)
+                        if lower is None and isinstance(e, Tracer):
+                            lower = e
+                vals.append(type(a)(vs))
+            else:
+                vals.append(a)
+        if kwargs:
+            for k, v in kwargs.items():
+                if isinstance(v, Tracer) and v._trace is self:
+                    raise TypeError(
+                        f"chainrules.ad: the keyword argument {k}= of "
+                        f"{getattr(fn, '__name__', fn)} is a traced array; rules never "
+                        "differentiate keyword arguments, so pass it positionally"
+                    )
+        if lower is not None:
+            lift_values(vals, lower)
+        if not parents:
+            return _const_result(self, dispatch(fn, vals, kwargs))
+        try:
+            rule = _RRULES.get(fn)
+        except TypeError:
+            rule = None
+        if rule is None:
+            rule = find_rrule(fn)
+            if rule is None:
+                if getattr(fn, "__name__", "") in CONSTANT_NAMES:
+                    return _const_result(self, dispatch(fn, vals, kwargs))
+                raise no_rule("rrule", fn)
+        y, pb = rule(*vals, **kwargs)
+        if type(y) is tuple or isinstance(y, tuple):
+            return self._wrap_tuple(y, pb, tuple(parents))
+        if not floating(y):
+            return y
+        node = Node(pb, tuple(parents))
+        self.tape.append(node)
+        t = _new(cls)
+        t._trace = self
+        t._value = y
+        t._aux = node
+        return t
+
+    def _wrap_tuple(self, y: tuple[Any, ...], pb: Any, parents: tuple[Any, ...]) -> Any:
+        node = Node(pb, parents)
+        self.tape.append(node)
+        n = len(y)
+        ptype = type(y)
+        parts = []
+        for i, e in enumerate(y):
+            if not floating(e):
+                parts.append(e)
+                continue
+            child = Node(_selector(i, n, ptype), ((1, -1, node),))
+            self.tape.append(child)
+            parts.append(self.wrap(e, child))
+        return ptype(*parts) if hasattr(y, "_fields") else ptype(parts)
+
+
+def _selector(i: int, n: int, ptype: type) -> Callable[[Any], Any]:
+    """The pullback of taking element ``i`` of an ``n``-tuple output: a structural cotangent."""
+
+    def select_pullback(ct: Any) -> tuple[Any, Any]:
+        parts = [_ZERO] * n
+        parts[i] = ct
+        return _NO, Tangent(*parts, primal_type=ptype)
+
+    return select_pullback
+
+
+def _const_result(trace: ReverseTrace, y: Any) -> Any:
+    """A result that does not depend on the trace's inputs: floating arrays stay constant tracers
+    of the trace (no tape node), so that rules never meet a mix of traced and plain arrays."""
+    if isinstance(y, tuple):
+        parts = [_const_result(trace, e) for e in y]
+        return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
+    if floating(y):
+        return trace.const(y)
+    return y
+
+
+def backward(tape: list[Node], seeds: list[tuple[Node, Any]], release: bool) -> None:
+    """Run the tape backwards from ``seeds`` (node, cotangent); inputs' nodes keep their ``ct``."""
+    for node, ct in seeds:
+        node.receive(ct)
+    for node in reversed(tape):
+        ct = node.ct
+        if ct is None:
+            continue
+        node.ct = None
+        node.owned = False
+        pb = node.pb
+        if release:
+            node.pb = None
+        assert pb is not None, "a pullback ran twice on a released tape"
+        out = pb(ct)
+        del ct
+        for pos, j, parent in node.parents:
+            g = out[pos]
+            if j >= 0 and not isinstance(g, AbstractZero):
+                g = g[j]
+            if isinstance(g, AbstractZero):
+                continue
+            parent.receive(g)
