@@ -10,7 +10,7 @@ hands ``f`` traced arrays that implement ``__array_namespace__``, ``__array_ufun
 >>> import numpy as np
 >>> from chainrules import ad
 >>> ad.grad(lambda x: np.sum(np.sin(x) * np.exp(x)))(np.array([0.0, 1.0]))
-array([1.        , 3.75604794])
+array([1.        , 3.75604923])
 """
 
 from ..core.registry import NoRuleError

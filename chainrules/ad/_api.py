@@ -270,7 +270,7 @@ def vjp(f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Callable
     y = unflatten(out_def, [_output_value(o, rec.trace) for o in out_leaves])
 
     def pullback(ct: Any) -> tuple[Any, ...]:
-        cts, ct_def = flatten(ct)
+        cts, _ = flatten(ct)
         if len(cts) != len(out_leaves):
             raise ValueError(
                 f"vjp: the cotangent has {len(cts)} leaves; the output has {len(out_leaves)}"

@@ -100,7 +100,7 @@ class Trace:
     def wrap(self, value: Any, aux: Any, cls: type[Tracer] | None = None) -> Tracer:
         """A new tracer of this trace (``object.__new__``: array classes may forbid their own
         constructor)."""
-        t = _new(cls or self.cls)
+        t: Any = _new(cls or self.cls)
         t._trace = self
         t._value = value
         t._aux = aux
@@ -354,11 +354,11 @@ class Tracer:
 
     @property
     def ndim(self) -> int:
-        return self._value.ndim  # type: ignore[no-any-return]
+        return self._value.ndim
 
     @property
     def size(self) -> int:
-        return self._value.size  # type: ignore[no-any-return]
+        return self._value.size
 
     @property
     def dtype(self) -> Any:
@@ -408,19 +408,19 @@ class Tracer:
         )
 
     def __bool__(self) -> bool:
-        return self._host("bool(x)")  # type: ignore[no-any-return]
+        return self._host("bool(x)")
 
     def __float__(self) -> float:
-        return self._host("float(x)")  # type: ignore[no-any-return]
+        return self._host("float(x)")
 
     def __int__(self) -> int:
-        return self._host("int(x)")  # type: ignore[no-any-return]
+        return self._host("int(x)")
 
     def __complex__(self) -> complex:
-        return self._host("complex(x)")  # type: ignore[no-any-return]
+        return self._host("complex(x)")
 
     def __index__(self) -> int:
-        return self._host("operator.index(x)")  # type: ignore[no-any-return]
+        return self._host("operator.index(x)")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         return self._host("numpy.asarray(x)")

@@ -66,10 +66,8 @@ class ReverseTrace(Trace):
         vals: list[Any] = []
         parents: list[tuple[int, int, Node]] = []
         lower: Tracer | None = None
-        pos = 0
         cls = self.cls
-        for a in args:
-            pos += 1
+        for pos, a in enumerate(args, 1):
             if type(a) is cls or isinstance(a, Tracer):
                 if a._trace is self:
                     v = a._value
@@ -128,7 +126,7 @@ class ReverseTrace(Trace):
             return y
         node = Node(pb, tuple(parents))
         self.tape.append(node)
-        t = _new(cls)
+        t: Any = _new(cls)
         t._trace = self
         t._value = y
         t._aux = node

@@ -294,7 +294,7 @@ NO_EINSUM = {"array_api_strict", "device_strict"}
 def _cases() -> list[Any]:
     out = []
     for b in BACKENDS:
-        for k, v in SCALAR.items():
+        for k in SCALAR:
             if k == "einsum_contraction" and b in NO_EINSUM:
                 continue
             marks = ()

@@ -1,0 +1,331 @@
+"""chainrules.ad: the transformations' contracts, errors, pytrees, chunking and the tape."""
+
+from __future__ import annotations
+
+import functools
+import gc
+import math
+import weakref
+from typing import Any
+
+import numpy as np
+import pytest
+from array_api_compat import array_namespace
+
+import chainrules as cr
+from chainrules import ad
+from chainrules.ad import _core
+
+
+def close(a: Any, b: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+X = np.array([0.3, -1.2, 0.7, 2.0])
+
+
+# --- plain NumPy code --------------------------------------------------------------------------
+def test_plain_numpy_code_differentiates_unchanged() -> None:
+    g = ad.grad(lambda x: np.sum(np.sin(x) * np.exp(x)))(X)
+    close(g, (np.cos(X) + np.sin(X)) * np.exp(X))
+
+
+def test_numpy_operators_indexing_and_methods() -> None:
+    def f(x: Any) -> Any:
+        y = (x**2 - 3.0 * x) / (1.0 + x * x) + abs(x) - (-x)
+        return (y[1:] * x[:-1]).sum() + x.mean() + np.tanh(x).max() + x.real.sum()
+
+    g = ad.grad(f)(X)
+    close(g, ad.jacobian(f, mode="fwd")(X))
+    eps = 1e-6
+    fd = np.array([(f(X + eps * e) - f(X - eps * e)) / (2 * eps) for e in np.eye(4)])
+    close(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_array_api_code() -> None:
+    def f(x: Any) -> Any:
+        xp = array_namespace(x)
+        return xp.sum(xp.exp(x) * xp.linalg.vector_norm(x))
+
+    g = ad.grad(f)(X)
+    n = np.linalg.norm(X)
+    close(g, np.exp(X) * n + np.sum(np.exp(X)) * X / n)
+
+
+# --- errors ------------------------------------------------------------------------------------
+def test_grad_of_non_scalar_output_says_use_jacobian_or_vjp() -> None:
+    with pytest.raises(ValueError, match=r"shape \(4,\).*jacobian.*vjp"):
+        ad.grad(np.sin)(X)
+
+
+def test_grad_of_complex_output_is_refused() -> None:
+    with pytest.raises(ValueError, match="complex"):
+        ad.grad(lambda z: np.sum(z * z))(X + 1j)
+
+
+def test_integer_input_names_the_argument() -> None:
+    def loss(weights: Any, counts: Any) -> Any:
+        return np.sum(weights * counts)
+
+    with pytest.raises(TypeError, match=r"argument 1 \('counts'\) of loss has dtype int64"):
+        ad.grad(loss, argnums=1)(X, np.arange(4))
+    with pytest.raises(TypeError, match=r"argument 0 \('weights'\)"):
+        ad.jacobian(loss)(np.arange(4), X)
+    # an integer argument that is not differentiated is fine
+    close(ad.grad(loss)(X, np.arange(4)), np.arange(4.0))
+
+
+def test_no_rule_names_the_function_and_the_user_line() -> None:
+    def f(x: Any) -> Any:
+        return np.sum(np.i0(x))  # np.i0 has no rule
+
+    for transform in (ad.grad(f), ad.jacobian(f), ad.jacobian(f, mode="rev")):
+        with pytest.raises(ad.NoRuleError, match=r"numpy\.i0.*test_api\.py:\d+ \(return np\.sum"):
+            transform(X)
+    assert issubclass(ad.NoRuleError, LookupError)
+
+
+def test_host_reads_of_traced_values_are_refused() -> None:
+    with pytest.raises(TypeError, match=r"float\(x\) of a traced array"):
+        ad.grad(lambda x: float(np.sum(x)))(X)
+
+    def f(x: Any) -> Any:
+        x[0] = 1.0
+        return np.sum(x)
+
+    with pytest.raises(TypeError, match="immutable"):
+        ad.grad(f)(X)
+
+
+def test_comparisons_and_masks_stay_plain_arrays() -> None:
+    def f(x: Any) -> Any:
+        mask = x > 0  # a plain boolean array: no derivative, usable on the host
+        assert type(mask) is np.ndarray
+        xp = array_namespace(x)
+        return xp.sum(xp.where(mask, x * x, -x))
+
+    close(ad.grad(f)(X), np.where(X > 0, 2 * X, -1.0))
+
+
+def test_traced_keyword_argument_is_refused() -> None:
+    def f(x: Any) -> Any:
+        xp = array_namespace(x)
+        return xp.sum(xp.clip(x, min=x[:1]))
+
+    with pytest.raises(TypeError, match="keyword argument min="):
+        ad.grad(f)(X)
+
+
+# --- pytrees, argnums, value_and_grad ----------------------------------------------------------
+def test_pytree_arguments_and_argnums() -> None:
+    def loss(params: dict[str, Any], data: tuple[Any, Any]) -> Any:
+        a, b = data
+        return np.sum(params["w"] * a + params["b"] ** 2 * b) + np.sum(params["w"] ** 3)
+
+    params = {"w": X, "b": np.array(0.5)}
+    data = (np.arange(4.0), np.ones(4))
+    v, g = ad.value_and_grad(loss)(params, data)
+    close(v, loss(params, data))
+    assert set(g) == {"w", "b"}
+    close(g["w"], data[0] + 3 * X**2)
+    close(g["b"], 2 * 0.5 * 4)
+    g2 = ad.grad(loss, argnums=(0, 1))(params, data)
+    assert isinstance(g2, tuple) and isinstance(g2[1], tuple)
+    close(g2[1][0], X)
+    close(g2[1][1], np.full(4, 0.25))
+
+
+def test_unused_input_gets_zeros_and_python_float_input() -> None:
+    g = ad.grad(lambda x, y: np.sum(x * 2.0), argnums=(0, 1))(X, np.ones(3))
+    close(g[0], np.full(4, 2.0))
+    close(g[1], np.zeros(3))
+    close(ad.grad(lambda t: np.sin(t) * t)(0.5), np.cos(0.5) * 0.5 + np.sin(0.5))
+
+
+def test_float32_stays_float32() -> None:
+    x32 = X.astype(np.float32)
+    assert ad.grad(lambda x: np.sum(np.sin(x) * x))(x32).dtype == np.float32
+    assert ad.jacobian(np.sin)(x32).dtype == np.float32
+
+
+# --- vjp, jvp ----------------------------------------------------------------------------------
+def test_vjp_tuple_output_and_repeated_calls() -> None:
+    def f(x: Any, y: Any) -> Any:
+        return np.sin(x) * y, np.sum(x * x)
+
+    y = np.arange(1.0, 5.0)
+    out, pullback = ad.vjp(f, X, y)
+    close(out[0], np.sin(X) * y)
+    ct = (np.ones(4), np.array(2.0))
+    first = pullback(ct)
+    second = pullback(ct)  # the tape is kept for repeated use
+    for a, b in zip(first, second):
+        close(a, b)
+    close(first[0], np.cos(X) * y + 4 * X)
+    close(first[1], np.sin(X))
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        pullback((np.ones(3), np.array(1.0)))
+
+
+def test_jvp_and_chunked_jvp() -> None:
+    f = lambda x: np.cumsum(np.sin(x)) * x
+    t = np.random.default_rng(0).standard_normal((3, 4))
+    y, ydot = ad.jvp(f, (X,), (t[0],))
+    close(y, f(X))
+    J = ad.jacobian(f)(X)
+    close(ydot, J @ t[0])
+    _, chunk = ad.jvp(f, (X,), (t,))  # three directions in one pass
+    assert chunk.shape == (3, 4)
+    close(chunk, t @ J.T)
+
+
+def test_reverse_over_reverse() -> None:
+    f = lambda x: np.sum(np.sin(x) ** 3)
+    gg = ad.grad(lambda x: np.sum(ad.grad(f)(x) * np.arange(4.0)))(X)
+    # d/dx sum_i c_i * 3 sin^2 cos (x_i) = c * (6 sin cos^2 - 3 sin^3)
+    s, c = np.sin(X), np.cos(X)
+    close(gg, np.arange(4.0) * (6 * s * c**2 - 3 * s**3))
+
+
+# --- jacobian: chunks, passes, layout ----------------------------------------------------------
+@pytest.mark.parametrize(("n", "t", "k"), [(1, 16, 1), (16, 16, 16), (17, 16, 9), (40, 16, 14)])
+def test_default_chunk_size_is_forwarddiffs(n: int, t: int, k: int) -> None:
+    assert ad.default_chunk_size(n, t) == k
+    assert math.ceil(n / k) == math.ceil(n / t)  # no more passes than the threshold needs
+
+
+@pytest.mark.parametrize(("n", "chunk"), [(10, 1), (10, 4), (10, 10), (10, None), (40, None)])
+def test_forward_jacobian_uses_ceil_n_over_chunk_passes(n: int, chunk: int | None) -> None:
+    calls = []
+
+    def f(x: Any) -> Any:
+        calls.append(1)
+        return np.sin(x) * np.cumsum(x)
+
+    x = np.linspace(0.1, 1.0, n)
+    J = ad.jacobian(f, chunk_size=chunk)(x)
+    k = chunk or ad.default_chunk_size(n)
+    assert len(calls) == math.ceil(n / k)
+    close(J, ad.jacobian(f, mode="rev")(x))
+
+
+def test_reverse_jacobian_records_once() -> None:
+    calls = []
+
+    def f(x: Any) -> Any:
+        calls.append(1)
+        return np.sin(x) * np.cumsum(x)
+
+    ad.jacobian(f, mode="rev", chunk_size=3)(X)
+    assert len(calls) == 1
+
+
+def test_jacobian_layout_and_pytrees() -> None:
+    def f(a: Any, b: Any) -> Any:
+        return {"s": np.sum(a) * np.sum(b), "m": np.sin(a)[:, None] * b}
+
+    a, b = X, np.array([1.0, 2.0, 3.0])
+    for mode in ("fwd", "rev"):
+        J = ad.jacobian(f, argnums=(0, 1), mode=mode)(a, b)
+        assert J["s"][0].shape == (4,) and J["s"][1].shape == (3,)
+        assert J["m"][0].shape == (4, 3, 4) and J["m"][1].shape == (4, 3, 3)
+        close(J["s"][1], np.full(3, a.sum()))
+        close(J["m"][0], np.einsum("ij,ik->ijk", np.cos(a)[:, None] * b, np.eye(4)))
+
+
+def test_jacobian_of_constant_output_is_zero() -> None:
+    J = ad.jacobian(lambda x: np.ones(3) * 2.0)(X)
+    assert J.shape == (3, 4)
+    close(J, np.zeros((3, 4)))
+
+
+def test_bad_mode_and_chunk() -> None:
+    with pytest.raises(ValueError, match="mode"):
+        ad.jacobian(np.sin, mode="sideways")
+    with pytest.raises(ValueError, match="chunk_size"):
+        ad.jacobian(np.sin, chunk_size=0)
+
+
+# --- the tape ----------------------------------------------------------------------------------
+class _Marker:
+    pass
+
+
+def test_pullbacks_released_as_they_run_and_zero_paths_skipped(clean_registry: Any) -> None:
+    runs: list[str] = []
+    refs: dict[str, Any] = {}
+
+    def tag(x: Any, name: str) -> Any:
+        return x
+
+    @cr.register_rrule(tag)
+    def _tag_rrule(x: Any, name: str) -> Any:
+        marker = _Marker()
+        refs[name] = weakref.ref(marker)
+
+        def tag_pullback(g: Any) -> Any:
+            runs.append(name)
+            assert marker is not None
+            if name == "first":  # "second" ran before and has been released already
+                gc.collect()
+                assert refs["second"]() is None
+            return cr.NoTangent(), g, cr.NoTangent()
+
+        return x, tag_pullback
+
+    def f(x: Any) -> Any:
+        a = _core.dispatch(tag, (np.sin(x), "first"), {})
+        b = _core.dispatch(tag, (a * 2.0, "second"), {})
+        _core.dispatch(tag, (x * 3.0, "unused"), {})  # recorded, never reaches the output
+        return np.sum(b)
+
+    close(ad.grad(f)(X), 2 * np.cos(X))
+    assert runs == ["second", "first"]
+
+
+def test_accumulation_never_corrupts_inputs_or_cotangents() -> None:
+    x = X.copy()
+
+    def f(x: Any) -> Any:
+        y = x + x  # add's pullback hands the same cotangent to both arguments
+        return np.sum(y * x) + np.sum(x) + np.sum(np.sin(x))
+
+    g = ad.grad(f)(x)
+    np.testing.assert_array_equal(x, X)
+    close(g, 4 * X + 1 + np.cos(X))
+    close(ad.grad(f)(x), g)
+
+
+# --- the hook registered Python functions need ------------------------------------------------
+def test_registered_function_hook_gives_hessians(clean_registry: Any, monkeypatch: Any) -> None:
+    """With ``scatter_add`` dispatching on ``__chainrules_call__`` (the change asked of
+    chainrules.core), the Hessian of a program with indexing works: getitem's pullback is then
+    differentiated through scatter_add's own rules."""
+    import chainrules.rules.indexing as indexing
+
+    original = indexing.scatter_add
+
+    def traceable(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for a in args:
+                hook = getattr(type(a), "__chainrules_call__", None)
+                if hook is not None:
+                    return hook(wrapper, args, kwargs)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    wrapped = traceable(original)
+    cr.register_rrule(wrapped)(cr.find_rrule(original))
+    cr.register_frule(wrapped)(cr.find_frule(original))
+    monkeypatch.setattr(indexing, "scatter_add", wrapped)
+
+    def rosenbrock(x: Any) -> Any:
+        return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+    x = np.array([0.5, -0.3, 1.2, 0.8])
+    H = ad.hessian(rosenbrock)(x)
+    ref = np.diag(np.r_[1200 * x[:-1] ** 2 - 400 * x[1:] + 2, 0.0]) + np.diag(np.r_[0, [200.0] * 3])
+    ref += np.diag(-400 * x[:-1], 1) + np.diag(-400 * x[:-1], -1)
+    close(H, ref)
