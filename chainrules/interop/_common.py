@@ -124,7 +124,9 @@ class Split:
         return out + [None] * (len(self.leaves) - len(out))
 
 
-def split(args: tuple[Any, ...], kwargs: dict[str, Any], is_dynamic: Callable[[Any], bool]) -> Split:
+def split(
+    args: tuple[Any, ...], kwargs: dict[str, Any], is_dynamic: Callable[[Any], bool]
+) -> Split:
     """Split a call's arguments; see the module docstring."""
     leaves: list[Any] = []
     arg_of: list[int] = []

@@ -153,7 +153,7 @@ def _build_vjp(rules: Rules, sp: Any) -> Any:
     def call_bwd(dyn: Any, y_bar: Any) -> Any:
         args, kwargs = sp.rebuild(dyn)
         y, pullback = rrule(*args, **kwargs)
-        ys, rebuild = output_leaves(y)
+        _, rebuild = output_leaves(y)
         bars, _ = output_leaves(y_bar)
         bars = [jnp.conj(b) if _is_complex(b) else b for b in bars]  # JAX's -> ours
         cts = pullback(rebuild(bars))

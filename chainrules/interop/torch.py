@@ -107,8 +107,10 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         # an input returned as it is cannot be saved for backward with setup_context: return a
         # view of it (getitem of a tuple, a no-op reshape)
         if isinstance(y, tuple):
-            return type(y)(*(_fresh(v, dyn) for v in y)) if hasattr(y, "_fields") else tuple(
-                _fresh(v, dyn) for v in y
+            return (
+                type(y)(*(_fresh(v, dyn) for v in y))
+                if hasattr(y, "_fields")
+                else tuple(_fresh(v, dyn) for v in y)
             )
         return _fresh(y, dyn)
 
@@ -147,7 +149,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         }
         targs = sp.tangents(leaf_t, NoTangent())
         y, y_dot = frule((NoTangent(), *targs), *args, **kwargs)
-        ys, rebuild = output_leaves(y)
+        ys, _ = output_leaves(y)
         dots = tangent_output_leaves(y_dot, len(ys))
         out = []
         for yi, di in zip(ys, dots, strict=True):

@@ -1,7 +1,8 @@
 """Cases for the bridge tests: every GPU-safe registration at a few of its examples.
 
 A test that asks for the ``gpu_safe_case`` fixture runs once per case (``standard_case``: the
-same without the ``numpy:`` registrations, for engines other than NumPy and JAX). ``Case.split()`` gives the
+same without the ``numpy:`` registrations, for engines other than NumPy and JAX).
+``Case.split()`` gives the
 floating positional array leaves (what the engines differentiate) and a function of them that
 rebuilds the full call.
 """
@@ -44,7 +45,9 @@ class Case:
     kwargs: dict[str, Any]
     note: str
 
-    def split(self) -> tuple[list[np.ndarray], Callable[..., tuple[tuple[Any, ...], dict[str, Any]]]]:
+    def split(
+        self,
+    ) -> tuple[list[np.ndarray], Callable[..., tuple[tuple[Any, ...], dict[str, Any]]]]:
         """The floating positional array leaves, and ``leaves -> (args, kwargs)``."""
         leaves: list[np.ndarray] = []
 

@@ -79,7 +79,10 @@ def test_func_vmap_grad_matches_loop(request, standard_case):  # type: ignore[no
 
     gen = torch.Generator().manual_seed(3)
     batch = torch.stack(
-        [xs[0] + 0.01 * k * torch.randn(xs[0].shape, generator=gen, dtype=xs[0].dtype) for k in range(3)]
+        [
+            xs[0] + 0.01 * k * torch.randn(xs[0].shape, generator=gen, dtype=xs[0].dtype)
+            for k in range(3)
+        ]
     )
     in_dims = (0,) + (None,) * (len(xs) - 1)
     got = torch.func.vmap(torch.func.grad(loss), in_dims=in_dims)(batch, *xs[1:])
@@ -92,11 +95,11 @@ def test_agrees_with_torch_native(standard_case):  # type: ignore[no-untyped-def
     case = standard_case
     fn, xs = _fn(case)
     native_f = case.function_in(ctorch)
-    leaves, rebuild = case.split()
+    _, rebuild = case.split()
 
     def native(*vals):  # type: ignore[no-untyped-def]
         args, kwargs = rebuild(*vals)
-        conv = lambda a: torch.as_tensor(a) if isinstance(a, np.ndarray) else a  # noqa: E731
+        conv = lambda a: torch.as_tensor(a) if isinstance(a, np.ndarray) else a
         args = tuple(
             type(a)(conv(e) for e in a) if isinstance(a, (tuple, list)) else conv(a) for a in args
         )
@@ -114,6 +117,7 @@ def test_agrees_with_torch_native(standard_case):  # type: ignore[no-untyped-def
 
 
 # --- torch.compile: slow, so two functions only --------------------------------------------
+
 
 # Dynamo warns about lru_cache'd helpers in array_api_compat and about its own use of
 # autograd.Function internals
