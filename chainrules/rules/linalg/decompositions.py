@@ -14,16 +14,17 @@ Conventions
   ``(A + A^H) / 2`` -- as JAX (which symmetrises its input) and PyTorch do: the cotangent is
   Hermitian, and a tangent is symmetrised before it is pushed forward. The cotangent is therefore
   the gradient for *Hermitian* perturbations, whichever triangle (``UPLO``, ``upper``) is read.
-* **Degenerate spectra** (``eigh``, ``svd``): the eigenvector (singular-vector) terms carry
-  ``F_ij = 1 / (w_j - w_i)`` (``1 / (s_j^2 - s_i^2)``); where ``|w_j - w_i|`` is within
-  ``10 max(n, 1) eps max|w|`` of zero, ``F_ij`` is 0: the rotation inside a degenerate eigenspace
-  (which the outputs do not determine) is dropped. The result is always finite, and exact for
-  losses that do not depend on that rotation: functions of the eigenvalues symmetric within a
-  cluster (``sum(w)``, ``sum(h(w))``) and of the eigenspace projectors of whole clusters. For a
-  loss like ``V diag(g(w)) V^H`` with ``g'`` non-zero on a repeated eigenvalue, the true
-  derivative needs ``g'`` inside the cluster, which the cotangents of ``(w, V)`` do not carry:
-  the result is finite but misses that term (JAX and PyTorch return NaN there). Zero singular
-  values: ``1 / s`` is taken as 0 within the same tolerance.
+* **Degenerate spectra** (``eigh``, ``svd``): the eigenvector terms carry ``F_ij = 1 / (w_j -
+  w_i)``, which is 0 where ``|w_j - w_i| <= 10 max(n, 1) eps max|w|``: the rotation inside a
+  degenerate eigenspace (which the outputs do not determine) is dropped. For ``svd``,
+  ``1 / (s_j^2 - s_i^2)`` is split as ``1 / (2 (s_j - s_i)) +- 1 / (2 (s_j + s_i))`` and only the
+  first part is dropped at a tie. ``1 / s`` is 0 for singular values within the tolerance of 0.
+  The result is always finite, and exact for losses that do not depend on that rotation:
+  functions of the eigenvalues symmetric within a cluster (``sum(w)``, ``sum(h(w))``), projectors
+  onto whole clusters, the polar factor ``U Vh``. For ``V diag(g(w)) V^H`` with ``g'`` non-zero
+  on a repeated eigenvalue the exact derivative needs ``g'`` inside the cluster, which the
+  cotangents of ``(w, V)`` do not carry: the result is finite but misses that term (JAX and
+  PyTorch return NaN there).
 * **Gauge**: eigenvectors and singular vectors are defined up to a sign (a phase for complex
   inputs). The pushforwards fix it as JAX does: ``V^H dV`` has a zero diagonal for ``eigh``;
   for ``svd`` ``V^H dV`` has a zero diagonal and ``U^H dU`` an imaginary one
@@ -47,8 +48,10 @@ Maths notes
   has no triangular solve: each ``L^-1``/``L^-H`` is a general ``solve`` (an LU factorisation,
   about ``2.7 n^3`` flops for ``n`` right-hand sides, instead of ``n^3`` for a triangular solve).
 * ``eigh`` (``A = V diag(w) V^H``): ``K = V^H dA V``, ``dw = Re diag(K)``, ``dV = V (F ∘ K)``;
-  ``A_bar = herm(V (diag(w_bar) + F ∘ (V^H V_bar)) V^H)``. ``eigvalsh``: ``A_bar = V diag(w_bar) V^H``.
-* ``svd`` (reduced, ``k = min(m, n)``, ``P = U^H dA V``, ``F_ij = 1 / (s_j^2 - s_i^2)``):
+  ``A_bar = herm(V (diag(w_bar) + F ∘ (V^H V_bar)) V^H)``; ``eigvalsh``:
+  ``A_bar = V diag(w_bar) V^H``.
+* ``svd`` (reduced, ``k = min(m, n)``, ``P = U^H dA V``, ``F_ij = 1 / (s_j^2 - s_i^2)``, split
+  as above):
   ``ds = Re diag(P)``, ``dU = U (F ∘ (P S + S P^H) + i Im diag(P) / S) + (I - U U^H) dA V S^-1``,
   ``dV = V (F ∘ (S P + P^H S)) + (I - V V^H) dA^H U S^-1``; the pullback is its adjoint
   (``J = U^H U_bar``, ``L = V^H V_bar``):
@@ -153,8 +156,8 @@ def _parts(name: str, y_bar: Any, y: Any) -> list[Any]:
         if y_bar.is_sequence:
             elems = list(y_bar.elements())
         else:
-            names = getattr(type(y), "_fields", None) or getattr(y_bar.primal_type, "_fields", ())
-            elems = [getattr(y_bar, f) for f in names]
+            names = getattr(type(y), "_fields", None) or getattr(y_bar.primal_type, "_fields", None)
+            elems = [getattr(y_bar, f) for f in names or ()]
     elif isinstance(y_bar, (tuple, list)):
         elems = list(y_bar)
     else:
