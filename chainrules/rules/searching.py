@@ -21,12 +21,13 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import array_api_compat
 import numpy as np
 
 from ..core.namespaces import is_array, namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import _reject_out, check_cotangent, non_differentiable
+from ..core.scalar_rule import _reject_out, check_cotangent, is_floating, non_differentiable
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 from ._util import cotangent, in_dtype
 from .indexing import _numpy_module
@@ -54,6 +55,8 @@ def lift_tangent(xp: Any, t: Any, x: Any, out_ndim: int, dtype: Any, name: str) 
     pad = out_ndim - len(x_shape)
     if extra and pad:
         t = xp.reshape(t, tuple(t.shape[:extra]) + (1,) * pad + x_shape)
+    if xp.isdtype(t.dtype, "complex floating") and not xp.isdtype(dtype, "complex floating"):
+        t = xp.real(t)  # a complex input of a real output: its real part moves the output
     return in_dtype(xp, t, dtype), extra
 
 
@@ -67,10 +70,28 @@ def _where_args(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
     return args
 
 
+def numpy_like_module(arr: Any, xp: Any, dispatched: bool = True) -> Any:
+    """The module of NumPy-signature functions for ``arr``: NumPy, ``jax.numpy`` or CuPy for their
+    arrays. Another array type (a wrapper such as a guarded device array) gets NumPy when it
+    implements ``__array_function__`` and the function is ``dispatched`` through it, else its own
+    namespace ``xp`` (``np.asarray``, ``np.full`` and ``np.arange`` do not dispatch)."""
+    if arr is None:
+        return np
+    if (
+        array_api_compat.is_numpy_array(arr)
+        or array_api_compat.is_jax_array(arr)
+        or array_api_compat.is_cupy_array(arr)
+    ):
+        return _numpy_module(arr)
+    if dispatched and hasattr(type(arr), "__array_function__"):
+        return np
+    return xp
+
+
 def _where_primal(numpy: bool, xp: Any, cond: Any, x1: Any, x2: Any) -> Any:
     if numpy:
         arr = next((a for a in (cond, x1, x2) if is_array(a)), cond)
-        return _numpy_module(arr).where(cond, x1, x2)
+        return numpy_like_module(arr, xp).where(cond, x1, x2)
     return xp.where(cond, x1, x2)
 
 
@@ -124,7 +145,7 @@ def _where_rules(name: str, numpy: bool) -> tuple[Any, Any]:
 
 def _nonzero_form(cond: Any) -> tuple[Any, Any]:
     """``np.where(condition)``: ``nonzero``, no tangent space."""
-    out = _numpy_module(cond).where(cond)
+    out = numpy_like_module(cond, namespace_of(cond)).where(cond)
 
     def where_pullback(y_bar: Any) -> tuple[Any, ...]:
         return _NO, _NO
@@ -186,38 +207,43 @@ non_differentiable("searchsorted", examples=_searchsorted_examples)
 non_differentiable("count_nonzero", examples=_count_nonzero_examples)
 
 
-def numpy_non_differentiable(*names: str, **meta: Any) -> None:
+def numpy_non_differentiable(*names: str, zero: bool = False, **meta: Any) -> None:
     """Declare NumPy-signature functions (``"numpy:NAME"``) non-differentiable, computing the
     primal with the function of the arguments' own NumPy-like module (NumPy, ``jax.numpy`` or
     CuPy), so that NumPy's positional parameters (``np.argsort(a, axis, kind)``) keep working
-    where array-api-compat's wrapper is keyword-only. NumPy when no argument is an array."""
+    where array-api-compat's wrapper is keyword-only. NumPy when no argument is an array.
+
+    With ``zero=True`` the derivative is zero instead (like ``zero_derivative``): floating
+    arguments get ``ZeroTangent()`` and the frule returns ``ZeroTangent()`` (``np.zeros_like``).
+    """
     meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
     for name in names:
-        _register_numpy_nondiff(name, meta)
+        _register_numpy_nondiff(name, zero, meta)
 
 
-def _register_numpy_nondiff(name: str, meta: dict[str, Any]) -> None:
+def _register_numpy_nondiff(name: str, zero: bool, meta: dict[str, Any]) -> None:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _reject_out(name, kwargs)
         arr = next((a for a in (*args, *kwargs.values()) if is_array(a)), None)
-        module = _numpy_module(arr) if arr is not None else np
+        module = numpy_like_module(arr, namespace_of(arr) if arr is not None else np)
         return getattr(module, name)(*args, **kwargs)
 
     def nondiff_rrule(*args: Any, **kwargs: Any) -> Any:
         out = primal(args, kwargs)
-        n = len(args)
+        tans = tuple(_ZERO if zero and is_floating(a, None) else _NO for a in args)
 
         def nondiff_pullback(y_bar: Any) -> tuple[Any, ...]:
             y_bar = unthunk(y_bar)
             if is_array(out) and not isinstance(y_bar, AbstractZero):
                 check_cotangent(name, y_bar, out)
-            return (_NO,) * (n + 1)
+            return (_NO, *tans)
 
         nondiff_pullback.__qualname__ = f"{name}_pullback"
         return out, nondiff_pullback
 
     def nondiff_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        return primal(args, kwargs), _NO
+        out = primal(args, kwargs)
+        return out, (_ZERO if zero and is_floating(out, None) else _NO)
 
-    register_rrule(f"numpy:{name}", non_differentiable=True, **meta)(nondiff_rrule)
-    register_frule(f"numpy:{name}", non_differentiable=True, **meta)(nondiff_frule)
+    register_rrule(f"numpy:{name}", non_differentiable=not zero, **meta)(nondiff_rrule)
+    register_frule(f"numpy:{name}", non_differentiable=not zero, **meta)(nondiff_frule)

@@ -31,8 +31,7 @@ from ..core.registry import register_frule, register_rrule
 from ..core.scalar_rule import _reject_out, non_differentiable
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 from ._util import cotangent, in_dtype, tangent_extra
-from .indexing import _numpy_module
-from .searching import numpy_non_differentiable
+from .searching import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 
@@ -83,7 +82,7 @@ class _Sort:
 
     def primal(self) -> Any:
         if self.numpy:
-            return _numpy_module(self.x).sort(*self.args, **self.kwargs)
+            return numpy_like_module(self.x, self.xp).sort(*self.args, **self.kwargs)
         return self.xp.sort(self.x, **self.kwargs)
 
     def permutation(self) -> Any:

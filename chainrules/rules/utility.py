@@ -36,7 +36,7 @@ from ..core.registry import register_frule, register_rrule
 from ..core.scalar_rule import _reject_out, non_differentiable
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 from ._util import along, cotangent, in_dtype, tangent_extra
-from .indexing import _numpy_module
+from .searching import numpy_like_module
 
 __all__: list[str] = []  # rules only
 
@@ -86,7 +86,7 @@ class _Diff:
 
     def primal(self) -> Any:
         if self.numpy:
-            return _numpy_module(self.x).diff(*self.args, **self.kwargs)
+            return numpy_like_module(self.x, self.xp).diff(*self.args, **self.kwargs)
         return self.xp.diff(self.x, **self.kwargs)
 
     def end_shape(self, v: Any) -> tuple[int, ...]:
@@ -113,13 +113,14 @@ def _diff_rules(numpy: bool) -> tuple[Any, Any]:
         c = _Diff(args, kwargs, numpy)
         xp, x, ax, n = c.xp, c.x, c.axis, c.n
         y = c.primal()
-        projs = [ProjectTo(x, xp), *(ProjectTo(v, xp) if s else None for v, s in c.ends)]
+        project = ProjectTo(x, xp)
+        projs = [ProjectTo(v, xp) if s else None for v, s in c.ends]  # prepend, append
 
         def diff_pullback(y_bar: Any) -> tuple[Any, ...]:
             out: list[Any] = [_NO] * (c.nargs + 1)
             if isinstance(y_bar, AbstractZero):
-                out[1] = _ZERO if projs[0].differentiable else _NO
-                for p, (_, slot) in zip(projs[1:], c.ends):
+                out[1] = _ZERO if project.differentiable else _NO
+                for p, (_, slot) in zip(projs, c.ends):
                     if slot is not None and p is not None:
                         out[slot] = _ZERO if p.differentiable else _NO
                 return tuple(out)
@@ -140,10 +141,8 @@ def _diff_rules(numpy: bool) -> tuple[Any, Any]:
                 z_bar = xp.diff(g, axis=ax, n=n, prepend=zeros, append=zeros)
                 if n % 2:
                     z_bar = -z_bar
-            out[1] = projs[0](z_bar[along(ax, slice(p_len, p_len + m))])
-            for p, (_v, slot), s in zip(
-                projs[1:], c.ends, (slice(0, p_len), slice(p_len + m, total))
-            ):
+            out[1] = project(z_bar[along(ax, slice(p_len, p_len + m))])
+            for p, (_v, slot), s in zip(projs, c.ends, (slice(0, p_len), slice(p_len + m, total))):
                 if slot is not None and p is not None:
                     out[slot] = p(z_bar[along(ax, s)]) if p.differentiable else _NO
             return tuple(out)
