@@ -215,7 +215,9 @@ class Product:
         acc: Any = None
         for k, (s, o) in enumerate(zip(self.slots, self.operands)):
             t = unthunk(tangents[1 + s]) if 1 + s < len(tangents) else _ZERO
-            if isinstance(t, AbstractZero) or not xp.isdtype(o.dtype, ("real floating", "complex floating")):
+            if isinstance(t, AbstractZero) or not xp.isdtype(
+                o.dtype, ("real floating", "complex floating")
+            ):
                 continue
             if type(t) in _SCALARS:
                 t = xp.asarray(t)
@@ -300,10 +302,9 @@ class MatrixTranspose(Product):
         (x,), _ = parse_call(self.name, args, kwargs, 1)
         self.set_operands(namespace_of(x, fname=self.name), (x,), (0,))
         self.nargs = len(args)
-        if self.operands[0].ndim < 2:
-            raise ValueError(
-                f"matrix_transpose: x must have rank >= 2, got shape {tuple(self.operands[0].shape)}"
-            )
+        shape = tuple(self.operands[0].shape)
+        if len(shape) < 2:
+            raise ValueError(f"matrix_transpose: x must have rank >= 2, got shape {shape}")
 
     def primal(self) -> Any:
         return self.xp.matrix_transpose(self.operands[0])
@@ -315,7 +316,7 @@ class MatrixTranspose(Product):
         return self.xp.matrix_transpose(t)
 
 
-# --- tensordot and the contractions built on it (dot, inner) ---------------------------------------
+# --- tensordot and the contractions built on it (dot, inner) -----------------------------------
 def _normalize_axes(name: str, axes: Any, nd: int, which: str) -> tuple[int, ...]:
     seq = (axes,) if isinstance(axes, int) else tuple(axes)
     out = []
@@ -343,7 +344,9 @@ def tensordot_axes(name: str, axes: Any, a_nd: int, b_nd: int) -> tuple[tuple[in
     try:
         ax_a, ax_b = axes
     except (TypeError, ValueError):
-        raise TypeError(f"{name}: axes must be an int or a pair of sequences, got {axes!r}") from None
+        raise TypeError(
+            f"{name}: axes must be an int or a pair of sequences, got {axes!r}"
+        ) from None
     a_ax = _normalize_axes(name, ax_a, a_nd, "x1")
     b_ax = _normalize_axes(name, ax_b, b_nd, "x2")
     if len(a_ax) != len(b_ax):
@@ -377,9 +380,7 @@ class Contraction(Product):
         a, b = self.operands
         na, nb = len(self.a_free), len(self.b_free)
         if k == 0:
-            r = xp.tensordot(
-                y_bar, conj(xp, b), axes=(tuple(range(na, na + nb)), self.b_free)
-            )
+            r = xp.tensordot(y_bar, conj(xp, b), axes=(tuple(range(na, na + nb)), self.b_free))
             # r's axes: x1's free axes, then x2's contracted axes in ascending order
             order = list(self.a_free) + [self.a_ax[self.b_ax.index(j)] for j in sorted(self.b_ax)]
             return _permute(xp, r, [order.index(i) for i in range(a.ndim)])
@@ -479,7 +480,10 @@ class Vecdot(Product):
                 "vecdot: give a negative axis for operands of different ranks "
                 f"({tuple(a.shape)} and {tuple(b.shape)}); the standard counts from the end"
             )
-        if not -min(a.ndim, b.ndim) <= axis < max(min(a.ndim, b.ndim), 1) or min(a.ndim, b.ndim) == 0:
+        if (
+            not -min(a.ndim, b.ndim) <= axis < max(min(a.ndim, b.ndim), 1)
+            or min(a.ndim, b.ndim) == 0
+        ):
             raise ValueError(
                 f"vecdot: axis {axis} is out of bounds for operands of shapes {tuple(a.shape)} "
                 f"and {tuple(b.shape)}"

@@ -22,8 +22,8 @@ Maths notes
   the end (``permute_dims``) and back.
 
 Every pullback is built from functions with rules of their own (``matmul``, ``cross``,
-``multiply``, ``reshape``, ``permute_dims``, ``conj``, ``sum``) and constants (``eye``), so it can be
-differentiated again, and reads no value on the host.
+``multiply``, ``reshape``, ``permute_dims``, ``conj``, ``sum``) and constants (``eye``), so it can
+be differentiated again, and reads no value on the host.
 """
 
 from __future__ import annotations
@@ -124,7 +124,9 @@ class Cross(Product):
         self.shape = broadcast_shapes(a.shape, b.shape)
         self.n = n = len(self.shape)
         if not -n <= axis < n:
-            raise ValueError(f"cross: axis {axis} is out of bounds for the broadcast shape {self.shape}")
+            raise ValueError(
+                f"cross: axis {axis} is out of bounds for the broadcast shape {self.shape}"
+            )
         self.axis = axis
         self.neg = axis - n if axis >= 0 else axis
 
@@ -329,7 +331,9 @@ def _np_diagonal_ex(rng: Any) -> list[Any]:
 
 
 register_product(("linalg.matmul",), Matmul, examples=_matmul_ex, module=__name__)
-register_product(("linalg.matrix_transpose",), MatrixTranspose, examples=_transpose_ex, module=__name__)
+register_product(
+    ("linalg.matrix_transpose",), MatrixTranspose, examples=_transpose_ex, module=__name__
+)
 register_product(("linalg.tensordot",), Tensordot, examples=_tensordot_ex, module=__name__)
 register_product(("linalg.vecdot",), Vecdot, examples=_vecdot_ex, module=__name__)
 register_product(("linalg.outer",), Outer, examples=_outer_ex, module=__name__)

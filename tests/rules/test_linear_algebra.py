@@ -1,0 +1,339 @@
+"""Linear algebra (matmul, matrix_transpose, tensordot, vecdot) and NumPy's products (dot, vdot,
+inner, einsum, kron, tensordot): the tester on every backend, JAX as a reference, exact
+conventions, and second derivatives (the pullbacks are built from functions with rules)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.rules import linear_algebra
+from chainrules.testing import examples_for, test_frule, test_rrule
+from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+
+REGS = [r for r in cr.registrations() if r.meta.get("module") == linear_algebra.__name__]
+NAMES = {r.name for r in REGS}
+RNG = np.random.default_rng(7)
+
+
+def _r(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape)
+
+
+def _c(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
+
+
+def test_registered() -> None:
+    assert {"matmul", "matrix_transpose", "tensordot", "vecdot"} <= NAMES
+    for name in ("dot", "vdot", "inner", "einsum", "kron", "tensordot"):
+        assert f"numpy:{name}" in NAMES
+
+
+def _few(examples: list, n: int = 2) -> list:  # type: ignore[type-arg]
+    """The first ``n`` examples and the first complex one (jax and torch are slow here)."""
+    out = examples[:n]
+    out += [ex for ex in examples if ex.complex][:1]
+    return out
+
+
+@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
+def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
+    examples = examples_for(reg)
+    dtypes = None
+    if backend.name in ("jax", "torch"):
+        examples = _few(examples)
+        dtypes = ("float64", "complex128")
+    if backend.name == "array_api_strict":  # it refuses a non-negative vecdot axis
+        examples = [ex for ex in examples if ex.kwargs.get("axis", -1) < 0]
+    cell = check_registration(reg, backend, examples=examples, dtypes=dtypes)
+    if cell.status == "n/a":
+        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
+        return
+    assert cell.status == "ok", "\n".join(cell.errors)
+    assert not cell.unsupported, cell.unsupported
+    assert cell.checks > 0
+
+
+@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
+def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
+    assert_agrees_with_jax(reg, examples_for(reg))
+
+
+@pytest.mark.parametrize("which", DEVICE_CHECKS)
+@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
+def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
+    examples = examples_for(reg)
+    if which == "jit":  # tracing every example costs minutes on this machine
+        examples = _few(examples, 3)
+    assert_gpu_safe(reg, which, examples=examples)
+
+
+# ---- conventions, exact values -----------------------------------------------------------------
+def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
+    y, pb = cr.rrule(f, *args, **kw)
+    if y_bar is None:
+        y_bar = np.ones(np.shape(y), dtype=np.result_type(y))
+    return pb(y_bar)
+
+
+def test_matmul_promotes_vectors_and_sums_broadcast_batches() -> None:
+    a, b = _r(3), _r(3, 2)
+    yb = _r(2)
+    _, ab, bb = _pull(np.matmul, a, b, y_bar=yb)
+    np.testing.assert_allclose(ab, b @ yb)
+    np.testing.assert_allclose(bb, np.outer(a, yb))
+    # a (2, 2, 3) stack against one (3, 4) matrix: B's cotangent sums over the stack
+    a, b, yb = _r(2, 2, 3), _r(3, 4), _r(2, 2, 4)
+    _, ab, bb = _pull(np.matmul, a, b, y_bar=yb)
+    np.testing.assert_allclose(ab, yb @ b.T)
+    np.testing.assert_allclose(bb, sum(a[i].T @ yb[i] for i in range(2)))
+    # batch axes broadcast both ways: (2, 1, m, n) @ (3, n, p)
+    a, b, yb = _r(2, 1, 2, 3), _r(3, 3, 2), _r(2, 3, 2, 2)
+    _, ab, bb = _pull(np.matmul, a, b, y_bar=yb)
+    np.testing.assert_allclose(ab, (yb @ np.swapaxes(b, -1, -2)).sum(1, keepdims=True))
+    np.testing.assert_allclose(bb, (np.swapaxes(a, -1, -2) @ yb).sum(0))
+
+
+def test_complex_cotangents_use_the_conjugate_transpose() -> None:
+    a, b, yb = _c(2, 3), _c(3, 2), _c(2, 2)
+    _, ab, bb = _pull(np.matmul, a, b, y_bar=yb)
+    np.testing.assert_allclose(ab, yb @ b.conj().T)
+    np.testing.assert_allclose(bb, a.conj().T @ yb)
+    # a real operand meeting a complex one gets the real part
+    ar = _r(2, 3)
+    _, ab, _ = _pull(np.matmul, ar, b, y_bar=yb)
+    assert ab.dtype == np.float64
+    np.testing.assert_allclose(ab, (yb @ b.conj().T).real)
+
+
+def test_vecdot_conjugates_its_first_operand() -> None:
+    x1, x2, yb = _c(2, 3), _c(2, 3), _c(2)
+    y, pb = cr.rrule(np.vecdot, x1, x2)
+    np.testing.assert_allclose(y, (x1.conj() * x2).sum(-1))
+    _, g1, g2 = pb(yb)
+    np.testing.assert_allclose(g1, x2 * yb.conj()[:, None])
+    np.testing.assert_allclose(g2, x1 * yb[:, None])
+    _, ydot = cr.frule((cr.NoTangent(), x1, cr.ZeroTangent()), np.vecdot, x1, x2)
+    np.testing.assert_allclose(ydot, (x1.conj() * x2).sum(-1))
+    # NumPy's vdot flattens and conjugates its first operand too
+    y, pb = cr.rrule(np.vdot, x1, x2)
+    _, g1, g2 = pb(np.complex128(2 - 1j))
+    np.testing.assert_allclose(g1, x2 * (2 + 1j))
+    np.testing.assert_allclose(g2, x1 * (2 - 1j))
+
+
+def test_einsum_repeated_indices_put_the_cotangent_on_the_diagonal() -> None:
+    x = _r(3, 3)
+    yb = np.array([1.0, 2.0, 3.0])
+    (_, _, g) = _pull(np.einsum, "ii->i", x, y_bar=yb)
+    assert g.tolist() == np.diag(yb).tolist()
+    (_, _, g) = _pull(np.einsum, "ii", x, y_bar=np.float64(2.0))
+    assert g.tolist() == (2 * np.eye(3)).tolist()
+    x3 = _r(2, 2, 3)
+    (_, _, g) = _pull(np.einsum, "iij->j", x3, y_bar=np.array([1.0, 2.0, 3.0]))
+    want = np.zeros((2, 2, 3))
+    want[0, 0] = want[1, 1] = [1.0, 2.0, 3.0]
+    assert g.tolist() == want.tolist()
+    # an index of one operand only is broadcast back
+    (_, _, g) = _pull(np.einsum, "ij->i", _r(2, 3), y_bar=np.array([1.0, 2.0]))
+    assert g.tolist() == [[1.0] * 3, [2.0] * 3]
+
+
+def test_einsum_matches_matmul_with_three_operands_and_ellipses() -> None:
+    a, b, c = _r(2, 3), _r(3, 4), _r(4, 2)
+    yb = _r(2, 2)
+    _, _, ga, gb, gc = _pull(np.einsum, "ij,jk,kl->il", a, b, c, y_bar=yb)
+    np.testing.assert_allclose(ga, yb @ (b @ c).T)
+    np.testing.assert_allclose(gb, a.T @ yb @ c.T)
+    np.testing.assert_allclose(gc, (a @ b).T @ yb)
+    a, b, yb = _r(5, 2, 3), _r(3, 4), _r(5, 2, 4)
+    _, _, ga, gb = _pull(np.einsum, "...ij,jk->...ik", a, b, y_bar=yb)
+    np.testing.assert_allclose(ga, yb @ b.T)
+    np.testing.assert_allclose(gb, np.einsum("bij,bik->jk", a, yb))
+
+
+def test_zero_size_and_zero_d() -> None:
+    _, ab, bb = _pull(np.matmul, _r(2, 0), _r(0, 3))
+    assert ab.shape == (2, 0) and bb.shape == (0, 3)
+    _, ab, bb = _pull(np.matmul, _r(0, 3), _r(3, 2))
+    assert ab.shape == (0, 3) and bb.tolist() == np.zeros((3, 2)).tolist()
+    # dot and einsum with 0-d operands are products
+    s, v = np.float64(2.0), _r(3)
+    _, gs, gv = _pull(np.dot, s, v, y_bar=np.ones(3))
+    assert gs.shape == () and np.isclose(gs, v.sum()) and np.allclose(gv, 2.0)
+    _, _, gs, gv = _pull(np.einsum, ",i->i", np.asarray(s), v, y_bar=np.ones(3))
+    assert gs.shape == () and np.isclose(gs, v.sum()) and np.allclose(gv, 2.0)
+    _, _, g = _pull(np.einsum, "->", np.asarray(3.0), y_bar=np.float64(5.0))
+    assert float(g) == 5.0
+
+
+def test_tensordot_axes_conventions() -> None:
+    a, b = _r(2, 3, 4), _r(4, 2, 3)
+    axes = ((1, 2), (2, 0))
+    y, pb = cr.rrule(np.tensordot, a, b, axes=axes)
+    yb = _r(*y.shape)
+    _, ga, gb = pb(yb)
+    # y[i, l] = sum_jk a[i, j, k] b[k, l, j]
+    np.testing.assert_allclose(ga, np.einsum("il,klj->ijk", yb, b))
+    np.testing.assert_allclose(gb, np.einsum("ijk,il->klj", a, yb))
+    # NumPy's axes positional; a pair of ints
+    _, pb = cr.rrule(np.tensordot, a[0], _r(4, 5), 1)
+    assert pb(np.ones((3, 5)))[3] is cr.NoTangent()
+    y, pb = cr.rrule(np.tensordot, _r(2, 3), _r(2, 4), axes=(0, 0))
+    assert y.shape == (3, 4)
+    xs = pytest.importorskip("array_api_strict")
+    with pytest.raises(
+        TypeError, match="keyword-only"
+    ):  # the standard's tensordot(x1, x2, /, *, axes)
+        cr.rrule(xs.tensordot, xs.asarray(a), xs.asarray(b), 1)
+
+
+def test_errors_name_the_function_and_the_shapes() -> None:
+    a, b = _r(2, 3), _r(3, 4)
+    with pytest.raises(ValueError, match=r"cotangent of shape \(2, 3\) does not match .*\(2, 4\)"):
+        cr.rrule(np.matmul, a, b)[1](np.ones((2, 3)))
+    with pytest.raises(TypeError, match="out= is not supported"):
+        cr.rrule(np.dot, a, b, out=np.empty((2, 4)))
+    with pytest.raises(TypeError, match="interleaved"):
+        cr.rrule(np.einsum, a, [0, 1])
+    with pytest.raises(ValueError, match="einsum: subscripts"):
+        cr.rrule(np.einsum, "ij,jk->ik", a)
+    with pytest.raises(ValueError, match="matmul: operands must have rank >= 1"):
+        cr.rrule(np.matmul, np.float64(2.0), a)
+    with pytest.raises(ValueError, match="tensordot: contracted axes"):
+        cr.rrule(np.tensordot, a, b, axes=((0,), (0,)))
+
+
+def test_chunked_tangents_keep_the_chunk_axes_in_front() -> None:
+    # a vector against a stack: the chunk axis must not meet the stack's batch axis
+    a, b = _r(3), _r(4, 3, 2)
+    ta, tb = _r(5, 3), _r(5, 4, 3, 2)
+    _, yd = cr.frule((cr.NoTangent(), ta, tb), np.matmul, a, b)
+    assert yd.shape == (5, 4, 2)
+    want = np.stack([ta[k] @ b + a @ tb[k] for k in range(5)])
+    np.testing.assert_allclose(yd, want)
+    _, yd = cr.frule((cr.NoTangent(), None, ta, tb), np.einsum, "i,bij->bj", a, b)
+    np.testing.assert_allclose(yd, want)
+
+
+# ---- second derivatives: the pullbacks' building blocks have rules ------------------------------
+def test_matmul_pullback_building_blocks() -> None:
+    """``A_bar = y_bar @ B^H``, ``B_bar = A^H @ y_bar``: matmul, matrix_transpose and conj, each
+    checked at the pullback's own arguments."""
+    a, b, yb = _c(2, 3), _c(3, 4), _c(2, 4)
+    bt = np.matrix_transpose(b)
+    test_rrule(np.matrix_transpose, b)
+    test_frule(np.matrix_transpose, b)
+    test_rrule(np.conj, bt)
+    test_frule(np.conj, bt)
+    test_rrule(np.matmul, yb, bt.conj())
+    test_frule(np.matmul, yb, bt.conj())
+    test_rrule(np.matmul, np.matrix_transpose(a).conj(), yb)
+    test_frule(np.matmul, np.matrix_transpose(a).conj(), yb)
+    # batched and broadcast: the cotangent of the broadcast operand is a sum
+    a, b, yb = _r(2, 2, 3), _r(3, 4), _r(2, 2, 4)
+    test_rrule(np.matmul, np.matrix_transpose(a), yb)
+    test_rrule(np.sum, np.matrix_transpose(a) @ yb, axis=(0,))
+
+
+def test_einsum_pullback_building_blocks() -> None:
+    """The einsum pullback is einsum (with the conjugated other operands), broadcast_to for an
+    index of one operand only, and einsum with a constant eye for a repeated index."""
+    a, b, c, yb = _c(2, 3), _c(3, 2), _r(2, 2), _c(2, 2)
+    opt = linear_algebra.einsum_optimize(np)
+    test_rrule(np.einsum, "il,jk,kl->ij", yb, b.conj(), c, **opt)
+    test_frule(np.einsum, "il,jk,kl->ij", yb, b.conj(), c, **opt)
+    test_rrule(np.einsum, "il,ij,kl->jk", yb, a.conj(), c, **opt)
+    g = _r(3)  # 'ii->i': g = y_bar, then onto the diagonal with eye
+    test_rrule(np.einsum, "i,ia->ia", g, np.eye(3), **opt)
+    test_frule(np.einsum, "i,ia->ia", g, np.eye(3), **opt)
+    test_rrule(np.broadcast_to, _r(2, 1), (2, 3))
+
+
+def _fd_jvp(f, args, dirs, h=1e-6):  # type: ignore[no-untyped-def]
+    plus = f(*[a + h * d for a, d in zip(args, dirs)])
+    minus = f(*[a - h * d for a, d in zip(args, dirs)])
+    return [(np.asarray(p) - np.asarray(m)) / (2 * h) for p, m in zip(plus, minus)]
+
+
+@pytest.mark.parametrize(
+    ("f", "shapes"),
+    [
+        (np.matmul, [(2, 3), (3, 4), (2, 4)]),
+        (np.matmul, [(2, 2, 3), (3, 4), (2, 2, 4)]),
+        (np.matmul, [(3,), (3, 2), (2,)]),
+        ("ij,jk->ik", [(2, 3), (3, 4), (2, 4)]),
+        ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2), (2, 2)]),
+        ("ii,j->ij", [(3, 3), (2,), (3, 2)]),
+    ],
+    ids=["matmul", "matmul-batched", "matmul-vector", "einsum", "einsum-3", "einsum-diag"],
+)
+@pytest.mark.parametrize("cplx", [False, True], ids=["real", "complex"])
+def test_pullback_is_smooth_jax_code(f, shapes, cplx, jax_numpy) -> None:  # type: ignore[no-untyped-def]
+    """The pullback as a function of (operands, y_bar), run on jax.numpy arrays: jax.jvp (and,
+    for real inputs, jax.jacfwd and jax.vjp) through it equal its finite differences -- smooth
+    code with no host reads, so engines can take second derivatives."""
+    import jax
+
+    jnp = jax_numpy
+    rng = np.random.default_rng(1)
+    draw = (
+        (lambda s: rng.standard_normal(s) + 1j * rng.standard_normal(s))
+        if cplx
+        else (lambda s: rng.standard_normal(s))
+    )
+    vals = [draw(s) for s in shapes]
+    fn = f if callable(f) else jnp.einsum
+    lead = () if callable(f) else (f,)
+    jfn = getattr(jnp, fn.__name__) if callable(f) else fn
+
+    def pullback(*xs):  # type: ignore[no-untyped-def]
+        *ops, yb = xs
+        _, pb = cr.rrule(
+            jfn,
+            *lead,
+            *ops,
+        )
+        return tuple(pb(yb)[1 + len(lead) :])
+
+    args = [jnp.asarray(v) for v in vals]
+    dirs = [jnp.asarray(draw(s)) for s in shapes]
+    _, tangent_out = jax.jvp(pullback, tuple(args), tuple(dirs))
+    fd = _fd_jvp(pullback, args, dirs)
+    for got, want in zip(tangent_out, fd):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, atol=1e-8)
+    if cplx:
+        return
+    jac = jax.jacfwd(pullback, argnums=tuple(range(len(args))))(*args)
+    # column by column: the jacobian applied to the directions is the jvp
+    for i, out_jac in enumerate(jac):
+        applied = sum(
+            np.tensordot(np.asarray(j), np.asarray(d), axes=np.ndim(d))
+            for j, d in zip(out_jac, dirs)
+        )
+        np.testing.assert_allclose(applied, fd[i], rtol=1e-6, atol=1e-8)
+    # vjp: <w, J v> = <J^T w, v>
+    outs, vjp = jax.vjp(pullback, *args)
+    ws = tuple(jnp.asarray(rng.standard_normal(np.shape(o))) for o in outs)
+    back = vjp(ws)
+    lhs = sum(float(np.vdot(np.asarray(w), want)) for w, want in zip(ws, fd))
+    rhs = sum(float(np.vdot(np.asarray(b), np.asarray(d))) for b, d in zip(back, dirs))
+    assert np.isclose(lhs, rhs, rtol=1e-6, atol=1e-8)
+
+
+def test_pullback_runs_under_jit_of_jacfwd(jax_numpy) -> None:
+    """No host reads: the second derivative of matmul traces inside jax.jit."""
+    import jax
+
+    jnp = jax_numpy
+    a, b, yb = (jnp.asarray(_r(*s)) for s in [(2, 3), (3, 4), (2, 4)])
+
+    def pullback(a, b, yb):  # type: ignore[no-untyped-def]
+        return cr.rrule(jnp.matmul, a, b)[1](yb)[1]
+
+    jac = jax.jit(jax.jacfwd(pullback, argnums=1))(a, b, yb)
+    # A_bar[i, k] = sum_j y_bar[i, j] B[k, j]:  d A_bar[i, k] / d B[p, q] = y_bar[i, q] [k == p]
+    want = np.einsum("iq,kp->ikpq", np.asarray(yb), np.eye(3))
+    np.testing.assert_allclose(np.asarray(jac), want, atol=1e-12)
