@@ -352,14 +352,18 @@ def _seed_chunk(x: Any, start: int, k: int) -> Any:
 
 
 class _Blocks:
-    """The Jacobian blocks (output leaf x input leaf), each preallocated and written a chunk
-    of columns (forward) or a block of rows (reverse) at a time through a 2-D reshaped view."""
+    """The Jacobian blocks (output leaf x input leaf), each preallocated as one 2-D array and
+    written a block at a time through a slice: forward mode writes a chunk's ``k`` columns of
+    ``J`` as ``k`` contiguous rows of ``J``'s transpose (the buffer is laid out ``(*in, *out)``
+    and the result is a ``permute_dims`` view of it, so nothing is copied at the end); reverse mode
+    writes a block of rows of ``J``. No element is ever written on its own."""
 
-    def __init__(self) -> None:
+    def __init__(self, transposed: bool) -> None:
+        self.transposed = transposed
         self.views: dict[tuple[int, int], Any] = {}
         self.parts: dict[tuple[int, int], list[Any]] = {}
 
-    def view(self, key: tuple[int, int], like: Any, m: int, n: int) -> Any:
+    def _alloc(self, key: tuple[int, int], like: Any, rows: int, cols: int) -> Any:
         v = self.views.get(key)
         if v is None:
             p = primal(like)
@@ -368,37 +372,43 @@ class _Blocks:
 
             dev = device_of(p)
             kw = {"dtype": like.dtype} if dev is None else {"dtype": like.dtype, "device": dev}
-            v = self.views[key] = xp.zeros((m, n), **kw)
+            v = self.views[key] = xp.zeros((rows, cols), **kw)
         return v
 
-    def write(self, key: tuple[int, int], like: Any, m: int, n: int, idx: Any, block: Any) -> None:
-        """``J[idx] = block`` (``idx`` a tuple of slices); libraries whose arrays are immutable
-        (JAX) collect the blocks and concatenate them at the end instead."""
+    def write(self, key: tuple[int, int], rows: int, cols: int, start: int, block: Any) -> None:
+        """Rows ``start : start + len(block)`` of the 2-D buffer. Libraries whose arrays are
+        immutable (JAX) collect the blocks and concatenate them at the end instead."""
         parts = self.parts.get(key)
         if parts is None:
-            v = self.view(key, like, m, n)
+            v = self._alloc(key, block, rows, cols)
             try:
-                v[idx] = block
+                v[start : start + block.shape[0], ...] = block
                 return
             except (TypeError, NotImplementedError, ValueError):
                 parts = self.parts[key] = []
                 del self.views[key]
-        parts.append((idx, block))
+        parts.append(block)
 
     def result(self, key: tuple[int, int], like_in: Any, like_out: Any, m: int, n: int) -> Any:
         p = primal(like_out)
         xp = namespace_of(p)
-        shape = tuple(like_out.shape) + tuple(like_in.shape)
+        in_shape, out_shape = tuple(like_in.shape), tuple(like_out.shape)
         parts = self.parts.get(key)
         if parts is not None:  # immutable arrays: put the blocks together
-            cols = parts[0][0][1] != slice(None)
-            mats = [b for _, b in parts]
-            full = xp.concat(mats, axis=1 if cols else 0)
-            return xp.reshape(full, shape)
-        v = self.views.get(key)
-        if v is None:
-            v = self.view(key, like_out, m, n)
-        return xp.reshape(v, shape)
+            buf = xp.concat(parts, axis=0)
+        else:
+            buf = self.views.get(key)
+            if buf is None:  # no dependence: zeros
+                buf = self._alloc(
+                    key, like_out, n if self.transposed else m, m if self.transposed else n
+                )
+        if not self.transposed:
+            return xp.reshape(buf, out_shape + in_shape)
+        full = xp.reshape(buf, in_shape + out_shape)
+        ni, no = len(in_shape), len(out_shape)
+        if ni == 0 or no == 0:
+            return full
+        return xp.permute_dims(full, tuple(range(ni, ni + no)) + tuple(range(ni)))
 
 
 def jacobian(
@@ -456,7 +466,7 @@ def _jac_fwd(
     counts: list[int],
     chunk_size: int | None,
 ) -> tuple[list[Any], Any, _Blocks]:
-    blocks = _Blocks()
+    blocks = _Blocks(transposed=True)
     out_leaves: list[Any] | None = None
     out_def: Any = None
     for ii, x in enumerate(leaves):
@@ -487,8 +497,8 @@ def _jac_fwd(
                 xp = namespace_of(primal(dot))
                 if tuple(dot.shape) != (kk, *tuple(y.shape)):
                     dot = xp.broadcast_to(dot, (kk, *tuple(y.shape)))
-                cols = xp.permute_dims(xp.reshape(dot, (kk, m)), (1, 0))
-                blocks.write((oi, ii), dot, m, n, (slice(None), slice(start, start + kk)), cols)
+                # the chunk's kk columns of J are kk contiguous rows of J's transpose
+                blocks.write((oi, ii), n, m, start, xp.reshape(dot, (kk, m)))
     if out_leaves is None:  # no differentiated input: evaluate once for the output structure
         out = f(*args, **kwargs)
         out_leaves, out_def = flatten(out)
@@ -505,7 +515,7 @@ def _jac_rev(
 ) -> tuple[list[Any], Any, _Blocks]:
     rec = _Recording(f, args, kwargs, nums, "jacobian")
     ol, od = flatten(rec.out)
-    blocks = _Blocks()
+    blocks = _Blocks(transposed=False)
     out_leaves = [_output_value(o, rec.trace) for o in ol]
     for oi, (o, y) in enumerate(zip(ol, out_leaves)):
         m = math.prod(y.shape)
@@ -526,7 +536,7 @@ def _jac_rev(
             for ii, x in enumerate(leaves):
                 n = math.prod(x.shape)
                 block = xp.stack([xp.reshape(g, (n,)) for g in rows[ii]], axis=0)
-                blocks.write((oi, ii), block, m, n, (slice(start, start + bb), slice(None)), block)
+                blocks.write((oi, ii), m, n, start, block)
     return out_leaves, od, blocks
 
 
