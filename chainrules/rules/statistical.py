@@ -565,3 +565,235 @@ def _cumulative_ex(with_zeros: bool, numpy: bool) -> Any:
 
 _register_cumulative("cumulative_sum", "cumsum", _cumsum_rrule, _cumsum_frule, zeros=False)
 _register_cumulative("cumulative_prod", "cumprod", _cumprod_rrule, _cumprod_frule, zeros=True)
+
+
+# --- NumPy's ptp, nansum, nanmean, average ------------------------------------------------------
+# ptp = max - min: each end splits its cotangent among its ties (a constant slice gets 0); the NaN
+# variants give NaN entries a zero cotangent (a mask, no host reads); average's weights are
+# differentiated when positional (np.average(a, axis, weights)), never as a keyword.
+_NP_ORDER["ptp"] = ("axis", "out", "keepdims")
+_NP_ORDER["nansum"] = ("axis", "dtype", "out", "keepdims", "initial", "where")
+_NP_ORDER["nanmean"] = ("axis", "dtype", "out", "keepdims")
+_MAX_RULES, _MIN_RULES = _extremum("max"), _extremum("min")
+
+
+def _ptp_rrule(c: _Call) -> Any:
+    y_max, pb_max = _MAX_RULES[0](c)
+    y_min, pb_min = _MIN_RULES[0](c)
+    y = y_max - y_min
+
+    def ptp_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if isinstance(y_bar, AbstractZero):
+            return pb_max(y_bar)
+        y_bar = cotangent("ptp", y_bar, y)
+        hi, lo = pb_max(y_bar)[1], pb_min(y_bar)[1]
+        if isinstance(hi, AbstractZero):
+            return pb_max(y_bar)
+        return (_NO, hi - lo, *c.no_tangents())
+
+    return y, ptp_pullback
+
+
+def _ptp_frule(tangents: Any, c: _Call) -> Any:
+    y_max, d_max = _MAX_RULES[1](tangents, c)
+    y_min, d_min = _MIN_RULES[1](tangents, c)
+    if isinstance(d_max, AbstractZero):
+        return y_max - y_min, d_max
+    return y_max - y_min, d_max - d_min
+
+
+def _nan_rules(name: str, mean: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    def parts(c: _Call) -> tuple[Any, Any, Any]:
+        """(y, the NaN mask, the count of non-NaN elements per slice with the reduced axes kept
+        as length 1, in y's real dtype; None for nansum)."""
+        xp, x = c.xp, c.x
+        y = c.reduce(name)
+        nan = xp.isnan(x)
+        count = None
+        if mean:
+            real = xp.real(y).dtype if xp.isdtype(y.dtype, "complex floating") else y.dtype
+            count = xp.astype(count_true(xp, ~nan, c.axes, True), real)
+        return y, nan, count
+
+    def rrule(c: _Call) -> Any:
+        xp, x = c.xp, c.x
+        y, nan, count = parts(c)
+        project = ProjectTo(x, xp)
+
+        def nan_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if isinstance(y_bar, AbstractZero):
+                return _zero_pullback(c, project)
+            g = unsum(cotangent(name, y_bar, y), tuple(x.shape), c.axes, c.keepdims)
+            if count is not None:
+                g = g / safe(xp, count)
+            return (_NO, project(xp.where(nan, xp.zeros_like(g), g)), *c.no_tangents())
+
+        return y, nan_pullback
+
+    def frule(tangents: Any, c: _Call) -> Any:
+        xp = c.xp
+        y, nan, count = parts(c)
+        t, extra = _tangent(name, tangents, c, ProjectTo(c.x, xp))
+        if t is None:
+            return y, _ZERO
+        y_dot = xp.sum(
+            xp.where(nan, xp.zeros_like(t), t), axis=chunk_axes(c.axes, extra), keepdims=True
+        )
+        if count is not None:
+            y_dot = y_dot / safe(xp, count)
+        if not c.keepdims:
+            y_dot = xp.reshape(y_dot, (*tuple(t.shape[:extra]), *tuple(y.shape)))
+        return y, in_dtype(xp, y_dot, y.dtype)
+
+    return rrule, frule
+
+
+def _register_numpy(name: str, rrule: Any, frule: Any, examples: Any) -> None:
+    r, f = _wrap(name, True, rrule, frule)
+    register_rrule(f"numpy:{name}", examples=examples)(r)
+    register_frule(f"numpy:{name}", examples=examples)(f)
+
+
+def _nan_ex(rng: Any) -> list[Any]:
+    import numpy as np
+
+    m = rng.standard_normal((3, 4))
+    m[0, 1] = m[2, 2] = np.nan
+    v = rng.standard_normal(5)
+    v[3] = np.nan
+    return [
+        ((v,), {}),
+        ((m,), {"axis": 1}),
+        ((m,), {"axis": 0, "keepdims": True}),
+        ((m, (0, 1)), {}),
+        ((rng.standard_normal((2, 3, 4)),), {"axis": (0, 2)}),
+        ((rng.standard_normal(()),), {}),
+    ]
+
+
+_register_numpy("ptp", _ptp_rrule, _ptp_frule, lambda rng: _extremum_ex(rng))
+_register_numpy("nansum", *_nan_rules("nansum", mean=False), _nan_ex)
+_register_numpy("nanmean", *_nan_rules("nanmean", mean=True), _nan_ex)
+
+
+class _Average:
+    """``np.average(a, axis=None, weights=None, returned=False, *, keepdims=False)``."""
+
+    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if not args:
+            raise TypeError("average needs an array argument")
+        numpy_kwargs("average", kwargs, ())
+        a, *pos = args
+        if len(pos) > 3:
+            raise TypeError(f"average takes at most 4 positional arguments, got {len(args)}")
+        params = dict(zip(("axis", "weights", "returned"), pos))
+        for k, v in kwargs.items():
+            if k in params:
+                raise TypeError(f"average got multiple values for argument {k!r}")
+            params[k] = v
+        if params.get("returned"):
+            raise TypeError("average: the rule does not support returned=True")
+        self.xp = xp = namespace_of(a, params.get("weights"), fname="average")
+        self.a, self.args, self.kwargs = a, args, kwargs
+        self.w = params.get("weights")
+        self.w_slot = 3 if len(pos) > 1 else None  # index in the pullback's tuple
+        self.keepdims = bool(params.get("keepdims", False))
+        self.axes = normalize_axis(params.get("axis"), a.ndim, "average")
+        self.nargs = len(args)
+        from .searching import numpy_like_module
+
+        self.y = numpy_like_module(a, xp).average(*args, **kwargs)
+        if self.w is not None and self.w.ndim != a.ndim:  # 1-D weights along the one axis
+            shape = [1] * a.ndim
+            shape[self.axes[0]] = self.w.shape[0]
+            self.wb = xp.reshape(self.w, tuple(shape))
+        else:
+            self.wb = self.w
+
+    def expand(self, v: Any, extra: int = 0) -> Any:
+        return expand_reduced(self.xp, v, self.axes, self.keepdims, extra)
+
+    def total_weight(self) -> Any:
+        xp = self.xp
+        if self.wb is None:
+            return reduced_size(self.a.shape, self.axes)
+        return xp.sum(xp.broadcast_to(self.wb, tuple(self.a.shape)), axis=self.axes, keepdims=True)
+
+    def w_cotangent(self, g: Any) -> Any:
+        """A cotangent of the broadcast weights as one of ``weights`` itself."""
+        xp = self.xp
+        if self.w.ndim != self.a.ndim:
+            others = tuple(i for i in range(self.a.ndim) if i != self.axes[0])
+            g = xp.reshape(xp.sum(g, axis=others), tuple(self.w.shape)) if others else g
+        return ProjectTo(self.w, xp)(g)
+
+
+def _average_rrule(*args: Any, **kwargs: Any) -> Any:
+    c = _Average(args, kwargs)
+    xp, a, y = c.xp, c.a, c.y
+    pa = ProjectTo(a, xp)
+
+    def average_pullback(y_bar: Any) -> tuple[Any, ...]:
+        out: list[Any] = [_NO] * (c.nargs + 1)
+        if isinstance(y_bar, AbstractZero):
+            out[1] = _ZERO if pa.differentiable else _NO
+            if c.w_slot is not None:
+                out[c.w_slot] = _ZERO if ProjectTo(c.w, xp).differentiable else _NO
+            return tuple(out)
+        g = c.expand(cotangent("average", y_bar, y))
+        total = c.total_weight()
+        scale = (c.wb / total) if c.wb is not None else 1 / total
+        if pa.kind == "c" and c.wb is not None:
+            scale = xp.conj(scale)
+        out[1] = pa(xp.broadcast_to(g * scale, tuple(a.shape)))
+        if c.w_slot is not None:
+            d = (a - c.expand(y)) / total
+            gw = g * (xp.conj(d) if xp.isdtype(d.dtype, "complex floating") else d)
+            out[c.w_slot] = c.w_cotangent(gw)
+        return tuple(out)
+
+    return y, average_pullback
+
+
+def _average_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    c = _Average(args, kwargs)
+    xp, a, y = c.xp, c.a, c.y
+    total = c.total_weight()
+    y_dot: Any = None
+    lead: tuple[int, ...] = ()
+    ta = unthunk(tangents[1])
+    if not isinstance(ta, AbstractZero) and ProjectTo(a, xp).differentiable:
+        extra = tangent_extra("average", ta, a)
+        lead = tuple(ta.shape[:extra])
+        term = ta * c.wb if c.wb is not None else ta
+        y_dot = xp.sum(term, axis=chunk_axes(c.axes, extra), keepdims=True) / total
+    tw = unthunk(tangents[c.w_slot]) if c.w_slot is not None else _ZERO
+    if not isinstance(tw, AbstractZero) and ProjectTo(c.w, xp).differentiable:
+        extra = tw.ndim - c.w.ndim
+        lead = tuple(tw.shape[:extra])
+        if c.w.ndim != a.ndim:
+            tw = xp.reshape(tw, lead + tuple(c.wb.shape))
+        d = a - c.expand(y)
+        term = xp.sum(tw * d, axis=chunk_axes(c.axes, extra), keepdims=True) / total
+        y_dot = term if y_dot is None else y_dot + term
+    if y_dot is None:
+        return y, _ZERO
+    return y, in_dtype(xp, xp.reshape(y_dot, lead + tuple(y.shape)), y.dtype)
+
+
+def _average_ex(rng: Any) -> list[Any]:
+    m = rng.standard_normal((3, 4))
+    w = rng.uniform(0.5, 1.5, (3, 4))
+    return [
+        ((m,), {}),
+        ((m, 1), {}),
+        ((m, None, w), {}),  # positional weights: differentiated
+        ((m, 1, w), {}),
+        ((m, 0, rng.uniform(0.5, 1.5, 3)), {}),  # 1-D weights along the axis
+        ((m, (0, 1), w), {"keepdims": True}),
+        ((rng.standard_normal(5) + 1j * rng.standard_normal(5), 0, rng.uniform(0.5, 1.5, 5)), {}),
+    ]
+
+
+register_rrule("numpy:average", examples=_average_ex)(_average_rrule)
+register_frule("numpy:average", examples=_average_ex)(_average_frule)
