@@ -695,7 +695,7 @@ class _Average:
             raise TypeError("average: the rule does not support returned=True")
         self.xp = xp = namespace_of(a, params.get("weights"), fname="average")
         self.a, self.args, self.kwargs = a, args, kwargs
-        self.w = params.get("weights")
+        self.w: Any = params.get("weights")
         self.w_slot = 3 if len(pos) > 1 else None  # index in the pullback's tuple
         self.keepdims = bool(params.get("keepdims", False))
         self.axes = normalize_axis(params.get("axis"), a.ndim, "average")
@@ -703,6 +703,7 @@ class _Average:
         from .searching import numpy_like_module
 
         self.y = numpy_like_module(a, xp).average(*args, **kwargs)
+        self.wb: Any
         if self.w is not None and self.w.ndim != a.ndim:  # 1-D weights along the one axis
             shape = [1] * a.ndim
             shape[self.axes[0]] = self.w.shape[0]
