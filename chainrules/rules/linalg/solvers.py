@@ -113,6 +113,11 @@ def _trace_product(xp: Any, m: Any, t: Any) -> Any:
 # --- solve ---------------------------------------------------------------------------------------
 def _solve_back(xp: Any, a: Any, y: Any, y_bar: Any, vec: bool) -> tuple[Any, Any]:
     """``(A_bar, B_bar)`` of ``Y = solve(A, B)`` before projection (batch axes not summed)."""
+    if vec and a.ndim == 2:  # one vector: LAPACK's vector solve and an outer product
+        b_bar = xp.linalg.solve(_adjoint(xp, a), y_bar)
+        y_h = xp.conj(y) if _complex(xp, y) else y
+        a_bar = xp.expand_dims(-b_bar, axis=-1) * xp.expand_dims(y_h, axis=-2)
+        return a_bar, b_bar
     if vec:  # b (M,) against A (..., M, M): y is (..., M); work with (..., M, 1) matrices
         y_bar = xp.expand_dims(y_bar, axis=-1)
         y = xp.expand_dims(y, axis=-1)

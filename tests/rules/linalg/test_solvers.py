@@ -54,7 +54,7 @@ def test_registered() -> None:
 def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
     examples = examples_for(reg)
     if backend.name not in ("numpy", "array_api_strict"):
-        examples = examples[::3]  # every kind of example still runs on numpy and strict
+        examples = examples[::4]  # every kind of example still runs on numpy and strict
     cell = check_registration(reg, backend, examples=examples)
     if cell.status == "n/a":
         assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
@@ -73,11 +73,13 @@ def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None: 
 @pytest.mark.parametrize("which", DEVICE_CHECKS)
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
 def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at the examples."""
-    assert_gpu_safe(reg, which, examples=None, no_jax=())
+    """check_scalar_free (guarded device arrays) at every example, check_jit (jax.jit) at every
+    other one (each new shape is a compilation)."""
+    examples = examples_for(reg)
+    assert_gpu_safe(reg, which, examples=examples[::2] if which == "jit" else examples)
 
 
-# ---- solve: the vector rule, broadcasting, singular matrices --------------------------------------
+# ---- solve: the vector rule, broadcasting, singular matrices -----------------------------------
 def test_solve_vector_only_when_b_is_1d() -> None:
     a = _well(3, 2)
     b = RNG.standard_normal(3)
@@ -180,7 +182,7 @@ def test_det_of_empty_matrix() -> None:
 # ---- slogdet: the real sign carries nothing ----------------------------------------------------
 def test_slogdet_real_sign_cotangent_contributes_nothing() -> None:
     a = _well(3) * np.array([[1.0], [-1.0], [1.0]])
-    (sign, logabs), pb = cr.rrule(np.linalg.slogdet, a)
+    (sign, _), pb = cr.rrule(np.linalg.slogdet, a)
     assert sign == -1.0
     _, g = pb(cr.Tangent(np.float64(5.0), cr.ZeroTangent()))
     assert cr.is_zero(g)
@@ -366,7 +368,7 @@ def _blocks() -> list[tuple[str, object, tuple[object, ...], dict[str, object]]]
     ]
 
 
-@pytest.mark.parametrize("name,f,args,kw", _blocks(), ids=[b[0] for b in _blocks()])
+@pytest.mark.parametrize(("name", "f", "args", "kw"), _blocks(), ids=[b[0] for b in _blocks()])
 def test_pullback_building_blocks_have_rules(name, f, args, kw) -> None:  # type: ignore[no-untyped-def]
     """Every function the solve and inv pullbacks call passes test_rrule (and test_frule)."""
     if cr.find_rrule(f) is None:
