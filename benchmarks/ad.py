@@ -12,6 +12,7 @@ Questions answered (issue 6):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +22,7 @@ import numpy as np
 try:
     from ._timing import Row, fmt_time, interleaved
 except ImportError:  # run as a script
-    from _timing import Row, fmt_time, interleaved  # type: ignore[no-redef]
+    from _timing import Row, fmt_time, interleaved
 
 from chainrules import ad
 
@@ -153,6 +154,10 @@ def _per_column_jacobian(f: Callable[[Any], Any], x: np.ndarray, k: int) -> np.n
     return jac
 
 
+def _jacobian_test_function(v: Any) -> Any:
+    return np.sin(v) * np.cumsum(v) + np.exp(-v * v)
+
+
 def run(quick: bool = False) -> list[Row]:
     import autograd
     import autograd.numpy as anp
@@ -245,14 +250,16 @@ def run(quick: bool = False) -> list[Row]:
                 p == math.ceil(n / k),
             )
         )
-    f = program(np)
-    g = lambda v: np.sin(v) * np.cumsum(v) + np.exp(-v * v)  # noqa: E731
+    g = _jacobian_test_function
     for n, k in ((64, 8), (1000, 16)):
         x = np.linspace(0.1, 1.0, n)
         chunked = ad.jacobian(g, chunk_size=k)
         np.testing.assert_allclose(chunked(x), _per_column_jacobian(g, x, k), rtol=1e-12)
         t = interleaved(
-            {"chunked": lambda: chunked(x), "columns": lambda: _per_column_jacobian(g, x, k)},
+            {
+                "chunked": functools.partial(chunked, x),
+                "columns": functools.partial(_per_column_jacobian, g, x, k),
+            },
             budget=budget,
             rounds=rounds,
         )
@@ -282,7 +289,6 @@ def run(quick: bool = False) -> list[Row]:
                 None,
             )
         )
-    del f
     return rows
 
 
