@@ -133,6 +133,15 @@ def _safe_inverse(xp: Any, s: Any, n: int) -> Any:
     return xp.where(small, xp.zeros_like(s), 1 / xp.where(small, xp.ones_like(s), s))
 
 
+def _solve(xp: Any, a: Any, b: Any) -> Any:
+    """``linalg.solve(a, b)`` for stacks of right-hand sides ``b`` (``(..., n, k)``) whose batch
+    axes extend ``a``'s (a chunk of tangents): ``a`` is broadcast first, as CuPy requires."""
+    batch = tuple(b.shape[:-2])
+    if tuple(a.shape[:-2]) != batch:
+        a = xp.broadcast_to(a, (*batch, *a.shape[-2:]))
+    return xp.linalg.solve(a, b)
+
+
 def _square(name: str, x: Any) -> None:
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(
@@ -238,8 +247,8 @@ def cholesky_back(factor: Any, factor_bar: Any, upper: bool = False) -> Any:
 
 def _cholesky_dot(xp: Any, factor: Any, x_dot: Any, upper: bool) -> Any:
     low = _h(xp, factor) if upper else factor
-    y = xp.linalg.solve(low, _herm(xp, x_dot))  # L^-1 dA
-    z = xp.linalg.solve(low, _h(xp, y))  # (L^-1 dA L^-H)^H = L^-1 dA L^-H
+    y = _solve(xp, low, _herm(xp, x_dot))  # L^-1 dA
+    z = _solve(xp, low, _h(xp, y))  # (L^-1 dA L^-H)^H = L^-1 dA L^-H
     d = low @ _phi(xp, z)
     return _h(xp, d) if upper else d
 
@@ -612,7 +621,7 @@ def _qr_square_back(xp: Any, q: Any, r: Any, q_bar: Any, r_bar: Any) -> Any:
 
 
 def _qr_square_dot(xp: Any, q: Any, r: Any, x_dot: Any) -> tuple[Any, Any]:
-    x = _h(xp, xp.linalg.solve(_h(xp, r), _h(xp, x_dot)))  # dA R^-1
+    x = _h(xp, _solve(xp, _h(xp, r), _h(xp, x_dot)))  # dA R^-1
     c = _h(xp, q) @ x
     low = xp.tril(c, k=-1)
     omega = low - _h(xp, low)
