@@ -253,7 +253,7 @@ def _cholesky_dot(xp: Any, factor: Any, x_dot: Any, upper: bool) -> Any:
     return _h(xp, d) if upper else d
 
 
-@register_rrule("linalg.cholesky", examples=lambda rng: _cholesky_ex(rng))
+@register_rrule("linalg.cholesky", examples=lambda rng: _cholesky_ex(rng), hermitian=(0,))
 def _cholesky_rrule(x: Any, /, *, upper: bool = False) -> Any:
     xp = namespace_of(x, fname="linalg.cholesky")
     _square("linalg.cholesky", x)
@@ -269,7 +269,7 @@ def _cholesky_rrule(x: Any, /, *, upper: bool = False) -> Any:
     return y, cholesky_pullback
 
 
-@register_frule("linalg.cholesky", examples=lambda rng: _cholesky_ex(rng))
+@register_frule("linalg.cholesky", examples=lambda rng: _cholesky_ex(rng), hermitian=(0,))
 def _cholesky_frule(tangents: Any, x: Any, /, *, upper: bool = False) -> Any:
     xp = namespace_of(x, fname="linalg.cholesky")
     _square("linalg.cholesky", x)
@@ -741,21 +741,27 @@ def _qr_rules(numpy: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
 
 
 # --- registrations -----------------------------------------------------------------------------
-def _register(name: str, make: Callable[[bool], Any], examples: Any, np_examples: Any) -> None:
+def _register(
+    name: str, make: Callable[[bool], Any], examples: Any, np_examples: Any, **meta: Any
+) -> None:
     r, f = make(False)
-    register_rrule(f"linalg.{name}", examples=examples)(r)
-    register_frule(f"linalg.{name}", examples=examples)(f)
+    register_rrule(f"linalg.{name}", examples=examples, **meta)(r)
+    register_frule(f"linalg.{name}", examples=examples, **meta)(f)
     r, f = make(True)
-    register_rrule(f"numpy:linalg.{name}", examples=np_examples)(r)
-    register_frule(f"numpy:linalg.{name}", examples=np_examples)(f)
+    register_rrule(f"numpy:linalg.{name}", examples=np_examples, **meta)(r)
+    register_frule(f"numpy:linalg.{name}", examples=np_examples, **meta)(f)
 
 
 def _ex(name: str, numpy: bool) -> Callable[[Any], list[Any]]:
     return lambda rng: _EXAMPLES[name](rng, numpy)
 
 
-_register("eigh", _eigh_rules, _ex("eigh", False), _ex("eigh", True))
-_register("eigvalsh", _eigvalsh_rules, _ex("eigvalsh", False), _ex("eigvalsh", True))
+# hermitian=(0,): argument 0 is read as a Hermitian matrix (one triangle); testers should perturb
+# it Hermitian (they do not yet: see tests/rules/linalg/test_decompositions.py)
+_register("eigh", _eigh_rules, _ex("eigh", False), _ex("eigh", True), hermitian=(0,))
+_register(
+    "eigvalsh", _eigvalsh_rules, _ex("eigvalsh", False), _ex("eigvalsh", True), hermitian=(0,)
+)
 _register("svd", _svd_rules, _ex("svd", False), _ex("svd", True))
 _register("qr", _qr_rules, _ex("qr", False), _ex("qr", True))
 non_differentiable("linalg.matrix_rank", examples=lambda rng: _rank_ex(rng))
