@@ -66,7 +66,9 @@ def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
 def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
-    examples = [ex for ex in examples_for(reg) if all(np.size(a) for a in ex.args)]
+    examples = examples_for(reg)
+    if reg.name == "linalg.det":  # JAX's own det derivative fails on 0x0 (an IndexError in jax)
+        examples = [ex for ex in examples if np.size(ex.args[0])]
     assert_agrees_with_jax(reg, examples, rtol=1e-8, atol=1e-10)
 
 
@@ -301,13 +303,17 @@ def test_numpy_pinv_signature() -> None:
 
 
 # ---- second derivatives: the solve and inv pullbacks ------------------------------------------
-@pytest.mark.parametrize("vec", [False, True], ids=["matrix", "vector"])
-def test_solve_pullback_is_differentiable_by_jax(vec: bool, jax_numpy) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("kind", ["matrix", "vector", "one-vector"])
+def test_solve_pullback_is_differentiable_by_jax(kind: str, jax_numpy) -> None:  # type: ignore[no-untyped-def]
     import jax
 
     jnp = jax_numpy
-    a0, b0 = _well(3, 2), RNG.standard_normal(3 if vec else (2, 3, 2))
-    y_bar0 = RNG.standard_normal((2, 3) if vec else (2, 3, 2))
+    if kind == "one-vector":  # one matrix, one vector: the outer-product path
+        a0, b0, y_bar0 = _well(3), RNG.standard_normal(3), RNG.standard_normal(3)
+    else:
+        vec = kind == "vector"
+        a0, b0 = _well(3, 2), RNG.standard_normal(3 if vec else (2, 3, 2))
+        y_bar0 = RNG.standard_normal((2, 3) if vec else (2, 3, 2))
     wa, wb = RNG.standard_normal(a0.shape), RNG.standard_normal(b0.shape)
 
     def g(a, b, y_bar):  # type: ignore[no-untyped-def]
@@ -362,6 +368,8 @@ def _blocks() -> list[tuple[str, object, tuple[object, ...], dict[str, object]]]
         ("matmul", np.matmul, (a, b), {}),
         ("matrix_transpose", np.matrix_transpose, (b,), {}),
         ("conj", np.conj, (c,), {}),
+        ("multiply", np.multiply, (c[..., :1], c[:1]), {}),
+        ("negative", np.negative, (b,), {}),
         ("expand_dims", np.expand_dims, (c,), {"axis": -1}),
         ("squeeze", np.squeeze, (b[..., :1],), {"axis": -1}),
         ("sum", np.sum, (b,), {"axis": 0}),
