@@ -168,7 +168,11 @@ def _solve_frule(tangents: Any, x1: Any, x2: Any, /) -> Any:
         r = dbm if r is None else dbm + r
     if r is None:
         return y, _ZERO
-    y_dot = xp.linalg.solve(x1, r)  # r has rank >= 2: always the matrix form of solve
+    # r has rank >= 2: always the matrix form of solve. A is broadcast over the chunk axes
+    # first: CuPy's solve does not broadcast batch axes
+    batch = tuple(r.shape[:-2])
+    a = x1 if tuple(x1.shape[:-2]) == batch else xp.broadcast_to(x1, batch + tuple(x1.shape[-2:]))
+    y_dot = xp.linalg.solve(a, r)
     if vec:
         y_dot = xp.squeeze(y_dot, axis=-1)
     return y, in_dtype(xp, y_dot, y.dtype)
