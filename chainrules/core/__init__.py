@@ -15,6 +15,7 @@ from .registry import (
     register_rrule,
     registrations,
     rrule,
+    traceable,
 )
 from .scalar import (
     ScalarIndexingError,
@@ -79,6 +80,7 @@ __all__ = [
     "scalar_rule",
     "scatter_add",
     "set_default_scalar_mode",
+    "traceable",
     "unthunk",
     "use_rule_config",
     "zero_derivative",

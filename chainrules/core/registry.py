@@ -21,6 +21,7 @@ rule); among equals the later registration wins, so a user can override a librar
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ __all__ = [
     "registrations",
     "resolve",
     "rrule",
+    "traceable",
 ]
 
 ARRAY_API = "array_api"
@@ -498,3 +500,37 @@ def registrations() -> Iterator[Registration]:
 def resolve_name(family: str, name: str, module: Any) -> Any:
     """The function object ``name`` denotes in ``module`` (``None`` if it has none)."""
     return _getattr_path(module, name)
+
+
+def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Make a Python function with registered rules visible to AD engines as one operation.
+
+    A function written with array operations (``scatter_add``, ``unsum``, a user's
+    ``segment_sum``) runs its body when called. An engine that traces programs with its own array
+    type (``chainrules.ad``'s tracers) would then see the body's operations -- or fail on a fast
+    path that only works for NumPy arrays. Wrapped with ``traceable``, the function first looks
+    at the types of its positional arguments (and of the elements of tuple and list arguments):
+    when one defines ``__chainrules_call__(fn, args, kwargs)``, the call is handed to it, and the
+    engine records it as one operation differentiated by the function's registered rules. For
+    every other argument the body runs as before, at the cost of one attribute lookup per
+    argument.
+
+    Register the rules for the *wrapped* function (apply ``traceable`` first)::
+
+        @chainrules.traceable
+        def segment_sum(values, segments, n): ...
+
+        @chainrules.register_rrule(segment_sum)
+        def _segment_sum_rrule(values, segments, n): ...
+    """
+
+    @functools.wraps(fn)
+    def traceable_call(*args: Any, **kwargs: Any) -> Any:
+        for a in args:
+            for e in a if type(a) in (tuple, list) else (a,):
+                hook = getattr(type(e), "__chainrules_call__", None)
+                if hook is not None:
+                    return hook(traceable_call, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return traceable_call

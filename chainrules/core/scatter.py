@@ -57,7 +57,7 @@ import numpy as np
 
 from .namespaces import device_of, dtype_kind, is_array, namespace_of, scalar_kind
 from .projection import ProjectTo
-from .registry import register_frule, register_rrule
+from .registry import register_frule, register_rrule, traceable
 from .scalar_rule import check_cotangent
 from .tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 
@@ -382,6 +382,7 @@ def _scatter(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     return _implementation(dest)(xp, dest, key, _as_values(xp, dest, values))
 
 
+@traceable
 def scatter_add(dest: Any, index: Any, values: Any, /) -> Any:
     """A new array equal to ``dest`` with ``values`` added at ``dest[index]``.
 

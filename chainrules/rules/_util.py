@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.registry import register_frule, register_rrule
+from ..core.registry import register_frule, register_rrule, traceable
 from ..core.scalar_rule import _cotangent_mismatch, _reject_out
 from ..core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
 
@@ -124,6 +124,7 @@ def masked_product(xp: Any, mask: Any, a: Any, b: Any) -> Any:
     return xp.where(mask, a * b, 0.0)
 
 
+@traceable
 def unsum(y_bar: Any, shape: tuple[int, ...], axis: Any = None, keepdims: bool = False) -> Any:
     """The pullback of ``sum(x, axis=axis, keepdims=keepdims)`` for ``x`` of ``shape``:
     ``y_bar`` broadcast back to ``shape``. A function with rules of its own, so that the pullback

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import gc
 import math
 import weakref
@@ -296,30 +295,10 @@ def test_accumulation_never_corrupts_inputs_or_cotangents() -> None:
     close(ad.grad(f)(x), g)
 
 
-# --- the hook registered Python functions need ------------------------------------------------
-def test_registered_function_hook_gives_hessians(clean_registry: Any, monkeypatch: Any) -> None:
-    """With ``scatter_add`` dispatching on ``__chainrules_call__`` (the change asked of
-    chainrules.core), the Hessian of a program with indexing works: getitem's pullback is then
-    differentiated through scatter_add's own rules."""
-    import chainrules.rules.indexing as indexing
-
-    original = indexing.scatter_add
-
-    def traceable(fn: Any) -> Any:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            for a in args:
-                hook = getattr(type(a), "__chainrules_call__", None)
-                if hook is not None:
-                    return hook(wrapper, args, kwargs)
-            return fn(*args, **kwargs)
-
-        return wrapper
-
-    wrapped = traceable(original)
-    cr.register_rrule(wrapped)(cr.find_rrule(original))
-    cr.register_frule(wrapped)(cr.find_frule(original))
-    monkeypatch.setattr(indexing, "scatter_add", wrapped)
+# --- registered Python functions are recorded as one operation (chainrules.traceable) --------
+def test_traceable_functions_give_hessians_through_indexing() -> None:
+    """getitem's pullback calls ``scatter_add``, a ``traceable`` function: a forward tracer
+    reaching it is recorded as one operation, differentiated by scatter_add's own rules."""
 
     def rosenbrock(x: Any) -> Any:
         return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
@@ -329,3 +308,23 @@ def test_registered_function_hook_gives_hessians(clean_registry: Any, monkeypatc
     ref = np.diag(np.r_[1200 * x[:-1] ** 2 - 400 * x[1:] + 2, 0.0]) + np.diag(np.r_[0, [200.0] * 3])
     ref += np.diag(-400 * x[:-1], 1) + np.diag(-400 * x[:-1], -1)
     close(H, ref)
+
+
+def test_a_users_traceable_function_is_one_operation(clean_registry: Any) -> None:
+    calls = []
+
+    @cr.traceable
+    def double(x: Any) -> Any:
+        calls.append(type(x).__name__)
+        return x * 2.0
+
+    @cr.register_rrule(double)
+    def _double_rrule(x: Any) -> Any:
+        return double(x), lambda y_bar: (cr.NoTangent(), y_bar * 2.0)
+
+    @cr.register_frule(double)
+    def _double_frule(dargs: Any, x: Any) -> Any:
+        return double(x), dargs[1] * 2.0
+
+    close(ad.grad(lambda x: np.sum(double(x) * x))(X), 4 * X)
+    assert calls and set(calls) == {"ndarray"}  # the body only ever ran on plain arrays

@@ -146,25 +146,16 @@ def data(n: int = 6) -> dict[str, np.ndarray]:
     }
 
 
-# The gradient of the getitem rule is scatter_add, a registered Python function: a forward
-# tracer reaching it directly cannot be intercepted until scatter_add honours the engines' hook
-# (Tracer.__chainrules_call__; see test_api.py::test_registered_function_hook_gives_hessians).
-SCATTER_XFAIL = pytest.mark.xfail(
-    strict=True,
-    reason="hessian: getitem's pullback calls scatter_add directly; needs the "
-    "__chainrules_call__ hook in chainrules.core.scatter",
-)
-
 SCALAR = {  # name: (program, input size, hessian mark)
-    "rosenbrock": (rosenbrock, 6, SCATTER_XFAIL),
+    "rosenbrock": (rosenbrock, 6, None),
     "logistic": (logistic, 6, None),
     "logistic_no_matmul": (logistic_no_matmul, 6, None),
     "robust_inf": (robust_inf, 6, None),
-    "gather": (gather, 6, SCATTER_XFAIL),
+    "gather": (gather, 6, None),
     "cumsum_pipeline": (cumsum_pipeline, 6, None),
     "sort_pipeline": (sort_pipeline, 6, None),
-    "logsumexp": (logsumexp, 6, SCATTER_XFAIL),
-    "mlp": (mlp, 18, SCATTER_XFAIL),
+    "logsumexp": (logsumexp, 6, None),
+    "mlp": (mlp, 18, None),
     "attention": (attention, 12, None),
     "linear_solve": (linear_solve, 9, None),
     "einsum_contraction": (einsum_contraction, 12, None),

@@ -36,7 +36,7 @@ from typing import Any
 
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
+from ...core.registry import register_frule, register_rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 from .. import _numpy_fast
 from .._util import (
@@ -144,6 +144,7 @@ def _matrix_direction(xp: Any, x: Any, ye: Any, ord: Any) -> Any:
 
 
 # --- the 2-norm's pullback, a function with rules of its own -------------------------------------
+@traceable
 def norm2_back(
     x: Any, y_bar: Any, axis: Any = None, keepdims: bool = False, *, norm: Any = None
 ) -> Any:
@@ -251,7 +252,10 @@ class _Norm:
                 return (_NO, _ZERO if project.differentiable else _NO, *rest)
             y_bar = cotangent(self.name, y_bar, y)
             if self.two_norm:  # through a function with rules: differentiable again
-                g = norm2_back(x, y_bar, axis=axes, keepdims=keepdims, norm=y)
+                # the norm is passed as a cache, except to an engine tracing the pullback: a
+                # keyword argument is never differentiated, so it recomputes it from x
+                cache = None if hasattr(type(y), "__chainrules_call__") else y
+                g = norm2_back(x, y_bar, axis=axes, keepdims=keepdims, norm=cache)
             else:
                 g = self.direction(expand_reduced(xp, y_bar, axes, keepdims))
                 if g is None:
