@@ -138,3 +138,30 @@ def test_sum_pullback_is_differentiable_again() -> None:
 def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
     """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at the examples."""
     assert_gpu_safe(reg, which, examples=None, no_jax=())
+
+
+# ---- NumPy's ptp, nansum, nanmean, average ------------------------------------------------------
+def test_ptp_nan_and_average_conventions() -> None:
+    # ptp: each end splits its cotangent among its ties; a constant slice gets 0
+    assert _grad(np.ptp, np.array([1.0, 3.0, 3.0, 1.0, 2.0])).tolist() == [
+        -0.5,
+        0.5,
+        0.5,
+        -0.5,
+        0.0,
+    ]
+    assert _grad(np.ptp, np.ones(3)).tolist() == [0.0, 0.0, 0.0]
+    x = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]])
+    assert _grad(np.nansum, x, axis=1).tolist() == [[1.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the all-NaN row's mean
+        assert _grad(np.nanmean, x, axis=1).tolist() == [[0.5, 0.0, 0.5], [0.0, 0.0, 0.0]]
+    a, w = np.array([1.0, 2.0, 4.0]), np.array([1.0, 1.0, 2.0])
+    y, pb = cr.rrule(np.average, a, 0, w)  # positional weights: differentiated
+    _, a_bar, _, w_bar = pb(np.asarray(1.0))
+    assert float(y) == 2.75 and a_bar.tolist() == [0.25, 0.25, 0.5]
+    assert w_bar.tolist() == [(1 - 2.75) / 4, (2 - 2.75) / 4, (4 - 2.75) / 4]
+    _, pb = cr.rrule(np.average, a, weights=w)  # a keyword: a constant, no slot
+    assert len(pb(np.asarray(1.0))) == 2
+    with pytest.raises(TypeError, match="returned=True"):
+        cr.rrule(np.average, a, 0, w, True)
