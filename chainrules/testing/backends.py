@@ -60,10 +60,13 @@ class Backend:
 
     def asarray(self, value: Any, dtype: str) -> Any:
         """A NumPy example value as this library's array in ``dtype`` (a name: ``"float32"``).
-        Integer and boolean arrays keep their kind; anything that is not a NumPy array or scalar
-        (Python scalars, strings, ``None``, tuples) is passed through unchanged."""
+        Integer and boolean arrays keep their kind; a NumPy dtype becomes this library's dtype of
+        that name; anything else that is not a NumPy array or scalar (Python scalars, strings,
+        ``None``, tuples) is passed through unchanged."""
         if isinstance(value, (tuple, list)):  # index keys, sequences of arrays
             return type(value)(self.asarray(v, dtype) for v in value)
+        if isinstance(value, np.dtype):  # a dtype argument (astype's): this library's own
+            return getattr(self.array_namespace(), value.name)
         if not isinstance(value, (np.ndarray, np.generic)):
             return value  # Python scalars, strings, None, slices: passed as they are
         value = np.asarray(value)

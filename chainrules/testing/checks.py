@@ -609,6 +609,7 @@ def check_jit(
     seed: int = 0,
     fkwargs: dict[str, Any] | None = None,
     phases: Sequence[str] = ("rrule", "frule"),
+    f_jax: Callable[..., Any] | None = None,
     **kwargs: Any,
 ) -> None:
     """Check that the rules of ``f`` can be traced by ``jax.jit`` and agree with NumPy there.
@@ -623,7 +624,10 @@ def check_jit(
     indexing, an in-place write -- fails with the phase that raised it. The results are compared
     with the NumPy float64 reference as in :func:`check_scalar_free`.
 
-    Parameters are those of :func:`check_scalar_free` (without ``backing``).
+    Parameters are those of :func:`check_scalar_free` (without ``backing``), and ``f_jax``: the
+    JAX function to run (default: ``f``'s counterpart in ``jax.numpy`` by name; give it when
+    ``f`` is a NumPy-signature function whose JAX name means the standard's function, as
+    ``np.concatenate`` and ``jnp.concat``).
 
     Raises
     ------
@@ -641,7 +645,8 @@ def check_jit(
     jax, jnp = _import_jax()
     kw = _kwargs(kwargs, fkwargs)
     name = function_name(f)
-    f_jax = counterpart(f, jnp)
+    if f_jax is None:
+        f_jax = counterpart(f, jnp)
     if f_jax is None:
         raise ValueError(f"check_jit({name}): {name} has no counterpart in jax.numpy")
     x64 = bool(jax.config.jax_enable_x64)

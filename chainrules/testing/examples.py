@@ -8,7 +8,9 @@ describes its inputs with
 * ``complex``: ``True``, or a rectangle ``(re_low, re_high, im_low, im_high)``, when complex
   inputs are in the domain;
 * ``examples``: a function ``rng -> list[(args, kwargs)]`` of NumPy float64/complex128 values, for
-  rules whose inputs are not elementwise (it replaces the two above).
+  rules whose inputs are not elementwise (it replaces the two above);
+* ``hermitian``: the positional arguments the function reads as Hermitian matrices (one
+  triangle: ``cholesky``, ``eigh``); the testers perturb them along Hermitian directions.
 
 Shapes cover 0-d, vectors, matrices, broadcasting of binary functions, Python-scalar operands
 and (for the dot-product path of the testers) a larger array.

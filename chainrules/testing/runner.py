@@ -62,7 +62,14 @@ def check_registration(
                 cell.checks += 1
                 try:
                     # the GPU-safety checks are columns of their own (check_device)
-                    tester(f, *args, scalar_free=False, jit=False, **ex.kwargs)
+                    tester(
+                        f,
+                        *args,
+                        scalar_free=False,
+                        jit=False,
+                        hermitian=reg.meta.get("hermitian", ()),
+                        **ex.kwargs,
+                    )
                 except Exception as e:  # noqa: BLE001  (a crash is a failure to report, too)
                     cell.status = "FAIL"
                     cell.errors.append(_describe(tester.__name__, ex, dtype, e))
@@ -95,8 +102,11 @@ def check_device(reg: Registration, which: str, examples: Sequence[Example] | No
         if counterpart(f, jnp) is None:
             return Cell("n/a")
         run, module = checks.check_jit, jnp
+        # the registration's own JAX function: NumPy's name where NumPy's rule is checked
+        extra = {"f_jax": BACKENDS["jax"].function(reg)}
     else:
         run, module = checks.check_scalar_free, np
+        extra = {}
     if examples is None:
         examples = examples_for(reg)
     if not examples:
@@ -109,7 +119,7 @@ def check_device(reg: Registration, which: str, examples: Sequence[Example] | No
             cell.unsupported.append(f"{which} [{ex.note or 'example'}, {dtype}]: {reason}")
             continue
         try:
-            run(f, *ex.args, **ex.kwargs)
+            run(f, *ex.args, **ex.kwargs, **extra)
         except checks.CheckNotApplicable as e:
             cell.unsupported.append(_describe(which, ex, dtype, e))
             continue

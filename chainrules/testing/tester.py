@@ -23,7 +23,7 @@ import contextlib
 import importlib.util
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,8 +124,10 @@ class _Case:
         rtol: float | None,
         atol: float | None,
         seed: int,
+        hermitian: Sequence[int] = (),
     ) -> None:
         self.mode = mode
+        self.hermitian = frozenset(hermitian)
         self.f = f
         self.name = function_name(f)
         self.args = args
@@ -232,6 +234,15 @@ class _Case:
         r = self.rng.standard_normal(shape)
         if kind == "c":
             r = r + 1j * self.rng.standard_normal(shape)
+        return r
+
+    def direction(self, lf: _Leaf, lead: tuple[int, ...] = ()) -> Any:
+        """A random perturbation of ``lf``: Hermitian in the last two axes for an argument
+        declared ``hermitian`` (a function that reads one triangle is only judged along
+        directions that keep its input in its domain)."""
+        r = self.random_like(lf.value, lf.kind, lead)
+        if lf.arg in self.hermitian and lf.pos is None:
+            r = (r + np.conj(np.swapaxes(r, -1, -2))) / 2
         return r
 
     def backend_like(self, v: Any, value: Any) -> Any:
@@ -390,6 +401,7 @@ def test_rrule(
     seed: int = 0,
     scalar_free: bool = True,
     jit: bool = True,
+    hermitian: Sequence[int] = (),
     **kwargs: Any,
 ) -> None:
     """Check the registered rrule of ``f`` at ``args`` against finite differences and the contract.
@@ -410,11 +422,15 @@ def test_rrule(
       guarded device arrays touch no single element and agree with NumPy;
     * with ``jit`` (the default) and JAX installed, ``check_jit``: they trace under ``jax.jit``.
 
-    The last two run where they apply: arguments without sequences of arrays, and a function
-    with a NumPy (and, for ``jit``, a ``jax.numpy``) counterpart.
+    The last two run where they apply: a function with a NumPy (and, for ``jit``, a
+    ``jax.numpy``) counterpart.
+
+    ``hermitian`` lists the positional arguments that ``f`` reads as Hermitian matrices (one
+    triangle: ``cholesky``, ``eigh``): they are perturbed along Hermitian directions only, and
+    their cotangents judged by the dot-product test along such directions.
     """
     kw = dict(kwargs, **(fkwargs or {}))
-    _rrule_contract(f, args, kw, rtol, atol, output_cotangent, seed)
+    _rrule_contract(f, args, kw, rtol, atol, output_cotangent, seed, hermitian)
     _device_checks(f, args, kw, "rrule", scalar_free, jit)
 
 
@@ -426,8 +442,9 @@ def _rrule_contract(
     atol: float | None,
     output_cotangent: Any,
     seed: int,
+    hermitian: Sequence[int],
 ) -> None:
-    case = _Case("rrule", f, args, kw, rtol, atol, seed)
+    case = _Case("rrule", f, args, kw, rtol, atol, seed, hermitian)
     guarded = case.guarded_args()
     before_args = case.snapshot(list(args))
     with _NoWrites(case):
@@ -493,11 +510,11 @@ def _rrule_contract(
         _check_dtype(case, f"the cotangent of {lf.describe()}", got, lf.value)
         base = case.ref
         size = math.prod(tuple(getattr(lf.value, "shape", ())))
-        if size <= FD_FULL_MAX:
+        if size <= FD_FULL_MAX and lf.arg not in case.hermitian:
             want = gradient(loss, base, li, case.h)
             case.compare(f"the cotangent of {lf.describe()}", got, want, lf.value)
         else:  # dot-product test: d/dt L(x + t v) = Re<x_bar, v>
-            v = case.random_like(base[li], lf.kind)
+            v = case.direction(lf)
             vs = [np.zeros_like(b) if b is not None else None for b in base]
             vs[li] = v
             want = directional_derivative(loss, base, vs, case.h).real
@@ -572,6 +589,7 @@ def test_frule(
     seed: int = 0,
     scalar_free: bool = True,
     jit: bool = True,
+    hermitian: Sequence[int] = (),
     **kwargs: Any,
 ) -> None:
     """Check the registered frule of ``f`` at ``args`` against finite differences and the contract.
@@ -581,9 +599,10 @@ def test_frule(
     tangents stacked along a new leading axis gives the same as ``chunk`` separate calls, in one
     call; zero tangents give zero; neither inputs nor tangents are mutated; and when an rrule is
     registered too, the two agree: ``<y_bar, y_dot> = sum_i <x_bar_i, x_dot_i>``.
+    ``hermitian`` is as in :func:`test_rrule` (its arguments get Hermitian tangents).
     """
     kw = dict(kwargs, **(fkwargs or {}))
-    _frule_contract(f, args, kw, rtol, atol, chunk, seed)
+    _frule_contract(f, args, kw, rtol, atol, chunk, seed, hermitian)
     _device_checks(f, args, kw, "frule", scalar_free, jit)
 
 
@@ -595,8 +614,9 @@ def _frule_contract(
     atol: float | None,
     chunk: int,
     seed: int,
+    hermitian: Sequence[int],
 ) -> None:
-    case = _Case("frule", f, args, kw, rtol, atol, seed)
+    case = _Case("frule", f, args, kw, rtol, atol, seed, hermitian)
     guarded = case.guarded_args()
     before_args = case.snapshot(list(args))
 
@@ -613,7 +633,7 @@ def _frule_contract(
             per_arg[i] = Tangent(*elems, primal_type=type(args[i]))
         return (NoTangent(), *per_arg)
 
-    dirs = [case.random_like(lf.value, lf.kind) if lf.diff else None for lf in case.leaves]
+    dirs = [case.direction(lf) if lf.diff else None for lf in case.leaves]
     tangents = tangents_from(dirs)
     before_t = case.snapshot(list(tangents[1:]))
     with _NoWrites(case):
@@ -655,9 +675,7 @@ def _frule_contract(
 
     # a chunk of tangents in one call equals separate calls
     if chunk and any(lf.diff for lf in case.leaves):
-        cdirs = [
-            case.random_like(lf.value, lf.kind, (chunk,)) if lf.diff else None for lf in case.leaves
-        ]
+        cdirs = [case.direction(lf, (chunk,)) if lf.diff else None for lf in case.leaves]
         _, yc = frule(tangents_from(cdirs), f, *guarded, **kw)
         yc_leaves = leaves(yc) if not isinstance(yc, AbstractZero) else [yc] * len(y_leaves)
         for k in range(chunk):

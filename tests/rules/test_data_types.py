@@ -32,21 +32,13 @@ def _complex_casts_allowed() -> Iterator[None]:
         yield
 
 
-def _native(backend, ex: Example) -> Example:  # type: ignore[no-untyped-def]
-    """The example with its NumPy dtype replaced by the backend's own dtype object."""
-    xp = backend.array_namespace()
-    x, dtype = ex.args
-    return Example((x, getattr(xp, np.dtype(dtype).name)), ex.kwargs, ex.note, ex.complex)
-
-
 def test_astype_is_registered() -> None:
     assert REG.name == "astype" and REG.rrule is not None and REG.frule is not None
 
 
 def test_rule_on_backend(backend) -> None:  # type: ignore[no-untyped-def]
-    examples = [_native(backend, ex) for ex in examples_for(REG)]
-    with _complex_casts_allowed():
-        cell = check_registration(REG, backend, examples=examples)
+    with _complex_casts_allowed():  # NumPy dtypes become the backend's own (Backend.asarray)
+        cell = check_registration(REG, backend)
     assert cell.status == "ok", "\n".join(cell.errors)
     assert cell.checks > 0
     if backend.name == "array_api_strict":  # the standard does not permit complex -> real

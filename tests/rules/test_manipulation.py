@@ -85,39 +85,14 @@ def _repeat_counts_untraceable(msg: str) -> bool:
     return "array" in msg.split("]")[0] and "itself cannot be traced" in msg
 
 
-# check_jit runs f's jax.numpy counterpart found through the *standard* name first: np.transpose
-# is np.permute_dims, so it runs jnp.permute_dims (axes required); np.concatenate is np.concat, so
-# it runs jnp.concat (axis keyword-only). These examples use NumPy-only signatures.
-_JIT_COUNTERPART_MISMATCH = {
-    "numpy:transpose": "axes=None",
-    "numpy:concatenate": "positional axis",
-}
-
-
 @pytest.mark.parametrize("which", DEVICE_CHECKS)
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
 def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
     """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at the examples, the
     sequences of concat and stack included."""
     examples = examples_for(reg)
-    if which == "jit" and reg.name in _JIT_COUNTERPART_MISMATCH:
-        skip = _JIT_COUNTERPART_MISMATCH[reg.name]
-        examples = [e for e in examples if e.note != skip]
     skippable = _repeat_counts_untraceable if reg.name.endswith("repeat") else None
     assert_gpu_safe(reg, which, examples=examples, skippable=skippable)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="check_jit picks jnp.permute_dims / jnp.concat (the standard name's counterpart) for "
-    "np.transpose / np.concatenate, which do not take NumPy's signature (testing/runner.py)",
-)
-@pytest.mark.parametrize("name", sorted(_JIT_COUNTERPART_MISMATCH))
-def test_jit_of_numpy_only_signatures(name: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    reg = BY_NAME[name]
-    examples = [e for e in examples_for(reg) if e.note == _JIT_COUNTERPART_MISMATCH[name]]
-    assert examples
-    assert_gpu_safe(reg, "jit", examples=examples)
 
 
 def test_repeat_by_device_counts_reads_no_element() -> None:

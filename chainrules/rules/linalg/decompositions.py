@@ -756,8 +756,8 @@ def _ex(name: str, numpy: bool) -> Callable[[Any], list[Any]]:
     return lambda rng: _EXAMPLES[name](rng, numpy)
 
 
-# hermitian=(0,): argument 0 is read as a Hermitian matrix (one triangle); testers should perturb
-# it Hermitian (they do not yet: see tests/rules/linalg/test_decompositions.py)
+# hermitian=(0,): argument 0 is read as a Hermitian matrix (one triangle); the testers perturb it
+# along Hermitian directions
 _register("eigh", _eigh_rules, _ex("eigh", False), _ex("eigh", True), hermitian=(0,))
 _register(
     "eigvalsh", _eigvalsh_rules, _ex("eigvalsh", False), _ex("eigvalsh", True), hermitian=(0,)
