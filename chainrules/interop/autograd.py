@@ -1,37 +1,52 @@
-"""HIPS autograd bridge: ``wrap(f)`` is an autograd primitive whose VJP and JVP are ``f``'s rules.
+"""HIPS autograd bridge: ``wrap(f)`` is an autograd primitive whose VJP and JVP are ``f``'s rules,
+differentiable to any order.
 
-``wrap(f)`` is ``autograd.extend.primitive`` of a function that calls the registered rules on raw
-NumPy values, with ``defvjp_argnums`` from the **rrule** (one pullback call gives every argument's
-cotangent) and ``defjvp_argnums`` from the **frule** (all tangents pushed in one call). It works
-under ``grad``, ``make_vjp``, ``make_jvp``, ``jacobian`` and ``elementwise_grad``.
+``wrap(f)`` is ``autograd.extend.primitive`` of ``f`` on raw NumPy values. Its VJP with respect
+to argument ``i`` is *itself* an autograd primitive, ``vjp_i(g, *args) = pullback(g)[i]`` computed
+by the registered **rrule**, and its JVP is a primitive ``jvp(*gs, *args)`` computed by the
+registered **frule**. autograd's ``ArrayBox`` has no array namespace, so a rule cannot run on
+boxes; instead, when autograd differentiates ``vjp_i`` or ``jvp`` (a second derivative), their
+own VJPs and JVPs come from ``chainrules.ad`` differentiating those plain-NumPy functions (every
+pullback and pushforward is built from functions with rules), and are again primitives of the
+same kind -- so third and higher derivatives work the same way. With no boxes among the
+arguments (first order), the VJPs of all arguments share one rrule call.
 
-First derivatives only: autograd's ``ArrayBox`` has no ``__array_namespace__``, so a pullback
-cannot run on boxes, and autograd cannot differentiate the rules themselves a second time. A
-second derivative through the bridge raises ``NotImplementedError`` naming the function rather
-than returning a wrong number.
+Arguments: only top-level positional NumPy float/complex arrays are differentiated (autograd
+boxes those; an array inside a tuple is a constant); integer arrays, axes and keyword arguments
+are passed through unchanged. ``f`` must return one array.
 
-Arguments: only positional NumPy arrays and floats are differentiated (autograd boxes those);
-integer arrays, axes and keyword arguments are passed through. autograd's complex convention is
-not converted (complex inputs are untested).
+Complex numbers: autograd's gradient of a real loss is ``dL/dRe - i dL/dIm``, the conjugate of
+chainrules' (the same convention as JAX). Every VJP the bridge hands autograd is therefore
+``conj(pullback(conj(g)))``; tangents (JVPs) need no conversion.
+
+Kinks: second derivatives are exact where the rule's code is a smooth function of the primal
+(``cumulative_prod`` at an exact zero is not: its zero masks are piecewise constant).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from autograd.extend import defjvp_argnums, defvjp_argnums, primitive
 from autograd.tracer import Box
 
+from .. import ad
+from ..ad._core import Tracer, lift_values
+from ..core.namespaces import dtype_kind, namespace_of
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._common import check_leaf, find_rules
 
 __all__ = ["wrap"]
 
+# A plain function: raw NumPy arrays (or chainrules.ad tracers) in, one array out.
+Plain = Callable[..., Any]
+
 
 def wrap(f: Any) -> Any:
-    """An autograd primitive computing ``f`` whose VJP and JVP are ``f``'s rules.
+    """An autograd primitive computing ``f`` whose VJP and JVP are ``f``'s rules (any order).
 
     Raises ``chainrules.NoRuleError`` naming ``f`` unless both an rrule and an frule are
     registered.
@@ -46,52 +61,53 @@ def wrap(f: Any) -> Any:
     rrule, frule, name = rules.rrule, rules.frule, rules.name
     assert rrule is not None and frule is not None
 
-    def _no_boxes(args: tuple[Any, ...], what: str) -> None:
-        if any(isinstance(a, Box) for a in args):
-            raise NotImplementedError(
-                f"chainrules.interop.autograd: a second derivative of {name} ({what} of the "
-                "rule's own derivative) is not supported: autograd's ArrayBox has no array "
-                "namespace, so the rule cannot run on boxes. Use the JAX or PyTorch bridge for "
-                "higher orders"
-            )
+    def value(*args: Any, **kwargs: Any) -> Any:
+        return f(*args, **kwargs)
 
-    @primitive
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return rrule(*args, **kwargs)[0]
-
-    def vjp_argnums(argnums: Any, ans: Any, args: Any, kwargs: Any) -> Any:
-        _no_boxes(args, "reverse mode")
+    def cotangents(argnums: Any, g: Any, args: Any, kwargs: Any) -> list[Any]:
+        """autograd's cotangents of ``args[i]`` for ``i in argnums`` from one rrule call."""
+        g, *rest = _lift((g, *args))
+        args = tuple(rest)
         _, pullback = rrule(*args, **kwargs)
+        cts = pullback(_conj(g))
+        out = []
+        for i in argnums:
+            c, a = unthunk(cts[i + 1]), args[i]
+            if isinstance(c, AbstractZero):
+                c = namespace_of(a).zeros_like(a)
+            elif _is_raw(c) and _is_raw(a):
+                check_leaf(name, "rrule", i, c, a, _dtype_ok(c, a))
+            out.append(_conj(c))
+        return out
 
-        def vjp(g: Any) -> Any:
-            _no_boxes((g,), "reverse mode")
-            cts = pullback(g)
-            out = []
-            for i in argnums:
-                c, a = unthunk(cts[i + 1]), args[i]
-                if isinstance(c, AbstractZero):
-                    c = np.zeros_like(a)
-                else:
-                    check_leaf(name, "rrule", i, c, a, _dtype_ok(c, a))
-                out.append(c)
-            return tuple(out)
+    def vjp_plain(i: int) -> Plain:
+        def vjp(g: Any, *args: Any, **kwargs: Any) -> Any:
+            return cotangents((i,), g, args, kwargs)[0]
 
+        vjp.__name__ = f"vjp[{i}]({name})"
         return vjp
 
-    def jvp_argnums(argnums: Any, gs: Any, ans: Any, args: Any, kwargs: Any) -> Any:
-        _no_boxes(args + tuple(gs), "forward mode")
-        tangents: list[Any] = [NoTangent()] * len(args)
-        for i, g in zip(argnums, gs, strict=True):
-            tangents[i] = g
-        y, y_dot = frule((NoTangent(), *tangents), *args, **kwargs)
-        y_dot = unthunk(y_dot)
-        if isinstance(y_dot, AbstractZero):
-            return np.zeros_like(y)
-        check_leaf(name, "frule", -1, y_dot, y, _dtype_ok(y_dot, y))
-        return y_dot
+    def jvp_plain(argnums: tuple[int, ...]) -> Plain:
+        k = len(argnums)
 
-    defvjp_argnums(call, vjp_argnums)
-    defjvp_argnums(call, jvp_argnums)
+        def jvp(*gs_args: Any, **kwargs: Any) -> Any:
+            lifted = _lift(gs_args)
+            gs, args = lifted[:k], lifted[k:]
+            tangents: list[Any] = [NoTangent()] * len(args)
+            for i, g in zip(argnums, gs, strict=True):
+                tangents[i] = g
+            y, y_dot = frule((NoTangent(), *tangents), *args, **kwargs)
+            y_dot = unthunk(y_dot)
+            if isinstance(y_dot, AbstractZero):
+                return namespace_of(y).zeros_like(y)
+            if _is_raw(y_dot) and _is_raw(y):
+                check_leaf(name, "frule", -1, y_dot, y, _dtype_ok(y_dot, y))
+            return y_dot
+
+        jvp.__name__ = f"jvp{list(argnums)}({name})"
+        return jvp
+
+    call = _Primitive(value, name, vjp_plain, jvp_plain, cotangents).primitive
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -99,6 +115,145 @@ def wrap(f: Any) -> Any:
 
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
+
+
+class _Primitive:
+    """An autograd primitive computing the plain function ``fn``, with VJPs and JVPs that are
+    primitives of the same kind (built lazily, cached per argument).
+
+    ``vjp_plain(i)`` is the plain function ``(g, *args, **kwargs) -> cotangent of args[i]`` in
+    autograd's convention and ``jvp_plain(argnums)`` the plain function ``(*tangents, *args,
+    **kwargs) -> tangent of the output``. By default both come from ``chainrules.ad``
+    differentiating ``fn``; ``wrap`` passes the rule-based ones for the first level.
+    ``multi(argnums, g, args, kwargs)``, when given, computes several cotangents at once for
+    unboxed arguments (one rrule call instead of one per argument).
+    """
+
+    def __init__(
+        self,
+        fn: Plain,
+        name: str,
+        vjp_plain: Callable[[int], Plain] | None = None,
+        jvp_plain: Callable[[tuple[int, ...]], Plain] | None = None,
+        multi: Callable[..., list[Any]] | None = None,
+    ) -> None:
+        self.name = name
+        self._vjp_plain = vjp_plain or functools.partial(_ad_vjp, fn, name)
+        self._jvp_plain = jvp_plain or functools.partial(_ad_jvp, fn, name)
+        self._multi = multi
+        self._vjps: dict[int, Any] = {}
+        self._jvps: dict[tuple[int, ...], Any] = {}
+
+        @primitive
+        def prim(*args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        prim.__name__ = name
+        defvjp_argnums(prim, self._vjp_maker)
+        defjvp_argnums(prim, self._jvp_maker)
+        self.primitive = prim
+
+    def vjp(self, i: int) -> Any:
+        p = self._vjps.get(i)
+        if p is None:
+            plain = self._vjp_plain(i)
+            p = self._vjps[i] = _Primitive(plain, plain.__name__).primitive
+        return p
+
+    def jvp(self, argnums: tuple[int, ...]) -> Any:
+        p = self._jvps.get(argnums)
+        if p is None:
+            plain = self._jvp_plain(argnums)
+            p = self._jvps[argnums] = _Primitive(plain, plain.__name__).primitive
+        return p
+
+    def _vjp_maker(self, argnums: Any, ans: Any, args: Any, kwargs: Any) -> Any:
+        argnums = tuple(argnums)
+        args = tuple(args)
+        boxed_args = any(isinstance(a, Box) for a in args)
+
+        def vjp(g: Any) -> tuple[Any, ...]:
+            if self._multi is not None and not boxed_args and not isinstance(g, Box):
+                return tuple(self._multi(argnums, g, args, kwargs))
+            return tuple(self.vjp(i)(g, *args, **kwargs) for i in argnums)
+
+        return vjp
+
+    def _jvp_maker(self, argnums: Any, gs: Any, ans: Any, args: Any, kwargs: Any) -> Any:
+        return self.jvp(tuple(argnums))(*gs, *args, **kwargs)
+
+
+def _ad_vjp(fn: Plain, name: str, i: int) -> Plain:
+    """``(g, *args) -> conj(pullback(conj(g)))`` of ``fn`` with respect to ``args[i]``, by
+    ``chainrules.ad``.
+
+    The pullback is taken as the gradient of the real scalar ``Re(sum(conj(c) * fn(x)))`` (whose
+    chainrules gradient is ``pullback(c)``), not with ``ad.vjp``: ``g`` is a tracer of an outer
+    trace when this function is differentiated again, and ``ad.vjp``'s pullback does not accept
+    a traced cotangent (it lifts the cotangent as if it were a raw array).
+    """
+
+    def vjp(g: Any, *args: Any, **kwargs: Any) -> Any:
+        def loss(xi: Any) -> Any:
+            y = fn(*args[:i], xi, *args[i + 1 :], **kwargs)
+            xp = namespace_of(y)
+            s = xp.sum(g * y)  # g * y = conj(c) * y for c = conj(g)
+            return xp.real(s) if dtype_kind(s.dtype) == "c" else s
+
+        return _conj(ad.grad(loss)(args[i]))
+
+    vjp.__name__ = f"vjp[{i}]({name})"
+    return vjp
+
+
+def _ad_jvp(fn: Plain, name: str, argnums: tuple[int, ...]) -> Plain:
+    """``(*tangents, *args) -> J @ tangents`` of ``fn`` for the arguments ``argnums``, by
+    ``chainrules.ad``."""
+    k = len(argnums)
+
+    def jvp(*gs_args: Any, **kwargs: Any) -> Any:
+        gs, args = gs_args[:k], gs_args[k:]
+
+        def of_xs(*xs: Any) -> Any:
+            full = list(args)
+            for i, x in zip(argnums, xs, strict=True):
+                full[i] = x
+            return fn(*full, **kwargs)
+
+        return ad.jvp(of_xs, [args[i] for i in argnums], list(gs))[1]
+
+    jvp.__name__ = f"jvp{list(argnums)}({name})"
+    return jvp
+
+
+def _conj(x: Any) -> Any:
+    """The complex conjugate (autograd's cotangent is the conjugate of chainrules'); real arrays
+    are returned unchanged."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        return np.conj(x) if isinstance(x, complex) else x
+    if dtype_kind(dtype) != "c":
+        return x
+    return namespace_of(x).conj(x)
+
+
+def _lift(vals: tuple[Any, ...]) -> list[Any]:
+    """``vals`` with their raw arrays (index arrays, arguments not being differentiated) made
+    constants of the innermost ``chainrules.ad`` trace among them, as the engine does for every
+    call it dispatches: a rule called directly must not see a traced array next to a raw one."""
+    out = list(vals)
+    top: Any = None
+    for v in vals:
+        for e in v if type(v) in (tuple, list) else (v,):
+            if isinstance(e, Tracer) and (top is None or e._trace.level > top._trace.level):
+                top = e
+    if top is not None:
+        lift_values(out, top)
+    return out
+
+
+def _is_raw(x: Any) -> bool:
+    return isinstance(x, (np.ndarray, np.generic))
 
 
 def _dtype_ok(got: Any, primal: Any) -> bool:
