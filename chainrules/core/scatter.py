@@ -267,14 +267,13 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
             for e in key.entries
             if type(e) is int or is_array(e)
         )
-        return dest.clone().index_put_(idx, values, accumulate=True)
+        return dest.index_put(idx, values, accumulate=True)  # out of place: torch.func.vmap
     # any other key: flat positions from a grid indexed with the same key
-    out = dest.clone(memory_format=torch.contiguous_format)
-    grid = torch.arange(out.numel(), device=out.device).reshape(out.shape)
+    grid = torch.arange(dest.numel(), device=dest.device).reshape(dest.shape)
     flat = grid[key.entries]
     vals = torch.broadcast_to(values, flat.shape).reshape(-1)
-    out.view(-1).index_put_((flat.reshape(-1),), vals, accumulate=True)
-    return out
+    out = dest.reshape(-1).index_put((flat.reshape(-1),), vals, accumulate=True)
+    return out.reshape(dest.shape)
 
 
 def scatter_add_generic(dest: Any, index: Any, values: Any, /) -> Any:
