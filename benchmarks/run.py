@@ -19,13 +19,29 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import ad
 import elementwise
+import fft
 import indexing
+import interop
+import linalg_decompositions
+import linalg_solvers
+import linear_algebra
 import norms
 from _timing import table
 
 MARKER = "<!-- BENCHMARK TABLE -->"
-SUITES = {"elementwise": elementwise.run, "norms": norms.run, "indexing": indexing.run}
+SUITES = {
+    "elementwise": elementwise.run,
+    "norms": norms.run,
+    "indexing": indexing.run,
+    "linear_algebra": linear_algebra.run,
+    "linalg_solvers": linalg_solvers.run,
+    "linalg_decompositions": linalg_decompositions.run,
+    "fft": fft.run,
+    "ad": ad.run,
+    "interop": interop.run,
+}
 
 
 def main() -> int:

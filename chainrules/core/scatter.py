@@ -543,7 +543,8 @@ def _examples(rng: np.random.Generator) -> list[Any]:
 def _scatter_add_rrule(dest: Any, index: Any, values: Any, /) -> tuple[Any, Any]:
     xp = namespace_of(dest, values, fname="scatter_add")
     key = parse_key(xp, index, device_of(dest))
-    y = _scatter(xp, dest, key, values)
+    # the public (traceable) function: an engine tracing this rule records it as one operation
+    y = scatter_add(dest, index, values)
     proj_dest = ProjectTo(dest, xp)
     proj_values = ProjectTo(values, xp)
     gather_key, gather_shape = key.entries, None
@@ -577,7 +578,7 @@ def _scatter_add_frule(tangents: tuple[Any, ...], dest: Any, index: Any, values:
     xp = namespace_of(dest, values, fname="scatter_add")
     dev = device_of(dest)
     key = parse_key(xp, index, dev)
-    y = _scatter(xp, dest, key, values)
+    y = scatter_add(dest, index, values)  # traceable: engines see one operation
     if dtype_kind(dest.dtype, xp) not in "fc":
         return y, _NO
     d_dot, v_dot = unthunk(tangents[1]), unthunk(tangents[3])
@@ -607,13 +608,12 @@ def _scatter_add_frule(tangents: tuple[Any, ...], dest: Any, index: Any, values:
         v_dot = xp.broadcast_to(v_dot, (*chunk, *vshape))
     nc = len(chunk)
     if nc == 0:
-        return y, _scatter(xp, d_dot, key, v_dot)
+        return y, scatter_add(d_dot, index, v_dot)
     if key.all_arrays:
         # chunk aranges in front of the key; values get unit axes up to the rank of dest[key]
         pad = _indexed_ndim(key, len(shape)) - len(vshape)
         v_dot = xp.reshape(v_dot, (*chunk, *(1,) * pad, *vshape))
-        front = parse_key(xp, _chunk_front_key(xp, key, chunk, dev), dev)
-        return y, _scatter(xp, d_dot, front, v_dot)
-    end = parse_key(xp, _chunk_end_key(key, len(shape)), dev)
-    y_t = _scatter(xp, _to_end(xp, d_dot, nc), end, _to_end(xp, v_dot, nc))
+        return y, scatter_add(d_dot, _chunk_front_key(xp, key, chunk, dev), v_dot)
+    end = _chunk_end_key(key, len(shape))
+    y_t = scatter_add(_to_end(xp, d_dot, nc), end, _to_end(xp, v_dot, nc))
     return y, _to_front(xp, y_t, nc)

@@ -54,25 +54,11 @@ def _fn(case):  # type: ignore[no-untyped-def]
     return fn, leaves
 
 
-SCATTER_ADD_SECOND_ORDER = (
-    "scatter_add's rrule and frule compute the primal with the private _scatter (in-place "
-    "writes), which chainrules.ad's tracers refuse, so the rules cannot be differentiated again "
-    "when dest or values is traced (ad.hessian through scatter_add(x, idx, f(x)) fails the same "
-    "way); first order passes. Fix in chainrules/core/scatter.py: compute y with the traceable "
-    "scatter_add"
-)
-
-
 def _check_second_order(case):  # type: ignore[no-untyped-def]
     if any(isinstance(a, (tuple, list)) and a and isinstance(a[0], np.ndarray) for a in case.args):
         pytest.skip("autograd boxes top-level arguments only (a tuple of arrays is not boxed)")
     why = case.second_order_xfail("rrule") or case.second_order_xfail("frule")
     fn, xs = _fn(case)
-    if case.reg.endswith("scatter_add"):
-        check_grads(fn, modes=MODES, order=1)(*xs)
-        with pytest.raises(TypeError, match=r"traced arrays are immutable|reads its value"):
-            check_grads(fn, modes=MODES, order=2)(*xs)
-        pytest.xfail(SCATTER_ADD_SECOND_ORDER)
     if why is None:
         check_grads(fn, modes=MODES, order=2)(*xs)
         return
