@@ -27,7 +27,7 @@ import numpy as np
 from ..core.namespaces import device_of, namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import _reject_out, check_cotangent
+from ..core.scalar_rule import _reject_out, check_cotangent, non_differentiable
 from ..core.scatter import scatter_add
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
 from ._util import in_dtype, tangent_extra
@@ -154,3 +154,13 @@ for _name in ("unique_all", "unique_counts", "unique_inverse", "unique_values"):
     _r, _f = _unique_rules(_name)
     register_rrule(_name, examples=_unique_examples)(_r)
     register_frule(_name, examples=_unique_examples)(_f)
+
+
+# isin (standard 2025.12): a boolean output, nothing to differentiate
+def _isin_examples(rng: Any) -> list[Any]:
+    # integers: array-api-strict accepts no other dtype in isin
+    x = rng.integers(0, 5, (2, 3))
+    return [((x, np.asarray([1, 3])), {}), ((x, np.asarray([2])), {"invert": True})]
+
+
+non_differentiable("isin", examples=_isin_examples)

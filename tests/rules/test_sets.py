@@ -1,4 +1,5 @@
-"""unique_*: the values output is differentiable, ties split equally; the rest has no tangent."""
+"""unique_*: the values output is differentiable, ties split equally; the rest has no tangent.
+isin is non-differentiable (a boolean output)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ def test_registered() -> None:
         "unique_counts",
         "unique_inverse",
         "unique_values",
+        "isin",
     }
 
 
@@ -38,7 +40,9 @@ def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore
 @pytest.mark.parametrize(
     ("reg", "which"),
     [
-        pytest.param(r, w, id=f"{r.name}-{w}", marks=_DATA_SHAPED if w == "jit" else ())
+        pytest.param(
+            r, w, id=f"{r.name}-{w}", marks=_DATA_SHAPED if w == "jit" and r.name != "isin" else ()
+        )
         for r in REGS
         for w in DEVICE_CHECKS
     ],
@@ -65,3 +69,10 @@ def test_zero_size_and_errors() -> None:
     assert y.shape == (0,) and pb(np.zeros(0))[1].shape == (0,)
     with pytest.raises(ValueError, match=r"\(3,\).*\(2,\)"):
         cr.rrule(np.unique_values, np.array([1.0, 2.0, 1.0]))[1](np.ones(3))
+
+
+def test_isin_has_no_tangent() -> None:
+    x = np.array([1.0, 2.0, 3.0])
+    y, pb = cr.rrule(np.isin, x, np.array([2.0]))
+    assert y.tolist() == [False, True, False]
+    assert pb(cr.NoTangent()) == (cr.NoTangent(),) * 3
