@@ -7,12 +7,16 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..core.namespaces import dtype_kind, is_array, namespace_of
 from ..core.tangents import AbstractZero, unthunk
 from ._core import Tracer, lift_like, primal, tracer_class
 from ._forward import ForwardTrace
 from ._reverse import Node, ReverseTrace, backward
 from ._tree import flatten, unflatten
+
+_NDARRAY = np.ndarray
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
@@ -66,9 +70,11 @@ def _arg_name(f: Callable[..., Any], i: int) -> str:
 def _leaf(x: Any, f: Callable[..., Any], i: int, fname: str) -> Any:
     """Validate one differentiable leaf: a floating or complex array (a Python float becomes a
     0-d NumPy float64 array)."""
-    if type(x) is float or type(x) is complex:
-        import numpy as np
-
+    if type(x) is _NDARRAY:  # the common case, without the lookups below
+        k = x.dtype.kind
+        if k == "f" or k == "c":
+            return x
+    elif type(x) is float or type(x) is complex:
         return np.asarray(x)
     if isinstance(x, Tracer) or is_array(x):
         kind = dtype_kind(x.dtype)
@@ -138,8 +144,6 @@ def _ones_like(x: Any) -> Any:
     if type(p).__module__ == "numpy" and p.shape == ():  # the common seed: one cached 0-d one
         one = _NP_ONES.get(p.dtype)
         if one is None:
-            import numpy as np
-
             one = _NP_ONES[p.dtype] = np.ones((), dtype=p.dtype)
             one.flags.writeable = False
     else:

@@ -447,9 +447,28 @@ class Tracer:
         )
 
 
+_NO_KWARGS: dict[str, Any] = {}  # shared by the operators: never mutated
+
+
+def _top(self: Tracer, other: Any) -> Trace | None:
+    """The trace that processes ``self OP other``: ``self``'s unless ``other`` is a tracer of an
+    inner trace; ``None`` when ``other`` is a sequence (then :func:`dispatch` looks inside)."""
+    tr = self._trace
+    if isinstance(other, Tracer):
+        o = other._trace
+        if o is not tr and o.level > tr.level:
+            return o
+    elif type(other) in _SEQ:
+        return None
+    return tr
+
+
 def _binary(op: str) -> Callable[[Tracer, Any], Any]:
     def method(self: Tracer, other: Any) -> Any:
-        return dispatch(self._ops[op], (self, other), {})
+        tr = _top(self, other)
+        if tr is None:
+            return dispatch(self._ops[op], (self, other), {})
+        return tr.process(self._ops[op], (self, other), _NO_KWARGS)
 
     method.__name__ = f"__{op}__"
     return method
@@ -457,7 +476,10 @@ def _binary(op: str) -> Callable[[Tracer, Any], Any]:
 
 def _reflected(op: str) -> Callable[[Tracer, Any], Any]:
     def method(self: Tracer, other: Any) -> Any:
-        return dispatch(self._ops[op], (other, self), {})
+        tr = _top(self, other)
+        if tr is None:
+            return dispatch(self._ops[op], (other, self), {})
+        return tr.process(self._ops[op], (other, self), _NO_KWARGS)
 
     method.__name__ = f"__r{op}__"
     return method
@@ -465,7 +487,7 @@ def _reflected(op: str) -> Callable[[Tracer, Any], Any]:
 
 def _unary(op: str) -> Callable[[Tracer], Any]:
     def method(self: Tracer) -> Any:
-        return dispatch(self._ops[op], (self,), {})
+        return self._trace.process(self._ops[op], (self,), _NO_KWARGS)
 
     method.__name__ = f"__{op}__"
     return method
@@ -524,8 +546,11 @@ class _NumpyMethods:
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__":
             return NotImplemented
-        if kwargs.get("out") is not None:
-            raise TypeError(f"chainrules.ad: numpy.{ufunc.__name__}(..., out=) writes in place")
+        if kwargs:
+            if kwargs.get("out") is not None:
+                raise TypeError(f"chainrules.ad: numpy.{ufunc.__name__}(..., out=) writes in place")
+        elif len(inputs) == 1:  # np.sin(t): t is self, the only tracer
+            return self._trace.process(ufunc, inputs, kwargs)
         return dispatch(ufunc, inputs, kwargs)
 
     def __array_function__(

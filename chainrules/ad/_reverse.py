@@ -26,10 +26,16 @@ _SEQ = (list, tuple)
 _new = object.__new__
 _NDARRAY = np.ndarray
 _np_add = np.add
+_FRESH = 2  # Node.owned: a NumPy array the engine allocated
 
 
 class Node:
-    """One taped operation (or an input, with no pullback): pullback, parents, cotangent."""
+    """One taped operation (or an input, with no pullback): pullback, parents, cotangent.
+
+    ``owned`` is 0 while ``ct`` may alias an array the engine does not own, ``_FRESH`` when ``ct``
+    is a NumPy array the engine allocated itself (``ct + g``: writeable, safe to add into), and
+    ``True`` for other engine-made sums (added into through ``accumulate``, which checks).
+    """
 
     __slots__ = ("ct", "owned", "parents", "pb")
 
@@ -37,7 +43,7 @@ class Node:
         self.pb = pb
         self.parents = parents  # ((position in the pullback's tuple, element or -1, Node), ...)
         self.ct: Any = None
-        self.owned = False
+        self.owned: Any = False
 
     def receive(self, g: Any) -> None:
         ct = self.ct
@@ -49,11 +55,15 @@ class Node:
                 and type(g) is _NDARRAY
                 and ct.shape == g.shape
                 and ct.dtype == g.dtype
-                and ct.flags.writeable
+                and (self.owned is _FRESH or ct.flags.writeable)
             ):
                 _np_add(ct, g, out=ct)  # the common case of accumulate(), without its checks
             else:
                 self.ct = accumulate(ct, g)
+        elif type(ct) is _NDARRAY and type(g) is _NDARRAY:
+            s = ct + g  # what add_tangents computes for two arrays
+            self.ct = s
+            self.owned = _FRESH if type(s) is _NDARRAY else True
         else:
             self.ct = add_tangents(ct, g)
             self.owned = True
@@ -81,7 +91,15 @@ class ReverseTrace(Trace):
         lower: Tracer | None = None
         cls = self.cls
         for pos, a in enumerate(args, 1):
-            if type(a) is cls or isinstance(a, Tracer):
+            if type(a) is cls and a._trace is self:  # the common case, tested first
+                v = a._value
+                vals.append(v)
+                node = a._aux
+                if node is not None:
+                    parents.append((pos, -1, node))
+                if lower is None and type(v) is not _NDARRAY and isinstance(v, Tracer):
+                    lower = v
+            elif isinstance(a, Tracer):
                 if a._trace is self:
                     v = a._value
                     vals.append(v)
@@ -132,10 +150,15 @@ class ReverseTrace(Trace):
                 if getattr(fn, "__name__", "") in CONSTANT_NAMES:
                     return _const_result(self, dispatch(fn, vals, kwargs))
                 raise no_rule("rrule", fn)
-        y, pb = rule(*vals, **kwargs)
-        if type(y) is tuple or isinstance(y, tuple):
+        y, pb = rule(*vals, **kwargs) if kwargs else rule(*vals)
+        ty = type(y)
+        if ty is _NDARRAY:
+            k = y.dtype.kind
+            if k != "f" and k != "c":
+                return y
+        elif ty is tuple or isinstance(y, tuple):
             return self._wrap_tuple(y, pb, tuple(parents))
-        if not floating(y):
+        elif not floating(y):
             return y
         node = Node(pb, tuple(parents))
         self.tape.append(node)
@@ -203,6 +226,9 @@ def backward(tape: list[Node], seeds: list[tuple[Node, Any]], release: bool) -> 
             g = out[pos]
             if j >= 0 and not isinstance(g, AbstractZero):
                 g = g[j]
-            if isinstance(g, AbstractZero):
+            if type(g) is not _NDARRAY and isinstance(g, AbstractZero):
                 continue
-            parent.receive(g)
+            if parent.ct is None:
+                parent.ct = g
+            else:
+                parent.receive(g)

@@ -23,8 +23,10 @@ from collections.abc import Callable
 from numbers import Number
 from typing import Any
 
+import numpy as np
+
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
-from .projection import ProjectTo
+from .projection import _NUMPY_KIND, ProjectTo
 from .registry import _parse_target, function_name, register_frule, register_rrule
 from .tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
 
@@ -38,6 +40,9 @@ __all__ = [
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
+_ND = np.ndarray
+_add_reduce = np.add.reduce
+_np_asarray = np.asarray
 
 Partial = Callable[..., Any] | int | float | complex
 
@@ -165,6 +170,10 @@ def _make_rules(
         return _make_unary_rrule(name, get, *spec[0]), scalar_frule_factory(
             name, get, spec, arity, check_arity
         )
+    if arity == 2:
+        return _make_binary_rrule(name, get, spec, check_arity), scalar_frule_factory(
+            name, get, spec, arity, check_arity
+        )
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != arity:
@@ -237,6 +246,104 @@ def scalar_frule_factory(
     return scalar_frule
 
 
+def _arg_kind(a: Any, xp: Any) -> tuple[str, ProjectTo | None]:
+    """An argument's kind (``ProjectTo``'s letters) and its projector -- ``None`` for a NumPy
+    array and a Python float, which :func:`_project` projects without building one."""
+    t = type(a)
+    if t is _ND:
+        return _NUMPY_KIND[a.dtype.kind], None
+    if t is float:
+        return "f", None
+    proj = ProjectTo(a, xp)
+    return proj.kind, proj
+
+
+def _project(a: Any, proj: ProjectTo | None, v: Any, xp: Any) -> Any:
+    """``ProjectTo(a, xp)(v)`` for a differentiable argument ``a`` (``proj`` from
+    :func:`_arg_kind`): a matching NumPy cotangent is returned as is, the cotangent of a Python
+    float is ``v`` summed to a scalar, and only the other cases build the projector."""
+    if proj is not None:
+        return proj(v)
+    if type(a) is float:
+        if type(v) is _ND and v.dtype.kind == "f":
+            # what ProjectTo(a)(v) computes (np.sum is this reduction), without its checks
+            return _add_reduce(v, axis=tuple(range(v.ndim))) if v.ndim else v
+    elif type(v) is _ND and v.shape == a.shape and v.dtype == a.dtype:
+        return v
+    return ProjectTo(a, xp)(v)
+
+
+def _make_binary_rrule(
+    name: str,
+    get: Callable[[Any], Callable[..., Any]],
+    spec: tuple[tuple[Any, bool, bool], ...],
+    check_arity: Callable[[tuple[Any, ...]], None],
+) -> Callable[..., Any]:
+    """The rrule of a two-argument function: the other hot path, written out. Projectors are
+    built only for arguments that are neither NumPy arrays nor Python floats, and partials only
+    when the pullback runs."""
+    (p0, c0, z0), (p1, c1, z1) = spec
+
+    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        if len(args) != 2:
+            check_arity(args)
+        if kwargs:
+            _reject_out(name, kwargs)
+        x, y = args
+        tx, ty = type(x), type(y)
+        if ty is tx or ty is float:
+            xp = _NS_BY_TYPE.get(tx)
+        elif tx is float:
+            xp = _NS_BY_TYPE.get(ty)
+        else:
+            xp = None
+        if xp is None:
+            xp = namespace_of(x, y, fname=name)
+        out = get(xp)(x, y, **kwargs) if kwargs else get(xp)(x, y)
+        kx, px = _arg_kind(x, xp)
+        ky, py = _arg_kind(y, xp)
+        dx = kx in "fct"
+        dy = ky in "fct"
+        # holomorphic partials are conjugated in the pullback when an argument is complex
+        conj = kx == "c" or ky == "c"
+        out_shape = out.shape
+
+        def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if isinstance(y_bar, AbstractZero):
+                return _NO, (_ZERO if dx else _NO), (_ZERO if dy else _NO)
+            if isinstance(y_bar, Thunk):
+                y_bar = unthunk(y_bar)
+            if getattr(y_bar, "shape", ()) != out_shape:
+                raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
+            pargs: Any = None
+            if not dx:
+                rx: Any = _NO
+            elif z0:
+                rx = _ZERO
+            elif c0:
+                rx = _project(x, px, _apply(p0, True, y_bar, conj, xp, out, ()), xp)
+            else:
+                pargs = _partial_args(xp, out, args)
+                d = p0(xp, out, *pargs)
+                rx = _project(x, px, y_bar * (xp.conj(d) if conj else d), xp)
+            if not dy:
+                ry: Any = _NO
+            elif z1:
+                ry = _ZERO
+            elif c1:
+                ry = _project(y, py, _apply(p1, True, y_bar, conj, xp, out, ()), xp)
+            else:
+                if pargs is None:
+                    pargs = _partial_args(xp, out, args)
+                d = p1(xp, out, *pargs)
+                ry = _project(y, py, y_bar * (xp.conj(d) if conj else d), xp)
+            return _NO, rx, ry
+
+        return out, scalar_pullback
+
+    return scalar_rrule
+
+
 def _make_unary_rrule(
     name: str, get: Callable[[Any], Callable[..., Any]], p: Any, is_const: bool, is_zero: bool
 ) -> Callable[..., Any]:
@@ -245,15 +352,19 @@ def _make_unary_rrule(
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != 1:
             raise TypeError(f"{name} takes 1 positional argument in its rule, got {len(args)}")
-        if kwargs:
-            _reject_out(name, kwargs)
         (x,) = args
         xp = _NS_BY_TYPE.get(type(x))
         if xp is None:
             xp = namespace_of(x, fname=name)
-        out = get(xp)(x, **kwargs)
-        proj = ProjectTo(x, xp)
-        kind = proj.kind
+        if kwargs:
+            _reject_out(name, kwargs)
+            out = get(xp)(x, **kwargs)
+        else:
+            out = get(xp)(x)
+        if type(x) is _ND:
+            kind, proj = _NUMPY_KIND[x.dtype.kind], None
+        else:
+            kind, proj = _arg_kind(x, xp)
         diff = kind == "f" or kind == "c"
         conj = kind == "c"
         out_shape = out.shape
@@ -270,9 +381,12 @@ def _make_unary_rrule(
             if is_zero:
                 return _NO, _ZERO
             if is_const:
-                return _NO, proj(_apply(p, True, y_bar, conj, xp, out, ()))
+                return _NO, _project(x, proj, _apply(p, True, y_bar, conj, xp, out, ()), xp)
             d = p(xp, out, x if type(x) not in (float, complex) else xp.asarray(x, dtype=out.dtype))
-            return _NO, proj(y_bar * (xp.conj(d) if conj else d))
+            v = y_bar * (xp.conj(d) if conj else d)
+            if type(v) is _ND and type(x) is _ND and v.shape == x.shape and v.dtype == x.dtype:
+                return _NO, v  # what _project returns, without the call
+            return _NO, _project(x, proj, v, xp)
 
         return out, scalar_pullback
 
