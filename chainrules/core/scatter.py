@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -267,11 +268,20 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
             for e in key.entries
             if type(e) is int or is_array(e)
         )
-        return dest.index_put(idx, values, accumulate=True)  # out of place: torch.func.vmap
+        if _torch_compiling():
+            # torch 2.13's inductor miscompiles the out-of-place forms below on CPU (index_add
+            # gives wrong sums, an accumulating index_put fails in codegen); this one it gets right
+            return dest.clone().index_put_(idx, values, accumulate=True)
+        # out of place, so that torch.func.vmap can batch it
+        return dest.index_put(idx, values, accumulate=True)
     # any other key: flat positions from a grid indexed with the same key
     grid = torch.arange(dest.numel(), device=dest.device).reshape(dest.shape)
     flat = grid[key.entries]
     vals = torch.broadcast_to(values, flat.shape).reshape(-1)
+    if _torch_compiling():  # see above
+        out = dest.clone(memory_format=torch.contiguous_format)
+        out.view(-1).index_put_((flat.reshape(-1),), vals, accumulate=True)
+        return out
     out = dest.reshape(-1).index_put((flat.reshape(-1),), vals, accumulate=True)
     return out.reshape(dest.shape)
 
@@ -350,8 +360,14 @@ def _implementation(dest: Any) -> _Impl:
     impl = _IMPL_BY_TYPE.get(t)
     if impl is None:
         impl = next((f for test, f in _NATIVE.items() if test(dest)), _scatter_generic)
-        _IMPL_BY_TYPE[t] = impl
+        if not _torch_compiling():  # torch.compile refuses a write to a global dict
+            _IMPL_BY_TYPE[t] = impl
     return impl
+
+
+def _torch_compiling() -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and bool(torch.compiler.is_compiling())
 
 
 def _as_values(xp: Any, dest: Any, values: Any) -> Any:
