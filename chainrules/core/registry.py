@@ -261,10 +261,11 @@ def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> No
     keys = _KEYS.setdefault(obj, [])
     if (reg.family, name) not in keys:
         keys.append((reg.family, name))
+    bind = reg.meta.get("bind")
     if reg.rrule is not None:
-        _install("r", obj, reg.rrule, prio)
+        _install("r", obj, reg.rrule if bind is None else bind(obj, "r"), prio)
     if reg.frule is not None:
-        _install("f", obj, reg.frule, prio)
+        _install("f", obj, reg.frule if bind is None else bind(obj, "f"), prio)
 
 
 def _resolve_provider(prov: _Provider, mod: Any) -> None:
@@ -330,6 +331,12 @@ def register_rrule(
     ``pullback(y_bar)`` returns ``(f_bar, *arg_bars)``, one entry per positional argument after
     the function's own tangent (``NoTangent()`` for a plain function). See the module docs for what
     a target can be. The decorated function is returned unchanged.
+
+    Keyword arguments are stored as the registration's metadata (``examples=``, ``domain=``,
+    ``hermitian=`` for the testers). One changes how a named rule is installed: ``bind=`` a
+    function ``(function_object, kind) -> rule`` (``kind`` is ``"r"`` or ``"f"``) gives each
+    library's function its own rule -- for calls that may hold no array to tell the library
+    (``zeros(3)``, ``fftfreq(8)``), so the rule can call exactly the function the user called.
 
     Example
     -------
@@ -485,9 +492,14 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
             f"frule of {function_name(f)}: expected a tuple of {len(args) + 1} tangents "
             f"(f_dot, then one per positional argument), got {got}"
         )
-    rule = _find(_FRULES, f)
+    try:
+        rule = _FRULES.get(f)
+    except TypeError:
+        rule = None
     if rule is None:
-        raise _no_rule("frule", f)
+        rule = _find(_FRULES, f)
+        if rule is None:
+            raise _no_rule("frule", f)
     return rule(tangents, *args, **kwargs)
 
 
@@ -500,6 +512,10 @@ def registrations() -> Iterator[Registration]:
 def resolve_name(family: str, name: str, module: Any) -> Any:
     """The function object ``name`` denotes in ``module`` (``None`` if it has none)."""
     return _getattr_path(module, name)
+
+
+_HOOKS: dict[type, Any] = {}  # type -> its __chainrules_call__ (None: it has none)
+_UNSEEN = object()
 
 
 def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -528,7 +544,10 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
     def traceable_call(*args: Any, **kwargs: Any) -> Any:
         for a in args:
             for e in a if type(a) in (tuple, list) else (a,):
-                hook = getattr(type(e), "__chainrules_call__", None)
+                t = type(e)
+                hook = _HOOKS.get(t, _UNSEEN)
+                if hook is _UNSEEN:
+                    hook = _HOOKS[t] = getattr(t, "__chainrules_call__", None)
                 if hook is not None:
                     return hook(traceable_call, args, kwargs)
         return fn(*args, **kwargs)
