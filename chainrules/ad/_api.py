@@ -44,6 +44,8 @@ def default_chunk_size(n: int, threshold: int | None = None) -> int:
 
 # --- arguments ---------------------------------------------------------------------------------
 def _argnums(argnums: int | Sequence[int], nargs: int, fname: str) -> tuple[int, ...]:
+    if type(argnums) is int and 0 <= argnums < nargs:  # the common case
+        return (argnums,)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in nums:
         if not isinstance(a, int) or not -nargs <= a < nargs:
@@ -123,6 +125,8 @@ def _substitute(
 
 def _regroup(argnums: Any, defs: list[Any], counts: list[int], vals: list[Any]) -> Any:
     """Per-leaf results back into the argument structure (a tuple when argnums is a tuple)."""
+    if type(argnums) is int and defs[0] is None:  # one array argument
+        return vals[0]
     trees = []
     k = 0
     for d, c in zip(defs, counts):
@@ -204,6 +208,14 @@ def _output_value(y: Any, trace: Any) -> Any:
 
 
 def _scalar_output(y: Any, fname: str, f: Callable[..., Any]) -> None:
+    if isinstance(y, Tracer):  # the common case: a real 0-d NumPy value, checked directly
+        v = y._value
+        if (
+            (type(v) is _NDARRAY or isinstance(v, np.generic))
+            and v.shape == ()
+            and v.dtype.kind == "f"
+        ):
+            return
     shape = getattr(y, "shape", None)
     name = getattr(f, "__name__", "f")
     if shape is None or isinstance(y, (tuple, list, dict)):

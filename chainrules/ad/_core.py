@@ -450,23 +450,16 @@ class Tracer:
 _NO_KWARGS: dict[str, Any] = {}  # shared by the operators: never mutated
 
 
-def _top(self: Tracer, other: Any) -> Trace | None:
-    """The trace that processes ``self OP other``: ``self``'s unless ``other`` is a tracer of an
-    inner trace; ``None`` when ``other`` is a sequence (then :func:`dispatch` looks inside)."""
-    tr = self._trace
-    if isinstance(other, Tracer):
-        o = other._trace
-        if o is not tr and o.level > tr.level:
-            return o
-    elif type(other) in _SEQ:
-        return None
-    return tr
-
-
 def _binary(op: str) -> Callable[[Tracer, Any], Any]:
     def method(self: Tracer, other: Any) -> Any:
-        tr = _top(self, other)
-        if tr is None:
+        # the trace that processes it: self's, unless other is a tracer of an inner trace;
+        # a sequence operand goes through dispatch, which looks inside it
+        tr = self._trace
+        if isinstance(other, Tracer):
+            o = other._trace
+            if o is not tr and o.level > tr.level:
+                tr = o
+        elif type(other) in _SEQ:
             return dispatch(self._ops[op], (self, other), {})
         return tr.process(self._ops[op], (self, other), _NO_KWARGS)
 
@@ -476,8 +469,12 @@ def _binary(op: str) -> Callable[[Tracer, Any], Any]:
 
 def _reflected(op: str) -> Callable[[Tracer, Any], Any]:
     def method(self: Tracer, other: Any) -> Any:
-        tr = _top(self, other)
-        if tr is None:
+        tr = self._trace
+        if isinstance(other, Tracer):
+            o = other._trace
+            if o is not tr and o.level > tr.level:
+                tr = o
+        elif type(other) in _SEQ:
             return dispatch(self._ops[op], (other, self), {})
         return tr.process(self._ops[op], (other, self), _NO_KWARGS)
 

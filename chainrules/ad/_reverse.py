@@ -86,18 +86,92 @@ class ReverseTrace(Trace):
         return self.wrap(value, None)
 
     def process(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+        cls = self.cls
+        n = len(args)
+        vals: Any = None
+        if (n == 1 or n == 2) and not kwargs:
+            # the common cases written out: one or two arguments, each a tracer of this trace
+            # holding a NumPy array, or (one of two) a plain constant (Python number, NumPy array)
+            a = args[0]
+            if type(a) is cls and a._trace is self and type(a._value) is _NDARRAY:
+                na = a._aux
+                if na is not None:
+                    if n == 1:
+                        vals = (a._value,)
+                        parents: Any = ((1, -1, na),)
+                    else:
+                        b = args[1]
+                        tb = type(b)
+                        if tb is cls and b._trace is self and type(b._value) is _NDARRAY:
+                            nb = b._aux
+                            if nb is not None:
+                                vals = (a._value, b._value)
+                                parents = ((1, -1, na), (2, -1, nb))
+                        elif tb is float or tb is int or tb is _NDARRAY:
+                            vals = (a._value, b)
+                            parents = ((1, -1, na),)
+            elif n == 2:
+                ta = type(a)
+                b = args[1]
+                if (
+                    (ta is float or ta is int or ta is _NDARRAY)
+                    and type(b) is cls
+                    and b._trace is self
+                    and type(b._value) is _NDARRAY
+                    and b._aux is not None
+                ):
+                    vals = (a, b._value)
+                    parents = ((2, -1, b._aux),)
+        if vals is None:
+            vals, parents = self._unwrap(fn, args, kwargs)
+            if not parents:
+                return _const_result(self, dispatch(fn, vals, kwargs))
+        try:
+            rule = _RRULES.get(fn)
+        except TypeError:
+            rule = None
+        if rule is None:
+            rule = find_rrule(fn)
+            if rule is None:
+                if getattr(fn, "__name__", "") in CONSTANT_NAMES:
+                    return _const_result(self, dispatch(fn, vals, kwargs))
+                raise no_rule("rrule", fn)
+        y, pb = rule(*vals, **kwargs) if kwargs else rule(*vals)
+        ty = type(y)
+        if ty is _NDARRAY:
+            k = y.dtype.kind
+            if k != "f" and k != "c":
+                return y
+        elif ty is tuple or isinstance(y, tuple):
+            return self._wrap_tuple(y, pb, parents)
+        elif not floating(y):
+            return y
+        node = Node(pb, parents)
+        self.tape.append(node)
+        t: Any = _new(cls)
+        t._trace = self
+        t._value = y
+        t._aux = node
+        return t
+
+    def _unwrap(
+        self, fn: Any, args: Any, kwargs: dict[str, Any]
+    ) -> tuple[list[Any], tuple[tuple[int, int, Node], ...]]:
+        """The general case of :meth:`process`: the values under the arguments (tracers of outer
+        traces lifted to constants where needed) and the parents, ``(position, element of a
+        sequence argument or -1, node)`` for each argument traced by this trace."""
+        cls = self.cls
         vals: list[Any] = []
         parents: list[tuple[int, int, Node]] = []
         lower: Tracer | None = None
-        cls = self.cls
         for pos, a in enumerate(args, 1):
-            if type(a) is cls and a._trace is self:  # the common case, tested first
+            if type(a) is cls and a._trace is self:
                 v = a._value
                 vals.append(v)
                 node = a._aux
                 if node is not None:
                     parents.append((pos, -1, node))
-                if lower is None and type(v) is not _NDARRAY and isinstance(v, Tracer):
+                if lower is None and isinstance(v, Tracer):
                     lower = v
             elif isinstance(a, Tracer):
                 if a._trace is self:
@@ -138,35 +212,7 @@ class ReverseTrace(Trace):
                     )
         if lower is not None:
             lift_values(vals, lower)
-        if not parents:
-            return _const_result(self, dispatch(fn, vals, kwargs))
-        try:
-            rule = _RRULES.get(fn)
-        except TypeError:
-            rule = None
-        if rule is None:
-            rule = find_rrule(fn)
-            if rule is None:
-                if getattr(fn, "__name__", "") in CONSTANT_NAMES:
-                    return _const_result(self, dispatch(fn, vals, kwargs))
-                raise no_rule("rrule", fn)
-        y, pb = rule(*vals, **kwargs) if kwargs else rule(*vals)
-        ty = type(y)
-        if ty is _NDARRAY:
-            k = y.dtype.kind
-            if k != "f" and k != "c":
-                return y
-        elif ty is tuple or isinstance(y, tuple):
-            return self._wrap_tuple(y, pb, tuple(parents))
-        elif not floating(y):
-            return y
-        node = Node(pb, tuple(parents))
-        self.tape.append(node)
-        t: Any = _new(cls)
-        t._trace = self
-        t._value = y
-        t._aux = node
-        return t
+        return vals, tuple(parents)
 
     def _wrap_tuple(self, y: tuple[Any, ...], pb: Any, parents: tuple[Any, ...]) -> Any:
         node = Node(pb, parents)

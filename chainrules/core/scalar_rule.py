@@ -42,31 +42,42 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 _ND = np.ndarray
 _add_reduce = np.add.reduce
-_np_asarray = np.asarray
 
 Partial = Callable[..., Any] | int | float | complex
 
 
-def _primal_getter(target: Any) -> Callable[[Any], Callable[..., Any]]:
-    """``xp -> function`` computing the primal: the callable itself, or ``xp.NAME``."""
-    family, t = _parse_target(target)
-    if family == "callable":
-        return lambda xp: t
-    parts = t.split(".")
-    cache: dict[Any, Callable[..., Any]] = {}
+class _Primals(dict):
+    """``xp -> function`` computing the primal: the callable itself, or ``xp.NAME``. Looked up
+    once per namespace; the rules read it as ``primals[xp]`` (one dict access), other code calls
+    it."""
 
-    def get(xp: Any) -> Callable[..., Any]:
-        fn = cache.get(xp)
+    __slots__ = ("fixed", "parts", "target")
+
+    def __init__(self, target: Any) -> None:
+        super().__init__()
+        family, t = _parse_target(target)
+        self.fixed = t if family == "callable" else None
+        self.target = t
+        self.parts = () if family == "callable" else tuple(t.split("."))
+
+    def __missing__(self, xp: Any) -> Callable[..., Any]:
+        fn = self.fixed
         if fn is None:
             fn = xp
-            for p in parts:
+            for p in self.parts:
                 fn = getattr(fn, p, None)
                 if fn is None:
-                    raise TypeError(f"{xp.__name__} has no function {t!r}")
-            cache[xp] = fn
+                    raise TypeError(f"{xp.__name__} has no function {self.target!r}")
+        self[xp] = fn
         return fn
 
-    return get
+    def __call__(self, xp: Any) -> Callable[..., Any]:
+        return self[xp]
+
+
+def _primal_getter(target: Any) -> _Primals:
+    """``xp -> function`` computing the primal: the callable itself, or ``xp.NAME``."""
+    return _Primals(target)
 
 
 def _cotangent_mismatch(name: str, got: Any, want: Any) -> ValueError:
@@ -153,7 +164,7 @@ def finish_tangent(xp: Any, acc: Any, out: Any) -> Any:
 
 
 def _make_rules(
-    name: str, get: Callable[[Any], Callable[..., Any]], partials: tuple[Any, ...]
+    name: str, get: _Primals, partials: tuple[Any, ...]
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     arity = len(partials)
     const = tuple(isinstance(p, Number) for p in partials)
@@ -214,7 +225,7 @@ def _make_rules(
 
 def scalar_frule_factory(
     name: str,
-    get: Callable[[Any], Callable[..., Any]],
+    get: _Primals,
     spec: tuple[tuple[Any, bool, bool], ...],
     arity: int,
     check_arity: Callable[[tuple[Any, ...]], None],
@@ -273,15 +284,69 @@ def _project(a: Any, proj: ProjectTo | None, v: Any, xp: Any) -> Any:
     return ProjectTo(a, xp)(v)
 
 
+def _binary_pullback(
+    name: str,
+    spec: tuple[tuple[Any, bool, bool], ...],
+    args: tuple[Any, Any],
+    xp: Any,
+    out: Any,
+    kinds: tuple[str, ProjectTo | None, str, ProjectTo | None],
+    y_bar: Any,
+) -> tuple[Any, Any, Any]:
+    """The pullback of a two-argument scalar rule, for any arguments and cotangent (``kinds``:
+    each argument's kind and projector from :func:`_arg_kind`)."""
+    (p0, c0, z0), (p1, c1, z1) = spec
+    kx, px, ky, py = kinds
+    dx = kx in "fct"
+    dy = ky in "fct"
+    if isinstance(y_bar, AbstractZero):
+        return _NO, (_ZERO if dx else _NO), (_ZERO if dy else _NO)
+    if isinstance(y_bar, Thunk):
+        y_bar = unthunk(y_bar)
+    out_shape = out.shape
+    if getattr(y_bar, "shape", ()) != out_shape:
+        raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
+    # holomorphic partials are conjugated in the pullback when an argument is complex
+    conj = kx == "c" or ky == "c"
+    x, y = args
+    pargs: Any = None
+    if not dx:
+        rx: Any = _NO
+    elif z0:
+        rx = _ZERO
+    elif c0:
+        rx = _project(x, px, _apply(p0, True, y_bar, conj, xp, out, ()), xp)
+    else:
+        pargs = _partial_args(xp, out, args)
+        d = p0(xp, out, *pargs)
+        rx = _project(x, px, y_bar * (xp.conj(d) if conj else d), xp)
+    if not dy:
+        ry: Any = _NO
+    elif z1:
+        ry = _ZERO
+    elif c1:
+        ry = _project(y, py, _apply(p1, True, y_bar, conj, xp, out, ()), xp)
+    else:
+        if pargs is None:
+            pargs = _partial_args(xp, out, args)
+        d = p1(xp, out, *pargs)
+        ry = _project(y, py, y_bar * (xp.conj(d) if conj else d), xp)
+    return _NO, rx, ry
+
+
+_REAL2 = ("f", None, "f", None)  # _binary_pullback's kinds for two real NumPy operands
+
+
 def _make_binary_rrule(
     name: str,
-    get: Callable[[Any], Callable[..., Any]],
+    get: _Primals,
     spec: tuple[tuple[Any, bool, bool], ...],
     check_arity: Callable[[tuple[Any, ...]], None],
 ) -> Callable[..., Any]:
-    """The rrule of a two-argument function: the other hot path, written out. Projectors are
-    built only for arguments that are neither NumPy arrays nor Python floats, and partials only
-    when the pullback runs."""
+    """The rrule of a two-argument function: the other hot path. Projectors are built only for
+    arguments that are neither NumPy arrays nor Python floats, partials only when the pullback
+    runs; real NumPy operands (arrays or Python floats) with a NumPy cotangent of the right shape
+    take a path written out with no checks left to make."""
     (p0, c0, z0), (p1, c1, z1) = spec
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
@@ -299,55 +364,91 @@ def _make_binary_rrule(
             xp = None
         if xp is None:
             xp = namespace_of(x, y, fname=name)
-        out = get(xp)(x, y, **kwargs) if kwargs else get(xp)(x, y)
-        kx, px = _arg_kind(x, xp)
-        ky, py = _arg_kind(y, xp)
-        dx = kx in "fct"
-        dy = ky in "fct"
-        # holomorphic partials are conjugated in the pullback when an argument is complex
-        conj = kx == "c" or ky == "c"
-        out_shape = out.shape
+        out = get[xp](x, y, **kwargs) if kwargs else get[xp](x, y)
+        if ((tx is _ND and x.dtype.kind == "f") or tx is float) and (
+            (ty is _ND and y.dtype.kind == "f") or ty is float
+        ):  # real NumPy operands
+
+            def real_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+                if type(y_bar) is not _ND or y_bar.shape != out.shape:
+                    return _binary_pullback(name, spec, args, xp, out, _REAL2, y_bar)
+                pargs = args if tx is _ND and ty is _ND else None
+                if z0:
+                    rx: Any = _ZERO
+                else:
+                    if c0:
+                        v = _apply(p0, True, y_bar, False, xp, out, ())
+                    else:
+                        if pargs is None:
+                            pargs = _partial_args(xp, out, args)
+                        v = y_bar * p0(xp, out, *pargs)
+                    if tx is _ND and type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
+                        rx = v  # what _project returns, without the call
+                    else:
+                        rx = _project(x, None, v, xp)
+                if z1:
+                    ry: Any = _ZERO
+                else:
+                    if c1:
+                        v = _apply(p1, True, y_bar, False, xp, out, ())
+                    else:
+                        if pargs is None:
+                            pargs = _partial_args(xp, out, args)
+                        v = y_bar * p1(xp, out, *pargs)
+                    if ty is _ND and type(v) is _ND and v.shape == y.shape and v.dtype == y.dtype:
+                        ry = v
+                    else:
+                        ry = _project(y, None, v, xp)
+                return _NO, rx, ry
+
+            return out, real_pullback
+        kinds = (*_arg_kind(x, xp), *_arg_kind(y, xp))
 
         def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return _NO, (_ZERO if dx else _NO), (_ZERO if dy else _NO)
-            if isinstance(y_bar, Thunk):
-                y_bar = unthunk(y_bar)
-            if getattr(y_bar, "shape", ()) != out_shape:
-                raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
-            pargs: Any = None
-            if not dx:
-                rx: Any = _NO
-            elif z0:
-                rx = _ZERO
-            elif c0:
-                rx = _project(x, px, _apply(p0, True, y_bar, conj, xp, out, ()), xp)
-            else:
-                pargs = _partial_args(xp, out, args)
-                d = p0(xp, out, *pargs)
-                rx = _project(x, px, y_bar * (xp.conj(d) if conj else d), xp)
-            if not dy:
-                ry: Any = _NO
-            elif z1:
-                ry = _ZERO
-            elif c1:
-                ry = _project(y, py, _apply(p1, True, y_bar, conj, xp, out, ()), xp)
-            else:
-                if pargs is None:
-                    pargs = _partial_args(xp, out, args)
-                d = p1(xp, out, *pargs)
-                ry = _project(y, py, y_bar * (xp.conj(d) if conj else d), xp)
-            return _NO, rx, ry
+            return _binary_pullback(name, spec, args, xp, out, kinds, y_bar)
 
         return out, scalar_pullback
 
     return scalar_rrule
 
 
+def _unary_pullback(
+    name: str,
+    partial: tuple[Any, bool, bool],
+    x: Any,
+    xp: Any,
+    out: Any,
+    kind: str,
+    proj: ProjectTo | None,
+    y_bar: Any,
+) -> tuple[Any, Any]:
+    """The pullback of a one-argument scalar rule, for any argument and cotangent."""
+    p, is_const, is_zero = partial
+    diff = kind == "f" or kind == "c"
+    if isinstance(y_bar, AbstractZero):
+        return _NO, (_ZERO if diff else _NO)
+    if isinstance(y_bar, Thunk):
+        y_bar = unthunk(y_bar)
+    out_shape = out.shape
+    if getattr(y_bar, "shape", ()) != out_shape:
+        raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
+    if not diff:
+        return _NO, _NO
+    if is_zero:
+        return _NO, _ZERO
+    conj = kind == "c"
+    if is_const:
+        return _NO, _project(x, proj, _apply(p, True, y_bar, conj, xp, out, ()), xp)
+    d = p(xp, out, x if type(x) not in (float, complex) else xp.asarray(x, dtype=out.dtype))
+    return _NO, _project(x, proj, y_bar * (xp.conj(d) if conj else d), xp)
+
+
 def _make_unary_rrule(
-    name: str, get: Callable[[Any], Callable[..., Any]], p: Any, is_const: bool, is_zero: bool
+    name: str, get: _Primals, p: Any, is_const: bool, is_zero: bool
 ) -> Callable[..., Any]:
-    """The rrule of a one-argument function: the hot path, written out (no loops or lists)."""
+    """The rrule of a one-argument function: the hottest path. A real NumPy array with a NumPy
+    cotangent of the right shape takes a path written out with no checks left to make."""
+    partial = (p, is_const, is_zero)
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != 1:
@@ -358,35 +459,30 @@ def _make_unary_rrule(
             xp = namespace_of(x, fname=name)
         if kwargs:
             _reject_out(name, kwargs)
-            out = get(xp)(x, **kwargs)
+            out = get[xp](x, **kwargs)
         else:
-            out = get(xp)(x)
-        if type(x) is _ND:
-            kind, proj = _NUMPY_KIND[x.dtype.kind], None
-        else:
-            kind, proj = _arg_kind(x, xp)
-        diff = kind == "f" or kind == "c"
-        conj = kind == "c"
-        out_shape = out.shape
+            out = get[xp](x)
+        if type(x) is _ND and x.dtype.kind == "f":
+
+            def real_pullback(y_bar: Any) -> tuple[Any, Any]:
+                if type(y_bar) is not _ND or y_bar.shape != out.shape:
+                    return _unary_pullback(name, partial, x, xp, out, "f", None, y_bar)
+                if is_zero:
+                    return _NO, _ZERO
+                v = (
+                    _apply(p, True, y_bar, False, xp, out, ())
+                    if is_const
+                    else y_bar * p(xp, out, x)
+                )
+                if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
+                    return _NO, v  # what _project returns, without the call
+                return _NO, _project(x, None, v, xp)
+
+            return out, real_pullback
+        kind, proj = _arg_kind(x, xp)
 
         def scalar_pullback(y_bar: Any) -> tuple[Any, Any]:
-            if isinstance(y_bar, AbstractZero):
-                return _NO, (_ZERO if diff else _NO)
-            if isinstance(y_bar, Thunk):
-                y_bar = unthunk(y_bar)
-            if getattr(y_bar, "shape", ()) != out_shape:
-                raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
-            if not diff:
-                return _NO, _NO
-            if is_zero:
-                return _NO, _ZERO
-            if is_const:
-                return _NO, _project(x, proj, _apply(p, True, y_bar, conj, xp, out, ()), xp)
-            d = p(xp, out, x if type(x) not in (float, complex) else xp.asarray(x, dtype=out.dtype))
-            v = y_bar * (xp.conj(d) if conj else d)
-            if type(v) is _ND and type(x) is _ND and v.shape == x.shape and v.dtype == x.dtype:
-                return _NO, v  # what _project returns, without the call
-            return _NO, _project(x, proj, v, xp)
+            return _unary_pullback(name, partial, x, xp, out, kind, proj, y_bar)
 
         return out, scalar_pullback
 
@@ -440,7 +536,7 @@ def is_floating(a: Any, xp: Any) -> bool:
 
 
 def _nondiff_rules(
-    name: str, get: Callable[[Any], Callable[..., Any]], zero: bool
+    name: str, get: _Primals, zero: bool
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     def array_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return namespace_of(*(a for a in args if is_array(a)), fname=name)
