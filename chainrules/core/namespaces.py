@@ -52,6 +52,10 @@ def namespace_of(*args: Any, fname: str = "") -> Any:
 
     Raises ``TypeError`` when arrays of two libraries are mixed, naming both types and ``fname``.
     """
+    if len(args) == 1:  # the common case: one array of a type seen before
+        ns = _NS_BY_TYPE.get(type(args[0]))
+        if ns is not None:
+            return ns
     ns = None
     first: type | None = None
     for a in args:
