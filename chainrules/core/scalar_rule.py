@@ -596,5 +596,17 @@ def _register_nondiff(targets: tuple[Any, ...], zero: bool, meta: dict[str, Any]
     for target in targets:
         name = function_name(target) if callable(target) else str(target).removeprefix("numpy:")
         r, f = _nondiff_rules(name, _primal_getter(target), zero)
+        if not callable(target):
+            # each library's function gets rules calling exactly it: a call may hold no array
+            # to tell the library (zeros(3), fftfreq(8))
+            meta = dict(meta, bind=_nondiff_binder(name, zero))
         register_rrule(target, non_differentiable=not zero, **meta)(r)
         register_frule(target, non_differentiable=not zero, **meta)(f)
+
+
+def _nondiff_binder(name: str, zero: bool) -> Callable[[Any, str], Callable[..., Any]]:
+    def bind(obj: Any, kind: str) -> Callable[..., Any]:
+        r, f = _nondiff_rules(name, _Primals(obj), zero)
+        return r if kind == "r" else f
+
+    return bind

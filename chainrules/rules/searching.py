@@ -19,6 +19,7 @@ Conventions
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import array_api_compat
@@ -228,6 +229,25 @@ def _register_numpy_nondiff(name: str, zero: bool, meta: dict[str, Any]) -> None
         module = numpy_like_module(arr, namespace_of(arr) if arr is not None else np)
         return getattr(module, name)(*args, **kwargs)
 
+    def bind(obj: Any, kind: str) -> Any:
+        # each library's function gets rules that call exactly it (jnp.zeros(3) has no array
+        # argument to tell the library)
+        def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            _reject_out(name, kwargs)
+            return obj(*args, **kwargs)
+
+        r, f = _numpy_nondiff_rules(name, zero, call)
+        return r if kind == "r" else f
+
+    r, f = _numpy_nondiff_rules(name, zero, primal)
+    register_rrule(f"numpy:{name}", non_differentiable=not zero, bind=bind, **meta)(r)
+    register_frule(f"numpy:{name}", non_differentiable=not zero, bind=bind, **meta)(f)
+
+
+def _numpy_nondiff_rules(
+    name: str, zero: bool, primal: Callable[[tuple[Any, ...], dict[str, Any]], Any]
+) -> tuple[Callable[..., Any], Callable[..., Any]]:
+
     def nondiff_rrule(*args: Any, **kwargs: Any) -> Any:
         out = primal(args, kwargs)
         tans = tuple(_ZERO if zero and is_floating(a, None) else _NO for a in args)
@@ -245,5 +265,4 @@ def _register_numpy_nondiff(name: str, zero: bool, meta: dict[str, Any]) -> None
         out = primal(args, kwargs)
         return out, (_ZERO if zero and is_floating(out, None) else _NO)
 
-    register_rrule(f"numpy:{name}", non_differentiable=not zero, **meta)(nondiff_rrule)
-    register_frule(f"numpy:{name}", non_differentiable=not zero, **meta)(nondiff_frule)
+    return nondiff_rrule, nondiff_frule

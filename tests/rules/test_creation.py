@@ -11,8 +11,8 @@ from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.runner import DEVICE_CHECKS, check_registration
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == creation.__name__]
-# no array argument: a named rule cannot see which library's function was called, and computes
-# with NumPy (the registry change that would fix it is in the report / docs page)
+# no array argument: the rules are bound to each library's own function (register_rrule's
+# bind=), so zeros(3) of jax.numpy, torch or array-api-strict is that library's array
 NO_ARRAY = {
     "zeros",
     "ones",
@@ -46,11 +46,7 @@ def test_registered() -> None:
 
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend, request) -> None:  # type: ignore[no-untyped-def]
-    if reg.name in NO_ARRAY and backend.name != "numpy" and backend.function(reg) is not None:
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="no array argument: computed with NumPy")
-        )
+def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
     dtypes = (
         ["float32", "complex64"] if backend.name == "torch" and reg.name in TORCH_FLOAT32 else None
     )

@@ -285,17 +285,12 @@ def test_errors() -> None:
 
 
 def _freq_params() -> list:  # type: ignore[type-arg]
-    why = (
-        "core: a non_differentiable rule called without array arguments computes with NumPy "
-        "(the rule is not told which library's fftfreq it stands for)"
-    )
     out = []
     for reg in FREQ:
         for b in ("numpy", "array_api_strict", "jax", "torch"):
             if reg.family == "numpy" and b in ("array_api_strict", "torch"):
                 continue  # no NumPy-signature fftfreq there
-            marks = () if b == "numpy" else (pytest.mark.xfail(strict=True, reason=why),)
-            out.append(pytest.param(reg, b, id=f"{b}-{reg.name}", marks=marks))
+            out.append(pytest.param(reg, b, id=f"{b}-{reg.name}"))
     return out
 
 
@@ -311,9 +306,6 @@ def test_frequencies_on_backend(reg: cr.Registration, backend_name: str) -> None
     assert cell.checks > 0 and not cell.unsupported
 
 
-@pytest.mark.xfail(
-    strict=True, reason="core: non_differentiable computes with array-api-compat's NumPy namespace"
-)
 def test_numpy_fftfreq_takes_d_positionally() -> None:
     y, _ = cr.rrule(np.fft.fftfreq, 6, 0.5)
     np.testing.assert_array_equal(y, np.fft.fftfreq(6, 0.5))
