@@ -162,6 +162,8 @@ def lift_like(raw: Any, like: Any) -> Any:
     so that it mixes with ``like``'s value in rules without a namespace clash."""
     if not isinstance(like, Tracer):
         return raw
+    if isinstance(raw, Tracer) and raw._trace.level >= like._trace.level:
+        return raw  # already at (or above) like's levels: a cotangent from an outer trace
     return like._trace.const(lift_like(raw, like._value))
 
 

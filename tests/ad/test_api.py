@@ -328,3 +328,19 @@ def test_a_users_traceable_function_is_one_operation(clean_registry: Any) -> Non
 
     close(ad.grad(lambda x: np.sum(double(x) * x))(X), 4 * X)
     assert calls and set(calls) == {"ndarray"}  # the body only ever ran on plain arrays
+
+
+def test_a_pullback_called_on_an_outer_traces_cotangent_keeps_its_derivative() -> None:
+    """jvp of a function that calls a vjp's pullback: the cotangent is an outer tracer and must
+    not be lifted again (it would lose its tangent)."""
+    x, g = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+
+    def pulled(g: Any, x: Any) -> Any:
+        return ad.vjp(lambda t: t * t, x)[1](g)[0]  # 2 x g
+
+    y, y_dot = ad.jvp(pulled, (g, x), (np.ones(2), np.zeros(2)))
+    assert type(y) is np.ndarray and type(y_dot) is np.ndarray
+    close(y, 2 * x * g)
+    close(y_dot, 2 * x)
+    _, y_dot = ad.jvp(pulled, (g, x), (np.zeros(2), np.ones(2)))
+    close(y_dot, 2 * g)
