@@ -75,8 +75,9 @@ def reduced_size(shape: Sequence[int], axes: tuple[int, ...]) -> int:
 
 
 def cotangent(name: str, y_bar: Any, y: Any) -> Any:
-    """Force a thunk, check the cotangent's shape (ValueError naming both shapes), and turn a
-    Python-scalar cotangent of a 0-d output into a 0-d array of the output's library."""
+    """Force a thunk, check the cotangent's shape (ValueError naming both shapes), turn a
+    Python-scalar cotangent of a 0-d output into a 0-d array of the output's library, and a real
+    cotangent of a complex output into the output's dtype."""
     if isinstance(y_bar, Thunk):
         y_bar = unthunk(y_bar)
     if type(y_bar) in (float, int, complex) and getattr(y, "shape", None) == ():
@@ -85,6 +86,14 @@ def cotangent(name: str, y_bar: Any, y: Any) -> Any:
         return namespace_of(y).asarray(y_bar, dtype=y.dtype)
     if getattr(y_bar, "shape", ()) != getattr(y, "shape", ()):
         raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), getattr(y, "shape", ()))
+    dt = getattr(y_bar, "dtype", None)
+    if dt is not None and dt != y.dtype:
+        from ..core.namespaces import namespace_of
+
+        xp = namespace_of(y)
+        if xp.isdtype(y.dtype, "complex floating") and not xp.isdtype(dt, "complex floating"):
+            # a real cotangent of a complex output: PyTorch's matmul does not promote it
+            return xp.astype(y_bar, y.dtype)
     return y_bar
 
 

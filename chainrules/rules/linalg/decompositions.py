@@ -758,11 +758,13 @@ def _ex(name: str, numpy: bool) -> Callable[[Any], list[Any]]:
 
 # hermitian=(0,): argument 0 is read as a Hermitian matrix (one triangle); the testers perturb it
 # along Hermitian directions
-_register("eigh", _eigh_rules, _ex("eigh", False), _ex("eigh", True), hermitian=(0,))
+# gauge=True: the eigen/singular vectors' signs (phases) are the library's choice, so outputs
+# and cotangents of two libraries compare only through gauge-invariant functions
+_register("eigh", _eigh_rules, _ex("eigh", False), _ex("eigh", True), hermitian=(0,), gauge=True)
 _register(
     "eigvalsh", _eigvalsh_rules, _ex("eigvalsh", False), _ex("eigvalsh", True), hermitian=(0,)
 )
-_register("svd", _svd_rules, _ex("svd", False), _ex("svd", True))
+_register("svd", _svd_rules, _ex("svd", False), _ex("svd", True), gauge=True)
 _register("qr", _qr_rules, _ex("qr", False), _ex("qr", True))
 non_differentiable("linalg.matrix_rank", examples=lambda rng: _rank_ex(rng))
 
