@@ -26,6 +26,15 @@ settings.register_profile(  # nox -s tests-thorough
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# The fast profile runs every rule at every example on NumPy and array-api-strict (float64 and
+# float32, complex too) and on guarded device arrays (scalar-free), but at most 3 examples per rule
+# on PyTorch and under jax.jit (a compile per example), 2 on JAX (eager dispatch): the suite stays
+# under 10 minutes on 2 cores. `nox -s tests-thorough` (HYPOTHESIS_PROFILE=thorough) runs all.
+if os.environ.get("HYPOTHESIS_PROFILE", "ci") != "thorough":
+    from chainrules.testing.runner import EXAMPLE_LIMITS
+
+    EXAMPLE_LIMITS.update({"jax": 2, "torch": 3, "jit": 3})
+
 
 def _installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
@@ -110,9 +119,11 @@ def assert_agrees_with_jax(jax_numpy):  # type: ignore[no-untyped-def]
     from chainrules.testing import check_agrees_with_jax
 
     def check(reg, examples, rtol=1e-10, atol=1e-12):  # type: ignore[no-untyped-def]
+        from chainrules.testing.runner import EXAMPLE_LIMITS, _limited
+
         jf, npf = BACKENDS["jax"].function(reg), BACKENDS["numpy"].function(reg)
         assert examples, f"no examples for {reg.name}"
-        for ex in examples:
+        for ex in _limited(examples, EXAMPLE_LIMITS.get("jax")):
             check_agrees_with_jax(npf, *ex.args, f_jax=jf, rtol=rtol, atol=atol, fkwargs=ex.kwargs)
 
     return check

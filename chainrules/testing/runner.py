@@ -14,7 +14,13 @@ from .backends import Backend
 from .examples import Example, examples_for
 from .tester import device_checks_apply, test_frule, test_rrule
 
-__all__ = ["DEVICE_CHECKS", "Cell", "check_device", "check_registration"]
+__all__ = ["DEVICE_CHECKS", "EXAMPLE_LIMITS", "Cell", "check_device", "check_registration"]
+
+# Per backend (or device check: "scalar-free", "jit"), the most examples of one registration run
+# there: the first real ones and the first complex one. Empty (no limit) for the check command;
+# the library's fast test profile sets it for the slow backends (JAX's eager dispatch, jit
+# compiles), the thorough profile does not.
+EXAMPLE_LIMITS: dict[str, int] = {}
 
 _DTYPES = {False: ("float64", "float32"), True: ("complex128", "complex64")}
 
@@ -45,6 +51,7 @@ def check_registration(
         examples = examples_for(reg)
     if not examples:
         return Cell("none")
+    examples = _limited(examples, EXAMPLE_LIMITS.get(backend.name))
     cell = Cell("ok")
     for ex in examples:
         for dtype in _DTYPES[ex.complex] if dtypes is None else _pick(dtypes, ex.complex):
@@ -111,6 +118,7 @@ def check_device(reg: Registration, which: str, examples: Sequence[Example] | No
         examples = examples_for(reg)
     if not examples:
         return Cell("none")
+    examples = _limited(examples, EXAMPLE_LIMITS.get(which))
     cell = Cell("ok")
     for ex in examples:
         dtype = "complex128" if ex.complex else "float64"
@@ -143,3 +151,12 @@ def _describe(tester: str, ex: Example, dtype: str, e: BaseException) -> str:
 
 def _pick(dtypes: Sequence[str], cplx: bool) -> list[str]:
     return [d for d in dtypes if d.startswith("complex") == cplx]
+
+
+def _limited(examples: Sequence[Example], limit: int | None) -> Sequence[Example]:
+    """At most ``limit`` examples: the first real ones, and the first complex one if any."""
+    if limit is None or len(examples) <= limit:
+        return examples
+    cplx = next((e for e in examples if e.complex), None)
+    real = [e for e in examples if not e.complex][: limit - (cplx is not None)]
+    return [*real, *([cplx] if cplx is not None else [])]
