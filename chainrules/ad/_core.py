@@ -180,6 +180,20 @@ def lift_values(vals: list[Any], lower: Tracer) -> None:
             vals[i] = lift_like(v, lower)
 
 
+def lookup_rule(table: dict[Any, Any], find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
+    """The ``kind`` rule of ``fn`` (``table`` first, then ``find``); ``None`` for a function of
+    ``CONSTANT_NAMES`` without one (its result is a constant); else ``NoRuleError``."""
+    try:
+        rule = table.get(fn)
+    except TypeError:  # an unhashable callable
+        rule = None
+    if rule is None:
+        rule = find(fn)
+        if rule is None and getattr(fn, "__name__", "") not in CONSTANT_NAMES:
+            raise no_rule(kind, fn)
+    return rule
+
+
 def no_rule(kind: str, fn: Any) -> NoRuleError:
     """``NoRuleError`` naming ``fn`` and the line of user code that called it."""
     where = user_frame()
@@ -452,35 +466,23 @@ class Tracer:
 _NO_KWARGS: dict[str, Any] = {}  # shared by the operators: never mutated
 
 
-def _binary(op: str) -> Callable[[Tracer, Any], Any]:
+def _binary(op: str, reflected: bool = False) -> Callable[[Tracer, Any], Any]:
+    """``__op__`` (or, ``reflected``, ``__rop__``: the operands swapped)."""
+
     def method(self: Tracer, other: Any) -> Any:
         # the trace that processes it: self's, unless other is a tracer of an inner trace;
         # a sequence operand goes through dispatch, which looks inside it
+        operands = (other, self) if reflected else (self, other)
         tr = self._trace
         if isinstance(other, Tracer):
             o = other._trace
             if o is not tr and o.level > tr.level:
                 tr = o
         elif type(other) in _SEQ:
-            return dispatch(self._ops[op], (self, other), {})
-        return tr.process(self._ops[op], (self, other), _NO_KWARGS)
+            return dispatch(self._ops[op], operands, {})
+        return tr.process(self._ops[op], operands, _NO_KWARGS)
 
-    method.__name__ = f"__{op}__"
-    return method
-
-
-def _reflected(op: str) -> Callable[[Tracer, Any], Any]:
-    def method(self: Tracer, other: Any) -> Any:
-        tr = self._trace
-        if isinstance(other, Tracer):
-            o = other._trace
-            if o is not tr and o.level > tr.level:
-                tr = o
-        elif type(other) in _SEQ:
-            return dispatch(self._ops[op], (other, self), {})
-        return tr.process(self._ops[op], (other, self), _NO_KWARGS)
-
-    method.__name__ = f"__r{op}__"
+    method.__name__ = f"__r{op}__" if reflected else f"__{op}__"
     return method
 
 
@@ -494,7 +496,7 @@ def _unary(op: str) -> Callable[[Tracer], Any]:
 
 for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
     setattr(Tracer, f"__{_op}__", _binary(_op))
-    setattr(Tracer, f"__r{_op}__", _reflected(_op))
+    setattr(Tracer, f"__r{_op}__", _binary(_op, reflected=True))
 for _op in ("lt", "le", "gt", "ge", "eq", "ne"):
     setattr(Tracer, f"__{_op}__", _binary(_op))
 for _op in ("neg", "pos", "abs"):

@@ -14,7 +14,7 @@ from typing import Any
 from ..core.namespaces import is_array
 from ..core.registry import _FRULES, find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from ._core import CONSTANT_NAMES, Trace, Tracer, dispatch, floating, lift_values, no_rule
+from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -80,16 +80,9 @@ class ForwardTrace(Trace):
             lift_values(vals, lower)
         if not active:
             return _const_result(self, dispatch(fn, vals, kwargs))
-        try:
-            rule = _FRULES.get(fn)
-        except TypeError:
-            rule = None
-        if rule is None:
-            rule = find_frule(fn)
-            if rule is None:
-                if getattr(fn, "__name__", "") in CONSTANT_NAMES:
-                    return _const_result(self, dispatch(fn, vals, kwargs))
-                raise no_rule("frule", fn)
+        rule = lookup_rule(_FRULES, find_frule, "frule", fn)
+        if rule is None:  # a constant-valued function with no rule
+            return _const_result(self, dispatch(fn, vals, kwargs))
         y, y_dot = rule(tuple(tans), *vals, **kwargs)
         if isinstance(y_dot, AbstractZero):
             return _const_result(self, y)

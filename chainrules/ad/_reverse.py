@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.registry import _RRULES, find_rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, accumulate, add_tangents
-from ._core import CONSTANT_NAMES, Trace, Tracer, dispatch, floating, lift_values, no_rule
+from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -126,16 +126,9 @@ class ReverseTrace(Trace):
             vals, parents = self._unwrap(fn, args, kwargs)
             if not parents:
                 return _const_result(self, dispatch(fn, vals, kwargs))
-        try:
-            rule = _RRULES.get(fn)
-        except TypeError:
-            rule = None
-        if rule is None:
-            rule = find_rrule(fn)
-            if rule is None:
-                if getattr(fn, "__name__", "") in CONSTANT_NAMES:
-                    return _const_result(self, dispatch(fn, vals, kwargs))
-                raise no_rule("rrule", fn)
+        rule = lookup_rule(_RRULES, find_rrule, "rrule", fn)
+        if rule is None:  # a constant-valued function with no rule
+            return _const_result(self, dispatch(fn, vals, kwargs))
         y, pb = rule(*vals, **kwargs) if kwargs else rule(*vals)
         ty = type(y)
         if ty is _NDARRAY:

@@ -24,6 +24,7 @@ import numpy as np
 from ..core.registry import counterpart, function_name, rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent
 from .arrays import leaves, to_numpy
+from .checks import _has_tangent_space
 
 __all__ = ["check_agrees_with_jax"]
 
@@ -40,13 +41,6 @@ def _flat(y: Any) -> list[Any]:
             out.extend(_flat(e))
         return out
     return [y]
-
-
-def _has_tangent_space(v: Any) -> bool:
-    if type(v) in (float, complex):
-        return True
-    dt = getattr(v, "dtype", None)
-    return dt is not None and np.dtype(dt).kind in "fc"
 
 
 def check_agrees_with_jax(
