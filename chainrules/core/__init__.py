@@ -25,7 +25,7 @@ from .scalar import (
     scalar_mode,
     set_default_scalar_mode,
 )
-from .scalar_rule import check_cotangent, non_differentiable, scalar_rule, zero_derivative
+from .scalar_rule import non_differentiable, scalar_rule, zero_derivative
 from .scatter import scatter_add
 from .tangents import (
     AbstractZero,
@@ -39,6 +39,15 @@ from .tangents import (
     is_zero,
     unthunk,
 )
+from .toolkit import (
+    Signature,
+    TangentsIn,
+    check_cotangent,
+    pullback,
+    signature,
+    tangents_in,
+    zero_tangent,
+)
 
 __all__ = [
     "AbstractZero",
@@ -50,7 +59,9 @@ __all__ = [
     "RuleConfig",
     "ScalarIndexingError",
     "ScalarIndexingWarning",
+    "Signature",
     "Tangent",
+    "TangentsIn",
     "Thunk",
     "ZeroTangent",
     "accumulate",
@@ -69,6 +80,7 @@ __all__ = [
     "namespace_of",
     "non_differentiable",
     "project",
+    "pullback",
     "register_frule",
     "register_namespace",
     "register_rrule",
@@ -80,8 +92,11 @@ __all__ = [
     "scalar_rule",
     "scatter_add",
     "set_default_scalar_mode",
+    "signature",
+    "tangents_in",
     "traceable",
     "unthunk",
     "use_rule_config",
     "zero_derivative",
+    "zero_tangent",
 ]

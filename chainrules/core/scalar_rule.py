@@ -29,6 +29,8 @@ from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
 from .projection import _NUMPY_KIND, ProjectTo
 from .registry import _parse_target, function_name, register_frule, register_rrule
 from .tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
+from .toolkit import _mismatch as _cotangent_mismatch
+from .toolkit import check_cotangent
 
 __all__ = [
     "check_cotangent",
@@ -78,24 +80,6 @@ class _Primals(dict):
 def _primal_getter(target: Any) -> _Primals:
     """``xp -> function`` computing the primal: the callable itself, or ``xp.NAME``."""
     return _Primals(target)
-
-
-def _cotangent_mismatch(name: str, got: Any, want: Any) -> ValueError:
-    return ValueError(
-        f"{name}: cotangent of shape {tuple(got)} does not match the output's shape "
-        f"{tuple(want)}; a pullback never broadcasts its cotangent"
-    )
-
-
-def check_cotangent(name: str, y_bar: Any, y: Any) -> None:
-    """Raise ``ValueError`` naming both shapes when ``y_bar``'s shape is not ``y``'s.
-
-    Zero markers (``ZeroTangent()``, ``NoTangent()``) have every shape and always pass.
-    """
-    if isinstance(y_bar, AbstractZero):
-        return
-    if getattr(y_bar, "shape", ()) != getattr(y, "shape", ()):
-        raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), getattr(y, "shape", ()))
 
 
 def _reject_out(name: str, kwargs: dict[str, Any]) -> None:

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.registry import register_frule, register_rrule, traceable
-from ..core.scalar_rule import _cotangent_mismatch, _reject_out
-from ..core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
+from ..core.scalar_rule import _reject_out
+from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from ..core.toolkit import check_cotangent
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -74,27 +75,7 @@ def reduced_size(shape: Sequence[int], axes: tuple[int, ...]) -> int:
     return math.prod(shape[a] for a in axes)
 
 
-def cotangent(name: str, y_bar: Any, y: Any) -> Any:
-    """Force a thunk, check the cotangent's shape (ValueError naming both shapes), turn a
-    Python-scalar cotangent of a 0-d output into a 0-d array of the output's library, and a real
-    cotangent of a complex output into the output's dtype."""
-    if isinstance(y_bar, Thunk):
-        y_bar = unthunk(y_bar)
-    if type(y_bar) in (float, int, complex) and getattr(y, "shape", None) == ():
-        from ..core.namespaces import namespace_of
-
-        return namespace_of(y).asarray(y_bar, dtype=y.dtype)
-    if getattr(y_bar, "shape", ()) != getattr(y, "shape", ()):
-        raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), getattr(y, "shape", ()))
-    dt = getattr(y_bar, "dtype", None)
-    if dt is not None and dt != y.dtype:
-        from ..core.namespaces import namespace_of
-
-        xp = namespace_of(y)
-        if xp.isdtype(y.dtype, "complex floating") and not xp.isdtype(dt, "complex floating"):
-            # a real cotangent of a complex output: PyTorch's matmul does not promote it
-            return xp.astype(y_bar, y.dtype)
-    return y_bar
+cotangent = check_cotangent  # the one cotangent checker (chainrules.core.toolkit)
 
 
 def safe(xp: Any, d: Any) -> Any:

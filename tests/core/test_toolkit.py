@@ -1,0 +1,156 @@
+"""The rule toolkit: signature binding, the pullback decorator, tangents_in, check_cotangent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+
+
+def test_signature_binds_defaults_and_names_the_function() -> None:
+    sig = cr.signature("reshape", lambda x, /, shape, *, copy=None: None)
+    assert sig.bind((1, (2, 3)), {}) == {"x": 1, "shape": (2, 3), "copy": None}
+    assert sig.bind((1,), {"shape": (6,), "copy": True})["copy"] is True
+    with pytest.raises(TypeError, match=r"^reshape: .*shape"):
+        sig.bind((1,), {})
+    with pytest.raises(TypeError, match=r"^reshape: .*order"):
+        sig.bind((1, (2,)), {"order": "F"})
+    with pytest.raises(TypeError, match=r"^reshape: .*multiple values"):
+        sig.bind((1, (2,)), {"shape": (2,)})
+    with pytest.raises(TypeError, match=r"^reshape: "):
+        sig.bind((), {"x": 1, "shape": (1,)})  # x is positional-only
+
+
+def _scale_rrule(x, factor):  # type: ignore[no-untyped-def]
+    y = x * factor
+    project = cr.ProjectTo(x)
+    calls = []
+
+    @cr.pullback(y, (x, factor))
+    def scale_pullback(y_bar):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return project(y_bar * factor), cr.NoTangent()
+
+    return y, scale_pullback, calls
+
+
+def test_pullback_zero_short_circuits_without_running_the_body() -> None:
+    x = np.ones(3)
+    _, pb, calls = _scale_rrule(x, 2)
+    assert pb(cr.ZeroTangent()) == (cr.NoTangent(), cr.ZeroTangent(), cr.NoTangent())
+    assert pb(cr.Thunk(lambda: cr.ZeroTangent()))[1] is cr.ZeroTangent()
+    assert not calls
+    out = pb(cr.Thunk(lambda: np.ones(3)))
+    assert out[0] is cr.NoTangent() and out[2] is cr.NoTangent()
+    np.testing.assert_array_equal(out[1], [2.0, 2.0, 2.0])
+    assert calls == [1]
+    assert pb.__name__ == "scale_pullback"  # named in tracebacks
+
+
+def test_pullback_checks_the_shape_and_the_number_of_entries() -> None:
+    _, pb, _ = _scale_rrule(np.ones(3), 2)
+    with pytest.raises(ValueError, match=r"scale: cotangent of shape \(2,\).*\(3,\)"):
+        pb(np.ones(2))
+
+    y = np.ones(2)
+
+    @cr.pullback(y, (y, y))
+    def short_pullback(y_bar):  # type: ignore[no-untyped-def]
+        return (y_bar,)
+
+    with pytest.raises(TypeError, match=r"short: the pullback returned 1 cotangents, expected 2"):
+        short_pullback(np.ones(2))
+
+
+def test_pullback_scalar_cotangent_of_0d_output_becomes_an_array() -> None:
+    x = np.float32(3.0) * np.ones((), dtype=np.float32)
+
+    @cr.pullback(x, (x,))
+    def ident_pullback(y_bar):  # type: ignore[no-untyped-def]
+        return y_bar
+
+    out = ident_pullback(2.0)[1]
+    assert out.shape == () and out.dtype == np.float32
+
+
+def test_pullback_of_a_tuple_output() -> None:
+    x = np.arange(6.0).reshape(2, 3)
+    ys = (x[0], x[1])
+    seen = []
+
+    @cr.pullback(ys, (x,))
+    def unstack_pullback(parts):  # type: ignore[no-untyped-def]
+        seen.append(parts)
+        return np.stack([np.zeros(3) if cr.is_zero(p) else p for p in parts])
+
+    assert unstack_pullback(cr.Tangent(cr.ZeroTangent(), cr.ZeroTangent()))[1] is cr.ZeroTangent()
+    assert not seen
+    out = unstack_pullback((np.ones(3), cr.ZeroTangent()))[1]
+    np.testing.assert_array_equal(out, [[1, 1, 1], [0, 0, 0]])
+    with pytest.raises(ValueError, match="unstack: expected a cotangent with 2 entries"):
+        unstack_pullback((np.ones(3),))
+    with pytest.raises(ValueError, match=r"unstack: cotangent of shape \(2,\)"):
+        unstack_pullback((np.ones(2), np.ones(3)))
+
+
+@pytest.mark.parametrize(
+    ("arg", "zero"),
+    [
+        (np.ones(2), cr.ZeroTangent()),
+        (np.ones(2, dtype=np.complex64), cr.ZeroTangent()),
+        (1.5, cr.ZeroTangent()),
+        (1j, cr.ZeroTangent()),
+        (np.arange(2), cr.NoTangent()),
+        (np.ones(2, dtype=bool), cr.NoTangent()),
+        (3, cr.NoTangent()),
+        (True, cr.NoTangent()),
+        ((2, 3), cr.NoTangent()),
+        ((np.ones(2), np.arange(2)), cr.ZeroTangent()),
+        (None, cr.NoTangent()),
+        ("C", cr.NoTangent()),
+    ],
+)
+def test_zero_tangent(arg, zero) -> None:  # type: ignore[no-untyped-def]
+    assert cr.zero_tangent(arg) is zero
+
+
+def test_zero_tangent_of_other_libraries() -> None:
+    xps = pytest.importorskip("array_api_strict")
+    assert cr.zero_tangent(xps.ones(2)) is cr.ZeroTangent()
+    assert cr.zero_tangent(xps.ones(2, dtype=xps.int64)) is cr.NoTangent()
+
+
+def test_tangents_in() -> None:
+    x, w = np.ones((2, 3)), np.ones(3)
+    assert cr.tangents_in("f", (cr.NoTangent(), cr.ZeroTangent(), cr.ZeroTangent()), (x, w)) is None
+    ts = cr.tangents_in("f", (cr.NoTangent(), np.ones((4, 2, 3)), cr.ZeroTangent()), (x, w))
+    assert ts is not None and ts.extra == 1 and ts.lead() == (4,) and ts[1] is cr.ZeroTangent()
+    ts = cr.tangents_in("f", (cr.NoTangent(), cr.Thunk(lambda: np.ones((2, 3)))), (x,))
+    assert ts is not None and ts.extra == 0 and ts[0].shape == (2, 3)
+    with pytest.raises(ValueError, match=r"f: tangent of shape \(3,\) does not fit"):
+        cr.tangents_in("f", (cr.NoTangent(), np.ones(3)), (x,))
+    with pytest.raises(ValueError, match="different numbers of chunk axes"):
+        cr.tangents_in("f", (cr.NoTangent(), np.ones((2, 3)), np.ones((5, 3))), (x, w))
+    with pytest.raises(ValueError, match="expected 2 argument tangents"):
+        cr.tangents_in("f", (cr.NoTangent(), np.ones((2, 3))), (x, w))
+
+
+def test_check_cotangent_is_the_one_checker() -> None:
+    from chainrules.rules import _util
+
+    assert _util.cotangent is cr.check_cotangent
+    z = np.zeros(2, dtype=np.complex128)
+    assert cr.check_cotangent("f", np.ones(2), z).dtype == np.complex128
+    assert cr.check_cotangent("f", cr.ZeroTangent(), z) is cr.ZeroTangent()
+    with pytest.raises(ValueError, match=r"f: cotangent of shape \(\)"):
+        cr.check_cotangent("f", 1.0, z)
+
+
+def test_signature_unsupported_keywords() -> None:
+    sig = cr.signature("sum", lambda a, axis=None, *, out=None, where=True: None, ("where",))
+    assert sig.bind((1,), {"where": True})["where"] is True
+    with pytest.raises(TypeError, match=r"^sum: out= is not supported by rules"):
+        sig.bind((1,), {"out": np.zeros(1)})
+    with pytest.raises(TypeError, match=r"^sum: the rule does not support where="):
+        sig.bind((1,), {"where": np.ones(1, bool)})
