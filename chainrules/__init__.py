@@ -9,6 +9,8 @@ array([1.        , 0.54030231])
 from . import rules as _rules  # noqa: F401  (registers the library's rules)
 from .core import (
     AbstractZero,
+    Example,
+    Expect,
     InplaceableThunk,
     NoRuleError,
     NoTangent,
@@ -63,6 +65,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AbstractZero",
+    "Example",
+    "Expect",
     "InplaceableThunk",
     "NoRuleError",
     "NoTangent",

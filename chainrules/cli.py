@@ -3,9 +3,14 @@
 ``python -m chainrules check`` runs ``test_rrule`` and ``test_frule`` on every registered rule, at
 the example inputs stored with it, on every installed backend, in float64, float32 and (where the
 function takes them) complex dtypes; then ``check_scalar_free`` (guarded device arrays) and
-``check_jit`` (``jax.jit``) as two more columns. It prints a table (function x column) with a
-summary line and exits with status 1 when any check fails. ``--module mypkg.rules`` imports a
-user's module and checks only the rules it registers.
+``check_jit`` (``jax.jit``) as two more columns. Each check is judged against the limits the
+registration declares (``chainrules.Expect``), the same declarations the test suite reads. The
+cells run in one worker process per core; progress (rules done, ETA) goes to stderr. It prints the
+failures first, then a table (function x column, failing rows first), the declared limits and the
+warnings each rule raised, and a summary line; it exits with status 1 when any check fails.
+``--thorough`` runs every example on every column (the default is the fast profile of the test
+suite); ``--json`` prints every count; ``--module mypkg.rules`` imports a user's module and
+checks only the rules it registers.
 
 ``python -m chainrules coverage`` lists every function of the Array API standard (read from the
 installed ``array_api_strict``) with what chainrules has for it: see ``chainrules.coverage``.
@@ -17,46 +22,58 @@ import argparse
 import fnmatch
 import importlib
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from . import __version__
 from .core.registry import Registration, registrations
 from .testing.backends import BACKENDS, get_backend
-from .testing.runner import DEVICE_CHECKS, Cell, check_device, check_registration
+from .testing.runner import DEVICE_CHECKS, Cell, set_profile
+from .testing.suite import defined_in, run_cell
 
 __all__ = ["main"]
 
 
 class _Progress:
-    """A one-line progress bar on a terminal; occasional plain lines otherwise."""
+    """Rules and cells done, elapsed time and an ETA: one rewritten line on a terminal, a plain
+    line every 10% otherwise."""
 
-    def __init__(self, total: int, stream: TextIO) -> None:
-        self.total, self.done, self.stream = max(total, 1), 0, stream
+    def __init__(self, cells: int, rules: int, stream: TextIO) -> None:
+        self.cells, self.rules, self.stream = max(cells, 1), max(rules, 1), stream
+        self.done = self.rules_done = 0
         self.tty = stream.isatty()
         self.start = time.perf_counter()
         self.last_pct = -10
 
-    def step(self, label: str) -> None:
+    def step(self, label: str, rules_done: int) -> None:
         self.done += 1
-        pct = 100 * self.done // self.total
+        self.rules_done = rules_done
+        pct = 100 * self.done // self.cells
+        elapsed = time.perf_counter() - self.start
+        eta = elapsed / self.done * (self.cells - self.done)
+        text = (
+            f"checked {self.rules_done}/{self.rules} rules, {self.done}/{self.cells} cells "
+            f"({pct}%) in {_duration(elapsed)}, ETA {_duration(eta)}"
+        )
         if self.tty:
-            width = 30
-            fill = width * self.done // self.total
-            bar = "#" * fill + "-" * (width - fill)
-            self.stream.write(f"\r[{bar}] {self.done}/{self.total} {label[:40]:<40}")
+            self.stream.write(f"\r{text} {label[:30]:<30}")
             self.stream.flush()
-        elif pct >= self.last_pct + 10 or self.done == self.total:
+        elif pct >= self.last_pct + 10 or self.done == self.cells:
             self.last_pct = pct
-            elapsed = time.perf_counter() - self.start
-            self.stream.write(f"checked {self.done}/{self.total} ({pct}%) in {elapsed:.1f} s\n")
+            self.stream.write(text + "\n")
             self.stream.flush()
 
     def close(self) -> None:
         if self.tty:
-            self.stream.write("\r" + " " * 80 + "\r")
+            self.stream.write("\r" + " " * 110 + "\r")
             self.stream.flush()
+
+
+def _duration(s: float) -> str:
+    return f"{s:.0f} s" if s < 90 else f"{int(s // 60)} min {int(s % 60):02d} s"
 
 
 def _select(pattern: str | None, module: str | None = None) -> list[Registration]:
@@ -64,7 +81,7 @@ def _select(pattern: str | None, module: str | None = None) -> list[Registration
     only those defined in ``module`` (or its submodules) when it is given."""
     regs = [r for r in registrations() if r.family != "callable" or r.meta.get("generic")]
     if module:
-        regs = [r for r in regs if _defined_in(r, module)]
+        regs = [r for r in regs if defined_in(r, module)]
     if not pattern:
         return regs
     for match in (
@@ -78,11 +95,6 @@ def _select(pattern: str | None, module: str | None = None) -> list[Registration
     return []
 
 
-def _defined_in(reg: Registration, module: str) -> bool:
-    where = str(reg.meta.get("module") or "")
-    return where == module or where.startswith(module + ".")
-
-
 def _import_user_module(name: str, err: TextIO) -> bool:
     try:
         importlib.import_module(name)
@@ -92,9 +104,177 @@ def _import_user_module(name: str, err: TextIO) -> bool:
     return True
 
 
+# --- the cells, in this process or in worker processes -------------------------------------------
+_WEIGHT = {"jit": 4.0, "jax": 3.0, "torch": 2.0}  # rough cost of a column, for the schedule
+# a worker past this resident memory retires after its cell, and a fresh one takes over
+_WORKER_MEMORY_MB = 1000.0
+
+
+def _worker_init(module: str | None, profile: str) -> None:
+    import threading
+
+    parent = os.getppid()
+
+    def orphaned() -> None:  # a worker whose check command died (Ctrl-C, kill) ends too
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=orphaned, daemon=True).start()
+    # a worker runs one cell at a time: the libraries' own thread pools would only compete
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    set_profile(profile)
+    if module:
+        importlib.import_module(module)
+    try:  # one intra-op thread: the workers already use every core
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
+def _worker_main(
+    module: str | None, profile: str, limit_mb: float, tasks: Any, results: Any
+) -> None:
+    """A worker process: run cells from ``tasks`` until a ``None``, or until its memory passes
+    ``limit_mb`` (JAX's and torch's caches of compiled code only grow): then it retires and the
+    parent starts a fresh one."""
+    _worker_init(module, profile)
+    by_name = {r.name: r for r in registrations()}
+    pid = os.getpid()
+    while True:
+        task = tasks.get()
+        if task is None:
+            return
+        name, column = task
+        results.put(("start", pid, name, column))
+        try:
+            cell = run_cell(by_name[name], column)
+        except BaseException as e:  # noqa: BLE001  (reported as the cell's failure)
+            cell = Cell("FAIL", errors=[f"the checker itself failed: {type(e).__name__}: {e}"])
+        rss = _peak_rss_mb()
+        results.put(("cell", pid, name, column, cell, rss))
+        if rss > limit_mb:
+            results.put(("retire", pid))
+            return
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory in MB (``VmHWM``: it starts anew at ``exec``, unlike
+    ``ru_maxrss``, which a spawned worker inherits from the process that forked it)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+
+
+def _run_cells(
+    regs: Sequence[Registration],
+    columns: Sequence[str],
+    jobs: int,
+    module: str | None,
+    profile: str,
+    progress: _Progress,
+) -> tuple[dict[str, dict[str, Cell]], float]:
+    """Every (registration, column) cell; in ``jobs`` worker processes when ``jobs > 1``. Returns
+    the table and the largest resident memory of a worker (MB; 0 in this process)."""
+    table: dict[str, dict[str, Cell]] = {r.name: {} for r in regs}
+    left = {r.name: len(columns) for r in regs}
+    rules_done = 0
+
+    def done(name: str, column: str, cell: Cell) -> None:
+        nonlocal rules_done
+        table[name][column] = cell
+        left[name] -= 1
+        rules_done += left[name] == 0
+        progress.step(f"{name} on {column}", rules_done)
+
+    if jobs <= 1:
+        for reg in regs:
+            for column in columns:
+                done(reg.name, column, run_cell(reg, column))
+        return table, 0.0
+
+    import multiprocessing
+    import queue
+
+    def cost(task: tuple[Registration, str]) -> float:
+        reg, column = task
+        return _WEIGHT.get(column, 1.0) * (1 + (reg.meta.get("module") or "").count("linalg"))
+
+    ordered = sorted(((r, c) for r in regs for c in columns), key=cost, reverse=True)
+    ctx = multiprocessing.get_context("spawn")  # JAX and torch do not survive a fork
+    tasks, results = ctx.Queue(), ctx.Queue()
+    for r, c in ordered:
+        tasks.put((r.name, c))
+    workers: dict[int, Any] = {}
+    running: dict[int, tuple[str, str]] = {}
+
+    def start() -> None:
+        p = ctx.Process(
+            target=_worker_main,
+            args=(module, profile, _WORKER_MEMORY_MB, tasks, results),
+            daemon=True,
+        )
+        p.start()
+        assert p.pid is not None
+        workers[p.pid] = p
+
+    for _ in range(min(jobs, len(ordered))):
+        start()
+    peak, remaining = 0.0, len(ordered)
+    try:
+        while remaining:
+            try:
+                msg = results.get(timeout=5.0)
+            except queue.Empty:
+                for pid, p in list(workers.items()):
+                    if not p.is_alive():  # died without a word (killed, out of memory)
+                        del workers[pid]
+                        if pid in running:
+                            name, column = running.pop(pid)
+                            why = f"the worker process died (exit code {p.exitcode})"
+                            done(name, column, Cell("FAIL", errors=[why]))
+                            remaining -= 1
+                        start()
+                continue
+            if msg[0] == "start":
+                running[msg[1]] = (msg[2], msg[3])
+            elif msg[0] == "cell":
+                _, pid, name, column, cell, rss = msg
+                running.pop(pid, None)
+                peak = max(peak, rss)
+                done(name, column, cell)
+                remaining -= 1
+            elif msg[0] == "retire":
+                workers.pop(msg[1]).join()
+                if remaining > len(workers):
+                    start()
+    finally:
+        for _ in workers:
+            tasks.put(None)
+        for p in workers.values():
+            p.join(timeout=10)
+            if p.is_alive():
+                p.terminate()
+    return table, peak
+
+
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    start = time.perf_counter()
     if args.module and not _import_user_module(args.module, err):
         return 2
+    profile = "thorough" if args.thorough else "fast"
+    set_profile(profile)
     names = args.backend or list(BACKENDS)
     backends = []
     for n in names:
@@ -112,78 +292,125 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         else:
             err.write(f"no rule is registered{where}\n")
         return 2
-    device = [] if args.no_device_checks else list(DEVICE_CHECKS)
-    progress = _Progress(len(regs) * (len(backends) + len(device)), err)
-    table: dict[str, dict[str, Cell]] = {}
-    for reg in regs:
-        row = table.setdefault(reg.name, {})
-        for b in backends:
-            row[b.name] = check_registration(reg, b)
-            progress.step(f"{reg.name} on {b.name}")
-        for which in device:
-            row[which] = check_device(reg, which)
-            progress.step(f"{reg.name}: {which}")
+    columns = [b.name for b in backends] + ([] if args.no_device_checks else list(DEVICE_CHECKS))
+    n_cells = len(regs) * len(columns)
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    if args.jobs is None and n_cells < 24:
+        jobs = 1  # a few cells: starting worker processes would cost more than they save
+    progress = _Progress(n_cells, len(regs), err)
+    table, peak = _run_cells(regs, columns, jobs, args.module, profile, progress)
     progress.close()
+    elapsed = time.perf_counter() - start
 
     cells = [c for row in table.values() for c in row.values()]
-    failed = sum(c.status == "FAIL" for c in cells)
-    passed = sum(c.status == "ok" for c in cells)
-    checks = sum(c.checks for c in cells)
-    bnames = [b.name for b in backends] + device
+    summary = {
+        "rules": len(regs),
+        "columns": len(columns),
+        "cells": len(cells),
+        "passed": sum(c.status == "ok" for c in cells),
+        "failed": sum(c.status == "FAIL" for c in cells),
+        "xfail": sum(c.status == "xfail" for c in cells),
+        "skipped": sum(c.status == "skip" for c in cells),
+        "not_applicable": sum(c.status == "n/a" for c in cells),
+        "no_examples": sum(c.status == "none" for c in cells),
+        "checks": sum(c.checks for c in cells),
+        "xfailed_checks": sum(len(c.xfailed) for c in cells),
+        "unexpected_passes": sum("but passed" in e for c in cells for e in c.errors),
+        "skipped_examples": sum(len(c.unsupported) for c in cells),
+        "undeclared_refusals": sum(len(c.undeclared) for c in cells),
+        "warnings": sum(len(c.warnings) for c in cells),
+        "profile": profile,
+        "jobs": jobs,
+        "seconds": round(elapsed, 1),
+        "worker_peak_rss_mb": round(peak),
+    }
     if args.json:
         json.dump(
             {
-                "backends": bnames,
+                "version": __version__,
+                "columns": columns,
                 "rules": {
-                    name: {
-                        b: {
-                            "status": c.status,
-                            "checks": c.checks,
-                            "errors": c.errors,
-                            "unsupported_examples": c.unsupported,
-                        }
-                        for b, c in row.items()
-                    }
+                    name: {col: _cell_json(c) for col, c in row.items()}
                     for name, row in table.items()
                 },
-                "summary": {"passed": passed, "failed": failed, "checks": checks},
+                "summary": summary,
             },
             out,
             indent=2,
         )
         out.write("\n")
     else:
-        _print_table(table, bnames, out)
-        for name, row in table.items():
-            for bname, c in row.items():
-                for e in c.errors[: args.max_errors]:
-                    out.write(f"FAIL {name} on {bname}: {e}\n")
+        _report(table, columns, args.max_errors, out)
         out.write(
-            f"\n{_plural(len(regs), 'function')} x {_plural(len(bnames), 'column')}: "
-            f"{passed} passed, {failed} failed, {sum(c.status == 'n/a' for c in cells)} not "
-            f"applicable; {checks} checks run; {sum(len(c.unsupported) for c in cells)} "
-            "examples skipped (the library's own function rejects them, or a device check "
-            "cannot take them)\n"
+            f"\n{_plural(len(regs), 'function')} x {_plural(len(columns), 'column')}: "
+            f"{summary['passed']} passed, {summary['failed']} failed, {summary['xfail']} xfail "
+            f"(declared), {summary['skipped']} skipped (declared), {summary['not_applicable']} "
+            f"not applicable; {summary['checks']} checks "
+            f"run; {summary['skipped_examples']} examples skipped (declared); "
+            f"{summary['warnings']} warnings; {profile} profile, {_duration(elapsed)} on "
+            f"{_plural(jobs, 'process', 'es')}\n"
         )
-    return 1 if failed else 0
+    return 1 if summary["failed"] else 0
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
+def _cell_json(c: Cell) -> dict[str, Any]:
+    return {
+        "status": c.status,
+        "checks": c.checks,
+        "errors": c.errors,
+        "xfailed": c.xfailed,
+        "skipped_examples": c.unsupported,
+        "undeclared_refusals": c.undeclared,
+        "not_applicable_examples": c.not_applicable,
+        "warnings": c.warnings,
+        "seconds": round(c.seconds, 3),
+    }
 
 
-def _print_table(table: dict[str, dict[str, Cell]], backends: Sequence[str], out: TextIO) -> None:
+def _plural(n: int, word: str, suffix: str = "s") -> str:
+    return f"{n} {word}{suffix * (n != 1)}"
+
+
+def _report(
+    table: dict[str, dict[str, Cell]], columns: Sequence[str], max_errors: int, out: TextIO
+) -> None:
+    """Failures first (each distinct message once), then the table with failing rows first, then
+    the declared limits and the warnings."""
+    failing = [n for n, row in table.items() if any(c.status == "FAIL" for c in row.values())]
+    for name in failing:
+        for col, c in table[name].items():
+            msgs = list(dict.fromkeys(c.errors + c.undeclared))
+            for e in msgs[:max_errors]:
+                out.write(f"FAIL {name} on {col}: {e}\n")
+            if len(msgs) > max_errors:
+                out.write(f"FAIL {name} on {col}: ... and {len(msgs) - max_errors} more\n")
+    if failing:
+        out.write("\n")
+    order = failing + [n for n in table if n not in set(failing)]
+    _print_table({n: table[n] for n in order}, columns, out)
+    notes = []
+    for name, row in table.items():
+        for col, c in row.items():
+            for reason in c.xfail_reasons():
+                notes.append(f"xfail {name} on {col}: {reason}")
+            for w in c.warnings:
+                notes.append(f"warning {name} on {col}: {w}")
+    if notes:
+        out.write("\n" + "\n".join(notes) + "\n")
+
+
+def _print_table(table: dict[str, dict[str, Cell]], columns: Sequence[str], out: TextIO) -> None:
     w0 = max([len("function")] + [len(n) for n in table])
-    widths = [max(len(b), 4) for b in backends]
+    widths = [max(len(b), 5) for b in columns]
 
     def line(first: str, cells: Sequence[str]) -> None:
         text = first.ljust(w0) + "  " + "  ".join(c.ljust(w) for c, w in zip(cells, widths))
         out.write(text.rstrip() + "\n")
 
-    line("function", backends)
+    line("function", columns)
     line("-" * w0, ["-" * w for w in widths])
     for name, row in table.items():
-        line(name, [row[b].status for b in backends])
+        line(name, [row[b].status for b in columns])
 
 
 def run_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -216,13 +443,14 @@ def run_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 COVERAGE_MARKER = "<!-- COVERAGE TABLE -->"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "python -m chainrules") -> argparse.ArgumentParser:
     from pathlib import Path
 
     p = argparse.ArgumentParser(
-        prog="python -m chainrules",
+        prog=prog,
         description="chainrules' command line: check the rules, report the coverage.",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="run the rule testers on every registered rule and backend")
     c.add_argument(
@@ -237,6 +465,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="check on this backend only (repeatable; default: every installed one)",
     )
     c.add_argument("--json", action="store_true", help="print the results as JSON")
+    c.add_argument(
+        "--thorough",
+        action="store_true",
+        help="run every example on every column (default: the fast profile, the test suite's)",
+    )
+    c.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="worker processes (default: one per core; in this process for a few cells)",
+    )
     c.add_argument(
         "--no-device-checks",
         action="store_true",
@@ -270,11 +510,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(
-    argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None
+    argv: Sequence[str] | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    prog: str = "python -m chainrules",
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    args = build_parser().parse_args(argv)
+    args = build_parser(prog).parse_args(argv)
     if args.command == "check":
         return run_check(args, out, err)
     if args.command == "coverage":
@@ -283,4 +526,5 @@ def main(
 
 
 def _entry(argv: Sequence[str] | None = None) -> Any:
-    return main(argv)
+    """The ``chainrules`` console script."""
+    return main(argv, prog="chainrules")

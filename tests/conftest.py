@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from chainrules.testing.backends import BACKENDS, Backend
+from chainrules.testing.runner import set_profile
 
 settings.register_profile(
     "ci",
@@ -26,14 +27,12 @@ settings.register_profile(  # nox -s tests-thorough
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-# The fast profile runs every rule at every example on NumPy and array-api-strict (float64 and
-# float32, complex too) and on guarded device arrays (scalar-free), but at most 3 examples per rule
-# on PyTorch and under jax.jit (a compile per example), 2 on JAX (eager dispatch): the suite stays
-# under 10 minutes on 2 cores. `nox -s tests-thorough` (HYPOTHESIS_PROFILE=thorough) runs all.
-if os.environ.get("HYPOTHESIS_PROFILE", "ci") != "thorough":
-    from chainrules.testing.runner import EXAMPLE_LIMITS
-
-    EXAMPLE_LIMITS.update({"jax": 2, "torch": 3, "jit": 3})
+# The checker's profiles (chainrules.testing.runner.PROFILES), the same as the check command's:
+# "fast" runs every rule at every example on NumPy, array-api-strict and guarded device arrays,
+# but at most 3 examples per rule on PyTorch and under jax.jit (a compile per example), 2 on JAX
+# (eager dispatch); `nox -s tests-thorough` (HYPOTHESIS_PROFILE=thorough) runs all, as
+# `python -m chainrules check --thorough` does.
+set_profile("thorough" if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "thorough" else "fast")
 
 
 def _installed(module: str) -> bool:
@@ -68,45 +67,13 @@ def jax_numpy():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def clean_registry():  # type: ignore[no-untyped-def]
-    """Restore the rule registry (tables, names and which namespaces were resolved) after a test
-    that registers rules."""
-    import copy
+    """Restore the rule registry (its registrations, their rules and metadata) after a test that
+    registers rules."""
+    from chainrules.core import registry
 
-    from chainrules.core import registry as r
-
-    tables = (r._NAMED, r._CALLABLES, r._RRULES, r._FRULES, r._PRIO, r._NAMES, r._KEYS)
-    saved = [{k: copy.copy(v) for k, v in t.items()} for t in tables]
-    resolved = [p.resolved for p in r._PROVIDERS]
-    yield r
-    for table, old in zip(tables, saved):
-        table.clear()
-        table.update(old)
-    for p, flag in zip(r._PROVIDERS, resolved):
-        p.resolved = flag
-
-
-@pytest.fixture
-def assert_gpu_safe():  # type: ignore[no-untyped-def]
-    """``assert_gpu_safe(reg, which, examples=None, no_jax=(), skippable=None)``: the
-    ``scalar-free`` or ``jit`` column of the check command for one registration must pass, run
-    at least one check, and skip only what ``skippable(message)`` accepts (nothing by default);
-    ``n/a`` only for the names in ``no_jax`` (no ``jax.numpy`` counterpart)."""
-    from chainrules.testing.runner import check_device
-
-    def check(reg, which, examples=None, no_jax=(), skippable=None):  # type: ignore[no-untyped-def]
-        if which == "jit":
-            pytest.importorskip("jax")
-            BACKENDS["jax"].namespace()  # float64 references
-        cell = check_device(reg, which, examples=examples)
-        if cell.status == "n/a":
-            assert which == "jit" and reg.name in no_jax, reg.name
-            return
-        assert cell.status == "ok", "\n".join(cell.errors)
-        assert cell.checks > 0
-        for msg in cell.unsupported:
-            assert skippable is not None and skippable(msg), msg
-
-    return check
+    state = registry.snapshot()
+    yield registry
+    registry.restore(state)
 
 
 @pytest.fixture
@@ -123,7 +90,7 @@ def assert_agrees_with_jax(jax_numpy):  # type: ignore[no-untyped-def]
 
         jf, npf = BACKENDS["jax"].function(reg), BACKENDS["numpy"].function(reg)
         assert examples, f"no examples for {reg.name}"
-        for ex in _limited(examples, EXAMPLE_LIMITS.get("jax")):
+        for _, ex in _limited(examples, EXAMPLE_LIMITS.get("jax")):
             check_agrees_with_jax(npf, *ex.args, f_jax=jf, rtol=rtol, atol=atol, fkwargs=ex.kwargs)
 
     return check

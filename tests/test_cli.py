@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -23,20 +24,32 @@ def test_check_prints_a_table_progress_and_summary() -> None:
     assert "function" in out and "numpy" in out
     assert any(line.startswith("sin ") and line.split()[1] == "ok" for line in out.splitlines())
     assert "passed, 0 failed" in out
+    summary = out.strip().splitlines()[-1]
+    assert re.search(r"; [1-9]\d* checks run; 0 examples skipped \(declared\); ", summary), summary
+    assert "{" not in summary and "fast profile" in summary
     assert "checked" in err and "(100%)" in err  # progress on a non-terminal stream
+    assert "rules" in err and "ETA" in err
 
 
 def test_check_json() -> None:
     code, out, _ = _run("check", "-k", "hypot", "--backend", "numpy", "--json")
     data = json.loads(out)
-    assert code == 0 and data["backends"] == ["numpy", "scalar-free", "jit"]
+    assert code == 0 and data["columns"] == ["numpy", "scalar-free", "jit"]
     assert data["rules"]["hypot"]["numpy"]["status"] == "ok"
     assert data["rules"]["hypot"]["scalar-free"]["status"] == "ok"
     code, out, _ = _run(
         "check", "-k", "hypot", "--backend", "numpy", "--json", "--no-device-checks"
     )
-    assert json.loads(out)["backends"] == ["numpy"]
-    assert data["summary"]["failed"] == 0 and data["summary"]["checks"] > 0
+    assert json.loads(out)["columns"] == ["numpy"]
+    summary = data["summary"]
+    assert summary["failed"] == 0 and summary["checks"] > 0
+    counts = ("passed", "failed", "xfail", "skipped", "not_applicable", "no_examples")
+    assert sum(summary[k] for k in counts) == summary["cells"] == 3
+    more = ("skipped_examples", "xfailed_checks", "unexpected_passes", "undeclared_refusals")
+    for key in (*counts, *more, "warnings"):
+        assert isinstance(summary[key], int), key
+    cell = data["rules"]["hypot"]["numpy"]
+    assert set(cell) >= {"checks", "errors", "xfailed", "skipped_examples", "warnings", "seconds"}
 
 
 def test_check_fails_with_a_broken_rule(clean_registry) -> None:  # type: ignore[no-untyped-def]
@@ -49,6 +62,10 @@ def test_check_fails_with_a_broken_rule(clean_registry) -> None:  # type: ignore
     code, out, _ = _run("check", "-k", "expm1", "--backend", "numpy")
     assert code == 1
     assert "FAIL expm1 on numpy: test_rrule" in out and "2 failed" in out
+    fails = [line for line in out.splitlines() if line.startswith("FAIL")]
+    assert len(fails) == len(set(fails)) > 1  # distinct: each names its example and dtype
+    assert "FAIL expm1 on numpy: test_rrule [#0 (), float64]" in out
+    assert out.index("FAIL") < out.index("function ")  # failures come first
     # the rule calls np.expm1 itself: not generic, and jax.jit says so
     assert "FAIL expm1 on jit: jit" in out and "not traceable" in out
 
@@ -125,3 +142,150 @@ def test_check_module_that_cannot_be_imported() -> None:
 def test_check_module_that_registers_nothing() -> None:
     code, _, err = _run("check", "--module", "json")
     assert code == 2 and "no rule is registered in module json" in err
+
+
+def test_version_and_program_name(capsys) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"], prog="chainrules")
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"chainrules {cr.__version__}"
+
+
+def _softsign(x):  # type: ignore[no-untyped-def]
+    return x / (1 + abs(x))
+
+
+def _register_softsign(expect, wrong=False):  # type: ignore[no-untyped-def]
+    """A generic rule with two examples; ``wrong`` gives it a wrong derivative."""
+
+    def examples(rng):  # type: ignore[no-untyped-def]
+        return [cr.Example((rng.uniform(-2, 2, (3,)),), note="vector"), cr.Example((0.5,))]
+
+    @cr.register_rrule(_softsign, generic=True, examples=examples, expect=expect)
+    def _softsign_rrule(x):  # type: ignore[no-untyped-def]
+        y = _softsign(x)
+        d = 1 / (1 + abs(x)) ** 2
+
+        @cr.pullback(y, (x,))
+        def softsign_pullback(y_bar):  # type: ignore[no-untyped-def]
+            return y_bar * (2 * d if wrong else d)
+
+        return y, softsign_pullback
+
+
+def _check_softsign() -> tuple[int, dict]:  # type: ignore[type-arg]
+    name = f"{__name__}._softsign"
+    code, out, _ = _run("check", "-k", name, "--backend", "numpy", "--no-device-checks", "--json")
+    return code, json.loads(out)["rules"][name]["numpy"]
+
+
+def test_declared_xfail_and_unexpected_pass(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    _register_softsign(cr.Expect("numpy", "a known bug", example="vector"), wrong=True)
+    code, cell = _check_softsign()
+    # the vector example fails as declared; the scalar example is not covered and fails too
+    assert code == 1 and cell["status"] == "FAIL"
+    assert cell["xfailed"] and all("xfail: a known bug" in x for x in cell["xfailed"])
+    assert cell["errors"] and all("[#1" in e for e in cell["errors"])
+    _register_softsign(cr.Expect("numpy", "a known bug"), wrong=True)
+    code, cell = _check_softsign()
+    assert code == 0 and cell["status"] == "xfail" and not cell["errors"]
+    _register_softsign(cr.Expect("numpy", "a known bug"), wrong=False)  # fixed: reported
+    code, cell = _check_softsign()
+    assert code == 1 and cell["errors"]
+    assert all("expected to fail (a known bug) but passed" in e for e in cell["errors"])
+
+
+def test_refused_examples_must_be_declared(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    def picky(x):  # type: ignore[no-untyped-def]
+        if not hasattr(x, "shape"):
+            raise TypeError("picky takes arrays only")
+        return x * 2.0
+
+    def examples(rng):  # type: ignore[no-untyped-def]
+        return [cr.Example((np.ones(2),), note="array"), cr.Example((0.5,), note="scalar")]
+
+    for expect, status in (
+        ((), "FAIL"),
+        (cr.Expect("numpy", "picky takes arrays", kind="skip", example="scalar"), "ok"),
+        (cr.Expect("numpy", "picky takes arrays", kind="skip"), "FAIL"),  # stale for "array"
+    ):
+
+        @cr.register_rrule(picky, generic=True, examples=examples, expect=expect)
+        def _picky_rrule(x):  # type: ignore[no-untyped-def]
+            y = picky(x)
+
+            @cr.pullback(y, (x,))
+            def picky_pullback(y_bar):  # type: ignore[no-untyped-def]
+                return y_bar * 2.0
+
+            return y, picky_pullback
+
+        name = f"{__name__}.picky"
+        _code, out, _ = _run(
+            "check", "-k", name, "--backend", "numpy", "--no-device-checks", "--json"
+        )
+        cell = json.loads(out)["rules"][name]["numpy"]
+        assert cell["status"] == status, (expect, cell)
+        if status == "ok":
+            assert len(cell["skipped_examples"]) == 2  # float64 and float32
+            assert "declared: picky takes arrays" in cell["skipped_examples"][0]
+
+
+def test_expect_is_validated() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="kind must be one of"):
+        cr.Expect("numpy", "why", kind="maybe")
+    with pytest.raises(ValueError, match="give the reason"):
+        cr.Expect("numpy", "")
+    with pytest.raises(TypeError, match=r"expect= takes chainrules\.Expect"):
+        cr.register_rrule(_softsign, expect=("not an Expect",))(lambda x: (x, None))
+
+
+def test_check_in_worker_processes(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # two workers (spawned processes), the same table as in one process
+    argv = ("check", "-k", "numpy:arc*", "--backend", "numpy", "--json")
+    code, out, _ = _run(*argv, "-j", "2")
+    data = json.loads(out)
+    assert code == 0 and data["summary"]["jobs"] == 2
+    assert len(data["rules"]) >= 6 and data["summary"]["failed"] == 0
+    assert 0 < data["summary"]["worker_peak_rss_mb"] < 1536
+    _, out1, _ = _run(*argv, "-j", "1")
+    statuses = {n: {c: v["status"] for c, v in row.items()} for n, row in data["rules"].items()}
+    assert statuses == {
+        n: {c: v["status"] for c, v in row.items()} for n, row in json.loads(out1)["rules"].items()
+    }
+
+
+def test_workers_retire_past_their_memory_limit(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import chainrules.cli as cli
+
+    monkeypatch.setattr(cli, "_WORKER_MEMORY_MB", 1.0)  # every worker retires after one cell
+    code, out, _ = _run("check", "-k", "numpy:arccos", "--backend", "numpy", "-j", "2", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["summary"]["cells"] == 3 and data["summary"]["passed"] == 3
+
+
+def test_warnings_are_attributed_to_their_rule(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    import warnings
+
+    def noisy(x):  # type: ignore[no-untyped-def]
+        warnings.warn("noisy is deprecated", DeprecationWarning, stacklevel=2)
+        return x * 1.0
+
+    @cr.register_rrule(noisy, generic=True, examples=lambda rng: [((np.ones(2),), {})])
+    def _noisy_rrule(x):  # type: ignore[no-untyped-def]
+        y = noisy(x)
+
+        @cr.pullback(y, (x,))
+        def noisy_pullback(y_bar):  # type: ignore[no-untyped-def]
+            return y_bar
+
+        return y, noisy_pullback
+
+    name = f"{__name__}.noisy"
+    code, out, _ = _run("check", "-k", name, "--backend", "numpy", "--no-device-checks")
+    assert code == 0
+    assert f"warning {name} on numpy: DeprecationWarning: noisy is deprecated" in out

@@ -180,17 +180,13 @@ def lift_values(vals: list[Any], lower: Tracer) -> None:
             vals[i] = lift_like(v, lower)
 
 
-def lookup_rule(table: dict[Any, Any], find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
-    """The ``kind`` rule of ``fn`` (``table`` first, then ``find``); ``None`` for a function of
-    ``CONSTANT_NAMES`` without one (its result is a constant); else ``NoRuleError``."""
-    try:
-        rule = table.get(fn)
-    except TypeError:  # an unhashable callable
-        rule = None
-    if rule is None:
-        rule = find(fn)
-        if rule is None and getattr(fn, "__name__", "") not in CONSTANT_NAMES:
-            raise no_rule(kind, fn)
+def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
+    """The ``kind`` rule of ``fn`` (``find`` is the registry's public ``find_rrule`` or
+    ``find_frule``); ``None`` for a function of ``CONSTANT_NAMES`` without one (its result is a
+    constant); else ``NoRuleError``."""
+    rule = find(fn)
+    if rule is None and getattr(fn, "__name__", "") not in CONSTANT_NAMES:
+        raise no_rule(kind, fn)
     return rule
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.namespaces import is_array
-from ..core.registry import _FRULES, find_frule
+from ..core.registry import find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule
 
@@ -80,7 +80,7 @@ class ForwardTrace(Trace):
             lift_values(vals, lower)
         if not active:
             return _const_result(self, dispatch(fn, vals, kwargs))
-        rule = lookup_rule(_FRULES, find_frule, "frule", fn)
+        rule = lookup_rule(find_frule, "frule", fn)
         if rule is None:  # a constant-valued function with no rule
             return _const_result(self, dispatch(fn, vals, kwargs))
         y, y_dot = rule(tuple(tans), *vals, **kwargs)

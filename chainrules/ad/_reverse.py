@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.registry import _RRULES, find_rrule
+from ..core.registry import find_rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, accumulate, add_tangents
 from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule
 
@@ -126,7 +126,7 @@ class ReverseTrace(Trace):
             vals, parents = self._unwrap(fn, args, kwargs)
             if not parents:
                 return _const_result(self, dispatch(fn, vals, kwargs))
-        rule = lookup_rule(_RRULES, find_rrule, "rrule", fn)
+        rule = lookup_rule(find_rrule, "rrule", fn)
         if rule is None:  # a constant-valued function with no rule
             return _const_result(self, dispatch(fn, vals, kwargs))
         y, pb = rule(*vals, **kwargs) if kwargs else rule(*vals)

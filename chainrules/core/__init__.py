@@ -1,6 +1,7 @@
 """The core: registry, tangent types, projection, namespaces, rule helpers and rule config."""
 
 from .config import RuleConfig, rule_config, use_rule_config
+from .examples import Example, Expect
 from .namespaces import device_of, dtype_kind, is_array, namespace_of, scalar_kind
 from .projection import ProjectTo, project
 from .registry import (
@@ -51,6 +52,8 @@ from .toolkit import (
 
 __all__ = [
     "AbstractZero",
+    "Example",
+    "Expect",
     "InplaceableThunk",
     "NoRuleError",
     "NoTangent",

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .examples import Expect
 from .namespaces import qualified_name
 
 __all__ = [
@@ -144,6 +146,11 @@ class Registration:
         return bool(self.meta.get("non_differentiable", False))
 
     @property
+    def expectations(self) -> tuple[Expect, ...]:
+        """The known limits declared with ``expect=`` (see ``chainrules.Expect``)."""
+        return tuple(self.meta.get("expect", ()))
+
+    @property
     def name(self) -> str:
         """How the check command and reports list it: ``sin``, ``numpy:arcsin``, ``mod.fn``."""
         if self.family == ARRAY_API:
@@ -195,15 +202,27 @@ def register_namespace(
     _PROVIDERS.append(_Provider(module, family, names))
 
 
-# (family, name) -> Registration ; callable -> Registration
-_NAMED: dict[tuple[str, str], Registration] = {}
-_CALLABLES: dict[Any, Registration] = {}
-# resolved tables: function object -> rule, and the priority it was set with
-_RRULES: dict[Any, Callable[..., Any]] = {}
-_FRULES: dict[Any, Callable[..., Any]] = {}
-_PRIO: dict[tuple[str, Any], int] = {}
-_NAMES: dict[Any, str] = {}  # function object -> "module.name" it was resolved from
-_KEYS: dict[Any, list[tuple[str, str]]] = {}  # function object -> the (family, name)s it has
+class _Installed:
+    """What the table holds for one function object: its rules, the precedence each was installed
+    with, the name messages use for it, and the ``(family, name)`` registrations it answers to."""
+
+    __slots__ = ("fprio", "frule", "keys", "name", "rprio", "rrule")
+
+    def __init__(self, name: str | None = None) -> None:
+        self.rrule: Callable[..., Any] | None = None
+        self.frule: Callable[..., Any] | None = None
+        self.rprio = self.fprio = 0
+        self.name = name
+        self.keys: list[tuple[str, str]] = []
+
+
+# The one table of rules: function object -> _Installed (one dict access per lookup), filled from
+# the registrations: (family, target) -> Registration, family "callable" for callable targets.
+_TABLE: dict[Any, _Installed] = {}
+_REGISTRATIONS: dict[tuple[str, Any], Registration] = {}
+# registration and resolution from several threads: one lock (lookups of resolved functions
+# read _TABLE without it)
+_LOCK = threading.RLock()
 
 
 def _parse_target(target: Any) -> tuple[str, Any]:
@@ -238,12 +257,20 @@ def _getattr_path(mod: Any, name: str) -> Any:
     return obj if callable(obj) else None
 
 
+def _entry(obj: Any) -> _Installed:
+    e = _TABLE.get(obj)
+    if e is None:
+        e = _TABLE[obj] = _Installed()
+    return e
+
+
 def _install(kind: str, obj: Any, rule: Callable[..., Any], prio: int) -> None:
-    key = (kind, obj)
-    if _PRIO.get(key, 0) > prio:
-        return
-    _PRIO[key] = prio
-    (_RRULES if kind == "r" else _FRULES)[obj] = rule
+    e = _entry(obj)
+    if kind == "r":
+        if e.rprio <= prio:
+            e.rrule, e.rprio = rule, prio
+    elif e.fprio <= prio:
+        e.frule, e.fprio = rule, prio
 
 
 def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> None:
@@ -257,10 +284,11 @@ def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> No
     except TypeError:
         return
     prio = _PRIORITY[reg.family]
-    _NAMES.setdefault(obj, f"{prov.module}.{name}")
-    keys = _KEYS.setdefault(obj, [])
-    if (reg.family, name) not in keys:
-        keys.append((reg.family, name))
+    e = _entry(obj)
+    if e.name is None:
+        e.name = f"{prov.module}.{name}"
+    if (reg.family, name) not in e.keys:
+        e.keys.append((reg.family, name))
     bind = reg.meta.get("bind")
     if reg.rrule is not None:
         _install("r", obj, reg.rrule if bind is None else bind(obj, "r"), prio)
@@ -269,7 +297,7 @@ def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> No
 
 
 def _resolve_provider(prov: _Provider, mod: Any) -> None:
-    for (family, name), reg in _NAMED.items():
+    for (family, name), reg in list(_REGISTRATIONS.items()):
         if family == prov.family:
             _resolve_into(prov, mod, reg, name)
     prov.resolved = True
@@ -278,12 +306,13 @@ def _resolve_provider(prov: _Provider, mod: Any) -> None:
 def _resolve_new() -> bool:
     """Resolve named rules in every namespace imported since the last call. True if any was."""
     found = False
-    for prov in _PROVIDERS:
-        if not prov.resolved:
-            mod = sys.modules.get(prov.module)
-            if mod is not None:
-                _resolve_provider(prov, mod)
-                found = True
+    with _LOCK:
+        for prov in _PROVIDERS:
+            if not prov.resolved:
+                mod = sys.modules.get(prov.module)
+                if mod is not None:
+                    _resolve_provider(prov, mod)
+                    found = True
     return found
 
 
@@ -304,22 +333,70 @@ def _register(
 ) -> None:
     if not callable(rule):
         raise TypeError(f"a rule must be callable, got {type(rule).__name__}")
-    for family, target in parsed:
+    if "expect" in meta:
+        expect = meta["expect"]
+        expect = (expect,) if isinstance(expect, Expect) else tuple(expect)
+        if not all(isinstance(e, Expect) for e in expect):
+            raise TypeError("expect= takes chainrules.Expect declarations (or a tuple of them)")
+        meta = {**meta, "expect": expect}
+    with _LOCK:
+        for family, target in parsed:
+            reg = _REGISTRATIONS.get((family, target))
+            if reg is None:
+                reg = _REGISTRATIONS[family, target] = Registration(target, family)
+            setattr(reg, "rrule" if kind == "r" else "frule", rule)
+            reg.meta.update(meta)
+            reg.meta.setdefault("module", getattr(rule, "__module__", None))
+            if family == "callable":
+                _install(kind, target, rule, _PRIORITY[family])
+                continue
+            for prov in _PROVIDERS:
+                if prov.resolved and prov.family == family:
+                    mod = sys.modules.get(prov.module)
+                    if mod is not None:
+                        _resolve_into(prov, mod, reg, target)
+
+
+def unregister(target: Any) -> None:
+    """Remove every rule registered for ``target`` (a callable or a name, as registered); the
+    functions it covered fall back to the rules of lower precedence, if any."""
+    family, t = _parse_target(target)
+    with _LOCK:
+        if _REGISTRATIONS.pop((family, t), None) is None:
+            raise LookupError(f"no rule is registered for {target!r}")
+        _rebuild()
+
+
+def _rebuild() -> None:
+    """Install every registration again (after one was removed or restored)."""
+    _TABLE.clear()
+    for (family, target), reg in _REGISTRATIONS.items():
         if family == "callable":
-            reg = _CALLABLES.setdefault(target, Registration(target, family))
-        else:
-            reg = _NAMED.setdefault((family, target), Registration(target, family))
-        setattr(reg, "rrule" if kind == "r" else "frule", rule)
-        reg.meta.update(meta)
-        reg.meta.setdefault("module", getattr(rule, "__module__", None))
-        if family == "callable":
-            _install(kind, target, rule, _PRIORITY[family])
-            continue
-        for prov in _PROVIDERS:
-            if prov.resolved and prov.family == family:
-                mod = sys.modules.get(prov.module)
-                if mod is not None:
-                    _resolve_into(prov, mod, reg, target)
+            for kind, rule in (("r", reg.rrule), ("f", reg.frule)):
+                if rule is not None:
+                    _install(kind, target, rule, _PRIORITY[family])
+    for prov in _PROVIDERS:
+        prov.resolved = False
+    _resolve_new()
+
+
+def snapshot() -> Any:
+    """The registry's state, for :func:`restore` (tests that register rules use the pair)."""
+    with _LOCK:
+        return [(k, r, r.rrule, r.frule, dict(r.meta)) for k, r in _REGISTRATIONS.items()]
+
+
+def restore(state: Any) -> None:
+    """Put back the registrations of a :func:`snapshot` -- the same objects, with the rules and
+    metadata they had -- dropping any registered since."""
+    with _LOCK:
+        _REGISTRATIONS.clear()
+        for key, reg, r, f, meta in state:
+            reg.rrule, reg.frule = r, f
+            reg.meta.clear()
+            reg.meta.update(meta)
+            _REGISTRATIONS[key] = reg
+        _rebuild()
 
 
 def register_rrule(
@@ -333,10 +410,12 @@ def register_rrule(
     a target can be. The decorated function is returned unchanged.
 
     Keyword arguments are stored as the registration's metadata (``examples=``, ``domain=``,
-    ``hermitian=`` for the testers). One changes how a named rule is installed: ``bind=`` a
-    function ``(function_object, kind) -> rule`` (``kind`` is ``"r"`` or ``"f"``) gives each
-    library's function its own rule -- for calls that may hold no array to tell the library
-    (``zeros(3)``, ``fftfreq(8)``), so the rule can call exactly the function the user called.
+    ``hermitian=`` for the testers; ``expect=`` for known limits, ``chainrules.Expect``
+    declarations that the test suite and the check command both read). One changes how a named
+    rule is installed: ``bind=`` a function ``(function_object, kind) -> rule`` (``kind`` is
+    ``"r"`` or ``"f"``) gives each library's function its own rule -- for calls that may hold no
+    array to tell the library (``zeros(3)``, ``fftfreq(8)``), so the rule can call exactly the
+    function the user called.
 
     Example
     -------
@@ -348,10 +427,9 @@ def register_rrule(
     ... def _softplus_rrule(x):
     ...     xp = cr.namespace_of(x)
     ...     y = xp.logaddexp(x, 0.0)
+    ...     @cr.pullback(y, (x,))  # unthunk, zero short-circuit, shape check, f's NoTangent
     ...     def softplus_pullback(y_bar):
-    ...         y_bar = cr.unthunk(y_bar)
-    ...         cr.check_cotangent("softplus", y_bar, y)  # ValueError on a wrong shape
-    ...         return cr.NoTangent(), y_bar * (1 / (1 + xp.exp(-x)))
+    ...         return y_bar * (1 / (1 + xp.exp(-x)))
     ...     return y, softplus_pullback
     """
 
@@ -383,33 +461,35 @@ def register_frule(
     return decorator
 
 
-def _find(table: dict[Any, Callable[..., Any]], f: Any) -> Callable[..., Any] | None:
-    try:
-        rule = table.get(f)
-    except TypeError:  # unhashable callables cannot have rules
-        return None
-    if rule is None and _resolve_new():
-        rule = table.get(f)
-    return rule
-
-
 def find_rrule(f: Any) -> Callable[..., Any] | None:
     """The reverse-mode rule registered for ``f``, or ``None`` (never raises; what engines use)."""
-    return _find(_RRULES, f)
+    try:
+        e = _TABLE.get(f)
+    except TypeError:  # unhashable callables cannot have rules
+        return None
+    if (e is None or e.rrule is None) and _resolve_new():
+        e = _TABLE.get(f)
+    return None if e is None else e.rrule
 
 
 def find_frule(f: Any) -> Callable[..., Any] | None:
     """The forward-mode rule registered for ``f``, or ``None``."""
-    return _find(_FRULES, f)
+    try:
+        e = _TABLE.get(f)
+    except TypeError:
+        return None
+    if (e is None or e.frule is None) and _resolve_new():
+        e = _TABLE.get(f)
+    return None if e is None else e.frule
 
 
 def function_name(f: Any) -> str:
     """The name chainrules uses for ``f`` in messages (``numpy.sin``, ``jax.numpy.sin``)."""
     try:
-        name = _NAMES.get(f)
+        e = _TABLE.get(f)
     except TypeError:
-        name = None
-    return name or qualified_name(f)
+        e = None
+    return (e.name if e is not None else None) or qualified_name(f)
 
 
 def counterpart(f: Any, module: Any) -> Any:
@@ -420,14 +500,15 @@ def counterpart(f: Any, module: Any) -> Any:
     function) is its own counterpart. ``None`` when there is none.
     """
     try:
-        if f in _CALLABLES:
+        if ("callable", f) in _REGISTRATIONS:
             return f
-        keys = _KEYS.get(f)
-        if keys is None and _resolve_new():
-            keys = _KEYS.get(f)
+        e = _TABLE.get(f)
+        if (e is None or not e.keys) and _resolve_new():
+            e = _TABLE.get(f)
     except TypeError:
         return None
-    for _family, name in sorted(keys or (), key=lambda k: k[0] != ARRAY_API):
+    keys = e.keys if e is not None else ()
+    for _family, name in sorted(keys, key=lambda k: k[0] != ARRAY_API):
         obj = _getattr_path(module, name)
         if obj is not None:
             return obj
@@ -459,11 +540,12 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
     array([1.        , 0.54030231])
     """
     try:
-        rule = _RRULES.get(f)
+        e = _TABLE.get(f)
     except TypeError:
-        rule = None
+        e = None
+    rule = None if e is None else e.rrule
     if rule is None:
-        rule = _find(_RRULES, f)
+        rule = find_rrule(f)
         if rule is None:
             raise _no_rule("rrule", f)
     return rule(*args, **kwargs)
@@ -493,11 +575,12 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
             f"(f_dot, then one per positional argument), got {got}"
         )
     try:
-        rule = _FRULES.get(f)
+        e = _TABLE.get(f)
     except TypeError:
-        rule = None
+        e = None
+    rule = None if e is None else e.frule
     if rule is None:
-        rule = _find(_FRULES, f)
+        rule = find_frule(f)
         if rule is None:
             raise _no_rule("frule", f)
     return rule(tangents, *args, **kwargs)
@@ -505,8 +588,9 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
 
 def registrations() -> Iterator[Registration]:
     """Every registration, named ones first, in registration order."""
-    yield from _NAMED.values()
-    yield from _CALLABLES.values()
+    regs = list(_REGISTRATIONS.items())
+    yield from (r for (family, _), r in regs if family != "callable")
+    yield from (r for (family, _), r in regs if family == "callable")
 
 
 def resolve_name(family: str, name: str, module: Any) -> Any:

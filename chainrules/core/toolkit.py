@@ -37,7 +37,6 @@ array([2., 2., 2.])
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -74,23 +73,54 @@ class Signature:
     among them when the template has it: rules never write into an existing array.
     """
 
-    __slots__ = ("_sig", "name", "unsupported")
+    __slots__ = (
+        "_defaults",
+        "_keywords",
+        "_names",
+        "_positional",
+        "_required",
+        "_sig",
+        "_var_keyword",
+        "name",
+        "unsupported",
+    )
 
     def __init__(
         self, name: str, template: Callable[..., Any], unsupported: Sequence[str] = ()
     ) -> None:
         self.name = name
         self._sig = inspect.signature(template)
+        params = list(self._sig.parameters.values())
+        kinds = inspect.Parameter
+        var_kw = [p.name for p in params if p.kind == kinds.VAR_KEYWORD]
+        self._var_keyword = var_kw[0] if var_kw else None
+        params = [p for p in params if p.kind != kinds.VAR_KEYWORD]
+        if any(p.kind == kinds.VAR_POSITIONAL for p in params):
+            self._positional: tuple[str, ...] | None = None  # *args: inspect binds
+        else:
+            self._positional = tuple(
+                p.name
+                for p in params
+                if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)
+            )
+        self._keywords = frozenset(
+            p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD, kinds.KEYWORD_ONLY)
+        )
+        self._defaults = {p.name: p.default for p in params if p.default is not p.empty}
+        self._required = tuple(p.name for p in params if p.default is p.empty)
+        self._names = tuple(p.name for p in params)
         extra = ("out",) if "out" in self._sig.parameters else ()
         self.unsupported = tuple(dict.fromkeys((*extra, *unsupported)))
 
     def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-        try:
-            bound = self._sig.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self.name}: {e}") from None
-        bound.apply_defaults()
-        values = dict(bound.arguments)
+        values = self._fast_bind(args, kwargs)
+        if values is None:  # anything unusual: inspect binds it, or says what is wrong
+            try:
+                bound = self._sig.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{self.name}: {e}") from None
+            bound.apply_defaults()
+            values = dict(bound.arguments)
         for k in self.unsupported:
             v = values.get(k)
             if v is not None and v is not True:
@@ -101,6 +131,32 @@ class Signature:
                     )
                 raise TypeError(f"{self.name}: the rule does not support {k}= (got {v!r})")
         return values
+
+    def _fast_bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        """The binding of an ordinary call in a few dict operations; ``None`` for any other."""
+        pos = self._positional
+        if pos is None or len(args) > len(pos):
+            return None
+        values = dict(self._defaults)
+        values.update(zip(pos, args))
+        rest: dict[str, Any] = {}
+        if kwargs:
+            for k, v in kwargs.items():
+                if k in pos and pos.index(k) < len(args):
+                    return None  # given twice: inspect says so
+                if k in self._keywords:
+                    values[k] = v
+                elif self._var_keyword is not None:
+                    rest[k] = v
+                else:
+                    return None
+        for k in self._required:
+            if k not in values:
+                return None
+        out = {k: values[k] for k in self._names}  # declaration order, as inspect gives
+        if self._var_keyword is not None:
+            out[self._var_keyword] = rest
+        return out
 
     def __repr__(self) -> str:
         return f"signature({self.name!r}, {self._sig})"
@@ -151,33 +207,42 @@ def check_cotangent(name: str, y_bar: Any, y: Any) -> Any:
         y_bar = unthunk(y_bar)
     if isinstance(y_bar, AbstractZero):
         return y_bar
-    y_shape = getattr(y, "shape", ())
+    y_dtype = getattr(y, "dtype", None)
+    if y_dtype is None:  # a Python scalar output: any scalar or 0-d cotangent
+        if getattr(y_bar, "shape", ()) != ():
+            raise _mismatch(name, getattr(y_bar, "shape", ()), ())
+        return y_bar
+    y_shape = y.shape
     if type(y_bar) in _SCALARS and y_shape == ():
         from .namespaces import namespace_of
 
-        return namespace_of(y).asarray(y_bar, dtype=y.dtype)
+        return namespace_of(y).asarray(y_bar, dtype=y_dtype)
     b_shape = getattr(y_bar, "shape", ())
     if b_shape != y_shape and tuple(b_shape) != tuple(y_shape):
         raise _mismatch(name, b_shape, y_shape)
     dt = getattr(y_bar, "dtype", None)
-    if dt is not None and dt != y.dtype:
+    if dt is not None and dt != y_dtype:
         from .namespaces import namespace_of
 
         xp = namespace_of(y)
-        if xp.isdtype(y.dtype, "complex floating") and not xp.isdtype(dt, "complex floating"):
-            return xp.astype(y_bar, y.dtype)
+        if xp.isdtype(y_dtype, "complex floating") and not xp.isdtype(dt, "complex floating"):
+            return xp.astype(y_bar, y_dtype)
     return y_bar
 
 
-def zero_tangent(arg: Any) -> AbstractZero:
+def zero_tangent(arg: Any) -> Any:
     """The zero cotangent of an argument: ``ZeroTangent()`` where it has a tangent space (a
-    floating or complex array, a Python float or complex, a tuple or list holding one),
-    ``NoTangent()`` where it has none (integers, booleans, shapes, ``None``, strings)."""
+    floating or complex array, a Python float or complex), ``NoTangent()`` where it has none
+    (integers, booleans, shapes, ``None``, strings). For a tuple or list holding an argument with
+    a tangent space, a ``Tangent`` of those zeros that indexes like the sequence."""
     t = type(arg)
     if t is float or t is complex:
         return _ZERO
-    if t is tuple or t is list:
-        return _ZERO if any(zero_tangent(e) is _ZERO for e in arg) else _NO
+    if isinstance(arg, type):  # a dtype given as a class (np.float64)
+        return _NO
+    if t is tuple or t is list:  # a Tangent that indexes like the sequence (concat's arrays)
+        parts = tuple(zero_tangent(e) for e in arg)
+        return Tangent(*parts, primal_type=t) if any(p is not _NO for p in parts) else _NO
     dtype = getattr(arg, "dtype", None)
     if dtype is None or t is int or t is bool:
         return _NO
@@ -212,66 +277,78 @@ def pullback(
     * the body returns one cotangent per argument (a tuple, or the value itself for one
       argument); any other number is a ``TypeError`` naming the function.
 
-    ``name`` (for messages) defaults to the body's name without ``_pullback``.
+    ``name`` (for messages) defaults to the body's name without ``_pullback``. An argument
+    whose cotangent is always ``NoTangent()`` although it is floating (a function with no
+    derivative in it) is passed as ``NoTangent()`` in ``args``.
     """
     args = tuple(args)
-    zeros = (_NO, *(zero_tangent(a) for a in args))
-    n = len(args)
-    multi = type(y) in (tuple, list)
+    multi = isinstance(y, (tuple, list))  # named tuples (EighResult) too
 
     def decorator(body: Callable[..., Any]) -> Callable[[Any], tuple[Any, ...]]:
         nm = name or _pullback_name(body)
-
-        def finish(out: Any) -> tuple[Any, ...]:
-            if type(out) is not tuple:
-                if n != 1:
-                    raise TypeError(
-                        f"{nm}: the pullback returned one cotangent, expected a tuple of {n} "
-                        "(one per positional argument)"
-                    )
-                return (_NO, out)
-            if len(out) != n:
-                raise TypeError(
-                    f"{nm}: the pullback returned {len(out)} cotangents, expected {n} (one per "
-                    "positional argument)"
-                )
-            return (_NO, *out)
-
         if multi:
 
-            @functools.wraps(body)
             def multi_pullback(y_bar: Any) -> tuple[Any, ...]:
                 y_bar = unthunk(y_bar)
                 if isinstance(y_bar, AbstractZero):
-                    return zeros
-                parts = _entries(nm, y_bar, len(y))
+                    return (_NO, *map(zero_tangent, args))
+                parts = _entries(nm, y_bar, y)
                 if all(isinstance(p, AbstractZero) for p in parts):
-                    return zeros
-                return finish(
-                    body(tuple(check_cotangent(nm, p, v) for p, v in zip(parts, y, strict=True)))
-                )
+                    return (_NO, *map(zero_tangent, args))
+                checked = tuple(check_cotangent(nm, p, v) for p, v in zip(parts, y, strict=True))
+                return _finish(nm, len(args), body(checked))
 
-            return multi_pullback
+            wrapper = multi_pullback
+        else:
 
-        @functools.wraps(body)
-        def single_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, Thunk):
-                y_bar = unthunk(y_bar)
-            if isinstance(y_bar, AbstractZero):
-                return zeros
-            return finish(body(check_cotangent(nm, y_bar, y)))
+            def single_pullback(y_bar: Any) -> tuple[Any, ...]:
+                if isinstance(y_bar, Thunk):
+                    y_bar = unthunk(y_bar)
+                if isinstance(y_bar, AbstractZero):
+                    return (_NO, *map(zero_tangent, args))
+                return _finish(nm, len(args), body(check_cotangent(nm, y_bar, y)))
 
-        return single_pullback
+            wrapper = single_pullback
+        # the body's name in reprs (a traceback shows both frames anyway); no functools.wraps:
+        # it costs more than the rest of the decorator, once per rule call
+        wrapper.__name__ = wrapper.__qualname__ = body.__name__
+        return wrapper
 
     return decorator
 
 
-def _entries(name: str, y_bar: Any, n: int) -> tuple[Any, ...]:
-    """The entries of the cotangent of an ``n``-tuple output, forced; a ``Tangent`` reads missing
-    entries as zeros."""
+def _finish(name: str, n: int, out: Any) -> tuple[Any, ...]:
+    """A pullback body's result with ``f``'s ``NoTangent()`` in front, its length checked."""
+    if type(out) is tuple:
+        if len(out) == n:
+            return (_NO, *out)
+        raise TypeError(
+            f"{name}: the pullback returned {len(out)} cotangents, expected {n} (one per "
+            "positional argument)"
+        )
+    if n != 1:
+        raise TypeError(
+            f"{name}: the pullback returned one cotangent, expected a tuple of {n} (one per "
+            "positional argument)"
+        )
+    return (_NO, out)
+
+
+def _entries(name: str, y_bar: Any, y: Any) -> tuple[Any, ...]:
+    """The entries of the cotangent of a tuple output ``y``, forced. A ``Tangent`` reads missing
+    entries as zeros, and named fields in the order of ``y``'s fields (a named tuple such as
+    ``EighResult``); a tuple (a named tuple too) gives its entries in order."""
+    n = len(y)
     if isinstance(y_bar, Tangent):
-        parts = tuple(unthunk(y_bar[i]) for i in range(n))
-    elif type(y_bar) in (tuple, list):
+        fields = getattr(type(y), "_fields", None)
+        named = y_bar._fields  # a Tangent(name=...) of a named tuple's fields
+        if named is not None and fields is not None:
+            parts = tuple(unthunk(named.get(f, _ZERO)) for f in fields)
+        elif named is not None:  # fields for a plain tuple: nothing to read them by
+            parts = (_ZERO,) * n
+        else:
+            parts = tuple(unthunk(p) for p in y_bar._elements or ())
+    elif isinstance(y_bar, (tuple, list)):
         parts = tuple(unthunk(p) for p in y_bar)
     else:
         raise TypeError(
@@ -318,6 +395,23 @@ def tangents_in(name: str, tangents: Sequence[Any], args: Sequence[Any]) -> Tang
     function otherwise). Tangents of Python scalars are 0-d (or carry only chunk axes).
     ``tangents`` is the frule's tuple ``(f_dot, *arg_dots)``.
     """
+    if len(tangents) == 2 and len(args) == 1:  # one argument: the common case, kept short
+        t = tangents[1]
+        if isinstance(t, Thunk):
+            t = unthunk(t)
+        if isinstance(t, AbstractZero):
+            return None
+        a = args[0]
+        if isinstance(t, Tangent) or type(t) in (tuple, list):
+            return TangentsIn((t,), 0)
+        shape, t_shape = getattr(a, "shape", ()), getattr(t, "shape", ())
+        k = len(t_shape) - len(shape)
+        if k >= 0 and tuple(t_shape[k:]) == tuple(shape):
+            return TangentsIn((t,), k)
+        raise ValueError(
+            f"{name}: tangent of shape {tuple(t_shape)} does not fit a primal of shape "
+            f"{tuple(shape)} (expected the primal's shape after leading chunk axes)"
+        )
     ts = tuple(unthunk(t) for t in tangents[1:])
     if len(ts) != len(args):
         raise ValueError(

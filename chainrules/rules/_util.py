@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.registry import register_frule, register_rrule, traceable
-from ..core.scalar_rule import _reject_out
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
-from ..core.toolkit import check_cotangent
+from ..core.tangents import NoTangent, ZeroTangent
+from ..core.toolkit import check_cotangent, pullback, tangents_in
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -40,18 +39,6 @@ def normalize_axis(axis: Any, ndim: int, name: str = "") -> tuple[int, ...]:
 def chunk_axes(axes: tuple[int, ...], extra: int) -> tuple[int, ...]:
     """Axes of the primal, shifted past a tangent's ``extra`` leading chunk axes."""
     return tuple(a + extra for a in axes)
-
-
-def tangent_extra(name: str, x_dot: Any, x: Any) -> int:
-    """Number of leading chunk axes on ``x_dot``; a ValueError when its shape does not fit."""
-    nd = getattr(x_dot, "ndim", 0)
-    extra = nd - x.ndim
-    if extra < 0 or tuple(x_dot.shape[extra:]) != tuple(x.shape):
-        raise ValueError(
-            f"{name}: tangent of shape {tuple(getattr(x_dot, 'shape', ()))} does not fit a primal "
-            f"of shape {tuple(x.shape)} (expected the primal's shape after leading chunk axes)"
-        )
-    return extra
 
 
 def expand_reduced(xp: Any, y: Any, axes: tuple[int, ...], keepdims: bool, extra: int = 0) -> Any:
@@ -136,11 +123,9 @@ def _unsum_rrule(y_bar: Any, shape: Any, axis: Any = None, keepdims: bool = Fals
     axes = normalize_axis(axis, len(shape), "unsum")
     project = ProjectTo(y_bar, xp)
 
+    @pullback(out, (y_bar, _NO, _NO, _NO))  # shape, axis, keepdims: no tangent
     def unsum_pullback(z_bar: Any) -> tuple[Any, ...]:
-        if isinstance(z_bar, AbstractZero):
-            return _NO, _ZERO, _NO, _NO, _NO
-        z_bar = cotangent("unsum", z_bar, out)
-        return _NO, project(xp.sum(z_bar, axis=axes, keepdims=keepdims)), _NO, _NO, _NO
+        return project(xp.sum(z_bar, axis=axes, keepdims=keepdims)), _NO, _NO, _NO
 
     return out, unsum_pullback
 
@@ -153,18 +138,10 @@ def _unsum_frule(
 
     xp = namespace_of(y_bar)
     out = unsum(y_bar, shape, axis, keepdims)
-    t = unthunk(tangents[1])
-    if isinstance(t, AbstractZero):
+    dots = tangents_in("unsum", tangents[:2], (y_bar,))
+    if dots is None:
         return out, _ZERO
-    extra = tangent_extra("unsum", t, y_bar)
+    (t,) = dots
     axes = normalize_axis(axis, len(shape), "unsum")
-    t = expand_reduced(xp, t, axes, keepdims, extra)
-    return out, xp.broadcast_to(t, tuple(t.shape[:extra]) + tuple(shape))
-
-
-def numpy_kwargs(name: str, kwargs: dict[str, Any], unsupported: tuple[str, ...]) -> None:
-    """Reject NumPy keywords a rule cannot honour (``out=`` always; ``where=`` for reductions)."""
-    _reject_out(name, kwargs)
-    for k in unsupported:
-        if k in kwargs and kwargs[k] is not None and kwargs[k] is not True:
-            raise TypeError(f"{name}: the rule does not support {k}= (got {kwargs[k]!r})")
+    t = expand_reduced(xp, t, axes, keepdims, dots.extra)
+    return out, xp.broadcast_to(t, tuple(t.shape[: dots.extra]) + tuple(shape))

@@ -38,16 +38,31 @@ from __future__ import annotations
 import math
 import operator
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..core.namespaces import device_of, is_array, namespace_of
-from ..core.projection import ProjectTo
-from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import _reject_out, check_cotangent, non_differentiable, zero_derivative
-from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
-from ._util import cotangent, in_dtype, tangent_extra
+from ..core import (
+    AbstractZero,
+    Expect,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    device_of,
+    is_array,
+    namespace_of,
+    non_differentiable,
+    pullback,
+    register_frule,
+    register_rrule,
+    signature,
+    tangents_in,
+    unthunk,
+    zero_derivative,
+)
+from ._util import in_dtype
 from .searching import lift_tangent, numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
@@ -55,6 +70,61 @@ __all__: list[str] = []  # rules only
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 _SCALARS = (float, complex, int, bool)
+_Rules = tuple[Callable[..., Any], Callable[..., Any]]
+
+# The signatures bind what a rule reads; the call itself goes to the library unchanged (``**kwargs``
+# are the library's own keywords, passed on). ``out=`` is named so that it is refused with the
+# rules' message.
+_LINSPACE = signature(
+    "linspace",
+    lambda start, stop, /, num, *, dtype=None, device=None, endpoint=True, out=None, **kwargs: None,
+)
+
+
+def _numpy_linspace(  # the template of NumPy's signature (never called)
+    start: Any,
+    stop: Any,
+    /,
+    num: Any = 50,
+    endpoint: Any = True,
+    retstep: Any = False,
+    dtype: Any = None,
+    axis: Any = 0,
+    *,
+    out: Any = None,
+    **kwargs: Any,
+) -> None: ...
+
+
+_NUMPY_LINSPACE = signature("linspace", _numpy_linspace)
+_ARANGE = signature(
+    "arange", lambda start, /, stop=None, step=1, *, dtype=None, out=None, **kwargs: None
+)
+_NUMPY_ARANGE = signature(
+    "arange", lambda start, /, stop=None, step=None, dtype=None, *, out=None, **kwargs: None
+)
+_FULL = signature("full", lambda shape, fill_value, *, dtype=None, out=None, **kwargs: None)
+_NUMPY_FULL = signature(
+    "full", lambda shape, fill_value, dtype=None, order="C", *, out=None, **kwargs: None
+)
+_FULL_LIKE = signature(
+    "full_like", lambda x, /, fill_value, *, dtype=None, out=None, **kwargs: None
+)
+_NUMPY_FULL_LIKE = signature(
+    "full_like",
+    lambda a, fill_value, dtype=None, order="K", subok=True, shape=None, *, out=None, **kwargs: (
+        None
+    ),
+)
+_MESHGRID = signature("meshgrid", lambda *arrays, indexing="xy", out=None, **kwargs: None)
+_ASARRAY = signature("asarray", lambda obj, /, *, out=None, **kwargs: None)
+_NUMPY_ASARRAY = signature(
+    "asarray", lambda obj, /, dtype=None, order=None, *, out=None, **kwargs: None
+)
+_NUMPY_ARRAY = signature("array", lambda obj, /, dtype=None, *, out=None, **kwargs: None)
+_FROM_DLPACK = signature("from_dlpack", lambda obj, /, *, out=None, **kwargs: None)
+_TRIL = signature("tril", lambda x, /, k=0, *, out=None: None)
+_TRIU = signature("triu", lambda x, /, k=0, *, out=None: None)
 
 
 # --- which library computes -----------------------------------------------------------------------
@@ -95,46 +165,57 @@ def _differentiable(v: Any, xp: Any) -> bool:
     return v is not None and ProjectTo(v, xp).differentiable
 
 
+def _tangent_args(args: tuple[Any, ...], differentiable: bool = True) -> tuple[Any, ...]:
+    """The positional arguments as a pullback's zero short-circuit reads them: ``None`` (no
+    tangent) for a dtype given as a class (``np.float64``), and for every argument where the
+    output has no tangent space."""
+    return tuple(a if differentiable and not isinstance(a, type) else None for a in args)
+
+
 def _tangent(t: Any, v: Any, xp: Any) -> Any:
-    """A forced tangent, or None when it is zero or ``v`` has no tangent space."""
+    """A forced tangent, or None when it is zero or ``v`` has no tangent space. (The rules whose
+    Python-scalar arguments take tangents that broadcast -- ``linspace``, ``arange``, ``full`` --
+    check them with ``lift_tangent`` instead of ``tangents_in``.)"""
     t = unthunk(t)
     if isinstance(t, AbstractZero) or not _differentiable(v, xp):
         return None
     return t
 
 
-def _dtype_of(y: Any) -> Any:
-    return y.dtype
+def _register(
+    target: str, rules: _Rules, examples: Callable[[Any], list[Any]], *expect: Expect
+) -> None:
+    register_rrule(target, examples=examples, expect=expect)(rules[0])
+    register_frule(target, examples=examples, expect=expect)(rules[1])
+
+
+# jax.numpy.arange makes its length from its bounds: under jax.jit they must be concrete
+_ARANGE_JIT = Expect("jit", "jax.numpy.arange needs concrete bounds: not traceable", kind="skip")
+# the standard's fill_value is a Python scalar; the examples give 0-d arrays
+_STRICT_FILL = Expect(
+    "array_api_strict", "the standard's fill_value is a Python scalar, not a 0-d array", kind="skip"
+)
 
 
 # --- linspace -------------------------------------------------------------------------------------
-_LINSPACE_NP = ("num", "endpoint", "retstep", "dtype", "axis")
+def _linspace_rules(numpy: bool) -> _Rules:
+    sig = _NUMPY_LINSPACE if numpy else _LINSPACE
 
-
-def _linspace_rules(numpy: bool) -> tuple[Any, Any]:
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        _reject_out("linspace", kwargs)
-        if len(args) < 2:
-            raise TypeError("linspace needs start and stop")
-        start, stop, *pos = args
-        if len(pos) > (len(_LINSPACE_NP) if numpy else 1):
-            raise TypeError(f"linspace: too many positional arguments ({len(args)})")
-        params = dict(zip(_LINSPACE_NP, pos))
-        params.update(kwargs)
-        if params.get("retstep"):
+        bound = sig.bind(args, kwargs)
+        a = {**bound.pop("kwargs"), **bound}  # the library's own keywords (axis=) read too
+        if a.get("retstep"):
             raise TypeError("linspace: the rule does not support retstep=True")
-        if not numpy and "num" not in params:
-            raise TypeError("linspace needs num")
-        num = operator.index(params.get("num", 50))
-        endpoint = bool(params.get("endpoint", True))
+        start, stop = a["start"], a["stop"]
+        num, endpoint = operator.index(a["num"]), bool(a["endpoint"])
         xp = call_namespace((start, stop), kwargs, "linspace")
         y = _module(numpy, xp, args, kwargs).linspace(*args, **kwargs)
-        axis = operator.index(params.get("axis", 0)) % max(y.ndim, 1)
+        axis = operator.index(a.get("axis", 0)) % max(y.ndim, 1)
         div = (num - 1) if endpoint else num
         real = xp.real(y).dtype if xp.isdtype(y.dtype, "complex floating") else y.dtype
         if xp.isdtype(y.dtype, "integral"):
             real = None
-        w = None
+        w = None  # the weights of stop, along the samples' axis
         if real is not None:
             w = xp.arange(num, dtype=real, device=device_of(y)) / (div if div > 0 else 1)
             if endpoint and num > 1:  # exactly 1 at the end, as the primal's last sample is stop
@@ -150,17 +231,14 @@ def _linspace_rules(numpy: bool) -> tuple[Any, Any]:
         rest = (_NO,) * (len(args) - 2)
         diff = w is not None
 
+        @pullback(y, _tangent_args(args, diff))
         def linspace_pullback(y_bar: Any) -> tuple[Any, ...]:
-            zeros = tuple(_ZERO if diff and p.differentiable else _NO for p in (ps, pe))
-            if isinstance(y_bar, AbstractZero):
-                return (_NO, *zeros, *rest)
-            g = cotangent("linspace", y_bar, y)
             if not diff:
-                return (_NO, _NO, _NO, *rest)
+                return (_NO, _NO, *rest)
             axis = _num_axis(y, w)
-            s = ps(xp.sum(g * (1 - w), axis=axis)) if ps.differentiable else _NO
-            e = pe(xp.sum(g * w, axis=axis)) if pe.differentiable else _NO
-            return (_NO, s, e, *rest)
+            s = ps(xp.sum(y_bar * (1 - w), axis=axis)) if ps.differentiable else _NO
+            e = pe(xp.sum(y_bar * w, axis=axis)) if pe.differentiable else _NO
+            return (s, e, *rest)
 
         return y, linspace_pullback
 
@@ -194,42 +272,42 @@ def _num_axis(y: Any, w: Any) -> int:
     return next((i for i, n in enumerate(w.shape) if n != 1), 0) if y.ndim else 0
 
 
+_register("linspace", _linspace_rules(False), lambda rng: _linspace_examples(rng))
+_register("numpy:linspace", _linspace_rules(True), lambda rng: _numpy_linspace_examples(rng))
+
+
 # --- arange ---------------------------------------------------------------------------------------
-def _arange_rules(numpy: bool) -> tuple[Any, Any]:
+def _arange_rules(numpy: bool) -> _Rules:
+    sig = _NUMPY_ARANGE if numpy else _ARANGE
+
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        _reject_out("arange", kwargs)
-        if not args or len(args) > (4 if numpy else 3):
-            raise TypeError(f"arange takes 1 to 3 positional arguments, got {len(args)}")
+        a = sig.bind(args, kwargs)
         xp = call_namespace(args, kwargs, "arange")
         y = _module(numpy, xp, args, kwargs, False).arange(*args, **kwargs)
-        # roles of the positional arguments: arange(stop) or arange(start, stop[, step])
-        roles = ("stop",) if len(args) == 1 else ("start", "stop", "step", "dtype")[: len(args)]
-        if "start" not in roles and "start" in kwargs:
-            raise TypeError("arange: give start positionally")
-        return xp, y, roles
+        # the roles of the positional arguments: arange(stop) or arange(start, stop[, step])
+        names = ("stop", "none") if a["stop"] is None else ("start", "stop")
+        return xp, y, (*names, "step", "dtype")[: len(args)]
 
     def arange_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, y, roles = setup(args, kwargs)
         diff = xp.isdtype(y.dtype, ("real floating", "complex floating"))
-        projs = [ProjectTo(a, xp) for a in args]
+        moves = ("start", "stop", "step")  # the roles with a tangent space
+        projs = [ProjectTo(a, xp) if r in moves else None for r, a in zip(roles, args)]
+        args_in = [a if r in moves else None for r, a in zip(roles, args)]
 
+        @pullback(y, _tangent_args(tuple(args_in), diff))
         def arange_pullback(y_bar: Any) -> tuple[Any, ...]:
-            y_bar = unthunk(y_bar)
-            out: list[Any] = [_NO]
-            zero = isinstance(y_bar, AbstractZero)
-            g = None if zero or not diff else cotangent("arange", y_bar, y)
-            if not zero and not diff:
-                check_cotangent("arange", y_bar, y)
+            out: list[Any] = []
             for role, p in zip(roles, projs):
-                if role == "dtype" or not diff or not p.differentiable:
+                if p is None or not diff or not p.differentiable:
                     out.append(_NO)
-                elif role == "stop" or g is None:
+                elif role == "stop":
                     out.append(_ZERO)  # the stop only sets the length
                 elif role == "start":
-                    out.append(p(xp.sum(g)))
+                    out.append(p(xp.sum(y_bar)))
                 else:
-                    i = xp.arange(y.shape[0], dtype=g.dtype, device=device_of(g))
-                    out.append(p(xp.sum(g * i)))
+                    i = xp.arange(y.shape[0], dtype=y_bar.dtype, device=device_of(y_bar))
+                    out.append(p(xp.sum(y_bar * i)))
             return tuple(out)
 
         return y, arange_pullback
@@ -256,42 +334,41 @@ def _arange_rules(numpy: bool) -> tuple[Any, Any]:
     return arange_rrule, arange_frule
 
 
+_register("arange", _arange_rules(False), lambda rng: _arange_examples(rng), _ARANGE_JIT)
+_register("numpy:arange", _arange_rules(True), lambda rng: _arange_examples(rng), _ARANGE_JIT)
+
+
 # --- full, full_like ------------------------------------------------------------------------------
-def _full_rules(name: str, numpy: bool) -> tuple[Any, Any]:
+def _full_rules(name: str, numpy: bool) -> _Rules:
     like = name == "full_like"
+    sig = {
+        ("full", False): _FULL,
+        ("full", True): _NUMPY_FULL,
+        ("full_like", False): _FULL_LIKE,
+        ("full_like", True): _NUMPY_FULL_LIKE,
+    }[name, numpy]
 
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        _reject_out(name, kwargs)
-        if len(args) < 2 and "fill_value" not in kwargs:
-            raise TypeError(f"{name} needs a shape (or array) and a fill_value")
-        fill = args[1] if len(args) > 1 else kwargs["fill_value"]
+        fill = sig.bind(args, kwargs)["fill_value"]
         xp = call_namespace(args, kwargs, name)
         y = getattr(_module(numpy, xp, args, kwargs, like), name)(*args, **kwargs)
         return xp, fill, y
 
     def full_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, fill, y = setup(args, kwargs)
-        py = ProjectTo(y, xp)
+        diff = ProjectTo(y, xp).differentiable
         pf = ProjectTo(fill, xp)
-        pos_fill = len(args) > 1
-        pos_x = args[0] if like else None
+        # x of full_like lends its shape only: a zero derivative; the shape of full has none
+        head = _ZERO if like and args and _differentiable(args[0], xp) else _NO
         rest = (_NO,) * max(len(args) - 2, 0)
 
+        @pullback(y, _tangent_args(args, diff))
         def full_pullback(y_bar: Any) -> tuple[Any, ...]:
-            y_bar = unthunk(y_bar)
-            x_t = _ZERO if like and py.differentiable and _differentiable(pos_x, xp) else _NO
-            if not isinstance(y_bar, AbstractZero):
-                check_cotangent(name, y_bar, y)
-            if not py.differentiable or not pf.differentiable:
-                f_t: Any = _NO
-            elif isinstance(y_bar, AbstractZero):
-                f_t = _ZERO
-            else:
-                f_t = pf(y_bar)  # summed over the axes fill_value was broadcast along
-            if not py.differentiable:
-                x_t = _NO
-            head = (x_t,) if like else (_NO,)  # the shape of full: no tangent
-            return (_NO, *head, *((f_t,) if pos_fill else ()), *rest)
+            if not diff:
+                return (_NO,) * len(args)
+            # fill_value's cotangent: summed over the axes it was broadcast along
+            fill_bar = pf(y_bar) if pf.differentiable else _NO
+            return (head, fill_bar, *rest)[: len(args)]
 
         return y, full_pullback
 
@@ -308,17 +385,23 @@ def _full_rules(name: str, numpy: bool) -> tuple[Any, Any]:
     return full_rrule, full_frule
 
 
+_register("full", _full_rules("full", False), lambda rng: _full_examples(rng), _STRICT_FILL)
+_register("numpy:full", _full_rules("full", True), lambda rng: _numpy_full_examples(rng))
+_register(
+    "full_like", _full_rules("full_like", False), lambda rng: _full_like_examples(rng), _STRICT_FILL
+)
+_register("numpy:full_like", _full_rules("full_like", True), lambda rng: _full_like_examples(rng))
+
+
 # --- meshgrid -------------------------------------------------------------------------------------
-def _meshgrid_rules(numpy: bool) -> tuple[Any, Any]:
+def _meshgrid_rules(numpy: bool) -> _Rules:
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        _reject_out("meshgrid", kwargs)
+        xy = _MESHGRID.bind(args, kwargs)["indexing"] == "xy"
         xp = call_namespace(args, kwargs, "meshgrid")
         ys = _module(numpy, xp, args, kwargs).meshgrid(*args, **kwargs)
-        n = len(args)
-        xy = kwargs.get("indexing", "xy") == "xy"
         # the axis of the outputs along which argument i runs
-        axes = [i for i in range(n)]
-        if xy and n >= 2:
+        axes = list(range(len(args)))
+        if xy and len(args) >= 2:
             axes[0], axes[1] = 1, 0
         return xp, ys, axes
 
@@ -326,44 +409,35 @@ def _meshgrid_rules(numpy: bool) -> tuple[Any, Any]:
         xp, ys, axes = setup(args, kwargs)
         projs = [ProjectTo(a, xp) for a in args]
 
-        def meshgrid_pullback(y_bar: Any) -> tuple[Any, ...]:
-            y_bar = unthunk(y_bar)
-            if isinstance(y_bar, AbstractZero):
-                return (_NO, *(_ZERO if p.differentiable else _NO for p in projs))
-            parts = y_bar.elements() if isinstance(y_bar, Tangent) else tuple(y_bar)
-            if len(parts) != len(ys):
-                raise ValueError(
-                    f"meshgrid: cotangent has {len(parts)} parts for {len(ys)} outputs"
-                )
-            out: list[Any] = [_NO]
-            for a, y, g, ax, p in zip(args, ys, parts, axes, projs):
-                g = unthunk(g)
+        @pullback(ys, args)
+        def meshgrid_pullback(y_bars: tuple[Any, ...]) -> tuple[Any, ...]:
+            out: list[Any] = []
+            for a, y, g, ax, p in zip(args, ys, y_bars, axes, projs):
                 if not p.differentiable:
                     out.append(_NO)
-                    continue
-                if isinstance(g, AbstractZero):
+                elif isinstance(g, AbstractZero):
                     out.append(_ZERO)
-                    continue
-                check_cotangent("meshgrid", g, y)
-                others = tuple(i for i in range(y.ndim) if i != ax)
-                s = xp.sum(g, axis=others) if others else g
-                out.append(p(xp.reshape(s, tuple(a.shape))))
+                else:  # summed over the axes the argument was broadcast along
+                    others = tuple(i for i in range(y.ndim) if i != ax)
+                    s = xp.sum(g, axis=others) if others else g
+                    out.append(p(xp.reshape(s, tuple(a.shape))))
             return tuple(out)
 
         return ys, meshgrid_pullback
 
     def meshgrid_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, ys, axes = setup(args, kwargs)
+        ts = tangents_in("meshgrid", tangents, args)
+        extra = 0 if ts is None else ts.extra
         parts: list[Any] = []
-        for t, a, y, ax in zip(tangents[1:], args, ys, axes):
-            t = _tangent(t, a, xp)
+        for i, (a, y, ax) in enumerate(zip(args, ys, axes)):
             if not ProjectTo(y, xp).differentiable:
                 parts.append(_NO)
                 continue
-            if t is None:
+            t = None if ts is None or not _differentiable(a, xp) else ts[i]
+            if t is None or isinstance(t, AbstractZero):
                 parts.append(_ZERO)
                 continue
-            extra = tangent_extra("meshgrid", t, a)
             lead = tuple(t.shape[:extra])
             shape = [1] * y.ndim
             if y.ndim:
@@ -373,6 +447,10 @@ def _meshgrid_rules(numpy: bool) -> tuple[Any, Any]:
         return ys, Tangent(*parts, primal_type=type(ys))
 
     return meshgrid_rrule, meshgrid_frule
+
+
+_register("meshgrid", _meshgrid_rules(False), lambda rng: _meshgrid_examples(rng))
+_register("numpy:meshgrid", _meshgrid_rules(True), lambda rng: _numpy_meshgrid_examples(rng))
 
 
 # --- asarray, array, from_dlpack: the identity on arrays ------------------------------------------
@@ -391,12 +469,16 @@ def _sequence_cotangent(xp: Any, g: Any, obj: Any) -> Any:
     return p(g)
 
 
-def _identity_rules(name: str, numpy: bool) -> tuple[Any, Any]:
+def _identity_rules(name: str, numpy: bool) -> _Rules:
+    sig = {
+        ("asarray", False): _ASARRAY,
+        ("asarray", True): _NUMPY_ASARRAY,
+        ("array", True): _NUMPY_ARRAY,
+        ("from_dlpack", False): _FROM_DLPACK,
+    }[name, numpy]
+
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        _reject_out(name, kwargs)
-        if not args:
-            raise TypeError(f"{name} needs an argument")
-        obj = args[0]
+        obj = sig.bind(args, kwargs)["obj"]
         xp = call_namespace((obj,) if _is_array(obj) else (), kwargs, name)
         y = getattr(_module(numpy, xp, args, kwargs, False), name)(*args, **kwargs)
         return xp, obj, y
@@ -405,31 +487,27 @@ def _identity_rules(name: str, numpy: bool) -> tuple[Any, Any]:
         xp, obj, y = setup(args, kwargs)
         seq = isinstance(obj, (list, tuple))
         p = None if seq else ProjectTo(obj, xp)
-        py = ProjectTo(y, xp)
+        diff = ProjectTo(y, xp).differentiable
         rest = (_NO,) * (len(args) - 1)
         back = None if seq or not is_array(obj) else namespace_of(obj)
+        # a nested list as a whole gets ZeroTangent() for a zero cotangent (the output stands in)
+        zeros_of = (y if seq else obj, *args[1:])
 
+        @pullback(y, _tangent_args(zeros_of, diff))
         def identity_pullback(y_bar: Any) -> tuple[Any, ...]:
-            y_bar = unthunk(y_bar)
-            if not isinstance(y_bar, AbstractZero):
-                check_cotangent(name, y_bar, y)
-            if not py.differentiable:
-                return (_NO, _NO, *rest)
-            if isinstance(y_bar, AbstractZero):
-                if seq:
-                    return (_NO, _ZERO, *rest)
-                return (_NO, _ZERO if p is not None and p.differentiable else _NO, *rest)
+            if not diff:
+                return (_NO, *rest)
             if seq:
-                return (_NO, _sequence_cotangent(xp, y_bar, obj), *rest)
+                return (_sequence_cotangent(xp, y_bar, obj), *rest)
             assert p is not None
             if not p.differentiable:
-                return (_NO, _NO, *rest)
+                return (_NO, *rest)
             g = y_bar
             if back is not None and back is not xp:  # from_dlpack across libraries
                 g = back.from_dlpack(g)
             if tuple(getattr(g, "shape", ())) != p.shape and p.shape:  # NumPy's ndmin
                 g = namespace_of(g).reshape(g, p.shape)
-            return (_NO, p(g), *rest)
+            return (p(g), *rest)
 
         return y, identity_pullback
 
@@ -437,13 +515,14 @@ def _identity_rules(name: str, numpy: bool) -> tuple[Any, Any]:
         xp, obj, y = setup(args, kwargs)
         if not ProjectTo(y, xp).differentiable:
             return y, _NO
+        # a nested list's tangent is a Tangent (or tuple) per element: stacked below
+        ts = tangents_in(name, tangents[:2], (obj,))
+        if ts is None:
+            return y, _ZERO
+        t = ts[0]
         if isinstance(obj, (list, tuple)):
-            t = unthunk(tangents[1])
-            if isinstance(t, AbstractZero):
-                return y, _ZERO
             return y, in_dtype(xp, _stack_tangent(xp, t, obj, y), y.dtype)
-        t = _tangent(tangents[1], obj, xp)
-        if t is None:
+        if not _differentiable(obj, xp):
             return y, _ZERO
         if type(t) in _SCALARS:
             t = xp.asarray(t, dtype=y.dtype)
@@ -467,40 +546,53 @@ def _stack_tangent(xp: Any, t: Any, obj: Any, y: Any) -> Any:
     return xp.asarray(t, dtype=y.dtype) if type(t) in _SCALARS else t
 
 
+_register("asarray", _identity_rules("asarray", False), lambda rng: _asarray_examples(rng))
+_register("numpy:asarray", _identity_rules("asarray", True), lambda rng: _asarray_examples(rng))
+_register("numpy:array", _identity_rules("array", True), lambda rng: _numpy_array_examples(rng))
+_register(
+    "from_dlpack",
+    _identity_rules("from_dlpack", False),
+    lambda rng: _from_dlpack_examples(rng),
+    Expect("jit", "jax.numpy.from_dlpack cannot take a tracer (it needs __dlpack__)"),
+)
+
+
 # --- tril, triu -----------------------------------------------------------------------------------
-def _triangle_rules(name: str) -> tuple[Any, Any]:
-    def triangle_rrule(*args: Any, **kwargs: Any) -> Any:
-        _reject_out(name, kwargs)
-        x = args[0]
+def _triangle_rules(name: str) -> _Rules:
+    sig = _TRIL if name == "tril" else _TRIU
+
+    def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        x = sig.bind(args, kwargs)["x"]
         xp = namespace_of(x, fname=name)
-        y = getattr(xp, name)(*args, **kwargs)
+        return x, xp, getattr(xp, name)(*args, **kwargs)
+
+    def triangle_rrule(*args: Any, **kwargs: Any) -> Any:
+        x, xp, y = setup(args, kwargs)
         project = ProjectTo(x, xp)
         rest = (_NO,) * (len(args) - 1)
 
+        @pullback(y, args)
         def triangle_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return (_NO, _ZERO if project.differentiable else _NO, *rest)
-            g = cotangent(name, y_bar, y)
             if not project.differentiable:
-                return (_NO, _NO, *rest)
+                return (_NO, *rest)
             # the same mask again: tril/triu of the cotangent (a function with this rule)
-            return (_NO, project(getattr(xp, name)(g, *args[1:], **kwargs)), *rest)
+            return (project(getattr(xp, name)(y_bar, *args[1:], **kwargs)), *rest)
 
         return y, triangle_pullback
 
     def triangle_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        _reject_out(name, kwargs)
-        x = args[0]
-        xp = namespace_of(x, fname=name)
-        y = getattr(xp, name)(*args, **kwargs)
-        t = _tangent(tangents[1], x, xp)
-        if t is None:
+        x, xp, y = setup(args, kwargs)
+        ts = tangents_in(name, tangents[:2], (x,))  # k has no tangent
+        if ts is None or not ProjectTo(x, xp).differentiable:
             return y, (_ZERO if ProjectTo(x, xp).differentiable else _NO)
-        tangent_extra(name, t, x)
         # the mask acts on the last two axes: leading chunk axes are batch axes to it
-        return y, in_dtype(xp, getattr(xp, name)(t, *args[1:], **kwargs), y.dtype)
+        return y, in_dtype(xp, getattr(xp, name)(ts[0], *args[1:], **kwargs), y.dtype)
 
     return triangle_rrule, triangle_frule
+
+
+_register("tril", _triangle_rules("tril"), lambda rng: _triangle_examples(rng))
+_register("triu", _triangle_rules("triu"), lambda rng: _triangle_examples(rng))
 
 
 # --- examples -------------------------------------------------------------------------------------
@@ -631,30 +723,7 @@ def _eye_examples(rng: Any) -> list[Any]:
     return [((3,), {}), ((2, 4), {"k": 1})]
 
 
-# --- registrations --------------------------------------------------------------------------------
-def _register(targets: tuple[str, ...], rules: tuple[Any, Any], examples: Any) -> None:
-    r, f = rules
-    register_rrule(*targets, examples=examples)(r)
-    register_frule(*targets, examples=examples)(f)
-
-
-_register(("linspace",), _linspace_rules(False), _linspace_examples)
-_register(("numpy:linspace",), _linspace_rules(True), _numpy_linspace_examples)
-_register(("arange",), _arange_rules(False), _arange_examples)
-_register(("numpy:arange",), _arange_rules(True), _arange_examples)
-_register(("full",), _full_rules("full", False), _full_examples)
-_register(("numpy:full",), _full_rules("full", True), _numpy_full_examples)
-_register(("full_like",), _full_rules("full_like", False), _full_like_examples)
-_register(("numpy:full_like",), _full_rules("full_like", True), _full_like_examples)
-_register(("meshgrid",), _meshgrid_rules(False), _meshgrid_examples)
-_register(("numpy:meshgrid",), _meshgrid_rules(True), _numpy_meshgrid_examples)
-_register(("asarray",), _identity_rules("asarray", False), _asarray_examples)
-_register(("numpy:asarray",), _identity_rules("asarray", True), _asarray_examples)
-_register(("numpy:array",), _identity_rules("array", True), _numpy_array_examples)
-_register(("from_dlpack",), _identity_rules("from_dlpack", False), _from_dlpack_examples)
-_register(("tril",), _triangle_rules("tril"), _triangle_examples)
-_register(("triu",), _triangle_rules("triu"), _triangle_examples)
-
+# --- zero derivative, non-differentiable ------------------------------------------------------
 # (an integer x: zero_derivative's frule says ZeroTangent() for its integer output too, so the
 # examples keep to floating ones)
 zero_derivative("zeros_like", "ones_like", examples=_like_examples)

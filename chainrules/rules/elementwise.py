@@ -26,19 +26,25 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..core.namespaces import namespace_of, scalar_kind
-from ..core.projection import ProjectTo
-from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import (
-    _align,
-    _reject_out,
-    finish_tangent,
+from ..core import (
+    AbstractZero,
+    Expect,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    namespace_of,
     non_differentiable,
+    pullback,
+    register_frule,
+    register_rrule,
+    scalar_kind,
     scalar_rule,
+    signature,
+    tangents_in,
     zero_derivative,
 )
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
-from ._util import cotangent, safe, unit
+from ..core.scalar_rule import finish_tangent
+from ._util import safe, unit
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -281,49 +287,49 @@ non_differentiable("bitwise_invert", "numpy:invert", "numpy:bitwise_not", domain
 
 
 # --- non-holomorphic rules: abs, sign, conj, real, imag ---------------------------------------
-def _unary_setup(name: str, x: Any, kwargs: dict[str, Any]) -> tuple[Any, ProjectTo, bool]:
+# one signature for the five: keywords other than out= are accepted and ignored, as before; the
+# binding runs only when keywords are given (these rules are on the elementwise hot path)
+_UNARY = {
+    name: signature(name, lambda x, /, *, out=None, **ignored: None)
+    for name in ("abs", "sign", "conj", "real", "imag")
+}
+
+
+def _unary(name: str, x: Any, kwargs: dict[str, Any]) -> tuple[Any, ProjectTo, bool]:
+    """``x``'s namespace, its projector and whether it is complex (``out=`` refused)."""
     if kwargs:
-        _reject_out(name, kwargs)
+        _UNARY[name].bind((x,), kwargs)
     xp = namespace_of(x, fname=name)
     proj = ProjectTo(x, xp)
     return xp, proj, proj.kind == "c"
 
 
-def _tangent(name: str, xp: Any, x_dot: Any, x: Any) -> Any:
-    x_dot = unthunk(x_dot)
-    if isinstance(x_dot, AbstractZero):
-        return x_dot
-    return _align(xp, x_dot, x.ndim, x.ndim, name, x.shape)
-
-
 @register_rrule("abs", "numpy:absolute", domain=(R,), complex=C_ANY)
-def _abs_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, _ = _unary_setup("abs", x, kwargs)
+def abs_rrule(x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, _ = _unary("abs", x, kwargs)
     out = xp.abs(x)
 
-    def abs_pullback(y_bar: Any) -> tuple[Any, Any]:
-        if isinstance(y_bar, AbstractZero) or not proj.differentiable:
-            return _NO, (_ZERO if proj.differentiable else _NO)
-        y_bar = cotangent("abs", y_bar, out)
-        return _NO, proj(y_bar * unit(xp, x, out))
+    @pullback(out, (x,))
+    def abs_pullback(y_bar: Any) -> Any:
+        return proj(y_bar * unit(xp, x, out)) if proj.differentiable else _NO
 
     return out, abs_pullback
 
 
 @register_frule("abs", "numpy:absolute", domain=(R,), complex=C_ANY)
-def _abs_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = _unary_setup("abs", x, kwargs)
+def abs_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = _unary("abs", x, kwargs)
     out = xp.abs(x)
-    x_dot = _tangent("abs", xp, tangents[1], x)
-    if isinstance(x_dot, AbstractZero) or not proj.differentiable:
+    t = tangents_in("abs", tangents, (x,))
+    if t is None or not proj.differentiable:
         return out, _ZERO
     u = unit(xp, x, out)
-    return out, (xp.real(xp.conj(u) * x_dot) if cplx else u * x_dot)
+    return out, (xp.real(xp.conj(u) * t[0]) if cplx else u * t[0])
 
 
 # fabs is abs for real arguments only
-register_rrule("numpy:fabs", domain=(R,))(_abs_rrule)
-register_frule("numpy:fabs", domain=(R,))(_abs_frule)
+register_rrule("numpy:fabs", domain=(R,))(abs_rrule)
+register_frule("numpy:fabs", domain=(R,))(abs_frule)
 
 
 def _sign_tangent(xp: Any, x: Any, out: Any, v: Any) -> Any:
@@ -339,101 +345,118 @@ def _sign(xp: Any, x: Any, cplx: bool) -> Any:
     return unit(xp, x, xp.abs(x)) if cplx else xp.sign(x)
 
 
-@register_rrule("sign", domain=(R,), complex=C_ANY)
-def _sign_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = _unary_setup("sign", x, kwargs)
+@register_rrule(
+    "sign",
+    domain=(R,),
+    complex=C_ANY,
+    expect=Expect("torch", "torch.sign takes no complex input (torch.sgn does)", "skip", "complex"),
+)
+def sign_rrule(x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = _unary("sign", x, kwargs)
     out = _sign(xp, x, cplx)
 
-    def sign_pullback(y_bar: Any) -> tuple[Any, Any]:
-        if not isinstance(y_bar, AbstractZero):
-            y_bar = cotangent("sign", y_bar, out)
+    @pullback(out, (x,))
+    def sign_pullback(y_bar: Any) -> Any:
         if not proj.differentiable:
-            return _NO, _NO
-        if isinstance(y_bar, AbstractZero) or not cplx:
-            return _NO, _ZERO  # real sign is piecewise constant
-        return _NO, proj(_sign_tangent(xp, x, out, y_bar))
+            return _NO
+        if not cplx:
+            return _ZERO  # real sign is piecewise constant
+        return proj(_sign_tangent(xp, x, out, y_bar))
 
     return out, sign_pullback
 
 
 @register_frule("sign", domain=(R,), complex=C_ANY)
-def _sign_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-    xp, _, cplx = _unary_setup("sign", x, kwargs)
+def sign_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+    xp, _, cplx = _unary("sign", x, kwargs)
     out = _sign(xp, x, cplx)
-    x_dot = _tangent("sign", xp, tangents[1], x)
-    if isinstance(x_dot, AbstractZero) or not cplx:
+    t = tangents_in("sign", tangents, (x,))
+    if t is None or not cplx:
         return out, _ZERO
-    return out, _sign_tangent(xp, x, out, x_dot)
+    return out, _sign_tangent(xp, x, out, t[0])
 
 
 @register_rrule("conj", "numpy:conjugate", domain=(R,), complex=C_ANY)
-def _conj_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = _unary_setup("conj", x, kwargs)
+def conj_rrule(x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = _unary("conj", x, kwargs)
     out = xp.conj(x)
 
-    def conj_pullback(y_bar: Any) -> tuple[Any, Any]:
-        if isinstance(y_bar, AbstractZero) or not proj.differentiable:
-            return _NO, (_ZERO if proj.differentiable else _NO)
-        y_bar = cotangent("conj", y_bar, out)
-        return _NO, proj(xp.conj(y_bar) if cplx else y_bar)
+    @pullback(out, (x,))
+    def conj_pullback(y_bar: Any) -> Any:
+        if not proj.differentiable:
+            return _NO
+        return proj(xp.conj(y_bar) if cplx else y_bar)
 
     return out, conj_pullback
 
 
 @register_frule("conj", "numpy:conjugate", domain=(R,), complex=C_ANY)
-def _conj_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = _unary_setup("conj", x, kwargs)
-    x_dot = _tangent("conj", xp, tangents[1], x)
-    if isinstance(x_dot, AbstractZero) or not proj.differentiable:
+def conj_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = _unary("conj", x, kwargs)
+    t = tangents_in("conj", tangents, (x,))
+    if t is None or not proj.differentiable:
         return xp.conj(x), _ZERO
-    return xp.conj(x), (xp.conj(x_dot) if cplx else x_dot)
+    return xp.conj(x), (xp.conj(t[0]) if cplx else t[0])
 
 
-def _real_imag(name: str, imag: bool) -> None:
-    # imag of a real array is an error in some libraries (torch): examples are complex only
-    domain = None if imag else (R,)
+# real and imag: dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag).
+# imag of a real array is an error in some libraries (torch): its examples are complex only
+@register_rrule("real", domain=(R,), complex=C_ANY)
+def real_rrule(x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = _unary("real", x, kwargs)
+    out = xp.real(x)
 
-    @register_rrule(name, domain=domain, complex=C_ANY)
-    def part_rrule(x: Any, /, **kwargs: Any) -> Any:
-        xp, proj, cplx = _unary_setup(name, x, kwargs)
-        out = getattr(xp, name)(x)
+    @pullback(out, (x,))
+    def real_pullback(y_bar: Any) -> Any:
+        if not proj.differentiable:
+            return _NO
+        return proj(xp.astype(y_bar, x.dtype) if cplx else y_bar)  # real(x) of a real x is x
 
-        def part_pullback(y_bar: Any) -> tuple[Any, Any]:
-            if isinstance(y_bar, AbstractZero) or not proj.differentiable:
-                return _NO, (_ZERO if proj.differentiable else _NO)
-            y_bar = cotangent(name, y_bar, out)
-            if not cplx:  # real(x) of a real x is x; imag(x) is 0
-                return _NO, (_ZERO if imag else proj(y_bar))
-            # dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag)
-            c = xp.astype(y_bar, x.dtype)
-            return _NO, proj(c * 1j if imag else c)
-
-        part_pullback.__qualname__ = f"{name}_pullback"
-        return out, part_pullback
-
-    @register_frule(name, domain=domain, complex=C_ANY)
-    def part_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-        xp, proj, cplx = _unary_setup(name, x, kwargs)
-        out = getattr(xp, name)(x)
-        x_dot = _tangent(name, xp, tangents[1], x)
-        if isinstance(x_dot, AbstractZero) or not proj.differentiable or (imag and not cplx):
-            return out, _ZERO
-        return out, (getattr(xp, name)(x_dot) if cplx else x_dot)
+    return out, real_pullback
 
 
-_real_imag("real", imag=False)
-_real_imag("imag", imag=True)
+@register_frule("real", domain=(R,), complex=C_ANY)
+def real_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = _unary("real", x, kwargs)
+    out = xp.real(x)
+    t = tangents_in("real", tangents, (x,))
+    if t is None or not proj.differentiable:
+        return out, _ZERO
+    return out, (xp.real(t[0]) if cplx else t[0])
+
+
+@register_rrule("imag", domain=None, complex=C_ANY)
+def imag_rrule(x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = _unary("imag", x, kwargs)
+    out = xp.imag(x)
+
+    @pullback(out, (x,))
+    def imag_pullback(y_bar: Any) -> Any:
+        if not proj.differentiable:
+            return _NO
+        if not cplx:  # imag(x) of a real x is 0
+            return _ZERO
+        return proj(xp.astype(y_bar, x.dtype) * 1j)
+
+    return out, imag_pullback
+
+
+@register_frule("imag", domain=None, complex=C_ANY)
+def imag_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = _unary("imag", x, kwargs)
+    out = xp.imag(x)
+    t = tangents_in("imag", tangents, (x,))
+    if t is None or not proj.differentiable or not cplx:
+        return out, _ZERO
+    return out, xp.imag(t[0])
 
 
 # --- clip: min(max(x, low), high), ties split like maximum/minimum ----------------------------
-def _clip_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """(x, low, high) from the standard's clip(x, min, max) or NumPy's clip(a, a_min, a_max)."""
-    x, *bounds = args
-    if len(bounds) > 2:
-        raise TypeError(f"clip takes at most 3 positional arguments, got {len(args)}")
-    low = bounds[0] if bounds else kwargs.get("min", kwargs.get("a_min"))
-    high = bounds[1] if len(bounds) > 1 else kwargs.get("max", kwargs.get("a_max"))
-    return x, low, high
+# the standard's clip(x, /, min=None, max=None) and NumPy's clip(a, a_min, a_max, out, *, min,
+# max): the bounds are the second and third positional arguments, or min=/a_min=, max=/a_max=
+_CLIP = signature(
+    "clip", lambda x, /, min=None, max=None, out=None, *, a_min=None, a_max=None, **options: None
+)
 
 
 def _clip_weights(xp: Any, x: Any, low: Any, high: Any, out: Any) -> tuple[Any, Any, Any]:
@@ -451,46 +474,51 @@ def _clip_weights(xp: Any, x: Any, low: Any, high: Any, out: Any) -> tuple[Any, 
     return wx * wm, (None if wl is None else wl * wm), one - wm
 
 
-def _clip_namespace(args: tuple[Any, ...]) -> Any:
-    return namespace_of(*args, fname="clip")
+def _clip_bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+    a = _CLIP.bind(args, kwargs)
+    low = a["min"] if a["min"] is not None else a["a_min"]
+    high = a["max"] if a["max"] is not None else a["a_max"]
+    return a["x"], low, high
 
 
-@register_rrule("clip", domain=(R, (-1.0, -0.2), (0.2, 1.0)))
-def _clip_rrule(*args: Any, **kwargs: Any) -> Any:
-    _reject_out("clip", kwargs)
-    x, low, high = _clip_args(args, kwargs)
-    xp = _clip_namespace((x, low, high))
+@register_rrule(
+    "clip",
+    domain=(R, (-1.0, -0.2), (0.2, 1.0)),
+    expect=Expect("torch", "torch.clip takes no (Tensor, Tensor, float) mix", "skip", "scalar"),
+)
+def clip_rrule(*args: Any, **kwargs: Any) -> Any:
+    x, low, high = _clip_bind(args, kwargs)
+    xp = namespace_of(x, low, high, fname="clip")
     out = xp.clip(*args, **kwargs)
     projs = [ProjectTo(a, xp) if a is not None else None for a in args]
 
+    @pullback(out, args)
     def clip_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return (_NO, *(_ZERO if p is not None and p.differentiable else _NO for p in projs))
-        y_bar = cotangent("clip", y_bar, out)
         weights = _clip_weights(xp, x, low, high, out)
-        res: list[Any] = [_NO]
-        for p, w in zip(projs, weights):
-            if p is None or not p.differentiable or w is None:
-                res.append(_NO)
-            else:
-                res.append(p(y_bar * w))
-        return tuple(res)
+        return tuple(
+            _NO if p is None or not p.differentiable or w is None else p(y_bar * w)
+            for p, w in zip(projs, weights)
+        )
 
     return out, clip_pullback
 
 
 @register_frule("clip", domain=(R, (-1.0, -0.2), (0.2, 1.0)))
-def _clip_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    _reject_out("clip", kwargs)
-    x, low, high = _clip_args(args, kwargs)
-    xp = _clip_namespace((x, low, high))
+def clip_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    x, low, high = _clip_bind(args, kwargs)
+    xp = namespace_of(x, low, high, fname="clip")
     out = xp.clip(*args, **kwargs)
+    ts = tangents_in("clip", tangents, args)
+    if ts is None:
+        return out, _ZERO
     weights = _clip_weights(xp, x, low, high, out)
     acc: Any = None
-    for a, t, w in zip(args, tangents[1:], weights):
-        t = unthunk(t)
+    for a, t, w in zip(args, ts, weights):
         if a is None or w is None or isinstance(t, AbstractZero) or scalar_kind(a, xp) in "ib":
             continue
-        t = _align(xp, t, getattr(a, "ndim", 0), out.ndim, "clip", getattr(a, "shape", ()))
+        nd = getattr(a, "ndim", 0)
+        if ts.extra and nd < out.ndim:  # the primal axes right-aligned with the output's
+            s = tuple(t.shape)
+            t = xp.reshape(t, s[: ts.extra] + (1,) * (out.ndim - nd) + s[ts.extra :])
         acc = w * t if acc is None else acc + w * t
     return out, finish_tangent(xp, acc, out)

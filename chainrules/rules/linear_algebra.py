@@ -37,6 +37,11 @@ metadata), which changes no value.
 Degenerate cases: zero-size axes give zero-size or all-zero cotangents; integer and boolean
 operands get ``NoTangent()``; a real operand meeting a complex one gets the real part (projection).
 ``out=`` is rejected.
+
+Layout: each rule reads top to bottom -- bind the call (``signature``), compute the primal, build
+the projectors, a named pullback decorated with ``@pullback``, the frule beside it (its tangents
+from ``tangents_in``), the registration right there. The contractions (``tensordot``, ``dot``,
+``inner``) share one pullback builder, :func:`contraction_rrule`, and its pushforward.
 """
 
 from __future__ import annotations
@@ -48,19 +53,21 @@ from typing import Any
 
 import array_api_compat
 
+from ..core.examples import Expect
 from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import _reject_out
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
-from ._util import cotangent, in_dtype, tangent_extra
+from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
+from ..core.toolkit import Signature, pullback, signature, tangents_in
+from ._util import in_dtype
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 _SCALARS = (bool, int, float, complex)
+_FLOATING = ("real floating", "complex floating")
 
 
-# --- helpers shared by every product -------------------------------------------------------------
+# --- helpers shared by every product (host metadata and array functions with rules) --------------
 def is_complex(xp: Any, x: Any) -> bool:
     """Whether ``x`` has a complex floating dtype (host metadata, no value read)."""
     return bool(xp.isdtype(x.dtype, "complex floating"))
@@ -123,197 +130,182 @@ def _permute(xp: Any, x: Any, perm: Sequence[int]) -> Any:
     return x if perm == tuple(range(len(perm))) else xp.permute_dims(x, perm)
 
 
-def parse_call(
-    name: str,
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    n_arrays: int,
-    positional: tuple[str, ...] = (),
-    keyword: tuple[str, ...] = (),
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """Split a call into its ``n_arrays`` operands and its parameters: ``positional`` may be given
-    by position (NumPy's signatures) or keyword, ``keyword`` only by keyword. ``out=`` (other than
-    ``None``) and unknown keywords are rejected with a TypeError naming the function."""
-    if len(args) < n_arrays:
-        raise TypeError(f"{name} takes {n_arrays} array argument(s), got {len(args)}")
-    arrays, pos = args[:n_arrays], args[n_arrays:]
-    if len(pos) > len(positional):
-        raise TypeError(
-            f"{name} takes at most {n_arrays + len(positional)} positional argument(s) in its "
-            f"rule, got {len(args)}"
-            + ("" if positional else " (the parameters after the arrays are keyword-only)")
-        )
-    params = dict(zip(positional, pos))
-    for k, v in kwargs.items():
-        if k in params:
-            raise TypeError(f"{name} got multiple values for argument {k!r}")
-        params[k] = v
-    _reject_out(name, params)
-    params.pop("out", None)
-    unknown = sorted(set(params) - set(positional) - set(keyword))
-    if unknown:
-        raise TypeError(f"{name}: the rule does not support the argument(s) {unknown}")
-    return arrays, params
+def arrays(xp: Any, xs: Sequence[Any]) -> tuple[Any, ...]:
+    """The operands as arrays: Python scalars become 0-d arrays of ``xp`` (the projections are
+    built from the operands as given, so a scalar's cotangent stays a scalar's)."""
+    return tuple(xp.asarray(o) if type(o) in _SCALARS else o for o in xs)
 
 
-class Product:
-    """A parsed call of a product-like function: what the generic rrule and frule need.
+def bind_kwonly(sig: Signature, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``sig.bind`` for the standard's signatures, whose parameters after the arrays are
+    keyword-only: a parameter given by position says so."""
+    try:
+        return sig.bind(args, kwargs)
+    except TypeError as e:
+        if "too many positional arguments" not in str(e):
+            raise
+        raise TypeError(f"{e} (the parameters after the arrays are keyword-only)") from None
 
-    Subclasses set ``name``, ``xp``, ``operands`` (the differentiable positional arguments, as
-    arrays), ``originals`` (as given: Python scalars stay scalars, for the projection), ``slots``
-    (their positions among the positional arguments), ``nargs``, and implement ``primal``,
-    ``back(k, y_bar)`` (the cotangent of operand ``k``, before projection) and
-    ``forward(k, t, extra)`` (the output tangent for tangent ``t`` of operand ``k``, which has
-    ``extra`` leading chunk axes, with the chunk axes in front).
-    """
 
-    name: str
-    xp: Any
-    operands: tuple[Any, ...]
-    originals: tuple[Any, ...]
-    slots: tuple[int, ...]
-    nargs: int
+def bind_pair(sig: Signature, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The operands of a call of ``sig`` (``signature(name, lambda x1, x2, /, *, out=None:
+    None)``): the plain call ``f(x1, x2)`` -- what engines make, on the hot path -- skips the
+    binder, which would return them unchanged; any other call goes through it."""
+    if len(args) == 2 and not kwargs:
+        return args[0], args[1]
+    p = sig.bind(args, kwargs)
+    return p["x1"], p["x2"]
 
-    def set_operands(self, xp: Any, originals: Sequence[Any], slots: Sequence[int]) -> None:
-        self.xp = xp
-        self.originals = tuple(originals)
-        self.slots = tuple(slots)
-        self.operands = tuple(xp.asarray(o) if type(o) in _SCALARS else o for o in originals)
 
-    def primal(self) -> Any:
-        raise NotImplementedError
+def tangent(xp: Any, t: Any, x: Any) -> Any:
+    """The tangent ``t`` of operand ``x`` (from :func:`tangents_in`) as an array, or ``None``
+    where it is zero or ``x`` has no tangent space (integers, booleans)."""
+    if isinstance(t, AbstractZero) or not xp.isdtype(x.dtype, _FLOATING):
+        return None
+    return xp.asarray(t) if type(t) in _SCALARS else t
 
-    def back(self, k: int, y_bar: Any) -> Any:
-        raise NotImplementedError
 
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        raise NotImplementedError
-
-    def rrule(self) -> tuple[Any, Any]:
-        y = self.primal()
-        projects = [ProjectTo(o, self.xp) for o in self.originals]
-        n, slots, name = self.nargs, self.slots, self.name
-
-        def product_pullback(y_bar: Any) -> tuple[Any, ...]:
-            out: list[Any] = [_NO] * (n + 1)
-            if isinstance(y_bar, AbstractZero):
-                for s, p in zip(slots, projects):
-                    out[1 + s] = _ZERO if p.differentiable else _NO
-                return tuple(out)
-            y_bar = cotangent(name, y_bar, y)
-            for k, (s, p) in enumerate(zip(slots, projects)):
-                if p.differentiable:
-                    out[1 + s] = p(self.back(k, y_bar))
-            return tuple(out)
-
-        product_pullback.__name__ = product_pullback.__qualname__ = f"{name}_pullback"
-        return y, product_pullback
-
-    def frule(self, tangents: tuple[Any, ...]) -> tuple[Any, Any]:
-        xp = self.xp
-        y = self.primal()
-        acc: Any = None
-        for k, (s, o) in enumerate(zip(self.slots, self.operands)):
-            t = unthunk(tangents[1 + s]) if 1 + s < len(tangents) else _ZERO
-            if isinstance(t, AbstractZero) or not xp.isdtype(
-                o.dtype, ("real floating", "complex floating")
-            ):
-                continue
-            if type(t) in _SCALARS:
-                t = xp.asarray(t)
-            term = self.forward(k, t, tangent_extra(self.name, t, o))
+def total(xp: Any, y: Any, terms: Sequence[Any]) -> Any:
+    """The pushforward: the sum of the operands' terms (``None`` for a zero term) in ``y``'s
+    dtype, ``ZeroTangent()`` when every term is zero."""
+    acc: Any = None
+    for term in terms:
+        if term is not None:
             acc = term if acc is None else acc + term
-        if acc is None:
-            return y, _ZERO
-        return y, in_dtype(xp, acc, y.dtype)
-
-
-def register_product(targets: Sequence[str], cls: Any, **meta: Any) -> None:
-    """Register the rrule and frule of ``cls`` (a ``Product`` built as ``cls(args, kwargs)``) for
-    ``targets``."""
-
-    def product_rrule(*args: Any, **kwargs: Any) -> Any:
-        return cls(args, kwargs).rrule()
-
-    def product_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        return cls(args, kwargs).frule(tangents)
-
-    register_rrule(*targets, **meta)(product_rrule)
-    register_frule(*targets, **meta)(product_frule)
+    return _ZERO if acc is None else in_dtype(xp, acc, y.dtype)
 
 
 # --- matmul ---------------------------------------------------------------------------------------
-class Matmul(Product):
-    """``matmul(x1, x2)``: 1-D operands promoted to matrices, batch axes broadcast."""
+def _matmul_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    c = r((2, 3)) + 1j * r((2, 3))
+    return [
+        ((r((2, 3)), r((3, 4))), {}),
+        ((r(3), r((3, 2))), {}),
+        ((r((2, 3)), r(3)), {}),
+        ((r(4), r(4)), {}),
+        ((r((2, 2, 3)), r((3, 2))), {}),  # batched against a broadcast matrix
+        ((r((2, 1, 2, 3)), r((3, 3, 2))), {}),  # batch axes broadcast both ways
+        ((r(3), r((2, 3, 2))), {}),  # a vector against a stack
+        ((r((0, 3)), r((3, 2))), {}),  # zero-size
+        ((r((2, 0)), r((0, 3))), {}),
+        ((c, r((3, 2)) + 1j * r((3, 2))), {}),  # complex
+        ((r((2, 3)), c.T), {}),  # real meets complex
+    ]
 
-    name = "matmul"
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        (x1, x2), _ = parse_call(self.name, args, kwargs, 2)
-        xp = namespace_of(x1, x2, fname=self.name)
-        self.set_operands(xp, (x1, x2), (0, 1))
-        self.nargs = len(args)
-        a, b = self.operands
-        if a.ndim == 0 or b.ndim == 0:
-            raise ValueError(
-                f"matmul: operands must have rank >= 1, got shapes {tuple(a.shape)} and "
-                f"{tuple(b.shape)}"
-            )
-        self.ashape = (1, *tuple(a.shape)) if a.ndim == 1 else tuple(a.shape)
-        self.bshape = (*tuple(b.shape), 1) if b.ndim == 1 else tuple(b.shape)
-        batch = broadcast_shapes(self.ashape[:-2], self.bshape[:-2])
-        self.yshape = (*batch, self.ashape[-2], self.bshape[-1])
-        rows = () if a.ndim == 1 else (a.shape[-2],)
-        cols = () if b.ndim == 1 else (b.shape[-1],)
-        self.out_shape = (*batch, *rows, *cols)
+_MATMUL = signature("matmul", lambda x1, x2, /, *, out=None: None)
 
-    def primal(self) -> Any:
-        return self.xp.matmul(*self.operands)
 
-    def back(self, k: int, y_bar: Any) -> Any:
-        xp = self.xp
-        g = reshape_to(xp, y_bar, self.yshape)
-        a, b = self.operands
-        if k == 0:
-            r = xp.matmul(g, adjoint(xp, reshape_to(xp, b, self.bshape)))
-            return reshape_to(xp, sum_to(xp, r, self.ashape), a.shape)
-        r = xp.matmul(adjoint(xp, reshape_to(xp, a, self.ashape)), g)
-        return reshape_to(xp, sum_to(xp, r, self.bshape), b.shape)
+def _matmul_shapes(a: Any, b: Any) -> tuple[tuple[int, ...], ...]:
+    """The operands' shapes with a 1-D operand promoted to a matrix (a row for ``x1``, a column
+    for ``x2``), the product's shape so promoted, and the output's shape."""
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(
+            f"matmul: operands must have rank >= 1, got shapes {tuple(a.shape)} and "
+            f"{tuple(b.shape)}"
+        )
+    ashape = (1, *tuple(a.shape)) if a.ndim == 1 else tuple(a.shape)
+    bshape = (*tuple(b.shape), 1) if b.ndim == 1 else tuple(b.shape)
+    batch = broadcast_shapes(ashape[:-2], bshape[:-2])
+    rows = () if a.ndim == 1 else (a.shape[-2],)
+    cols = () if b.ndim == 1 else (b.shape[-1],)
+    return ashape, bshape, (*batch, ashape[-2], bshape[-1]), (*batch, *rows, *cols)
 
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        xp = self.xp
-        lead = tuple(t.shape[:extra])
-        rank = len(self.yshape)
-        a, b = self.operands
-        if k == 0:
-            t = pad_chunk(xp, reshape_to(xp, t, (*lead, *self.ashape)), extra, rank)
-            r = xp.matmul(t, reshape_to(xp, b, self.bshape))
-        else:
-            t = pad_chunk(xp, reshape_to(xp, t, (*lead, *self.bshape)), extra, rank)
-            r = xp.matmul(reshape_to(xp, a, self.ashape), t)
-        return reshape_to(xp, r, (*tuple(r.shape[: r.ndim - rank]), *self.out_shape))
+
+@register_rrule("matmul", examples=_matmul_ex)
+def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
+    x1, x2 = bind_pair(_MATMUL, args, kwargs)
+    xp = namespace_of(x1, x2, fname="matmul")
+    a, b = arrays(xp, (x1, x2))
+    ashape, bshape, yshape, _ = _matmul_shapes(a, b)
+    y = xp.matmul(a, b)
+    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+
+    @pullback(y, args)
+    def matmul_pullback(y_bar: Any) -> Any:
+        g = reshape_to(xp, y_bar, yshape)
+        a_bar = b_bar = _NO
+        if project_a.differentiable:
+            r = xp.matmul(g, adjoint(xp, reshape_to(xp, b, bshape)))
+            a_bar = project_a(reshape_to(xp, sum_to(xp, r, ashape), a.shape))
+        if project_b.differentiable:
+            r = xp.matmul(adjoint(xp, reshape_to(xp, a, ashape)), g)
+            b_bar = project_b(reshape_to(xp, sum_to(xp, r, bshape), b.shape))
+        return a_bar, b_bar
+
+    return y, matmul_pullback
+
+
+@register_frule("matmul", examples=_matmul_ex)
+def matmul_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    x1, x2 = bind_pair(_MATMUL, args, kwargs)
+    xp = namespace_of(x1, x2, fname="matmul")
+    a, b = arrays(xp, (x1, x2))
+    ashape, bshape, yshape, out_shape = _matmul_shapes(a, b)
+    y = xp.matmul(a, b)
+    dots = tangents_in("matmul", tangents[:3], (x1, x2))
+    if dots is None:
+        return y, _ZERO
+    extra, rank = dots.extra, len(yshape)
+    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
+    terms = []
+    if da is not None:
+        t = pad_chunk(xp, reshape_to(xp, da, (*tuple(da.shape[:extra]), *ashape)), extra, rank)
+        terms.append(xp.matmul(t, reshape_to(xp, b, bshape)))
+    if db is not None:
+        t = pad_chunk(xp, reshape_to(xp, db, (*tuple(db.shape[:extra]), *bshape)), extra, rank)
+        terms.append(xp.matmul(reshape_to(xp, a, ashape), t))
+    terms = [reshape_to(xp, r, (*tuple(r.shape[: r.ndim - rank]), *out_shape)) for r in terms]
+    return y, total(xp, y, terms)
 
 
 # --- matrix_transpose -----------------------------------------------------------------------------
-class MatrixTranspose(Product):
-    name = "matrix_transpose"
+def _transpose_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        ((r((2, 3)),), {}),
+        ((r((2, 3, 4)),), {}),
+        ((r((0, 3)),), {}),
+        ((r((2, 3)) + 1j * r((2, 3)),), {}),
+    ]
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        (x,), _ = parse_call(self.name, args, kwargs, 1)
-        self.set_operands(namespace_of(x, fname=self.name), (x,), (0,))
-        self.nargs = len(args)
-        shape = tuple(self.operands[0].shape)
-        if len(shape) < 2:
-            raise ValueError(f"matrix_transpose: x must have rank >= 2, got shape {shape}")
 
-    def primal(self) -> Any:
-        return self.xp.matrix_transpose(self.operands[0])
+_MATRIX_TRANSPOSE = signature("matrix_transpose", lambda x, /, *, out=None: None)
 
-    def back(self, k: int, y_bar: Any) -> Any:
-        return self.xp.matrix_transpose(y_bar)
 
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        return self.xp.matrix_transpose(t)
+def _transpose_operand(xp: Any, x: Any) -> Any:
+    (a,) = arrays(xp, (x,))
+    if a.ndim < 2:
+        raise ValueError(f"matrix_transpose: x must have rank >= 2, got shape {tuple(a.shape)}")
+    return a
+
+
+@register_rrule("matrix_transpose", examples=_transpose_ex)
+def matrix_transpose_rrule(*args: Any, **kwargs: Any) -> Any:
+    x = _MATRIX_TRANSPOSE.bind(args, kwargs)["x"]
+    xp = namespace_of(x, fname="matrix_transpose")
+    y = xp.matrix_transpose(_transpose_operand(xp, x))
+    project = ProjectTo(x, xp)
+
+    @pullback(y, args)
+    def matrix_transpose_pullback(y_bar: Any) -> Any:
+        return project(xp.matrix_transpose(y_bar)) if project.differentiable else _NO
+
+    return y, matrix_transpose_pullback
+
+
+@register_frule("matrix_transpose", examples=_transpose_ex)
+def matrix_transpose_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    x = _MATRIX_TRANSPOSE.bind(args, kwargs)["x"]
+    xp = namespace_of(x, fname="matrix_transpose")
+    a = _transpose_operand(xp, x)
+    y = xp.matrix_transpose(a)
+    dots = tangents_in("matrix_transpose", tangents[:2], (x,))
+    if dots is None:
+        return y, _ZERO
+    t = tangent(xp, dots[0], a)
+    return y, total(xp, y, [None if t is None else xp.matrix_transpose(t)])
 
 
 # --- tensordot and the contractions built on it (dot, inner) -----------------------------------
@@ -354,200 +346,351 @@ def tensordot_axes(name: str, axes: Any, a_nd: int, b_nd: int) -> tuple[tuple[in
     return a_ax, b_ax
 
 
-class Contraction(Product):
-    """A tensordot contraction of ``x1``'s axes ``a_ax`` with ``x2``'s axes ``b_ax``; the output
-    has ``x1``'s free axes, then ``x2``'s. ``primal_fn`` computes the value as the user called
-    it."""
+def _check_contracted(name: str, a: Any, b: Any, a_ax: Sequence[int], b_ax: Sequence[int]) -> None:
+    for i, j in zip(a_ax, b_ax):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(
+                f"{name}: contracted axes {i} of x1 (length {a.shape[i]}) and {j} of x2 "
+                f"(length {b.shape[j]}) differ"
+            )
 
-    def setup(self, xp: Any, x1: Any, x2: Any, nargs: int) -> None:
-        self.set_operands(xp, (x1, x2), (0, 1))
-        self.nargs = nargs
 
-    def contract(self, a_ax: tuple[int, ...], b_ax: tuple[int, ...]) -> None:
-        a, b = self.operands
-        for i, j in zip(a_ax, b_ax):
-            if a.shape[i] != b.shape[j]:
-                raise ValueError(
-                    f"{self.name}: contracted axes {i} of x1 (length {a.shape[i]}) and {j} of x2 "
-                    f"(length {b.shape[j]}) differ"
-                )
-        self.a_ax, self.b_ax = a_ax, b_ax
-        self.a_free = tuple(i for i in range(a.ndim) if i not in a_ax)
-        self.b_free = tuple(j for j in range(b.ndim) if j not in b_ax)
+def contraction_rrule(
+    name: str, args: Sequence[Any], xp: Any, x1: Any, x2: Any, y: Any, axes: Any
+) -> tuple[Any, Any]:
+    """``(y, pullback)`` of ``y``, the contraction of ``x1``'s axes ``axes[0]`` with ``x2``'s
+    axes ``axes[1]`` (the output has ``x1``'s free axes, then ``x2``'s): ``x1_bar`` is the
+    tensordot of ``y_bar`` with ``conj(x2)`` over ``x2``'s free axes, permuted back into ``x1``'s
+    axis order; likewise for ``x2``. ``args`` are the call's positional arguments."""
+    a, b = arrays(xp, (x1, x2))
+    a_ax, b_ax = axes
+    a_free = tuple(i for i in range(a.ndim) if i not in a_ax)
+    b_free = tuple(j for j in range(b.ndim) if j not in b_ax)
+    na, nb = len(a_free), len(b_free)
+    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+    rest = (_NO,) * (len(args) - 2)
 
-    def back(self, k: int, y_bar: Any) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        na, nb = len(self.a_free), len(self.b_free)
-        if k == 0:
-            r = xp.tensordot(y_bar, conj(xp, b), axes=(tuple(range(na, na + nb)), self.b_free))
+    @pullback(y, args, name=name)
+    def contraction_pullback(y_bar: Any) -> Any:
+        a_bar = b_bar = _NO
+        if project_a.differentiable:
+            r = xp.tensordot(y_bar, conj(xp, b), axes=(tuple(range(na, na + nb)), b_free))
             # r's axes: x1's free axes, then x2's contracted axes in ascending order
-            order = list(self.a_free) + [self.a_ax[self.b_ax.index(j)] for j in sorted(self.b_ax)]
-            return _permute(xp, r, [order.index(i) for i in range(a.ndim)])
-        r = xp.tensordot(conj(xp, a), y_bar, axes=(self.a_free, tuple(range(na))))
-        order = [self.b_ax[self.a_ax.index(i)] for i in sorted(self.a_ax)] + list(self.b_free)
-        return _permute(xp, r, [order.index(j) for j in range(b.ndim)])
+            order = list(a_free) + [a_ax[b_ax.index(j)] for j in sorted(b_ax)]
+            a_bar = project_a(_permute(xp, r, [order.index(i) for i in range(a.ndim)]))
+        if project_b.differentiable:
+            r = xp.tensordot(conj(xp, a), y_bar, axes=(a_free, tuple(range(na))))
+            order = [b_ax[a_ax.index(i)] for i in sorted(a_ax)] + list(b_free)
+            b_bar = project_b(_permute(xp, r, [order.index(j) for j in range(b.ndim)]))
+        return (a_bar, b_bar, *rest)
 
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        if k == 0:  # (chunk, x1 free, x2 free): the chunk axes are free axes in front
-            return xp.tensordot(t, b, axes=(tuple(i + extra for i in self.a_ax), self.b_ax))
-        r = xp.tensordot(a, t, axes=(self.a_ax, tuple(j + extra for j in self.b_ax)))
-        na = len(self.a_free)  # (x1 free, chunk, x2 free) -> (chunk, x1 free, x2 free)
-        perm = (*range(na, na + extra), *range(na), *range(na + extra, r.ndim))
-        return _permute(xp, r, perm)
+    return y, contraction_pullback
 
 
-class Tensordot(Contraction):
-    """``tensordot(x1, x2, axes=2)``: the standard's (``axes`` keyword-only) or NumPy's."""
+def contraction_frule(
+    name: str, tangents: Any, xp: Any, x1: Any, x2: Any, y: Any, axes: Any
+) -> tuple[Any, Any]:
+    """``(y, y_dot)`` for the contraction of :func:`contraction_rrule`; the chunk axes of the
+    tangents come out in front."""
+    a, b = arrays(xp, (x1, x2))
+    a_ax, b_ax = axes
+    dots = tangents_in(name, tangents[:3], (x1, x2))
+    if dots is None:
+        return y, _ZERO
+    extra = dots.extra
+    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
+    ta = tb = None
+    if da is not None:  # (chunk, x1 free, x2 free): the chunk axes are free axes in front
+        ta = xp.tensordot(da, b, axes=(tuple(i + extra for i in a_ax), b_ax))
+    if db is not None:
+        r = xp.tensordot(a, db, axes=(a_ax, tuple(j + extra for j in b_ax)))
+        na = a.ndim - len(a_ax)  # (x1 free, chunk, x2 free) -> (chunk, x1 free, x2 free)
+        tb = _permute(xp, r, (*range(na, na + extra), *range(na), *range(na + extra, r.ndim)))
+    return y, total(xp, y, [ta, tb])
 
-    name = "tensordot"
-    numpy = False
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        pos = ("axes",) if self.numpy else ()
-        kw = () if self.numpy else ("axes",)
-        (x1, x2), params = parse_call(self.name, args, kwargs, 2, pos, kw)
-        self.setup(namespace_of(x1, x2, fname=self.name), x1, x2, len(args))
-        self.axes = params.get("axes", 2)
-        a, b = self.operands
-        self.contract(*tensordot_axes(self.name, self.axes, a.ndim, b.ndim))
-
-    def primal(self) -> Any:
-        return self.xp.tensordot(*self.operands, axes=self.axes)
+def _tensordot_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        ((r((2, 3, 4)), r((3, 4, 2))), {}),
+        ((r((2, 3)), r((3, 2))), {"axes": 1}),
+        ((r((2, 3)), r((4,))), {"axes": 0}),
+        ((r((2, 3, 4)), r((4, 2, 3))), {"axes": ((1, 2), (2, 0))}),
+        ((r((3, 4)), r((4, 3))), {"axes": ((-1, 0), (0, -1))}),
+        ((r((2, 0)), r((0, 3))), {"axes": 1}),
+        ((r((2, 3)) + 1j * r((2, 3)), r((3, 2)) + 1j * r((3, 2))), {"axes": 1}),
+    ]
 
 
-class NumpyTensordot(Tensordot):
-    numpy = True
+_TENSORDOT = signature("tensordot", lambda x1, x2, /, *, axes=2, out=None: None)
 
 
-class Dot(Contraction):
+def _tensordot_call(sig: Signature, args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """The bound call of ``tensordot``: its namespace, operands, contracted axes and value."""
+    p = bind_kwonly(sig, args, kwargs)
+    x1, x2, axes = p["x1"], p["x2"], p["axes"]
+    xp = namespace_of(x1, x2, fname="tensordot")
+    a, b = arrays(xp, (x1, x2))
+    contracted = tensordot_axes("tensordot", axes, a.ndim, b.ndim)
+    _check_contracted("tensordot", a, b, *contracted)
+    return xp, x1, x2, contracted, xp.tensordot(a, b, axes=axes)
+
+
+@register_rrule("tensordot", examples=_tensordot_ex)
+def tensordot_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, axes, y = _tensordot_call(_TENSORDOT, args, kwargs)
+    return contraction_rrule("tensordot", args, xp, x1, x2, y, axes)
+
+
+@register_frule("tensordot", examples=_tensordot_ex)
+def tensordot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, axes, y = _tensordot_call(_TENSORDOT, args, kwargs)
+    return contraction_frule("tensordot", tangents, xp, x1, x2, y, axes)
+
+
+# --- vecdot: the first operand is conjugated ------------------------------------------------------
+def _vecdot_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        ((r(4), r(4)), {}),
+        ((r((2, 3)), r((2, 3))), {}),
+        ((r((2, 3)), r(3)), {}),  # broadcast
+        ((r((3, 2)), r((4, 3, 2))), {"axis": -2}),
+        ((r((3, 2)), r((3, 2))), {"axis": 0}),
+        ((r((2, 0)), r((2, 0))), {}),
+        ((r((2, 3)) + 1j * r((2, 3)), r((2, 3)) + 1j * r((2, 3))), {}),
+        ((r(3), r((2, 3)) + 1j * r((2, 3))), {}),
+    ]
+
+
+_VECDOT = signature("vecdot", lambda x1, x2, /, *, axis=-1, out=None: None)
+# the standard's axis is negative (in [-N, -1]); NumPy's and the example #4 take axis=0
+VECDOT_EXPECT = Expect("array_api_strict", "the standard's vecdot axis is negative", "skip", "#4")
+
+
+def _vecdot_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """``vecdot(x1, x2, axis=-1) = sum(conj(x1) * x2, axis)``, broadcasting the other axes;
+    the axis is also returned counted from the end of the broadcast shape (rank ``n``)."""
+    p = bind_kwonly(_VECDOT, args, kwargs)
+    x1, x2, axis = p["x1"], p["x2"], p["axis"]
+    xp = namespace_of(x1, x2, fname="vecdot")
+    a, b = arrays(xp, (x1, x2))
+    n = max(a.ndim, b.ndim)
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"vecdot: axis must be an int, got {axis!r}")
+    if axis >= 0 and a.ndim != b.ndim:
+        raise ValueError(
+            "vecdot: give a negative axis for operands of different ranks "
+            f"({tuple(a.shape)} and {tuple(b.shape)}); the standard counts from the end"
+        )
+    if not -min(a.ndim, b.ndim) <= axis < max(min(a.ndim, b.ndim), 1) or min(a.ndim, b.ndim) == 0:
+        raise ValueError(
+            f"vecdot: axis {axis} is out of bounds for operands of shapes {tuple(a.shape)} "
+            f"and {tuple(b.shape)}"
+        )
+    neg = axis - n if axis >= 0 else axis
+    return xp, x1, x2, a, b, n, neg, xp.vecdot(a, b, axis=axis)
+
+
+@register_rrule("vecdot", examples=_vecdot_ex, expect=VECDOT_EXPECT)
+def vecdot_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, a, b, n, neg, y = _vecdot_call(args, kwargs)
+    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+
+    @pullback(y, args)
+    def vecdot_pullback(y_bar: Any) -> Any:
+        shape = list(y_bar.shape)  # the contracted axis back as a length-1 axis
+        shape.insert(n + neg, 1)
+        g = xp.reshape(y_bar, tuple(shape))
+        a_bar = project_a(b * conj(xp, g)) if project_a.differentiable else _NO
+        b_bar = project_b(a * g) if project_b.differentiable else _NO
+        return a_bar, b_bar
+
+    return y, vecdot_pullback
+
+
+@register_frule("vecdot", examples=_vecdot_ex)
+def vecdot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, a, b, n, neg, y = _vecdot_call(args, kwargs)
+    dots = tangents_in("vecdot", tangents[:3], (x1, x2))
+    if dots is None:
+        return y, _ZERO
+    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
+    ta = tb = None
+    if da is not None:
+        ta = xp.vecdot(pad_chunk(xp, da, dots.extra, n), b, axis=neg)
+    if db is not None:
+        tb = xp.vecdot(a, pad_chunk(xp, db, dots.extra, n), axis=neg)
+    return y, total(xp, y, [ta, tb])
+
+
+# --- NumPy's tensordot, dot and inner: contractions -----------------------------------------------
+def _np_tensordot_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        *_tensordot_ex(rng),
+        ((r((2, 3)), r((3, 2)), 1), {}),  # axes positional
+        ((r((2, 3)), r((2, 4))), {"axes": (0, 0)}),  # NumPy's pair of ints
+        ((r(()), r((3,))), {"axes": 0}),
+    ]
+
+
+_NP_TENSORDOT = signature("tensordot", lambda x1, x2, /, axes=2, *, out=None: None)
+
+
+@register_rrule("numpy:tensordot", examples=_np_tensordot_ex)
+def np_tensordot_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, axes, y = _tensordot_call(_NP_TENSORDOT, args, kwargs)
+    return contraction_rrule("tensordot", args, xp, x1, x2, y, axes)
+
+
+@register_frule("numpy:tensordot", examples=_np_tensordot_ex)
+def np_tensordot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, axes, y = _tensordot_call(_NP_TENSORDOT, args, kwargs)
+    return contraction_frule("tensordot", tangents, xp, x1, x2, y, axes)
+
+
+def _dot_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        ((r(3), r(3)), {}),
+        ((r((2, 3)), r((3, 4))), {}),
+        ((r((2, 3)), r(3)), {}),
+        ((r(3), r((3, 2))), {}),
+        ((r((2, 2, 3)), r((4, 3, 2))), {}),
+        ((r(()), r((2, 3))), {}),
+        ((r((2, 3)), r(())), {}),
+        ((r((0, 3)), r((3, 2))), {}),
+        ((r((2, 3)) + 1j * r((2, 3)), r(3) + 1j * r(3)), {}),
+    ]
+
+
+_DOT = signature("dot", lambda x1, x2, /, out=None: None)
+
+
+def _dot_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     """NumPy's ``dot(a, b)``: a product when either is 0-d, else the last axis of ``a`` with the
     only axis of a vector ``b`` or the second-to-last of ``b``."""
-
-    name = "dot"
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        (x1, x2), _ = parse_call(self.name, args, kwargs, 2, ("out",))
-        self.setup(namespace_of(x1, x2, fname=self.name), x1, x2, len(args))
-        a, b = self.operands
-        if a.ndim == 0 or b.ndim == 0:
-            self.contract((), ())
-        else:
-            self.contract((a.ndim - 1,), (max(b.ndim - 2, 0),))
-
-    def primal(self) -> Any:
-        return self.xp.dot(*self.operands)
+    p = _DOT.bind(args, kwargs)
+    x1, x2 = p["x1"], p["x2"]
+    xp = namespace_of(x1, x2, fname="dot")
+    a, b = arrays(xp, (x1, x2))
+    axes = ((), ()) if a.ndim == 0 or b.ndim == 0 else ((a.ndim - 1,), (max(b.ndim - 2, 0),))
+    _check_contracted("dot", a, b, *axes)
+    return xp, x1, x2, axes, xp.dot(a, b)
 
 
-class Inner(Contraction):
+@register_rrule("numpy:dot", examples=_dot_ex)
+def dot_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, axes, y = _dot_call(args, kwargs)
+    return contraction_rrule("dot", args, xp, x1, x2, y, axes)
+
+
+@register_frule("numpy:dot", examples=_dot_ex)
+def dot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, axes, y = _dot_call(args, kwargs)
+    return contraction_frule("dot", tangents, xp, x1, x2, y, axes)
+
+
+def _inner_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        ((r(3), r(3)), {}),
+        ((r((2, 3)), r((4, 3))), {}),
+        ((r((2, 2, 3)), r(3)), {}),
+        ((r(()), r((2, 3))), {}),
+        ((r((2, 0)), r((3, 0))), {}),
+        ((r((2, 3)) + 1j * r((2, 3)), r(3) + 1j * r(3)), {}),
+    ]
+
+
+_INNER = signature("inner", lambda x1, x2, /, *, out=None: None)
+
+
+def _inner_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     """NumPy's ``inner(a, b)``: a product when either is 0-d, else the last axes contracted."""
-
-    name = "inner"
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        (x1, x2), _ = parse_call(self.name, args, kwargs, 2)
-        self.setup(namespace_of(x1, x2, fname=self.name), x1, x2, len(args))
-        a, b = self.operands
-        if a.ndim == 0 or b.ndim == 0:
-            self.contract((), ())
-        else:
-            self.contract((a.ndim - 1,), (b.ndim - 1,))
-
-    def primal(self) -> Any:
-        return self.xp.inner(*self.operands)
+    x1, x2 = bind_pair(_INNER, args, kwargs)
+    xp = namespace_of(x1, x2, fname="inner")
+    a, b = arrays(xp, (x1, x2))
+    axes = ((), ()) if a.ndim == 0 or b.ndim == 0 else ((a.ndim - 1,), (b.ndim - 1,))
+    _check_contracted("inner", a, b, *axes)
+    return xp, x1, x2, axes, xp.inner(a, b)
 
 
-# --- vecdot and vdot: the first operand is conjugated ---------------------------------------------
-class Vecdot(Product):
-    """``vecdot(x1, x2, axis=-1) = sum(conj(x1) * x2, axis)``, broadcasting the other axes."""
-
-    name = "vecdot"
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        (x1, x2), params = parse_call(self.name, args, kwargs, 2, (), ("axis",))
-        self.set_operands(namespace_of(x1, x2, fname=self.name), (x1, x2), (0, 1))
-        self.nargs = len(args)
-        a, b = self.operands
-        self.axis = params.get("axis", -1)
-        n = max(a.ndim, b.ndim)
-        axis = self.axis
-        if not isinstance(axis, int) or isinstance(axis, bool):
-            raise TypeError(f"vecdot: axis must be an int, got {axis!r}")
-        if axis >= 0 and a.ndim != b.ndim:
-            raise ValueError(
-                "vecdot: give a negative axis for operands of different ranks "
-                f"({tuple(a.shape)} and {tuple(b.shape)}); the standard counts from the end"
-            )
-        if (
-            not -min(a.ndim, b.ndim) <= axis < max(min(a.ndim, b.ndim), 1)
-            or min(a.ndim, b.ndim) == 0
-        ):
-            raise ValueError(
-                f"vecdot: axis {axis} is out of bounds for operands of shapes {tuple(a.shape)} "
-                f"and {tuple(b.shape)}"
-            )
-        self.neg = axis - n if axis >= 0 else axis  # counted from the end of the broadcast shape
-        self.n = n
-
-    def primal(self) -> Any:
-        return self.xp.vecdot(*self.operands, axis=self.axis)
-
-    def _expand(self, v: Any, extra: int = 0) -> Any:
-        """``v`` (the output's shape, after ``extra`` chunk axes) with the contracted axis back
-        as a length-1 axis."""
-        shape = list(v.shape)
-        shape.insert(extra + self.n + self.neg, 1)
-        return self.xp.reshape(v, tuple(shape))
-
-    def back(self, k: int, y_bar: Any) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        g = self._expand(y_bar)
-        return b * conj(xp, g) if k == 0 else a * g
-
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        t = pad_chunk(xp, t, extra, self.n)
-        return xp.vecdot(t, b, axis=self.neg) if k == 0 else xp.vecdot(a, t, axis=self.neg)
+@register_rrule("numpy:inner", examples=_inner_ex)
+def inner_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, axes, y = _inner_call(args, kwargs)
+    return contraction_rrule("inner", args, xp, x1, x2, y, axes)
 
 
-class Vdot(Product):
+@register_frule("numpy:inner", examples=_inner_ex)
+def inner_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, axes, y = _inner_call(args, kwargs)
+    return contraction_frule("inner", tangents, xp, x1, x2, y, axes)
+
+
+# --- vdot: flattened, the first operand conjugated -----------------------------------------------
+def _vdot_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        ((r(3), r(3)), {}),
+        ((r((2, 3)), r((2, 3))), {}),
+        ((r((2, 3)), r(6)), {}),
+        ((r(()), r(())), {}),
+        ((r(0), r(0)), {}),
+        ((r((2, 3)) + 1j * r((2, 3)), r((2, 3)) + 1j * r((2, 3))), {}),
+        ((r(3), r(3) + 1j * r(3)), {}),
+    ]
+
+
+_VDOT = signature("vdot", lambda x1, x2, /, *, out=None: None)
+
+
+def _vdot_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     """NumPy's ``vdot(a, b) = sum(conj(ravel(a)) * ravel(b))``."""
+    x1, x2 = bind_pair(_VDOT, args, kwargs)
+    xp = namespace_of(x1, x2, fname="vdot")
+    a, b = arrays(xp, (x1, x2))
+    if math.prod(a.shape) != math.prod(b.shape):
+        raise ValueError(
+            f"vdot: operands of shapes {tuple(a.shape)} and {tuple(b.shape)} differ in size"
+        )
+    return xp, x1, x2, a, b, xp.vdot(a, b)
 
-    name = "vdot"
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        (x1, x2), _ = parse_call(self.name, args, kwargs, 2)
-        self.set_operands(namespace_of(x1, x2, fname=self.name), (x1, x2), (0, 1))
-        self.nargs = len(args)
-        a, b = self.operands
-        if math.prod(a.shape) != math.prod(b.shape):
-            raise ValueError(
-                f"vdot: operands of shapes {tuple(a.shape)} and {tuple(b.shape)} differ in size"
-            )
+@register_rrule("numpy:vdot", examples=_vdot_ex)
+def vdot_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, a, b, y = _vdot_call(args, kwargs)
+    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
 
-    def primal(self) -> Any:
-        return self.xp.vdot(*self.operands)
+    @pullback(y, args)
+    def vdot_pullback(y_bar: Any) -> Any:
+        a_bar = b_bar = _NO
+        if project_a.differentiable:
+            a_bar = project_a(reshape_to(xp, b, a.shape) * conj(xp, y_bar))
+        if project_b.differentiable:
+            b_bar = project_b(reshape_to(xp, a, b.shape) * y_bar)
+        return a_bar, b_bar
 
-    def back(self, k: int, y_bar: Any) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        if k == 0:
-            return reshape_to(xp, b, a.shape) * conj(xp, y_bar)
-        return reshape_to(xp, a, b.shape) * y_bar
+    return y, vdot_pullback
 
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        lead = tuple(t.shape[:extra])
-        n = math.prod(a.shape)
-        t = xp.reshape(t, (*lead, n))
-        if k == 0:
-            return xp.sum(conj(xp, t) * xp.reshape(b, (n,)), axis=-1)
-        return xp.sum(conj(xp, xp.reshape(a, (n,))) * t, axis=-1)
+
+@register_frule("numpy:vdot", examples=_vdot_ex)
+def vdot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, a, b, y = _vdot_call(args, kwargs)
+    dots = tangents_in("vdot", tangents[:3], (x1, x2))
+    if dots is None:
+        return y, _ZERO
+    n = math.prod(a.shape)
+    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
+    ta = tb = None
+    if da is not None:
+        t = xp.reshape(da, (*tuple(da.shape[: dots.extra]), n))
+        ta = xp.sum(conj(xp, t) * xp.reshape(b, (n,)), axis=-1)
+    if db is not None:
+        t = xp.reshape(db, (*tuple(db.shape[: dots.extra]), n))
+        tb = xp.sum(conj(xp, xp.reshape(a, (n,))) * t, axis=-1)
+    return y, total(xp, y, [ta, tb])
 
 
 # --- einsum ---------------------------------------------------------------------------------------
@@ -579,290 +722,6 @@ class _Letters:
         return self.free.pop(0)
 
 
-class Einsum(Product):
-    """NumPy's ``einsum(subscripts, *operands)``, normalised: every operand's axes named by one
-    letter each (``...`` expanded, broadcast length-1 axes given letters of their own), and the
-    output's letters."""
-
-    name = "einsum"
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        if not args or not isinstance(args[0], str):
-            raise TypeError(
-                "einsum: the rule takes the subscripts string first (the interleaved "
-                "operand/sublist form is not supported)"
-            )
-        params = dict(kwargs)
-        _reject_out("einsum", params)
-        params.pop("out", None)
-        unknown = sorted(set(params) - {"optimize"})
-        if unknown:
-            raise TypeError(f"einsum: the rule does not support the argument(s) {unknown}")
-        self.kw = params
-        self.subscripts = args[0]
-        ops = args[1:]
-        xp = namespace_of(*ops, fname="einsum")
-        self.set_operands(xp, ops, range(1, len(args)))
-        self.nargs = len(args)
-        self._parse()
-
-    def _parse(self) -> None:
-        subs = self.subscripts.replace(" ", "")
-        ins, arrow, out = subs.partition("->")
-        terms = ins.split(",")
-        ops = self.operands
-        if len(terms) != len(ops):
-            raise ValueError(
-                f"einsum: subscripts {self.subscripts!r} name {len(terms)} operand(s), got "
-                f"{len(ops)}"
-            )
-        pool = _Letters(subs)
-        ell: list[str] = []  # the broadcast ellipsis axes, right-aligned
-        letters: list[list[str]] = []
-        for term, op in zip(terms, ops):
-            named = term.replace("...", "")
-            if not all(c in _LETTERS for c in named):
-                raise ValueError(f"einsum: invalid subscripts {self.subscripts!r}")
-            n_ell = op.ndim - len(named)
-            if n_ell < 0 or (n_ell and "..." not in term):
-                raise ValueError(
-                    f"einsum: subscripts {term!r} do not fit an operand of shape {tuple(op.shape)}"
-                )
-            while len(ell) < n_ell:
-                ell.insert(0, pool.take("ellipsis"))
-            head, _, tail = term.partition("...")
-            letters.append([*head, *ell[len(ell) - n_ell :], *tail] if "..." in term else [*term])
-        if arrow:
-            oh, dots, ot = out.partition("...")
-            out_letters = [*oh, *ell, *ot] if dots else [*out]
-        else:  # implicit output: the broadcast axes, then the letters seen once, sorted
-            counts: dict[str, int] = {}
-            for term in terms:
-                for c in term.replace("...", ""):
-                    counts[c] = counts.get(c, 0) + 1
-            out_letters = ell + sorted(c for c, m in counts.items() if m == 1)
-        # the length of every letter (broadcast); a length-1 axis against a longer one gets a
-        # letter of its own, so the contractions below sum it away
-        size: dict[str, int] = {}
-        for ls, op in zip(letters, ops):
-            for c, d in zip(ls, op.shape):
-                if c not in size or size[c] == 1:
-                    size[c] = d
-                elif d not in (1, size[c]):
-                    raise ValueError(f"einsum: index {c!r} has lengths {size[c]} and {d}")
-        for ls, op in zip(letters, ops):
-            for i, (c, d) in enumerate(zip(ls, op.shape)):
-                if d == 1 and size[c] != 1:
-                    ls[i] = pool.take("broadcast axes")
-                    size[ls[i]] = 1
-        self.letters = ["".join(ls) for ls in letters]
-        self.out = "".join(out_letters)
-        self.size = size
-        self.pool = pool
-
-    def primal(self) -> Any:
-        return self.xp.einsum(self.subscripts, *self.operands, **self.kw)
-
-    def _einsum(self, terms: Sequence[str], out: str, arrays: Sequence[Any]) -> Any:
-        xp = self.xp
-        return xp.einsum(",".join(terms) + "->" + out, *arrays, **einsum_optimize(xp))
-
-    def back(self, k: int, y_bar: Any) -> Any:
-        xp = self.xp
-        mine = self.letters[k]
-        terms = [self.out] + [s for j, s in enumerate(self.letters) if j != k]
-        arrays = [y_bar] + [conj(xp, o) for j, o in enumerate(self.operands) if j != k]
-        present = set("".join(terms))
-        distinct = "".join(dict.fromkeys(mine))
-        kept = "".join(c for c in distinct if c in present)
-        g = self._einsum(terms, kept, arrays)
-        if len(kept) < len(distinct):  # letters of operand k alone: broadcast back
-            shape = tuple(self.size[c] if c in kept else 1 for c in distinct)
-            g = xp.broadcast_to(xp.reshape(g, shape), tuple(self.size[c] for c in distinct))
-        if len(distinct) == len(mine):
-            return g
-        # a letter repeated in operand k: its later occurrences get new letters, tied to the
-        # first by an identity matrix, which puts g on the diagonal
-        pool = self.pool.copy()
-        seen: set[str] = set()
-        target, eyes, eye_terms = [], [], []
-        for c in mine:
-            if c in seen:
-                new = pool.take("repeated indices")
-                target.append(new)
-                eye_terms.append(c + new)
-                n = self.size[c]
-                eyes.append(xp.eye(n, n, dtype=g.dtype, device=array_api_compat.device(g)))
-            else:
-                seen.add(c)
-                target.append(c)
-        return self._einsum([distinct, *eye_terms], "".join(target), [g, *eyes])
-
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        pool = self.pool.copy()
-        chunk = "".join(pool.take("chunk axes") for _ in range(extra))
-        terms = [chunk + s if j == k else s for j, s in enumerate(self.letters)]
-        arrays = [t if j == k else o for j, o in enumerate(self.operands)]
-        return self._einsum(terms, chunk + self.out, arrays)
-
-
-# --- kron -----------------------------------------------------------------------------------------
-class Kron(Product):
-    """NumPy's ``kron(a, b)``: with both padded to one rank ``n``, ``y`` reshaped to the
-    interleaved axes ``(a0, b0, a1, b1, ...)`` is ``a[:, None, :, None, ...] * b[None, :, ...]``."""
-
-    name = "kron"
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        (x1, x2), _ = parse_call(self.name, args, kwargs, 2)
-        self.set_operands(namespace_of(x1, x2, fname=self.name), (x1, x2), (0, 1))
-        self.nargs = len(args)
-        a, b = self.operands
-        self.n = n = max(a.ndim, b.ndim)
-        self.ashape = (1,) * (n - a.ndim) + tuple(a.shape)
-        self.bshape = (1,) * (n - b.ndim) + tuple(b.shape)
-        pool = _Letters("")
-        self.la = "".join(pool.take("kron") for _ in range(n))
-        self.lb = "".join(pool.take("kron") for _ in range(n))
-        self.inter = tuple(d for pair in zip(self.ashape, self.bshape) for d in pair)
-        self.li = "".join(c for pair in zip(self.la, self.lb) for c in pair)
-
-    def primal(self) -> Any:
-        return self.xp.kron(*self.operands)
-
-    def back(self, k: int, y_bar: Any) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        g = xp.reshape(y_bar, self.inter)
-        if k == 0:
-            r = xp.einsum(
-                f"{self.li},{self.lb}->{self.la}",
-                g,
-                conj(xp, xp.reshape(b, self.bshape)),
-                **einsum_optimize(xp),
-            )
-            return reshape_to(xp, r, a.shape)
-        r = xp.einsum(
-            f"{self.li},{self.la}->{self.lb}",
-            g,
-            conj(xp, xp.reshape(a, self.ashape)),
-            **einsum_optimize(xp),
-        )
-        return reshape_to(xp, r, b.shape)
-
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        t = pad_chunk(xp, t, extra, self.n)
-        return xp.kron(t, b) if k == 0 else xp.kron(a, t)
-
-
-# --- registrations --------------------------------------------------------------------------------
-def _matmul_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    c = r((2, 3)) + 1j * r((2, 3))
-    return [
-        ((r((2, 3)), r((3, 4))), {}),
-        ((r(3), r((3, 2))), {}),
-        ((r((2, 3)), r(3)), {}),
-        ((r(4), r(4)), {}),
-        ((r((2, 2, 3)), r((3, 2))), {}),  # batched against a broadcast matrix
-        ((r((2, 1, 2, 3)), r((3, 3, 2))), {}),  # batch axes broadcast both ways
-        ((r(3), r((2, 3, 2))), {}),  # a vector against a stack
-        ((r((0, 3)), r((3, 2))), {}),  # zero-size
-        ((r((2, 0)), r((0, 3))), {}),
-        ((c, r((3, 2)) + 1j * r((3, 2))), {}),  # complex
-        ((r((2, 3)), c.T), {}),  # real meets complex
-    ]
-
-
-def _transpose_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    return [
-        ((r((2, 3)),), {}),
-        ((r((2, 3, 4)),), {}),
-        ((r((0, 3)),), {}),
-        ((r((2, 3)) + 1j * r((2, 3)),), {}),
-    ]
-
-
-def _tensordot_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    return [
-        ((r((2, 3, 4)), r((3, 4, 2))), {}),
-        ((r((2, 3)), r((3, 2))), {"axes": 1}),
-        ((r((2, 3)), r((4,))), {"axes": 0}),
-        ((r((2, 3, 4)), r((4, 2, 3))), {"axes": ((1, 2), (2, 0))}),
-        ((r((3, 4)), r((4, 3))), {"axes": ((-1, 0), (0, -1))}),
-        ((r((2, 0)), r((0, 3))), {"axes": 1}),
-        ((r((2, 3)) + 1j * r((2, 3)), r((3, 2)) + 1j * r((3, 2))), {"axes": 1}),
-    ]
-
-
-def _np_tensordot_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    return [
-        *_tensordot_ex(rng),
-        ((r((2, 3)), r((3, 2)), 1), {}),  # axes positional
-        ((r((2, 3)), r((2, 4))), {"axes": (0, 0)}),  # NumPy's pair of ints
-        ((r(()), r((3,))), {"axes": 0}),
-    ]
-
-
-def _vecdot_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    return [
-        ((r(4), r(4)), {}),
-        ((r((2, 3)), r((2, 3))), {}),
-        ((r((2, 3)), r(3)), {}),  # broadcast
-        ((r((3, 2)), r((4, 3, 2))), {"axis": -2}),
-        ((r((3, 2)), r((3, 2))), {"axis": 0}),
-        ((r((2, 0)), r((2, 0))), {}),
-        ((r((2, 3)) + 1j * r((2, 3)), r((2, 3)) + 1j * r((2, 3))), {}),
-        ((r(3), r((2, 3)) + 1j * r((2, 3))), {}),
-    ]
-
-
-def _dot_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    return [
-        ((r(3), r(3)), {}),
-        ((r((2, 3)), r((3, 4))), {}),
-        ((r((2, 3)), r(3)), {}),
-        ((r(3), r((3, 2))), {}),
-        ((r((2, 2, 3)), r((4, 3, 2))), {}),
-        ((r(()), r((2, 3))), {}),
-        ((r((2, 3)), r(())), {}),
-        ((r((0, 3)), r((3, 2))), {}),
-        ((r((2, 3)) + 1j * r((2, 3)), r(3) + 1j * r(3)), {}),
-    ]
-
-
-def _inner_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    return [
-        ((r(3), r(3)), {}),
-        ((r((2, 3)), r((4, 3))), {}),
-        ((r((2, 2, 3)), r(3)), {}),
-        ((r(()), r((2, 3))), {}),
-        ((r((2, 0)), r((3, 0))), {}),
-        ((r((2, 3)) + 1j * r((2, 3)), r(3) + 1j * r(3)), {}),
-    ]
-
-
-def _vdot_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    return [
-        ((r(3), r(3)), {}),
-        ((r((2, 3)), r((2, 3))), {}),
-        ((r((2, 3)), r(6)), {}),
-        ((r(()), r(())), {}),
-        ((r(0), r(0)), {}),
-        ((r((2, 3)) + 1j * r((2, 3)), r((2, 3)) + 1j * r((2, 3))), {}),
-        ((r(3), r(3) + 1j * r(3)), {}),
-    ]
-
-
 def _einsum_ex(rng: Any) -> list[Any]:
     r = rng.standard_normal
     return [
@@ -890,6 +749,151 @@ def _einsum_ex(rng: Any) -> list[Any]:
     ]
 
 
+_UNSET: Any = object()  # optimize= not given: einsum is called without it
+_EINSUM = signature("einsum", lambda subscripts, /, *operands, out=None, optimize=_UNSET: None)
+
+
+def _einsum_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """NumPy's ``einsum(subscripts, *operands)``, bound and normalised: every operand's axes
+    named by one letter each (``...`` expanded, broadcast length-1 axes given letters of their
+    own), the output's letters, every letter's length, and the pool of letters still free."""
+    if not args or not isinstance(args[0], str):
+        raise TypeError(
+            "einsum: the rule takes the subscripts string first (the interleaved "
+            "operand/sublist form is not supported)"
+        )
+    p = _EINSUM.bind(args, kwargs)
+    subscripts, originals = p["subscripts"], p["operands"]
+    kw = {} if p["optimize"] is _UNSET else {"optimize": p["optimize"]}
+    xp = namespace_of(*originals, fname="einsum")
+    ops = arrays(xp, originals)
+    subs = subscripts.replace(" ", "")
+    ins, arrow, out = subs.partition("->")
+    terms = ins.split(",")
+    if len(terms) != len(ops):
+        raise ValueError(
+            f"einsum: subscripts {subscripts!r} name {len(terms)} operand(s), got {len(ops)}"
+        )
+    pool = _Letters(subs)
+    ell: list[str] = []  # the broadcast ellipsis axes, right-aligned
+    letters: list[list[str]] = []
+    for term, op in zip(terms, ops):
+        named = term.replace("...", "")
+        if not all(c in _LETTERS for c in named):
+            raise ValueError(f"einsum: invalid subscripts {subscripts!r}")
+        n_ell = op.ndim - len(named)
+        if n_ell < 0 or (n_ell and "..." not in term):
+            raise ValueError(
+                f"einsum: subscripts {term!r} do not fit an operand of shape {tuple(op.shape)}"
+            )
+        while len(ell) < n_ell:
+            ell.insert(0, pool.take("ellipsis"))
+        head, _, tail = term.partition("...")
+        letters.append([*head, *ell[len(ell) - n_ell :], *tail] if "..." in term else [*term])
+    if arrow:
+        oh, dots, ot = out.partition("...")
+        out_letters = [*oh, *ell, *ot] if dots else [*out]
+    else:  # implicit output: the broadcast axes, then the letters seen once, sorted
+        counts: dict[str, int] = {}
+        for term in terms:
+            for c in term.replace("...", ""):
+                counts[c] = counts.get(c, 0) + 1
+        out_letters = ell + sorted(c for c, m in counts.items() if m == 1)
+    # the length of every letter (broadcast); a length-1 axis against a longer one gets a
+    # letter of its own, so the contractions below sum it away
+    size: dict[str, int] = {}
+    for ls, op in zip(letters, ops):
+        for c, d in zip(ls, op.shape):
+            if c not in size or size[c] == 1:
+                size[c] = d
+            elif d not in (1, size[c]):
+                raise ValueError(f"einsum: index {c!r} has lengths {size[c]} and {d}")
+    for ls, op in zip(letters, ops):
+        for i, (c, d) in enumerate(zip(ls, op.shape)):
+            if d == 1 and size[c] != 1:
+                ls[i] = pool.take("broadcast axes")
+                size[ls[i]] = 1
+    y = xp.einsum(subscripts, *ops, **kw)
+    spec = (["".join(ls) for ls in letters], "".join(out_letters), size, pool)
+    return xp, originals, ops, spec, y
+
+
+def _einsum(xp: Any, terms: Sequence[str], out: str, operands: Sequence[Any]) -> Any:
+    return xp.einsum(",".join(terms) + "->" + out, *operands, **einsum_optimize(xp))
+
+
+def _einsum_back(xp: Any, spec: Any, ops: Sequence[Any], k: int, y_bar: Any) -> Any:
+    """The cotangent of operand ``k`` (before projection): ``y_bar`` contracted with the other,
+    conjugated, operands onto ``k``'s distinct letters, broadcast back along letters of ``k``
+    alone, and put back on the diagonal for a letter repeated in ``k``."""
+    letters, out, size, pool = spec
+    mine = letters[k]
+    terms = [out] + [s for j, s in enumerate(letters) if j != k]
+    operands = [y_bar] + [conj(xp, o) for j, o in enumerate(ops) if j != k]
+    present = set("".join(terms))
+    distinct = "".join(dict.fromkeys(mine))
+    kept = "".join(c for c in distinct if c in present)
+    g = _einsum(xp, terms, kept, operands)
+    if len(kept) < len(distinct):  # letters of operand k alone: broadcast back
+        shape = tuple(size[c] if c in kept else 1 for c in distinct)
+        g = xp.broadcast_to(xp.reshape(g, shape), tuple(size[c] for c in distinct))
+    if len(distinct) == len(mine):
+        return g
+    # a letter repeated in operand k: its later occurrences get new letters, tied to the first
+    # by an identity matrix, which puts g on the diagonal
+    pool = pool.copy()
+    seen: set[str] = set()
+    target, eyes, eye_terms = [], [], []
+    for c in mine:
+        if c in seen:
+            new = pool.take("repeated indices")
+            target.append(new)
+            eye_terms.append(c + new)
+            n = size[c]
+            eyes.append(xp.eye(n, n, dtype=g.dtype, device=array_api_compat.device(g)))
+        else:
+            seen.add(c)
+            target.append(c)
+    return _einsum(xp, [distinct, *eye_terms], "".join(target), [g, *eyes])
+
+
+@register_rrule("numpy:einsum", examples=_einsum_ex)
+def einsum_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, originals, ops, spec, y = _einsum_call(args, kwargs)
+    projects = [ProjectTo(o, xp) for o in originals]
+
+    @pullback(y, args)
+    def einsum_pullback(y_bar: Any) -> Any:
+        bars = [
+            p(_einsum_back(xp, spec, ops, k, y_bar)) if p.differentiable else _NO
+            for k, p in enumerate(projects)
+        ]
+        return (_NO, *bars)  # the subscripts, then the operands
+
+    return y, einsum_pullback
+
+
+@register_frule("numpy:einsum", examples=_einsum_ex)
+def einsum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, originals, ops, spec, y = _einsum_call(args, kwargs)
+    letters, out, _, pool = spec
+    n = len(ops)
+    dots = tangents_in("einsum", (tangents[0], *tangents[2 : 2 + n]), originals)
+    if dots is None:
+        return y, _ZERO
+    pool = pool.copy()
+    chunk = "".join(pool.take("chunk axes") for _ in range(dots.extra))
+    terms = []
+    for k, o in enumerate(ops):
+        t = tangent(xp, dots[k], o)
+        if t is not None:
+            subs = [chunk + s if j == k else s for j, s in enumerate(letters)]
+            operands = [t if j == k else v for j, v in enumerate(ops)]
+            terms.append(_einsum(xp, subs, chunk + out, operands))
+    return y, total(xp, y, terms)
+
+
+# --- kron -----------------------------------------------------------------------------------------
 def _kron_ex(rng: Any) -> list[Any]:
     r = rng.standard_normal
     return [
@@ -902,13 +906,53 @@ def _kron_ex(rng: Any) -> list[Any]:
     ]
 
 
-register_product(("matmul",), Matmul, examples=_matmul_ex)
-register_product(("matrix_transpose",), MatrixTranspose, examples=_transpose_ex)
-register_product(("tensordot",), Tensordot, examples=_tensordot_ex)
-register_product(("vecdot",), Vecdot, examples=_vecdot_ex)
-register_product(("numpy:tensordot",), NumpyTensordot, examples=_np_tensordot_ex)
-register_product(("numpy:dot",), Dot, examples=_dot_ex)
-register_product(("numpy:inner",), Inner, examples=_inner_ex)
-register_product(("numpy:vdot",), Vdot, examples=_vdot_ex)
-register_product(("numpy:einsum",), Einsum, examples=_einsum_ex)
-register_product(("numpy:kron",), Kron, examples=_kron_ex)
+_KRON = signature("kron", lambda x1, x2, /, *, out=None: None)
+
+
+def _kron_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    x1, x2 = bind_pair(_KRON, args, kwargs)
+    xp = namespace_of(x1, x2, fname="kron")
+    a, b = arrays(xp, (x1, x2))
+    return xp, x1, x2, a, b, xp.kron(a, b)
+
+
+@register_rrule("numpy:kron", examples=_kron_ex)
+def kron_rrule(*args: Any, **kwargs: Any) -> Any:
+    """With both operands padded to one rank ``n``, ``y`` reshaped to the interleaved axes
+    ``(a0, b0, a1, b1, ...)`` is ``a[:, None, :, None, ...] * b[None, :, ...]``."""
+    xp, x1, x2, a, b, y = _kron_call(args, kwargs)
+    n = max(a.ndim, b.ndim)
+    ashape = (1,) * (n - a.ndim) + tuple(a.shape)
+    bshape = (1,) * (n - b.ndim) + tuple(b.shape)
+    la, lb = _LETTERS[:n], _LETTERS[n : 2 * n]
+    li = "".join(c for pair in zip(la, lb) for c in pair)
+    inter = tuple(d for pair in zip(ashape, bshape) for d in pair)
+    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+    opt = einsum_optimize(xp)
+
+    @pullback(y, args)
+    def kron_pullback(y_bar: Any) -> Any:
+        g = xp.reshape(y_bar, inter)
+        a_bar = b_bar = _NO
+        if project_a.differentiable:
+            r = xp.einsum(f"{li},{lb}->{la}", g, conj(xp, xp.reshape(b, bshape)), **opt)
+            a_bar = project_a(reshape_to(xp, r, a.shape))
+        if project_b.differentiable:
+            r = xp.einsum(f"{li},{la}->{lb}", g, conj(xp, xp.reshape(a, ashape)), **opt)
+            b_bar = project_b(reshape_to(xp, r, b.shape))
+        return a_bar, b_bar
+
+    return y, kron_pullback
+
+
+@register_frule("numpy:kron", examples=_kron_ex)
+def kron_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, a, b, y = _kron_call(args, kwargs)
+    n = max(a.ndim, b.ndim)
+    dots = tangents_in("kron", tangents[:3], (x1, x2))
+    if dots is None:
+        return y, _ZERO
+    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
+    ta = None if da is None else xp.kron(pad_chunk(xp, da, dots.extra, n), b)
+    tb = None if db is None else xp.kron(a, pad_chunk(xp, db, dots.extra, n))
+    return y, total(xp, y, [ta, tb])

@@ -60,58 +60,45 @@ from typing import Any
 
 import numpy as np
 
-from ..core.namespaces import device_of, dtype_kind, is_array, namespace_of
-from ..core.projection import ProjectTo
-from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import _reject_out, check_cotangent
-from ..core.scatter import scatter_add
-from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
-from ._util import along, cotangent, in_dtype, tangent_extra
+from ..core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    Signature,
+    Tangent,
+    TangentsIn,
+    ZeroTangent,
+    device_of,
+    dtype_kind,
+    is_array,
+    namespace_of,
+    pullback,
+    register_frule,
+    register_rrule,
+    scatter_add,
+    signature,
+    tangents_in,
+    unthunk,
+)
+from ._util import along, in_dtype
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 _REQUIRED = object()
+_Rules = tuple[Callable[..., Any], Callable[..., Any]]
 
 
 # --- arguments ---------------------------------------------------------------------------------
-def _bind(
-    name: str,
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    positional: tuple[str, ...],
-    keyword: tuple[str, ...] = (),
-    defaults: dict[str, Any] | None = None,
-) -> tuple[Any, dict[str, Any]]:
-    """``(x, params)`` of a call ``f(x, *args, **kwargs)``: ``positional`` names the parameters
-    that may follow ``x`` positionally (or by keyword), ``keyword`` the keyword-only ones;
-    ``defaults`` gives defaults (``_REQUIRED`` for a parameter that must be given)."""
-    if not args:
-        raise TypeError(f"{name} needs an array argument")
-    x, *pos = args
-    if len(pos) > len(positional):
-        raise TypeError(
-            f"{name} takes {1 + len(positional)} positional argument(s) in its rule, got "
-            f"{len(args)}"
-        )
-    params = dict(zip(positional, pos))
-    for k, v in kwargs.items():
-        if k in params:
-            raise TypeError(f"{name} got multiple values for argument {k!r}")
-        if k not in positional and k not in keyword:
-            raise TypeError(f"{name}: the rule does not support the keyword {k}=")
-        params[k] = v
-    for k, d in (defaults or {}).items():
-        if k not in params:
-            if d is _REQUIRED:
-                raise TypeError(f"{name}: missing required argument {k!r}")
-            params[k] = d
-    return x, params
+def _one(name: str, x: Any) -> tuple[Any, Any]:
+    """``(xp, x)``: the namespace of an array argument, and ``x`` as one of its arrays (a Python
+    scalar or a nested list becomes one)."""
+    xp = namespace_of(x, fname=name)
+    return xp, _array(xp, x)
 
 
 def _array(xp: Any, x: Any) -> Any:
-    """``x`` as an array of ``xp`` (a Python scalar or a nested list becomes one)."""
     return x if is_array(x) else xp.asarray(x)
 
 
@@ -180,735 +167,68 @@ def _no_subok(name: str, subok: Any) -> None:
         raise TypeError(f"{name}: the rule does not support subok=True")
 
 
-def _no_dtype(name: str, params: dict[str, Any]) -> None:
-    _reject_out(name, params)
-    if params.get("dtype") is not None:
+def _no_dtype(name: str, a: dict[str, Any]) -> None:
+    if a.get("dtype") is not None:
         raise TypeError(f"{name}: the rule does not support dtype= (cast the result instead)")
-    if params.get("casting", "same_kind") != "same_kind":
-        raise TypeError(f"{name}: the rule does not support casting={params['casting']!r}")
+    if a.get("casting", "same_kind") != "same_kind":
+        raise TypeError(f"{name}: the rule does not support casting={a['casting']!r}")
 
 
-# --- one array in, one array out ----------------------------------------------------------------
-class _Op:
-    """A linear function of one array, normalised: the primal ``y``, its pushforward
-    ``push(t, extra)`` (a tangent with ``extra`` leading chunk axes) and its transpose
-    ``pull(g)`` (a cotangent of ``y`` in ``y``'s dtype kind)."""
+# --- the linear map of one array: its pullback and pushforward -----------------------------------
+def _linear_pullback(
+    name: str, x: Any, y: Any, args: Sequence[Any], xp: Any
+) -> Callable[[Callable[[Any], Any]], Callable[[Any], tuple[Any, ...]]]:
+    """Decorator: the pullback of a linear ``y = L x`` (``x`` the first of the positional
+    ``args``) from its transpose, ``transpose(g) = Lᵀ g``, made with :func:`pullback`: ``g`` is
+    the cotangent in ``y``'s dtype, ``Lᵀ g`` is projected onto ``x``, and the other arguments
+    (shapes, axes, counts) have ``NoTangent()``."""
+    project, project_y = ProjectTo(x, xp), ProjectTo(y, xp)
+    rest = (_NO,) * (len(args) - 1)
 
-    __slots__ = ("nargs", "pull", "push", "x", "xp", "y")
+    def decorator(transpose: Callable[[Any], Any]) -> Callable[[Any], tuple[Any, ...]]:
+        def linear_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if not project.differentiable:
+                return (_NO, *rest)
+            return (project(transpose(project_y(y_bar))), *rest)
 
-    def __init__(
-        self,
-        xp: Any,
-        x: Any,
-        y: Any,
-        nargs: int,
-        push: Callable[[Any, int], Any],
-        pull: Callable[[Any], Any],
-    ) -> None:
-        self.xp, self.x, self.y, self.nargs, self.push, self.pull = xp, x, y, nargs, push, pull
+        # the rule's own name (reshape_pullback); cheaper than functools.wraps on every call
+        linear_pullback.__name__ = linear_pullback.__qualname__ = transpose.__name__
+        return pullback(y, args, name=name)(linear_pullback)
 
-
-def _linear(name: str, parse: Callable[..., _Op]) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """The rrule and frule of a one-array linear function, from its parser."""
-
-    def rrule(*args: Any, **kwargs: Any) -> Any:
-        op = parse(*args, **kwargs)
-        xp, y = op.xp, op.y
-        project, project_y = ProjectTo(op.x, xp), ProjectTo(y, xp)
-        diff = project.differentiable
-        rest = (_NO,) * (op.nargs - 1)
-
-        def pullback(y_bar: Any) -> tuple[Any, ...]:
-            y_bar = unthunk(y_bar)
-            if isinstance(y_bar, AbstractZero):
-                return (_NO, _ZERO if diff else _NO, *rest)
-            y_bar = cotangent(name, y_bar, y)
-            if not diff:
-                return (_NO, _NO, *rest)
-            return (_NO, project(op.pull(project_y(y_bar))), *rest)
-
-        pullback.__name__ = pullback.__qualname__ = f"{name}_pullback"
-        return y, pullback
-
-    def frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        op = parse(*args, **kwargs)
-        xp, x, y = op.xp, op.x, op.y
-        if not _differentiable(y, xp):
-            return y, _NO
-        t = unthunk(tangents[1])
-        if isinstance(t, AbstractZero) or not _differentiable(x, xp):
-            return y, _ZERO
-        return y, in_dtype(xp, op.push(t, tangent_extra(name, t, x)), y.dtype)
-
-    rrule.__name__ = rrule.__qualname__ = f"{name}_rrule"
-    frule.__name__ = frule.__qualname__ = f"{name}_frule"
-    return rrule, frule
+    return decorator
 
 
-def _register(targets: tuple[str, ...], rules: tuple[Any, Any], examples: Any) -> None:
+def _pushforward(
+    name: str,
+    tangents: Sequence[Any],
+    args: Sequence[Any],
+    x: Any,
+    y: Any,
+    xp: Any,
+    push: Callable[[Any, int], Any],
+) -> Any:
+    """The pushforward ``L x_dot`` of a linear ``y = L x``, ``push(x_dot, extra)`` for a tangent
+    with ``extra`` leading chunk axes, in ``y``'s dtype (``tangents_in`` forces and checks it)."""
+    if not _differentiable(y, xp):
+        return _NO
+    if not _differentiable(x, xp):
+        return _ZERO
+    dots = tangents_in(name, tangents, (x, *args[1:]))
+    if dots is None or isinstance(dots[0], AbstractZero):
+        return _ZERO
+    return in_dtype(xp, push(dots[0], dots.extra), y.dtype)
+
+
+def _register(targets: tuple[str, ...], rules: _Rules, examples: Any) -> None:
     r, f = rules
     register_rrule(*targets, examples=examples)(r)
     register_frule(*targets, examples=examples)(f)
 
 
-# --- reshape, ravel, squeeze, expand_dims: a new shape ------------------------------------------
-def _reshaped(name: str, xp: Any, x: Any, y: Any, nargs: int) -> _Op:
-    xshape, yshape = tuple(x.shape), tuple(y.shape)
-
-    def push(t: Any, extra: int) -> Any:
-        return xp.reshape(t, _lead(t, extra) + yshape)
-
-    def pull(g: Any) -> Any:
-        return xp.reshape(g, xshape)
-
-    return _Op(xp, x, y, nargs, push, pull)
-
-
-def _reshape_op(name: str, numpy: bool) -> Callable[..., _Op]:
-    positional = ("shape", "order") if numpy else ("shape",)
-
-    def parse(*args: Any, **kwargs: Any) -> _Op:
-        x, p = _bind(name, args, kwargs, positional, ("copy",), {"shape": _REQUIRED})
-        _order_c(name, p.get("order"))
-        xp = namespace_of(x, fname=name)
-        x = _array(xp, x)
-        shape = _ints(name, p["shape"], "shape")
-        kw = {} if p.get("copy") is None else {"copy": p["copy"]}
-        y = xp.reshape(x, shape, **kw)
-        return _reshaped(name, xp, x, y, len(args))
-
-    return parse
-
-
-def _ravel_parse(*args: Any, **kwargs: Any) -> _Op:
-    x, p = _bind("ravel", args, kwargs, ("order",))
-    _order_c("ravel", p.get("order"))
-    xp = namespace_of(x, fname="ravel")
-    x = _array(xp, x)
-    return _reshaped("ravel", xp, x, xp.reshape(x, (math.prod(x.shape),)), len(args))
-
-
-def _squeeze_op(numpy: bool) -> Callable[..., _Op]:
-    def parse(*args: Any, **kwargs: Any) -> _Op:
-        defaults = {"axis": None if numpy else _REQUIRED}
-        x, p = _bind("squeeze", args, kwargs, ("axis",), (), defaults)
-        xp = namespace_of(x, fname="squeeze")
-        x = _array(xp, x)
-        shape = tuple(x.shape)
-        if p["axis"] is None:  # NumPy: every axis of length 1
-            axes = tuple(i for i, n in enumerate(shape) if n == 1)
-        else:
-            axes = _axes("squeeze", p["axis"], x.ndim)
-            for a in axes:
-                if shape[a] != 1:
-                    raise ValueError(
-                        f"squeeze: axis {a} of an array of shape {shape} has length {shape[a]}, "
-                        "not 1"
-                    )
-        y = xp.reshape(x, tuple(n for i, n in enumerate(shape) if i not in axes))
-        return _reshaped("squeeze", xp, x, y, len(args))
-
-    return parse
-
-
-def _expand_dims_op(numpy: bool) -> Callable[..., _Op]:
-    def parse(*args: Any, **kwargs: Any) -> _Op:
-        defaults = {"axis": _REQUIRED if numpy else 0}
-        x, p = _bind("expand_dims", args, kwargs, ("axis",), (), defaults)
-        xp = namespace_of(x, fname="expand_dims")
-        x = _array(xp, x)
-        axis = p["axis"]
-        nnew = len(axis) if isinstance(axis, (tuple, list)) else 1
-        out_nd = x.ndim + nnew
-        # the new axes are positions in the output (NumPy's and the standard's meaning)
-        new = _axes("expand_dims", axis, out_nd)
-        rest = iter(x.shape)
-        y_shape = tuple(1 if i in new else next(rest) for i in range(out_nd))
-        return _reshaped("expand_dims", xp, x, xp.reshape(x, y_shape), len(args))
-
-    return parse
-
-
-# --- permutations: permute_dims, transpose, swapaxes, moveaxis ----------------------------------
-def _permuted(name: str, xp: Any, x: Any, perm: tuple[int, ...], nargs: int) -> _Op:
-    if sorted(perm) != list(range(x.ndim)):
-        raise ValueError(
-            f"{name}: axes {perm} are not a permutation of the axes of an array of rank {x.ndim}"
-        )
-    y = xp.permute_dims(x, perm)
-    inverse = tuple(perm.index(i) for i in range(len(perm)))
-
-    def push(t: Any, extra: int) -> Any:
-        return xp.permute_dims(t, tuple(range(extra)) + _shift_axes(perm, extra))
-
-    def pull(g: Any) -> Any:
-        return xp.permute_dims(g, inverse)
-
-    return _Op(xp, x, y, nargs, push, pull)
-
-
-def _permute_dims_op(name: str, numpy: bool) -> Callable[..., _Op]:
-    def parse(*args: Any, **kwargs: Any) -> _Op:
-        # NumPy's transpose (= np.permute_dims) reverses the axes by default
-        defaults = {"axes": None if numpy else _REQUIRED}
-        x, p = _bind(name, args, kwargs, ("axes",), (), defaults)
-        xp = namespace_of(x, fname=name)
-        x = _array(xp, x)
-        nd = x.ndim
-        axes = p["axes"]
-        if axes is None:
-            perm = tuple(reversed(range(nd)))
-        else:
-            if len(_ints(name, axes, "axes")) != nd:
-                raise ValueError(f"{name}: axes {axes!r} do not match an array of rank {nd}")
-            perm = _axes(name, axes, nd, "axes")
-        return _permuted(name, xp, x, perm, len(args))
-
-    return parse
-
-
-def _swapaxes_parse(*args: Any, **kwargs: Any) -> _Op:
-    defaults = {"axis1": _REQUIRED, "axis2": _REQUIRED}
-    x, p = _bind("swapaxes", args, kwargs, ("axis1", "axis2"), (), defaults)
-    xp = namespace_of(x, fname="swapaxes")
-    x = _array(xp, x)
-    a = _axis("swapaxes", p["axis1"], x.ndim, "axis1")
-    b = _axis("swapaxes", p["axis2"], x.ndim, "axis2")
-    perm = list(range(x.ndim))
-    perm[a], perm[b] = perm[b], perm[a]
-    return _permuted("swapaxes", xp, x, tuple(perm), len(args))
-
-
-def _moveaxis_parse(*args: Any, **kwargs: Any) -> _Op:
-    defaults = {"source": _REQUIRED, "destination": _REQUIRED}
-    x, p = _bind("moveaxis", args, kwargs, ("source", "destination"), (), defaults)
-    xp = namespace_of(x, fname="moveaxis")
-    x = _array(xp, x)
-    nd = x.ndim
-    src = _axes("moveaxis", p["source"], nd, "source")
-    dst = _axes("moveaxis", p["destination"], nd, "destination")
-    if len(src) != len(dst):
-        raise ValueError("moveaxis: source and destination must have the same number of axes")
-    order = [a for a in range(nd) if a not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return _permuted("moveaxis", xp, x, tuple(order), len(args))
-
-
-# --- flip, roll ---------------------------------------------------------------------------------
-def _flip_op(numpy: bool) -> Callable[..., _Op]:
-    positional = ("axis",) if numpy else ()
-    keyword = () if numpy else ("axis",)
-
-    def parse(*args: Any, **kwargs: Any) -> _Op:
-        x, p = _bind("flip", args, kwargs, positional, keyword, {"axis": None})
-        xp = namespace_of(x, fname="flip")
-        x = _array(xp, x)
-        axes = tuple(range(x.ndim)) if p["axis"] is None else _axes("flip", p["axis"], x.ndim)
-        y = xp.flip(x, axis=axes) if axes else xp.reshape(x, tuple(x.shape))
-
-        def push(t: Any, extra: int) -> Any:
-            return xp.flip(t, axis=_shift_axes(axes, extra)) if axes else t
-
-        def pull(g: Any) -> Any:
-            return xp.flip(g, axis=axes) if axes else g
-
-        return _Op(xp, x, y, len(args), push, pull)
-
-    return parse
-
-
-def _roll_op(numpy: bool) -> Callable[..., _Op]:
-    positional = ("shift", "axis") if numpy else ("shift",)
-    keyword = () if numpy else ("axis",)
-
-    def parse(*args: Any, **kwargs: Any) -> _Op:
-        defaults = {"shift": _REQUIRED, "axis": None}
-        x, p = _bind("roll", args, kwargs, positional, keyword, defaults)
-        xp = namespace_of(x, fname="roll")
-        x = _array(xp, x)
-        shift = p["shift"]
-        shifts = _ints("roll", shift, "shift")
-        back: Any = tuple(-s for s in shifts) if isinstance(shift, (tuple, list)) else -shifts[0]
-        xshape = tuple(x.shape)
-        if p["axis"] is None:  # the flattened array, rolled, in x's shape
-            n = math.prod(xshape)
-            y = xp.reshape(xp.roll(xp.reshape(x, (n,)), shift, axis=0), xshape)
-
-            def push(t: Any, extra: int) -> Any:
-                lead = _lead(t, extra)
-                flat = xp.roll(xp.reshape(t, (*lead, n)), shift, axis=extra)
-                return xp.reshape(flat, lead + xshape)
-
-            def pull(g: Any) -> Any:
-                return xp.reshape(xp.roll(xp.reshape(g, (n,)), back, axis=0), xshape)
-
-            return _Op(xp, x, y, len(args), push, pull)
-        axis = p["axis"]
-        axes: Any = (
-            _axes("roll", axis, x.ndim, unique=False)
-            if isinstance(axis, (tuple, list))
-            else _axis("roll", axis, x.ndim)
-        )
-        y = xp.roll(x, shift, axis=axes)
-
-        def push_axes(t: Any, extra: int) -> Any:
-            ax = _shift_axes(axes, extra) if isinstance(axes, tuple) else axes + extra
-            return xp.roll(t, shift, axis=ax)
-
-        def pull_axes(g: Any) -> Any:
-            return xp.roll(g, back, axis=axes)
-
-        return _Op(xp, x, y, len(args), push_axes, pull_axes)
-
-    return parse
-
-
-# --- broadcast_to -------------------------------------------------------------------------------
-def _unbroadcast(xp: Any, g: Any, xshape: tuple[int, ...]) -> Any:
-    """The transpose of ``broadcast_to(x, g.shape)``: ``g`` summed over the axes ``x`` was
-    broadcast along, in ``x``'s shape."""
-    gshape = tuple(g.shape)
-    lead = len(gshape) - len(xshape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(xshape) if n == 1 and gshape[lead + i] != 1
-    )
-    if axes:
-        g = xp.sum(g, axis=axes, keepdims=True)
-    return xp.reshape(g, xshape) if tuple(g.shape) != xshape else g
-
-
-def _broadcast_tangent(xp: Any, t: Any, extra: int, xshape: tuple, yshape: tuple) -> Any:
-    """``broadcast_to`` of a tangent with ``extra`` leading chunk axes to ``yshape``."""
-    lead = _lead(t, extra)
-    new = len(yshape) - len(xshape)
-    if extra and new:
-        t = xp.reshape(t, lead + (1,) * new + xshape)
-    return xp.broadcast_to(t, lead + yshape)
-
-
-def _broadcast_to_op(numpy: bool) -> Callable[..., _Op]:
-    positional = ("shape", "subok") if numpy else ("shape",)
-
-    def parse(*args: Any, **kwargs: Any) -> _Op:
-        x, p = _bind("broadcast_to", args, kwargs, positional, (), {"shape": _REQUIRED})
-        _no_subok("broadcast_to", p.get("subok"))
-        xp = namespace_of(x, fname="broadcast_to")
-        x = _array(xp, x)
-        shape = _ints("broadcast_to", p["shape"], "shape")
-        y = xp.broadcast_to(x, shape)
-        xshape = tuple(x.shape)
-
-        def push(t: Any, extra: int) -> Any:
-            return _broadcast_tangent(xp, t, extra, xshape, shape)
-
-        def pull(g: Any) -> Any:
-            return _unbroadcast(xp, g, xshape)
-
-        return _Op(xp, x, y, len(args), push, pull)
-
-    return parse
-
-
-# --- repeat -------------------------------------------------------------------------------------
-def _repeat_op(numpy: bool) -> Callable[..., _Op]:
-    positional = ("repeats", "axis") if numpy else ("repeats",)
-    keyword = () if numpy else ("axis",)
-
-    def parse(*args: Any, **kwargs: Any) -> _Op:
-        defaults = {"repeats": _REQUIRED, "axis": None}
-        x, p = _bind("repeat", args, kwargs, positional, keyword, defaults)
-        xp = namespace_of(x, fname="repeat")
-        x = _array(xp, x)
-        repeats, axis = p["repeats"], p["axis"]
-        if isinstance(repeats, (list, tuple)):  # host values: an array on x's device
-            repeats = xp.asarray(repeats, **_dev(x))
-        y = xp.repeat(x, repeats, axis=axis)
-        xshape = tuple(x.shape)
-        # work on the flattened array for axis=None, as repeat itself does
-        ax = 0 if axis is None else _axis("repeat", axis, x.ndim)
-        wshape = (math.prod(xshape),) if axis is None else xshape
-        n, total = wshape[ax], tuple(y.shape)[ax]
-        before, after = wshape[:ax], wshape[ax + 1 :]
-
-        def flat(t: Any, extra: int) -> Any:
-            return xp.reshape(t, _lead(t, extra) + wshape) if axis is None else t
-
-        if not is_array(repeats) or math.prod(tuple(repeats.shape)) == 1:
-            # one count for every element: known on the host from the shapes
-            r = operator.index(repeats) if not is_array(repeats) else (total // n if n else 0)
-
-            def push(t: Any, extra: int) -> Any:
-                return xp.repeat(flat(t, extra), r, axis=ax + extra)
-
-            def pull(g: Any) -> Any:
-                blocks = xp.reshape(g, (*before, n, r, *after))
-                return xp.reshape(xp.sum(blocks, axis=ax + 1), xshape)
-
-            return _Op(xp, x, y, len(args), push, pull)
-
-        # counts on the device: the source of output position j is the number of cumulative
-        # counts <= j (no host read of the counts)
-        counts = xp.reshape(repeats, (n,))
-        ends = xp.cumulative_sum(counts)
-        positions = xp.arange(total, dtype=ends.dtype, **_dev(x))
-        src = xp.searchsorted(ends, positions, side="right")
-
-        def push_src(t: Any, extra: int) -> Any:
-            return xp.take(flat(t, extra), src, axis=ax + extra)
-
-        def pull_src(g: Any) -> Any:
-            key = _axis_key(xp, tuple(g.shape), ax, src, x)
-            zeros = _zeros(xp, wshape, g.dtype, x)
-            return xp.reshape(scatter_add(zeros, key, g), xshape)
-
-        return _Op(xp, x, y, len(args), push_src, pull_src)
-
-    return parse
-
-
-def _axis_key(xp: Any, shape: tuple[int, ...], ax: int, idx: Any, like: Any) -> tuple[Any, ...]:
-    """The all-integer-array key ``k`` with ``x[k] == take(x, idx, axis=ax)`` for a result of
-    ``shape`` (the form every Array API library accepts, array-api-strict included)."""
-    nd = len(shape)
-    keys = []
-    for d, n in enumerate(shape):
-        s = [1] * nd
-        s[d] = n
-        v = idx if d == ax else xp.arange(n, dtype=idx.dtype, **_dev(like))
-        keys.append(xp.reshape(v, tuple(s)))
-    return tuple(keys)
-
-
-# --- tile ---------------------------------------------------------------------------------------
-def _tile_op(numpy: bool) -> Callable[..., _Op]:
-    reps_name = "reps" if numpy else "repetitions"
-
-    def parse(*args: Any, **kwargs: Any) -> _Op:
-        x, p = _bind("tile", args, kwargs, (reps_name,), (), {reps_name: _REQUIRED})
-        xp = namespace_of(x, fname="tile")
-        x = _array(xp, x)
-        reps = _ints("tile", p[reps_name], reps_name)
-        if any(r < 0 for r in reps):
-            raise ValueError(f"tile: {reps_name} must be non-negative, got {reps}")
-        y = xp.tile(x, reps)
-        xshape = tuple(x.shape)
-        d = max(len(reps), x.ndim)
-        xs = (1,) * (d - x.ndim) + xshape
-        rs = (1,) * (d - len(reps)) + reps
-
-        def push(t: Any, extra: int) -> Any:
-            lead = _lead(t, extra)
-            return xp.tile(xp.reshape(t, lead + xs), (1,) * extra + rs)
-
-        def pull(g: Any) -> Any:
-            inter = tuple(v for pair in zip(rs, xs) for v in pair)
-            summed = xp.sum(xp.reshape(g, inter), axis=tuple(range(0, 2 * d, 2)))
-            return xp.reshape(summed, xshape)
-
-        return _Op(xp, x, y, len(args), push, pull)
-
-    return parse
-
-
-# --- several arrays: concat, stack, unstack, broadcast_arrays -----------------------------------
-def _elements(name: str, bar: Any, n: int) -> tuple[Any, ...]:
-    """The entries of a structural (co)tangent of ``n`` arrays, forced."""
-    if isinstance(bar, Tangent):
-        parts = bar.elements()
-    elif isinstance(bar, (tuple, list)):
-        parts = tuple(bar)
-    else:
-        raise TypeError(
-            f"{name}: expected a Tangent (or a tuple) with one entry per array, got "
-            f"{type(bar).__name__}"
-        )
-    if len(parts) != n:
-        raise ValueError(f"{name}: got {len(parts)} entries for {n} arrays")
-    return tuple(unthunk(e) for e in parts)
-
-
-def _sequence(name: str, arrays: Any) -> tuple[Any, Any]:
-    """``(xp, arrays)`` of a sequence argument, each element an array of ``xp``."""
-    if is_array(arrays) or not isinstance(arrays, (tuple, list)):
-        raise TypeError(f"{name}: expected a tuple or list of arrays, got {type(arrays).__name__}")
-    if not arrays:
-        raise ValueError(f"{name}: needs at least one array")
-    xp = namespace_of(*arrays, fname=name)
-    return xp, type(arrays)(_array(xp, a) for a in arrays)
-
-
-def _chunk_tangents(
-    name: str, xp: Any, tangents: Sequence[Any], arrays: Sequence[Any], dtype: Any
-) -> tuple[list[Any] | None, int]:
-    """The tangents of a sequence of arrays with zeros filled in (``None`` when all are zero),
-    and their number of leading chunk axes."""
-    ts = [None if isinstance(t, AbstractZero) else t for t in tangents]
-    given = [(t, a) for t, a in zip(ts, arrays) if t is not None]
-    if not given:
-        return None, 0
-    extras = {tangent_extra(name, t, a) for t, a in given}
-    if len(extras) != 1:
-        raise ValueError(f"{name}: the tangents carry different numbers of chunk axes")
-    extra = extras.pop()
-    lead = _lead(given[0][0], extra)
-    out = [
-        _zeros(xp, lead + tuple(a.shape), dtype, a) if t is None else in_dtype(xp, t, dtype)
-        for t, a in zip(ts, arrays)
-    ]
-    return out, extra
-
-
-def _seq_tangent(tangents: Any, n: int, name: str) -> tuple[Any, ...] | None:
-    t = unthunk(tangents[1])
-    if isinstance(t, AbstractZero):
-        return None
-    return _elements(name, t, n)
-
-
-def _concat_call(numpy: bool, *args: Any, **kwargs: Any) -> tuple[Any, Any, int | None, int]:
-    """``(xp, arrays, axis, nargs)`` of a concat call (``axis`` None: flattened)."""
-    name = "concatenate" if numpy else "concat"
-    positional = ("axis", "out") if numpy else ()
-    keyword = ("dtype", "casting") if numpy else ("axis",)
-    arrays, p = _bind(name, args, kwargs, positional, keyword, {"axis": 0})
-    if numpy:
-        _no_dtype(name, p)
-    xp, arrays = _sequence(name, arrays)
-    axis = p["axis"]
-    if axis is not None:
-        ndims = {a.ndim for a in arrays}
-        if len(ndims) != 1 or 0 in ndims:
-            raise ValueError(f"{name}: the arrays must have one rank >= 1, got ranks {ndims}")
-        axis = _axis(name, axis, ndims.pop())
-    return xp, arrays, axis, len(args)
-
-
-def _concat_rules(numpy: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    name = "concatenate" if numpy else "concat"
-
-    def primal(xp: Any, arrays: Any, axis: int | None) -> Any:
-        if axis is None:
-            return xp.concat([xp.reshape(a, (math.prod(a.shape),)) for a in arrays], axis=0)
-        return xp.concat(list(arrays), axis=axis)
-
-    def rrule(*args: Any, **kwargs: Any) -> Any:
-        xp, arrays, axis, nargs = _concat_call(numpy, *args, **kwargs)
-        y = primal(xp, arrays, axis)
-        projects = [ProjectTo(a, xp) for a in arrays]
-        project_y = ProjectTo(y, xp)
-        diff = project_y.differentiable
-        rest = (_NO,) * (nargs - 1)
-        sizes = [math.prod(a.shape) if axis is None else a.shape[axis] for a in arrays]
-        starts = [sum(sizes[:i]) for i in range(len(sizes))]
-        kind = type(arrays)
-
-        def concat_pullback(y_bar: Any) -> tuple[Any, ...]:
-            y_bar = unthunk(y_bar)
-            if isinstance(y_bar, AbstractZero) or not diff:
-                if not isinstance(y_bar, AbstractZero):
-                    check_cotangent(name, y_bar, y)
-                zero = _ZERO if diff else _NO
-                return (_NO, Tangent(*(zero for _ in arrays), primal_type=kind), *rest)
-            g = project_y(cotangent(name, y_bar, y))
-            parts = []
-            for a, p, s, n in zip(arrays, projects, starts, sizes):
-                if axis is None:  # a slice of the flat cotangent, in the array's shape
-                    piece = xp.reshape(g[s : s + n], tuple(a.shape))
-                else:
-                    piece = g[along(axis, slice(s, s + n))]
-                parts.append(p(piece))
-            return (_NO, Tangent(*parts, primal_type=kind), *rest)
-
-        return y, concat_pullback
-
-    def frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        xp, arrays, axis, _ = _concat_call(numpy, *args, **kwargs)
-        y = primal(xp, arrays, axis)
-        if not _differentiable(y, xp):
-            return y, _NO
-        given = _seq_tangent(tangents, len(arrays), name)
-        if given is None:
-            return y, _ZERO
-        ts, extra = _chunk_tangents(name, xp, given, arrays, y.dtype)
-        if ts is None:
-            return y, _ZERO
-        if axis is None:
-            flat = [
-                xp.reshape(t, (*_lead(t, extra), math.prod(a.shape))) for t, a in zip(ts, arrays)
-            ]
-            return y, xp.concat(flat, axis=extra)
-        return y, xp.concat(ts, axis=axis + extra)
-
-    rrule.__name__ = f"{name}_rrule"
-    frule.__name__ = f"{name}_frule"
-    return rrule, frule
-
-
-def _stack_rules(numpy: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    positional = ("axis", "out") if numpy else ()
-    keyword = ("dtype", "casting") if numpy else ("axis",)
-
-    def call(*args: Any, **kwargs: Any) -> tuple[Any, Any, int, Any]:
-        arrays, p = _bind("stack", args, kwargs, positional, keyword, {"axis": 0})
-        if numpy:
-            _no_dtype("stack", p)
-        xp, arrays = _sequence("stack", arrays)
-        shapes = {tuple(a.shape) for a in arrays}
-        if len(shapes) != 1:
-            raise ValueError(f"stack: the arrays must have one shape, got {sorted(shapes)}")
-        axis = _axis("stack", p["axis"], arrays[0].ndim + 1)
-        return xp, arrays, axis, xp.stack(list(arrays), axis=axis)
-
-    def rrule(*args: Any, **kwargs: Any) -> Any:
-        xp, arrays, axis, y = call(*args, **kwargs)
-        projects = [ProjectTo(a, xp) for a in arrays]
-        project_y = ProjectTo(y, xp)
-        diff = project_y.differentiable
-        rest = (_NO,) * (len(args) - 1)
-        kind = type(arrays)
-
-        def stack_pullback(y_bar: Any) -> tuple[Any, ...]:
-            y_bar = unthunk(y_bar)
-            if isinstance(y_bar, AbstractZero) or not diff:
-                if not isinstance(y_bar, AbstractZero):
-                    check_cotangent("stack", y_bar, y)
-                zero = _ZERO if diff else _NO
-                return (_NO, Tangent(*(zero for _ in arrays), primal_type=kind), *rest)
-            g = project_y(cotangent("stack", y_bar, y))
-            parts = xp.unstack(g, axis=axis)
-            return (_NO, Tangent(*(p(e) for p, e in zip(projects, parts)), primal_type=kind), *rest)
-
-        return y, stack_pullback
-
-    def frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        xp, arrays, axis, y = call(*args, **kwargs)
-        if not _differentiable(y, xp):
-            return y, _NO
-        given = _seq_tangent(tangents, len(arrays), "stack")
-        ts, extra = (
-            (None, 0) if given is None else _chunk_tangents("stack", xp, given, arrays, y.dtype)
-        )
-        if ts is None:
-            return y, _ZERO
-        return y, xp.stack(ts, axis=axis + extra)
-
-    return rrule, frule
-
-
-def _unstack_call(*args: Any, **kwargs: Any) -> tuple[Any, Any, int, Any]:
-    x, p = _bind("unstack", args, kwargs, (), ("axis",), {"axis": 0})
-    xp = namespace_of(x, fname="unstack")
-    x = _array(xp, x)
-    axis = _axis("unstack", p["axis"], x.ndim)
-    return xp, x, axis, xp.unstack(x, axis=axis)
-
-
-def _unstack_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x, axis, ys = _unstack_call(*args, **kwargs)
-    project = ProjectTo(x, xp)
-    diff = project.differentiable
-    piece = tuple(s for i, s in enumerate(x.shape) if i != axis)
-
-    def unstack_pullback(y_bar: Any) -> tuple[Any, ...]:
-        y_bar = unthunk(y_bar)
-        if isinstance(y_bar, AbstractZero) or not diff:
-            return (_NO, _ZERO if diff else _NO)
-        parts = []
-        for e, yi in zip(_elements("unstack", y_bar, len(ys)), ys):
-            if isinstance(e, AbstractZero):
-                parts.append(_zeros(xp, piece, x.dtype, x))
-            else:
-                check_cotangent("unstack", e, yi)
-                parts.append(_cast_like(xp, e, x))
-        if not parts:  # an axis of length 0: nothing was read
-            return (_NO, _zeros(xp, tuple(x.shape), x.dtype, x))
-        return (_NO, project(xp.stack(parts, axis=axis)))
-
-    return ys, unstack_pullback
-
-
-def _cast_like(xp: Any, e: Any, x: Any) -> Any:
-    """A cotangent piece in ``x``'s dtype (the real part for a real ``x``)."""
-    if dtype_kind(x.dtype, xp) == "f" and dtype_kind(e.dtype, xp) == "c":
-        e = xp.real(e)
-    return in_dtype(xp, e, x.dtype)
-
-
-def _unstack_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x, axis, ys = _unstack_call(*args, **kwargs)
-    if not _differentiable(x, xp):
-        return ys, _NO
-    t = unthunk(tangents[1])
-    if isinstance(t, AbstractZero):
-        return ys, _ZERO
-    extra = tangent_extra("unstack", t, x)
-    return ys, Tangent(*xp.unstack(t, axis=axis + extra), primal_type=type(ys))
-
-
-def _broadcast_arrays_call(numpy: bool, *args: Any, **kwargs: Any) -> tuple[Any, Any, Any]:
-    if numpy:
-        extra = set(kwargs) - {"subok"}
-        if extra:
-            raise TypeError(f"broadcast_arrays: the rule does not support {sorted(extra)}")
-        _no_subok("broadcast_arrays", kwargs.get("subok"))
-    elif kwargs:
-        raise TypeError(f"broadcast_arrays takes no keyword arguments, got {sorted(kwargs)}")
-    if not args:
-        raise TypeError("broadcast_arrays needs at least one array")
-    xp = namespace_of(*args, fname="broadcast_arrays")
-    arrays = tuple(_array(xp, a) for a in args)
-    return xp, arrays, xp.broadcast_arrays(*arrays)
-
-
-def _broadcast_arrays_rules(numpy: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def rrule(*args: Any, **kwargs: Any) -> Any:
-        xp, arrays, ys = _broadcast_arrays_call(numpy, *args, **kwargs)
-        projects = [ProjectTo(a, xp) for a in arrays]
-        yprojects = [ProjectTo(y, xp) for y in ys]
-
-        def broadcast_arrays_pullback(y_bar: Any) -> tuple[Any, ...]:
-            y_bar = unthunk(y_bar)
-            if isinstance(y_bar, AbstractZero):
-                return (_NO, *(_ZERO if p.differentiable else _NO for p in projects))
-            out: list[Any] = []
-            for e, y, a, p, py in zip(
-                _elements("broadcast_arrays", y_bar, len(ys)), ys, arrays, projects, yprojects
-            ):
-                if not p.differentiable:
-                    out.append(_NO)
-                elif isinstance(e, AbstractZero):
-                    out.append(_ZERO)
-                else:
-                    e = py(cotangent("broadcast_arrays", e, y))
-                    out.append(p(_unbroadcast(xp, e, tuple(a.shape))))
-            return (_NO, *out)
-
-        return ys, broadcast_arrays_pullback
-
-    def frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        xp, arrays, ys = _broadcast_arrays_call(numpy, *args, **kwargs)
-        out: list[Any] = []
-        for t, a, y in zip(tangents[1:], arrays, ys):
-            t = unthunk(t)
-            if not _differentiable(a, xp):
-                out.append(_NO)
-            elif isinstance(t, AbstractZero):
-                out.append(_ZERO)
-            else:
-                extra = tangent_extra("broadcast_arrays", t, a)
-                out.append(_broadcast_tangent(xp, t, extra, tuple(a.shape), tuple(y.shape)))
-        if all(isinstance(o, AbstractZero) for o in out):
-            return ys, _ZERO if any(_differentiable(a, xp) for a in arrays) else _NO
-        return ys, Tangent(*out, primal_type=type(ys))
-
-    return rrule, frule
-
-
 # --- examples (python -m chainrules check, and the test suite) ----------------------------------
 def _ex(args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *, note: str) -> Any:
     """One example input (``Example`` keeps sequences and shapes out of complex sniffing)."""
-    from ..testing.examples import Example  # the testing package is not imported by the rules
+    from ..core.examples import Example
 
     cplx = any(
         np.iscomplexobj(v)
@@ -927,6 +247,7 @@ def _rng_arrays(rng: np.random.Generator) -> Callable[..., Any]:
     return r
 
 
+# --- reshape, ravel, squeeze, expand_dims: a new shape, pulled back by reshaping back ------------
 def _reshape_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = _rng_arrays(rng)
@@ -997,6 +318,86 @@ def _expand_dims_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     return make
 
 
+_RESHAPE = signature("reshape", lambda x, /, shape, *, copy=None: None)
+_NUMPY_RESHAPE = signature("reshape", lambda x, /, shape, order="C", *, copy=None: None)
+_RAVEL = signature("ravel", lambda x, /, order="C": None)
+# the standard's squeeze has no default axis (the message names it, as NumPy's would)
+_SQUEEZE = signature("squeeze", lambda x, /, axis=_REQUIRED: None)
+_NUMPY_SQUEEZE = signature("squeeze", lambda x, /, axis=None: None)
+_EXPAND_DIMS = signature("expand_dims", lambda x, /, axis=0: None)
+_NUMPY_EXPAND_DIMS = signature("expand_dims", lambda x, /, axis: None)
+
+
+def _new_shape(name: str, a: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The output shape of ``reshape``, ``ravel``, ``squeeze`` or ``expand_dims`` of an array of
+    ``shape``, from the bound arguments ``a``."""
+    if name == "reshape":
+        return _ints(name, a["shape"], "shape")
+    if name == "ravel":
+        return (math.prod(shape),)
+    axis = a["axis"]
+    if name == "squeeze":
+        if axis is _REQUIRED:
+            raise TypeError("squeeze: missing required argument 'axis'")
+        if axis is None:  # NumPy: every axis of length 1
+            axes = tuple(i for i, n in enumerate(shape) if n == 1)
+        else:
+            axes = _axes(name, axis, len(shape))
+            for ax in axes:
+                if shape[ax] != 1:
+                    raise ValueError(
+                        f"squeeze: axis {ax} of an array of shape {shape} has length "
+                        f"{shape[ax]}, not 1"
+                    )
+        return tuple(n for i, n in enumerate(shape) if i not in axes)
+    # expand_dims: the new axes are positions in the output (NumPy's and the standard's meaning)
+    out_nd = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    new = _axes(name, axis, out_nd)
+    rest = iter(shape)
+    return tuple(1 if i in new else next(rest) for i in range(out_nd))
+
+
+def _reshape_rules(sig: Signature) -> _Rules:
+    name = sig.name
+
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+        a = sig.bind(args, kwargs)
+        _order_c(name, a.get("order"))
+        xp, x = _one(name, a["x"])
+        copy = {} if a.get("copy") is None else {"copy": a["copy"]}
+        return xp, x, xp.reshape(x, _new_shape(name, a, tuple(x.shape)), **copy)
+
+    def reshape_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, y = primal(args, kwargs)
+
+        @_linear_pullback(name, x, y, args, xp)
+        def reshape_pullback(g: Any) -> Any:
+            return xp.reshape(g, tuple(x.shape))
+
+        return y, reshape_pullback
+
+    def reshape_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, y = primal(args, kwargs)
+        shape = tuple(y.shape)
+
+        def push(t: Any, extra: int) -> Any:
+            return xp.reshape(t, _lead(t, extra) + shape)
+
+        return y, _pushforward(name, tangents, args, x, y, xp, push)
+
+    return reshape_rrule, reshape_frule
+
+
+_register(("reshape",), _reshape_rules(_RESHAPE), _reshape_ex(False))
+_register(("numpy:reshape",), _reshape_rules(_NUMPY_RESHAPE), _reshape_ex(True))
+_register(("numpy:ravel",), _reshape_rules(_RAVEL), _ravel_ex)
+_register(("squeeze",), _reshape_rules(_SQUEEZE), _squeeze_ex(False))
+_register(("numpy:squeeze",), _reshape_rules(_NUMPY_SQUEEZE), _squeeze_ex(True))
+_register(("expand_dims",), _reshape_rules(_EXPAND_DIMS), _expand_dims_ex(False))
+_register(("numpy:expand_dims",), _reshape_rules(_NUMPY_EXPAND_DIMS), _expand_dims_ex(True))
+
+
+# --- permutations: permute_dims, transpose, swapaxes, moveaxis ----------------------------------
 def _permute_ex(name: str) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = _rng_arrays(rng)
@@ -1031,6 +432,80 @@ def _permute_ex(name: str) -> Callable[[np.random.Generator], list[Any]]:
     return make
 
 
+_PERMUTE_DIMS = signature("permute_dims", lambda x, /, axes: None)
+# NumPy's transpose (= np.permute_dims) reverses the axes by default
+_NUMPY_TRANSPOSE = signature("transpose", lambda x, /, axes=None: None)
+_SWAPAXES = signature("swapaxes", lambda x, /, axis1, axis2: None)
+_MOVEAXIS = signature("moveaxis", lambda x, /, source, destination: None)
+
+
+def _permutation(name: str, a: dict[str, Any], nd: int) -> tuple[int, ...]:
+    """The permutation of the axes of an array of rank ``nd`` that ``name`` makes."""
+    if name == "swapaxes":
+        i, j = _axis(name, a["axis1"], nd, "axis1"), _axis(name, a["axis2"], nd, "axis2")
+        perm = list(range(nd))
+        perm[i], perm[j] = perm[j], perm[i]
+        return tuple(perm)
+    if name == "moveaxis":
+        src = _axes(name, a["source"], nd, "source")
+        dst = _axes(name, a["destination"], nd, "destination")
+        if len(src) != len(dst):
+            raise ValueError("moveaxis: source and destination must have the same number of axes")
+        order = [ax for ax in range(nd) if ax not in src]
+        for d, s in sorted(zip(dst, src)):
+            order.insert(d, s)
+        return tuple(order)
+    axes = a["axes"]
+    if axes is None:
+        return tuple(reversed(range(nd)))
+    if len(_ints(name, axes, "axes")) != nd:
+        raise ValueError(f"{name}: axes {axes!r} do not match an array of rank {nd}")
+    return _axes(name, axes, nd, "axes")
+
+
+def _permute_rules(sig: Signature) -> _Rules:
+    name = sig.name
+
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+        a = sig.bind(args, kwargs)
+        xp, x = _one(name, a["x"])
+        perm = _permutation(name, a, x.ndim)
+        if sorted(perm) != list(range(x.ndim)):
+            raise ValueError(
+                f"{name}: axes {perm} are not a permutation of the axes of an array of rank "
+                f"{x.ndim}"
+            )
+        return xp, x, perm, xp.permute_dims(x, perm)
+
+    def permute_dims_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, perm, y = primal(args, kwargs)
+        inverse = tuple(perm.index(i) for i in range(len(perm)))
+
+        @_linear_pullback(name, x, y, args, xp)
+        def permute_dims_pullback(g: Any) -> Any:
+            return xp.permute_dims(g, inverse)
+
+        return y, permute_dims_pullback
+
+    def permute_dims_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, perm, y = primal(args, kwargs)
+
+        def push(t: Any, extra: int) -> Any:
+            return xp.permute_dims(t, tuple(range(extra)) + _shift_axes(perm, extra))
+
+        return y, _pushforward(name, tangents, args, x, y, xp, push)
+
+    return permute_dims_rrule, permute_dims_frule
+
+
+_register(("permute_dims",), _permute_rules(_PERMUTE_DIMS), _permute_ex("permute_dims"))
+# np.permute_dims is np.transpose: NumPy's rule serves both
+_register(("numpy:transpose",), _permute_rules(_NUMPY_TRANSPOSE), _permute_ex("transpose"))
+_register(("numpy:swapaxes",), _permute_rules(_SWAPAXES), _permute_ex("swapaxes"))
+_register(("moveaxis", "numpy:moveaxis"), _permute_rules(_MOVEAXIS), _permute_ex("moveaxis"))
+
+
+# --- flip ---------------------------------------------------------------------------------------
 def _flip_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = _rng_arrays(rng)
@@ -1050,6 +525,43 @@ def _flip_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     return make
 
 
+_FLIP = signature("flip", lambda x, /, *, axis=None: None)
+_NUMPY_FLIP = signature("flip", lambda x, /, axis=None: None)
+
+
+def _flip_rules(sig: Signature) -> _Rules:
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+        a = sig.bind(args, kwargs)
+        xp, x = _one("flip", a["x"])
+        axes = tuple(range(x.ndim)) if a["axis"] is None else _axes("flip", a["axis"], x.ndim)
+        y = xp.flip(x, axis=axes) if axes else xp.reshape(x, tuple(x.shape))
+        return xp, x, axes, y
+
+    def flip_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, y = primal(args, kwargs)
+
+        @_linear_pullback("flip", x, y, args, xp)
+        def flip_pullback(g: Any) -> Any:
+            return xp.flip(g, axis=axes) if axes else g
+
+        return y, flip_pullback
+
+    def flip_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, y = primal(args, kwargs)
+
+        def push(t: Any, extra: int) -> Any:
+            return xp.flip(t, axis=_shift_axes(axes, extra)) if axes else t
+
+        return y, _pushforward("flip", tangents, args, x, y, xp, push)
+
+    return flip_rrule, flip_frule
+
+
+_register(("flip",), _flip_rules(_FLIP), _flip_ex(False))
+_register(("numpy:flip",), _flip_rules(_NUMPY_FLIP), _flip_ex(True))
+
+
+# --- roll ---------------------------------------------------------------------------------------
 def _roll_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = _rng_arrays(rng)
@@ -1068,6 +580,86 @@ def _roll_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
         return out
 
     return make
+
+
+_ROLL = signature("roll", lambda x, /, shift, *, axis=None: None)
+_NUMPY_ROLL = signature("roll", lambda x, /, shift, axis=None: None)
+
+
+def _roll_rules(sig: Signature) -> _Rules:
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        a = sig.bind(args, kwargs)
+        xp, x = _one("roll", a["x"])
+        shift, axis = a["shift"], a["axis"]
+        shifts = _ints("roll", shift, "shift")
+        back: Any = tuple(-s for s in shifts) if isinstance(shift, (tuple, list)) else -shifts[0]
+        if axis is None:  # the flattened array, rolled, in x's shape
+            n = math.prod(tuple(x.shape))
+            y = xp.reshape(xp.roll(xp.reshape(x, (n,)), shift, axis=0), tuple(x.shape))
+            return xp, x, shift, back, None, y
+        axes: Any = (
+            _axes("roll", axis, x.ndim, unique=False)
+            if isinstance(axis, (tuple, list))
+            else _axis("roll", axis, x.ndim)
+        )
+        return xp, x, shift, back, axes, xp.roll(x, shift, axis=axes)
+
+    def roll_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, _, back, axes, y = primal(args, kwargs)
+        xshape = tuple(x.shape)
+
+        @_linear_pullback("roll", x, y, args, xp)
+        def roll_pullback(g: Any) -> Any:
+            if axes is None:
+                return xp.reshape(
+                    xp.roll(xp.reshape(g, (math.prod(xshape),)), back, axis=0), xshape
+                )
+            return xp.roll(g, back, axis=axes)
+
+        return y, roll_pullback
+
+    def roll_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, shift, _, axes, y = primal(args, kwargs)
+        xshape = tuple(x.shape)
+
+        def push(t: Any, extra: int) -> Any:
+            if axes is None:
+                lead = _lead(t, extra)
+                flat = xp.roll(xp.reshape(t, (*lead, math.prod(xshape))), shift, axis=extra)
+                return xp.reshape(flat, lead + xshape)
+            ax = _shift_axes(axes, extra) if isinstance(axes, tuple) else axes + extra
+            return xp.roll(t, shift, axis=ax)
+
+        return y, _pushforward("roll", tangents, args, x, y, xp, push)
+
+    return roll_rrule, roll_frule
+
+
+_register(("roll",), _roll_rules(_ROLL), _roll_ex(False))
+_register(("numpy:roll",), _roll_rules(_NUMPY_ROLL), _roll_ex(True))
+
+
+# --- broadcast_to -------------------------------------------------------------------------------
+def _unbroadcast(xp: Any, g: Any, xshape: tuple[int, ...]) -> Any:
+    """The transpose of ``broadcast_to(x, g.shape)``: ``g`` summed over the axes ``x`` was
+    broadcast along, in ``x``'s shape."""
+    gshape = tuple(g.shape)
+    lead = len(gshape) - len(xshape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(xshape) if n == 1 and gshape[lead + i] != 1
+    )
+    if axes:
+        g = xp.sum(g, axis=axes, keepdims=True)
+    return xp.reshape(g, xshape) if tuple(g.shape) != xshape else g
+
+
+def _broadcast_tangent(xp: Any, t: Any, extra: int, xshape: tuple, yshape: tuple) -> Any:
+    """``broadcast_to`` of a tangent with ``extra`` leading chunk axes to ``yshape``."""
+    lead = _lead(t, extra)
+    new = len(yshape) - len(xshape)
+    if extra and new:
+        t = xp.reshape(t, lead + (1,) * new + xshape)
+    return xp.broadcast_to(t, lead + yshape)
 
 
 def _broadcast_to_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
@@ -1089,67 +681,54 @@ def _broadcast_to_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     return make
 
 
-def _broadcast_arrays_ex(rng: np.random.Generator) -> list[Any]:
-    r = _rng_arrays(rng)
-    return [
-        _ex((r(3), r(2, 1)), note="two"),
-        _ex((r(2, 3), r(), r(1, 3)), note="three with 0-d"),
-        _ex((r(0, 1), r(3)), note="zero-size"),
-        _ex((r(2, 2),), note="one"),
-        _ex((r(2, 1, c=True), r(3, c=True)), note="complex"),
-    ]
+_BROADCAST_TO = signature("broadcast_to", lambda x, /, shape: None)
+_NUMPY_BROADCAST_TO = signature("broadcast_to", lambda x, /, shape, subok=None: None)
 
 
-def _concat_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = _rng_arrays(rng)
-        out = [
-            _ex(((r(2), r(3)),), note="vectors"),
-            _ex(((r(2, 3), r(1, 3), r(4, 3)),), {"axis": 0}, note="rows"),
-            _ex(([r(2, 1), r(2, 3)],), {"axis": -1}, note="list, columns"),
-            _ex(((r(2, 2), r(3)),), {"axis": None}, note="axis=None flattens"),
-            _ex(((r(), r()),), {"axis": None}, note="0-d, axis=None"),
-            _ex(((r(0, 2), r(2, 2)),), note="zero-size"),
-            _ex(((r(2),),), note="one array"),
-            _ex(((r(2, c=True), r(1, c=True)),), note="complex"),
-            _ex(((r(20, 2), r(20, 2)),), {"axis": 1}, note="large"),
-        ]
-        if numpy:
-            out += [_ex(((r(2, 2), r(2, 1)), 1), note="positional axis")]
-        return out
+def _broadcast_to_rules(sig: Signature) -> _Rules:
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+        a = sig.bind(args, kwargs)
+        _no_subok("broadcast_to", a.get("subok"))
+        xp, x = _one("broadcast_to", a["x"])
+        shape = _ints("broadcast_to", a["shape"], "shape")
+        return xp, x, shape, xp.broadcast_to(x, shape)
 
-    return make
+    def broadcast_to_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, _, y = primal(args, kwargs)
 
+        @_linear_pullback("broadcast_to", x, y, args, xp)
+        def broadcast_to_pullback(g: Any) -> Any:
+            return _unbroadcast(xp, g, tuple(x.shape))
 
-def _stack_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = _rng_arrays(rng)
-        out = [
-            _ex(((r(3), r(3)),), note="vectors"),
-            _ex(([r(2, 3), r(2, 3), r(2, 3)],), {"axis": 1}, note="list, axis=1"),
-            _ex(((r(2, 3), r(2, 3)),), {"axis": -1}, note="axis=-1"),
-            _ex(((r(), r()),), note="0-d"),
-            _ex(((r(0, 2), r(0, 2)),), note="zero-size"),
-            _ex(((r(2),),), note="one array"),
-            _ex(((r(2, c=True), r(2, c=True)),), note="complex"),
-        ]
-        if numpy:
-            out += [_ex(((r(2), r(2)), 1), note="positional axis")]
-        return out
+        return y, broadcast_to_pullback
 
-    return make
+    def broadcast_to_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, shape, y = primal(args, kwargs)
+
+        def push(t: Any, extra: int) -> Any:
+            return _broadcast_tangent(xp, t, extra, tuple(x.shape), shape)
+
+        return y, _pushforward("broadcast_to", tangents, args, x, y, xp, push)
+
+    return broadcast_to_rrule, broadcast_to_frule
 
 
-def _unstack_ex(rng: np.random.Generator) -> list[Any]:
-    r = _rng_arrays(rng)
-    return [
-        _ex((r(3, 2),), note="rows"),
-        _ex((r(2, 3, 2),), {"axis": 1}, note="axis=1"),
-        _ex((r(2, 3),), {"axis": -1}, note="axis=-1"),
-        _ex((r(3),), note="to 0-d"),
-        _ex((r(2, 0),), note="zero-size pieces"),
-        _ex((r(2, 2, c=True),), note="complex"),
-    ]
+_register(("broadcast_to",), _broadcast_to_rules(_BROADCAST_TO), _broadcast_to_ex(False))
+_register(("numpy:broadcast_to",), _broadcast_to_rules(_NUMPY_BROADCAST_TO), _broadcast_to_ex(True))
+
+
+# --- repeat -------------------------------------------------------------------------------------
+def _axis_key(xp: Any, shape: tuple[int, ...], ax: int, idx: Any, like: Any) -> tuple[Any, ...]:
+    """The all-integer-array key ``k`` with ``x[k] == take(x, idx, axis=ax)`` for a result of
+    ``shape`` (the form every Array API library accepts, array-api-strict included)."""
+    nd = len(shape)
+    keys = []
+    for d, n in enumerate(shape):
+        s = [1] * nd
+        s[d] = n
+        v = idx if d == ax else xp.arange(n, dtype=idx.dtype, **_dev(like))
+        keys.append(xp.reshape(v, tuple(s)))
+    return tuple(keys)
 
 
 def _repeat_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
@@ -1177,6 +756,72 @@ def _repeat_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     return make
 
 
+_REPEAT = signature("repeat", lambda x, /, repeats, *, axis=None: None)
+_NUMPY_REPEAT = signature("repeat", lambda x, /, repeats, axis=None: None)
+
+
+def _repeat_rules(sig: Signature) -> _Rules:
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """``(xp, x, y, ax, wshape, r, src)``: the repeat works on ``x`` in shape ``wshape``
+        (flattened for ``axis=None``, as repeat itself does) along ``ax``; ``r`` is the one
+        count of every element when the host knows it, else ``src`` (on the device) the source
+        of each output position."""
+        a = sig.bind(args, kwargs)
+        xp, x = _one("repeat", a["x"])
+        repeats, axis = a["repeats"], a["axis"]
+        if isinstance(repeats, (list, tuple)):  # host values: an array on x's device
+            repeats = xp.asarray(repeats, **_dev(x))
+        y = xp.repeat(x, repeats, axis=axis)
+        xshape = tuple(x.shape)
+        ax = 0 if axis is None else _axis("repeat", axis, x.ndim)
+        wshape = (math.prod(xshape),) if axis is None else xshape
+        n, total = wshape[ax], tuple(y.shape)[ax]
+        if not is_array(repeats) or math.prod(tuple(repeats.shape)) == 1:
+            # one count for every element: known on the host from the shapes
+            r = operator.index(repeats) if not is_array(repeats) else (total // n if n else 0)
+            return xp, x, y, ax, wshape, r, None
+        # counts on the device: the source of output position j is the number of cumulative
+        # counts <= j (no host read of the counts)
+        ends = xp.cumulative_sum(xp.reshape(repeats, (n,)))
+        positions = xp.arange(total, dtype=ends.dtype, **_dev(x))
+        return xp, x, y, ax, wshape, 0, xp.searchsorted(ends, positions, side="right")
+
+    def repeat_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, y, ax, wshape, r, src = primal(args, kwargs)
+        xshape = tuple(x.shape)
+
+        @_linear_pullback("repeat", x, y, args, xp)
+        def repeat_pullback(g: Any) -> Any:
+            if src is None:  # the sum of each element's block of r copies
+                blocks = xp.reshape(g, (*wshape[:ax], wshape[ax], r, *wshape[ax + 1 :]))
+                return xp.reshape(xp.sum(blocks, axis=ax + 1), xshape)
+            key = _axis_key(xp, tuple(g.shape), ax, src, x)
+            zeros = _zeros(xp, wshape, g.dtype, x)
+            return xp.reshape(scatter_add(zeros, key, g), xshape)
+
+        return y, repeat_pullback
+
+    def repeat_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, y, ax, wshape, r, src = primal(args, kwargs)
+        flatten = wshape != tuple(x.shape)
+
+        def push(t: Any, extra: int) -> Any:
+            if flatten:
+                t = xp.reshape(t, _lead(t, extra) + wshape)
+            if src is None:
+                return xp.repeat(t, r, axis=ax + extra)
+            return xp.take(t, src, axis=ax + extra)
+
+        return y, _pushforward("repeat", tangents, args, x, y, xp, push)
+
+    return repeat_rrule, repeat_frule
+
+
+_register(("repeat",), _repeat_rules(_REPEAT), _repeat_ex(False))
+_register(("numpy:repeat",), _repeat_rules(_NUMPY_REPEAT), _repeat_ex(True))
+
+
+# --- tile ---------------------------------------------------------------------------------------
 def _tile_ex(rng: np.random.Generator) -> list[Any]:
     r = _rng_arrays(rng)
     return [
@@ -1196,50 +841,388 @@ def _numpy_tile_ex(rng: np.random.Generator) -> list[Any]:
     return [*_tile_ex(rng), _ex((r(2, 2), 3), note="int reps")]
 
 
-# --- registrations ------------------------------------------------------------------------------
-_register(("reshape",), _linear("reshape", _reshape_op("reshape", False)), _reshape_ex(False))
-_register(("numpy:reshape",), _linear("reshape", _reshape_op("reshape", True)), _reshape_ex(True))
-_register(("numpy:ravel",), _linear("ravel", _ravel_parse), _ravel_ex)
-_register(("squeeze",), _linear("squeeze", _squeeze_op(False)), _squeeze_ex(False))
-_register(("numpy:squeeze",), _linear("squeeze", _squeeze_op(True)), _squeeze_ex(True))
-_register(("expand_dims",), _linear("expand_dims", _expand_dims_op(False)), _expand_dims_ex(False))
-_register(
-    ("numpy:expand_dims",), _linear("expand_dims", _expand_dims_op(True)), _expand_dims_ex(True)
+_TILE = signature("tile", lambda x, /, repetitions: None)
+_NUMPY_TILE = signature("tile", lambda x, /, reps: None)
+
+
+def _tile_rules(sig: Signature) -> _Rules:
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any, Any]:
+        """``(xp, x, y, xs, rs)``: ``x``'s shape and the repetitions, both padded with leading
+        ones to one length."""
+        a = sig.bind(args, kwargs)
+        what = "reps" if "reps" in a else "repetitions"
+        xp, x = _one("tile", a["x"])
+        reps = _ints("tile", a[what], what)
+        if any(r < 0 for r in reps):
+            raise ValueError(f"tile: {what} must be non-negative, got {reps}")
+        y = xp.tile(x, reps)
+        d = max(len(reps), x.ndim)
+        xs = (1,) * (d - x.ndim) + tuple(x.shape)
+        rs = (1,) * (d - len(reps)) + reps
+        return xp, x, y, xs, rs
+
+    def tile_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, y, xs, rs = primal(args, kwargs)
+        inter = tuple(v for pair in zip(rs, xs) for v in pair)  # (r0, s0, r1, s1, ...)
+
+        @_linear_pullback("tile", x, y, args, xp)
+        def tile_pullback(g: Any) -> Any:
+            summed = xp.sum(xp.reshape(g, inter), axis=tuple(range(0, len(inter), 2)))
+            return xp.reshape(summed, tuple(x.shape))
+
+        return y, tile_pullback
+
+    def tile_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, y, xs, rs = primal(args, kwargs)
+
+        def push(t: Any, extra: int) -> Any:
+            return xp.tile(xp.reshape(t, _lead(t, extra) + xs), (1,) * extra + rs)
+
+        return y, _pushforward("tile", tangents, args, x, y, xp, push)
+
+    return tile_rrule, tile_frule
+
+
+_register(("tile",), _tile_rules(_TILE), _tile_ex)
+_register(("numpy:tile",), _tile_rules(_NUMPY_TILE), _numpy_tile_ex)
+
+
+# --- several arrays: concat, stack, unstack, broadcast_arrays -----------------------------------
+def _elements(name: str, bar: Any, n: int) -> tuple[Any, ...]:
+    """The entries of a structural tangent of ``n`` arrays (a ``Tangent`` or a tuple)."""
+    if isinstance(bar, Tangent):
+        parts = bar.elements()
+    elif isinstance(bar, (tuple, list)):
+        parts = tuple(bar)
+    else:
+        raise TypeError(
+            f"{name}: expected a Tangent (or a tuple) with one entry per array, got "
+            f"{type(bar).__name__}"
+        )
+    if len(parts) != n:
+        raise ValueError(f"{name}: got {len(parts)} entries for {n} arrays")
+    return parts
+
+
+def _sequence(name: str, arrays: Any) -> tuple[Any, Any]:
+    """``(xp, arrays)`` of a sequence argument, each element an array of ``xp``."""
+    if is_array(arrays) or not isinstance(arrays, (tuple, list)):
+        raise TypeError(f"{name}: expected a tuple or list of arrays, got {type(arrays).__name__}")
+    if not arrays:
+        raise ValueError(f"{name}: needs at least one array")
+    xp = namespace_of(*arrays, fname=name)
+    return xp, type(arrays)(_array(xp, a) for a in arrays)
+
+
+def _sequence_tangents(
+    name: str, xp: Any, tangents: Sequence[Any], arrays: Sequence[Any], dtype: Any
+) -> tuple[list[Any], int] | None:
+    """The tangents of a sequence argument (its tangent is a ``Tangent`` or a tuple, one entry
+    per array: the local step before ``tangents_in``), zeros filled in, in ``dtype``, and their
+    number of leading chunk axes; ``None`` when all are zero."""
+    t = unthunk(tangents[1])
+    if isinstance(t, AbstractZero):
+        return None
+    dots: TangentsIn | None = tangents_in(name, (_NO, *_elements(name, t, len(arrays))), arrays)
+    if dots is None:
+        return None
+    lead = dots.lead()
+    out = [
+        _zeros(xp, lead + tuple(a.shape), dtype, a)
+        if isinstance(d, AbstractZero)
+        else in_dtype(xp, d, dtype)
+        for d, a in zip(dots, arrays)
+    ]
+    return out, dots.extra
+
+
+def _concat_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
+    def make(rng: np.random.Generator) -> list[Any]:
+        r = _rng_arrays(rng)
+        out = [
+            _ex(((r(2), r(3)),), note="vectors"),
+            _ex(((r(2, 3), r(1, 3), r(4, 3)),), {"axis": 0}, note="rows"),
+            _ex(([r(2, 1), r(2, 3)],), {"axis": -1}, note="list, columns"),
+            _ex(((r(2, 2), r(3)),), {"axis": None}, note="axis=None flattens"),
+            _ex(((r(), r()),), {"axis": None}, note="0-d, axis=None"),
+            _ex(((r(0, 2), r(2, 2)),), note="zero-size"),
+            _ex(((r(2),),), note="one array"),
+            _ex(((r(2, c=True), r(1, c=True)),), note="complex"),
+            _ex(((r(20, 2), r(20, 2)),), {"axis": 1}, note="large"),
+        ]
+        if numpy:
+            out += [_ex(((r(2, 2), r(2, 1)), 1), note="positional axis")]
+        return out
+
+    return make
+
+
+_CONCAT = signature("concat", lambda arrays, /, *, axis=0: None)
+_NUMPY_CONCATENATE = signature(
+    "concatenate",
+    lambda arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind": None,
 )
-_register(
-    ("permute_dims",),
-    _linear("permute_dims", _permute_dims_op("permute_dims", False)),
-    _permute_ex("permute_dims"),
-)
-# np.permute_dims is np.transpose: NumPy's rule serves both
-_register(
-    ("numpy:transpose",),
-    _linear("transpose", _permute_dims_op("transpose", True)),
-    _permute_ex("transpose"),
-)
-_register(("numpy:swapaxes",), _linear("swapaxes", _swapaxes_parse), _permute_ex("swapaxes"))
-_register(
-    ("moveaxis", "numpy:moveaxis"), _linear("moveaxis", _moveaxis_parse), _permute_ex("moveaxis")
-)
-_register(("flip",), _linear("flip", _flip_op(False)), _flip_ex(False))
-_register(("numpy:flip",), _linear("flip", _flip_op(True)), _flip_ex(True))
-_register(("roll",), _linear("roll", _roll_op(False)), _roll_ex(False))
-_register(("numpy:roll",), _linear("roll", _roll_op(True)), _roll_ex(True))
-_register(
-    ("broadcast_to",), _linear("broadcast_to", _broadcast_to_op(False)), _broadcast_to_ex(False)
-)
-_register(
-    ("numpy:broadcast_to",), _linear("broadcast_to", _broadcast_to_op(True)), _broadcast_to_ex(True)
-)
-_register(("repeat",), _linear("repeat", _repeat_op(False)), _repeat_ex(False))
-_register(("numpy:repeat",), _linear("repeat", _repeat_op(True)), _repeat_ex(True))
-_register(("tile",), _linear("tile", _tile_op(False)), _tile_ex)
-_register(("numpy:tile",), _linear("tile", _tile_op(True)), _numpy_tile_ex)
-_register(("broadcast_arrays",), _broadcast_arrays_rules(False), _broadcast_arrays_ex)
-_register(("numpy:broadcast_arrays",), _broadcast_arrays_rules(True), _broadcast_arrays_ex)
-_register(("concat",), _concat_rules(False), _concat_ex(False))
+
+
+def _concat_rules(sig: Signature) -> _Rules:
+    name = sig.name
+
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+        """``(xp, arrays, axis, y)``; ``axis`` None: the arrays flattened."""
+        a = sig.bind(args, kwargs)
+        _no_dtype(name, a)
+        xp, arrays = _sequence(name, a["arrays"])
+        axis = a["axis"]
+        if axis is None:
+            flat = [xp.reshape(v, (math.prod(v.shape),)) for v in arrays]
+            return xp, arrays, None, xp.concat(flat, axis=0)
+        ndims = {v.ndim for v in arrays}
+        if len(ndims) != 1 or 0 in ndims:
+            raise ValueError(f"{name}: the arrays must have one rank >= 1, got ranks {ndims}")
+        axis = _axis(name, axis, ndims.pop())
+        return xp, arrays, axis, xp.concat(list(arrays), axis=axis)
+
+    def concat_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, arrays, axis, y = primal(args, kwargs)
+        projects = [ProjectTo(v, xp) for v in arrays]
+        project_y = ProjectTo(y, xp)
+        sizes = [math.prod(v.shape) if axis is None else v.shape[axis] for v in arrays]
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        kind, rest = type(arrays), (_NO,) * (len(args) - 1)
+
+        @pullback(y, args, name=name)
+        def concat_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if not project_y.differentiable:
+                return (Tangent(*(_NO for _ in arrays), primal_type=kind), *rest)
+            g = project_y(y_bar)
+            parts = []
+            for v, p, s, n in zip(arrays, projects, starts, sizes):
+                if axis is None:  # a slice of the flat cotangent, in the array's shape
+                    piece = xp.reshape(g[s : s + n], tuple(v.shape))
+                else:
+                    piece = g[along(axis, slice(s, s + n))]
+                parts.append(p(piece))
+            return (Tangent(*parts, primal_type=kind), *rest)
+
+        return y, concat_pullback
+
+    def concat_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, arrays, axis, y = primal(args, kwargs)
+        if not _differentiable(y, xp):
+            return y, _NO
+        dots = _sequence_tangents(name, xp, tangents, arrays, y.dtype)
+        if dots is None:
+            return y, _ZERO
+        ts, extra = dots
+        if axis is None:
+            flat = [
+                xp.reshape(t, (*_lead(t, extra), math.prod(v.shape))) for t, v in zip(ts, arrays)
+            ]
+            return y, xp.concat(flat, axis=extra)
+        return y, xp.concat(ts, axis=axis + extra)
+
+    return concat_rrule, concat_frule
+
+
+_register(("concat",), _concat_rules(_CONCAT), _concat_ex(False))
 # np.concat is np.concatenate: NumPy's rule serves both
-_register(("numpy:concatenate",), _concat_rules(True), _concat_ex(True))
-_register(("stack",), _stack_rules(False), _stack_ex(False))
-_register(("numpy:stack",), _stack_rules(True), _stack_ex(True))
-_register(("unstack",), (_unstack_rrule, _unstack_frule), _unstack_ex)
+_register(("numpy:concatenate",), _concat_rules(_NUMPY_CONCATENATE), _concat_ex(True))
+
+
+def _stack_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
+    def make(rng: np.random.Generator) -> list[Any]:
+        r = _rng_arrays(rng)
+        out = [
+            _ex(((r(3), r(3)),), note="vectors"),
+            _ex(([r(2, 3), r(2, 3), r(2, 3)],), {"axis": 1}, note="list, axis=1"),
+            _ex(((r(2, 3), r(2, 3)),), {"axis": -1}, note="axis=-1"),
+            _ex(((r(), r()),), note="0-d"),
+            _ex(((r(0, 2), r(0, 2)),), note="zero-size"),
+            _ex(((r(2),),), note="one array"),
+            _ex(((r(2, c=True), r(2, c=True)),), note="complex"),
+        ]
+        if numpy:
+            out += [_ex(((r(2), r(2)), 1), note="positional axis")]
+        return out
+
+    return make
+
+
+_STACK = signature("stack", lambda arrays, /, *, axis=0: None)
+_NUMPY_STACK = signature(
+    "stack", lambda arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind": None
+)
+
+
+def _stack_rules(sig: Signature) -> _Rules:
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+        a = sig.bind(args, kwargs)
+        _no_dtype("stack", a)
+        xp, arrays = _sequence("stack", a["arrays"])
+        shapes = {tuple(v.shape) for v in arrays}
+        if len(shapes) != 1:
+            raise ValueError(f"stack: the arrays must have one shape, got {sorted(shapes)}")
+        axis = _axis("stack", a["axis"], arrays[0].ndim + 1)
+        return xp, arrays, axis, xp.stack(list(arrays), axis=axis)
+
+    def stack_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, arrays, axis, y = primal(args, kwargs)
+        projects = [ProjectTo(v, xp) for v in arrays]
+        project_y = ProjectTo(y, xp)
+        kind, rest = type(arrays), (_NO,) * (len(args) - 1)
+
+        @pullback(y, args)
+        def stack_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if not project_y.differentiable:
+                return (Tangent(*(_NO for _ in arrays), primal_type=kind), *rest)
+            parts = xp.unstack(project_y(y_bar), axis=axis)
+            return (Tangent(*(p(e) for p, e in zip(projects, parts)), primal_type=kind), *rest)
+
+        return y, stack_pullback
+
+    def stack_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, arrays, axis, y = primal(args, kwargs)
+        if not _differentiable(y, xp):
+            return y, _NO
+        dots = _sequence_tangents("stack", xp, tangents, arrays, y.dtype)
+        if dots is None:
+            return y, _ZERO
+        ts, extra = dots
+        return y, xp.stack(ts, axis=axis + extra)
+
+    return stack_rrule, stack_frule
+
+
+_register(("stack",), _stack_rules(_STACK), _stack_ex(False))
+_register(("numpy:stack",), _stack_rules(_NUMPY_STACK), _stack_ex(True))
+
+
+def _unstack_ex(rng: np.random.Generator) -> list[Any]:
+    r = _rng_arrays(rng)
+    return [
+        _ex((r(3, 2),), note="rows"),
+        _ex((r(2, 3, 2),), {"axis": 1}, note="axis=1"),
+        _ex((r(2, 3),), {"axis": -1}, note="axis=-1"),
+        _ex((r(3),), note="to 0-d"),
+        _ex((r(2, 0),), note="zero-size pieces"),
+        _ex((r(2, 2, c=True),), note="complex"),
+    ]
+
+
+_UNSTACK = signature("unstack", lambda x, /, *, axis=0: None)
+
+
+def _unstack(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, int, Any]:
+    a = _UNSTACK.bind(args, kwargs)
+    xp, x = _one("unstack", a["x"])
+    axis = _axis("unstack", a["axis"], x.ndim)
+    return xp, x, axis, xp.unstack(x, axis=axis)
+
+
+def _cast_like(xp: Any, e: Any, x: Any) -> Any:
+    """A cotangent piece in ``x``'s dtype (the real part for a real ``x``)."""
+    if dtype_kind(x.dtype, xp) == "f" and dtype_kind(e.dtype, xp) == "c":
+        e = xp.real(e)
+    return in_dtype(xp, e, x.dtype)
+
+
+@register_rrule("unstack", examples=_unstack_ex)
+def unstack_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x, axis, ys = _unstack(args, kwargs)
+    project = ProjectTo(x, xp)
+    piece = tuple(s for i, s in enumerate(x.shape) if i != axis)
+
+    @pullback(ys, args)
+    def unstack_pullback(y_bar: tuple[Any, ...]) -> Any:
+        if not project.differentiable:
+            return _NO
+        parts = [
+            _zeros(xp, piece, x.dtype, x) if isinstance(e, AbstractZero) else _cast_like(xp, e, x)
+            for e in y_bar
+        ]
+        return project(xp.stack(parts, axis=axis))
+
+    return ys, unstack_pullback
+
+
+@register_frule("unstack", examples=_unstack_ex)
+def unstack_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, axis, ys = _unstack(args, kwargs)
+    if not _differentiable(x, xp):
+        return ys, _NO
+    dots = tangents_in("unstack", tangents, (x,))
+    if dots is None:
+        return ys, _ZERO
+    return ys, Tangent(*xp.unstack(dots[0], axis=axis + dots.extra), primal_type=type(ys))
+
+
+def _broadcast_arrays_ex(rng: np.random.Generator) -> list[Any]:
+    r = _rng_arrays(rng)
+    return [
+        _ex((r(3), r(2, 1)), note="two"),
+        _ex((r(2, 3), r(), r(1, 3)), note="three with 0-d"),
+        _ex((r(0, 1), r(3)), note="zero-size"),
+        _ex((r(2, 2),), note="one"),
+        _ex((r(2, 1, c=True), r(3, c=True)), note="complex"),
+    ]
+
+
+_BROADCAST_ARRAYS = signature("broadcast_arrays", lambda *arrays: None)
+_NUMPY_BROADCAST_ARRAYS = signature("broadcast_arrays", lambda *arrays, subok=None: None)
+
+
+def _broadcast_arrays_rules(sig: Signature) -> _Rules:
+    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+        a = sig.bind(args, kwargs)
+        _no_subok("broadcast_arrays", a.get("subok"))
+        if not args:
+            raise TypeError("broadcast_arrays needs at least one array")
+        xp = namespace_of(*args, fname="broadcast_arrays")
+        arrays = tuple(_array(xp, v) for v in args)
+        return xp, arrays, xp.broadcast_arrays(*arrays)
+
+    def broadcast_arrays_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, arrays, ys = primal(args, kwargs)
+        projects = [ProjectTo(v, xp) for v in arrays]
+        yprojects = [ProjectTo(y, xp) for y in ys]
+
+        @pullback(ys, args)
+        def broadcast_arrays_pullback(y_bar: tuple[Any, ...]) -> tuple[Any, ...]:
+            return tuple(
+                _NO
+                if not p.differentiable
+                else _ZERO
+                if isinstance(e, AbstractZero)
+                else p(_unbroadcast(xp, py(e), tuple(v.shape)))
+                for e, v, p, py in zip(y_bar, arrays, projects, yprojects)
+            )
+
+        return ys, broadcast_arrays_pullback
+
+    def broadcast_arrays_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, arrays, ys = primal(args, kwargs)
+        zero = _ZERO if any(_differentiable(v, xp) for v in arrays) else _NO
+        dots = tangents_in("broadcast_arrays", tangents, arrays)
+        if dots is None:
+            return ys, zero
+        out = [
+            _NO
+            if not _differentiable(v, xp)
+            else _ZERO
+            if isinstance(t, AbstractZero)
+            else _broadcast_tangent(xp, t, dots.extra, tuple(v.shape), tuple(y.shape))
+            for t, v, y in zip(dots, arrays, ys)
+        ]
+        if all(isinstance(o, AbstractZero) for o in out):
+            return ys, zero
+        return ys, Tangent(*out, primal_type=type(ys))
+
+    return broadcast_arrays_rrule, broadcast_arrays_frule
+
+
+_register(("broadcast_arrays",), _broadcast_arrays_rules(_BROADCAST_ARRAYS), _broadcast_arrays_ex)
+_register(
+    ("numpy:broadcast_arrays",),
+    _broadcast_arrays_rules(_NUMPY_BROADCAST_ARRAYS),
+    _broadcast_arrays_ex,
+)

@@ -24,120 +24,103 @@ from typing import Any
 
 import numpy as np
 
-from ..core.namespaces import device_of, namespace_of
-from ..core.projection import ProjectTo
-from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import _reject_out, check_cotangent, non_differentiable
-from ..core.scatter import scatter_add
-from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
-from ._util import in_dtype, tangent_extra
+from ..core import (
+    AbstractZero,
+    Expect,
+    NoTangent,
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    device_of,
+    namespace_of,
+    non_differentiable,
+    pullback,
+    register_frule,
+    register_rrule,
+    scatter_add,
+    signature,
+    tangents_in,
+)
+from ._util import in_dtype
 
 __all__: list[str] = []  # rules only
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 
-
-class _Unique:
-    """A ``unique_*`` call: its primal, and the flat inverse indices and counts of the values."""
-
-    def __init__(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        _reject_out(name, kwargs)
-        if len(args) != 1 or kwargs:
-            raise TypeError(f"{name} takes exactly one argument (the array), got {len(args)}")
-        (x,) = args
-        self.name = name
-        self.xp = xp = namespace_of(x, fname=name)
-        self.x = x
-        self.y = getattr(xp, name)(x)
-        self.values = self.y if name == "unique_values" else self.y[0]
-
-    def inverse_and_counts(self) -> tuple[Any, Any]:
-        """Flat inverse indices (where each element of ``x`` went) and the counts, as the
-        values' real dtype; from the primal when it has them, else from ``unique_inverse`` and a
-        ``scatter_add`` of ones (no host reads)."""
-        xp, y = self.xp, self.y
-        inv = getattr(y, "inverse_indices", None)
-        if inv is None:
-            inv = xp.unique_inverse(self.x).inverse_indices
-        inv = xp.reshape(inv, (-1,))
-        counts = getattr(y, "counts", None)
-        real = xp.real(self.values).dtype if _is_complex(xp, self.values) else self.values.dtype
-        if counts is None:
-            n = self.values.shape[0]
-            zeros = xp.zeros((n,), dtype=real, device=device_of(self.values))
-            counts = scatter_add(zeros, inv, xp.ones(inv.shape, dtype=real, device=device_of(inv)))
-        else:
-            counts = xp.astype(counts, real)
-        return inv, counts
+# the four functions' one signature; out= is bound only to be refused with the rules' message
+_UNIQUE = {
+    name: signature(name, lambda x, /, *, out=None: None)
+    for name in ("unique_all", "unique_counts", "unique_inverse", "unique_values")
+}
 
 
-def _is_complex(xp: Any, v: Any) -> bool:
-    return bool(xp.isdtype(v.dtype, "complex floating"))
+def _inverse_and_counts(xp: Any, x: Any, y: Any, values: Any) -> tuple[Any, Any]:
+    """Flat inverse indices (where each element of ``x`` went) and the counts, as the values'
+    real dtype; from the primal ``y`` when it has them, else from ``unique_inverse`` and a
+    ``scatter_add`` of ones (no host reads)."""
+    inv = getattr(y, "inverse_indices", None)
+    if inv is None:
+        inv = xp.unique_inverse(x).inverse_indices
+    inv = xp.reshape(inv, (-1,))
+    counts = getattr(y, "counts", None)
+    real = xp.real(values).dtype if xp.isdtype(values.dtype, "complex floating") else values.dtype
+    if counts is None:
+        zeros = xp.zeros((values.shape[0],), dtype=real, device=device_of(values))
+        counts = scatter_add(zeros, inv, xp.ones(inv.shape, dtype=real, device=device_of(inv)))
+    else:
+        counts = xp.astype(counts, real)
+    return inv, counts
 
 
-def _values_cotangent(u: _Unique, y_bar: Any) -> Any:
-    """The cotangent of the values output in ``y_bar`` (a Tangent, a tuple or an array)."""
-    y_bar = unthunk(y_bar)
-    if isinstance(y_bar, AbstractZero):
-        return y_bar
-    if u.name != "unique_values":
-        parts = y_bar.elements() if isinstance(y_bar, Tangent) else tuple(y_bar)
-        if len(parts) != len(u.y):
-            raise ValueError(
-                f"{u.name}: cotangent has {len(parts)} parts for an output of {len(u.y)}"
-            )
-        y_bar = unthunk(parts[0])
-        if isinstance(y_bar, AbstractZero):
-            return y_bar
-    check_cotangent(u.name, y_bar, u.values)
-    return y_bar
+def _unique_rrule(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    x = _UNIQUE[name].bind(args, kwargs)["x"]
+    xp = namespace_of(x, fname=name)
+    y = getattr(xp, name)(x)
+    values = y if name == "unique_values" else y[0]
+    project = ProjectTo(x, xp)
+
+    # a named tuple's cotangent is a Tangent (or a tuple) with one entry per field
+    @pullback(y if name == "unique_values" else tuple(y), (x,), name=name)
+    def unique_pullback(y_bar: Any) -> Any:
+        v_bar = y_bar if name == "unique_values" else y_bar[0]  # the values' cotangent
+        if not project.differentiable:
+            return _NO
+        if isinstance(v_bar, AbstractZero):  # only the integer outputs' entries were given
+            return _ZERO
+        inv, counts = _inverse_and_counts(xp, x, y, values)
+        x_bar = xp.take(v_bar / counts, inv, axis=0)
+        return project(xp.reshape(x_bar, tuple(x.shape)))
+
+    return y, unique_pullback
 
 
-def _unique_rules(name: str) -> tuple[Any, Any]:
-    def unique_rrule(*args: Any, **kwargs: Any) -> Any:
-        u = _Unique(name, args, kwargs)
-        xp, x = u.xp, u.x
-        project = ProjectTo(x, xp)
-
-        def unique_pullback(y_bar: Any) -> tuple[Any, Any]:
-            g = _values_cotangent(u, y_bar)
-            if not project.differentiable:
-                return _NO, _NO
-            if isinstance(g, AbstractZero):
-                return _NO, _ZERO
-            inv, counts = u.inverse_and_counts()
-            x_bar = xp.take(g / counts, inv, axis=0)
-            return _NO, project(xp.reshape(x_bar, tuple(x.shape)))
-
-        return u.y, unique_pullback
-
-    def unique_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        u = _Unique(name, args, kwargs)
-        xp, x, v = u.xp, u.x, u.values
-        t = unthunk(tangents[1])
-        if not ProjectTo(x, xp).differentiable:
-            return u.y, _NO
-        if isinstance(t, AbstractZero):
-            v_dot: Any = _ZERO
-        else:
-            extra = tangent_extra(name, t, x)
-            lead = tuple(t.shape[:extra])
-            k = math.prod(lead)
-            inv, counts = u.inverse_and_counts()
-            # chunk axes last: row i sums the tangents of the elements equal to value i
-            flat = xp.permute_dims(xp.reshape(t, (k, -1)), (1, 0))
-            zeros = xp.zeros((v.shape[0], k), dtype=t.dtype, device=device_of(t))
-            # one integer array per axis: the standard's (and array-api-strict's) indexing form
-            cols = xp.reshape(xp.arange(k, dtype=inv.dtype, device=device_of(inv)), (1, k))
-            key = (xp.reshape(inv, (-1, 1)), cols)
-            sums = xp.permute_dims(scatter_add(zeros, key, flat), (1, 0))
-            v_dot = in_dtype(xp, xp.reshape(sums / counts, (*lead, v.shape[0])), v.dtype)
-        if name == "unique_values":
-            return u.y, v_dot
-        return u.y, Tangent(v_dot, *(_NO for _ in u.y[1:]), primal_type=type(u.y))
-
-    return unique_rrule, unique_frule
+def _unique_frule(name: str, tangents: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    x = _UNIQUE[name].bind(args, kwargs)["x"]
+    xp = namespace_of(x, fname=name)
+    y = getattr(xp, name)(x)
+    v = y if name == "unique_values" else y[0]
+    if not ProjectTo(x, xp).differentiable:
+        return y, _NO
+    ts = tangents_in(name, tangents[:2], (x,))
+    if ts is None:
+        v_dot: Any = _ZERO
+    else:
+        t = ts[0]
+        lead = tuple(t.shape[: ts.extra])
+        k = math.prod(lead)
+        inv, counts = _inverse_and_counts(xp, x, y, v)
+        # chunk axes last: row i sums the tangents of the elements equal to value i
+        flat = xp.permute_dims(xp.reshape(t, (k, -1)), (1, 0))
+        zeros = xp.zeros((v.shape[0], k), dtype=t.dtype, device=device_of(t))
+        # one integer array per axis: the standard's (and array-api-strict's) indexing form
+        cols = xp.reshape(xp.arange(k, dtype=inv.dtype, device=device_of(inv)), (1, k))
+        key = (xp.reshape(inv, (-1, 1)), cols)
+        sums = xp.permute_dims(scatter_add(zeros, key, flat), (1, 0))
+        v_dot = in_dtype(xp, xp.reshape(sums / counts, (*lead, v.shape[0])), v.dtype)
+    if name == "unique_values":
+        return y, v_dot
+    return y, Tangent(v_dot, *(_NO for _ in y[1:]), primal_type=type(y))
 
 
 def _unique_examples(rng: Any) -> list[Any]:
@@ -150,10 +133,52 @@ def _unique_examples(rng: Any) -> list[Any]:
     ]
 
 
-for _name in ("unique_all", "unique_counts", "unique_inverse", "unique_values"):
-    _r, _f = _unique_rules(_name)
-    register_rrule(_name, examples=_unique_examples)(_r)
-    register_frule(_name, examples=_unique_examples)(_f)
+# unique's output shape is its data's: jax.jit refuses the function itself
+_UNIQUE_JIT = Expect("jit", "jax.numpy.unique_* have data-dependent output shapes", kind="skip")
+_UNIQUE_ALL = (
+    _UNIQUE_JIT,
+    Expect("torch", "array-api-compat has no unique_all for torch (pytorch#36748)", kind="skip"),
+)
+
+
+@register_rrule("unique_all", examples=_unique_examples, expect=_UNIQUE_ALL)
+def unique_all_rrule(*args: Any, **kwargs: Any) -> Any:
+    return _unique_rrule("unique_all", args, kwargs)
+
+
+@register_frule("unique_all", examples=_unique_examples)
+def unique_all_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    return _unique_frule("unique_all", tangents, args, kwargs)
+
+
+@register_rrule("unique_counts", examples=_unique_examples, expect=_UNIQUE_JIT)
+def unique_counts_rrule(*args: Any, **kwargs: Any) -> Any:
+    return _unique_rrule("unique_counts", args, kwargs)
+
+
+@register_frule("unique_counts", examples=_unique_examples)
+def unique_counts_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    return _unique_frule("unique_counts", tangents, args, kwargs)
+
+
+@register_rrule("unique_inverse", examples=_unique_examples, expect=_UNIQUE_JIT)
+def unique_inverse_rrule(*args: Any, **kwargs: Any) -> Any:
+    return _unique_rrule("unique_inverse", args, kwargs)
+
+
+@register_frule("unique_inverse", examples=_unique_examples)
+def unique_inverse_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    return _unique_frule("unique_inverse", tangents, args, kwargs)
+
+
+@register_rrule("unique_values", examples=_unique_examples, expect=_UNIQUE_JIT)
+def unique_values_rrule(*args: Any, **kwargs: Any) -> Any:
+    return _unique_rrule("unique_values", args, kwargs)
+
+
+@register_frule("unique_values", examples=_unique_examples)
+def unique_values_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    return _unique_frule("unique_values", tangents, args, kwargs)
 
 
 # isin (standard 2025.12): a boolean output, nothing to differentiate

@@ -25,114 +25,108 @@ from typing import Any
 
 import numpy as np
 
-from ..core.namespaces import namespace_of
-from ..core.projection import ProjectTo
-from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import _reject_out, non_differentiable
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
-from ._util import cotangent, in_dtype, tangent_extra
+from ..core import (
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    namespace_of,
+    non_differentiable,
+    pullback,
+    register_frule,
+    register_rrule,
+    signature,
+    tangents_in,
+)
+from ._util import in_dtype
 from .searching import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
-_NP_ORDER = ("axis", "kind", "order")
+
+# the standard's sort, and NumPy's (positional axis, kind, order; axis=None flattens); the
+# library's own further keywords pass through to its sort
+_SORT = signature(
+    "sort",
+    lambda x, /, *, axis=-1, descending=False, stable=True, order=None, out=None, **options: None,
+    unsupported=("order",),
+)
 
 
-class _Sort:
-    """A ``sort`` call, normalised: the array (flattened for NumPy's ``axis=None``), the axis
-    sorted along, ``descending``, and how to compute the primal."""
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any], numpy: bool) -> None:
-        if not args:
-            raise TypeError("sort needs an array argument")
-        x, *pos = args
-        _reject_out("sort", kwargs)
-        if not numpy and pos:
-            raise TypeError(
-                "sort takes 1 positional argument in its rule (the standard's parameters after "
-                f"x are keyword-only), got {len(args)}"
-            )
-        if len(pos) > len(_NP_ORDER):
-            raise TypeError(f"sort takes at most 4 positional arguments, got {len(args)}")
-        params = dict(zip(_NP_ORDER, pos))
-        for k, v in kwargs.items():
-            if k in params:
-                raise TypeError(f"sort got multiple values for argument {k!r}")
-            params[k] = v
-        if params.get("order") is not None:
-            raise TypeError("sort: the rule does not support order= (structured arrays)")
-        self.xp = xp = namespace_of(x, fname="sort")
-        self.x, self.args, self.kwargs, self.numpy = x, args, kwargs, numpy
-        self.nargs = len(args)
-        self.descending = bool(params.get("descending", False))
-        axis = params.get("axis", -1)
-        if axis is None:
-            if not numpy:
-                raise TypeError("sort: axis must be an int")
-            self.work = xp.reshape(x, (-1,)) if x.ndim != 1 else x
-            self.axis = 0
-        else:
-            nd = x.ndim
-            a = operator.index(axis)
-            if not -nd <= a < max(nd, 1) or nd == 0:
-                raise ValueError(f"sort: axis {a} is out of bounds for an array of rank {nd}")
-            self.work, self.axis = x, a % nd
-
-    def primal(self) -> Any:
-        if self.numpy:
-            return numpy_like_module(self.x, self.xp).sort(*self.args, **self.kwargs)
-        return self.xp.sort(self.x, **self.kwargs)
-
-    def permutation(self) -> Any:
-        """The stable sorting permutation of the working array (on the device)."""
-        return self.xp.argsort(self.work, axis=self.axis, descending=self.descending, stable=True)
+def _numpy_sort_template(
+    a: Any,
+    /,
+    axis: Any = -1,
+    kind: Any = None,
+    order: Any = None,
+    *,
+    stable: Any = None,
+    descending: bool = False,
+    out: Any = None,
+    **options: Any,
+) -> None: ...
 
 
-def _sort_rules(numpy: bool) -> tuple[Any, Any]:
-    def sort_rrule(*args: Any, **kwargs: Any) -> Any:
-        c = _Sort(args, kwargs, numpy)
-        xp, x = c.xp, c.x
-        y = c.primal()
-        project = ProjectTo(x, xp)
-        rest = (_NO,) * (c.nargs - 1)
+_NUMPY_SORT = signature("sort", _numpy_sort_template, unsupported=("order",))
 
-        def sort_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return (_NO, _ZERO if project.differentiable else _NO, *rest)
-            g = cotangent("sort", y_bar, y)
-            if not project.differentiable:
-                return (_NO, _NO, *rest)
-            inverse = xp.argsort(c.permutation(), axis=c.axis)
-            g_work = xp.reshape(g, tuple(c.work.shape)) if g.ndim != c.work.ndim else g
-            x_bar = xp.take_along_axis(g_work, inverse, axis=c.axis)
-            if c.work is not x:
-                x_bar = xp.reshape(x_bar, tuple(x.shape))
-            return (_NO, project(x_bar), *rest)
 
-        return y, sort_pullback
+def _sort_axis(xp: Any, x: Any, axis: Any, numpy: bool) -> tuple[Any, int]:
+    """The array sorted (``x``, flattened for NumPy's ``axis=None``) and the axis along it."""
+    if axis is None:
+        if not numpy:
+            raise TypeError("sort: axis must be an int")
+        return (xp.reshape(x, (-1,)) if x.ndim != 1 else x), 0
+    nd = x.ndim
+    a = operator.index(axis)
+    if not -nd <= a < max(nd, 1) or nd == 0:
+        raise ValueError(f"sort: axis {a} is out of bounds for an array of rank {nd}")
+    return x, a % nd
 
-    def sort_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        c = _Sort(args, kwargs, numpy)
-        xp, x = c.xp, c.x
-        y = c.primal()
-        t = unthunk(tangents[1])
-        if isinstance(t, AbstractZero) or not ProjectTo(x, xp).differentiable:
-            return y, (_ZERO if ProjectTo(x, xp).differentiable else _NO)
-        extra = tangent_extra("sort", t, x)
-        lead = tuple(t.shape[:extra])
-        if c.work is not x:  # flatten the primal axes, keep the chunk axes
-            t = xp.reshape(t, (*lead, -1))
-        perm = c.permutation()
-        if extra:
-            perm = xp.broadcast_to(perm, lead + tuple(perm.shape))
-        y_dot = xp.take_along_axis(t, perm, axis=c.axis + extra)
-        if tuple(y_dot.shape[extra:]) != tuple(y.shape):  # a 0-d x under NumPy's axis=None
-            y_dot = xp.reshape(y_dot, lead + tuple(y.shape))
-        return y, in_dtype(xp, y_dot, y.dtype)
 
-    return sort_rrule, sort_frule
+def _sort_pullback(
+    xp: Any, x: Any, y: Any, work: Any, axis: int, descending: bool, args: tuple[Any, ...]
+) -> Any:
+    """The named pullback of ``y = sort(x)``: the cotangent gathered by the inverse of the
+    stable sorting permutation of ``work`` (``x`` as sorted)."""
+    project = ProjectTo(x, xp)
+    rest = (_NO,) * (len(args) - 1)
+
+    @pullback(y, args)
+    def sort_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if not project.differentiable:
+            return (_NO, *rest)
+        perm = xp.argsort(work, axis=axis, descending=descending, stable=True)
+        inverse = xp.argsort(perm, axis=axis)
+        g = xp.reshape(y_bar, tuple(work.shape)) if y_bar.ndim != work.ndim else y_bar
+        x_bar = xp.take_along_axis(g, inverse, axis=axis)
+        if work is not x:
+            x_bar = xp.reshape(x_bar, tuple(x.shape))
+        return (project(x_bar), *rest)
+
+    return sort_pullback
+
+
+def _sort_tangent(
+    xp: Any, x: Any, y: Any, work: Any, axis: int, descending: bool, tangents: Any
+) -> Any:
+    """``y_dot``: the tangent gathered by the stable sorting permutation (chunk axes kept)."""
+    if not ProjectTo(x, xp).differentiable:
+        return _NO
+    ts = tangents_in("sort", tangents[:2], (x,))
+    if ts is None:
+        return _ZERO
+    t, extra = ts[0], ts.extra
+    lead = tuple(t.shape[:extra])
+    if work is not x:  # flatten the primal axes, keep the chunk axes
+        t = xp.reshape(t, (*lead, -1))
+    perm = xp.argsort(work, axis=axis, descending=descending, stable=True)
+    if extra:
+        perm = xp.broadcast_to(perm, lead + tuple(perm.shape))
+    y_dot = xp.take_along_axis(t, perm, axis=axis + extra)
+    if tuple(y_dot.shape[extra:]) != tuple(y.shape):  # a 0-d x under NumPy's axis=None
+        y_dot = xp.reshape(y_dot, lead + tuple(y.shape))
+    return in_dtype(xp, y_dot, y.dtype)
 
 
 # --- examples ----------------------------------------------------------------------------------
@@ -182,12 +176,45 @@ def _numpy_argsort_examples(rng: Any) -> list[Any]:
     return [((m,), {}), ((m, 0), {}), ((m,), {"axis": None})]
 
 
-_r, _f = _sort_rules(numpy=False)
-register_rrule("sort", examples=_sort_examples)(_r)
-register_frule("sort", examples=_sort_examples)(_f)
-_r, _f = _sort_rules(numpy=True)
-register_rrule("numpy:sort", examples=_numpy_sort_examples)(_r)
-register_frule("numpy:sort", examples=_numpy_sort_examples)(_f)
+@register_rrule("sort", examples=_sort_examples)
+def sort_rrule(*args: Any, **kwargs: Any) -> Any:
+    a = _SORT.bind(args, kwargs)
+    x = a["x"]
+    xp = namespace_of(x, fname="sort")
+    work, axis = _sort_axis(xp, x, a["axis"], numpy=False)
+    y = xp.sort(x, **kwargs)
+    return y, _sort_pullback(xp, x, y, work, axis, bool(a["descending"]), args)
+
+
+@register_frule("sort", examples=_sort_examples)
+def sort_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _SORT.bind(args, kwargs)
+    x = a["x"]
+    xp = namespace_of(x, fname="sort")
+    work, axis = _sort_axis(xp, x, a["axis"], numpy=False)
+    y = xp.sort(x, **kwargs)
+    return y, _sort_tangent(xp, x, y, work, axis, bool(a["descending"]), tangents)
+
+
+@register_rrule("numpy:sort", examples=_numpy_sort_examples)
+def numpy_sort_rrule(*args: Any, **kwargs: Any) -> Any:
+    a = _NUMPY_SORT.bind(args, kwargs)
+    x = a["a"]
+    xp = namespace_of(x, fname="sort")
+    work, axis = _sort_axis(xp, x, a["axis"], numpy=True)
+    y = numpy_like_module(x, xp).sort(*args, **kwargs)
+    return y, _sort_pullback(xp, x, y, work, axis, bool(a["descending"]), args)
+
+
+@register_frule("numpy:sort", examples=_numpy_sort_examples)
+def numpy_sort_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _NUMPY_SORT.bind(args, kwargs)
+    x = a["a"]
+    xp = namespace_of(x, fname="sort")
+    work, axis = _sort_axis(xp, x, a["axis"], numpy=True)
+    y = numpy_like_module(x, xp).sort(*args, **kwargs)
+    return y, _sort_tangent(xp, x, y, work, axis, bool(a["descending"]), tangents)
+
 
 non_differentiable("argsort", examples=_argsort_examples)
 numpy_non_differentiable("argsort", examples=_numpy_argsort_examples)

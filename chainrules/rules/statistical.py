@@ -1,6 +1,7 @@
 """Rules for the standard's statistical functions (``statistical_functions``) and NumPy's names:
 ``sum``, ``mean``, ``prod``, ``max``/``amax``, ``min``/``amin``, ``var``, ``std``,
-``cumulative_sum``/``cumsum`` and ``cumulative_prod``/``cumprod``.
+``cumulative_sum``/``cumsum`` and ``cumulative_prod``/``cumprod``; and NumPy's ``ptp``,
+``nansum``, ``nanmean`` and ``average``.
 
 Maths notes
 -----------
@@ -20,9 +21,13 @@ Maths notes
   zero replaced by 1: ``x_bar = B * revcumsum(y_bar * C * B) / x + F * revcumsum(y_bar * C)``
   (conjugated partials for complex ``x``), and ``y_dot = C * (B * cumsum(B * x_dot / x) +
   cumsum(F * x_dot))``. Every term is a mask or a cumulative sum: no host reads.
+* ``ptp = max - min``: each end splits its cotangent among its ties (a constant slice gets 0); the
+  NaN variants give NaN entries a zero cotangent (a mask, no host reads); ``average``'s weights
+  are differentiated when positional (``np.average(a, axis, weights)``), never as a keyword.
 
-Every rule accepts the standard's keyword signature and, registered under ``"numpy:NAME"``, NumPy's
-(``axis`` positional, ``ddof``, ``initial``); ``out=`` and ``where=`` are rejected.
+Every rule is registered twice: under the standard's name with its keyword-only signature, and
+under ``"numpy:NAME"`` with NumPy's (``axis`` positional, ``ddof``, ``initial``). The positional
+arguments after the array are never differentiated; ``out=`` and ``where=`` are rejected.
 """
 
 from __future__ import annotations
@@ -33,168 +38,208 @@ from typing import Any
 from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
+from ..core.toolkit import Signature, TangentsIn, pullback, signature, tangents_in
 from ._util import (
     along,
     chunk_axes,
-    cotangent,
     count_true,
     expand_reduced,
     in_dtype,
     masked_product,
     normalize_axis,
-    numpy_kwargs,
     reduced_size,
     safe,
-    tangent_extra,
     unsum,
 )
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 
-# NumPy's positional parameters after the array, per function
-_NP_ORDER = {
-    "sum": ("axis", "dtype", "out", "keepdims", "initial", "where"),
-    "prod": ("axis", "dtype", "out", "keepdims", "initial", "where"),
-    "mean": ("axis", "dtype", "out", "keepdims"),
-    "max": ("axis", "out", "keepdims", "initial", "where"),
-    "min": ("axis", "out", "keepdims", "initial", "where"),
-    "var": ("axis", "dtype", "out", "ddof", "keepdims"),
-    "std": ("axis", "dtype", "out", "ddof", "keepdims"),
-    "cumulative_sum": ("axis", "dtype", "out"),
-    "cumulative_prod": ("axis", "dtype", "out"),
-}
+Rules = tuple[Callable[..., Any], Callable[..., Any]]
 
 
-class _Call:
-    """A reduction call, normalised: the array, its axes and the primal's keyword arguments."""
-
-    __slots__ = ("axes", "axis", "keepdims", "kw", "nargs", "numpy", "x", "xp")
-
-    def __init__(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], numpy: bool):
-        if not args:
-            raise TypeError(f"{name} needs an array argument")
-        x, *pos = args
-        order = _NP_ORDER[name] if numpy else ()
-        if len(pos) > len(order):
-            raise TypeError(
-                f"{name} takes {1 + len(order)} positional argument(s) in its rule, got {len(args)}"
-                + ("" if numpy else " (the standard's parameters after x are keyword-only)")
-            )
-        params = dict(zip(order, pos))
-        for k, v in kwargs.items():
-            if k in params:
-                raise TypeError(f"{name} got multiple values for argument {k!r}")
-            params[k] = v
-        numpy_kwargs(name, params, ("where",))
-        params.pop("out", None)
-        params.pop("where", None)
-        if "ddof" in params:  # NumPy's name for the standard's correction
-            ddof = params.pop("ddof")
-            if params.get("correction") is not None and ddof:
-                raise TypeError(f"{name}: give ddof or correction, not both")
-            params.setdefault("correction", ddof)
-            if params["correction"] is None:
-                params["correction"] = ddof
-        self.xp = namespace_of(x, fname=name)
-        if not hasattr(x, "shape"):  # a Python scalar
-            x = self.xp.asarray(x)
-        self.x = x
-        self.axis = params.pop("axis", None)
-        self.keepdims = bool(params.pop("keepdims", False))
-        self.kw = {k: v for k, v in params.items() if v is not None}
-        self.axes = normalize_axis(self.axis, x.ndim, name)
-        self.nargs = len(args)
-        self.numpy = numpy  # called with NumPy's signature
-
-    @property
-    def std_axis(self) -> Any:
-        return None if self.axis is None else self.axes
-
-    def reduce(self, name: str) -> Any:
-        """The primal: the namespace's reduction ``name`` of the array, as called."""
-        return getattr(self.xp, name)(self.x, axis=self.std_axis, keepdims=self.keepdims, **self.kw)
-
-    def no_tangents(self) -> tuple[Any, ...]:
-        """NoTangent for the positional arguments after the array (NumPy's axis, dtype...)."""
-        return (_NO,) * (self.nargs - 1)
+# --- binding: the standard's signature and NumPy's ----------------------------------------------
+def _signatures(name: str, standard: Any, numpy: Any, unsupported: tuple[str, ...] = ()) -> Any:
+    """``name``'s two signatures: the standard's, and NumPy's (``where=`` unsupported)."""
+    return signature(name, standard), signature(name, numpy, ("where", *unsupported))
 
 
-def _wrap(name: str, numpy: bool, rrule: Any, frule: Any) -> tuple[Any, Any]:
-    """The registered rules: parse the call (standard or NumPy signature), then run the rule."""
+# fmt: off
+_SUM = _signatures(
+    "sum",
+    lambda x, /, *, axis=None, dtype=None, keepdims=False: None,
+    lambda x, /, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None: None,
+)
+_PROD = _signatures(
+    "prod",
+    lambda x, /, *, axis=None, dtype=None, keepdims=False: None,
+    lambda x, /, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None: None,
+    unsupported=("initial",),
+)
+_MEAN = _signatures(
+    "mean",
+    lambda x, /, *, axis=None, keepdims=False: None,
+    lambda x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=None: None,
+)
+_MAX, _MIN = (
+    _signatures(
+        name,
+        lambda x, /, *, axis=None, keepdims=False: None,
+        lambda x, /, axis=None, out=None, keepdims=False, initial=None, where=None: None,
+    )
+    for name in ("max", "min")
+)
+_VAR, _STD = (
+    _signatures(
+        name,
+        lambda x, /, *, axis=None, correction=0.0, keepdims=False: None,
+        lambda x, /, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        mean=None, correction=None: None,
+    )
+    for name in ("var", "std")
+)
+_CUMSUM, _CUMPROD = (  # NumPy >= 2.1's cumulative_sum (which has out=) takes the standard rule
+    _signatures(
+        name,
+        lambda x, /, *, axis=None, dtype=None, out=None, include_initial=False: None,
+        lambda x, /, axis=None, dtype=None, out=None: None,
+    )
+    for name in ("cumulative_sum", "cumulative_prod")
+)
+_PTP = signature("ptp", lambda x, /, axis=None, out=None, keepdims=False: None)
+_NANSUM = signature(
+    "nansum",
+    lambda x, /, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None: None,
+    ("where",),
+)
+_NANMEAN = signature(
+    "nanmean",
+    lambda x, /, axis=None, dtype=None, out=None, keepdims=False, *, where=None: None,
+    ("where",),
+)
+_AVERAGE = signature(
+    "average", lambda a, /, axis=None, weights=None, returned=False, *, keepdims=False: None
+)
+# fmt: on
 
-    def reduction_rrule(*args: Any, **kwargs: Any) -> Any:
-        return rrule(_Call(name, args, kwargs, numpy))
 
-    def reduction_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        return frule(tangents, _Call(name, args, kwargs, numpy))
+def _bind(
+    sig: Signature, numpy: bool, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any, tuple[int, ...], dict[str, Any]]:
+    """A reduction's call bound by ``sig``: ``(xp, x, axes, kw)``, with ``x`` an array (a Python
+    scalar converted), ``axes`` the axes it reduces, normalised, and ``kw`` the primal's keywords:
+    those given (``None`` dropped, NumPy's ``ddof`` as the standard's ``correction``), ``axis``
+    normalised and ``keepdims`` a bool."""
+    if len(args) > 1 and not numpy:
+        raise TypeError(
+            f"{sig.name} takes 1 positional argument(s) in its rule, got {len(args)} (the "
+            "standard's parameters after x are keyword-only)"
+        )
+    a = sig.bind(args, kwargs)
+    x = a.pop("x")
+    xp = namespace_of(x, fname=sig.name)
+    if not hasattr(x, "shape"):  # a Python scalar
+        x = xp.asarray(x)
+    if "ddof" in a:  # NumPy's name for the standard's correction
+        ddof = a.pop("ddof")
+        if a["correction"] is not None and ddof:
+            raise TypeError(f"{sig.name}: give ddof or correction, not both")
+        if a["correction"] is None:
+            a["correction"] = ddof
+    axis = a["axis"]
+    axes = normalize_axis(axis, x.ndim, sig.name)
+    kw = {k: v for k, v in a.items() if v is not None}  # out= is None here (rejected)
+    kw.pop("where", None)  # None or True
+    if axis is not None:
+        kw["axis"] = axes
+    if "keepdims" in a:
+        kw["keepdims"] = bool(a["keepdims"])
+    return xp, x, axes, kw
 
-    return reduction_rrule, reduction_frule
+
+def _consts(args: tuple[Any, ...]) -> tuple[NoTangent, ...]:
+    """``NoTangent()`` for each positional argument after the array (NumPy's axis, dtype, ...):
+    never differentiated. ``(x, *_consts(args))`` are the arguments as the pullback sees them."""
+    return (_NO,) * (len(args) - 1)
 
 
-def _register(name: str, numpy_names: tuple[str, ...], rrule: Any, frule: Any, **meta: Any) -> None:
-    """Register a reduction under its standard name and, with NumPy's signature, NumPy's names."""
-    numpy_meta = {**meta, **meta.pop("numpy_meta", {})}
-    r, f = _wrap(name, False, rrule, frule)
-    register_rrule(name, **meta)(r)
-    register_frule(name, **meta)(f)
-    if numpy_names:
-        targets = tuple(f"numpy:{n}" for n in numpy_names)
-        meta = numpy_meta
-        r, f = _wrap(name, True, rrule, frule)
-        register_rrule(*targets, **meta)(r)
-        register_frule(*targets, **meta)(f)
+def _tangent(name: str, tangents: Any, args: tuple[Any, ...], project: ProjectTo) -> Any:
+    """The frule's tangents (:func:`tangents_in`), or ``None`` when the array's is zero or the
+    array has no tangent space."""
+    ts = tangents_in(name, tangents, args)
+    if ts is None or isinstance(ts[0], AbstractZero) or not project.differentiable:
+        return None
+    return ts
 
 
-def _zero_pullback(c: _Call, project: ProjectTo) -> tuple[Any, ...]:
-    return (_NO, _ZERO if project.differentiable else _NO, *c.no_tangents())
-
-
-def _tangent(name: str, tangents: Any, c: _Call, project: ProjectTo) -> tuple[Any, int]:
-    """The array's tangent (forced) and its number of chunk axes; (None, 0) for a zero one."""
-    t = unthunk(tangents[1])
-    if isinstance(t, AbstractZero) or not project.differentiable:
-        return None, 0
-    return t, tangent_extra(name, t, c.x)
+def _register(
+    name: str,
+    numpy_names: tuple[str, ...],
+    rules: Callable[..., Rules],
+    sigs: Any,
+    examples: Any,
+    numpy_examples: Any = None,
+) -> None:
+    """Register ``rules(name, sig, numpy)`` under the standard's name and NumPy's names."""
+    std, np_ = sigs
+    for sig, numpy, targets, ex in (
+        (std, False, (name,), examples),
+        (np_, True, tuple(f"numpy:{n}" for n in numpy_names), numpy_examples or examples),
+    ):
+        rrule, frule = rules(name, sig, numpy)
+        register_rrule(*targets, examples=ex)(rrule)
+        register_frule(*targets, examples=ex)(frule)
 
 
 # --- sum, mean ---------------------------------------------------------------------------------
-def _sum_like(name: str, mean: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def rrule(c: _Call) -> Any:
-        xp, x = c.xp, c.x
-        y = c.reduce(name)
-        project = ProjectTo(x, xp)
-        n = max(reduced_size(x.shape, c.axes), 1)
+def _reduce_ex(rng: Any) -> list[Any]:
+    x2 = rng.standard_normal((3, 4))
+    x3 = rng.standard_normal((2, 3, 4))
+    return [
+        ((rng.standard_normal(5),), {}),
+        ((x2,), {"axis": 0}),
+        ((x2,), {"axis": -1, "keepdims": True}),
+        ((x3,), {"axis": (0, 2)}),
+        ((x3,), {}),
+        ((rng.standard_normal(()),), {}),
+        ((rng.standard_normal((6, 7)),), {"axis": 1}),
+    ]
 
+
+def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
+    """``sum`` (and ``mean``, which divides by the count)."""
+    mean = name == "mean"
+
+    def sum_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(x, **kw)
+        project = ProjectTo(x, xp)
+        shape, keepdims, nos = tuple(x.shape), kw["keepdims"], _consts(args)
+        n = max(reduced_size(shape, axes), 1) if mean else 1
+
+        @pullback(y, (x, *nos), name=name)
         def sum_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return _zero_pullback(c, project)
-            y_bar = cotangent(name, y_bar, y)
             if mean:
                 y_bar = y_bar / n
-            return (
-                _NO,
-                project(unsum(y_bar, tuple(x.shape), c.axes, c.keepdims)),
-                *c.no_tangents(),
-            )
+            return (project(unsum(y_bar, shape, axes, keepdims)), *nos)
 
         return y, sum_pullback
 
-    def frule(tangents: Any, c: _Call) -> Any:
-        xp, x = c.xp, c.x
-        y = c.reduce(name)
-        t, extra = _tangent(name, tangents, c, ProjectTo(x, xp))
-        if t is None:
+    def sum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(x, **kw)
+        ts = _tangent(name, tangents, args, ProjectTo(x, xp))
+        if ts is None:
             return y, _ZERO
-        y_dot = getattr(xp, name)(t, axis=chunk_axes(c.axes, extra), keepdims=c.keepdims)
+        y_dot = getattr(xp, name)(ts[0], axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
         return y, in_dtype(xp, y_dot, y.dtype)
 
-    return rrule, frule
+    return sum_rrule, sum_frule
 
 
-_register("sum", ("sum",), *_sum_like("sum", mean=False), examples=lambda rng: _reduce_ex(rng))
-_register("mean", ("mean",), *_sum_like("mean", mean=True), examples=lambda rng: _reduce_ex(rng))
+_register("sum", ("sum",), _sum_rules, _SUM, _reduce_ex)
+_register("mean", ("mean",), _sum_rules, _MEAN, _reduce_ex)
 
 
 # --- prod ----------------------------------------------------------------------------------------
@@ -222,227 +267,228 @@ def _others_product(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
     return others
 
 
-def _prod_rrule(c: _Call) -> Any:
-    xp, x = c.xp, c.x
-    if "initial" in c.kw:
-        raise TypeError("prod: the rule does not support initial=")
-    y = c.reduce("prod")
-    project = ProjectTo(x, xp)
-
-    def prod_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return _zero_pullback(c, project)
-        y_bar = cotangent("prod", y_bar, y)
-        others = _others_product(xp, x, c.axes)
-        if project.kind == "c":
-            others = xp.conj(others)
-        g = expand_reduced(xp, y_bar, c.axes, c.keepdims) * others
-        return (_NO, project(g), *c.no_tangents())
-
-    return y, prod_pullback
+def _prod_ex(rng: Any) -> list[Any]:
+    one_zero = rng.uniform(0.5, 1.5, 5)
+    one_zero[2] = 0.0
+    two_zeros = rng.uniform(0.5, 1.5, (3, 4))
+    two_zeros[0, 1] = two_zeros[0, 3] = two_zeros[2, 0] = 0.0
+    return [
+        ((rng.uniform(0.5, 1.5, 5),), {}),
+        ((one_zero,), {}),
+        ((two_zeros,), {"axis": 1}),
+        ((two_zeros,), {"axis": 0, "keepdims": True}),
+        ((rng.uniform(0.5, 1.5, (2, 3, 2)),), {"axis": (0, 2)}),
+    ]
 
 
-def _prod_frule(tangents: Any, c: _Call) -> Any:
-    xp, x = c.xp, c.x
-    y = c.reduce("prod")
-    t, extra = _tangent("prod", tangents, c, ProjectTo(x, xp))
-    if t is None:
-        return y, _ZERO
-    y_dot = xp.sum(
-        _others_product(xp, x, c.axes) * t, axis=chunk_axes(c.axes, extra), keepdims=c.keepdims
-    )
-    return y, in_dtype(xp, y_dot, y.dtype)
-
-
-_register("prod", ("prod",), _prod_rrule, _prod_frule, examples=lambda rng: _prod_ex(rng))
-
-
-# --- max, min: ties split equally ---------------------------------------------------------------
-def _extremum(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def tie_mask(xp: Any, x: Any, y: Any, c: _Call) -> tuple[Any, Any]:
-        """(mask of the elements equal to the extremum, their count per slice as y's dtype)."""
-        mask = x == expand_reduced(xp, y, c.axes, c.keepdims)
-        count = count_true(xp, mask, c.axes, c.keepdims)
-        return mask, xp.astype(count, y.dtype)
-
-    def rrule(c: _Call) -> Any:
-        xp, x = c.xp, c.x
-        y = c.reduce(name)
+def _prod_rules(name: str, sig: Signature, numpy: bool) -> Rules:
+    def prod_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = xp.prod(x, **kw)
         project = ProjectTo(x, xp)
+        keepdims, nos = kw["keepdims"], _consts(args)
 
+        @pullback(y, (x, *nos))
+        def prod_pullback(y_bar: Any) -> tuple[Any, ...]:
+            others = _others_product(xp, x, axes)
+            if project.kind == "c":
+                others = xp.conj(others)
+            return (project(expand_reduced(xp, y_bar, axes, keepdims) * others), *nos)
+
+        return y, prod_pullback
+
+    def prod_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = xp.prod(x, **kw)
+        ts = _tangent("prod", tangents, args, ProjectTo(x, xp))
+        if ts is None:
+            return y, _ZERO
+        y_dot = xp.sum(
+            _others_product(xp, x, axes) * ts[0],
+            axis=chunk_axes(axes, ts.extra),
+            keepdims=kw["keepdims"],
+        )
+        return y, in_dtype(xp, y_dot, y.dtype)
+
+    return prod_rrule, prod_frule
+
+
+_register("prod", ("prod",), _prod_rules, _PROD, _prod_ex)
+
+
+# --- max, min (and NumPy's ptp): ties split equally ---------------------------------------------
+def _ties(xp: Any, x: Any, y: Any, axes: tuple[int, ...], keepdims: bool) -> tuple[Any, Any]:
+    """(mask of the elements equal to the extremum ``y``, their count per slice in y's dtype)."""
+    mask = x == expand_reduced(xp, y, axes, keepdims)
+    return mask, xp.astype(count_true(xp, mask, axes, keepdims), y.dtype)
+
+
+def _extremum_bar(xp: Any, x: Any, y: Any, y_bar: Any, axes: Any, keepdims: bool) -> Any:
+    """The cotangent of ``x`` for the extremum ``y``: ``y_bar`` shared among the ties."""
+    mask, count = _ties(xp, x, y, axes, keepdims)
+    share = expand_reduced(xp, y_bar / safe(xp, count), axes, keepdims)
+    return masked_product(xp, mask, share, 1.0)
+
+
+def _extremum_dot(xp: Any, x: Any, y: Any, ts: TangentsIn, axes: Any, keepdims: bool) -> Any:
+    """The tangent of the extremum ``y``: the mean of the ties' tangents."""
+    mask, count = _ties(xp, x, y, axes, keepdims)
+    t = ts[0]
+    picked = xp.sum(
+        xp.where(mask, t, xp.zeros_like(t)), axis=chunk_axes(axes, ts.extra), keepdims=keepdims
+    )
+    return in_dtype(xp, picked / safe(xp, count), y.dtype)
+
+
+def _extremum_ex(rng: Any) -> list[Any]:
+    # distinct values: finite differences cannot judge ties (the convention tests do)
+    return [
+        ((rng.permutation(6).astype(float) + rng.uniform(0, 0.5, 6),), {}),
+        ((rng.permutation(12).reshape(3, 4) * 1.0,), {"axis": 1}),
+        ((rng.permutation(12).reshape(3, 4) * 1.0,), {"axis": 0, "keepdims": True}),
+        ((rng.permutation(24).reshape(2, 3, 4) * 1.0,), {"axis": (0, 2)}),
+    ]
+
+
+def _extremum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
+    def extremum_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(x, **kw)
+        project = ProjectTo(x, xp)
+        nos = _consts(args)
+
+        @pullback(y, (x, *nos), name=name)
         def extremum_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return _zero_pullback(c, project)
-            y_bar = cotangent(name, y_bar, y)
             if not project.differentiable:
-                return (_NO, _NO, *c.no_tangents())
-            mask, count = tie_mask(xp, x, y, c)
-            share = expand_reduced(xp, y_bar / safe(xp, count), c.axes, c.keepdims)
-            g = masked_product(xp, mask, share, 1.0)
-            return (_NO, project(g), *c.no_tangents())
+                return (_NO, *nos)
+            return (project(_extremum_bar(xp, x, y, y_bar, axes, kw["keepdims"])), *nos)
 
         return y, extremum_pullback
 
-    def frule(tangents: Any, c: _Call) -> Any:
-        xp, x = c.xp, c.x
-        y = c.reduce(name)
-        t, extra = _tangent(name, tangents, c, ProjectTo(x, xp))
-        if t is None:
+    def extremum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(x, **kw)
+        ts = _tangent(name, tangents, args, ProjectTo(x, xp))
+        if ts is None:
             return y, _ZERO
-        mask, count = tie_mask(xp, x, y, c)
-        picked = xp.sum(
-            xp.where(mask, t, xp.zeros_like(t)), axis=chunk_axes(c.axes, extra), keepdims=c.keepdims
-        )
-        y_dot = picked / safe(xp, count)
-        return y, in_dtype(xp, y_dot, y.dtype)
+        return y, _extremum_dot(xp, x, y, ts, axes, kw["keepdims"])
 
-    return rrule, frule
+    return extremum_rrule, extremum_frule
 
 
-_register("max", ("max", "amax"), *_extremum("max"), examples=lambda rng: _extremum_ex(rng))
-_register("min", ("min", "amin"), *_extremum("min"), examples=lambda rng: _extremum_ex(rng))
+_register("max", ("max", "amax"), _extremum_rules, _MAX, _extremum_ex)
+_register("min", ("min", "amin"), _extremum_rules, _MIN, _extremum_ex)
+
+
+@register_rrule("numpy:ptp", examples=_extremum_ex)
+def ptp_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x, axes, kw = _bind(_PTP, True, args, kwargs)
+    hi, lo = xp.max(x, **kw), xp.min(x, **kw)
+    y = hi - lo
+    project = ProjectTo(x, xp)
+    keepdims, nos = kw["keepdims"], _consts(args)
+
+    @pullback(y, (x, *nos))
+    def ptp_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if not project.differentiable:
+            return (_NO, *nos)
+        hi_bar = project(_extremum_bar(xp, x, hi, y_bar, axes, keepdims))
+        lo_bar = project(_extremum_bar(xp, x, lo, y_bar, axes, keepdims))
+        return (hi_bar - lo_bar, *nos)
+
+    return y, ptp_pullback
+
+
+@register_frule("numpy:ptp", examples=_extremum_ex)
+def ptp_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, axes, kw = _bind(_PTP, True, args, kwargs)
+    hi, lo = xp.max(x, **kw), xp.min(x, **kw)
+    ts = _tangent("ptp", tangents, args, ProjectTo(x, xp))
+    if ts is None:
+        return hi - lo, _ZERO
+    keepdims = kw["keepdims"]
+    dots = (
+        _extremum_dot(xp, x, hi, ts, axes, keepdims),
+        _extremum_dot(xp, x, lo, ts, axes, keepdims),
+    )
+    return hi - lo, dots[0] - dots[1]
 
 
 # --- var, std -----------------------------------------------------------------------------------
-def _spread(name: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    is_std = name == "std"
+def _spread_direction(xp: Any, x: Any, y: Any, axes: Any, kw: dict[str, Any], std: bool) -> Any:
+    """``d y / d x`` as a Re-linear form ``Re(conj(g) dx)``: ``g = 2 (x - mean) / dof`` for
+    ``var``, and that over ``2 std`` for ``std`` (0 where ``std = 0``, a constant slice)."""
+    dof = reduced_size(x.shape, axes) - float(kw.get("correction", 0.0))
+    dof = dof if dof != 0 else 1.0
+    d = x - xp.mean(x, axis=kw.get("axis"), keepdims=True)
+    if std:
+        return d * expand_reduced(xp, 1 / (dof * safe(xp, y)), axes, kw["keepdims"])
+    return d * (2.0 / dof)
 
-    def setup(c: _Call) -> tuple[Any, Any, float]:
-        x = c.x
-        y = c.reduce(name)
-        dof = reduced_size(x.shape, c.axes) - float(c.kw.get("correction", 0.0))
-        return y, dof, (dof if dof != 0 else 1.0)
 
-    def direction(c: _Call, y: Any, dof: float) -> Any:
-        """``d y / d x`` as a Re-linear form: ``Re(conj(scale * (x - mean)) dx)``."""
-        xp, x = c.xp, c.x
-        d = x - xp.mean(x, axis=c.std_axis, keepdims=True)
-        if is_std:  # d std = d var / (2 std), and 0 where std = 0 (a constant slice)
-            return d * expand_reduced(xp, 1 / (dof * safe(xp, y)), c.axes, c.keepdims)
-        return d * (2.0 / dof)
+def _spread_ex(rng: Any) -> list[Any]:
+    x2 = rng.standard_normal((3, 4))
+    return [
+        ((rng.standard_normal(6),), {}),
+        ((x2,), {"axis": 1}),
+        ((x2,), {"axis": 0, "keepdims": True, "correction": 1}),
+        ((rng.standard_normal((2, 3, 4)),), {"axis": (1, 2), "correction": 1.5}),
+    ]
 
-    def rrule(c: _Call) -> Any:
-        xp, x = c.xp, c.x
-        y, _, dof = setup(c)
+
+def _spread_rules(name: str, sig: Signature, numpy: bool) -> Rules:
+    std = name == "std"
+
+    def spread_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(x, **kw)
         project = ProjectTo(x, xp)
+        nos = _consts(args)
 
+        @pullback(y, (x, *nos), name=name)
         def spread_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return _zero_pullback(c, project)
-            y_bar = cotangent(name, y_bar, y)
-            g = direction(c, y, dof) * expand_reduced(xp, y_bar, c.axes, c.keepdims)
-            return (_NO, project(g), *c.no_tangents())
+            g = _spread_direction(xp, x, y, axes, kw, std)
+            return (project(g * expand_reduced(xp, y_bar, axes, kw["keepdims"])), *nos)
 
         return y, spread_pullback
 
-    def frule(tangents: Any, c: _Call) -> Any:
-        xp, x = c.xp, c.x
-        y, _, dof = setup(c)
+    def spread_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(x, **kw)
         project = ProjectTo(x, xp)
-        t, extra = _tangent(name, tangents, c, project)
-        if t is None:
+        ts = _tangent(name, tangents, args, project)
+        if ts is None:
             return y, _ZERO
-        g = direction(c, y, dof)
+        g, t = _spread_direction(xp, x, y, axes, kw, std), ts[0]
         term = xp.real(xp.conj(g) * t) if project.kind == "c" else g * t
-        y_dot = xp.sum(term, axis=chunk_axes(c.axes, extra), keepdims=c.keepdims)
+        y_dot = xp.sum(term, axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
         return y, in_dtype(xp, y_dot, y.dtype)
 
-    return rrule, frule
+    return spread_rrule, spread_frule
 
 
-_register("var", ("var",), *_spread("var"), examples=lambda rng: _spread_ex(rng))
-_register("std", ("std",), *_spread("std"), examples=lambda rng: _spread_ex(rng))
+_register("var", ("var",), _spread_rules, _VAR, _spread_ex)
+_register("std", ("std",), _spread_rules, _STD, _spread_ex)
 
 
 # --- cumulative sums and products ---------------------------------------------------------------
-class _Cumulative:
-    """A cumulative call: the array (flattened for NumPy's ``axis=None``) and its axis."""
-
-    def __init__(self, name: str, c: _Call) -> None:
-        xp, x = c.xp, c.x
-        self.c = c
-        self.include_initial = bool(c.kw.pop("include_initial", False))
-        if c.axis is None:
-            if x.ndim > 1 and not c.numpy:
-                raise ValueError(f"{name}: axis is required for arrays of rank {x.ndim}")
-            # NumPy's cumsum/cumprod flatten when axis is None
-            self.work = xp.reshape(x, (-1,)) if x.ndim != 1 else x
-            self.axis = 0
-        else:
-            self.work = x
-            (self.axis,) = normalize_axis(c.axis, x.ndim, name)
-
-    def primal(self, name: str) -> Any:
-        return getattr(self.c.xp, name)(
-            self.work, axis=self.axis, include_initial=self.include_initial, **self.c.kw
-        )
-
-    def along(self, extra: int = 0) -> int:
-        return self.axis + extra
-
-    def drop_initial(self, g: Any) -> Any:
-        """The cotangent without the constant first entry that ``include_initial`` adds."""
-        if not self.include_initial:
-            return g
-        return g[along(self.axis, slice(1, None))]
-
-    def back(self, g: Any) -> Any:
-        """A cotangent of the working array as one of the original."""
-        return self.c.xp.reshape(g, tuple(self.c.x.shape)) if self.c.x.ndim != 1 else g
+def _bind_cumulative(
+    sig: Signature, numpy: bool, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any, Any, int, dict[str, Any]]:
+    """A cumulative call bound: ``(xp, x, work, axis, kw)``, ``work`` the array accumulated (``x``
+    flattened for NumPy's ``axis=None``) along ``axis``; ``kw`` holds ``include_initial``."""
+    xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+    kw["include_initial"] = bool(kw.get("include_initial", False))
+    if kw.pop("axis", None) is None:
+        if x.ndim > 1 and not numpy:
+            raise ValueError(f"{sig.name}: axis is required for arrays of rank {x.ndim}")
+        # NumPy's cumsum/cumprod flatten when axis is None
+        return xp, x, (xp.reshape(x, (-1,)) if x.ndim != 1 else x), 0, kw
+    return xp, x, x, axes[0], kw
 
 
 def _revcumsum(xp: Any, v: Any, axis: int) -> Any:
     return xp.flip(xp.cumulative_sum(xp.flip(v, axis=axis), axis=axis), axis=axis)
-
-
-def _cumulative_rrule(name: str, back: Any) -> Any:
-    """The rrule of a cumulative function; ``back(xp, work, g, axis, complex)`` is the cotangent
-    of the working array for the cotangent ``g`` of the output (the constant first entry that
-    ``include_initial`` adds already dropped)."""
-
-    def rrule(c: _Call) -> Any:
-        cc = _Cumulative(name, c)
-        xp = c.xp
-        y = cc.primal(name)
-        project = ProjectTo(c.x, xp)
-
-        def cumulative_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return _zero_pullback(c, project)
-            g = cc.drop_initial(cotangent(name, y_bar, y))
-            x_bar = back(xp, cc.work, g, cc.axis, project.kind == "c")
-            return (_NO, project(cc.back(x_bar)), *c.no_tangents())
-
-        return y, cumulative_pullback
-
-    return rrule
-
-
-def _cumsum_back(xp: Any, x: Any, g: Any, ax: int, cplx: bool) -> Any:
-    return _revcumsum(xp, g, ax)
-
-
-_cumsum_rrule = _cumulative_rrule("cumulative_sum", _cumsum_back)
-
-
-def _cumulative_tangent(name: str, tangents: Any, c: _Call, cc: _Cumulative) -> tuple[Any, int]:
-    """The tangent of a cumulative call (flattened like the array for NumPy's ``axis=None``)
-    and the axis to accumulate it along; ``(None, 0)`` for a zero tangent."""
-    t, extra = _tangent(name, tangents, c, ProjectTo(c.x, c.xp))
-    if t is not None and cc.work is not c.x:  # flatten the primal axes, keep the chunk axes
-        t = c.xp.reshape(t, (*tuple(t.shape[:extra]), -1))
-    return t, cc.along(extra)
-
-
-def _cumsum_frule(tangents: Any, c: _Call) -> Any:
-    cc = _Cumulative("cumulative_sum", c)
-    xp = c.xp
-    y = cc.primal("cumulative_sum")
-    t, ax = _cumulative_tangent("cumulative_sum", tangents, c, cc)
-    if t is None:
-        return y, _ZERO
-    y_dot = xp.cumulative_sum(t, axis=ax, include_initial=cc.include_initial)
-    return y, in_dtype(xp, y_dot, y.dtype)
 
 
 def _cumprod_parts(xp: Any, x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
@@ -459,89 +505,54 @@ def _cumprod_parts(xp: Any, x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
     return before, first, xp.cumulative_prod(x1, axis=axis), xp.where(x == 0, one, x)
 
 
-def _cumprod_back(xp: Any, x: Any, g: Any, ax: int, cplx: bool) -> Any:
-    b, f, cp, xs = _cumprod_parts(xp, x, ax)
-    if cplx:  # conjugated partials: the cotangent convention for complex inputs
-        cp, xs = xp.conj(cp), xp.conj(xs)
-    return b * _revcumsum(xp, g * cp * b, ax) / xs + f * _revcumsum(xp, g * cp, ax)
+def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
+    """``cumulative_sum`` and ``cumulative_prod``: the maths notes' formulas on the working array,
+    the constant first entry that ``include_initial`` adds dropped from the cotangent."""
+    is_prod = name == "cumulative_prod"
 
+    def cumulative_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, work, ax, kw = _bind_cumulative(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(work, axis=ax, **kw)
+        project = ProjectTo(x, xp)
+        first = 1 if kw["include_initial"] else 0
+        nos = _consts(args)
 
-_cumprod_rrule = _cumulative_rrule("cumulative_prod", _cumprod_back)
+        @pullback(y, (x, *nos), name=name)
+        def cumulative_pullback(y_bar: Any) -> tuple[Any, ...]:
+            g = y_bar[along(ax, slice(1, None))] if first else y_bar
+            if is_prod:
+                b, f, cp, xs = _cumprod_parts(xp, work, ax)
+                if project.kind == "c":  # conjugated partials: complex inputs' convention
+                    cp, xs = xp.conj(cp), xp.conj(xs)
+                w_bar = b * _revcumsum(xp, g * cp * b, ax) / xs + f * _revcumsum(xp, g * cp, ax)
+            else:
+                w_bar = _revcumsum(xp, g, ax)
+            x_bar = xp.reshape(w_bar, tuple(x.shape)) if x.ndim != 1 else w_bar
+            return (project(x_bar), *nos)
 
+        return y, cumulative_pullback
 
-def _cumprod_frule(tangents: Any, c: _Call) -> Any:
-    cc = _Cumulative("cumulative_prod", c)
-    xp = c.xp
-    y = cc.primal("cumulative_prod")
-    t, ax = _cumulative_tangent("cumulative_prod", tangents, c, cc)
-    if t is None:
-        return y, _ZERO
-    b, f, cp, xs = _cumprod_parts(xp, cc.work, cc.axis)
-    y_dot = cp * (b * xp.cumulative_sum(b * t / xs, axis=ax) + xp.cumulative_sum(f * t, axis=ax))
-    if cc.include_initial:
-        zero = xp.zeros_like(y_dot[along(ax, slice(0, 1))])
-        y_dot = xp.concat((zero, y_dot), axis=ax)
-    return y, in_dtype(xp, y_dot, y.dtype)
+    def cumulative_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, work, ax, kw = _bind_cumulative(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(work, axis=ax, **kw)
+        ts = _tangent(name, tangents, args, ProjectTo(x, xp))
+        if ts is None:
+            return y, _ZERO
+        t, extra = ts[0], ts.extra
+        if work is not x:  # flatten the primal axes, keep the chunk axes
+            t = xp.reshape(t, (*tuple(t.shape[:extra]), -1))
+        if not is_prod:
+            y_dot = xp.cumulative_sum(t, axis=ax + extra, include_initial=kw["include_initial"])
+            return y, in_dtype(xp, y_dot, y.dtype)
+        b, f, cp, xs = _cumprod_parts(xp, work, ax)
+        cs = xp.cumulative_sum
+        y_dot = cp * (b * cs(b * t / xs, axis=ax + extra) + cs(f * t, axis=ax + extra))
+        if kw["include_initial"]:
+            zero = xp.zeros_like(y_dot[along(ax + extra, slice(0, 1))])
+            y_dot = xp.concat((zero, y_dot), axis=ax + extra)
+        return y, in_dtype(xp, y_dot, y.dtype)
 
-
-def _register_cumulative(name: str, np_name: str, rrule: Any, frule: Any, zeros: bool) -> None:
-    _register(
-        name,
-        (np_name,),
-        rrule,
-        frule,
-        examples=_cumulative_ex(zeros, numpy=False),
-        numpy_meta={"examples": _cumulative_ex(zeros, numpy=True)},
-    )
-
-
-# --- example inputs (python -m chainrules check, and the test suite) ---------------------------
-def _reduce_ex(rng: Any) -> list[Any]:
-    x2 = rng.standard_normal((3, 4))
-    x3 = rng.standard_normal((2, 3, 4))
-    return [
-        ((rng.standard_normal(5),), {}),
-        ((x2,), {"axis": 0}),
-        ((x2,), {"axis": -1, "keepdims": True}),
-        ((x3,), {"axis": (0, 2)}),
-        ((x3,), {}),
-        ((rng.standard_normal(()),), {}),
-        ((rng.standard_normal((6, 7)),), {"axis": 1}),
-    ]
-
-
-def _prod_ex(rng: Any) -> list[Any]:
-    one_zero = rng.uniform(0.5, 1.5, 5)
-    one_zero[2] = 0.0
-    two_zeros = rng.uniform(0.5, 1.5, (3, 4))
-    two_zeros[0, 1] = two_zeros[0, 3] = two_zeros[2, 0] = 0.0
-    return [
-        ((rng.uniform(0.5, 1.5, 5),), {}),
-        ((one_zero,), {}),
-        ((two_zeros,), {"axis": 1}),
-        ((two_zeros,), {"axis": 0, "keepdims": True}),
-        ((rng.uniform(0.5, 1.5, (2, 3, 2)),), {"axis": (0, 2)}),
-    ]
-
-
-def _extremum_ex(rng: Any) -> list[Any]:
-    # distinct values: finite differences cannot judge ties (the convention tests do)
-    return [
-        ((rng.permutation(6).astype(float) + rng.uniform(0, 0.5, 6),), {}),
-        ((rng.permutation(12).reshape(3, 4) * 1.0,), {"axis": 1}),
-        ((rng.permutation(12).reshape(3, 4) * 1.0,), {"axis": 0, "keepdims": True}),
-        ((rng.permutation(24).reshape(2, 3, 4) * 1.0,), {"axis": (0, 2)}),
-    ]
-
-
-def _spread_ex(rng: Any) -> list[Any]:
-    x2 = rng.standard_normal((3, 4))
-    return [
-        ((rng.standard_normal(6),), {}),
-        ((x2,), {"axis": 1}),
-        ((x2,), {"axis": 0, "keepdims": True, "correction": 1}),
-        ((rng.standard_normal((2, 3, 4)),), {"axis": (1, 2), "correction": 1.5}),
-    ]
+    return cumulative_rrule, cumulative_frule
 
 
 def _cumulative_ex(with_zeros: bool, numpy: bool) -> Any:
@@ -563,97 +574,21 @@ def _cumulative_ex(with_zeros: bool, numpy: bool) -> Any:
     return make
 
 
-_register_cumulative("cumulative_sum", "cumsum", _cumsum_rrule, _cumsum_frule, zeros=False)
-_register_cumulative("cumulative_prod", "cumprod", _cumprod_rrule, _cumprod_frule, zeros=True)
+for _name, _np_name, _zeros, _sigs in (
+    ("cumulative_sum", "cumsum", False, _CUMSUM),
+    ("cumulative_prod", "cumprod", True, _CUMPROD),
+):
+    _register(
+        _name,
+        (_np_name,),
+        _cumulative_rules,
+        _sigs,
+        _cumulative_ex(_zeros, numpy=False),
+        _cumulative_ex(_zeros, numpy=True),
+    )
 
 
-# --- NumPy's ptp, nansum, nanmean, average ------------------------------------------------------
-# ptp = max - min: each end splits its cotangent among its ties (a constant slice gets 0); the NaN
-# variants give NaN entries a zero cotangent (a mask, no host reads); average's weights are
-# differentiated when positional (np.average(a, axis, weights)), never as a keyword.
-_NP_ORDER["ptp"] = ("axis", "out", "keepdims")
-_NP_ORDER["nansum"] = ("axis", "dtype", "out", "keepdims", "initial", "where")
-_NP_ORDER["nanmean"] = ("axis", "dtype", "out", "keepdims")
-_MAX_RULES, _MIN_RULES = _extremum("max"), _extremum("min")
-
-
-def _ptp_rrule(c: _Call) -> Any:
-    y_max, pb_max = _MAX_RULES[0](c)
-    y_min, pb_min = _MIN_RULES[0](c)
-    y = y_max - y_min
-
-    def ptp_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return pb_max(y_bar)
-        y_bar = cotangent("ptp", y_bar, y)
-        hi, lo = pb_max(y_bar)[1], pb_min(y_bar)[1]
-        if isinstance(hi, AbstractZero):
-            return pb_max(y_bar)
-        return (_NO, hi - lo, *c.no_tangents())
-
-    return y, ptp_pullback
-
-
-def _ptp_frule(tangents: Any, c: _Call) -> Any:
-    y_max, d_max = _MAX_RULES[1](tangents, c)
-    y_min, d_min = _MIN_RULES[1](tangents, c)
-    if isinstance(d_max, AbstractZero):
-        return y_max - y_min, d_max
-    return y_max - y_min, d_max - d_min
-
-
-def _nan_rules(name: str, mean: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def parts(c: _Call) -> tuple[Any, Any, Any]:
-        """(y, the NaN mask, the count of non-NaN elements per slice with the reduced axes kept
-        as length 1, in y's real dtype; None for nansum)."""
-        xp, x = c.xp, c.x
-        y = c.reduce(name)
-        nan = xp.isnan(x)
-        count = None
-        if mean:
-            real = xp.real(y).dtype if xp.isdtype(y.dtype, "complex floating") else y.dtype
-            count = xp.astype(count_true(xp, ~nan, c.axes, True), real)
-        return y, nan, count
-
-    def rrule(c: _Call) -> Any:
-        xp, x = c.xp, c.x
-        y, nan, count = parts(c)
-        project = ProjectTo(x, xp)
-
-        def nan_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return _zero_pullback(c, project)
-            g = unsum(cotangent(name, y_bar, y), tuple(x.shape), c.axes, c.keepdims)
-            if count is not None:
-                g = g / safe(xp, count)
-            return (_NO, project(xp.where(nan, xp.zeros_like(g), g)), *c.no_tangents())
-
-        return y, nan_pullback
-
-    def frule(tangents: Any, c: _Call) -> Any:
-        xp = c.xp
-        y, nan, count = parts(c)
-        t, extra = _tangent(name, tangents, c, ProjectTo(c.x, xp))
-        if t is None:
-            return y, _ZERO
-        y_dot = xp.sum(
-            xp.where(nan, xp.zeros_like(t), t), axis=chunk_axes(c.axes, extra), keepdims=True
-        )
-        if count is not None:
-            y_dot = y_dot / safe(xp, count)
-        if not c.keepdims:
-            y_dot = xp.reshape(y_dot, (*tuple(t.shape[:extra]), *tuple(y.shape)))
-        return y, in_dtype(xp, y_dot, y.dtype)
-
-    return rrule, frule
-
-
-def _register_numpy(name: str, rrule: Any, frule: Any, examples: Any) -> None:
-    r, f = _wrap(name, True, rrule, frule)
-    register_rrule(f"numpy:{name}", examples=examples)(r)
-    register_frule(f"numpy:{name}", examples=examples)(f)
-
-
+# --- NumPy's nansum, nanmean: NaN entries get a zero cotangent -----------------------------------
 def _nan_ex(rng: Any) -> list[Any]:
     import numpy as np
 
@@ -671,115 +606,83 @@ def _nan_ex(rng: Any) -> list[Any]:
     ]
 
 
-_register_numpy("ptp", _ptp_rrule, _ptp_frule, lambda rng: _extremum_ex(rng))
-_register_numpy("nansum", *_nan_rules("nansum", mean=False), _nan_ex)
-_register_numpy("nanmean", *_nan_rules("nanmean", mean=True), _nan_ex)
+def _nan_parts(name: str, sig: Signature, args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """``(xp, x, axes, kw, y, nan, count)``: the call bound, the primal, the NaN mask and (for
+    ``nanmean``; ``None`` for ``nansum``) the count of the other elements per slice, the reduced
+    axes kept as length 1, in y's real dtype."""
+    xp, x, axes, kw = _bind(sig, True, args, kwargs)
+    y = getattr(xp, name)(x, **kw)
+    nan = xp.isnan(x)
+    count = None
+    if name == "nanmean":
+        real = xp.real(y).dtype if xp.isdtype(y.dtype, "complex floating") else y.dtype
+        count = xp.astype(count_true(xp, ~nan, axes, True), real)
+    return xp, x, axes, kw, y, nan, count
 
 
-class _Average:
-    """``np.average(a, axis=None, weights=None, returned=False, *, keepdims=False)``."""
+def _nan_rules(name: str, sig: Signature) -> Rules:
+    def nan_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw, y, nan, count = _nan_parts(name, sig, args, kwargs)
+        project = ProjectTo(x, xp)
+        nos = _consts(args)
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        if not args:
-            raise TypeError("average needs an array argument")
-        numpy_kwargs("average", kwargs, ())
-        a, *pos = args
-        if len(pos) > 3:
-            raise TypeError(f"average takes at most 4 positional arguments, got {len(args)}")
-        params = dict(zip(("axis", "weights", "returned"), pos))
-        for k, v in kwargs.items():
-            if k in params:
-                raise TypeError(f"average got multiple values for argument {k!r}")
-            params[k] = v
-        if params.get("returned"):
-            raise TypeError("average: the rule does not support returned=True")
-        self.xp = xp = namespace_of(a, params.get("weights"), fname="average")
-        self.a, self.args, self.kwargs = a, args, kwargs
-        self.w: Any = params.get("weights")
-        self.w_slot = 3 if len(pos) > 1 else None  # index in the pullback's tuple
-        self.keepdims = bool(params.get("keepdims", False))
-        self.axes = normalize_axis(params.get("axis"), a.ndim, "average")
-        self.nargs = len(args)
-        from .searching import numpy_like_module
+        @pullback(y, (x, *nos), name=name)
+        def nan_pullback(y_bar: Any) -> tuple[Any, ...]:
+            g = unsum(y_bar, tuple(x.shape), axes, kw["keepdims"])
+            if count is not None:
+                g = g / safe(xp, count)
+            return (project(xp.where(nan, xp.zeros_like(g), g)), *nos)
 
-        self.y = numpy_like_module(a, xp).average(*args, **kwargs)
-        self.wb: Any
-        if self.w is not None and self.w.ndim != a.ndim:  # 1-D weights along the one axis
-            shape = [1] * a.ndim
-            shape[self.axes[0]] = self.w.shape[0]
-            self.wb = xp.reshape(self.w, tuple(shape))
-        else:
-            self.wb = self.w
+        return y, nan_pullback
 
-    def expand(self, v: Any, extra: int = 0) -> Any:
-        return expand_reduced(self.xp, v, self.axes, self.keepdims, extra)
+    def nan_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw, y, nan, count = _nan_parts(name, sig, args, kwargs)
+        ts = _tangent(name, tangents, args, ProjectTo(x, xp))
+        if ts is None:
+            return y, _ZERO
+        t, extra = ts[0], ts.extra
+        y_dot = xp.sum(
+            xp.where(nan, xp.zeros_like(t), t), axis=chunk_axes(axes, extra), keepdims=True
+        )
+        if count is not None:
+            y_dot = y_dot / safe(xp, count)
+        if not kw["keepdims"]:
+            y_dot = xp.reshape(y_dot, (*tuple(t.shape[:extra]), *tuple(y.shape)))
+        return y, in_dtype(xp, y_dot, y.dtype)
 
-    def total_weight(self) -> Any:
-        xp = self.xp
-        if self.wb is None:
-            return reduced_size(self.a.shape, self.axes)
-        return xp.sum(xp.broadcast_to(self.wb, tuple(self.a.shape)), axis=self.axes, keepdims=True)
-
-    def w_cotangent(self, g: Any) -> Any:
-        """A cotangent of the broadcast weights as one of ``weights`` itself."""
-        xp = self.xp
-        if self.w.ndim != self.a.ndim:
-            others = tuple(i for i in range(self.a.ndim) if i != self.axes[0])
-            g = xp.reshape(xp.sum(g, axis=others), tuple(self.w.shape)) if others else g
-        return ProjectTo(self.w, xp)(g)
+    return nan_rrule, nan_frule
 
 
-def _average_rrule(*args: Any, **kwargs: Any) -> Any:
-    c = _Average(args, kwargs)
-    xp, a, y = c.xp, c.a, c.y
-    pa = ProjectTo(a, xp)
-
-    def average_pullback(y_bar: Any) -> tuple[Any, ...]:
-        out: list[Any] = [_NO] * (c.nargs + 1)
-        if isinstance(y_bar, AbstractZero):
-            out[1] = _ZERO if pa.differentiable else _NO
-            if c.w_slot is not None:
-                out[c.w_slot] = _ZERO if ProjectTo(c.w, xp).differentiable else _NO
-            return tuple(out)
-        g = c.expand(cotangent("average", y_bar, y))
-        total = c.total_weight()
-        scale = (c.wb / total) if c.wb is not None else 1 / total
-        if pa.kind == "c" and c.wb is not None:
-            scale = xp.conj(scale)
-        out[1] = pa(xp.broadcast_to(g * scale, tuple(a.shape)))
-        if c.w_slot is not None:
-            d = (a - c.expand(y)) / total
-            gw = g * (xp.conj(d) if xp.isdtype(d.dtype, "complex floating") else d)
-            out[c.w_slot] = c.w_cotangent(gw)
-        return tuple(out)
-
-    return y, average_pullback
+for _name, _sig in (("nansum", _NANSUM), ("nanmean", _NANMEAN)):
+    _r, _f = _nan_rules(_name, _sig)
+    register_rrule(f"numpy:{_name}", examples=_nan_ex)(_r)
+    register_frule(f"numpy:{_name}", examples=_nan_ex)(_f)
 
 
-def _average_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    c = _Average(args, kwargs)
-    xp, a, y = c.xp, c.a, c.y
-    total = c.total_weight()
-    y_dot: Any = None
-    lead: tuple[int, ...] = ()
-    ta = unthunk(tangents[1])
-    if not isinstance(ta, AbstractZero) and ProjectTo(a, xp).differentiable:
-        extra = tangent_extra("average", ta, a)
-        lead = tuple(ta.shape[:extra])
-        term = ta * c.wb if c.wb is not None else ta
-        y_dot = xp.sum(term, axis=chunk_axes(c.axes, extra), keepdims=True) / total
-    tw = unthunk(tangents[c.w_slot]) if c.w_slot is not None else _ZERO
-    if not isinstance(tw, AbstractZero) and ProjectTo(c.w, xp).differentiable:
-        extra = tw.ndim - c.w.ndim
-        lead = tuple(tw.shape[:extra])
-        if c.w.ndim != a.ndim:
-            tw = xp.reshape(tw, lead + tuple(c.wb.shape))
-        d = a - c.expand(y)
-        term = xp.sum(tw * d, axis=chunk_axes(c.axes, extra), keepdims=True) / total
-        y_dot = term if y_dot is None else y_dot + term
-    if y_dot is None:
-        return y, _ZERO
-    return y, in_dtype(xp, xp.reshape(y_dot, lead + tuple(y.shape)), y.dtype)
+# --- NumPy's average: weights differentiated when positional ------------------------------------
+def _average_parts(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """``(xp, a, w, wb, axes, keepdims, total, y)``: the call bound, the weights (``None``
+    without), broadcast against ``a`` (1-D weights along the one axis), the axes, the total
+    weight per slice (the reduced axes kept as length 1) and the primal."""
+    p = _AVERAGE.bind(args, kwargs)
+    if p["returned"]:
+        raise TypeError("average: the rule does not support returned=True")
+    a, w = p["a"], p["weights"]
+    xp = namespace_of(a, w, fname="average")
+    axes = normalize_axis(p["axis"], a.ndim, "average")
+    from .searching import numpy_like_module
+
+    y = numpy_like_module(a, xp).average(*args, **kwargs)
+    wb = w
+    if w is not None and w.ndim != a.ndim:  # 1-D weights along the one axis
+        shape = [1] * a.ndim
+        shape[axes[0]] = w.shape[0]
+        wb = xp.reshape(w, tuple(shape))
+    if wb is None:
+        total = reduced_size(a.shape, axes)
+    else:
+        total = xp.sum(xp.broadcast_to(wb, tuple(a.shape)), axis=axes, keepdims=True)
+    return xp, a, w, wb, axes, bool(p["keepdims"]), total, y
 
 
 def _average_ex(rng: Any) -> list[Any]:
@@ -796,5 +699,53 @@ def _average_ex(rng: Any) -> list[Any]:
     ]
 
 
-register_rrule("numpy:average", examples=_average_ex)(_average_rrule)
-register_frule("numpy:average", examples=_average_ex)(_average_frule)
+@register_rrule("numpy:average", examples=_average_ex)
+def average_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, a, w, wb, axes, keepdims, total, y = _average_parts(args, kwargs)
+    pa = ProjectTo(a, xp)
+    w_positional = len(args) > 2
+    # the arguments as the pullback sees them: a, and the weights when positional
+    pb_args = tuple(v if i == 0 or (i == 2 and w_positional) else _NO for i, v in enumerate(args))
+
+    @pullback(y, pb_args)
+    def average_pullback(y_bar: Any) -> tuple[Any, ...]:
+        out: list[Any] = [_NO] * len(args)
+        g = expand_reduced(xp, y_bar, axes, keepdims)
+        scale = (wb / total) if wb is not None else 1 / total
+        if pa.kind == "c" and wb is not None:
+            scale = xp.conj(scale)
+        out[0] = pa(xp.broadcast_to(g * scale, tuple(a.shape)))
+        if w_positional and w is not None:
+            d = (a - expand_reduced(xp, y, axes, keepdims)) / total
+            gw = g * (xp.conj(d) if xp.isdtype(d.dtype, "complex floating") else d)
+            if w.ndim != a.ndim:  # back to 1-D weights
+                others = tuple(i for i in range(a.ndim) if i != axes[0])
+                gw = xp.reshape(xp.sum(gw, axis=others), tuple(w.shape)) if others else gw
+            out[2] = ProjectTo(w, xp)(gw)
+        return tuple(out)
+
+    return y, average_pullback
+
+
+@register_frule("numpy:average", examples=_average_ex)
+def average_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, w, wb, axes, keepdims, total, y = _average_parts(args, kwargs)
+    ts = tangents_in("average", tangents, args)
+    if ts is None:
+        return y, _ZERO
+    extra, lead = ts.extra, ts.lead()
+    y_dot: Any = None
+    ta = ts[0]
+    if not isinstance(ta, AbstractZero) and ProjectTo(a, xp).differentiable:
+        term = ta * wb if wb is not None else ta
+        y_dot = xp.sum(term, axis=chunk_axes(axes, extra), keepdims=True) / total
+    tw = ts[2] if len(args) > 2 else _ZERO
+    if not isinstance(tw, AbstractZero) and ProjectTo(w, xp).differentiable:
+        if w.ndim != a.ndim:
+            tw = xp.reshape(tw, lead + tuple(wb.shape))
+        d = a - expand_reduced(xp, y, axes, keepdims)
+        term = xp.sum(tw * d, axis=chunk_axes(axes, extra), keepdims=True) / total
+        y_dot = term if y_dot is None else y_dot + term
+    if y_dot is None:
+        return y, _ZERO
+    return y, in_dtype(xp, xp.reshape(y_dot, lead + tuple(y.shape)), y.dtype)

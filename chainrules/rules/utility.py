@@ -28,106 +28,79 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-import numpy as np
-
 from ..core.namespaces import device_of, namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import _reject_out, non_differentiable
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
-from ._util import along, cotangent, in_dtype, tangent_extra
+from ..core.scalar_rule import non_differentiable
+from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
+from ..core.toolkit import Signature, pullback, signature, tangents_in
+from ._util import along, in_dtype
 from .searching import numpy_like_module
 
 __all__: list[str] = []  # rules only
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
-_NP_ORDER = ("n", "axis", "prepend", "append")
 _SCALARS = (float, complex, int, bool)
 
+_DIFF = signature("diff", lambda x, /, *, axis=-1, n=1, prepend=None, append=None: None)
+_NUMPY_DIFF = signature("diff", lambda x, /, n=1, axis=-1, prepend=None, append=None: None)
 
-class _Diff:
-    """A ``diff`` call, normalised: the array, ``n``, the axis, and ``prepend``/``append`` with
-    their positional slots (``None`` when given as keywords or absent)."""
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any], numpy: bool) -> None:
-        if not args:
-            raise TypeError("diff needs an array argument")
-        _reject_out("diff", kwargs)
-        x, *pos = args
-        if pos and not numpy:
-            raise TypeError(
-                "diff takes 1 positional argument in its rule (the standard's parameters after "
-                f"x are keyword-only), got {len(args)}"
-            )
-        if len(pos) > len(_NP_ORDER):
-            raise TypeError(f"diff takes at most 5 positional arguments, got {len(args)}")
-        params = dict(zip(_NP_ORDER, pos))
-        for k, v in kwargs.items():
-            if k in params:
-                raise TypeError(f"diff got multiple values for argument {k!r}")
-            params[k] = v
-        self.xp = namespace_of(x, params.get("prepend"), params.get("append"), fname="diff")
-        self.x, self.args, self.kwargs, self.numpy = x, args, kwargs, numpy
-        self.n = operator.index(params.get("n", 1))
-        if self.n < 0:
-            raise ValueError(f"diff: n must be non-negative, got {self.n}")
-        nd = x.ndim
-        a = operator.index(params.get("axis", -1))
-        if nd == 0 or not -nd <= a < nd:
-            raise ValueError(f"diff: axis {a} is out of bounds for an array of rank {nd}")
-        self.axis = a % nd
-        # prepend and append: (value, index in the pullback's tuple when positional, else None)
-        self.ends: list[tuple[Any, int | None]] = []
-        for i, k in ((2, "prepend"), (3, "append")):
-            v = params.get(k)
-            self.ends.append((v, 2 + i if len(pos) > i else None))
-        self.nargs = len(args)
-
-    def primal(self) -> Any:
-        if self.numpy:
-            return numpy_like_module(self.x, self.xp).diff(*self.args, **self.kwargs)
-        return self.xp.diff(self.x, **self.kwargs)
-
-    def end_shape(self, v: Any) -> tuple[int, ...]:
-        """The shape ``prepend``/``append`` takes in the concatenation (NumPy broadcasts a
-        scalar or lower-rank value to length 1 along the axis)."""
-        shape = tuple(getattr(v, "shape", ()))
-        if len(shape) == self.x.ndim:
-            return shape
-        full = list(self.x.shape)
-        full[self.axis] = 1
-        return tuple(full)
-
-    def lengths(self) -> tuple[int, int]:
-        """Lengths of ``prepend`` and ``append`` along the axis in the concatenation."""
-        if self.n == 0:
-            return 0, 0
-        return tuple(  # type: ignore[return-value]
-            0 if v is None else self.end_shape(v)[self.axis] for v, _ in self.ends
+def _bind(
+    sig: Signature, numpy: bool, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any, int, int, Any, Any]:
+    """A ``diff`` call bound: ``(xp, x, n, axis, prepend, append)``, the axis non-negative,
+    ``prepend``/``append`` ``None`` when absent."""
+    if len(args) > 1 and not numpy:
+        raise TypeError(
+            "diff takes 1 positional argument in its rule (the standard's parameters after "
+            f"x are keyword-only), got {len(args)}"
         )
+    a = sig.bind(args, kwargs)
+    x, p, q = a["x"], a["prepend"], a["append"]
+    xp = namespace_of(x, p, q, fname="diff")
+    n = operator.index(a["n"])
+    if n < 0:
+        raise ValueError(f"diff: n must be non-negative, got {n}")
+    nd, axis = x.ndim, operator.index(a["axis"])
+    if nd == 0 or not -nd <= axis < nd:
+        raise ValueError(f"diff: axis {axis} is out of bounds for an array of rank {nd}")
+    return xp, x, n, axis % nd, p, q
 
 
-def _diff_rules(numpy: bool) -> tuple[Any, Any]:
+def _end_shape(v: Any, x: Any, axis: int) -> tuple[int, ...]:
+    """The shape ``prepend``/``append`` takes in the concatenation (NumPy broadcasts a scalar or
+    lower-rank value to length 1 along the axis)."""
+    shape = tuple(getattr(v, "shape", ()))
+    if len(shape) == x.ndim:
+        return shape
+    full = list(x.shape)
+    full[axis] = 1
+    return tuple(full)
+
+
+def _diff_rules(sig: Signature, numpy: bool) -> tuple[Any, Any]:
+    """``diff`` with the standard's signature or (``numpy``) NumPy's: ``prepend``/``append`` are
+    differentiated when positional (``args[3:5]``)."""
+
+    def primal(xp: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if numpy:
+            return numpy_like_module(x, xp).diff(*args, **kwargs)
+        return xp.diff(x, **kwargs)
+
     def diff_rrule(*args: Any, **kwargs: Any) -> Any:
-        c = _Diff(args, kwargs, numpy)
-        xp, x, ax, n = c.xp, c.x, c.axis, c.n
-        y = c.primal()
+        xp, x, n, ax, p, q = _bind(sig, numpy, args, kwargs)
+        y = primal(xp, x, args, kwargs)
         project = ProjectTo(x, xp)
-        projs = [ProjectTo(v, xp) if s else None for v, s in c.ends]  # prepend, append
+        end_projects = [ProjectTo(v, xp) for v in args[3:5]]  # the positional prepend, append
+        # the lengths of prepend and append along the axis in the concatenation (0 when n = 0)
+        p_len, a_len = (0 if n == 0 or v is None else _end_shape(v, x, ax)[ax] for v in (p, q))
+        m = x.shape[ax]
+        total = p_len + m + a_len
 
-        def diff_pullback(y_bar: Any) -> tuple[Any, ...]:
-            out: list[Any] = [_NO] * (c.nargs + 1)
-            if isinstance(y_bar, AbstractZero):
-                out[1] = _ZERO if project.differentiable else _NO
-                for p, (_, slot) in zip(projs, c.ends):
-                    if slot is not None and p is not None:
-                        out[slot] = _ZERO if p.differentiable else _NO
-                return tuple(out)
-            g = cotangent("diff", y_bar, y)
-            p_len, a_len = c.lengths()
-            m = x.shape[ax]
-            total = p_len + m + a_len
+        @pullback(y, (x, _NO, _NO, *args[3:5])[: len(args)])
+        def diff_pullback(g: Any) -> tuple[Any, ...]:
             if n == 0:
                 z_bar = g
             elif g.shape[ax] == 0:  # an empty output: n >= the concatenated length
@@ -141,50 +114,51 @@ def _diff_rules(numpy: bool) -> tuple[Any, Any]:
                 z_bar = xp.diff(g, axis=ax, n=n, prepend=zeros, append=zeros)
                 if n % 2:
                     z_bar = -z_bar
-            out[1] = project(z_bar[along(ax, slice(p_len, p_len + m))])
-            for p, (_v, slot), s in zip(projs, c.ends, (slice(0, p_len), slice(p_len + m, total))):
-                if slot is not None and p is not None:
-                    out[slot] = p(z_bar[along(ax, s)]) if p.differentiable else _NO
-            return tuple(out)
+            x_bar = project(z_bar[along(ax, slice(p_len, p_len + m))])
+            end_bars = (
+                pr(z_bar[along(ax, s)]) if pr.differentiable else _NO
+                for pr, s in zip(end_projects, (slice(0, p_len), slice(p_len + m, total)))
+            )
+            return (x_bar, _NO, _NO, *end_bars)[: len(args)]
 
         return y, diff_pullback
 
     def diff_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        c = _Diff(args, kwargs, numpy)
-        xp, x, ax = c.xp, c.x, c.axis
-        y = c.primal()
+        xp, x, n, ax, p, q = _bind(sig, numpy, args, kwargs)
+        y = primal(xp, x, args, kwargs)
         if not ProjectTo(y, xp).differentiable:
             return y, _NO
+        ts = tangents_in("diff", tangents, args)
+        if ts is None:
+            return y, _ZERO
+        # the tangents of x, prepend and append (those of keywords are zero); None where zero
         dots: list[Any] = []
-        for t, v in ((tangents[1], x), *((tangents[s] if s else _ZERO, v) for v, s in c.ends)):
-            t = unthunk(t)
+        for t, v in zip((ts[0], *(ts[i] if len(args) > i else _ZERO for i in (3, 4))), (x, p, q)):
             if v is None or isinstance(t, AbstractZero) or not ProjectTo(v, xp).differentiable:
                 dots.append(None)
-                continue
-            if type(t) in _SCALARS:
-                t = xp.asarray(t, dtype=y.dtype)
-            dots.append((t, tangent_extra("diff", t, v) if v is x else t.ndim - np.ndim(v)))
+            else:
+                dots.append(xp.asarray(t, dtype=y.dtype) if type(t) in _SCALARS else t)
         if all(d is None for d in dots):
             return y, _ZERO
-        extra = max(e for d in dots if d is not None for e in (d[1],))
-        lead = next(tuple(d[0].shape[:extra]) for d in dots if d is not None and d[1] == extra)
+        extra = ts.extra
+        lead = ts.lead() if extra else ()
 
-        def full(d: Any, shape: tuple[int, ...]) -> Any:
-            if d is None:
+        def full(t: Any, shape: tuple[int, ...]) -> Any:
+            if t is None:
                 return xp.zeros(lead + shape, dtype=y.dtype, device=device_of(x))
-            t, e = d
-            pad = (1,) * (len(shape) - (t.ndim - e))
-            t = xp.reshape(t, tuple(t.shape[:e]) + pad + tuple(t.shape[e:]))
+            pad = (1,) * (len(shape) - (t.ndim - extra))
+            t = xp.reshape(t, tuple(t.shape[:extra]) + pad + tuple(t.shape[extra:]))
             return xp.broadcast_to(in_dtype(xp, t, y.dtype), lead + shape)
 
         t_x = full(dots[0], tuple(x.shape))
-        kw: dict[str, Any] = {}
-        if c.n:
-            for key, (v, _), d in zip(("prepend", "append"), c.ends, dots[1:]):
-                if v is not None:
-                    kw[key] = full(d, c.end_shape(v))
-        y_dot = xp.diff(t_x, axis=ax + extra, n=c.n, **kw) if c.n else t_x
-        return y, in_dtype(xp, y_dot, y.dtype)
+        if not n:
+            return y, in_dtype(xp, t_x, y.dtype)
+        kw = {
+            key: full(d, _end_shape(v, x, ax))
+            for key, v, d in (("prepend", p, dots[1]), ("append", q, dots[2]))
+            if v is not None
+        }
+        return y, in_dtype(xp, xp.diff(t_x, axis=ax + extra, n=n, **kw), y.dtype)
 
     return diff_rrule, diff_frule
 
@@ -226,12 +200,13 @@ def _numpy_diff_examples(rng: Any) -> list[Any]:
     ]
 
 
-_r, _f = _diff_rules(numpy=False)
-register_rrule("diff", examples=_diff_examples)(_r)
-register_frule("diff", examples=_diff_examples)(_f)
-_r, _f = _diff_rules(numpy=True)
-register_rrule("numpy:diff", examples=_numpy_diff_examples)(_r)
-register_frule("numpy:diff", examples=_numpy_diff_examples)(_f)
+for _target, _sig, _numpy, _examples in (
+    ("diff", _DIFF, False, _diff_examples),
+    ("numpy:diff", _NUMPY_DIFF, True, _numpy_diff_examples),
+):
+    _r, _f = _diff_rules(_sig, _numpy)
+    register_rrule(_target, examples=_examples)(_r)
+    register_frule(_target, examples=_examples)(_f)
 
 
 def _all_any_examples(rng: Any) -> list[Any]:

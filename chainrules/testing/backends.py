@@ -7,8 +7,9 @@ a given dtype, and find the function a registration covers in it (``numpy.sin``,
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,6 +77,25 @@ class Backend:
         else:
             dt = getattr(xp, dtype)
         return xp.asarray(value, dtype=dt)
+
+    @contextlib.contextmanager
+    def precision(self, dtype: str) -> Iterator[None]:
+        """Run a check in ``dtype``'s precision. PyTorch makes its *default* floating dtype
+        (float32) wherever a function creates a floating array from no floating array --
+        ``linspace``, ``arange`` and ``full`` from 0-d float64 tensors -- so a float64 check sets
+        torch's default dtype to float64 for its duration, as JAX runs with x64 enabled; the
+        float32 checks keep torch's own default."""
+        if self.name != "torch":
+            yield
+            return
+        import torch
+
+        old = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64 if dtype in ("float64", "complex128") else old)
+        try:
+            yield
+        finally:
+            torch.set_default_dtype(old)
 
     def array_namespace(self) -> Any:
         ns = self.namespace()

@@ -53,7 +53,7 @@ from typing import Any, ClassVar, NoReturn
 
 import numpy as np
 
-from ..core import registry as _registry
+from ..core.registry import register_namespace
 from ..core.scalar import check_scalar
 
 __all__ = [
@@ -700,7 +700,7 @@ _MODULE_NAMES = {
 # unresolved, and resolve on the first lookup after their namespace exists -- so
 # `import chainrules.testing.device` alone never imports array_api_strict.
 for _name in _MODULE_NAMES.values():
-    _registry.register_namespace(_name)
+    register_namespace(_name)
 
 
 def _unknown_backing(backing: object) -> NoReturn:

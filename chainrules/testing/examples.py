@@ -19,26 +19,16 @@ and (for the dot-product path of the testers) a larger array.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..core.examples import Example
 from ..core.registry import Registration
 
 __all__ = ["Example", "examples_for"]
 
 _DEFAULT_RECT = (-1.2, 1.2, -1.2, 1.2)
-
-
-@dataclass
-class Example:
-    """Positional and keyword arguments as NumPy values, and a short description."""
-
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    note: str = ""
-    complex: bool = False
 
 
 # argument shapes for each arity; "s" marks a Python scalar

@@ -13,7 +13,7 @@ from chainrules.core import scatter as scatter_module
 from chainrules.core.scatter import parse_key, scatter_add, scatter_add_generic
 from chainrules.testing import device, examples_for, test_frule, test_rrule, to_numpy
 from chainrules.testing.backends import BACKENDS, Backend
-from chainrules.testing.runner import DEVICE_CHECKS
+from chainrules.testing.suite import rule_tests
 
 # The GPU-safety checks (check_scalar_free, check_jit) run in a test of their own, at the examples
 # they can take; the testers here judge the maths on every backend.
@@ -274,34 +274,8 @@ def test_guarded_device_array(backing: str) -> None:
 
 
 # ---- rules ----------------------------------------------------------------------------------
-
-
-def _check_rules(backend: Backend, dtypes: tuple[str, ...]) -> int:
-    checks = 0
-    for ex in EXAMPLES:
-        if not _supported(backend, ex.note):
-            continue
-        for dtype in dtypes:
-            args = tuple(backend.asarray(a, dtype) for a in ex.args)
-            for tester in (test_rrule, test_frule):
-                try:
-                    tester(scatter_add, *args, **NO_DEVICE_CHECKS)
-                except AssertionError as e:
-                    raise AssertionError(f"[{ex.note}, {dtype}] {e}") from None
-                checks += 1
-    return checks
-
-
-def test_rules_on_every_backend(backend: Backend) -> None:
-    full = backend.name in ("numpy", "array_api_strict")
-    assert _check_rules(backend, ("float64", "float32") if full else ("float64",)) > 0
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-def test_scalar_free_and_jit_checks(which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    """check_scalar_free and check_jit at every example; a boolean-mask key is the one thing jit
-    cannot take (x[mask] has a data-dependent shape: JAX refuses the function itself)."""
-    assert_gpu_safe(REG, which, skippable=lambda m: "itself cannot be traced" in m)
+# the check command's cells (every backend, scalar-free, jit), with the declared limits
+test_rule = rule_tests("chainrules.core.scatter")
 
 
 def test_pullback_is_a_gather_and_differentiable_again() -> None:

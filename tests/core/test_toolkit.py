@@ -106,13 +106,46 @@ def test_pullback_of_a_tuple_output() -> None:
         (3, cr.NoTangent()),
         (True, cr.NoTangent()),
         ((2, 3), cr.NoTangent()),
-        ((np.ones(2), np.arange(2)), cr.ZeroTangent()),
         (None, cr.NoTangent()),
+        (np.float64, cr.NoTangent()),
+        (np.dtype("float32"), cr.NoTangent()),
         ("C", cr.NoTangent()),
     ],
 )
 def test_zero_tangent(arg, zero) -> None:  # type: ignore[no-untyped-def]
     assert cr.zero_tangent(arg) is zero
+
+
+def test_zero_tangent_of_a_sequence_indexes_like_it() -> None:
+    z = cr.zero_tangent([np.ones(2), np.arange(2), 1.5])
+    assert isinstance(z, cr.Tangent) and z.primal_type is list
+    assert (z[0], z[1], z[2]) == (cr.ZeroTangent(), cr.NoTangent(), cr.ZeroTangent())
+
+
+def test_signature_fast_path_agrees_with_inspect() -> None:
+    import inspect
+
+    def template(a, /, b, c=3, *, d=None, e=True):  # type: ignore[no-untyped-def]
+        return None
+
+    sig = cr.signature("f", template)
+    calls = [((1, 2), {}), ((1,), {"b": 2}), ((1, 2, 5), {"e": False}), ((1,), {"b": 2, "d": 4})]
+    for args, kwargs in calls:
+        bound = inspect.signature(template).bind(*args, **kwargs)
+        bound.apply_defaults()
+        assert sig.bind(args, kwargs) == dict(bound.arguments)
+    for args, kwargs in [((), {"a": 1, "b": 2}), ((1, 2), {"b": 2}), ((1, 2, 3, 4), {})]:
+        with pytest.raises(TypeError, match=r"^f: "):
+            sig.bind(args, kwargs)
+
+    def open_template(a, b=2, **kw):  # type: ignore[no-untyped-def]
+        return None
+
+    sig = cr.signature("g", open_template)
+    for args, kwargs in [((1,), {}), ((1,), {"like": 3, "b": 4}), ((1, 5), {"device": "cpu"})]:
+        bound = inspect.signature(open_template).bind(*args, **kwargs)
+        bound.apply_defaults()
+        assert sig.bind(args, kwargs) == dict(bound.arguments)
 
 
 def test_zero_tangent_of_other_libraries() -> None:
@@ -154,3 +187,41 @@ def test_signature_unsupported_keywords() -> None:
         sig.bind((1,), {"out": np.zeros(1)})
     with pytest.raises(TypeError, match=r"^sum: the rule does not support where="):
         sig.bind((1,), {"where": np.ones(1, bool)})
+
+
+def test_check_cotangent_of_a_python_scalar_output() -> None:
+    assert cr.check_cotangent("f", 2.0, 1.5) == 2.0
+    assert cr.check_cotangent("f", np.float64(2.0), 1.5) == 2.0
+    with pytest.raises(ValueError, match=r"f: cotangent of shape \(2,\)"):
+        cr.check_cotangent("f", np.ones(2), 1.5)
+
+
+def test_tangents_in_one_argument_fast_path() -> None:
+    x = np.ones((2, 3))
+    ts = cr.tangents_in("f", (cr.NoTangent(), np.ones((5, 2, 3))), (x,))
+    assert ts is not None and ts.extra == 1 and ts.lead() == (5,)
+    assert cr.tangents_in("f", (cr.NoTangent(), cr.Thunk(lambda: cr.ZeroTangent())), (x,)) is None
+    with pytest.raises(ValueError, match=r"f: tangent of shape \(3, 2\) does not fit"):
+        cr.tangents_in("f", (cr.NoTangent(), np.ones((3, 2))), (x,))
+
+
+def test_pullback_of_a_named_tuple_output_reads_named_fields() -> None:
+    from collections import namedtuple
+
+    Pair = namedtuple("Pair", ["first", "second"])
+    x = np.arange(3.0)
+    ys = Pair(x * 2, x * 3)
+
+    @cr.pullback(ys, (x,))
+    def pair_pullback(parts):  # type: ignore[no-untyped-def]
+        a, b = (np.zeros(3) if cr.is_zero(p) else p for p in parts)
+        return 2 * a + 3 * b
+
+    one = np.ones(3)
+    np.testing.assert_array_equal(pair_pullback(Pair(one, one))[1], 5 * one)
+    np.testing.assert_array_equal(pair_pullback(cr.Tangent(second=one))[1], 3 * one)
+    np.testing.assert_array_equal(
+        pair_pullback(cr.Tangent(one, cr.ZeroTangent(), primal_type=Pair))[1], 2 * one
+    )
+    with pytest.raises(ValueError, match="pair: expected a cotangent with 2 entries"):
+        pair_pullback(cr.Tangent(one))

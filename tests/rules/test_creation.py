@@ -8,7 +8,7 @@ import pytest
 import chainrules as cr
 from chainrules.rules import creation
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == creation.__name__]
 # no array argument: the rules are bound to each library's own function (register_rrule's
@@ -23,18 +23,6 @@ NO_ARRAY = {
     "numpy:empty",
     "numpy:eye",
 }
-# torch makes default-dtype (float32) outputs from float64 0-d tensors: judged in float32 there
-TORCH_FLOAT32 = {"linspace", "arange", "full"}
-NOT_JITTABLE = {
-    ("from_dlpack", "jit"): "jax.numpy.from_dlpack cannot take a tracer",
-    (
-        "arange",
-        "jit",
-    ): "jax.numpy.arange needs concrete bounds: the function itself is not jittable",
-    ("numpy:arange", "jit"): "jax.numpy.arange needs concrete bounds",
-}
-# the examples of these have no array argument: nothing for the device checks to run on
-NO_DEVICE = NO_ARRAY
 
 
 def test_registered() -> None:
@@ -43,43 +31,6 @@ def test_registered() -> None:
     assert names >= {"numpy:linspace", "numpy:full", "numpy:meshgrid", "numpy:array", "arange"}
     assert names >= {"zeros_like", "ones_like", "empty_like", "from_dlpack"} | NO_ARRAY
     assert all(r.non_differentiable for r in REGS if r.name in NO_ARRAY)
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    dtypes = (
-        ["float32", "complex64"] if backend.name == "torch" and reg.name in TORCH_FLOAT32 else None
-    )
-    cell = check_registration(reg, backend, examples=examples_for(reg), dtypes=dtypes)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    if backend.name == "array_api_strict" and reg.name in ("full", "full_like"):
-        # the standard's fill_value is a Python scalar: array-api-strict rejects a 0-d array
-        assert all("Python scalar fill_value" in u for u in cell.unsupported)
-        return
-    assert not cell.unsupported, cell.unsupported
-
-
-@pytest.mark.parametrize(
-    ("reg", "which"),
-    [
-        pytest.param(
-            r,
-            w,
-            id=f"{r.name}-{w}",
-            marks=pytest.mark.xfail(strict=True, reason=NOT_JITTABLE[r.name, w])
-            if (r.name, w) in NOT_JITTABLE
-            else (),
-        )
-        for r in REGS
-        if r.name not in NO_DEVICE
-        for w in DEVICE_CHECKS
-    ],
-)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    assert_gpu_safe(reg, which)
 
 
 _JAX_ARANGE = pytest.mark.xfail(
@@ -173,3 +124,8 @@ def test_zero_derivative_likes_and_zero_size() -> None:
     _, pb = cr.rrule(np.arange, 0.5, 3.0, 0.5)  # y_i = start + i step; stop sets the length
     start_bar, stop_bar, step_bar = pb(np.ones(5))[1:]
     assert float(start_bar) == 5.0 and stop_bar is cr.ZeroTangent() and float(step_bar) == 10.0
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.creation")

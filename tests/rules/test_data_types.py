@@ -14,7 +14,7 @@ import chainrules as cr
 from chainrules.rules import data_types
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.examples import Example
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == data_types.__name__]
 (REG,) = REGS
@@ -34,17 +34,6 @@ def _complex_casts_allowed() -> Iterator[None]:
 
 def test_astype_is_registered() -> None:
     assert REG.name == "astype" and REG.rrule is not None and REG.frule is not None
-
-
-def test_rule_on_backend(backend) -> None:  # type: ignore[no-untyped-def]
-    with _complex_casts_allowed():  # NumPy dtypes become the backend's own (Backend.asarray)
-        cell = check_registration(REG, backend)
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert cell.checks > 0
-    if backend.name == "array_api_strict":  # the standard does not permit complex -> real
-        assert cell.unsupported and all(COMPLEX_TO_REAL in u for u in cell.unsupported)
-    else:
-        assert not cell.unsupported, cell.unsupported
 
 
 def _differentiable_examples() -> list[Example]:
@@ -69,12 +58,6 @@ def _downcasts() -> list[Example]:
         Example((z, np.dtype("complex64")), note="-> complex64", complex=True),
         Example((z, np.dtype("float32")), note="complex -> float32", complex=True),
     ]
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-def test_gpu_safe(which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    with _complex_casts_allowed():
-        assert_gpu_safe(REG, which, examples=examples_for(REG) + _downcasts())
 
 
 # ---- exact values -----------------------------------------------------------------------------
@@ -139,3 +122,8 @@ def test_errors_and_second_derivative() -> None:
     test_rrule(np.astype, np.ones(3, dtype=np.float32), np.dtype("float64"))
     test_frule(np.astype, np.ones(3, dtype=np.float32), np.dtype("float64"))
     test_rrule(np.real, np.array([1.0 + 1j, 2.0]))
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.data_types")

@@ -9,12 +9,11 @@ import pytest
 from hypothesis import given
 
 import chainrules as cr
-from chainrules.core.registry import TORCH_NAMES
 from chainrules.rules import elementwise as _elementwise_module
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.backends import BACKENDS
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
 from chainrules.testing.strategies import elementwise_args
+from chainrules.testing.suite import rule_tests
 
 # the elementwise functions of the standard with a derivative (issue 2's list) ...
 DIFFERENTIABLE = """abs acos acosh add asin asinh atan atan2 atanh conj copysign cos cosh divide exp
@@ -42,44 +41,6 @@ def test_every_standard_elementwise_function_has_both_rules() -> None:
     assert not [n for n in names if n in DIFFERENTIABLE and names[n].frule is None]
     missing_np = [n for n in NUMPY_NAMES if f"numpy:{n}" not in names]
     assert not missing_np, f"no rule for NumPy's {missing_np}"
-
-
-def _reduced(reg: cr.Registration) -> list:  # type: ignore[type-arg]
-    """For the slower backends: one real example per arity shape family and one complex."""
-    exs = examples_for(reg)
-    real = [e for e in exs if not e.complex][:3]
-    return real + [e for e in exs if e.complex][:1]
-
-
-@pytest.mark.parametrize("reg", ELEMENTWISE, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    """test_rrule and test_frule (float64 and float32, complex where taken) at every example."""
-    full = backend.name in ("numpy", "array_api_strict")
-    cell = check_registration(reg, backend, examples=None if full else _reduced(reg))
-    if cell.status == "n/a":
-        # the library has no function of that name: say which, so the gap is visible
-        assert backend.name in ("array_api_strict", "torch") or reg.name == "numpy:fix"
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert cell.checks > 0
-    if backend.name != "torch":
-        assert not cell.unsupported, cell.unsupported
-
-
-def test_torch_rejections_are_only_python_scalar_operands() -> None:
-    """torch's own functions reject some inputs that the standard allows (a Python scalar as an
-    operand); the check command skips those examples -- make sure that is all it skips."""
-    pytest.importorskip("torch")
-
-    skipped = 0
-    for reg in ELEMENTWISE:
-        if reg.family != "array_api" or reg.name not in TORCH_NAMES:
-            continue
-        cell = check_registration(reg, BACKENDS["torch"])
-        for msg in cell.unsupported:
-            assert "scalar" in msg or "complex" in msg, msg
-            skipped += 1
-    assert skipped > 0  # the guard above really saw the rejected examples
 
 
 # ---- JAX as a reference ---------------------------------------------------------------------
@@ -249,8 +210,6 @@ def test_hypothesis_float32_sqrt(args) -> None:  # type: ignore[no-untyped-def]
     test_frule(np.sqrt, *args)
 
 
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", ELEMENTWISE, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at the examples."""
-    assert_gpu_safe(reg, which, examples=examples_for(reg)[:4], no_jax=("numpy:fix",))
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.elementwise")

@@ -12,7 +12,8 @@ import chainrules as cr
 from chainrules.rules import fft as fft_rules
 from chainrules.rules.fft import resize
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.runner import check_registration
+from chainrules.testing.suite import rule_tests
 
 ALL = [r for r in cr.registrations() if r.meta.get("module") == fft_rules.__name__]
 REGS = [r for r in ALL if not r.non_differentiable]
@@ -45,26 +46,6 @@ def _backend_examples(reg: cr.Registration, backend_name: str) -> list:  # type:
     if backend_name in ("jax", "torch"):  # slow per call (compiles); the weights are covered
         examples = examples[:: 3 if backend_name == "jax" else 2]  # densely below, on NumPy
     return examples
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    cell = check_registration(reg, backend, examples=_backend_examples(reg, backend.name))
-    if cell.status == "n/a":
-        assert reg.family in ("numpy", "callable") and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert not cell.unsupported, cell.unsupported
-    assert cell.checks > 0
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    examples = examples_for(reg)
-    if which == "jit":  # each example compiles under jax.jit: half of them cover every kind
-        examples = examples[::2]
-    assert_gpu_safe(reg, which, examples=examples)
 
 
 def _jax_examples(reg: cr.Registration) -> list:  # type: ignore[type-arg]
@@ -359,3 +340,8 @@ def test_pullbacks_have_rules(f, x, kw) -> None:  # type: ignore[no-untyped-def]
         called[name] = getattr(np.fft, name)
     for g in called.values():
         assert cr.find_rrule(g) is not None and cr.find_frule(g) is not None
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.fft")

@@ -12,9 +12,10 @@ import pytest
 import chainrules as cr
 import chainrules.rules.indexing as indexing_module
 from chainrules.core.scatter import scatter_add
-from chainrules.testing import Example, device, examples_for, test_frule, test_rrule, to_numpy
+from chainrules.testing import device, examples_for, test_frule, test_rrule, to_numpy
 from chainrules.testing.backends import BACKENDS
-from chainrules.testing.runner import DEVICE_CHECKS, Backend, check_registration
+from chainrules.testing.runner import Backend
+from chainrules.testing.suite import rule_tests
 
 # The GPU-safety checks (check_scalar_free, check_jit) run in a test of their own, at the examples
 # they can take; the testers here judge the maths on every backend.
@@ -43,48 +44,6 @@ def test_every_function_of_the_family_has_both_rules() -> None:
 
 
 # ---- the tester on every backend ------------------------------------------------------------
-
-
-@pytest.mark.parametrize("reg", NAMED, ids=lambda r: r.name)
-def test_named_rule_on_backend(reg: cr.Registration, backend: Backend) -> None:
-    """take / take_along_axis: test_rrule and test_frule at every example, float64 and float32."""
-    full = backend.name in ("numpy", "array_api_strict")
-    cell = check_registration(reg, backend, dtypes=None if full else ("float64",))
-    if cell.status == "n/a":  # NumPy signatures are not looked up in torch / array-api-strict
-        assert reg.family == "numpy" and backend.name in ("torch", "array_api_strict")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert cell.checks > 0 and not cell.unsupported, cell.unsupported
-
-
-def _run_examples(
-    f: Any, examples: list[Example], backend: Backend, dtypes: tuple[str, ...]
-) -> int:
-    """What check_registration does, with arrays inside tuple arguments converted too (the
-    runner converts only top-level arguments) and the library's own rejections set aside."""
-    checks, rejected = 0, set()
-    for ex in examples:
-        for dtype in dtypes:
-            args = backend.asarray(ex.args, dtype)
-            try:
-                f(*args, **ex.kwargs)
-            except (IndexError, ValueError, TypeError):
-                rejected.add(ex.note)
-                continue
-            for tester in (test_rrule, test_frule):
-                try:
-                    tester(f, *args, **NO_DEVICE_CHECKS, **ex.kwargs)
-                except AssertionError as e:
-                    raise AssertionError(f"[{ex.note}, {dtype}] {e}") from None
-                checks += 1
-    assert rejected == REJECTED[backend.name], rejected
-    return checks
-
-
-def test_getitem_on_backend(backend: Backend) -> None:
-    full = backend.name in ("numpy", "array_api_strict")
-    dtypes = ("float64", "float32") if full else ("float64",)
-    assert _run_examples(operator.getitem, examples_for(GETITEM), backend, dtypes) > 0
 
 
 # ---- conventions ----------------------------------------------------------------------------
@@ -252,15 +211,6 @@ def test_pullbacks_are_scalar_free_on_device_arrays(backing: str) -> None:
     assert checked > 20
 
 
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", INDEXING, ids=lambda r: r.name)
-def test_scalar_free_and_jit_checks(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    """check_scalar_free and check_jit at every example they take: not the getitem of a tuple of
-    arrays (a sequence argument), and under jax.jit not a boolean-mask key (x[mask] has a
-    data-dependent shape: JAX refuses the function itself)."""
-    assert_gpu_safe(reg, which, skippable=lambda m: "tuple" in m or "itself cannot be traced" in m)
-
-
 # ---- JAX as a reference ---------------------------------------------------------------------
 
 
@@ -394,3 +344,8 @@ def test_scatter_pullback_is_differentiable(
     np.testing.assert_array_equal(scatter_vjp(g), g[key])
     test_rrule(scatter_vjp, g, **NO_DEVICE_CHECKS)
     test_frule(scatter_vjp, g, **NO_DEVICE_CHECKS)
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.indexing")

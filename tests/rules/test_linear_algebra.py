@@ -10,7 +10,7 @@ import pytest
 import chainrules as cr
 from chainrules.rules import linear_algebra
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == linear_algebra.__name__]
 NAMES = {r.name for r in REGS}
@@ -39,35 +39,8 @@ def _few(examples: list, n: int = 2) -> list:  # type: ignore[type-arg]
 
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    examples = examples_for(reg)
-    dtypes = None
-    if backend.name in ("jax", "torch"):
-        examples = _few(examples)
-        dtypes = ("float64", "complex128")
-    if backend.name == "array_api_strict":  # it refuses a non-negative vecdot axis
-        examples = [ex for ex in examples if ex.kwargs.get("axis", -1) < 0]
-    cell = check_registration(reg, backend, examples=examples, dtypes=dtypes)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert not cell.unsupported, cell.unsupported
-    assert cell.checks > 0
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
 def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
     assert_agrees_with_jax(reg, examples_for(reg))
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    examples = examples_for(reg)
-    if which == "jit":  # tracing every example costs minutes on this machine
-        examples = _few(examples, 3)
-    assert_gpu_safe(reg, which, examples=examples)
 
 
 # ---- conventions, exact values -----------------------------------------------------------------
@@ -337,3 +310,8 @@ def test_pullback_runs_under_jit_of_jacfwd(jax_numpy) -> None:
     # A_bar[i, k] = sum_j y_bar[i, j] B[k, j]:  d A_bar[i, k] / d B[p, q] = y_bar[i, q] [k == p]
     want = np.einsum("iq,kp->ikpq", np.asarray(yb), np.eye(3))
     np.testing.assert_allclose(np.asarray(jac), want, atol=1e-12)
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.linear_algebra")

@@ -13,7 +13,7 @@ import chainrules as cr
 from chainrules.rules import manipulation
 from chainrules.rules._util import along
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == manipulation.__name__]
 BY_NAME = {r.name: r for r in REGS}
@@ -61,19 +61,6 @@ def test_every_function_is_registered() -> None:
 
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    fast = backend.name in ("numpy", "array_api_strict")
-    examples = examples_for(reg) if fast else examples_for(reg)[:3]
-    cell = check_registration(reg, backend, examples=examples)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert cell.checks > 0
-    assert not cell.unsupported, cell.unsupported
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
 def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
     assert_agrees_with_jax(reg, examples_for(reg))
 
@@ -81,18 +68,6 @@ def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None: 
 # ---- GPU safety -------------------------------------------------------------------------------
 # jax.numpy.repeat cannot be traced with a traced array of counts (its output shape depends on
 # them): check_jit says so for those examples, whatever the rule does
-def _repeat_counts_untraceable(msg: str) -> bool:
-    return "array" in msg.split("]")[0] and "itself cannot be traced" in msg
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at the examples, the
-    sequences of concat and stack included."""
-    examples = examples_for(reg)
-    skippable = _repeat_counts_untraceable if reg.name.endswith("repeat") else None
-    assert_gpu_safe(reg, which, examples=examples, skippable=skippable)
 
 
 def test_repeat_by_device_counts_reads_no_element() -> None:
@@ -276,3 +251,8 @@ def test_other_pullbacks_are_differentiable_again() -> None:
     assert np.allclose(pb(y_bar)[1], cr.scatter_add(np.zeros(3), (src,), y_bar))
     test_rrule(cr.scatter_add, np.zeros(3), (src,), y_bar)
     test_frule(cr.scatter_add, np.zeros(3), (src,), y_bar)
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.manipulation")

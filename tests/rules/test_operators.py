@@ -10,7 +10,7 @@ import pytest
 import chainrules as cr
 from chainrules.rules import operators
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == operators.__name__]
 DIFFERENTIABLE = [r for r in REGS if not r.non_differentiable]
@@ -21,20 +21,6 @@ def test_every_arithmetic_operator_has_a_rule() -> None:
     for op in ("add", "sub", "mul", "truediv", "pow", "matmul", "neg", "pos", "abs"):
         assert f"operator.{op}" in names
     assert cr.find_rrule(operator.getitem) is not None  # from the indexing rules
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    cell = check_registration(reg, backend)
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert cell.checks > 0
-    assert not cell.unsupported, cell.unsupported
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    assert_gpu_safe(reg, which)
 
 
 @pytest.mark.parametrize("reg", DIFFERENTIABLE, ids=lambda r: r.name)
@@ -88,3 +74,8 @@ def test_mixed_libraries_are_named() -> None:
     xs = pytest.importorskip("array_api_strict")
     with pytest.raises(TypeError, match="arrays of two libraries were mixed in mul"):
         cr.rrule(operator.mul, xs.asarray([1.0]), np.ones(1))
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.operators")

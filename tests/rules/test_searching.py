@@ -8,7 +8,7 @@ import pytest
 import chainrules as cr
 from chainrules.rules import searching
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == searching.__name__]
 NAMES = {r.name for r in REGS}
@@ -22,38 +22,9 @@ def test_registered() -> None:
     assert nondiff == {"argmax", "argmin", "nonzero", "searchsorted", "count_nonzero"}
 
 
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    fast = backend.name in ("numpy", "array_api_strict")
-    examples = examples_for(reg) if fast else examples_for(reg)[::2]
-    cell = check_registration(reg, backend, examples=examples)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert not cell.unsupported, cell.unsupported
-
-
 _DATA_SHAPED = pytest.mark.xfail(
     strict=True, reason="the output's shape depends on the data: jax.jit cannot trace the function"
 )
-
-
-@pytest.mark.parametrize(
-    ("reg", "which"),
-    [
-        pytest.param(
-            r,
-            w,
-            id=f"{r.name}-{w}",
-            marks=_DATA_SHAPED if (r.name, w) == ("nonzero", "jit") else (),
-        )
-        for r in REGS
-        for w in DEVICE_CHECKS
-    ],
-)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    assert_gpu_safe(reg, which)
 
 
 @pytest.mark.parametrize("reg", DIFF, ids=lambda r: r.name)
@@ -130,3 +101,8 @@ def test_where_errors() -> None:
         cr.rrule(np.where, c, np.ones(2), np.zeros(2))[1](np.ones(3))
     with pytest.raises(TypeError, match="3 positional"):
         cr.rrule(np.where, c, np.ones(2))
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.searching")

@@ -8,8 +8,7 @@ import pytest
 
 import chainrules as cr
 from chainrules.rules import sets
-from chainrules.testing import examples_for
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == sets.__name__]
 _DATA_SHAPED = pytest.mark.xfail(
@@ -25,30 +24,6 @@ def test_registered() -> None:
         "unique_values",
         "isin",
     }
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    cell = check_registration(reg, backend, examples=examples_for(reg))
-    assert cell.status == "ok", "\n".join(cell.errors)
-    if backend.name == "torch" and reg.name == "unique_all":  # array-api-compat: not for torch
-        assert cell.checks == 0 and all("NotImplementedError" in u for u in cell.unsupported)
-        return
-    assert cell.checks > 0 and not cell.unsupported, cell.unsupported
-
-
-@pytest.mark.parametrize(
-    ("reg", "which"),
-    [
-        pytest.param(
-            r, w, id=f"{r.name}-{w}", marks=_DATA_SHAPED if w == "jit" and r.name != "isin" else ()
-        )
-        for r in REGS
-        for w in DEVICE_CHECKS
-    ],
-)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    assert_gpu_safe(reg, which)
 
 
 def test_ties_split_equally_exact() -> None:
@@ -76,3 +51,8 @@ def test_isin_has_no_tangent() -> None:
     y, pb = cr.rrule(np.isin, x, np.array([2.0]))
     assert y.tolist() == [False, True, False]
     assert pb(cr.NoTangent()) == (cr.NoTangent(),) * 3
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.sets")

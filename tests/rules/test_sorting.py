@@ -8,7 +8,8 @@ import pytest
 import chainrules as cr
 from chainrules.rules import sorting
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.runner import check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == sorting.__name__]
 NAMES = {r.name for r in REGS}
@@ -20,18 +21,6 @@ def test_registered() -> None:
     assert {r.name for r in DIFF} == {"sort", "numpy:sort"}
 
 
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    fast = backend.name in ("numpy", "array_api_strict")
-    examples = examples_for(reg) if fast else examples_for(reg)[::2]
-    cell = check_registration(reg, backend, examples=examples)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert not cell.unsupported, cell.unsupported
-
-
 def test_descending_on_backends(backend) -> None:  # type: ignore[no-untyped-def]
     """descending= (not in the registered examples: NumPy's np.sort lacks it)."""
     reg = next(r for r in REGS if r.name == "sort")
@@ -40,17 +29,12 @@ def test_descending_on_backends(backend) -> None:  # type: ignore[no-untyped-def
     m = np.random.default_rng(1).permutation(12).reshape(3, 4) + 0.5
     examples = [Example((m,), {"descending": True}), Example((m,), {"axis": 0, "descending": True})]
     cell = check_registration(reg, backend, examples=examples)
+    if backend.name == "numpy":  # np.sort itself has no descending=: every call is refused
+        assert cell.checks == 0 and cell.undeclared
+        assert all("descending" in u for u in cell.undeclared), cell.undeclared
+        return
     assert cell.status == "ok", cell.errors
-    if backend.name == "numpy":  # np.sort itself has no descending=: every call is rejected
-        assert cell.checks == 0 and all("descending" in u for u in cell.unsupported)
-    else:
-        assert cell.checks > 0 and not cell.unsupported, cell.unsupported
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    assert_gpu_safe(reg, which)
+    assert cell.checks > 0 and not cell.unsupported, cell.unsupported
 
 
 @pytest.mark.parametrize("reg", DIFF, ids=lambda r: r.name)
@@ -127,3 +111,8 @@ def test_argsort_and_errors() -> None:
         cr.rrule(np.sort, x, order="f0")
     with pytest.raises(TypeError, match="out= is not supported"):
         cr.rrule(np.sort, x, out=x)
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.sorting")

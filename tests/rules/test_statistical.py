@@ -11,7 +11,7 @@ import chainrules as cr
 from chainrules.rules import statistical
 from chainrules.rules._util import unsum
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == statistical.__name__]
 NAMES = {r.name for r in REGS}
@@ -44,19 +44,6 @@ def test_every_reduction_is_registered_under_both_names() -> None:
         "cumprod",
     ):
         assert f"numpy:{name}" in NAMES
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    fast = backend.name in ("numpy", "array_api_strict")
-    examples = examples_for(reg) if fast else examples_for(reg)[:3]
-    cell = check_registration(reg, backend, examples=examples)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    if backend.name != "torch":  # torch's std rejects a fractional correction
-        assert not cell.unsupported, cell.unsupported
 
 
 @pytest.mark.parametrize("reg", [r for r in REGS if r.family == "numpy"], ids=lambda r: r.name)
@@ -133,13 +120,6 @@ def test_sum_pullback_is_differentiable_again() -> None:
     test_rrule(unsum, np.ones((3, 1)), (3, 4), 1, True)
 
 
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at the examples."""
-    assert_gpu_safe(reg, which, examples=None, no_jax=())
-
-
 # ---- NumPy's ptp, nansum, nanmean, average ------------------------------------------------------
 def test_ptp_nan_and_average_conventions() -> None:
     # ptp: each end splits its cotangent among its ties; a constant slice gets 0
@@ -165,3 +145,8 @@ def test_ptp_nan_and_average_conventions() -> None:
     assert len(pb(np.asarray(1.0))) == 2
     with pytest.raises(TypeError, match="returned=True"):
         cr.rrule(np.average, a, 0, w, True)
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.statistical")

@@ -9,7 +9,7 @@ import chainrules as cr
 from chainrules.rules import utility
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.examples import Example
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.meta.get("module") == utility.__name__]
 NAMES = {r.name for r in REGS}
@@ -19,18 +19,6 @@ DIFF = [r for r in REGS if not r.non_differentiable]
 def test_registered() -> None:
     assert {"diff", "numpy:diff", "all", "any"} == NAMES
     assert {r.name for r in DIFF} == {"diff", "numpy:diff"}
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    fast = backend.name in ("numpy", "array_api_strict")
-    examples = examples_for(reg) if fast else examples_for(reg)[::2]
-    cell = check_registration(reg, backend, examples=examples)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert not cell.unsupported, cell.unsupported
 
 
 def test_keyword_prepend_append_on_backends(backend) -> None:  # type: ignore[no-untyped-def]
@@ -46,12 +34,6 @@ def test_keyword_prepend_append_on_backends(backend) -> None:  # type: ignore[no
         test_rrule(f, m, prepend=p, append=a, scalar_free=False, jit=False)
         test_frule(f, m, n=2, prepend=p, append=a, scalar_free=False, jit=False)
         assert ns is not None
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    assert_gpu_safe(reg, which)
 
 
 @pytest.mark.parametrize("reg", DIFF, ids=lambda r: r.name)
@@ -114,3 +96,8 @@ def test_all_any_no_tangent() -> None:
 
 def test_example_type_is_used() -> None:
     assert isinstance(examples_for(DIFF[0])[0], Example)
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.utility")

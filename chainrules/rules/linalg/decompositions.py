@@ -66,15 +66,16 @@ Maths notes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import partial, wraps
 from typing import Any
 
 from ...core.namespaces import device_of, namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
 from ...core.scalar_rule import non_differentiable
-from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
-from .._util import cotangent, in_dtype, numpy_kwargs, tangent_extra
+from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
+from ...core.toolkit import Signature, pullback, signature, tangents_in
+from .._util import in_dtype
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -154,71 +155,58 @@ def _matrix(name: str, x: Any) -> None:
         raise ValueError(f"{name}: expected a (stack of) matrices, got shape {tuple(x.shape)}")
 
 
-def _parts(name: str, y_bar: Any, y: Any) -> list[Any]:
-    """The cotangents of a tuple output ``y`` (a ``Tangent``, tuple or list, named fields too), one
-    per element, forced and shape-checked; ``None`` for a zero one."""
-    y_bar = unthunk(y_bar)
-    n = len(y)
-    if isinstance(y_bar, AbstractZero):
-        return [None] * n
-    if isinstance(y_bar, Tangent):
-        if y_bar.is_sequence:
-            elems = list(y_bar.elements())
-        else:
-            names = getattr(type(y), "_fields", None) or getattr(y_bar.primal_type, "_fields", None)
-            elems = [getattr(y_bar, f) for f in names or ()]
-    elif isinstance(y_bar, (tuple, list)):
-        elems = list(y_bar)
-    else:
-        raise TypeError(
-            f"{name}: the cotangent of a {n}-tuple output must be a Tangent, tuple or list, "
-            f"got {type(y_bar).__name__}"
-        )
-    if len(elems) != n:
-        raise ValueError(f"{name}: the cotangent has {len(elems)} parts for {n} outputs")
-    out: list[Any] = []
-    for e, v in zip(elems, y):
-        e = unthunk(e)
-        out.append(None if isinstance(e, AbstractZero) else cotangent(name, e, v))
-    return out
+def _nonzero(parts: tuple[Any, ...]) -> list[Any]:
+    """The cotangents of a tuple output as the pullback receives them, ``None`` for a zero one
+    (the formulas leave its terms out)."""
+    return [None if isinstance(p, AbstractZero) else p for p in parts]
 
 
-def _tuple_tangent(y: Any, parts: list[Any]) -> Any:
-    if all(p is None for p in parts):
-        return _ZERO
-    return Tangent(*(_ZERO if p is None else p for p in parts), primal_type=type(y))
+def _static(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``NoTangent()`` for each positional argument after the matrix (NumPy's flags, ``UPLO``,
+    ``mode``: static)."""
+    return (_NO,) * (len(args) - 1)
 
 
-def _input_tangent(name: str, tangents: Any, x: Any) -> Any:
-    """The input's tangent, forced (``None`` for a zero one); its shape is checked."""
-    t = unthunk(tangents[1])
-    if isinstance(t, AbstractZero):
-        return None
-    tangent_extra(name, t, x)
-    return t
+def by_field(pb: Any, y: Any) -> Any:
+    """The pullback ``pb`` of a named-tuple output ``y``, also taking the cotangent as a named
+    tuple or as a ``Tangent`` with named fields (read in ``y``'s field order, missing ones zero),
+    as these rules always have: the toolkit's ``@pullback`` reads a tuple output's cotangent by
+    position only (a named-field ``Tangent`` would read as zero)."""
+    names = getattr(type(y), "_fields", None)  # None for torch's result types
+
+    def by_field_pullback(y_bar: Any) -> Any:
+        if names and isinstance(y_bar, Tangent) and not y_bar.is_sequence:
+            y_bar = tuple(y_bar[f] for f in names)
+        elif isinstance(y_bar, tuple) and type(y_bar) is not tuple:
+            y_bar = tuple(y_bar)
+        return pb(y_bar)
+
+    return by_field_pullback
 
 
-def _parse(
-    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], order: tuple[str, ...]
-) -> tuple[Any, dict[str, Any]]:
-    """``x`` and NumPy's parameters, from positional ``order`` and keywords."""
-    if not args:
-        raise TypeError(f"{name} needs an array argument")
-    if len(args) > 1 + len(order):
-        raise TypeError(
-            f"{name} takes at most {1 + len(order)} positional arguments, got {len(args)}"
-        )
-    params = dict(zip(order, args[1:]))
-    for k, v in kwargs.items():
-        if k in params:
-            raise TypeError(f"{name} got multiple values for argument {k!r}")
-        params[k] = v
-    numpy_kwargs(name, params, ())
-    params.pop("out", None)
-    unknown = set(params) - set(order)
-    if unknown:
-        raise TypeError(f"{name} got unexpected keyword arguments {sorted(unknown)}")
-    return args[0], params
+def _register(
+    name: str, rrule: Any, frule: Any, sigs: tuple[Signature, Signature], examples: Any, **meta: Any
+) -> None:
+    """Register ``rrule(sig, *args, **kwargs)`` / ``frule(sig, tangents, *args, **kwargs)`` for
+    the standard's ``linalg.<name>`` (signature ``sigs[0]``) and NumPy's ``numpy:linalg.<name>``
+    (``sigs[1]``); ``examples(rng, numpy)`` builds each one's examples."""
+    for target, sig, numpy in (
+        (f"linalg.{name}", sigs[0], False),
+        (f"numpy:linalg.{name}", sigs[1], True),
+    ):
+        ex = partial(examples, numpy=numpy)
+        register_rrule(target, examples=ex, **meta)(_with(rrule, sig))
+        register_frule(target, examples=ex, **meta)(_with(frule, sig))
+
+
+def _with(rule: Any, sig: Signature) -> Any:
+    """``rule`` with its first argument, the call's signature, given."""
+
+    @wraps(rule)
+    def bound(*args: Any, **kwargs: Any) -> Any:
+        return rule(sig, *args, **kwargs)
+
+    return bound
 
 
 # --- cholesky ----------------------------------------------------------------------------------
@@ -260,11 +248,9 @@ def _cholesky_rrule(x: Any, /, *, upper: bool = False) -> Any:
     y = xp.linalg.cholesky(x, upper=upper)
     project = ProjectTo(x, xp)
 
-    def cholesky_pullback(y_bar: Any) -> tuple[Any, Any]:
-        if isinstance(y_bar, AbstractZero):
-            return _NO, _ZERO
-        y_bar = cotangent("linalg.cholesky", y_bar, y)
-        return _NO, project(cholesky_back(y, y_bar, upper=upper))
+    @pullback(y, (x,), name="linalg.cholesky")
+    def cholesky_pullback(y_bar: Any) -> Any:
+        return project(cholesky_back(y, y_bar, upper=upper))
 
     return y, cholesky_pullback
 
@@ -274,103 +260,114 @@ def _cholesky_frule(tangents: Any, x: Any, /, *, upper: bool = False) -> Any:
     xp = namespace_of(x, fname="linalg.cholesky")
     _square("linalg.cholesky", x)
     y = xp.linalg.cholesky(x, upper=upper)
-    t = _input_tangent("linalg.cholesky", tangents, x)
+    t = tangents_in("linalg.cholesky", tangents, (x,))
     if t is None:
         return y, _ZERO
-    return y, in_dtype(xp, _cholesky_dot(xp, y, t, upper), y.dtype)
+    return y, in_dtype(xp, _cholesky_dot(xp, y, t[0], upper), y.dtype)
 
 
 # --- eigh, eigvalsh ----------------------------------------------------------------------------
-class _Eigh:
-    """An ``eigh``/``eigvalsh`` call (standard or NumPy signature): ``w``, ``V`` and the parts
-    of the derivative."""
-
-    def __init__(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], numpy: bool):
-        self.name = name
-        if numpy:
-            x, params = _parse(name, args, kwargs, ("UPLO",))
-        else:
-            if len(args) != 1:
-                raise TypeError(f"{name} takes 1 positional argument, got {len(args)}")
-            _parse(name, args, kwargs, ())
-            x, params = args[0], {}
-        self.xp = xp = namespace_of(x, fname=name)
-        _square(name, x)
-        self.x, self.nargs = x, len(args)
-        uplo = params.get("UPLO", "L")
-        if uplo not in ("L", "U", "l", "u"):
-            raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {uplo!r}")
-        res = xp.linalg.eigh(x) if uplo in ("L", "l") else xp.linalg.eigh(x, UPLO=uplo)
-        self.res = res
-        self.w, self.v = res[0], res[1]
-
-    def back(self, w_bar: Any, v_bar: Any) -> Any:
-        """``herm(V (diag(w_bar) + F ∘ (V^H V_bar)) V^H)``."""
-        xp, w, v = self.xp, self.w, self.v
-        inner = None
-        if v_bar is not None:
-            inner = _inverse_gaps(xp, w, w.shape[-1]) * (_h(xp, v) @ v_bar)
-        if w_bar is not None:
-            d = _eye_times(xp, w_bar, v.dtype)
-            inner = d if inner is None else inner + d
-        if inner is None:
-            return None
-        return _herm(xp, v @ inner @ _h(xp, v))
-
-    def dot(self, x_dot: Any, vectors: bool) -> tuple[Any, Any]:
-        xp, w, v = self.xp, self.w, self.v
-        k = _h(xp, v) @ _herm(xp, x_dot) @ v
-        w_dot = _re(xp, xp.linalg.diagonal(k))
-        v_dot = v @ (_inverse_gaps(xp, w, w.shape[-1]) * k) if vectors else None
-        return in_dtype(xp, w_dot, w.dtype), v_dot
-
-    def rest(self) -> tuple[Any, ...]:
-        return (_NO,) * (self.nargs - 1)
+# the standard's signatures and NumPy's (``UPLO``); out= is refused
+_EIGH = signature("linalg.eigh", lambda x, /, *, out=None: None)
+_NP_EIGH = signature("linalg.eigh", lambda x, /, UPLO="L", *, out=None: None)
+_EIGVALSH = signature("linalg.eigvalsh", lambda x, /, *, out=None: None)
+_NP_EIGVALSH = signature("linalg.eigvalsh", lambda x, /, UPLO="L", *, out=None: None)
 
 
-def _eigh_rules(numpy: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def eigh_rrule(*args: Any, **kwargs: Any) -> Any:
-        c = _Eigh("linalg.eigh", args, kwargs, numpy)
-        project = ProjectTo(c.x, c.xp)
-
-        def eigh_pullback(y_bar: Any) -> tuple[Any, ...]:
-            w_bar, v_bar = _parts("linalg.eigh", y_bar, c.res)
-            g = c.back(w_bar, v_bar)
-            return (_NO, _ZERO if g is None else project(g), *c.rest())
-
-        return c.res, eigh_pullback
-
-    def eigh_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        c = _Eigh("linalg.eigh", args, kwargs, numpy)
-        t = _input_tangent("linalg.eigh", tangents, c.x)
-        if t is None:
-            return c.res, _ZERO
-        return c.res, _tuple_tangent(c.res, list(c.dot(t, vectors=True)))
-
-    return eigh_rrule, eigh_frule
+def _eigh(sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """``(xp, x, (w, V))`` of an ``eigh``/``eigvalsh`` call (``V`` is needed for ``w``'s
+    derivative too)."""
+    a = sig.bind(args, kwargs)
+    name, x = sig.name, a["x"]
+    xp = namespace_of(x, fname=name)
+    _square(name, x)
+    uplo = a.get("UPLO", "L")
+    if uplo not in ("L", "U", "l", "u"):
+        raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {uplo!r}")
+    res = xp.linalg.eigh(x) if uplo in ("L", "l") else xp.linalg.eigh(x, UPLO=uplo)
+    return xp, x, res
 
 
-def _eigvalsh_rules(numpy: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def eigvalsh_rrule(*args: Any, **kwargs: Any) -> Any:
-        c = _Eigh("linalg.eigvalsh", args, kwargs, numpy)
-        project = ProjectTo(c.x, c.xp)
+def _eigh_back(xp: Any, w: Any, v: Any, w_bar: Any, v_bar: Any) -> Any:
+    """``herm(V (diag(w_bar) + F ∘ (V^H V_bar)) V^H)``; ``None`` stands for a zero cotangent."""
+    inner = None
+    if v_bar is not None:
+        inner = _inverse_gaps(xp, w, w.shape[-1]) * (_h(xp, v) @ v_bar)
+    if w_bar is not None:
+        d = _eye_times(xp, w_bar, v.dtype)
+        inner = d if inner is None else inner + d
+    return _herm(xp, v @ inner @ _h(xp, v))
 
-        def eigvalsh_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return (_NO, _ZERO, *c.rest())
-            y_bar = cotangent("linalg.eigvalsh", y_bar, c.w)
-            return (_NO, project(c.back(y_bar, None)), *c.rest())
 
-        return c.w, eigvalsh_pullback
+def _eigh_dot(xp: Any, w: Any, v: Any, x_dot: Any, vectors: bool) -> tuple[Any, Any]:
+    k = _h(xp, v) @ _herm(xp, x_dot) @ v
+    w_dot = _re(xp, xp.linalg.diagonal(k))
+    v_dot = v @ (_inverse_gaps(xp, w, w.shape[-1]) * k) if vectors else None
+    return in_dtype(xp, w_dot, w.dtype), v_dot
 
-    def eigvalsh_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        c = _Eigh("linalg.eigvalsh", args, kwargs, numpy)
-        t = _input_tangent("linalg.eigvalsh", tangents, c.x)
-        if t is None:
-            return c.w, _ZERO
-        return c.w, c.dot(t, vectors=False)[0]
 
-    return eigvalsh_rrule, eigvalsh_frule
+def _eigh_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
+    xp, x, res = _eigh(sig, args, kwargs)
+    w, v = res[0], res[1]
+    project = ProjectTo(x, xp)
+
+    @pullback(tuple(res), args, name=sig.name)
+    def eigh_pullback(y_bar: tuple[Any, Any]) -> tuple[Any, ...]:
+        w_bar, v_bar = _nonzero(y_bar)
+        return (project(_eigh_back(xp, w, v, w_bar, v_bar)), *_static(args))
+
+    return res, by_field(eigh_pullback, res)
+
+
+def _eigh_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, res = _eigh(sig, args, kwargs)
+    t = tangents_in(sig.name, tangents[:2], (x,))  # the other arguments are static
+    if t is None:
+        return res, _ZERO
+    w_dot, v_dot = _eigh_dot(xp, res[0], res[1], t[0], vectors=True)
+    return res, Tangent(w_dot, v_dot, primal_type=type(res))
+
+
+def _eigvalsh_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
+    xp, x, (w, v) = _eigh(sig, args, kwargs)
+    project = ProjectTo(x, xp)
+
+    @pullback(w, args, name=sig.name)
+    def eigvalsh_pullback(w_bar: Any) -> tuple[Any, ...]:
+        return (project(_eigh_back(xp, w, v, w_bar, None)), *_static(args))
+
+    return w, eigvalsh_pullback
+
+
+def _eigvalsh_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, (w, v) = _eigh(sig, args, kwargs)
+    t = tangents_in(sig.name, tangents[:2], (x,))
+    if t is None:
+        return w, _ZERO
+    return w, _eigh_dot(xp, w, v, t[0], vectors=False)[0]
+
+
+# hermitian=(0,): argument 0 is read as a Hermitian matrix (one triangle); the testers perturb it
+# along Hermitian directions
+# gauge=True: the eigen/singular vectors' signs (phases) are the library's choice, so outputs
+# and cotangents of two libraries compare only through gauge-invariant functions
+_register(
+    "eigh",
+    _eigh_rrule,
+    _eigh_frule,
+    (_EIGH, _NP_EIGH),
+    lambda rng, numpy: _eigh_ex(rng, numpy),
+    hermitian=(0,),
+    gauge=True,
+)
+_register(
+    "eigvalsh",
+    _eigvalsh_rrule,
+    _eigvalsh_frule,
+    (_EIGVALSH, _NP_EIGVALSH),
+    lambda rng, numpy: _eigvalsh_ex(rng, numpy),
+    hermitian=(0,),
+)
 
 
 # --- the orthonormal complement of svd(full_matrices=True) and qr(mode="complete") -----------
@@ -388,221 +385,212 @@ def _complement_back(xp: Any, q1: Any, q2: Any, q1_bar: Any, q2_bar: Any) -> Any
 
 
 # --- svd, svdvals ------------------------------------------------------------------------------
-class _Svd:
-    """An ``svd`` call: the reduced factors ``U (m x k)``, ``s``, ``Vh (k x n)`` and, for
-    ``full_matrices`` with ``m != n``, the complement bases."""
-
-    def __init__(
-        self, name: str, xp: Any, x: Any, full: bool, hermitian: bool, res: Any, uv: bool
-    ) -> None:
-        self.name, self.xp, self.x = name, xp, x
-        self.hermitian = hermitian
-        m, n = x.shape[-2], x.shape[-1]
-        self.m, self.n, self.k = m, n, min(m, n)
-        k = self.k
-        self.res = res
-        if uv:
-            u, s, vh = res[0], res[1], res[2]
-        else:
-            u, s, vh = None, res, None
-        self.s = s
-        self.full = full and uv and m != n
-        if u is not None:
-            self.u, self.vh = u[..., :, :k], vh[..., :k, :]
-            self.u2 = u[..., :, k:] if self.full and m > k else None
-            self.vh2 = vh[..., k:, :] if self.full and n > k else None
-
-    def _sym(self, g: Any) -> Any:
-        return _herm(self.xp, g) if self.hermitian else g
-
-    def back(self, u_bar: Any, s_bar: Any, vh_bar: Any) -> Any:
-        xp, s, u, vh, m, n, k = self.xp, self.s, self.u, self.vh, self.m, self.n, self.k
-        dtype = u.dtype
-        if self.full:
-            if self.u2 is not None and u_bar is not None:
-                u_bar, u2_bar = u_bar[..., :, :k], u_bar[..., :, k:]
-                u_bar = _complement_back(xp, u, self.u2, u_bar, u2_bar)
-            if self.vh2 is not None and vh_bar is not None:
-                vh_bar, vh2_bar = vh_bar[..., :k, :], vh_bar[..., k:, :]
-                v_bar = _complement_back(
-                    xp, _h(xp, vh), _h(xp, self.vh2), _h(xp, vh_bar), _h(xp, vh2_bar)
-                )
-                vh_bar = _h(xp, v_bar)
-        v = _h(xp, vh)
-        inner = None
-        outer = None  # terms outside U (...) V^H
-        sinv = _safe_inverse(xp, s, max(m, n))
-        ja = la = None  # J - J^H, L - L^H
-        if u_bar is not None:
-            j = _h(xp, u) @ u_bar
-            ja = j - _h(xp, j)
-            if _complex(xp, j):
-                dj = xp.linalg.diagonal(j)
-                inner = _eye_times(xp, (dj - xp.conj(dj)) / 2 * sinv, dtype)
-            if m > k:
-                outer = ((u_bar - u @ j) * sinv[..., None, :]) @ vh
-        if vh_bar is not None:
-            v_bar = _h(xp, vh_bar)
-            lm = vh @ v_bar
-            la = lm - _h(xp, lm)
-            if n > k:
-                o = u @ (sinv[..., :, None] * _h(xp, v_bar - v @ lm))
-                outer = o if outer is None else outer + o
-        if ja is not None or la is not None:
-            # F_ij (Ja_ij s_j + s_i La_ij), F = 1 / (s_j^2 - s_i^2), split by partial fractions
-            # so that a tie (s_i = s_j) drops only the term that the outputs do not determine
-            both = ja if la is None else (la if ja is None else ja + la)
-            diff = ja if la is None else (-la if ja is None else ja - la)
-            term = (
-                _inverse_gaps(xp, s, max(m, n)) * both
-                + _inverse_gaps(xp, s, max(m, n), True) * diff
-            ) / 2
-            inner = term if inner is None else inner + term
-        if s_bar is not None:
-            d = _eye_times(xp, s_bar, dtype)
-            inner = d if inner is None else inner + d
-        if inner is None:
-            return None
-        g = u @ inner @ vh
-        if outer is not None:
-            g = g + outer
-        return self._sym(g)
-
-    def back_s(self, s_bar: Any) -> Any:
-        """``U diag(s_bar) V^H`` (the pullback of the singular values alone)."""
-        xp = self.xp
-        return self._sym((self.u * xp.astype(s_bar, self.u.dtype)[..., None, :]) @ self.vh)
-
-    def dot(self, x_dot: Any, vectors: bool) -> tuple[Any, Any, Any]:
-        xp, s, u, vh, m, n, k = self.xp, self.s, self.u, self.vh, self.m, self.n, self.k
-        if self.hermitian:
-            x_dot = _herm(xp, x_dot)
-        v = _h(xp, vh)
-        av = x_dot @ v
-        p = _h(xp, u) @ av
-        s_dot = in_dtype(xp, _re(xp, xp.linalg.diagonal(p)), s.dtype)
-        if not vectors:
-            return None, s_dot, None
-        sinv = _safe_inverse(xp, s, max(m, n))
-        ph = _h(xp, p)
-        # F ∘ (P S + S P^H) and F ∘ (S P + P^H S), F_ij = 1 / (s_j^2 - s_i^2), by partial
-        # fractions: (P + P^H) / (2 (s_j - s_i)) +- (P - P^H) / (2 (s_j + s_i))
-        fm = _inverse_gaps(xp, s, max(m, n)) * (p + ph) / 2
-        fp = _inverse_gaps(xp, s, max(m, n), True) * (p - ph) / 2
-        inner_u = fm + fp
-        if _complex(xp, p):
-            dp = xp.linalg.diagonal(p)
-            inner_u = inner_u + _eye_times(xp, (dp - xp.conj(dp)) / 2 * sinv, u.dtype)
-        du = u @ inner_u
-        if m > k:
-            du = du + (av - u @ p) * sinv[..., None, :]
-        dv = v @ (fm - fp)
-        if n > k:
-            ahu = _h(xp, x_dot) @ u
-            dv = dv + (ahu - v @ ph) * sinv[..., None, :]
-        if self.u2 is not None:
-            du = xp.concat([du, _complement_dot(xp, u, self.u2, du)], axis=-1)
-        if self.vh2 is not None:
-            dv = xp.concat([dv, _complement_dot(xp, v, _h(xp, self.vh2), dv)], axis=-1)
-        return du, s_dot, _h(xp, dv)
+# the factors below are the reduced ones, U (m x k), s, Vh (k x n), k = min(m, n), and for
+# full_matrices with m != n the complement bases U2 (m x (m - k)) / Vh2 ((n - k) x n), else None
+_SVD = signature("linalg.svd", lambda x, /, *, full_matrices=True, out=None: None)
+_NP_SVD = signature(
+    "linalg.svd",
+    lambda x, /, full_matrices=True, compute_uv=True, hermitian=False, *, out=None: None,
+)
+_SVDVALS = signature("linalg.svdvals", lambda x, /, *, out=None: None)
 
 
-def _svd_call(
-    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], numpy: bool
-) -> tuple[_Svd, int, bool]:
-    """Parse ``svd``: ``(call, number of positional arguments, whether U and Vh are returned)``."""
-    if numpy:
-        x, params = _parse(name, args, kwargs, ("full_matrices", "compute_uv", "hermitian"))
-    else:
-        if len(args) != 1:
-            raise TypeError(f"{name} takes 1 positional argument, got {len(args)}")
-        x, params = _parse(name, args, kwargs, ("full_matrices",))
+def _svd_factors(res: Any, full: bool) -> tuple[Any, Any, Any, Any, Any]:
+    """``(U, s, Vh, U2, Vh2)`` of ``svd``'s result (``full``: it has full matrices)."""
+    u, s, vh = res[0], res[1], res[2]
+    m, n = u.shape[-2], vh.shape[-1]
+    k = min(m, n)
+    u2 = u[..., :, k:] if full and m > k else None
+    vh2 = vh[..., k:, :] if full and n > k else None
+    return u[..., :, :k], s, vh[..., :k, :], u2, vh2
+
+
+def _svd(sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """``(xp, x, y, (U, s, Vh, U2, Vh2), hermitian)`` of an ``svd`` call; ``y`` is ``s`` alone
+    for ``compute_uv=False`` (the factors are needed for the derivative all the same)."""
+    a = sig.bind(args, kwargs)
+    name, x = sig.name, a["x"]
     xp = namespace_of(x, fname=name)
     _matrix(name, x)
-    full = bool(params.get("full_matrices", True))
-    uv = bool(params.get("compute_uv", True))
-    herm = bool(params.get("hermitian", False))
+    full, uv = bool(a["full_matrices"]), bool(a.get("compute_uv", True))
+    herm = bool(a.get("hermitian", False))
     if herm:
         _square(name, x)
-    # the factors are needed for the derivative even when only s is returned
     fm = full if uv else False
     res = (
         xp.linalg.svd(x, full_matrices=fm, hermitian=True)
         if herm
         else xp.linalg.svd(x, full_matrices=fm)
     )
-    if not uv:
-        c = _Svd(name, xp, x, False, herm, res, True)
-        c.res = res[1]
-        return c, len(args), False
-    return _Svd(name, xp, x, full, herm, res, True), len(args), True
+    return xp, x, res if uv else res[1], _svd_factors(res, fm), herm
 
 
-def _svd_rules(numpy: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def svd_rrule(*args: Any, **kwargs: Any) -> Any:
-        c, nargs, uv = _svd_call("linalg.svd", args, kwargs, numpy)
-        project = ProjectTo(c.x, c.xp)
-        rest = (_NO,) * (nargs - 1)
+def _svd_back(xp: Any, f: tuple[Any, ...], u_bar: Any, s_bar: Any, vh_bar: Any) -> Any:
+    """``A_bar`` of ``svd`` (see the maths notes) from the factors ``f``; ``None`` stands for a
+    zero cotangent."""
+    u, s, vh, u2, vh2 = f
+    m, n, k = u.shape[-2], vh.shape[-1], s.shape[-1]
+    dtype = u.dtype
+    if u2 is not None and u_bar is not None:
+        u_bar, u2_bar = u_bar[..., :, :k], u_bar[..., :, k:]
+        u_bar = _complement_back(xp, u, u2, u_bar, u2_bar)
+    if vh2 is not None and vh_bar is not None:
+        vh_bar, vh2_bar = vh_bar[..., :k, :], vh_bar[..., k:, :]
+        v_bar = _complement_back(xp, _h(xp, vh), _h(xp, vh2), _h(xp, vh_bar), _h(xp, vh2_bar))
+        vh_bar = _h(xp, v_bar)
+    v = _h(xp, vh)
+    inner = None
+    outer = None  # terms outside U (...) V^H
+    sinv = _safe_inverse(xp, s, max(m, n))
+    ja = la = None  # J - J^H, L - L^H
+    if u_bar is not None:
+        j = _h(xp, u) @ u_bar
+        ja = j - _h(xp, j)
+        if _complex(xp, j):
+            dj = xp.linalg.diagonal(j)
+            inner = _eye_times(xp, (dj - xp.conj(dj)) / 2 * sinv, dtype)
+        if m > k:
+            outer = ((u_bar - u @ j) * sinv[..., None, :]) @ vh
+    if vh_bar is not None:
+        v_bar = _h(xp, vh_bar)
+        lm = vh @ v_bar
+        la = lm - _h(xp, lm)
+        if n > k:
+            o = u @ (sinv[..., :, None] * _h(xp, v_bar - v @ lm))
+            outer = o if outer is None else outer + o
+    if ja is not None or la is not None:
+        # F_ij (Ja_ij s_j + s_i La_ij), F = 1 / (s_j^2 - s_i^2), split by partial fractions
+        # so that a tie (s_i = s_j) drops only the term that the outputs do not determine
+        both = ja if la is None else (la if ja is None else ja + la)
+        diff = ja if la is None else (-la if ja is None else ja - la)
+        term = (
+            _inverse_gaps(xp, s, max(m, n)) * both + _inverse_gaps(xp, s, max(m, n), True) * diff
+        ) / 2
+        inner = term if inner is None else inner + term
+    if s_bar is not None:
+        d = _eye_times(xp, s_bar, dtype)
+        inner = d if inner is None else inner + d
+    g = u @ inner @ vh
+    return g if outer is None else g + outer
 
-        def svd_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if not uv:
-                if isinstance(y_bar, AbstractZero):
-                    return (_NO, _ZERO, *rest)
-                return (_NO, project(c.back_s(cotangent("linalg.svd", y_bar, c.s))), *rest)
-            u_bar, s_bar, vh_bar = _parts("linalg.svd", y_bar, c.res)
-            if u_bar is None and vh_bar is None:
-                g = None if s_bar is None else c.back_s(s_bar)
-            else:
-                g = c.back(u_bar, s_bar, vh_bar)
-            return (_NO, _ZERO if g is None else project(g), *rest)
 
-        return c.res, svd_pullback
-
-    def svd_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        c, _, uv = _svd_call("linalg.svd", args, kwargs, numpy)
-        t = _input_tangent("linalg.svd", tangents, c.x)
-        if t is None:
-            return c.res, _ZERO
-        du, ds, dvh = c.dot(t, vectors=uv)
-        if not uv:
-            return c.res, ds
-        return c.res, _tuple_tangent(c.res, [du, ds, dvh])
-
-    return svd_rrule, svd_frule
+def _svd_back_s(xp: Any, f: tuple[Any, ...], s_bar: Any) -> Any:
+    """``U diag(s_bar) V^H`` (the pullback of the singular values alone)."""
+    u, vh = f[0], f[2]
+    return (u * xp.astype(s_bar, u.dtype)[..., None, :]) @ vh
 
 
-def _svdvals_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> _Svd:
-    if len(args) != 1:
-        raise TypeError(f"linalg.svdvals takes 1 positional argument, got {len(args)}")
-    x, _ = _parse("linalg.svdvals", args, kwargs, ())
-    xp = namespace_of(x, fname="linalg.svdvals")
-    _matrix("linalg.svdvals", x)
-    return _Svd("linalg.svdvals", xp, x, False, False, xp.linalg.svd(x, full_matrices=False), True)
+def _svd_dot(xp: Any, f: tuple[Any, ...], x_dot: Any, vectors: bool) -> tuple[Any, Any, Any]:
+    u, s, vh, u2, vh2 = f
+    m, n, k = u.shape[-2], vh.shape[-1], s.shape[-1]
+    v = _h(xp, vh)
+    av = x_dot @ v
+    p = _h(xp, u) @ av
+    s_dot = in_dtype(xp, _re(xp, xp.linalg.diagonal(p)), s.dtype)
+    if not vectors:
+        return None, s_dot, None
+    sinv = _safe_inverse(xp, s, max(m, n))
+    ph = _h(xp, p)
+    # F ∘ (P S + S P^H) and F ∘ (S P + P^H S), F_ij = 1 / (s_j^2 - s_i^2), by partial
+    # fractions: (P + P^H) / (2 (s_j - s_i)) +- (P - P^H) / (2 (s_j + s_i))
+    fm = _inverse_gaps(xp, s, max(m, n)) * (p + ph) / 2
+    fp = _inverse_gaps(xp, s, max(m, n), True) * (p - ph) / 2
+    inner_u = fm + fp
+    if _complex(xp, p):
+        dp = xp.linalg.diagonal(p)
+        inner_u = inner_u + _eye_times(xp, (dp - xp.conj(dp)) / 2 * sinv, u.dtype)
+    du = u @ inner_u
+    if m > k:
+        du = du + (av - u @ p) * sinv[..., None, :]
+    dv = v @ (fm - fp)
+    if n > k:
+        ahu = _h(xp, x_dot) @ u
+        dv = dv + (ahu - v @ ph) * sinv[..., None, :]
+    if u2 is not None:
+        du = xp.concat([du, _complement_dot(xp, u, u2, du)], axis=-1)
+    if vh2 is not None:
+        dv = xp.concat([dv, _complement_dot(xp, v, _h(xp, vh2), dv)], axis=-1)
+    return du, s_dot, _h(xp, dv)
+
+
+def _svd_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
+    xp, x, y, f, herm = _svd(sig, args, kwargs)
+    project = ProjectTo(x, xp)
+    sym = partial(_herm, xp) if herm else (lambda g: g)  # hermitian=True reads one triangle
+
+    if not isinstance(y, tuple):  # compute_uv=False: s alone
+
+        @pullback(y, args, name=sig.name)
+        def svd_s_pullback(s_bar: Any) -> tuple[Any, ...]:
+            return (project(sym(_svd_back_s(xp, f, s_bar))), *_static(args))
+
+        return y, svd_s_pullback
+
+    @pullback(tuple(y), args, name=sig.name)
+    def svd_pullback(y_bar: tuple[Any, Any, Any]) -> tuple[Any, ...]:
+        u_bar, s_bar, vh_bar = _nonzero(y_bar)
+        if u_bar is None and vh_bar is None:
+            g = _svd_back_s(xp, f, s_bar)
+        else:
+            g = _svd_back(xp, f, u_bar, s_bar, vh_bar)
+        return (project(sym(g)), *_static(args))
+
+    return y, by_field(svd_pullback, y)
+
+
+def _svd_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, y, f, herm = _svd(sig, args, kwargs)
+    t = tangents_in(sig.name, tangents[:2], (x,))
+    if t is None:
+        return y, _ZERO
+    uv = isinstance(y, tuple)
+    du, ds, dvh = _svd_dot(xp, f, _herm(xp, t[0]) if herm else t[0], vectors=uv)
+    return y, Tangent(du, ds, dvh, primal_type=type(y)) if uv else ds
+
+
+_register(
+    "svd",
+    _svd_rrule,
+    _svd_frule,
+    (_SVD, _NP_SVD),
+    lambda rng, numpy: _svd_ex(rng, numpy),
+    gauge=True,
+)
 
 
 @register_rrule("linalg.svdvals", examples=lambda rng: _svdvals_ex(rng))
 def _svdvals_rrule(*args: Any, **kwargs: Any) -> Any:
-    c = _svdvals_call(args, kwargs)
-    project = ProjectTo(c.x, c.xp)
+    x = _SVDVALS.bind(args, kwargs)["x"]
+    xp = namespace_of(x, fname="linalg.svdvals")
+    _matrix("linalg.svdvals", x)
+    f = _svd_factors(xp.linalg.svd(x, full_matrices=False), False)
+    s = f[1]
+    project = ProjectTo(x, xp)
 
-    def svdvals_pullback(y_bar: Any) -> tuple[Any, Any]:
-        if isinstance(y_bar, AbstractZero):
-            return _NO, _ZERO
-        return _NO, project(c.back_s(cotangent("linalg.svdvals", y_bar, c.s)))
+    @pullback(s, args, name="linalg.svdvals")
+    def svdvals_pullback(s_bar: Any) -> Any:
+        return project(_svd_back_s(xp, f, s_bar))
 
-    return c.s, svdvals_pullback
+    return s, svdvals_pullback
 
 
 @register_frule("linalg.svdvals", examples=lambda rng: _svdvals_ex(rng))
 def _svdvals_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    c = _svdvals_call(args, kwargs)
-    t = _input_tangent("linalg.svdvals", tangents, c.x)
+    x = _SVDVALS.bind(args, kwargs)["x"]
+    xp = namespace_of(x, fname="linalg.svdvals")
+    _matrix("linalg.svdvals", x)
+    f = _svd_factors(xp.linalg.svd(x, full_matrices=False), False)
+    t = tangents_in("linalg.svdvals", tangents, (x,))
     if t is None:
-        return c.s, _ZERO
-    return c.s, c.dot(t, vectors=False)[1]
+        return f[1], _ZERO
+    return f[1], _svd_dot(xp, f, t[0], vectors=False)[1]
 
 
 # --- qr ----------------------------------------------------------------------------------------
+_QR = signature("linalg.qr", lambda x, /, *, mode="reduced", out=None: None)
+_NP_QR = signature("linalg.qr", lambda x, /, mode="reduced", *, out=None: None)
+
+
 def _qr_square_back(xp: Any, q: Any, r: Any, q_bar: Any, r_bar: Any) -> Any:
     """``(Q_bar + Q herm_u(R_bar R^H - Q^H Q_bar)) R^-H`` for ``m >= n`` (``R`` square)."""
     m = None
@@ -632,140 +620,105 @@ def _qr_square_dot(xp: Any, q: Any, r: Any, x_dot: Any) -> tuple[Any, Any]:
     return q @ (omega - c) + x, (c - omega) @ r
 
 
-class _Qr:
-    """A ``qr`` call: the factors and, for ``mode="complete"`` with ``m > n``, the complement."""
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any], numpy: bool) -> None:
-        name = "linalg.qr"
-        if numpy:
-            x, params = _parse(name, args, kwargs, ("mode",))
-        else:
-            if len(args) != 1:
-                raise TypeError(f"{name} takes 1 positional argument, got {len(args)}")
-            x, params = _parse(name, args, kwargs, ("mode",))
-        mode = params.get("mode", "reduced")
-        allowed = ("reduced", "complete", "r") if numpy else ("reduced", "complete")
-        if mode not in allowed:
-            raise ValueError(
-                f"{name}: the rule supports mode in {allowed}, got {mode!r}"
-                + (
-                    " (mode='raw' returns Householder data, not a differentiable factor)"
-                    if mode == "raw"
-                    else ""
-                )
+def _qr(sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """``(xp, x, y, (Q, R, Q2))`` of a ``qr`` call: ``y`` is ``(Q, R)``, or ``R`` for NumPy's
+    ``mode="r"``; ``Q`` (``m x k``) and ``R`` (``k x n``) are the reduced factors, ``Q2`` the
+    complement basis of ``mode="complete"`` with ``m > n`` (else ``None``)."""
+    a = sig.bind(args, kwargs)
+    name, x, mode = sig.name, a["x"], a["mode"]
+    allowed = ("reduced", "complete", "r") if sig is _NP_QR else ("reduced", "complete")
+    if mode not in allowed:
+        raise ValueError(
+            f"{name}: the rule supports mode in {allowed}, got {mode!r}"
+            + (
+                " (mode='raw' returns Householder data, not a differentiable factor)"
+                if mode == "raw"
+                else ""
             )
-        self.xp = xp = namespace_of(x, fname=name)
-        _matrix(name, x)
-        self.x, self.nargs, self.mode = x, len(args), mode
-        m, n = x.shape[-2], x.shape[-1]
-        self.m, self.n, self.k = m, n, min(m, n)
-        qmode = "complete" if mode == "complete" else "reduced"
-        q, r = xp.linalg.qr(x, mode=qmode)
-        self.res = r if mode == "r" else (q, r)
-        self.complete = mode == "complete" and m > n
-        k = self.k
-        self.q, self.r = q[..., :, :k], r[..., :k, :]
-        self.q2 = q[..., :, k:] if self.complete else None
+        )
+    xp = namespace_of(x, fname=name)
+    _matrix(name, x)
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    q, r = xp.linalg.qr(x, mode="complete" if mode == "complete" else "reduced")
+    q2 = q[..., :, k:] if mode == "complete" and m > n else None
+    return xp, x, r if mode == "r" else (q, r), (q[..., :, :k], r[..., :k, :], q2)
 
-    def back(self, q_bar: Any, r_bar: Any) -> Any:
-        xp, q, r, m, n, k = self.xp, self.q, self.r, self.m, self.n, self.k
-        if self.complete:
-            if q_bar is not None:
-                q_bar = _complement_back(xp, q, self.q2, q_bar[..., :, :k], q_bar[..., :, k:])
-            if r_bar is not None:
-                r_bar = r_bar[..., :k, :]  # the rows below are 0 whatever A is
-        if m >= n:
-            return _qr_square_back(xp, q, r, q_bar, r_bar)
-        # wide: A = [X | Y], X = Q R1, R2 = Q^H Y
-        r1, y = r[..., :, :m], self.x[..., :, m:]
-        r1_bar = None if r_bar is None else r_bar[..., :, :m]
-        y_bar = None
+
+def _qr_back(xp: Any, x: Any, f: tuple[Any, Any, Any], q_bar: Any, r_bar: Any) -> Any:
+    """``A_bar`` of ``qr`` from the factors ``f``; ``None`` stands for a zero cotangent."""
+    q, r, q2 = f
+    m, n, k = x.shape[-2], x.shape[-1], r.shape[-2]
+    if q2 is not None:
+        if q_bar is not None:
+            q_bar = _complement_back(xp, q, q2, q_bar[..., :, :k], q_bar[..., :, k:])
         if r_bar is not None:
-            r2_bar = r_bar[..., :, m:]
-            extra = y @ _h(xp, r2_bar)
-            q_bar = extra if q_bar is None else q_bar + extra
-            y_bar = q @ r2_bar
-        x_bar = _qr_square_back(xp, q, r1, q_bar, r1_bar)
-        if x_bar is None:
-            x_bar = xp.zeros_like(self.x[..., :, :m])
-        if y_bar is None:
-            y_bar = xp.zeros_like(y)
-        return xp.concat([x_bar, y_bar], axis=-1)
-
-    def dot(self, x_dot: Any) -> tuple[Any, Any]:
-        xp, q, r, m, n = self.xp, self.q, self.r, self.m, self.n
-        if m >= n:
-            dq, dr = _qr_square_dot(xp, q, r, x_dot)
-        else:
-            dq, dr1 = _qr_square_dot(xp, q, r[..., :, :m], x_dot[..., :, :m])
-            dr2 = _h(xp, dq) @ self.x[..., :, m:] + _h(xp, q) @ x_dot[..., :, m:]
-            dr = xp.concat([dr1, dr2], axis=-1)
-        if self.complete:
-            dq = xp.concat([dq, _complement_dot(xp, q, self.q2, dq)], axis=-1)
-            dr = xp.concat(
-                [dr, xp.zeros((*dr.shape[:-2], m - n, n), dtype=dr.dtype, device=device_of(dr))],
-                axis=-2,
-            )
-        return dq, dr
+            r_bar = r_bar[..., :k, :]  # the rows below are 0 whatever A is
+    if m >= n:
+        return _qr_square_back(xp, q, r, q_bar, r_bar)
+    # wide: A = [X | Y], X = Q R1, R2 = Q^H Y
+    r1, y = r[..., :, :m], x[..., :, m:]
+    r1_bar = None if r_bar is None else r_bar[..., :, :m]
+    y_bar = None
+    if r_bar is not None:
+        r2_bar = r_bar[..., :, m:]
+        extra = y @ _h(xp, r2_bar)
+        q_bar = extra if q_bar is None else q_bar + extra
+        y_bar = q @ r2_bar
+    x_bar = _qr_square_back(xp, q, r1, q_bar, r1_bar)
+    if y_bar is None:
+        y_bar = xp.zeros_like(y)
+    return xp.concat([x_bar, y_bar], axis=-1)
 
 
-def _qr_rules(numpy: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def qr_rrule(*args: Any, **kwargs: Any) -> Any:
-        c = _Qr(args, kwargs, numpy)
-        project = ProjectTo(c.x, c.xp)
-        rest = (_NO,) * (c.nargs - 1)
-
-        def qr_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if c.mode == "r":
-                if isinstance(y_bar, AbstractZero):
-                    return (_NO, _ZERO, *rest)
-                q_bar, r_bar = None, cotangent("linalg.qr", y_bar, c.res)
-            else:
-                q_bar, r_bar = _parts("linalg.qr", y_bar, c.res)
-            g = c.back(q_bar, r_bar)
-            return (_NO, _ZERO if g is None else project(g), *rest)
-
-        return c.res, qr_pullback
-
-    def qr_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        c = _Qr(args, kwargs, numpy)
-        t = _input_tangent("linalg.qr", tangents, c.x)
-        if t is None:
-            return c.res, _ZERO
-        dq, dr = c.dot(t)
-        if c.mode == "r":
-            return c.res, dr
-        return c.res, _tuple_tangent(c.res, [dq, dr])
-
-    return qr_rrule, qr_frule
+def _qr_dot(xp: Any, x: Any, f: tuple[Any, Any, Any], x_dot: Any) -> tuple[Any, Any]:
+    q, r, q2 = f
+    m, n = x.shape[-2], x.shape[-1]
+    if m >= n:
+        dq, dr = _qr_square_dot(xp, q, r, x_dot)
+    else:
+        dq, dr1 = _qr_square_dot(xp, q, r[..., :, :m], x_dot[..., :, :m])
+        dr2 = _h(xp, dq) @ x[..., :, m:] + _h(xp, q) @ x_dot[..., :, m:]
+        dr = xp.concat([dr1, dr2], axis=-1)
+    if q2 is not None:
+        dq = xp.concat([dq, _complement_dot(xp, q, q2, dq)], axis=-1)
+        dr = xp.concat(
+            [dr, xp.zeros((*dr.shape[:-2], m - n, n), dtype=dr.dtype, device=device_of(dr))],
+            axis=-2,
+        )
+    return dq, dr
 
 
-# --- registrations -----------------------------------------------------------------------------
-def _register(
-    name: str, make: Callable[[bool], Any], examples: Any, np_examples: Any, **meta: Any
-) -> None:
-    r, f = make(False)
-    register_rrule(f"linalg.{name}", examples=examples, **meta)(r)
-    register_frule(f"linalg.{name}", examples=examples, **meta)(f)
-    r, f = make(True)
-    register_rrule(f"numpy:linalg.{name}", examples=np_examples, **meta)(r)
-    register_frule(f"numpy:linalg.{name}", examples=np_examples, **meta)(f)
+def _qr_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
+    xp, x, y, f = _qr(sig, args, kwargs)
+    project = ProjectTo(x, xp)
+
+    if not isinstance(y, tuple):  # NumPy's mode="r": R alone
+
+        @pullback(y, args, name=sig.name)
+        def qr_r_pullback(r_bar: Any) -> tuple[Any, ...]:
+            return (project(_qr_back(xp, x, f, None, r_bar)), *_static(args))
+
+        return y, qr_r_pullback
+
+    @pullback(y, args, name=sig.name)
+    def qr_pullback(y_bar: tuple[Any, Any]) -> tuple[Any, ...]:
+        q_bar, r_bar = _nonzero(y_bar)
+        return (project(_qr_back(xp, x, f, q_bar, r_bar)), *_static(args))
+
+    return y, qr_pullback
 
 
-def _ex(name: str, numpy: bool) -> Callable[[Any], list[Any]]:
-    return lambda rng: _EXAMPLES[name](rng, numpy)
+def _qr_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, y, f = _qr(sig, args, kwargs)
+    t = tangents_in(sig.name, tangents[:2], (x,))
+    if t is None:
+        return y, _ZERO
+    dq, dr = _qr_dot(xp, x, f, t[0])
+    return y, Tangent(dq, dr, primal_type=type(y)) if isinstance(y, tuple) else dr
 
 
-# hermitian=(0,): argument 0 is read as a Hermitian matrix (one triangle); the testers perturb it
-# along Hermitian directions
-# gauge=True: the eigen/singular vectors' signs (phases) are the library's choice, so outputs
-# and cotangents of two libraries compare only through gauge-invariant functions
-_register("eigh", _eigh_rules, _ex("eigh", False), _ex("eigh", True), hermitian=(0,), gauge=True)
-_register(
-    "eigvalsh", _eigvalsh_rules, _ex("eigvalsh", False), _ex("eigvalsh", True), hermitian=(0,)
-)
-_register("svd", _svd_rules, _ex("svd", False), _ex("svd", True), gauge=True)
-_register("qr", _qr_rules, _ex("qr", False), _ex("qr", True))
+_register("qr", _qr_rrule, _qr_frule, (_QR, _NP_QR), lambda rng, numpy: _qr_ex(rng, numpy))
 non_differentiable("linalg.matrix_rank", examples=lambda rng: _rank_ex(rng))
 
 
@@ -884,11 +837,3 @@ def _qr_ex(rng: Any, numpy: bool) -> list[Any]:
 
 def _rank_ex(rng: Any) -> list[Any]:
     return [((rng.standard_normal((3, 3)),), {}), ((rng.standard_normal((2, 4, 3)),), {})]
-
-
-_EXAMPLES: dict[str, Callable[[Any, bool], list[Any]]] = {
-    "eigh": _eigh_ex,
-    "eigvalsh": _eigvalsh_ex,
-    "svd": _svd_ex,
-    "qr": _qr_ex,
-}

@@ -37,19 +37,17 @@ from typing import Any
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
+from ...core.toolkit import pullback, signature, tangents_in
 from .. import _numpy_fast
 from .._util import (
     chunk_axes,
-    cotangent,
     count_true,
     expand_reduced,
     in_dtype,
     masked_product,
     normalize_axis,
-    numpy_kwargs,
     safe,
-    tangent_extra,
     unit,
 )
 
@@ -160,13 +158,16 @@ def norm2_back(
     return x * expand_reduced(xp, y_bar / safe(xp, r), axes, keepdims)
 
 
-def _norm2_call(x: Any, y_bar: Any, rest: tuple[Any, ...], kw: dict[str, Any]) -> tuple[Any, ...]:
-    """Parse ``norm2_back(x, y_bar, axis=None, keepdims=False, *, norm=None)``."""
-    names = ("axis", "keepdims")
-    if len(rest) > len(names):
-        raise TypeError(f"norm2_back takes at most 4 positional arguments, got {2 + len(rest)}")
-    params = {**dict(zip(names, rest)), **kw}
-    axis, keepdims, norm = params.get("axis"), bool(params.get("keepdims")), params.get("norm")
+_NORM2_BACK = signature(
+    "norm2_back", lambda x, y_bar, /, axis=None, keepdims=False, *, norm=None: None
+)
+
+
+def _norm2_back(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """``(xp, x, y_bar, axes, keepdims, ||x|| (safe), s)`` of a ``norm2_back`` call, with
+    ``s = y_bar / ||x||`` (0 where ``||x|| = 0``) broadcast back over the norm's axes."""
+    a = _NORM2_BACK.bind(args, kwargs)
+    x, y_bar, axis, keepdims, norm = a["x"], a["y_bar"], a["axis"], bool(a["keepdims"]), a["norm"]
     xp = namespace_of(x, y_bar)
     axes = normalize_axis(axis, x.ndim, "norm2_back")
     r = norm if norm is not None else xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims)
@@ -175,242 +176,221 @@ def _norm2_call(x: Any, y_bar: Any, rest: tuple[Any, ...], kw: dict[str, Any]) -
     # minimum-norm choice (the value x * s is 0 there either way)
     s = y_bar / rs
     s = xp.where(r == 0, xp.zeros_like(s), s)
-    return xp, axes, keepdims, rs, expand_reduced(xp, s, axes, keepdims)
+    return xp, x, y_bar, axes, keepdims, rs, expand_reduced(xp, s, axes, keepdims)
 
 
 @register_rrule(norm2_back)
-def _norm2_back_rrule(x: Any, y_bar: Any, *rest: Any, **kw: Any) -> Any:
-    xp, axes, keepdims, rs, s = _norm2_call(x, y_bar, rest, kw)
+def _norm2_back_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x, y_bar, axes, keepdims, rs, s = _norm2_back(args, kwargs)
     z = x * s
     px, py = ProjectTo(x, xp), ProjectTo(y_bar, xp)
-    opaque = (_NO,) * len(rest)
+    opaque = (_NO,) * (len(args) - 2)  # axis, keepdims
 
+    @pullback(z, args, name="norm2_back")
     def norm2_back_pullback(z_bar: Any) -> tuple[Any, ...]:
-        if isinstance(z_bar, AbstractZero):
-            return (_NO, _ZERO, _ZERO, *opaque)
-        z_bar = cotangent("norm2_back", z_bar, z)
         # z = x * y_bar / r:  x_bar = z_bar * s - x * (a * y_bar / r^3),  y_bar_bar = a / r,
         # with a = sum over the norm's axes of Re(conj(z_bar) x)  (r = ||x||, s = y_bar / r)
         a = xp.sum(xp.real(xp.conj(z_bar) * x), axis=axes, keepdims=keepdims)
         x_bar = z_bar * s - x * expand_reduced(xp, a * y_bar / (rs * rs * rs), axes, keepdims)
-        return (_NO, px(x_bar), py(a / rs), *opaque)
+        return (px(x_bar), py(a / rs), *opaque)
 
     return z, norm2_back_pullback
 
 
 @register_frule(norm2_back)
-def _norm2_back_frule(tangents: Any, x: Any, y_bar: Any, *rest: Any, **kw: Any) -> Any:
-    xp, axes, keepdims, rs, s = _norm2_call(x, y_bar, rest, kw)
+def _norm2_back_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, y_bar, axes, keepdims, rs, s = _norm2_back(args, kwargs)
     z = x * s
-    xd, yd = unthunk(tangents[1]), unthunk(tangents[2])
+    t = tangents_in("norm2_back", tangents[:3], (x, y_bar))  # axis, keepdims: static
+    if t is None:
+        return z, _ZERO
+    xd, yd = t
     acc: Any = None
     if not isinstance(xd, AbstractZero):
-        extra = tangent_extra("norm2_back", xd, x)
         # d r = sum Re(conj(x) dx) / r
-        dr = xp.sum(xp.real(xp.conj(x) * xd), axis=chunk_axes(axes, extra), keepdims=keepdims)
-        acc = xd * s - x * expand_reduced(xp, y_bar * dr / (rs * rs * rs), axes, keepdims, extra)
+        dr = xp.sum(xp.real(xp.conj(x) * xd), axis=chunk_axes(axes, t.extra), keepdims=keepdims)
+        acc = xd * s - x * expand_reduced(xp, y_bar * dr / (rs * rs * rs), axes, keepdims, t.extra)
     if not isinstance(yd, AbstractZero):
-        e = tangent_extra("norm2_back", yd, y_bar)
-        term = x * expand_reduced(xp, yd / rs, axes, keepdims, e)
+        term = x * expand_reduced(xp, yd / rs, axes, keepdims, t.extra)
         acc = term if acc is None else acc + term
-    if acc is None:
-        return z, _ZERO
     return z, in_dtype(xp, acc, z.dtype)
 
 
-# --- the norms as one kind of call ---------------------------------------------------------------
-class _Norm:
-    """A norm call: the array, the norm ``y``, the reduced axes, and the gradient direction."""
+# --- the norms: one pullback and one pushforward, given the gradient direction --------------------
+def _norm_pullback(
+    name: str,
+    xp: Any,
+    x: Any,
+    y: Any,
+    axes: tuple[int, ...],
+    keepdims: bool,
+    args: tuple[Any, ...],
+    direction: Any,
+    two_norm: bool,
+) -> Any:
+    """The pullback of the norm ``y`` of ``x`` over ``axes`` (sorted): ``y_bar * G``, with
+    ``direction(scale)`` giving ``scale * G`` (``None`` for a zero derivative). The 2-norm
+    (``two_norm``) is pulled back through :func:`norm2_back`, differentiable again. The other
+    positional arguments (``ord``, ``axis``, ``keepdims``) are static."""
+    project = ProjectTo(x, xp)
+    rest = (_NO,) * (len(args) - 1)
 
-    name = "norm"
-    xp: Any
-    x: Any
-    y: Any
-    axes: tuple[int, ...]  # the reduced axes, sorted
-    keepdims: bool
-    nargs = 1  # positional arguments of the call
-    two_norm = False  # pulled back through norm2_back (differentiable again)
+    @pullback(y, args, name=name)
+    def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if not project.differentiable:
+            return (_NO, *rest)
+        if two_norm:  # through a function with rules: differentiable again
+            # the norm is passed as a cache, except to an engine tracing the pullback: a
+            # keyword argument is never differentiated, so it recomputes it from x
+            cache = None if hasattr(type(y), "__chainrules_call__") else y
+            g = norm2_back(x, y_bar, axis=axes, keepdims=keepdims, norm=cache)
+        else:
+            g = direction(expand_reduced(xp, y_bar, axes, keepdims))
+            if g is None:
+                return (_ZERO, *rest)
+        return (project(g), *rest)
 
-    def direction(self, scale: Any) -> Any:
-        """``scale * G`` (``G`` itself for ``scale=None``); ``None`` for a zero derivative."""
-        raise NotImplementedError
-
-    def rrule(self) -> tuple[Any, Any]:
-        xp, x, y, axes, keepdims, nargs = (
-            self.xp,
-            self.x,
-            self.y,
-            self.axes,
-            self.keepdims,
-            self.nargs,
-        )
-        project = ProjectTo(x, xp)
-        rest = (_NO,) * (nargs - 1)
-
-        def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero) or not project.differentiable:
-                return (_NO, _ZERO if project.differentiable else _NO, *rest)
-            y_bar = cotangent(self.name, y_bar, y)
-            if self.two_norm:  # through a function with rules: differentiable again
-                # the norm is passed as a cache, except to an engine tracing the pullback: a
-                # keyword argument is never differentiated, so it recomputes it from x
-                cache = None if hasattr(type(y), "__chainrules_call__") else y
-                g = norm2_back(x, y_bar, axis=axes, keepdims=keepdims, norm=cache)
-            else:
-                g = self.direction(expand_reduced(xp, y_bar, axes, keepdims))
-                if g is None:
-                    return (_NO, _ZERO, *rest)
-            return (_NO, project(g), *rest)
-
-        return y, norm_pullback
-
-    def frule(self, tangents: tuple[Any, ...]) -> tuple[Any, Any]:
-        xp, x, y = self.xp, self.x, self.y
-        x_dot = unthunk(tangents[1])
-        if isinstance(x_dot, AbstractZero):
-            return y, _ZERO
-        d = self.direction(None)
-        if d is None:
-            return y, _ZERO
-        extra = tangent_extra(self.name, x_dot, x)
-        y_dot = xp.sum(
-            xp.real(xp.conj(d) * x_dot), axis=chunk_axes(self.axes, extra), keepdims=self.keepdims
-        )
-        return y, in_dtype(xp, y_dot, y.dtype)
+    return norm_pullback
 
 
-class _VectorNorm(_Norm):
-    name = "vector_norm"
+def _norm_dot(
+    name: str,
+    xp: Any,
+    x: Any,
+    y: Any,
+    axes: tuple[int, ...],
+    keepdims: bool,
+    tangents: Any,
+    direction: Any,
+) -> Any:
+    """The pushforward of the norm: ``sum(Re(conj(G) x_dot))`` over ``axes``."""
+    t = tangents_in(name, tangents[:2], (x,))
+    if t is None:
+        return _ZERO
+    d = direction(None)
+    if d is None:
+        return _ZERO
+    y_dot = xp.sum(xp.real(xp.conj(d) * t[0]), axis=chunk_axes(axes, t.extra), keepdims=keepdims)
+    return in_dtype(xp, y_dot, y.dtype)
 
-    def __init__(self, x: Any, axis: Any, keepdims: bool, ord: Any) -> None:
-        self.xp = xp = namespace_of(x, fname=self.name)
-        self.x, self.keepdims, self.ord = x, keepdims, ord
-        self.axes = normalize_axis(axis, x.ndim, self.name)
-        fast = _numpy_fast.vector_norm(x, axis, keepdims, ord)
-        self.y = (
-            fast
-            if fast is not None
-            else xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
-        )
-        self.two_norm = ord == 2
 
-    def direction(self, scale: Any) -> Any:
-        ye = expand_reduced(self.xp, self.y, self.axes, self.keepdims)
-        return _vector_direction(self.xp, self.x, ye, self.ord, self.axes, scale)
+# --- vector_norm, matrix_norm --------------------------------------------------------------------
+def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]:
+    """``(xp, y, axes, direction)`` of ``vector_norm(x, axis=axis, keepdims=keepdims,
+    ord=ord)``."""
+    xp = namespace_of(x, fname="vector_norm")
+    axes = normalize_axis(axis, x.ndim, "vector_norm")
+    fast = _numpy_fast.vector_norm(x, axis, keepdims, ord)
+    y = (
+        fast
+        if fast is not None
+        else xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+    )
 
+    def direction(scale: Any) -> Any:
+        ye = expand_reduced(xp, y, axes, keepdims)
+        return _vector_direction(xp, x, ye, ord, axes, scale)
 
-class _MatrixNorm(_Norm):
-    name = "matrix_norm"
-
-    def __init__(self, x: Any, keepdims: bool, ord: Any) -> None:
-        self.xp = xp = namespace_of(x, fname=self.name)
-        if x.ndim < 2:
-            raise ValueError(f"matrix_norm needs an array of rank >= 2, got shape {tuple(x.shape)}")
-        self.x, self.keepdims, self.ord = x, keepdims, ord
-        self.axes = (x.ndim - 2, x.ndim - 1)
-        self.y = xp.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
-
-    def direction(self, scale: Any) -> Any:
-        ye = expand_reduced(self.xp, self.y, self.axes, self.keepdims)
-        return _scaled(_matrix_direction(self.xp, self.x, ye, self.ord), scale)
+    return xp, y, axes, direction
 
 
 @register_rrule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
 def _vector_norm_rrule(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
-    return _VectorNorm(x, axis, keepdims, ord).rrule()
+    xp, y, axes, direction = _vector_norm(x, axis, keepdims, ord)
+    return y, _norm_pullback("vector_norm", xp, x, y, axes, keepdims, (x,), direction, ord == 2)
 
 
 @register_frule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
 def _vector_norm_frule(
     tangents: Any, x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2
 ) -> Any:
-    return _VectorNorm(x, axis, keepdims, ord).frule(tangents)
+    xp, y, axes, direction = _vector_norm(x, axis, keepdims, ord)
+    return y, _norm_dot("vector_norm", xp, x, y, axes, keepdims, tangents, direction)
+
+
+def _matrix_norm(x: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]:
+    """``(xp, y, axes, direction)`` of ``matrix_norm(x, keepdims=keepdims, ord=ord)``."""
+    xp = namespace_of(x, fname="matrix_norm")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_norm needs an array of rank >= 2, got shape {tuple(x.shape)}")
+    axes = (x.ndim - 2, x.ndim - 1)
+    y = xp.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+
+    def direction(scale: Any) -> Any:
+        ye = expand_reduced(xp, y, axes, keepdims)
+        return _scaled(_matrix_direction(xp, x, ye, ord), scale)
+
+    return xp, y, axes, direction
 
 
 @register_rrule("linalg.matrix_norm", examples=lambda rng: _matrix_ex(rng))
 def _matrix_norm_rrule(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
-    return _MatrixNorm(x, keepdims, ord).rrule()
+    xp, y, axes, direction = _matrix_norm(x, keepdims, ord)
+    return y, _norm_pullback("matrix_norm", xp, x, y, axes, keepdims, (x,), direction, False)
 
 
 @register_frule("linalg.matrix_norm", examples=lambda rng: _matrix_ex(rng))
 def _matrix_norm_frule(
     tangents: Any, x: Any, /, *, keepdims: bool = False, ord: Any = "fro"
 ) -> Any:
-    return _MatrixNorm(x, keepdims, ord).frule(tangents)
+    xp, y, axes, direction = _matrix_norm(x, keepdims, ord)
+    return y, _norm_dot("matrix_norm", xp, x, y, axes, keepdims, tangents, direction)
 
 
 # --- NumPy's linalg.norm -------------------------------------------------------------------------
-class _NumpyNorm(_Norm):
-    """``np.linalg.norm(x, ord=None, axis=None, keepdims=False)`` as a vector or a matrix norm."""
+_NORM = signature(
+    "linalg.norm", lambda x, /, ord=None, axis=None, keepdims=False, *, out=None: None
+)
 
-    name = "linalg.norm"
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        if not args:
-            raise TypeError("linalg.norm needs an array argument")
-        names = ("ord", "axis", "keepdims")
-        if len(args) > 1 + len(names):
-            raise TypeError(f"linalg.norm takes at most 4 positional arguments, got {len(args)}")
-        params = dict(zip(names, args[1:]))
-        for k, v in kwargs.items():
-            if k in params:
-                raise TypeError(f"linalg.norm got multiple values for argument {k!r}")
-            params[k] = v
-        numpy_kwargs("linalg.norm", params, ())
-        unknown = set(params) - set(names)
-        if unknown:
-            raise TypeError(f"linalg.norm got unexpected keyword arguments {sorted(unknown)}")
-        self.x = x = args[0]
-        self.nargs = len(args)
-        self.ord = params.get("ord")
-        self.axis = params.get("axis")
-        self.keepdims = bool(params.get("keepdims", False))
-        self.xp = namespace_of(x, fname="linalg.norm")
-        if self.axis is None:
-            if self.ord is None:  # the 2-norm of all the elements, whatever the rank
-                self.kind, self.order = "vector", tuple(range(x.ndim))
-            elif x.ndim == 1:
-                self.kind, self.order = "vector", (0,)
-            else:  # numpy raises for other ranks; so does the primal below
-                self.kind, self.order = "matrix", tuple(range(x.ndim))
-        elif isinstance(self.axis, int) or len(tuple(self.axis)) == 1:
-            self.kind = "vector"
-            self.order = normalize_axis(self.axis, x.ndim, "linalg.norm")
-        else:
-            self.kind = "matrix"
-            self.order = tuple(a % x.ndim for a in tuple(self.axis))  # (row, col): order matters
-        self.axes = tuple(sorted(self.order))
-        self.y = self.xp.linalg.norm(x, ord=self.ord, axis=self.axis, keepdims=self.keepdims)
-        self.two_norm = self.kind == "vector" and self.ord in (None, 2)
+def _np_norm(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """``(xp, x, y, axes, keepdims, direction, two_norm)`` of ``np.linalg.norm(x, ord=None,
+    axis=None, keepdims=False)``, a vector or a matrix norm."""
+    if len(args) > 4:
+        raise TypeError(f"linalg.norm takes at most 4 positional arguments, got {len(args)}")
+    a = _NORM.bind(args, kwargs)
+    x, ord, axis, keepdims = a["x"], a["ord"], a["axis"], bool(a["keepdims"])
+    xp = namespace_of(x, fname="linalg.norm")
+    if axis is None:
+        if ord is None:  # the 2-norm of all the elements, whatever the rank
+            kind, order = "vector", tuple(range(x.ndim))
+        elif x.ndim == 1:
+            kind, order = "vector", (0,)
+        else:  # numpy raises for other ranks; so does the primal below
+            kind, order = "matrix", tuple(range(x.ndim))
+    elif isinstance(axis, int) or len(tuple(axis)) == 1:
+        kind, order = "vector", normalize_axis(axis, x.ndim, "linalg.norm")
+    else:
+        kind, order = "matrix", tuple(i % x.ndim for i in tuple(axis))  # (row, col): in order
+    axes = tuple(sorted(order))
+    y = xp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
-    def direction(self, scale: Any) -> Any:
-        xp, x = self.xp, self.x
-        ye = expand_reduced(xp, self.y, self.axes, self.keepdims)
-        if self.kind == "vector":
-            ord = 2 if self.ord is None else self.ord
-            return _vector_direction(xp, x, ye, ord, self.axes, scale)
-        return _scaled(self._matrix(xp, x, ye), scale)
-
-    def _matrix(self, xp: Any, x: Any, ye: Any) -> Any:
-        ord = "fro" if self.ord is None else self.ord
-        if x.ndim == 2 and self.order == (0, 1):
-            return _matrix_direction(xp, x, ye, ord)
+    def direction(scale: Any) -> Any:
+        ye = expand_reduced(xp, y, axes, keepdims)
+        if kind == "vector":
+            return _vector_direction(xp, x, ye, 2 if ord is None else ord, axes, scale)
+        mord = "fro" if ord is None else ord
+        if x.ndim == 2 and order == (0, 1):
+            return _scaled(_matrix_direction(xp, x, ye, mord), scale)
         # move the (row, col) axes to the end, as matrix_norm expects, and back
-        r, c = self.order
-        rest = [i for i in range(x.ndim) if i not in (r, c)]
-        perm = (*rest, r, c)
-        g = _matrix_direction(xp, xp.permute_dims(x, perm), xp.permute_dims(ye, perm), ord)
-        return xp.permute_dims(g, tuple(perm.index(i) for i in range(x.ndim)))
+        r, c = order
+        perm = (*(i for i in range(x.ndim) if i not in (r, c)), r, c)
+        g = _matrix_direction(xp, xp.permute_dims(x, perm), xp.permute_dims(ye, perm), mord)
+        return _scaled(xp.permute_dims(g, tuple(perm.index(i) for i in range(x.ndim))), scale)
+
+    return xp, x, y, axes, keepdims, direction, kind == "vector" and ord in (None, 2)
 
 
 @register_rrule("numpy:linalg.norm", examples=lambda rng: _np_norm_ex(rng))
 def _np_norm_rrule(*args: Any, **kwargs: Any) -> Any:
-    return _NumpyNorm(args, kwargs).rrule()
+    xp, x, y, axes, keepdims, direction, two = _np_norm(args, kwargs)
+    return y, _norm_pullback("linalg.norm", xp, x, y, axes, keepdims, args, direction, two)
 
 
 @register_frule("numpy:linalg.norm", examples=lambda rng: _np_norm_ex(rng))
 def _np_norm_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    return _NumpyNorm(args, kwargs).frule(tangents)
+    xp, x, y, axes, keepdims, direction, _ = _np_norm(args, kwargs)
+    return y, _norm_dot("linalg.norm", xp, x, y, axes, keepdims, tangents, direction)
 
 
 # --- examples ------------------------------------------------------------------------------------

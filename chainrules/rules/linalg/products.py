@@ -23,34 +23,62 @@ Maths notes
 
 Every pullback is built from functions with rules of their own (``matmul``, ``cross``,
 ``multiply``, ``reshape``, ``permute_dims``, ``conj``, ``sum``) and constants (``eye``), so it can
-be differentiated again, and reads no value on the host.
+be differentiated again, and reads no value on the host. ``linalg.matmul``, ``linalg.tensordot``,
+... are registered with the rules of :mod:`chainrules.rules.linear_algebra`; the two ``outer`` rules
+share :func:`outer_rrule`, and the four ``trace``/``diagonal`` rules :func:`diag_rrule`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import array_api_compat
 
+from ...core.examples import Expect
 from ...core.namespaces import namespace_of
+from ...core.projection import ProjectTo
+from ...core.registry import register_frule, register_rrule
+from ...core.tangents import NoTangent, ZeroTangent
+from ...core.toolkit import pullback, signature, tangents_in
 from ..linear_algebra import (
-    Matmul,
-    MatrixTranspose,
-    Product,
-    Tensordot,
-    Vecdot,
+    VECDOT_EXPECT,
     _matmul_ex,
     _tensordot_ex,
     _transpose_ex,
     _vecdot_ex,
+    arrays,
+    bind_kwonly,
+    bind_pair,
     broadcast_shapes,
     conj,
+    matmul_frule,
+    matmul_rrule,
+    matrix_transpose_frule,
+    matrix_transpose_rrule,
     pad_chunk,
-    parse_call,
-    register_product,
     reshape_to,
+    tangent,
+    tensordot_frule,
+    tensordot_rrule,
+    total,
+    vecdot_frule,
+    vecdot_rrule,
 )
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+
+# --- the standard's products, also in linalg: the same rules -------------------------------------
+for _name, _rrule, _frule, _ex, _expect in (
+    ("linalg.matmul", matmul_rrule, matmul_frule, _matmul_ex, ()),
+    ("linalg.matrix_transpose", matrix_transpose_rrule, matrix_transpose_frule, _transpose_ex, ()),
+    ("linalg.tensordot", tensordot_rrule, tensordot_frule, _tensordot_ex, ()),
+    ("linalg.vecdot", vecdot_rrule, vecdot_frule, _vecdot_ex, VECDOT_EXPECT),
+):
+    register_rrule(_name, examples=_ex, module=__name__, expect=_expect)(_rrule)
+    register_frule(_name, examples=_ex, module=__name__, expect=_expect)(_frule)
 
 
 def _eye(xp: Any, n: int, m: int, k: int, like: Any) -> Any:
@@ -59,206 +87,44 @@ def _eye(xp: Any, n: int, m: int, k: int, like: Any) -> Any:
 
 
 # --- outer ----------------------------------------------------------------------------------------
-class Outer(Product):
-    """``linalg.outer(x1, x2)`` of vectors; NumPy's ``outer`` flattens its operands."""
+def outer_rrule(args: Sequence[Any], xp: Any, x1: Any, x2: Any, y: Any) -> tuple[Any, Any]:
+    """``(y, pullback)`` of ``y = outer(x1, x2)`` of the flattened operands:
+    ``x1_bar = y_bar @ conj(x2)``, ``x2_bar = conj(x1) @ y_bar``, reshaped back."""
+    a, b = arrays(xp, (x1, x2))
+    na, nb = math.prod(a.shape), math.prod(b.shape)
+    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+    rest = (_NO,) * (len(args) - 2)  # NumPy's out=None given by position
 
-    name = "outer"
-    numpy = False
+    @pullback(y, args)
+    def outer_pullback(y_bar: Any) -> Any:
+        a_bar = b_bar = _NO
+        if project_a.differentiable:
+            r = xp.matmul(y_bar, conj(xp, reshape_to(xp, b, (nb,))))
+            a_bar = project_a(reshape_to(xp, r, a.shape))
+        if project_b.differentiable:
+            r = xp.matmul(conj(xp, reshape_to(xp, a, (na,))), y_bar)
+            b_bar = project_b(reshape_to(xp, r, b.shape))
+        return (a_bar, b_bar, *rest)
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        (x1, x2), _ = parse_call(self.name, args, kwargs, 2, ("out",) if self.numpy else ())
-        self.set_operands(namespace_of(x1, x2, fname=self.name), (x1, x2), (0, 1))
-        self.nargs = len(args)
-        a, b = self.operands
-        if not self.numpy and (a.ndim != 1 or b.ndim != 1):
-            raise ValueError(
-                f"linalg.outer: operands must be vectors, got shapes {tuple(a.shape)} and "
-                f"{tuple(b.shape)}"
-            )
-        self.na, self.nb = math.prod(a.shape), math.prod(b.shape)
-
-    def primal(self) -> Any:
-        a, b = self.operands
-        if self.numpy:
-            return self.xp.outer(a, b)
-        return self.xp.linalg.outer(a, b)
-
-    def back(self, k: int, y_bar: Any) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        if k == 0:
-            r = xp.matmul(y_bar, conj(xp, reshape_to(xp, b, (self.nb,))))
-            return reshape_to(xp, r, a.shape)
-        r = xp.matmul(conj(xp, reshape_to(xp, a, (self.na,))), y_bar)
-        return reshape_to(xp, r, b.shape)
-
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        lead = tuple(t.shape[:extra])
-        if k == 0:
-            t = xp.reshape(t, (*lead, self.na, 1))
-            return t * xp.reshape(b, (1, self.nb))
-        t = xp.reshape(t, (*lead, 1, self.nb))
-        return xp.reshape(a, (self.na, 1)) * t
+    return y, outer_pullback
 
 
-class NumpyOuter(Outer):
-    numpy = True
+def outer_frule(tangents: Any, xp: Any, x1: Any, x2: Any, y: Any) -> tuple[Any, Any]:
+    """``(y, y_dot)`` for :func:`outer_rrule`."""
+    a, b = arrays(xp, (x1, x2))
+    na, nb = math.prod(a.shape), math.prod(b.shape)
+    dots = tangents_in("outer", tangents[:3], (x1, x2))
+    if dots is None:
+        return y, _ZERO
+    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
+    ta = tb = None
+    if da is not None:
+        ta = xp.reshape(da, (*tuple(da.shape[: dots.extra]), na, 1)) * xp.reshape(b, (1, nb))
+    if db is not None:
+        tb = xp.reshape(a, (na, 1)) * xp.reshape(db, (*tuple(db.shape[: dots.extra]), 1, nb))
+    return y, total(xp, y, [ta, tb])
 
 
-# --- cross ----------------------------------------------------------------------------------------
-class Cross(Product):
-    """``linalg.cross(x1, x2, axis=-1)``: length-3 vectors, the other axes broadcast."""
-
-    name = "cross"
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        (x1, x2), params = parse_call(self.name, args, kwargs, 2, (), ("axis",))
-        self.set_operands(namespace_of(x1, x2, fname=self.name), (x1, x2), (0, 1))
-        self.nargs = len(args)
-        a, b = self.operands
-        axis = params.get("axis", -1)
-        if not isinstance(axis, int) or isinstance(axis, bool):
-            raise TypeError(f"cross: axis must be an int, got {axis!r}")
-        self.shape = broadcast_shapes(a.shape, b.shape)
-        self.n = n = len(self.shape)
-        if not -n <= axis < n:
-            raise ValueError(
-                f"cross: axis {axis} is out of bounds for the broadcast shape {self.shape}"
-            )
-        self.axis = axis
-        self.neg = axis - n if axis >= 0 else axis
-
-    def primal(self) -> Any:
-        return self.xp.linalg.cross(*self.operands, axis=self.axis)
-
-    def back(self, k: int, y_bar: Any) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        if k == 0:
-            return xp.linalg.cross(conj(xp, b), y_bar, axis=self.neg)
-        return xp.linalg.cross(y_bar, conj(xp, a), axis=self.neg)
-
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        xp = self.xp
-        a, b = self.operands
-        t = pad_chunk(xp, t, extra, self.n)
-        if k == 0:
-            return xp.linalg.cross(t, b, axis=self.neg)
-        return xp.linalg.cross(a, t, axis=self.neg)
-
-
-# --- trace and diagonal ---------------------------------------------------------------------------
-def _int_param(name: str, what: str, v: Any) -> int:
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise TypeError(f"{name}: {what} must be an int, got {v!r}")
-    return v
-
-
-class _Diag(Product):
-    """A ``trace`` or ``diagonal`` call over two axes ``(a1, a2)`` (the last two for
-    ``linalg``), as a call over the last two axes of ``x`` with them moved to the end."""
-
-    numpy = False
-    name = "trace"
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        numpy, trace = self.numpy, self.name == "trace"
-        if numpy:
-            pos: tuple[str, ...] = ("offset", "axis1", "axis2")
-            pos = (*pos, "dtype", "out") if trace else pos
-            kw: tuple[str, ...] = ()
-        else:
-            pos, kw = (), ("offset", "dtype") if trace else ("offset",)
-        (x,), params = parse_call(self.name, args, kwargs, 1, pos, kw)
-        self.set_operands(namespace_of(x, fname=self.name), (x,), (0,))
-        self.nargs = len(args)
-        x = self.operands[0]
-        self.params = params
-        self.offset = _int_param(self.name, "offset", params.get("offset", 0))
-        self.dtype = params.get("dtype")
-        if x.ndim < 2:
-            raise ValueError(f"{self.name}: x must have rank >= 2, got shape {tuple(x.shape)}")
-        if numpy:
-            a1 = _int_param(self.name, "axis1", params.get("axis1", 0))
-            a2 = _int_param(self.name, "axis2", params.get("axis2", 1))
-            for a in (a1, a2):
-                if not -x.ndim <= a < x.ndim:
-                    raise ValueError(
-                        f"{self.name}: axis {a} is out of bounds for an array of rank {x.ndim}"
-                    )
-            a1, a2 = a1 % x.ndim, a2 % x.ndim
-            if a1 == a2:
-                raise ValueError(f"{self.name}: axis1 and axis2 cannot be the same ({a1})")
-        else:
-            a1, a2 = x.ndim - 2, x.ndim - 1
-        self.a1, self.a2 = a1, a2
-        rest = [i for i in range(x.ndim) if i not in (a1, a2)]
-        self.perm = (*rest, a1, a2)
-        self.n, self.m = x.shape[a1], x.shape[a2]
-        self.r0, self.c0 = max(-self.offset, 0), max(self.offset, 0)
-        self.length = max(0, min(self.n - self.r0, self.m - self.c0))
-
-    def primal(self) -> Any:
-        xp, x = self.xp, self.operands[0]
-        if self.numpy:
-            kw = {"dtype": self.dtype} if self.name == "trace" and self.dtype is not None else {}
-            return getattr(xp, self.name)(x, self.offset, self.a1, self.a2, **kw)
-        if self.name == "trace":
-            kw = {"dtype": self.dtype} if self.dtype is not None else {}
-            return xp.linalg.trace(x, offset=self.offset, **kw)
-        return xp.linalg.diagonal(x, offset=self.offset)
-
-    def _embed(self, y_bar: Any) -> Any:
-        """The cotangent of ``x`` with the two axes moved to the end."""
-        xp = self.xp
-        eye = _eye(xp, self.n, self.m, self.offset, y_bar)
-        if self.name == "trace":
-            return xp.reshape(y_bar, (*tuple(y_bar.shape), 1, 1)) * eye
-        # the diagonal's entries moved to their rows (a constant selector), then onto the diagonal
-        select = _eye(xp, self.length, self.n, self.r0, y_bar)
-        rows = xp.matmul(y_bar, select)
-        return xp.reshape(rows, (*tuple(rows.shape), 1)) * eye
-
-    def back(self, k: int, y_bar: Any) -> Any:
-        xp = self.xp
-        g = self._embed(y_bar)
-        inverse = [self.perm.index(i) for i in range(len(self.perm))]
-        if inverse == list(range(len(inverse))):
-            return g
-        return xp.permute_dims(g, tuple(inverse))
-
-    def forward(self, k: int, t: Any, extra: int) -> Any:
-        xp = self.xp
-        if self.numpy:
-            kw = {"dtype": self.dtype} if self.name == "trace" and self.dtype is not None else {}
-            return getattr(xp, self.name)(t, self.offset, self.a1 + extra, self.a2 + extra, **kw)
-        if self.name == "trace":
-            kw = {"dtype": self.dtype} if self.dtype is not None else {}
-            return xp.linalg.trace(t, offset=self.offset, **kw)
-        return xp.linalg.diagonal(t, offset=self.offset)
-
-
-class Trace(_Diag):
-    name = "trace"
-
-
-class Diagonal(_Diag):
-    name = "diagonal"
-
-
-class NumpyTrace(_Diag):
-    name = "trace"
-    numpy = True
-
-
-class NumpyDiagonal(_Diag):
-    name = "diagonal"
-    numpy = True
-
-
-# --- examples -------------------------------------------------------------------------------------
 def _outer_ex(rng: Any) -> list[Any]:
     r = rng.standard_normal
     return [
@@ -269,11 +135,35 @@ def _outer_ex(rng: Any) -> list[Any]:
     ]
 
 
-def _np_outer_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    return [*_outer_ex(rng), ((r((2, 3)), r(2)), {}), ((r(()), r((2, 2))), {})]
+_OUTER = signature("outer", lambda x1, x2, /, *, out=None: None)
 
 
+def _outer_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """``linalg.outer(x1, x2)`` of vectors."""
+    x1, x2 = bind_pair(_OUTER, args, kwargs)
+    xp = namespace_of(x1, x2, fname="outer")
+    a, b = arrays(xp, (x1, x2))
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(
+            f"linalg.outer: operands must be vectors, got shapes {tuple(a.shape)} and "
+            f"{tuple(b.shape)}"
+        )
+    return xp, x1, x2, xp.linalg.outer(a, b)
+
+
+@register_rrule("linalg.outer", examples=_outer_ex)
+def linalg_outer_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, y = _outer_call(args, kwargs)
+    return outer_rrule(args, xp, x1, x2, y)
+
+
+@register_frule("linalg.outer", examples=_outer_ex)
+def linalg_outer_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, y = _outer_call(args, kwargs)
+    return outer_frule(tangents, xp, x1, x2, y)
+
+
+# --- cross ----------------------------------------------------------------------------------------
 def _cross_ex(rng: Any) -> list[Any]:
     r = rng.standard_normal
     return [
@@ -284,6 +174,137 @@ def _cross_ex(rng: Any) -> list[Any]:
         ((r((0, 3)), r((0, 3))), {}),
         ((r((2, 3)) + 1j * r((2, 3)), r(3) + 1j * r(3)), {}),
     ]
+
+
+_CROSS = signature("cross", lambda x1, x2, /, *, axis=-1, out=None: None)
+
+
+def _cross_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """``linalg.cross(x1, x2, axis=-1)``: length-3 vectors, the other axes broadcast; the axis
+    is also returned counted from the end of the broadcast shape."""
+    p = bind_kwonly(_CROSS, args, kwargs)
+    x1, x2, axis = p["x1"], p["x2"], p["axis"]
+    xp = namespace_of(x1, x2, fname="cross")
+    a, b = arrays(xp, (x1, x2))
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"cross: axis must be an int, got {axis!r}")
+    shape = broadcast_shapes(a.shape, b.shape)
+    n = len(shape)
+    if not -n <= axis < n:
+        raise ValueError(f"cross: axis {axis} is out of bounds for the broadcast shape {shape}")
+    neg = axis - n if axis >= 0 else axis
+    return xp, x1, x2, a, b, n, neg, xp.linalg.cross(a, b, axis=axis)
+
+
+@register_rrule(
+    "linalg.cross",
+    examples=_cross_ex,
+    expect=Expect("array_api_strict", "the standard's cross axis is negative", "skip", "#3"),
+)
+def cross_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, a, b, _, neg, y = _cross_call(args, kwargs)
+    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+
+    @pullback(y, args)
+    def cross_pullback(y_bar: Any) -> Any:
+        a_bar = b_bar = _NO
+        if project_a.differentiable:
+            a_bar = project_a(xp.linalg.cross(conj(xp, b), y_bar, axis=neg))
+        if project_b.differentiable:
+            b_bar = project_b(xp.linalg.cross(y_bar, conj(xp, a), axis=neg))
+        return a_bar, b_bar
+
+    return y, cross_pullback
+
+
+@register_frule("linalg.cross", examples=_cross_ex)
+def cross_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, a, b, n, neg, y = _cross_call(args, kwargs)
+    dots = tangents_in("cross", tangents[:3], (x1, x2))
+    if dots is None:
+        return y, _ZERO
+    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
+    ta = tb = None
+    if da is not None:
+        ta = xp.linalg.cross(pad_chunk(xp, da, dots.extra, n), b, axis=neg)
+    if db is not None:
+        tb = xp.linalg.cross(a, pad_chunk(xp, db, dots.extra, n), axis=neg)
+    return y, total(xp, y, [ta, tb])
+
+
+# --- trace and diagonal ---------------------------------------------------------------------------
+def _int_param(name: str, what: str, v: Any) -> int:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise TypeError(f"{name}: {what} must be an int, got {v!r}")
+    return v
+
+
+def _diag_axes(name: str, a: Any, offset: Any, axis1: Any = None, axis2: Any = None) -> Any:
+    """``offset`` and the two axes (the last two when ``axis1`` is ``None``) checked, the axes
+    non-negative."""
+    offset = _int_param(name, "offset", offset)
+    if a.ndim < 2:
+        raise ValueError(f"{name}: x must have rank >= 2, got shape {tuple(a.shape)}")
+    if axis1 is None:
+        return offset, a.ndim - 2, a.ndim - 1
+    a1 = _int_param(name, "axis1", axis1)
+    a2 = _int_param(name, "axis2", axis2)
+    for ax in (a1, a2):
+        if not -a.ndim <= ax < a.ndim:
+            raise ValueError(f"{name}: axis {ax} is out of bounds for an array of rank {a.ndim}")
+    a1, a2 = a1 % a.ndim, a2 % a.ndim
+    if a1 == a2:
+        raise ValueError(f"{name}: axis1 and axis2 cannot be the same ({a1})")
+    return offset, a1, a2
+
+
+def diag_rrule(
+    name: str, args: Sequence[Any], xp: Any, x: Any, y: Any, offset: int, a1: int, a2: int
+) -> tuple[Any, Any]:
+    """``(y, pullback)`` of ``y``, the trace (``name == "trace"``) or the diagonal of ``x`` over
+    its axes ``a1``, ``a2`` with ``offset``: ``y_bar`` put on that diagonal of a zero matrix
+    over the two axes moved to the end, then the axes moved back."""
+    (a,) = arrays(xp, (x,))
+    rest = [i for i in range(a.ndim) if i not in (a1, a2)]
+    perm = (*rest, a1, a2)
+    inverse = tuple(perm.index(i) for i in range(len(perm)))
+    n, m = a.shape[a1], a.shape[a2]
+    r0, c0 = max(-offset, 0), max(offset, 0)
+    length = max(0, min(n - r0, m - c0))
+    project = ProjectTo(x, xp)
+    rest_bars = (_NO,) * (len(args) - 1)
+    # NumPy's offset, axis1, axis2, dtype given by position have no tangent (``None`` stands for
+    # them: a dtype class such as ``np.float32`` is not an array)
+    positional = (x, *(None,) * (len(args) - 1))
+
+    @pullback(y, positional, name=name)
+    def diag_pullback(y_bar: Any) -> Any:
+        if not project.differentiable:
+            return (_NO, *rest_bars)
+        eye = _eye(xp, n, m, offset, y_bar)
+        if name == "trace":
+            g = xp.reshape(y_bar, (*tuple(y_bar.shape), 1, 1)) * eye
+        else:  # the diagonal's entries moved to their rows (a constant selector), then onto it
+            rows = xp.matmul(y_bar, _eye(xp, length, n, r0, y_bar))
+            g = xp.reshape(rows, (*tuple(rows.shape), 1)) * eye
+        if inverse != tuple(range(len(inverse))):
+            g = xp.permute_dims(g, inverse)
+        return (project(g), *rest_bars)
+
+    return y, diag_pullback
+
+
+def diag_frule(
+    name: str, tangents: Any, xp: Any, x: Any, y: Any, f: Callable[[Any, int], Any]
+) -> tuple[Any, Any]:
+    """``(y, y_dot)`` for :func:`diag_rrule`: ``f(t, extra)`` is the function itself applied to
+    a tangent with ``extra`` leading chunk axes."""
+    (a,) = arrays(xp, (x,))
+    dots = tangents_in(name, tangents[:2], (x,))
+    if dots is None:
+        return y, _ZERO
+    t = tangent(xp, dots[0], a)
+    return y, total(xp, y, [None if t is None else f(t, dots.extra)])
 
 
 def _trace_ex(rng: Any) -> list[Any]:
@@ -298,13 +319,34 @@ def _trace_ex(rng: Any) -> list[Any]:
     ]
 
 
-def _np_trace_ex(rng: Any) -> list[Any]:
-    r = rng.standard_normal
-    return [
-        *_trace_ex(rng),
-        ((r((3, 2, 4)), 1, 0, 2), {}),  # offset, axis1, axis2 positional
-        ((r((3, 2, 4)),), {"axis1": 2, "axis2": 0, "offset": -1}),
-    ]
+_TRACE = signature("trace", lambda x, /, *, offset=0, dtype=None, out=None: None)
+
+
+def _trace_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """``linalg.trace(x, offset=0, dtype=None)``, and the function to apply to a tangent."""
+    p = bind_kwonly(_TRACE, args, kwargs)
+    x = p["x"]
+    xp = namespace_of(x, fname="trace")
+    (a,) = arrays(xp, (x,))
+    offset, a1, a2 = _diag_axes("trace", a, p["offset"])
+    kw = {"dtype": p["dtype"]} if p["dtype"] is not None else {}
+
+    def f(v: Any, extra: int = 0) -> Any:
+        return xp.linalg.trace(v, offset=offset, **kw)
+
+    return xp, x, f(a), offset, a1, a2, f
+
+
+@register_rrule("linalg.trace", examples=_trace_ex)
+def trace_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x, y, offset, a1, a2, _ = _trace_call(args, kwargs)
+    return diag_rrule("trace", args, xp, x, y, offset, a1, a2)
+
+
+@register_frule("linalg.trace", examples=_trace_ex)
+def trace_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, y, *_, f = _trace_call(args, kwargs)
+    return diag_frule("trace", tangents, xp, x, y, f)
 
 
 def _diagonal_ex(rng: Any) -> list[Any]:
@@ -320,6 +362,104 @@ def _diagonal_ex(rng: Any) -> list[Any]:
     ]
 
 
+_DIAGONAL = signature("diagonal", lambda x, /, *, offset=0, out=None: None)
+
+
+def _diagonal_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """``linalg.diagonal(x, offset=0)``, and the function to apply to a tangent."""
+    p = bind_kwonly(_DIAGONAL, args, kwargs)
+    x = p["x"]
+    xp = namespace_of(x, fname="diagonal")
+    (a,) = arrays(xp, (x,))
+    offset, a1, a2 = _diag_axes("diagonal", a, p["offset"])
+
+    def f(v: Any, extra: int = 0) -> Any:
+        return xp.linalg.diagonal(v, offset=offset)
+
+    return xp, x, f(a), offset, a1, a2, f
+
+
+@register_rrule("linalg.diagonal", examples=_diagonal_ex)
+def diagonal_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x, y, offset, a1, a2, _ = _diagonal_call(args, kwargs)
+    return diag_rrule("diagonal", args, xp, x, y, offset, a1, a2)
+
+
+@register_frule("linalg.diagonal", examples=_diagonal_ex)
+def diagonal_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, y, *_, f = _diagonal_call(args, kwargs)
+    return diag_frule("diagonal", tangents, xp, x, y, f)
+
+
+# --- NumPy's outer, trace and diagonal ------------------------------------------------------------
+def _np_outer_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [*_outer_ex(rng), ((r((2, 3)), r(2)), {}), ((r(()), r((2, 2))), {})]
+
+
+_NP_OUTER = signature("outer", lambda x1, x2, /, out=None: None)
+
+
+def _np_outer_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """NumPy's ``outer(a, b)``, which flattens its operands."""
+    p = _NP_OUTER.bind(args, kwargs)
+    xp = namespace_of(p["x1"], p["x2"], fname="outer")
+    a, b = arrays(xp, (p["x1"], p["x2"]))
+    return xp, p["x1"], p["x2"], xp.outer(a, b)
+
+
+@register_rrule("numpy:outer", examples=_np_outer_ex)
+def np_outer_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, y = _np_outer_call(args, kwargs)
+    return outer_rrule(args, xp, x1, x2, y)
+
+
+@register_frule("numpy:outer", examples=_np_outer_ex)
+def np_outer_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, y = _np_outer_call(args, kwargs)
+    return outer_frule(tangents, xp, x1, x2, y)
+
+
+def _np_trace_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        *_trace_ex(rng),
+        ((r((3, 2, 4)), 1, 0, 2), {}),  # offset, axis1, axis2 positional
+        ((r((3, 2, 4)),), {"axis1": 2, "axis2": 0, "offset": -1}),
+    ]
+
+
+_NP_TRACE = signature("trace", lambda x, /, offset=0, axis1=0, axis2=1, dtype=None, out=None: None)
+
+
+def _np_trace_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """NumPy's ``trace(a, offset=0, axis1=0, axis2=1, dtype=None)``, and the function to apply
+    to a tangent (whose chunk axes shift ``axis1``, ``axis2``)."""
+    p = _NP_TRACE.bind(args, kwargs)
+    x = p["x"]
+    xp = namespace_of(x, fname="trace")
+    (a,) = arrays(xp, (x,))
+    offset, a1, a2 = _diag_axes("trace", a, p["offset"], p["axis1"], p["axis2"])
+    kw = {"dtype": p["dtype"]} if p["dtype"] is not None else {}
+
+    def f(v: Any, extra: int = 0) -> Any:
+        return xp.trace(v, offset, a1 + extra, a2 + extra, **kw)
+
+    return xp, x, f(a), offset, a1, a2, f
+
+
+@register_rrule("numpy:trace", examples=_np_trace_ex)
+def np_trace_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x, y, offset, a1, a2, _ = _np_trace_call(args, kwargs)
+    return diag_rrule("trace", args, xp, x, y, offset, a1, a2)
+
+
+@register_frule("numpy:trace", examples=_np_trace_ex)
+def np_trace_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, y, *_, f = _np_trace_call(args, kwargs)
+    return diag_frule("trace", tangents, xp, x, y, f)
+
+
 def _np_diagonal_ex(rng: Any) -> list[Any]:
     r = rng.standard_normal
     return [
@@ -330,16 +470,31 @@ def _np_diagonal_ex(rng: Any) -> list[Any]:
     ]
 
 
-register_product(("linalg.matmul",), Matmul, examples=_matmul_ex, module=__name__)
-register_product(
-    ("linalg.matrix_transpose",), MatrixTranspose, examples=_transpose_ex, module=__name__
-)
-register_product(("linalg.tensordot",), Tensordot, examples=_tensordot_ex, module=__name__)
-register_product(("linalg.vecdot",), Vecdot, examples=_vecdot_ex, module=__name__)
-register_product(("linalg.outer",), Outer, examples=_outer_ex, module=__name__)
-register_product(("linalg.cross",), Cross, examples=_cross_ex, module=__name__)
-register_product(("linalg.trace",), Trace, examples=_trace_ex, module=__name__)
-register_product(("linalg.diagonal",), Diagonal, examples=_diagonal_ex, module=__name__)
-register_product(("numpy:outer",), NumpyOuter, examples=_np_outer_ex, module=__name__)
-register_product(("numpy:trace",), NumpyTrace, examples=_np_trace_ex, module=__name__)
-register_product(("numpy:diagonal",), NumpyDiagonal, examples=_np_diagonal_ex, module=__name__)
+_NP_DIAGONAL = signature("diagonal", lambda x, /, offset=0, axis1=0, axis2=1, *, out=None: None)
+
+
+def _np_diagonal_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """NumPy's ``diagonal(a, offset=0, axis1=0, axis2=1)``, and the function to apply to a
+    tangent."""
+    p = _NP_DIAGONAL.bind(args, kwargs)
+    x = p["x"]
+    xp = namespace_of(x, fname="diagonal")
+    (a,) = arrays(xp, (x,))
+    offset, a1, a2 = _diag_axes("diagonal", a, p["offset"], p["axis1"], p["axis2"])
+
+    def f(v: Any, extra: int = 0) -> Any:
+        return xp.diagonal(v, offset, a1 + extra, a2 + extra)
+
+    return xp, x, f(a), offset, a1, a2, f
+
+
+@register_rrule("numpy:diagonal", examples=_np_diagonal_ex)
+def np_diagonal_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x, y, offset, a1, a2, _ = _np_diagonal_call(args, kwargs)
+    return diag_rrule("diagonal", args, xp, x, y, offset, a1, a2)
+
+
+@register_frule("numpy:diagonal", examples=_np_diagonal_ex)
+def np_diagonal_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, y, *_, f = _np_diagonal_call(args, kwargs)
+    return diag_frule("diagonal", tangents, xp, x, y, f)

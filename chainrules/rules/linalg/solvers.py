@@ -53,9 +53,10 @@ import array_api_compat
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
-from ...core.scalar_rule import _reject_out
-from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
-from .._util import cotangent, in_dtype, tangent_extra
+from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
+from ...core.toolkit import pullback, signature, tangents_in
+from .._util import in_dtype
+from .decompositions import by_field
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -70,14 +71,6 @@ def _adjoint(xp: Any, a: Any) -> Any:
     """``a^H`` over the last two axes (a plain transpose -- a view in NumPy -- for real ``a``)."""
     t = xp.matrix_transpose(a)
     return xp.conj(t) if _complex(xp, a) else t
-
-
-def _tangent(name: str, t: Any, x: Any) -> tuple[Any, int]:
-    """A forced tangent and its number of leading chunk axes; ``(None, 0)`` for a zero one."""
-    t = unthunk(t)
-    if isinstance(t, AbstractZero):
-        return None, 0
-    return t, tangent_extra(name, t, x)
 
 
 def _lift(xp: Any, t: Any, extra: int, ndim: int) -> Any:
@@ -139,12 +132,10 @@ def _solve_rrule(x1: Any, x2: Any, /) -> Any:
     xp, y, vec = _solve_setup(x1, x2)
     pa, pb = ProjectTo(x1, xp), ProjectTo(x2, xp)
 
-    def solve_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return _NO, pa(_ZERO), pb(_ZERO)
-        y_bar = cotangent("linalg.solve", y_bar, y)
+    @pullback(y, (x1, x2), name="linalg.solve")
+    def solve_pullback(y_bar: Any) -> tuple[Any, Any]:
         a_bar, b_bar = _solve_back(xp, x1, y, y_bar, vec)
-        return _NO, pa(a_bar), pb(b_bar)
+        return pa(a_bar), pb(b_bar)
 
     return y, solve_pullback
 
@@ -152,22 +143,17 @@ def _solve_rrule(x1: Any, x2: Any, /) -> Any:
 @register_frule("linalg.solve", examples=lambda rng: _solve_ex(rng))
 def _solve_frule(tangents: Any, x1: Any, x2: Any, /) -> Any:
     xp, y, vec = _solve_setup(x1, x2)
-    da, ea = _tangent("linalg.solve", tangents[1], x1)
-    db, eb = _tangent("linalg.solve", tangents[2], x2)
-    if da is not None and db is not None and ea != eb:
-        raise ValueError(
-            f"linalg.solve: the tangents of x1 and x2 carry {ea} and {eb} chunk axes; a chunk "
-            "must have the same number of leading axes in every tangent"
-        )
+    t = tangents_in("linalg.solve", tangents, (x1, x2))  # the same chunk axes in both
+    if t is None:
+        return y, _ZERO
+    da, db = t
     ym = xp.expand_dims(y, axis=-1) if vec else y
     r: Any = None
-    if da is not None:
-        r = -xp.matmul(_lift(xp, da, ea, ym.ndim), ym)
-    if db is not None:
-        dbm = _lift(xp, xp.expand_dims(db, axis=-1) if vec else db, eb, ym.ndim)
+    if not isinstance(da, AbstractZero):
+        r = -xp.matmul(_lift(xp, da, t.extra, ym.ndim), ym)
+    if not isinstance(db, AbstractZero):
+        dbm = _lift(xp, xp.expand_dims(db, axis=-1) if vec else db, t.extra, ym.ndim)
         r = dbm if r is None else dbm + r
-    if r is None:
-        return y, _ZERO
     # r has rank >= 2: always the matrix form of solve. A is broadcast over the chunk axes
     # first: CuPy's solve does not broadcast batch axes
     batch = tuple(r.shape[:-2])
@@ -185,12 +171,10 @@ def _inv_rrule(x: Any, /) -> Any:
     y = xp.linalg.inv(x)
     project = ProjectTo(x, xp)
 
-    def inv_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return _NO, project(_ZERO)
-        y_bar = cotangent("linalg.inv", y_bar, y)
+    @pullback(y, (x,), name="linalg.inv")
+    def inv_pullback(y_bar: Any) -> Any:
         yh = _adjoint(xp, y)
-        return _NO, project(-xp.matmul(yh, xp.matmul(y_bar, yh)))
+        return project(-xp.matmul(yh, xp.matmul(y_bar, yh)))
 
     return y, inv_pullback
 
@@ -199,10 +183,10 @@ def _inv_rrule(x: Any, /) -> Any:
 def _inv_frule(tangents: Any, x: Any, /) -> Any:
     xp = namespace_of(x, fname="linalg.inv")
     y = xp.linalg.inv(x)
-    dx, _ = _tangent("linalg.inv", tangents[1], x)
-    if dx is None:
+    t = tangents_in("linalg.inv", tangents, (x,))
+    if t is None:
         return y, _ZERO
-    return y, in_dtype(xp, -xp.matmul(y, xp.matmul(dx, y)), y.dtype)
+    return y, in_dtype(xp, -xp.matmul(y, xp.matmul(t[0], y)), y.dtype)
 
 
 # --- pinv ----------------------------------------------------------------------------------------
@@ -228,65 +212,6 @@ def _symmetrised(xp: Any, g: Any) -> Any:
     return (g + _adjoint(xp, g)) / 2
 
 
-class _Pinv:
-    """A ``pinv`` call: the matrix, the primal, and what the other arguments get."""
-
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any], numpy: bool) -> None:
-        name = "linalg.pinv"
-        if not args:
-            raise TypeError(f"{name} needs an array argument")
-        x = args[0]
-        self.xp = xp = namespace_of(x, fname=name)
-        _matrix_arg(name, x)
-        self.x = x
-        _reject_out(name, kwargs)
-        if numpy:  # pinv(a, rcond=None, hermitian=False, *, rtol=...) -- jax: (a, rtol, hermitian)
-            if len(args) > 3:
-                raise TypeError(f"{name} takes at most 3 positional arguments, got {len(args)}")
-            hermitian = args[2] if len(args) > 2 else kwargs.get("hermitian", False)
-            if not isinstance(hermitian, bool):
-                raise TypeError(f"{name}: hermitian must be a Python bool, got {hermitian!r}")
-            self.hermitian = hermitian
-            self.y = _numpy_module(xp).linalg.pinv(*args, **kwargs)
-            # the cutoff (rcond / rtol) has a zero derivative where the rank is constant
-            self.rest = tuple(_NO if a is None or isinstance(a, bool) else _ZERO for a in args[1:])
-        else:
-            if len(args) > 1:
-                raise TypeError(
-                    f"{name} takes 1 positional argument, got {len(args)} (rtol is keyword-only)"
-                )
-            unknown = set(kwargs) - {"rtol"}
-            if unknown:
-                raise TypeError(f"{name} got unexpected keyword arguments {sorted(unknown)}")
-            self.hermitian = False
-            self.y = xp.linalg.pinv(x, **kwargs)
-            self.rest = ()
-
-    def rrule(self) -> tuple[Any, Any]:
-        xp, x, y, rest = self.xp, self.x, self.y, self.rest
-        project = ProjectTo(x, xp)
-
-        def pinv_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return _NO, project(_ZERO), *rest
-            y_bar = cotangent("linalg.pinv", y_bar, y)
-            g = _pinv_back(xp, x, y, y_bar)
-            if self.hermitian:  # the primal reads one triangle: the symmetrised cotangent
-                g = _symmetrised(xp, g)
-            return _NO, project(g), *rest
-
-        return y, pinv_pullback
-
-    def frule(self, tangents: tuple[Any, ...]) -> tuple[Any, Any]:
-        xp, x, y = self.xp, self.x, self.y
-        dx, _ = _tangent("linalg.pinv", tangents[1], x)
-        if dx is None:
-            return y, _ZERO
-        if self.hermitian:
-            dx = _symmetrised(xp, dx)
-        return y, in_dtype(xp, _pinv_forward(xp, x, y, dx), y.dtype)
-
-
 def _numpy_module(xp: Any) -> Any:
     """The module of NumPy-signature functions for arrays of namespace ``xp``: ``jax.numpy`` for
     JAX, CuPy for CuPy, NumPy otherwise (NumPy arrays, and wrappers that take NumPy's functions
@@ -302,24 +227,84 @@ def _numpy_module(xp: Any) -> Any:
     return numpy
 
 
+# the standard's pinv(x, /, *, rtol=None); NumPy's pinv(a, rcond=None, hermitian=False, *,
+# rtol=...) -- JAX's (a, rtol, hermitian) binds the same way -- is called as it was given
+_PINV = signature("linalg.pinv", lambda x, /, *, rtol=None: None)
+_NP_PINV = signature(
+    "linalg.pinv", lambda x, /, rcond=None, hermitian=False, *, rtol=None, out=None: None
+)
+
+
+def _pinv(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """``(xp, x, pinv(x))`` of a call of the standard's ``pinv``."""
+    if len(args) > 1:
+        raise TypeError(
+            f"linalg.pinv takes 1 positional argument, got {len(args)} (rtol is keyword-only)"
+        )
+    a = _PINV.bind(args, kwargs)
+    x, rtol = a["x"], a["rtol"]
+    xp = namespace_of(x, fname="linalg.pinv")
+    _matrix_arg("linalg.pinv", x)
+    return xp, x, xp.linalg.pinv(x) if rtol is None else xp.linalg.pinv(x, rtol=rtol)
+
+
+def _np_pinv(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, bool]:
+    """``(xp, x, pinv(x, ...), hermitian)`` of a call of NumPy's ``pinv``."""
+    a = _NP_PINV.bind(args, kwargs)
+    x, hermitian = a["x"], a["hermitian"]
+    xp = namespace_of(x, fname="linalg.pinv")
+    _matrix_arg("linalg.pinv", x)
+    if not isinstance(hermitian, bool):
+        raise TypeError(f"linalg.pinv: hermitian must be a Python bool, got {hermitian!r}")
+    return xp, x, _numpy_module(xp).linalg.pinv(*args, **kwargs), hermitian
+
+
+def _pinv_pullback(xp: Any, x: Any, y: Any, args: tuple[Any, ...], hermitian: bool) -> Any:
+    """The pullback of ``y = pinv(x, *args[1:])``: the cutoff (``rcond``, ``rtol``) has a zero
+    derivative where the rank is constant, flags have none."""
+    project = ProjectTo(x, xp)
+    rest = tuple(_NO if a is None or isinstance(a, bool) else _ZERO for a in args[1:])
+
+    @pullback(y, args, name="linalg.pinv")
+    def pinv_pullback(y_bar: Any) -> tuple[Any, ...]:
+        g = _pinv_back(xp, x, y, y_bar)
+        if hermitian:  # the primal reads one triangle: the symmetrised cotangent
+            g = _symmetrised(xp, g)
+        return (project(g), *rest)
+
+    return pinv_pullback
+
+
+def _pinv_dot(xp: Any, x: Any, y: Any, tangents: Any, hermitian: bool) -> Any:
+    t = tangents_in("linalg.pinv", tangents[:2], (x,))  # the other arguments are static
+    if t is None:
+        return _ZERO
+    dx = _symmetrised(xp, t[0]) if hermitian else t[0]
+    return in_dtype(xp, _pinv_forward(xp, x, y, dx), y.dtype)
+
+
 @register_rrule("linalg.pinv", examples=lambda rng: _pinv_ex(rng))
 def _pinv_rrule(*args: Any, **kwargs: Any) -> Any:
-    return _Pinv(args, kwargs, numpy=False).rrule()
+    xp, x, y = _pinv(args, kwargs)
+    return y, _pinv_pullback(xp, x, y, args, False)
 
 
 @register_frule("linalg.pinv", examples=lambda rng: _pinv_ex(rng))
 def _pinv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    return _Pinv(args, kwargs, numpy=False).frule(tangents)
+    xp, x, y = _pinv(args, kwargs)
+    return y, _pinv_dot(xp, x, y, tangents, False)
 
 
 @register_rrule("numpy:linalg.pinv", examples=lambda rng: _np_pinv_ex(rng))
 def _np_pinv_rrule(*args: Any, **kwargs: Any) -> Any:
-    return _Pinv(args, kwargs, numpy=True).rrule()
+    xp, x, y, hermitian = _np_pinv(args, kwargs)
+    return y, _pinv_pullback(xp, x, y, args, hermitian)
 
 
 @register_frule("numpy:linalg.pinv", examples=lambda rng: _np_pinv_ex(rng))
 def _np_pinv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    return _Pinv(args, kwargs, numpy=True).frule(tangents)
+    xp, x, y, hermitian = _np_pinv(args, kwargs)
+    return y, _pinv_dot(xp, x, y, tangents, hermitian)
 
 
 # --- det -----------------------------------------------------------------------------------------
@@ -347,11 +332,9 @@ def _det_rrule(x: Any, /) -> Any:
     y = xp.linalg.det(x)
     project = ProjectTo(x, xp)
 
-    def det_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return _NO, project(_ZERO)
-        y_bar = cotangent("linalg.det", y_bar, y)
-        return _NO, project(_bcast(xp, y_bar) * _adjoint(xp, adjugate(x)))
+    @pullback(y, (x,), name="linalg.det")
+    def det_pullback(y_bar: Any) -> Any:
+        return project(_bcast(xp, y_bar) * _adjoint(xp, adjugate(x)))
 
     return y, det_pullback
 
@@ -360,40 +343,13 @@ def _det_rrule(x: Any, /) -> Any:
 def _det_frule(tangents: Any, x: Any, /) -> Any:
     xp = namespace_of(x, fname="linalg.det")
     y = xp.linalg.det(x)
-    dx, _ = _tangent("linalg.det", tangents[1], x)
-    if dx is None:
+    t = tangents_in("linalg.det", tangents, (x,))
+    if t is None:
         return y, _ZERO
-    return y, in_dtype(xp, _trace_product(xp, adjugate(x), dx), y.dtype)
+    return y, in_dtype(xp, _trace_product(xp, adjugate(x), t[0]), y.dtype)
 
 
 # --- slogdet -------------------------------------------------------------------------------------
-def _slogdet_parts(y_bar: Any, y: Any) -> tuple[Any, Any]:
-    """``(sign_bar, logabsdet_bar)`` of a structural cotangent (a ``Tangent`` or a tuple)."""
-    y_bar = unthunk(y_bar)
-    if isinstance(y_bar, Tangent):
-        parts = tuple(y_bar.elements()) if y_bar.is_sequence else (y_bar.sign, y_bar.logabsdet)
-    elif isinstance(y_bar, (tuple, list)):
-        parts = tuple(y_bar)
-    else:
-        raise TypeError(
-            "linalg.slogdet: the cotangent of (sign, logabsdet) must be a Tangent or a tuple of "
-            f"two cotangents, got {type(y_bar).__name__}"
-        )
-    if len(parts) != 2:
-        raise ValueError(
-            f"linalg.slogdet: the cotangent has {len(parts)} parts, expected 2 (sign, logabsdet)"
-        )
-    out = []
-    for part, primal, what in zip(parts, y, ("sign", "logabsdet")):
-        part = unthunk(part)
-        out.append(
-            part
-            if isinstance(part, AbstractZero)
-            else cotangent(f"linalg.slogdet ({what})", part, primal)
-        )
-    return out[0], out[1]
-
-
 @register_rrule("linalg.slogdet", examples=lambda rng: _slogdet_ex(rng))
 def _slogdet_rrule(x: Any, /) -> Any:
     xp = namespace_of(x, fname="linalg.slogdet")
@@ -402,10 +358,9 @@ def _slogdet_rrule(x: Any, /) -> Any:
     project = ProjectTo(x, xp)
     cplx = _complex(xp, x)
 
-    def slogdet_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if isinstance(y_bar, AbstractZero):
-            return _NO, project(_ZERO)
-        s_bar, l_bar = _slogdet_parts(y_bar, y)
+    @pullback(tuple(y), (x,), name="linalg.slogdet")
+    def slogdet_pullback(y_bar: tuple[Any, Any]) -> Any:
+        s_bar, l_bar = y_bar
         coeff: Any = None if isinstance(l_bar, AbstractZero) else l_bar
         if cplx and not isinstance(s_bar, AbstractZero):
             # the sign moves only along i * sign: what reaches A is i Im(s_bar conj(sign))
@@ -413,10 +368,10 @@ def _slogdet_rrule(x: Any, /) -> Any:
             rot = (z - xp.conj(z)) / 2
             coeff = rot if coeff is None else coeff + rot
         if coeff is None:  # the real sign is piecewise constant: nothing flows back
-            return _NO, project(_ZERO)
-        return _NO, project(_bcast(xp, coeff) * _adjoint(xp, xp.linalg.inv(x)))
+            return project(_ZERO)
+        return project(_bcast(xp, coeff) * _adjoint(xp, xp.linalg.inv(x)))
 
-    return y, slogdet_pullback
+    return y, by_field(slogdet_pullback, y)
 
 
 @register_frule("linalg.slogdet", examples=lambda rng: _slogdet_ex(rng))
@@ -424,15 +379,15 @@ def _slogdet_frule(tangents: Any, x: Any, /) -> Any:
     xp = namespace_of(x, fname="linalg.slogdet")
     y = xp.linalg.slogdet(x)
     sign, logabsdet = y
-    dx, _ = _tangent("linalg.slogdet", tangents[1], x)
-    if dx is None:
+    t = tangents_in("linalg.slogdet", tangents, (x,))
+    if t is None:
         return y, _ZERO
-    t = _trace_product(xp, xp.linalg.inv(x), dx)
-    if _complex(xp, t):
-        l_dot = in_dtype(xp, xp.real(t), logabsdet.dtype)
-        s_dot: Any = in_dtype(xp, sign * ((t - xp.conj(t)) / 2), sign.dtype)
+    tr = _trace_product(xp, xp.linalg.inv(x), t[0])
+    if _complex(xp, tr):
+        l_dot = in_dtype(xp, xp.real(tr), logabsdet.dtype)
+        s_dot: Any = in_dtype(xp, sign * ((tr - xp.conj(tr)) / 2), sign.dtype)
     else:
-        l_dot, s_dot = in_dtype(xp, t, logabsdet.dtype), _ZERO
+        l_dot, s_dot = in_dtype(xp, tr, logabsdet.dtype), _ZERO
     return y, Tangent(s_dot, l_dot, primal_type=type(y))
 
 
@@ -448,115 +403,99 @@ def _static_power(n: Any) -> int:
         ) from None
 
 
-class _PowerProgram:
-    """``B^m`` (``m >= 1``) by repeated squaring, with every intermediate kept: the squares
-    ``S_0 = B, S_{j+1} = S_j S_j`` and the running products ``P`` over the set bits of ``m``.
-    The loops run over the bits of the static integer ``m``, never over array values."""
-
-    def __init__(self, xp: Any, b: Any, m: int) -> None:
-        self.xp = xp
-        self.bits = [j for j in range(m.bit_length()) if m >> j & 1]
-        self.squares = [b]
-        for _ in range(m.bit_length() - 1):
-            s = self.squares[-1]
-            self.squares.append(xp.matmul(s, s))
-        self.products = [self.squares[self.bits[0]]]
-        for j in self.bits[1:]:
-            self.products.append(xp.matmul(self.products[-1], self.squares[j]))
-
-    @property
-    def value(self) -> Any:
-        return self.products[-1]
-
-    def back(self, y_bar: Any) -> Any:
-        """``B_bar`` for the cotangent ``y_bar`` of ``B^m``."""
-        xp, sq, bits = self.xp, self.squares, self.bits
-        s_bar: list[Any] = [None] * len(sq)
-
-        def add(j: int, v: Any) -> None:
-            s_bar[j] = v if s_bar[j] is None else s_bar[j] + v
-
-        p_bar = y_bar
-        for t in range(len(bits) - 1, 0, -1):  # P_t = P_{t-1} S_{bits[t]}
-            s = sq[bits[t]]
-            add(bits[t], xp.matmul(_adjoint(xp, self.products[t - 1]), p_bar))
-            p_bar = xp.matmul(p_bar, _adjoint(xp, s))
-        add(bits[0], p_bar)
-        for j in range(len(sq) - 1, 0, -1):  # S_j = S_{j-1} S_{j-1}
-            if s_bar[j] is None:
-                continue
-            sh = _adjoint(xp, sq[j - 1])
-            add(j - 1, xp.matmul(s_bar[j], sh) + xp.matmul(sh, s_bar[j]))
-        return s_bar[0]
-
-    def forward(self, db: Any) -> Any:
-        """The tangent of ``B^m`` for the tangent ``db`` of ``B`` (chunk axes lead)."""
-        xp, sq = self.xp, self.squares
-        ds = [db]
-        for j in range(1, max(self.bits) + 1):
-            s, d = sq[j - 1], ds[-1]
-            ds.append(xp.matmul(d, s) + xp.matmul(s, d))
-        dp = ds[self.bits[0]]
-        for t, j in enumerate(self.bits[1:], start=1):
-            dp = xp.matmul(dp, sq[j]) + xp.matmul(self.products[t - 1], ds[j])
-        return dp
+def _power_program(xp: Any, b: Any, m: int) -> tuple[list[int], list[Any], list[Any]]:
+    """``B^m`` (``m >= 1``) by repeated squaring, with every intermediate kept: the set bits of
+    ``m``, the squares ``S_0 = B, S_{j+1} = S_j S_j`` and the running products ``P`` over the
+    set bits (the last is ``B^m``). The loops run over the bits of the static integer ``m``,
+    never over array values."""
+    bits = [j for j in range(m.bit_length()) if m >> j & 1]
+    squares = [b]
+    for _ in range(m.bit_length() - 1):
+        s = squares[-1]
+        squares.append(xp.matmul(s, s))
+    products = [squares[bits[0]]]
+    for j in bits[1:]:
+        products.append(xp.matmul(products[-1], squares[j]))
+    return bits, squares, products
 
 
-class _Power:
-    """A ``matrix_power(x, n)`` call: the primal and, for ``n != 0``, the program behind it."""
+def _power_back(xp: Any, program: Any, y_bar: Any) -> Any:
+    """``B_bar`` for the cotangent ``y_bar`` of ``B^m`` (``program``: :func:`_power_program`)."""
+    bits, sq, products = program
+    s_bar: list[Any] = [None] * len(sq)
 
-    def __init__(self, x: Any, n: Any) -> None:
-        self.xp = xp = namespace_of(x, fname="linalg.matrix_power")
-        _matrix_arg("linalg.matrix_power", x)
-        self.x, self.n = x, _static_power(n)
-        m = abs(self.n)
-        if m <= 1:  # the identity, x itself (a copy by the library) or inv(x)
-            self.y = xp.linalg.matrix_power(x, self.n)
-            self.base = self.y if self.n == -1 else x
-            self.program = None
-            return
-        self.base = xp.linalg.inv(x) if self.n < 0 else x
-        self.program = _PowerProgram(xp, self.base, m)
-        self.y = self.program.value
+    def add(j: int, v: Any) -> None:
+        s_bar[j] = v if s_bar[j] is None else s_bar[j] + v
 
-    def rrule(self) -> tuple[Any, Any]:
-        xp, x, y = self.xp, self.x, self.y
-        project = ProjectTo(x, xp)
+    p_bar = y_bar
+    for t in range(len(bits) - 1, 0, -1):  # P_t = P_{t-1} S_{bits[t]}
+        s = sq[bits[t]]
+        add(bits[t], xp.matmul(_adjoint(xp, products[t - 1]), p_bar))
+        p_bar = xp.matmul(p_bar, _adjoint(xp, s))
+    add(bits[0], p_bar)
+    for j in range(len(sq) - 1, 0, -1):  # S_j = S_{j-1} S_{j-1}
+        if s_bar[j] is None:
+            continue
+        sh = _adjoint(xp, sq[j - 1])
+        add(j - 1, xp.matmul(s_bar[j], sh) + xp.matmul(sh, s_bar[j]))
+    return s_bar[0]
 
-        def matrix_power_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if isinstance(y_bar, AbstractZero):
-                return _NO, project(_ZERO), _NO
-            y_bar = cotangent("linalg.matrix_power", y_bar, y)
-            if self.n == 0:  # the identity: nothing flows back
-                return _NO, project(_ZERO), _NO
-            b_bar = y_bar if self.program is None else self.program.back(y_bar)
-            if self.n < 0:  # B = inv(A)
-                bh = _adjoint(xp, self.base)
-                b_bar = -xp.matmul(bh, xp.matmul(b_bar, bh))
-            return _NO, project(b_bar), _NO
 
-        return y, matrix_power_pullback
+def _power_forward(xp: Any, program: Any, db: Any) -> Any:
+    """The tangent of ``B^m`` for the tangent ``db`` of ``B`` (chunk axes lead)."""
+    bits, sq, products = program
+    ds = [db]
+    for j in range(1, max(bits) + 1):
+        s, d = sq[j - 1], ds[-1]
+        ds.append(xp.matmul(d, s) + xp.matmul(s, d))
+    dp = ds[bits[0]]
+    for t, j in enumerate(bits[1:], start=1):
+        dp = xp.matmul(dp, sq[j]) + xp.matmul(products[t - 1], ds[j])
+    return dp
 
-    def frule(self, tangents: tuple[Any, ...]) -> tuple[Any, Any]:
-        xp, x, y = self.xp, self.x, self.y
-        dx, _ = _tangent("linalg.matrix_power", tangents[1], x)
-        if dx is None or self.n == 0:
-            return y, _ZERO
-        db = dx
-        if self.n < 0:
-            db = -xp.matmul(self.base, xp.matmul(dx, self.base))
-        dy = db if self.program is None else self.program.forward(db)
-        return y, in_dtype(xp, dy, y.dtype)
+
+def _power(x: Any, n: Any) -> tuple[Any, int, Any, Any, Any]:
+    """``(xp, n, y, B, program)`` of ``matrix_power(x, n)``: ``B`` is ``x`` or, for ``n < 0``,
+    ``inv(x)``; ``program`` is ``None`` for ``|n| <= 1`` (the identity, ``x`` itself -- a copy by
+    the library -- or ``inv(x)``)."""
+    xp = namespace_of(x, fname="linalg.matrix_power")
+    _matrix_arg("linalg.matrix_power", x)
+    n = _static_power(n)
+    if abs(n) <= 1:
+        y = xp.linalg.matrix_power(x, n)
+        return xp, n, y, y if n == -1 else x, None
+    base = xp.linalg.inv(x) if n < 0 else x
+    program = _power_program(xp, base, abs(n))
+    return xp, n, program[2][-1], base, program
 
 
 @register_rrule("linalg.matrix_power", examples=lambda rng: _power_ex(rng))
 def _matrix_power_rrule(x: Any, n: Any, /) -> Any:
-    return _Power(x, n).rrule()
+    xp, n_, y, base, program = _power(x, n)
+    project = ProjectTo(x, xp)
+
+    @pullback(y, (x, n), name="linalg.matrix_power")
+    def matrix_power_pullback(y_bar: Any) -> tuple[Any, Any]:
+        if n_ == 0:  # the identity: nothing flows back
+            return project(_ZERO), _NO
+        b_bar = y_bar if program is None else _power_back(xp, program, y_bar)
+        if n_ < 0:  # B = inv(A)
+            bh = _adjoint(xp, base)
+            b_bar = -xp.matmul(bh, xp.matmul(b_bar, bh))
+        return project(b_bar), _NO
+
+    return y, matrix_power_pullback
 
 
 @register_frule("linalg.matrix_power", examples=lambda rng: _power_ex(rng))
 def _matrix_power_frule(tangents: Any, x: Any, n: Any, /) -> Any:
-    return _Power(x, n).frule(tangents)
+    xp, n_, y, base, program = _power(x, n)
+    t = tangents_in("linalg.matrix_power", tangents[:2], (x,))  # n is static
+    if t is None or n_ == 0:
+        return y, _ZERO
+    db = t[0] if n_ > 0 else -xp.matmul(base, xp.matmul(t[0], base))
+    dy = db if program is None else _power_forward(xp, program, db)
+    return y, in_dtype(xp, dy, y.dtype)
 
 
 # --- examples ------------------------------------------------------------------------------------

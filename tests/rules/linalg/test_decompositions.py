@@ -10,7 +10,7 @@ import chainrules as cr
 from chainrules.rules.linalg import decompositions as dec
 from chainrules.rules.linalg.decompositions import cholesky_back, hermitian, positive_definite
 from chainrules.testing import examples_for
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [
     r for r in cr.registrations() if r.meta.get("module") == dec.__name__ and r.family != "callable"
@@ -40,25 +40,6 @@ def test_registered() -> None:
         "numpy:linalg.qr",
         "linalg.matrix_rank",
     }
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    examples = examples_for(reg)
-    if backend.name in ("jax", "torch"):
-        examples = examples[::3]
-    cell = check_registration(reg, backend, examples=examples)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert not cell.unsupported, cell.unsupported
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    assert_gpu_safe(reg, which, examples=examples_for(reg)[:3], no_jax=())
 
 
 def _jax_examples(reg: cr.Registration) -> list:  # type: ignore[type-arg]
@@ -398,3 +379,8 @@ def test_complex_eigh_and_svd_agree_with_jax(jax_numpy) -> None:  # type: ignore
             rtol=1e-8,
             atol=1e-10,
         )
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.linalg.decompositions")

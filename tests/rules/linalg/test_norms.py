@@ -12,7 +12,7 @@ import chainrules as cr
 from chainrules.rules.linalg import norms
 from chainrules.rules.linalg.norms import norm2_back
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [
     r
@@ -28,20 +28,6 @@ def test_registered() -> None:
         "linalg.matrix_norm",
         "numpy:linalg.norm",
     }
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    fast = backend.name in ("numpy", "array_api_strict")
-    examples = examples_for(reg)
-    if not fast:
-        examples = examples[::3]  # every ord still appears on some shape
-    cell = check_registration(reg, backend, examples=examples)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert not cell.unsupported, cell.unsupported
 
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
@@ -144,8 +130,6 @@ def test_two_norm_pullback_at_zero_is_zero() -> None:
         assert np.array_equal(x_bar, np.zeros(3)) and float(y_bar_bar) == 0.0
 
 
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    """check_scalar_free (guarded device arrays) and check_jit (jax.jit) at the examples."""
-    assert_gpu_safe(reg, which, examples=None, no_jax=())
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.linalg.norms")

@@ -13,7 +13,7 @@ import chainrules as cr
 from chainrules.rules.linalg import solvers
 from chainrules.rules.linalg.solvers import adjugate
 from chainrules.testing import examples_for, test_frule, test_rrule
-from chainrules.testing.runner import DEVICE_CHECKS, check_registration
+from chainrules.testing.suite import rule_tests
 
 REGS = [
     r
@@ -51,34 +51,11 @@ def test_registered() -> None:
 
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_rule_on_backend(reg: cr.Registration, backend) -> None:  # type: ignore[no-untyped-def]
-    examples = examples_for(reg)
-    if backend.name not in ("numpy", "array_api_strict"):
-        examples = examples[::4]  # every kind of example still runs on numpy and strict
-    cell = check_registration(reg, backend, examples=examples)
-    if cell.status == "n/a":
-        assert reg.family == "numpy" and backend.name in ("array_api_strict", "torch")
-        return
-    assert cell.status == "ok", "\n".join(cell.errors)
-    assert not cell.unsupported, cell.unsupported
-    assert cell.checks > 0
-
-
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
 def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
     examples = examples_for(reg)
     if reg.name == "linalg.det":  # JAX's own det derivative fails on 0x0 (an IndexError in jax)
         examples = [ex for ex in examples if np.size(ex.args[0])]
     assert_agrees_with_jax(reg, examples, rtol=1e-8, atol=1e-10)
-
-
-@pytest.mark.parametrize("which", DEVICE_CHECKS)
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
-def test_gpu_safe(reg: cr.Registration, which: str, assert_gpu_safe) -> None:  # type: ignore[no-untyped-def]
-    """check_scalar_free (guarded device arrays) at every example, check_jit (jax.jit) at every
-    other one (each new shape is a compilation)."""
-    examples = examples_for(reg)
-    assert_gpu_safe(reg, which, examples=examples[::2] if which == "jit" else examples)
 
 
 # ---- solve: the vector rule, broadcasting, singular matrices -----------------------------------
@@ -409,3 +386,8 @@ def test_chunk_axes_must_agree_in_solve() -> None:
     a, b = _well(3), np.ones((3, 2))
     with pytest.raises(ValueError, match="chunk"):
         cr.frule((cr.NoTangent(), np.ones((2, 3, 3)), np.ones((2, 2, 3, 2))), np.linalg.solve, a, b)
+
+
+# the check command's cells (every backend, scalar-free, jit), with the limits the
+# registrations declare (expect=): chainrules.testing.suite
+test_rule = rule_tests("chainrules.rules.linalg.solvers")
