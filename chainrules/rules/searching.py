@@ -115,6 +115,8 @@ def numpy_like_module(arr: Any, xp: Any, dispatched: bool = True) -> Any:
 
 
 def _where_bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+    if len(args) == 3 and not kwargs:  # the ordinary call: nothing to bind
+        return args[0], args[1], args[2]
     x1_x2 = _WHERE.bind(args, kwargs)["x1_x2"]
     if len(x1_x2) != 2:
         raise TypeError(f"where takes 3 positional arguments (condition, x1, x2), got {len(args)}")
