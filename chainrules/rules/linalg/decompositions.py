@@ -167,23 +167,6 @@ def _static(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return (_NO,) * (len(args) - 1)
 
 
-def by_field(pb: Any, y: Any) -> Any:
-    """The pullback ``pb`` of a named-tuple output ``y``, also taking the cotangent as a named
-    tuple or as a ``Tangent`` with named fields (read in ``y``'s field order, missing ones zero),
-    as these rules always have: the toolkit's ``@pullback`` reads a tuple output's cotangent by
-    position only (a named-field ``Tangent`` would read as zero)."""
-    names = getattr(type(y), "_fields", None)  # None for torch's result types
-
-    def by_field_pullback(y_bar: Any) -> Any:
-        if names and isinstance(y_bar, Tangent) and not y_bar.is_sequence:
-            y_bar = tuple(y_bar[f] for f in names)
-        elif isinstance(y_bar, tuple) and type(y_bar) is not tuple:
-            y_bar = tuple(y_bar)
-        return pb(y_bar)
-
-    return by_field_pullback
-
-
 def _register(
     name: str, rrule: Any, frule: Any, sigs: tuple[Signature, Signature], examples: Any, **meta: Any
 ) -> None:
@@ -311,12 +294,12 @@ def _eigh_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
     w, v = res[0], res[1]
     project = ProjectTo(x, xp)
 
-    @pullback(tuple(res), args, name=sig.name)
+    @pullback(res, args, name=sig.name)
     def eigh_pullback(y_bar: tuple[Any, Any]) -> tuple[Any, ...]:
         w_bar, v_bar = _nonzero(y_bar)
         return (project(_eigh_back(xp, w, v, w_bar, v_bar)), *_static(args))
 
-    return res, by_field(eigh_pullback, res)
+    return res, eigh_pullback
 
 
 def _eigh_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
@@ -526,7 +509,7 @@ def _svd_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
 
         return y, svd_s_pullback
 
-    @pullback(tuple(y), args, name=sig.name)
+    @pullback(y, args, name=sig.name)
     def svd_pullback(y_bar: tuple[Any, Any, Any]) -> tuple[Any, ...]:
         u_bar, s_bar, vh_bar = _nonzero(y_bar)
         if u_bar is None and vh_bar is None:
@@ -535,7 +518,7 @@ def _svd_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
             g = _svd_back(xp, f, u_bar, s_bar, vh_bar)
         return (project(sym(g)), *_static(args))
 
-    return y, by_field(svd_pullback, y)
+    return y, svd_pullback
 
 
 def _svd_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:

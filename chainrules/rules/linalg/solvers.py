@@ -56,7 +56,6 @@ from ...core.registry import register_frule, register_rrule
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import in_dtype
-from .decompositions import by_field
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -358,7 +357,7 @@ def _slogdet_rrule(x: Any, /) -> Any:
     project = ProjectTo(x, xp)
     cplx = _complex(xp, x)
 
-    @pullback(tuple(y), (x,), name="linalg.slogdet")
+    @pullback(y, (x,), name="linalg.slogdet")
     def slogdet_pullback(y_bar: tuple[Any, Any]) -> Any:
         s_bar, l_bar = y_bar
         coeff: Any = None if isinstance(l_bar, AbstractZero) else l_bar
@@ -371,7 +370,7 @@ def _slogdet_rrule(x: Any, /) -> Any:
             return project(_ZERO)
         return project(_bcast(xp, coeff) * _adjoint(xp, xp.linalg.inv(x)))
 
-    return y, by_field(slogdet_pullback, y)
+    return y, slogdet_pullback
 
 
 @register_frule("linalg.slogdet", examples=lambda rng: _slogdet_ex(rng))

@@ -384,3 +384,15 @@ def test_complex_eigh_and_svd_agree_with_jax(jax_numpy) -> None:  # type: ignore
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.linalg.decompositions")
+
+
+def test_named_tuple_cotangents_by_field() -> None:
+    """A Tangent with named fields, or the result's own named tuple, is read by field."""
+    a = np.random.default_rng(0).standard_normal((3, 3))
+    s = a @ a.T + 3 * np.eye(3)
+    y, pb = cr.rrule(np.linalg.eigh, s)
+    by_name = pb(cr.Tangent(eigenvalues=np.ones(3)))[1]
+    np.testing.assert_allclose(by_name, pb(type(y)(np.ones(3), np.zeros((3, 3))))[1])
+    np.testing.assert_allclose(by_name, np.eye(3), atol=1e-12)  # d(sum w)/dS = I
+    _, pb = cr.rrule(np.linalg.slogdet, s)
+    np.testing.assert_allclose(pb(cr.Tangent(logabsdet=1.0))[1], np.linalg.inv(s), atol=1e-12)
