@@ -65,5 +65,5 @@ def bench(session: nox.Session) -> None:
 @nox.session
 def check(session: nox.Session) -> None:
     """The main job: python -m chainrules check on every installed backend."""
-    _install(session, "strict,jax,torch", torch=True)
+    _install(session, "strict,jax,torch,scipy", torch=True)
     session.run("python", "-m", "chainrules", "check", *session.posargs)

@@ -8,7 +8,11 @@ A rule is registered for *targets*. A target is
   standard -- NumPy, ``jax.numpy``, CuPy, array-api-strict, array-api-compat's namespaces and the
   elementwise functions of ``torch``;
 * a string ``"numpy:NAME"`` naming a NumPy-signature function (``"numpy:arcsin"``,
-  ``"numpy:linalg.norm"``): that name in NumPy, CuPy and ``jax.numpy`` together.
+  ``"numpy:linalg.norm"``): that name in NumPy, CuPy and ``jax.numpy`` together;
+* a string ``"scipy:MODULE.NAME"`` naming a SciPy-signature function (``"scipy:special.gammaln"``,
+  ``"scipy:linalg.expm"``): that name in ``scipy.MODULE``, ``jax.scipy.MODULE`` and
+  ``cupyx.scipy.MODULE``, and in any namespace registered for the family with
+  ``register_namespace`` (``torch.special`` for the functions whose signature is SciPy's).
 
 Named targets are resolved lazily: when a function that is not in the table yet is looked up, the
 namespaces of every library imported *by then* are scanned once and cached. ``import chainrules``
@@ -22,6 +26,7 @@ rule); among equals the later registration wins, so a user can override a librar
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -50,7 +55,17 @@ __all__ = [
 
 ARRAY_API = "array_api"
 NUMPY = "numpy"
-_PRIORITY = {ARRAY_API: 1, NUMPY: 2, "callable": 3}
+SCIPY = "scipy"
+_FAMILIES = (ARRAY_API, NUMPY, SCIPY)
+_PRIORITY = {ARRAY_API: 1, NUMPY: 2, SCIPY: 2, "callable": 3}
+# An array namespace's SciPy: where the "scipy:" functions for its arrays live.
+_SCIPY_OF = {
+    "numpy": "scipy",
+    "jax.numpy": "jax.scipy",
+    "cupy": "cupyx.scipy",
+    "torch": "torch",
+    "array_api_compat.torch": "torch",
+}
 
 # The standard's elementwise functions: torch's own functions of these names take the standard's
 # positional signature. Everything else is reached in torch through array_api_compat.torch.
@@ -155,8 +170,8 @@ class Registration:
         """How the check command and reports list it: ``sin``, ``numpy:arcsin``, ``mod.fn``."""
         if self.family == ARRAY_API:
             return str(self.target)
-        if self.family == NUMPY:
-            return f"numpy:{self.target}"
+        if self.family in (NUMPY, SCIPY):
+            return f"{self.family}:{self.target}"
         return qualified_name(self.target)
 
 
@@ -166,6 +181,7 @@ class _Provider:
     family: str
     names: frozenset[str] | None = None  # None: every name of the family
     resolved: bool = False
+    prefix: str = ""  # the part of a registered name this namespace stands for ("special.")
 
 
 _PROVIDERS: list[_Provider] = [
@@ -181,25 +197,37 @@ _PROVIDERS: list[_Provider] = [
     _Provider("array_api_compat.torch", ARRAY_API),
     _Provider("torch", ARRAY_API, TORCH_NAMES),
     _Provider("array_api_compat.dask.array", ARRAY_API),
+    *(
+        _Provider(f"{root}.{sub}", SCIPY, prefix=f"{sub}.")
+        for root in ("scipy", "jax.scipy", "cupyx.scipy")
+        for sub in ("special", "linalg")
+    ),
 ]
 
 
 def register_namespace(
-    module: str, family: str = ARRAY_API, names: frozenset[str] | None = None
+    module: str,
+    family: str = ARRAY_API,
+    names: frozenset[str] | None = None,
+    prefix: str = "",
 ) -> None:
     """Make named rules cover the functions of another namespace.
 
     ``module`` is the import name under which the namespace appears in ``sys.modules`` (it need
     not be imported yet: it is resolved on the first lookup after it is); ``family`` is
     ``"array_api"`` for a namespace that follows the standard's signatures, ``"numpy"`` for one
-    that follows NumPy's; ``names`` restricts the names it answers for. Used by array libraries
-    and wrappers (``chainrules.testing.device`` registers its guarded namespaces this way).
+    that follows NumPy's, ``"scipy"`` for one that follows SciPy's; ``names`` restricts the names
+    it answers for; ``prefix`` is the part of a registered name the namespace stands for
+    (``register_namespace("torch.special", "scipy", names, prefix="special.")``: the registration
+    ``"scipy:special.erf"`` covers ``torch.special.erf``). Used by array libraries and wrappers
+    (``chainrules.testing.device`` registers its guarded namespaces this way).
     """
-    if family not in (ARRAY_API, NUMPY):
-        raise ValueError(f"family must be {ARRAY_API!r} or {NUMPY!r}, got {family!r}")
+    if family not in _FAMILIES:
+        raise ValueError(f"family must be one of {_FAMILIES}, got {family!r}")
     if any(p.module == module and p.family == family for p in _PROVIDERS):
         return
-    _PROVIDERS.append(_Provider(module, family, names))
+    with _LOCK:
+        _PROVIDERS.append(_Provider(module, family, names, prefix=prefix))
 
 
 class _Installed:
@@ -229,13 +257,20 @@ def _parse_target(target: Any) -> tuple[str, Any]:
     if isinstance(target, str):
         if not target or target.strip() != target:
             raise ValueError(f"invalid rule target name {target!r}")
-        if target.startswith("numpy:"):
-            return NUMPY, target[len("numpy:") :]
-        if ":" in target:
-            raise ValueError(
-                f"unknown family in rule target {target!r}: use a standard name such as 'sin' "
-                "or 'numpy:NAME' for a NumPy-signature function"
-            )
+        family, sep, name = target.partition(":")
+        if sep:
+            if family not in (NUMPY, SCIPY) or not name:
+                raise ValueError(
+                    f"unknown family in rule target {target!r}: use a standard name such as "
+                    "'sin', 'numpy:NAME' for a NumPy-signature function or "
+                    "'scipy:MODULE.NAME' for a SciPy-signature one"
+                )
+            if family == SCIPY and "." not in name:
+                raise ValueError(
+                    f"rule target {target!r}: name SciPy's module too, as in "
+                    "'scipy:special.gammaln'"
+                )
+            return family, name
         return ARRAY_API, target
     if not callable(target):
         raise TypeError(
@@ -273,10 +308,19 @@ def _install(kind: str, obj: Any, rule: Callable[..., Any], prio: int) -> None:
         e.frule, e.fprio = rule, prio
 
 
-def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> None:
+def _in_provider(prov: _Provider, mod: Any, name: str) -> Any:
+    """The function the registered ``name`` denotes in ``prov``'s namespace ``mod`` (or None)."""
+    if prov.prefix:
+        if not name.startswith(prov.prefix):
+            return None
+        name = name[len(prov.prefix) :]
     if prov.names is not None and name not in prov.names:
-        return
-    obj = _getattr_path(mod, name)
+        return None
+    return _getattr_path(mod, name)
+
+
+def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> None:
+    obj = _in_provider(prov, mod, name)
     if obj is None:
         return
     try:
@@ -383,15 +427,18 @@ def _rebuild() -> None:
 def snapshot() -> Any:
     """The registry's state, for :func:`restore` (tests that register rules use the pair)."""
     with _LOCK:
-        return [(k, r, r.rrule, r.frule, dict(r.meta)) for k, r in _REGISTRATIONS.items()]
+        regs = [(k, r, r.rrule, r.frule, dict(r.meta)) for k, r in _REGISTRATIONS.items()]
+        return regs, list(_PROVIDERS)
 
 
 def restore(state: Any) -> None:
     """Put back the registrations of a :func:`snapshot` -- the same objects, with the rules and
-    metadata they had -- dropping any registered since."""
+    metadata they had -- and its namespaces, dropping any registered since."""
+    regs, providers = state
     with _LOCK:
+        _PROVIDERS[:] = providers
         _REGISTRATIONS.clear()
-        for key, reg, r, f, meta in state:
+        for key, reg, r, f, meta in regs:
             reg.rrule, reg.frule = r, f
             reg.meta.clear()
             reg.meta.update(meta)
@@ -508,8 +555,8 @@ def counterpart(f: Any, module: Any) -> Any:
     except TypeError:
         return None
     keys = e.keys if e is not None else ()
-    for _family, name in sorted(keys, key=lambda k: k[0] != ARRAY_API):
-        obj = _getattr_path(module, name)
+    for family, name in sorted(keys, key=lambda k: k[0] != ARRAY_API):
+        obj = resolve_name(family, name, module)
         if obj is not None:
             return obj
     return None
@@ -594,8 +641,26 @@ def registrations() -> Iterator[Registration]:
 
 
 def resolve_name(family: str, name: str, module: Any) -> Any:
-    """The function object ``name`` denotes in ``module`` (``None`` if it has none)."""
-    return _getattr_path(module, name)
+    """The function object the registered ``name`` of ``family`` denotes for ``module``, an array
+    namespace (``numpy``, ``jax.numpy``); ``None`` if it has none. A ``"scipy"`` name is looked
+    up in the namespace's SciPy (``scipy``, ``jax.scipy``, ``cupyx.scipy``, ``torch.special``),
+    which is imported if it is installed and not imported yet."""
+    if family != SCIPY:
+        return _getattr_path(module, name)
+    root = _SCIPY_OF.get(getattr(module, "__name__", ""))
+    if root is None:
+        return None
+    sub = name.split(".", 1)[0]
+    for prov in _PROVIDERS:
+        if prov.family == SCIPY and prov.module == f"{root}.{sub}":
+            try:
+                mod = importlib.import_module(prov.module)
+            except ImportError:
+                return None
+            obj = _in_provider(prov, mod, name)
+            if obj is not None:
+                return obj
+    return None
 
 
 _HOOKS: dict[type, Any] = {}  # type -> its __chainrules_call__ (None: it has none)

@@ -479,9 +479,11 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
     Parameters
     ----------
     targets
-        A target or a tuple of targets (a callable, a standard name such as ``"sin"``, or
-        ``"numpy:NAME"``). For a name, the primal is computed as ``xp.NAME(*args)`` in the
-        namespace of the arguments; for a callable, by calling it.
+        A target or a tuple of targets (a callable, a standard name such as ``"sin"``,
+        ``"numpy:NAME"`` or ``"scipy:MODULE.NAME"``). For a standard or NumPy name, the primal is
+        computed as ``xp.NAME(*args)`` in the namespace of the arguments; for a SciPy name, by
+        calling the function the rule was found for (``scipy.special.erf``,
+        ``jax.scipy.special.erf``, ...); for a callable, by calling it.
     *partials
         One per positional argument: a number (``1``, ``-1``, ``0``) or a function
         ``(xp, out, *args) -> array`` giving ``d out / d arg`` elementwise.
@@ -504,10 +506,29 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
             raise TypeError(f"a partial must be a number or a callable, got {type(p).__name__}")
     meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
     for target in targets:
-        name = function_name(target) if callable(target) else str(target).removeprefix("numpy:")
+        name = _target_name(target)
         r, f = _make_rules(name, _primal_getter(target), partials)
-        register_rrule(target, **meta)(r)
-        register_frule(target, **meta)(f)
+        tmeta = meta
+        if isinstance(target, str) and target.startswith("scipy:"):
+            # no array namespace holds SciPy's functions (xp.special.erf): each library's
+            # function gets rules calling exactly it
+            tmeta = dict(meta, bind=_scalar_binder(name, partials))
+        register_rrule(target, **tmeta)(r)
+        register_frule(target, **tmeta)(f)
+
+
+def _target_name(target: Any) -> str:
+    """How messages name a target: ``sin``, ``arcsin`` for ``"numpy:arcsin"``, ``special.erf``
+    for ``"scipy:special.erf"``, the qualified name of a callable."""
+    return function_name(target) if callable(target) else str(target).rpartition(":")[2]
+
+
+def _scalar_binder(name: str, partials: tuple[Any, ...]) -> Callable[[Any, str], Any]:
+    def bind(obj: Any, kind: str) -> Callable[..., Any]:
+        r, f = _make_rules(name, _Primals(obj), partials)
+        return r if kind == "r" else f
+
+    return bind
 
 
 def is_floating(a: Any, xp: Any) -> bool:
@@ -578,7 +599,7 @@ def _register_nondiff(targets: tuple[Any, ...], zero: bool, meta: dict[str, Any]
     if not targets:
         raise TypeError("name at least one function")
     for target in targets:
-        name = function_name(target) if callable(target) else str(target).removeprefix("numpy:")
+        name = _target_name(target)
         r, f = _nondiff_rules(name, _primal_getter(target), zero)
         if not callable(target):
             # each library's function gets rules calling exactly it: a call may hold no array

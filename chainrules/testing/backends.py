@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.registry import ARRAY_API, NUMPY, TORCH_NAMES, Registration, resolve_name
+from ..core.registry import ARRAY_API, NUMPY, SCIPY, TORCH_NAMES, Registration, resolve_name
 
 __all__ = ["BACKENDS", "Backend", "available_backends", "get_backend"]
 
@@ -126,11 +126,11 @@ def _cupy_setup(cupy: Any) -> Any:
 BACKENDS: dict[str, Backend] = {
     b.name: b
     for b in (
-        Backend("numpy", "numpy", (ARRAY_API, NUMPY)),
+        Backend("numpy", "numpy", (ARRAY_API, NUMPY, SCIPY)),
         Backend("array_api_strict", "array_api_strict", (ARRAY_API,)),
-        Backend("jax", "jax.numpy", (ARRAY_API, NUMPY), setup=_jax_setup),
-        Backend("torch", "torch", (ARRAY_API,)),
-        Backend("cupy", "cupy", (ARRAY_API, NUMPY), setup=_cupy_setup, needs_gpu=True),
+        Backend("jax", "jax.numpy", (ARRAY_API, NUMPY, SCIPY), setup=_jax_setup),
+        Backend("torch", "torch", (ARRAY_API, SCIPY)),
+        Backend("cupy", "cupy", (ARRAY_API, NUMPY, SCIPY), setup=_cupy_setup, needs_gpu=True),
     )
 }
 

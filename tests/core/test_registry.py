@@ -164,3 +164,46 @@ def test_counterpart_of_a_directly_registered_function(clean_registry) -> None: 
 
     cr.register_rrule(generic)(lambda x: (x, None))
     assert counterpart(generic, np) is generic
+
+
+def test_scipy_family_covers_each_librarys_function(clean_registry):
+    """A "scipy:MODULE.NAME" registration covers scipy.MODULE.NAME, jax.scipy.MODULE.NAME and any
+    namespace registered for the family (torch.special here), each rule calling the function it
+    was found for; an array namespace's counterpart is looked up in its own SciPy."""
+    sps = pytest.importorskip("scipy.special")
+    import chainrules.core.registry as registry
+
+    cr.scalar_rule("scipy:special.erf", lambda xp, out, x: 2 / np.sqrt(np.pi) * xp.exp(-x * x))
+    x = np.array([0.1, 0.5])
+    y, pb = cr.rrule(sps.erf, x)
+    np.testing.assert_allclose(y, sps.erf(x))
+    np.testing.assert_allclose(pb(np.ones(2))[1], 2 / np.sqrt(np.pi) * np.exp(-x * x))
+    (reg,) = [r for r in cr.registrations() if r.name == "scipy:special.erf"]
+    assert reg.family == "scipy" and reg.target == "special.erf"
+    assert registry.counterpart(sps.erf, np) is sps.erf
+    jsps = pytest.importorskip("jax.scipy.special")
+    jnp = pytest.importorskip("jax.numpy")
+    assert registry.counterpart(sps.erf, jnp) is jsps.erf
+    _, pb = cr.rrule(jsps.erf, jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(pb(jnp.ones(2))[1]), pb_np := pb(np.ones(2))[1])
+    assert isinstance(pb_np, type(jnp.ones(1)))  # the JAX function ran: a JAX result
+    assert registry.resolve_name("scipy", "special.erf", np) is sps.erf
+    assert registry.resolve_name("scipy", "special.erf", object()) is None
+
+
+def test_scipy_family_names_restricted_per_namespace(clean_registry):
+    torch = pytest.importorskip("torch")
+    import chainrules.core.registry as registry
+
+    registry.register_namespace("torch.special", "scipy", frozenset({"erf"}), prefix="special.")
+    cr.scalar_rule("scipy:special.erf", lambda xp, out, x: 2 / np.sqrt(np.pi) * xp.exp(-x * x))
+    cr.scalar_rule("scipy:special.expit", lambda xp, out, x: out * (1 - out))
+    assert cr.find_rrule(torch.special.erf) is not None
+    assert cr.find_rrule(torch.special.expit) is None  # not in the names it answers for
+    assert registry.resolve_name("scipy", "special.expit", torch) is None
+
+
+@pytest.mark.parametrize("target", ["scipy:erf", "scipy:", "sympy:sin"])
+def test_bad_family_targets_are_refused(target):
+    with pytest.raises(ValueError, match=r"rule target|family"):
+        cr.register_rrule(target)(lambda x: x)
