@@ -24,7 +24,7 @@ from ._api import (
     value_and_grad,
     vjp,
 )
-from ._core import Tracer
+from ._core import Tracer, lift_constants
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
@@ -35,6 +35,7 @@ __all__ = [
     "hessian",
     "jacobian",
     "jvp",
+    "lift_constants",
     "value_and_grad",
     "vjp",
 ]

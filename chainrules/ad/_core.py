@@ -167,6 +167,26 @@ def lift_like(raw: Any, like: Any) -> Any:
     return like._trace.const(lift_like(raw, like._value))
 
 
+def lift_constants(vals: Any) -> list[Any]:
+    """``vals`` (a sequence of arguments) as a list, with its raw arrays -- top-level or inside a
+    tuple or list argument -- made constants of the innermost trace among the tracers in it, as
+    the engine does for every call it dispatches; unchanged when it holds no tracer.
+
+    For bridges that call a rule directly on a mixture of traced and raw arrays (the autograd
+    bridge nests ``chainrules.ad`` inside autograd this way): a rule must not see a traced array
+    next to a raw one.
+    """
+    out = list(vals)
+    top: Tracer | None = None
+    for v in out:
+        for e in v if type(v) in _SEQ else (v,):
+            if isinstance(e, Tracer) and (top is None or e._trace.level > top._trace.level):
+                top = e
+    if top is not None:
+        lift_values(out, top)
+    return out
+
+
 def lift_values(vals: list[Any], lower: Tracer) -> None:
     """Replace the raw arrays among ``vals`` (in place) by constants of ``lower``'s levels."""
     for i, v in enumerate(vals):

@@ -34,7 +34,6 @@ from autograd.extend import defjvp_argnums, defvjp_argnums, primitive
 from autograd.tracer import Box
 
 from .. import ad
-from ..ad._core import Tracer, lift_values
 from ..core.namespaces import dtype_kind, namespace_of
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._common import check_leaf, find_rules
@@ -66,7 +65,7 @@ def wrap(f: Any) -> Any:
 
     def cotangents(argnums: Any, g: Any, args: Any, kwargs: Any) -> list[Any]:
         """autograd's cotangents of ``args[i]`` for ``i in argnums`` from one rrule call."""
-        g, *rest = _lift((g, *args))
+        g, *rest = ad.lift_constants((g, *args))
         args = tuple(rest)
         _, pullback = rrule(*args, **kwargs)
         cts = pullback(_conj(g))
@@ -91,7 +90,7 @@ def wrap(f: Any) -> Any:
         k = len(argnums)
 
         def jvp(*gs_args: Any, **kwargs: Any) -> Any:
-            lifted = _lift(gs_args)
+            lifted = ad.lift_constants(gs_args)
             gs, args = lifted[:k], lifted[k:]
             tangents: list[Any] = [NoTangent()] * len(args)
             for i, g in zip(argnums, gs, strict=True):
@@ -235,21 +234,6 @@ def _conj(x: Any) -> Any:
     if dtype_kind(dtype) != "c":
         return x
     return namespace_of(x).conj(x)
-
-
-def _lift(vals: tuple[Any, ...]) -> list[Any]:
-    """``vals`` with their raw arrays (index arrays, arguments not being differentiated) made
-    constants of the innermost ``chainrules.ad`` trace among them, as the engine does for every
-    call it dispatches: a rule called directly must not see a traced array next to a raw one."""
-    out = list(vals)
-    top: Any = None
-    for v in vals:
-        for e in v if type(v) in (tuple, list) else (v,):
-            if isinstance(e, Tracer) and (top is None or e._trace.level > top._trace.level):
-                top = e
-    if top is not None:
-        lift_values(out, top)
-    return out
 
 
 def _is_raw(x: Any) -> bool:
