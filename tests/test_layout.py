@@ -1,0 +1,75 @@
+"""The package's boundaries: no private name is imported across its subpackages, and nothing in
+``core`` or ``rules`` imports from ``testing``, ``ad``, ``interop`` or the CLI."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import chainrules
+
+ROOT = Path(chainrules.__file__).parent
+LOWER = ("core", "rules")
+UPPER = ("testing", "ad", "interop", "cli")
+
+
+def _package(parts: list[str], root: Path) -> str:
+    """The subpackage (``core``, ``rules``, ...) a module path inside chainrules belongs to."""
+    if not parts:
+        return "<top>"
+    if len(parts) == 1 and not (root / parts[0]).is_dir():
+        return parts[0] if parts[0] in UPPER else "<top>"
+    return parts[0]
+
+
+def _imports(path: Path, root: Path) -> list[tuple[int, list[str], list[str]]]:
+    """``(line, target module parts inside chainrules, imported names)`` of each import."""
+    mod = list(path.relative_to(root).with_suffix("").parts)
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = mod[: len(mod) - node.level]
+            target = base + (node.module.split(".") if node.module else [])
+        elif node.module and node.module.split(".")[0] == "chainrules":
+            target = node.module.split(".")[1:]
+        else:
+            continue
+        out.append((node.lineno, target, [a.name for a in node.names]))
+    return out
+
+
+def _violations(root: Path = ROOT) -> list[str]:
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        rel = list(path.relative_to(root).parts)
+        here = rel[0] if len(rel) > 1 else "<top>"
+        for line, target, names in _imports(path, root):
+            there = _package(target, root)
+            if there == here:
+                continue
+            where = f"{path.relative_to(root)}:{line}"
+            private = [n for n in names if n.startswith("_")]
+            if private or any(p.startswith("_") for p in target[1:]):
+                bad.append(f"{where}: private {'.'.join(target)} {private}")
+            if here in LOWER and there in UPPER:
+                bad.append(f"{where}: {here} imports {there}")
+    return bad
+
+
+def test_no_private_imports_across_packages_and_no_upward_imports():
+    assert _violations() == []
+
+
+def test_the_scan_sees_a_violation(tmp_path):
+    """The check can fail: a private import from core into rules is reported."""
+    pkg = tmp_path / "chainrules"
+    (pkg / "core").mkdir(parents=True)
+    (pkg / "rules").mkdir()
+    (pkg / "testing").mkdir()
+    (pkg / "core" / "a.py").write_text("_x = 1\n")
+    (pkg / "rules" / "b.py").write_text("from ..core.a import _x\nfrom ..testing import y\n")
+    found = _violations(pkg)
+    assert any("private core.a ['_x']" in v for v in found), found
+    assert any("rules imports testing" in v for v in found), found
