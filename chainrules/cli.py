@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 from . import __version__
 from .core.registry import Registration, registrations
-from .testing.backends import BACKENDS, get_backend
+from .testing.backends import BACKENDS, get_backend, use_jax_compilation_cache
 from .testing.runner import DEVICE_CHECKS, Cell, set_profile
 from .testing.suite import defined_in, run_cell
 
@@ -126,6 +126,7 @@ def _worker_init(module: str | None, profile: str) -> None:
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     set_profile(profile)
+    use_jax_compilation_cache()
     if module:
         importlib.import_module(module)
     try:  # one intra-op thread: the workers already use every core
@@ -275,6 +276,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 2
     profile = "thorough" if args.thorough else "fast"
     set_profile(profile)
+    use_jax_compilation_cache()  # before JAX is imported: workers inherit the environment
     names = args.backend or list(BACKENDS)
     backends = []
     for n in names:

@@ -8,7 +8,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from chainrules.testing.backends import BACKENDS, Backend
+from chainrules.testing.backends import BACKENDS, Backend, use_jax_compilation_cache
 from chainrules.testing.runner import set_profile
 
 settings.register_profile(
@@ -33,6 +33,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # (eager dispatch); `nox -s tests-thorough` (HYPOTHESIS_PROFILE=thorough) runs all, as
 # `python -m chainrules check --thorough` does.
 set_profile("thorough" if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "thorough" else "fast")
+# JAX's compiled programs on disk, shared by the xdist workers (the JAX and jit columns are
+# mostly XLA compile time; see use_jax_compilation_cache)
+use_jax_compilation_cache()
 
 
 def _installed(module: str) -> bool:

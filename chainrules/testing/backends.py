@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
+import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +20,13 @@ import numpy as np
 
 from ..core.registry import ARRAY_API, NUMPY, SCIPY, TORCH_NAMES, Registration, resolve_name
 
-__all__ = ["BACKENDS", "Backend", "available_backends", "get_backend"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "available_backends",
+    "get_backend",
+    "use_jax_compilation_cache",
+]
 
 
 @dataclass
@@ -146,3 +155,47 @@ def get_backend(name: str) -> Backend:
 def available_backends() -> list[Backend]:
     """The backends importable here (CuPy only with a CUDA device)."""
     return [b for b in BACKENDS.values() if b.available()]
+
+
+_JAX_CACHE_SETTINGS = {
+    # jax's own configuration names (also read from the environment, upper-cased, at import)
+    "jax_persistent_cache_min_compile_time_secs": 0,
+    "jax_persistent_cache_min_entry_size_bytes": 0,
+}
+
+
+def use_jax_compilation_cache(path: str | None = None) -> str | None:
+    """Keep the programs JAX compiles on disk, so that a compile is paid once per machine rather
+    than once per process -- and once per ``jax.jit`` of a new closure with the same program.
+
+    The checkers compile many small programs: in eager mode every ``jax.numpy`` function
+    compiles once per shape and dtype, and the jit column traces each rule anew per example. On
+    this project's 2-core machines the JAX and jit columns of the check command spend most of
+    their time in XLA's compiler, and a second run of the same cells with the cache is 5-10x
+    faster. The test suite (``tests/conftest.py``) and ``python -m chainrules check`` call this
+    for their own processes; ``chainrules`` never changes JAX's configuration otherwise.
+
+    ``path`` defaults to ``$CHAINRULES_JAX_CACHE``, else a folder in the temporary directory;
+    ``CHAINRULES_JAX_CACHE=0`` (or empty) turns it off. A cache the process configured already
+    (``JAX_COMPILATION_CACHE_DIR``) is kept. Returns the folder used, or ``None`` when off.
+    JAX keys each entry by the program, its compile options, the flags and JAX's version, so a
+    stale entry is never used.
+    """
+    if path is None:
+        path = os.environ.get("CHAINRULES_JAX_CACHE")
+        if path is None:
+            user = os.environ.get("USER") or str(os.getuid())
+            path = os.path.join(tempfile.gettempdir(), f"chainrules-jax-cache-{user}")
+    if path in ("", "0"):
+        return None
+    path = os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", path)
+    for key, value in _JAX_CACHE_SETTINGS.items():
+        os.environ.setdefault(key.upper(), str(value))
+    jax = sys.modules.get("jax")
+    if jax is not None:  # imported already: the environment is read at import only
+        if jax.config.jax_compilation_cache_dir is None:
+            jax.config.update("jax_compilation_cache_dir", path)
+            for key, value in _JAX_CACHE_SETTINGS.items():
+                jax.config.update(key, value)
+        path = jax.config.jax_compilation_cache_dir
+    return path
