@@ -355,7 +355,7 @@ def _public(module: Any) -> list[str]:
     names = getattr(module, "__all__", None)
     if names is None:
         names = [n for n in dir(module) if not n.startswith("_")]
-    return sorted(n for n in names if _is_function(getattr(module, n, None)))
+    return sorted({n for n in names if _is_function(getattr(module, n, None))})
 
 
 def _function(module: Any, name: str) -> Any:
@@ -731,5 +731,8 @@ def write_anchor_markdown(reports: list[tuple[list[AnchorEntry], dict[str, Any]]
                     lines.append(f"- `{section}`, {why} ({len(names)}): {shown}")
         if summary.get("left_out"):
             shown = ", ".join(f"`{n}`" for n in summary["left_out"])
-            lines.append(f"- left out of the list, autograd's internals: {shown}")
+            lines.append(
+                f"- left out of the list, the anchor's internals (not NumPy/SciPy functions): "
+                f"{shown}"
+            )
     return "\n".join(lines) + "\n"
