@@ -15,6 +15,25 @@ object* (so a rule that exists but does not reach the standard's function counts
 * ``no array output`` -- inspection functions that take or return no arrays (``finfo``,
   ``can_cast``, ``broadcast_shapes``, ...), nothing to differentiate;
 * ``missing``.
+
+``python -m chainrules coverage --against numpy|scipy|jax|autograd`` measures against another
+library's own public lists instead, read from the installed library at run time (``ANCHORS``):
+
+* ``numpy``: the functions and ufuncs of ``numpy.__all__``, ``numpy.linalg`` and ``numpy.fft``
+  (not classes, scalar types, constants, submodules or index builders such as ``np.r_``);
+* ``scipy``: ``scipy.special``'s and ``scipy.linalg``'s public functions, one section each;
+* ``jax``: ``jax.numpy``'s public functions with its ``linalg`` and ``fft``; ``jax.scipy.special``;
+  ``jax.scipy.linalg`` (three sections);
+* ``autograd``: HIPS autograd's VJP table (``autograd.core.primitive_vjps`` once
+  ``autograd.numpy`` and ``autograd.scipy.*`` are imported), each primitive mapped to the NumPy or
+  SciPy function it wraps, one section per NumPy/SciPy module; autograd's internals are named as
+  left out.
+
+A name's status comes from the anchor's own function (``jax.numpy.sin``) or, if that has no rule,
+from its NumPy/SciPy counterpart of the same name (``numpy.sin``), looked up by function object;
+``no array output`` is decided by name from the short category list
+``NO_ARRAY_OUTPUT_CATEGORIES`` (printing, file I/O, dtype queries, shape and type queries,
+configuration, function builders), and a missing name gets a reason (``MISSING_REASONS``).
 """
 
 from __future__ import annotations
@@ -406,7 +425,8 @@ def _read_numpy() -> tuple[list[_Name], dict[str, str], list[str]]:
     np = _import("numpy", "numpy", "pip install numpy")
     names = _listed("numpy", np, "numpy", np, "numpy")
     for ext in ("linalg", "fft"):
-        names += _listed("numpy", getattr(np, ext), f"numpy.{ext}", None, "", f"{ext}.")
+        mod = getattr(np, ext)
+        names += _listed("numpy", mod, f"numpy.{ext}", mod, f"numpy.{ext}", f"{ext}.")
     return names, _versions("numpy"), []
 
 
