@@ -418,6 +418,8 @@ def _print_table(table: dict[str, dict[str, Cell]], columns: Sequence[str], out:
 def run_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import coverage
 
+    if args.against:
+        return _run_anchor_coverage(args, out, err)
     try:
         entries, summary = coverage.coverage()
     except ImportError as e:
@@ -442,7 +444,48 @@ def run_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _run_anchor_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``coverage --against ANCHOR``: each anchor's own list, section by section."""
+    from . import coverage
+
+    reports = []
+    for name in dict.fromkeys(args.against):  # in the order given, once each
+        try:
+            reports.append(coverage.anchor_coverage(name))
+        except coverage.AnchorMissing as e:
+            err.write(f"{e}\n")
+            return 2
+    if args.json:
+        coverage.write_anchor_json(reports, out)
+    else:
+        for i, (entries, summary) in enumerate(reports):
+            out.write("\n" * (i > 0))
+            coverage.write_anchor_table(entries, summary, out)
+    if args.markdown:
+        doc = args.markdown.read_text()
+        if ANCHOR_MARKER not in doc or ANCHOR_END not in doc.split(ANCHOR_MARKER, 1)[1]:
+            err.write(f"{args.markdown} has no {ANCHOR_MARKER} ... {ANCHOR_END} lines\n")
+            return 2
+        head, rest = doc.split(ANCHOR_MARKER, 1)
+        tail = rest.split(ANCHOR_END, 1)[1]
+        body = coverage.write_anchor_markdown(reports)
+        args.markdown.write_text(head + ANCHOR_MARKER + "\n\n" + body + "\n" + ANCHOR_END + tail)
+    if args.fail_under is not None:
+        under = [
+            f"{summary['anchor']} {section} {s['percent']}%"
+            for _, summary in reports
+            for section, s in summary["sections"].items()
+            if s["percent"] < args.fail_under
+        ]
+        if under:
+            err.write(f"coverage under {args.fail_under}%: {', '.join(under)}\n")
+            return 1
+    return 0
+
+
 COVERAGE_MARKER = "<!-- COVERAGE TABLE -->"
+ANCHOR_MARKER = "<!-- ANCHOR COVERAGE -->"
+ANCHOR_END = "<!-- END ANCHOR COVERAGE -->"
 
 
 def build_parser(prog: str = "python -m chainrules") -> argparse.ArgumentParser:
@@ -493,20 +536,32 @@ def build_parser(prog: str = "python -m chainrules") -> argparse.ArgumentParser:
         help="import MODULE (mypkg.rules) and check only the rules registered in it",
     )
     cov = sub.add_parser(
-        "coverage", help="list every function of the Array API standard with its rules' status"
+        "coverage",
+        help="list every function of the Array API standard (or of another library's lists, "
+        "--against) with its rules' status",
+    )
+    cov.add_argument(
+        "--against",
+        action="append",
+        choices=["numpy", "scipy", "jax", "autograd"],
+        metavar="ANCHOR",
+        help="measure against this library's own public lists instead, read from it at run "
+        "time: numpy, scipy, jax or autograd (repeatable)",
     )
     cov.add_argument("--json", action="store_true", help="print the report as JSON")
     cov.add_argument(
         "--markdown",
         type=Path,
         metavar="PATH",
-        help=f"also write the table into PATH after its {COVERAGE_MARKER} line",
+        help=f"also write the table into PATH after its {COVERAGE_MARKER} line (with --against: "
+        f"the anchors' numbers between its {ANCHOR_MARKER} and {ANCHOR_END} lines)",
     )
     cov.add_argument(
         "--fail-under",
         type=float,
         metavar="PERCENT",
-        help="exit with status 1 when less than PERCENT of the standard is covered",
+        help="exit with status 1 when less than PERCENT of the standard is covered (with "
+        "--against: of any section of an anchor's lists)",
     )
     return p
 
