@@ -45,8 +45,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, TextIO
 
-from .core import registry as _registry
-from .core.registry import ARRAY_API, Registration, find_frule, find_rrule, registrations
+from .core.registry import (
+    ARRAY_API,
+    find_frule,
+    find_rrule,
+    registration_of,
+    registrations,
+)
 
 __all__ = [
     "ANCHORS",
@@ -573,31 +578,12 @@ ANCHORS: dict[str, Anchor] = {
 }
 
 
-def _registration_of(obj: Any) -> Registration | None:
-    """The registration whose rules reach ``obj`` (the highest precedence one). Read from the
-    registry's table: the core has no public lookup from a function object to its
-    registration."""
-    regs = getattr(_registry, "_REGISTRATIONS", {})
-    try:
-        if ("callable", obj) in regs:
-            return regs[("callable", obj)]
-        e = getattr(_registry, "_TABLE", {}).get(obj)
-    except TypeError:
-        return None
-    keys = list(getattr(e, "keys", ()) or ())
-    prio = getattr(_registry, "_PRIORITY", {})
-    found = [regs[k] for k in keys if k in regs]
-    if not found:
-        return None
-    return max(reversed(found), key=lambda r: prio.get(r.family, 0))
-
-
 def _rule_status(obj: Any) -> tuple[str, str | None] | None:
     """(status, module defining the rule) for a function with rules, ``None`` for none."""
     r, f = find_rrule(obj), find_frule(obj)
     if r is None and f is None:
         return None
-    reg = _registration_of(obj)
+    reg = registration_of(obj)
     module = reg.meta.get("module") if reg is not None else None
     if reg is not None and reg.non_differentiable:
         return "non-differentiable", module

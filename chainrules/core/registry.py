@@ -47,6 +47,7 @@ __all__ = [
     "register_frule",
     "register_namespace",
     "register_rrule",
+    "registration_of",
     "registrations",
     "resolve",
     "rrule",
@@ -528,6 +529,25 @@ def find_frule(f: Any) -> Callable[..., Any] | None:
     if (e is None or e.frule is None) and _resolve_new():
         e = _TABLE.get(f)
     return None if e is None else e.frule
+
+
+def registration_of(f: Any) -> Registration | None:
+    """The registration whose rules a lookup of the function object ``f`` finds -- the one of
+    highest precedence (a callable, then a ``"numpy:"``/``"scipy:"`` name, then a standard name;
+    the later among equals) -- or ``None`` when no rule reaches ``f``."""
+    try:
+        reg = _REGISTRATIONS.get(("callable", f))
+        if reg is not None:
+            return reg
+        e = _TABLE.get(f)
+        if e is None and _resolve_new():
+            e = _TABLE.get(f)
+    except TypeError:  # unhashable
+        return None
+    found = [_REGISTRATIONS[k] for k in (e.keys if e is not None else ()) if k in _REGISTRATIONS]
+    if not found:
+        return None
+    return max(reversed(found), key=lambda r: _PRIORITY[r.family])
 
 
 def function_name(f: Any) -> str:

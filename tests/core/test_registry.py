@@ -207,3 +207,17 @@ def test_scipy_family_names_restricted_per_namespace(clean_registry):
 def test_bad_family_targets_are_refused(target):
     with pytest.raises(ValueError, match=r"rule target|family"):
         cr.register_rrule(target)(lambda x: x)
+
+
+def test_registration_of_finds_the_winning_registration(clean_registry):
+    reg = cr.registration_of(np.arccos)
+    assert reg is not None and reg.name == "numpy:arccos"  # "numpy:" beats the standard name
+    assert cr.registration_of(lambda x: x) is None
+    assert cr.registration_of([]) is None  # unhashable: no rule, no error
+
+    def mine(x):
+        return x
+
+    cr.register_rrule(mine)(lambda x: (x, lambda g: (cr.NoTangent(), g)))
+    assert cr.registration_of(mine).target is mine
+    assert cr.registration_of(np.argmax).non_differentiable
