@@ -31,6 +31,7 @@ from . import (  # noqa: F401
     elementwise,
     fft,
     indexing,
+    indexing_numpy,
     linalg,
     linear_algebra,
     manipulation,

@@ -308,8 +308,9 @@ def register_gather(
 
 
 def function(fn: Any, name: str, like: Any, xp: Any) -> Any:
-    """The library function called: the bound one, else the arguments' library's."""
-    return fn if fn is not None else getattr(numpy_like_module(like, xp), name)
+    """The function of the arguments' library (``jnp.pad`` for JAX arrays, also when NumPy's
+    ``np.pad`` was called on them under ``jax.jit``)."""
+    return getattr(numpy_like_module(like, xp), name)
 
 
 def simple_plan(
@@ -318,13 +319,15 @@ def simple_plan(
     params: dict[str, str],
     prepare: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
     from_src: bool = False,
+    call: Callable[..., Any] | None = None,
 ) -> Plan:
     """The plan of a function whose sources are the parameters ``params`` (name -> ``"array"``
     or ``"sequence"``; ``"choices"``: a sequence or one array): the primal is the call itself, and
     ``src`` the same call with each source replaced by its index array. ``prepare(bound,
     index_kwargs)`` checks the bound arguments and adjusts the keywords of the index call
     (``pad``'s ``constant_values=0``). ``from_src``: gather ``y`` from ``src`` (value-dependent
-    output shapes: one call, so one sync)."""
+    output shapes: one call, so one sync). ``call(f, args, kwargs)`` calls the function
+    (default: ``f(*args, **kwargs)``)."""
     sig = signature(name, template)
     order = list(inspect.signature(template).parameters)
 
@@ -359,11 +362,12 @@ def simple_plan(
             else:
                 ikw[p] = rep
         f = function(fn, name, like, xp)
-        src = f(*iargs, **ikw)
+        run = call or (lambda f, a, k: f(*a, **k))
+        src = run(f, tuple(iargs), ikw)
         if from_src:
             y = gather_values(xp, [s.value for s in sources], src, like)
         else:
-            y = f(*args, **kwargs)
+            y = run(f, args, kwargs)
         return Gather(xp, y, src, tuple(sources))
 
     return plan
