@@ -27,6 +27,7 @@ Importing this package registers every rule; ``import chainrules`` does it.
 
 from . import (  # noqa: F401
     creation,
+    creation_numpy,
     data_types,
     elementwise,
     fft,
