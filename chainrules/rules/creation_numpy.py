@@ -168,7 +168,7 @@ for _name, _examples in (("logspace", _logspace_ex), ("geomspace", _geomspace_ex
     register_frule(f"numpy:{_name}", examples=_examples, bind=_bind)(_f)
 
 
-# --- non-differentiable: index builders and windows ------------------------------------------------
+# --- non-differentiable: index builders and windows ---------------------------------------------
 def _ints(*calls: tuple[tuple[Any, ...], dict[str, Any]]) -> Callable[[Any], list[Any]]:
     return lambda rng: list(calls)
 

@@ -246,8 +246,9 @@ def gather_rules(name: str, plan: Plan) -> tuple[Callable[..., Any], Callable[[A
                 val = vals[0] if len(vals) == 1 else xp.concat(vals)
                 zero = xp.zeros((), dtype=like.dtype, **_dev(like))
                 flat = scatter_add(xp.broadcast_to(zero, (total,)), key, val)
-                got = {}
+                got: dict[tuple[int, tuple[int, ...]], Any] = {}
                 for i, s, p in owed:
+                    assert s.pos is not None  # _has_cotangent: a positional source
                     shape = tuple(as_array(xp, s.value, like).shape)
                     piece = flat[starts[i] : starts[i] + sizes[i]]
                     got[(s.pos, s.path)] = p(xp.reshape(piece, shape))
@@ -265,7 +266,9 @@ def gather_rules(name: str, plan: Plan) -> tuple[Callable[..., Any], Callable[[A
             if not ys or not _differentiable(xp, like):
                 return y, _NO
             ts = [
-                _part(tangents[1 + s.pos], s.path) if _has_cotangent(xp, s) else _ZERO
+                _part(tangents[1 + s.pos], s.path)
+                if s.pos is not None and _has_cotangent(xp, s)
+                else _ZERO
                 for s in g.sources
             ]
             dots = tangents_in(name, (_NO, *ts), [s.value for s in g.sources])
@@ -471,13 +474,14 @@ def _split_ex(name: str) -> Callable[[np.random.Generator], list[Any]]:
     return make
 
 
-for _name, _template in (
+_split_templates: tuple[tuple[str, Callable[..., None]], ...] = (
     ("split", lambda ary, indices_or_sections, axis=0: None),
     ("array_split", lambda ary, indices_or_sections, axis=0: None),
     ("hsplit", lambda ary, indices_or_sections: None),
     ("vsplit", lambda ary, indices_or_sections: None),
     ("dsplit", lambda ary, indices_or_sections: None),
-):
+)
+for _name, _template in _split_templates:
     register_gather(
         _name,
         simple_plan(_name, _template, {"ary": "array"}),
