@@ -9,6 +9,9 @@ module                 functions
 ``indexing``           ``x[key]``, ``take``, ``take_along_axis``
 ``linear_algebra``     ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot``, ``einsum``
 ``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
+``manipulation_numpy`` NumPy's ``vstack``, ``split``, ``pad``, ``delete``, ``insert``, ...
+``indexing_numpy``     NumPy's ``choose``, ``compress``, ``diag``, ``select``, ``put``, ...
+``creation_numpy``     NumPy's ``logspace``, ``geomspace`` (and index builders, windows)
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, ... non-differentiable)
 ``sets``               ``unique_*`` (non-differentiable)
 ``sorting``            ``sort`` (and ``argsort``, non-differentiable)
@@ -24,13 +27,16 @@ Importing this package registers every rule; ``import chainrules`` does it.
 
 from . import (  # noqa: F401
     creation,
+    creation_numpy,
     data_types,
     elementwise,
     fft,
     indexing,
+    indexing_numpy,
     linalg,
     linear_algebra,
     manipulation,
+    manipulation_numpy,
     operators,
     searching,
     sets,

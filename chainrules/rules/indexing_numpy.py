@@ -1,0 +1,306 @@
+"""Rules for NumPy's indexing functions beyond the standard (``"numpy:NAME"``): ``choose``,
+``compress``, ``extract``, ``diag``, ``diagflat``, ``select``, and the functional forms
+(``inplace=False``, ``jax.numpy``'s) of ``put``, ``place``, ``put_along_axis`` and
+``fill_diagonal``.
+
+Maths note
+----------
+Every one is a *gather* (see :mod:`.manipulation_numpy`): an output element is a copy of one
+element of the sources, or a constant. The function itself, called on index arrays, gives the
+source of each output element; the pullback is one ``scatter_add`` of the cotangent at those
+positions, the pushforward one ``take``. Hence:
+
+* ``choose``/``select``: the chosen array's element gets the cotangent (broadcast choices
+  accumulate it); ``select``'s ``default`` is a source when it is given positionally;
+* ``compress``/``extract``: the output shape depends on the condition: the index array is
+  compressed once, and ``y`` gathered from it (one sync, in the primal only);
+* ``diag``/``diagflat``: the zeros off the diagonal are constants;
+* ``put``/``place``/``put_along_axis``/``fill_diagonal``: each output element comes from the
+  values where they were written and from ``a`` elsewhere. Repeated write positions keep the
+  value the library's own write keeps: the same function decides it for the index arrays (on a
+  GPU, where JAX leaves the winner of duplicate writes unspecified, the winner of the index write
+  may differ from the primal's).
+
+NumPy's ``put``, ``place``, ``put_along_axis`` and ``fill_diagonal`` write into their first
+argument and return ``None``: there is no output to differentiate, and a rule cannot express the
+mutation. Their rules serve the functional calls (``jax.numpy``'s with ``inplace=False``) and
+refuse the in-place ones with a ``TypeError`` that says so.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from ..core import Expect, namespace_of
+from .manipulation_numpy import ex, register_gather, rng_arrays, simple_plan
+
+__all__: list[str] = []  # rules only
+
+_M = __name__
+
+
+# --- choose, compress, extract ------------------------------------------------------------------
+def _choose_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    return [
+        ex((np.array([0, 1, 1, 0]), (r(4), r(4))), note="two choices"),
+        ex((np.array([[2, 0], [1, 2]]), [r(2, 2), r(2), r(1)]), note="broadcast choices"),
+        ex((np.array([0, 2, 1]), r(3, 3)), note="choices as one array"),
+        ex((np.array([3, -1]), (r(2), r(2))), {"mode": "clip"}, note="mode='clip'"),
+        ex((np.array([1, 0]), (r(2, c=True), r(2, c=True))), {"mode": "wrap"}, note="complex"),
+    ]
+
+
+_CHOOSE_ITERATES = Expect(
+    "scalar-free",
+    "numpy.choose iterates over an array of choices (the primal itself reads its elements)",
+    example="one array",
+)
+_CHOOSE_RAISE = Expect(
+    "jit",
+    "jax.numpy.choose's mode='raise' checks the indices on the host: not traceable",
+    "skip",
+    example="choices",
+)
+
+register_gather(
+    "choose",
+    simple_plan("choose", lambda a, choices, out=None, mode="raise": None, {"choices": "choices"}),
+    _choose_ex,
+    _M,
+    (_CHOOSE_ITERATES, _CHOOSE_RAISE),
+)
+
+
+def _compress_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    return [
+        ex((np.array([True, False, True]), r(3, 2)), {"axis": 0}, note="rows"),
+        ex((np.array([False, True]), r(2, 2)), {"axis": 1}, note="columns"),
+        ex((np.array([True, False, True, True]), r(2, 3)), note="flattened, shorter mask"),
+        ex((np.array([True, True, False]), r(3, c=True)), note="complex"),
+    ]
+
+
+_DATA_SHAPE = "its output shape depends on the condition's values"
+
+register_gather(
+    "compress",
+    simple_plan(
+        "compress", lambda condition, a, axis=None, out=None, **options: None,
+        {"a": "array"}, from_src=True,
+    ),
+    _compress_ex,
+    _M,
+    (Expect("jit", f"jax.numpy.compress needs a concrete condition: {_DATA_SHAPE}", "skip"),),
+)  # fmt: skip
+
+
+def _extract_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    m = r(3, 3)
+    return [
+        ex((m > 0, m), note="mask of itself"),
+        ex((np.array([1, 0, 2, 0]), r(4)), note="integer condition"),
+        ex((np.array([True, False]), r(2, c=True)), note="complex"),
+    ]
+
+
+register_gather(
+    "extract",
+    simple_plan("extract", lambda condition, arr, **options: None, {"arr": "array"}, from_src=True),
+    _extract_ex,
+    _M,
+    (Expect("jit", f"jax.numpy.extract needs a concrete condition: {_DATA_SHAPE}", "skip"),),
+)
+
+
+# --- diag, diagflat -----------------------------------------------------------------------------
+def _diag_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    return [
+        ex((r(3),), note="vector to matrix"),
+        ex((r(3), 1), note="k=1"),
+        ex((r(3, 4),), note="matrix to vector"),
+        ex((r(3, 4),), {"k": -1}, note="k=-1"),
+        ex((r(2, c=True),), note="complex"),
+    ]
+
+
+register_gather("diag", simple_plan("diag", lambda v, k=0: None, {"v": "array"}), _diag_ex, _M)
+
+
+def _diagflat_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    return [
+        ex((r(2, 2),), note="matrix"),
+        ex((r(3), -1), note="k=-1"),
+        ex((r(2, c=True),), note="complex"),
+    ]
+
+
+register_gather(
+    "diagflat", simple_plan("diagflat", lambda v, k=0: None, {"v": "array"}), _diagflat_ex, _M
+)
+
+
+# --- select -------------------------------------------------------------------------------------
+def _select_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    x = r(4)
+    return [
+        ex(([x < 0, x > 0.5], [r(4), r(4)]), note="default 0"),
+        ex(([x < 0, x < 1], [r(4), r(1)], r(4)), note="overlapping, default array"),
+        ex(([x > 0], [r(4)]), {"default": 2.5}, note="keyword default"),
+        ex(([x < 0], [r(4, c=True)], r(4, c=True)), note="complex"),
+    ]
+
+
+register_gather(
+    "select",
+    simple_plan(
+        "select",
+        lambda condlist, choicelist, default=None: None,  # None: the library's default
+        {"choicelist": "sequence", "default": "array"},
+    ),
+    _select_ex,
+    _M,
+)
+
+
+# --- the functional writes: put, place, put_along_axis, fill_diagonal ---------------------------
+def _functional(name: str, target: str) -> Any:
+    def check(a: dict[str, Any], ikw: dict[str, Any]) -> None:
+        if a.get("inplace", True) is not False:
+            raise TypeError(
+                f"{name}: the call writes into `{target}` in place (NumPy's {name} returns "
+                "None), so there is nothing to differentiate; the rule serves the functional "
+                f"call, {name}(..., inplace=False) (jax.numpy's spelling). Or build the result "
+                "with chainrules.scatter_add or where"
+            )
+
+    return check
+
+
+def _write(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The functional write: the library's own (``jax.numpy``), or, for NumPy and CuPy, whose
+    function only writes in place, the write into a copy of the first argument."""
+    if "inplace" in inspect.signature(f).parameters:
+        return f(*args, **kwargs)
+    if not args:
+        raise TypeError(f"{f.__name__}: give the array to write into positionally")
+    kw = {k: v for k, v in kwargs.items() if k != "inplace"}
+    out = namespace_of(args[0]).asarray(args[0], copy=True)
+    f(out, *args[1:], **kw)  # into the copy, which nobody else holds
+    return out
+
+
+# NumPy's own functions take no inplace=False: the examples are refused there (the rule itself
+# takes them on NumPy arrays, writing into a copy: the scalar-free column runs them)
+_INPLACE = (Expect("numpy", "NumPy's function writes in place: it takes no inplace=False", "skip"),)
+
+
+def _put_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    kw = {"inplace": False}
+    return [
+        ex((r(5), np.array([0, 3]), r(2)), kw, note="two writes"),
+        ex((r(2, 3), np.array([1, 4, 5]), r(1)), kw, note="cycled values"),
+        ex((r(4), np.array([1, 7]), r(2)), {**kw, "mode": "clip"}, note="mode='clip'"),
+        ex((r(3, c=True), np.array([2]), r(1, c=True)), kw, note="complex"),
+    ]
+
+
+register_gather(
+    "put",
+    simple_plan(
+        "put",
+        lambda a, ind, v, mode=None, *, inplace=True: None,
+        {"a": "array", "v": "array"},
+        _functional("put", "a"),
+        call=_write,
+    ),
+    _put_ex,
+    _M,
+    _INPLACE,
+)
+
+
+def _place_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    kw = {"inplace": False}
+    return [
+        ex((r(5), np.array([True, False, True, False, False]), r(2)), kw, note="two writes"),
+        ex((r(2, 2), np.array([[True, True], [False, True]]), r(2)), kw, note="cycled values"),
+        ex((r(2, c=True), np.array([False, True]), r(1, c=True)), kw, note="complex"),
+    ]
+
+
+register_gather(
+    "place",
+    simple_plan(
+        "place",
+        lambda arr, mask, vals, *, inplace=True: None,
+        {"arr": "array", "vals": "array"},
+        _functional("place", "arr"),
+        call=_write,
+    ),
+    _place_ex,
+    _M,
+    (*_INPLACE,),
+)
+
+
+def _put_along_axis_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    kw = {"inplace": False}
+    return [
+        ex((r(2, 3), np.array([[0], [2]]), r(2, 1), 1), kw, note="one per row"),
+        ex((r(3, 2), np.array([[1, 0]]), r(1, 2), 0), kw, note="axis=0"),
+        ex((r(2, 2), np.array([[1], [0]]), r(1), -1), kw, note="broadcast values"),
+        ex((r(2, 2, c=True), np.array([[0], [1]]), r(2, 1, c=True), 1), kw, note="complex"),
+    ]
+
+
+register_gather(
+    "put_along_axis",
+    simple_plan(
+        "put_along_axis",
+        lambda arr, indices, values, axis, inplace=True, *, mode=None: None,
+        {"arr": "array", "values": "array"},
+        _functional("put_along_axis", "arr"),
+        call=_write,
+    ),
+    _put_along_axis_ex,
+    _M,
+    _INPLACE,
+)
+
+
+def _fill_diagonal_ex(rng: np.random.Generator) -> list[Any]:
+    r = rng_arrays(rng)
+    kw = {"inplace": False}
+    return [
+        ex((r(3, 3), r()), kw, note="0-d value"),
+        ex((r(3, 3), r(3)), kw, note="one value each"),
+        ex((r(5, 2), r(2)), {**kw, "wrap": True}, note="wrap"),
+        ex((r(2, 2, c=True), r(c=True)), kw, note="complex"),
+    ]
+
+
+register_gather(
+    "fill_diagonal",
+    simple_plan(
+        "fill_diagonal",
+        lambda a, val, wrap=False, *, inplace=True: None,
+        {"a": "array", "val": "array"},
+        _functional("fill_diagonal", "a"),
+        call=_write,
+    ),
+    _fill_diagonal_ex,
+    _M,
+    _INPLACE,
+)

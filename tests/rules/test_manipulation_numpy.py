@@ -1,0 +1,58 @@
+"""NumPy's manipulation functions: the generated tests, plus hand checks where finite differences
+cannot judge (trim_zeros moves its zeros), nested block lists and pad's refused modes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.testing.suite import rule_tests
+
+test_rule = rule_tests("chainrules.rules.manipulation_numpy")
+
+
+def test_trim_zeros_pulls_back_into_the_kept_slice() -> None:
+    x = np.array([0.0, 0.0, 1.5, 0.0, 2.0, 0.0])
+    y, pb = cr.rrule(np.trim_zeros, x)
+    np.testing.assert_array_equal(y, np.trim_zeros(x))
+    np.testing.assert_array_equal(pb(np.array([1.0, 2.0, 3.0]))[1], [0, 0, 1, 2, 3, 0])
+    m = np.pad(np.arange(1.0, 5.0).reshape(2, 2), 1)
+    y, pb = cr.rrule(np.trim_zeros, m)
+    np.testing.assert_array_equal(y, np.trim_zeros(m))
+    want = np.zeros((4, 4))
+    want[1:3, 1:3] = [[5, 6], [7, 8]]
+    np.testing.assert_array_equal(pb(np.array([[5.0, 6.0], [7.0, 8.0]]))[1], want)
+    _, t = cr.frule((cr.NoTangent(), np.arange(6.0), cr.NoTangent()), np.trim_zeros, x, "f")
+    np.testing.assert_array_equal(t, np.arange(2.0, 6.0))
+
+
+def test_block_of_nested_lists() -> None:
+    a, b, c = np.ones((2, 2)), np.ones((2, 1)), np.ones((1, 3))
+    y, pb = cr.rrule(np.block, [[a, b], [c]])
+    np.testing.assert_array_equal(y, np.block([[a, b], [c]]))
+    g = np.arange(9.0).reshape(3, 3)
+    bar = pb(g)[1]
+    np.testing.assert_array_equal(bar[0][0], g[:2, :2])
+    np.testing.assert_array_equal(bar[0][1], g[:2, 2:])
+    np.testing.assert_array_equal(bar[1][0], g[2:])
+
+
+def test_pad_edge_accumulates_and_unsupported_modes_are_refused() -> None:
+    _, pb = cr.rrule(np.pad, np.array([1.0, 2.0]), 2, "edge")
+    np.testing.assert_array_equal(pb(np.ones(6))[1], [3.0, 3.0])
+    with pytest.raises(NotImplementedError, match="pad: the rule supports mode="):
+        cr.rrule(np.pad, np.ones(3), 1, "mean")
+    with pytest.raises(NotImplementedError, match="reflect_type"):
+        cr.rrule(np.pad, np.ones(3), 1, "reflect", reflect_type="odd")
+
+
+def test_delete_by_device_indices_is_scalar_free() -> None:
+    from chainrules.testing.checks import check_scalar_free
+
+    check_scalar_free(np.delete, np.arange(6.0), np.array([0, 4]))
+
+
+def test_dtype_and_out_are_refused() -> None:
+    with pytest.raises(TypeError, match="vstack: the rule does not support dtype="):
+        cr.rrule(np.vstack, (np.ones(2), np.ones(2)), dtype=np.float32)
