@@ -562,9 +562,13 @@ _STRICT_KEYS = tuple(
     Expect("array_api_strict", "the standard leaves this key unspecified", "skip", note)
     for note in ("(slice, index array)", "(..., None, array)", "separated")
 )
+_KEY_LIMITS = (
+    *_STRICT_KEYS,
+    Expect("jit", "jax.jit refuses a boolean mask key (a data-dependent shape)", "skip", "mask"),
+)
 
 
-@register_rrule(scatter_add, examples=_examples, generic=True, expect=_STRICT_KEYS)
+@register_rrule(scatter_add, examples=_examples, generic=True, expect=_KEY_LIMITS)
 def _scatter_add_rrule(dest: Any, index: Any, values: Any, /) -> tuple[Any, Any]:
     xp = namespace_of(dest, values, fname="scatter_add")
     key = parse_key(xp, index, device_of(dest))

@@ -187,9 +187,15 @@ _STRICT_KEYS = tuple(
     Expect("array_api_strict", "the standard leaves this key unspecified", "skip", note)
     for note in ("(slice, index array)", "(index array, slice)", "separated")
 )
+# the libraries' own limits: a mask key's output shape is its data's; torch has no negative steps
+_KEY_LIMITS = (
+    *_STRICT_KEYS,
+    Expect("jit", "jax.jit refuses a boolean mask key (a data-dependent shape)", "skip", "mask"),
+    Expect("torch", "torch tensors take no negative slice step", "skip", "negative step"),
+)
 
 
-@register_rrule(operator.getitem, examples=_getitem_examples, generic=True, expect=_STRICT_KEYS)
+@register_rrule(operator.getitem, examples=_getitem_examples, generic=True, expect=_KEY_LIMITS)
 def getitem_rrule(x: Any, key: Any, /) -> tuple[Any, Any]:
     if isinstance(x, (tuple, list)):
         return _sequence_getitem_rrule(x, key)

@@ -62,6 +62,7 @@ import numpy as np
 
 from ..core import (
     AbstractZero,
+    Expect,
     NoTangent,
     ProjectTo,
     Signature,
@@ -219,10 +220,10 @@ def _pushforward(
     return in_dtype(xp, push(dots[0], dots.extra), y.dtype)
 
 
-def _register(targets: tuple[str, ...], rules: _Rules, examples: Any) -> None:
+def _register(targets: tuple[str, ...], rules: _Rules, examples: Any, expect: Any = ()) -> None:
     r, f = rules
-    register_rrule(*targets, examples=examples)(r)
-    register_frule(*targets, examples=examples)(f)
+    register_rrule(*targets, examples=examples, expect=expect)(r)
+    register_frule(*targets, examples=examples, expect=expect)(f)
 
 
 # --- examples (python -m chainrules check, and the test suite) ----------------------------------
@@ -817,8 +818,12 @@ def _repeat_rules(sig: Signature) -> _Rules:
     return repeat_rrule, repeat_frule
 
 
-_register(("repeat",), _repeat_rules(_REPEAT), _repeat_ex(False))
-_register(("numpy:repeat",), _repeat_rules(_NUMPY_REPEAT), _repeat_ex(True))
+# jax.numpy.repeat needs its repeats on the host to know its output's shape
+_TRACED_REPEATS = Expect(
+    "jit", "jax.numpy.repeat cannot take traced repeats under jax.jit", "skip", "array"
+)
+_register(("repeat",), _repeat_rules(_REPEAT), _repeat_ex(False), _TRACED_REPEATS)
+_register(("numpy:repeat",), _repeat_rules(_NUMPY_REPEAT), _repeat_ex(True), _TRACED_REPEATS)
 
 
 # --- tile ---------------------------------------------------------------------------------------
