@@ -253,11 +253,12 @@ def cross_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     e = ts.extra
     a3 = _pad3(xp, xp.moveaxis(a, axa, -1))
     b3 = _pad3(xp, xp.moveaxis(b, axb, -1))
+    nd = max(a.ndim, b.ndim)  # the chunk axes go before both operands' broadcast axes
     out: Any = None
     if not _is_zero(ts[0]):
-        out = _cross3(xp, _pad3(xp, xp.moveaxis(ts[0], axa + e, -1)), b3)
+        out = _cross3(xp, _lift(xp, _pad3(xp, xp.moveaxis(ts[0], axa + e, -1)), e, nd), b3)
     if not _is_zero(ts[1]):
-        t = _cross3(xp, a3, _pad3(xp, xp.moveaxis(ts[1], axb + e, -1)))
+        t = _cross3(xp, a3, _lift(xp, _pad3(xp, xp.moveaxis(ts[1], axb + e, -1)), e, nd))
         out = t if out is None else out + t
     if axc is None:  # two 2-vectors: only the third component
         out = xp.reshape(out[..., 2:3], tuple(out.shape[:-1]))
@@ -913,3 +914,294 @@ def gradient_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     if isinstance(y, (tuple, list)):
         return y, Tangent(*outs, primal_type=type(y))
     return y, outs[0]
+
+
+# --- trapezoid -----------------------------------------------------------------------------------
+_TRAPEZOID = signature("trapezoid", lambda y, x=None, dx=1.0, axis=-1: None)
+
+
+def _pad_both(xp: Any, d: Any, ax: int) -> tuple[Any, Any]:
+    """``d`` with a zero slice put before it, and after it, along ``ax``."""
+    shape = list(d.shape)
+    shape[ax] = 1
+    z = xp.zeros(tuple(shape), dtype=d.dtype, device=device_of(d))
+    return xp.concat((z, d), axis=ax), xp.concat((d, z), axis=ax)
+
+
+def _trapezoid_parts(args: Any, kwargs: Any) -> Any:
+    s = _TRAPEZOID.bind(args, kwargs)
+    yv, x, dx = s["y"], s["x"], s["dx"]
+    xp = namespace_of(yv, x, fname="trapezoid")
+    out = _np(yv, xp).trapezoid(*args, **kwargs)
+    nd = yv.ndim
+    ax = operator.index(s["axis"]) % nd
+    n = yv.shape[ax]
+    if x is None:
+        d = xp.ones((max(n - 1, 0),), dtype=_real_dtype(xp, yv.dtype), device=device_of(yv))
+        d = _along(xp, d, ax, nd)
+    else:
+        xb = _along(xp, x, ax, nd) if x.ndim == 1 else x
+        d = xp.diff(xb, axis=ax if x.ndim > 1 else ax)
+    lo, hi = _pad_both(xp, d, ax)
+    w = (lo + hi) / 2  # the trapezoid weights (times dx when x is None)
+    return xp, yv, x, dx, ax, nd, out, w
+
+
+def _trapezoid_ex(rng: Any) -> list[Any]:
+    x = np.cumsum(rng.uniform(0.5, 1.5, 5))
+    m = rng.standard_normal((3, 5))
+    return [
+        ((rng.standard_normal(6),), {}),
+        ((m, x), {}),  # positional x: differentiated
+        ((m, None, 0.5), {}),  # positional dx: differentiated
+        ((m,), {"dx": 0.3, "axis": 0}),
+        ((m, np.cumsum(rng.uniform(0.5, 1.5, (3, 5)), axis=1)), {}),
+        ((m + 1j * rng.standard_normal((3, 5)), x), {}),
+    ]
+
+
+@register_rrule("numpy:trapezoid", examples=_trapezoid_ex)
+def trapezoid_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, yv, x, dx, ax, nd, out, w = _trapezoid_parts(args, kwargs)
+    py = ProjectTo(yv, xp)
+    x_pos = len(args) > 1 and x is not None
+    dx_pos = len(args) > 2 and x is None
+    px = ProjectTo(x, xp) if x_pos else None
+    pdx = ProjectTo(dx, xp) if dx_pos else None
+    scale = 1.0 if x is not None else dx
+
+    @pullback(out, args)
+    def trapezoid_pullback(g: Any) -> Any:
+        ge = xp.expand_dims(g, axis=ax)
+        bars: list[Any] = [py(ge * (w * scale))]
+        bars.extend(_rest(args, 1))
+        if px is not None and px.differentiable:
+            lo, hi = _pad_both(xp, yv, ax)  # d_bar_i = g (y_i + y_{i+1}) / 2
+            key = [slice(None)] * nd
+            key[ax] = slice(1, yv.shape[ax])
+            db = xp.real(ge * xp.conj((lo + hi)[tuple(key)] / 2))
+            a, b = _pad_both(xp, db, ax)
+            xb = a - b
+            if x.ndim == 1 and nd > 1:
+                xb = xp.reshape(xp.sum(xb, axis=tuple(i for i in range(nd) if i != ax)), x.shape)
+            bars[1] = px(xb)
+        if pdx is not None and pdx.differentiable:
+            unit = xp.sum(yv * w, axis=ax)
+            bars[2] = pdx(xp.sum(g * xp.conj(unit)))
+        return tuple(bars)
+
+    return out, trapezoid_pullback
+
+
+@register_frule("numpy:trapezoid", examples=_trapezoid_ex)
+def trapezoid_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, yv, x, dx, ax, nd, out, w = _trapezoid_parts(args, kwargs)
+    ts = tangents_in("trapezoid", tangents, args)
+    if ts is None:
+        return out, _ZERO
+    e, lead = ts.extra, ts.lead()
+    acc = xp.zeros(lead + tuple(out.shape), dtype=out.dtype, device=device_of(yv))
+    scale = 1.0 if x is not None else dx
+    if not _is_zero(ts[0]):
+        acc = acc + xp.sum(ts[0] * (w * scale), axis=ax + e)
+    if len(args) > 1 and x is not None and not _is_zero(ts[1]):
+        tx = ts[1]
+        if x.ndim == 1 and nd > 1:
+            tx = xp.reshape(tx, lead + (1,) * ax + (x.shape[0],) + (1,) * (nd - ax - 1))
+        dd = xp.diff(tx, axis=ax + e)
+        lo, hi = _pad_both(xp, yv, ax)
+        key = [slice(None)] * nd
+        key[ax] = slice(1, yv.shape[ax])
+        acc = acc + xp.sum(dd * ((lo + hi)[tuple(key)] / 2), axis=ax + e)
+    if len(args) > 2 and x is None and not _is_zero(ts[2]):
+        unit = xp.sum(yv * w, axis=ax)
+        acc = acc + unit * _lift(xp, xp.asarray(ts[2]), e, unit.ndim)
+    return out, in_dtype(xp, acc, out.dtype)
+
+
+# --- interp --------------------------------------------------------------------------------------
+_INTERP = signature("interp", lambda x, xp, fp, left=None, right=None, period=None: None)
+
+
+def _interp_parts(args: Any, kwargs: Any) -> Any:
+    s = _INTERP.bind(args, kwargs)
+    x, xk, fk, left, right = s["x"], s["xp"], s["fp"], s["left"], s["right"]
+    if s["period"] is not None:
+        raise NotImplementedError(
+            "interp: period= is not supported by its rule (use np.mod on x and xp and extend "
+            "them by one period first)"
+        )
+    ns = namespace_of(x, xk, fk, fname="interp")
+    y = _np(fk, ns).interp(*args, **kwargs)
+    n = xk.shape[0]
+    if xk.ndim != 1 or fk.ndim != 1 or fk.shape[0] != n or n < 2:
+        raise ValueError(
+            "interp: xp and fp must be 1-D of the same length (at least 2 in the rule), got "
+            f"shapes {tuple(xk.shape)} and {tuple(fk.shape)}"
+        )
+    xa = ns.asarray(x)
+    xf = ns.reshape(xa, (-1,))
+    # the interval of each x: xp[i] <= x < xp[i + 1] (the last one closed), on the device
+    i = ns.searchsorted(xk, xf, side="right") - 1
+    i = ns.clip(i, 0, n - 2)
+    xl, xr = ns.take(xk, i), ns.take(xk, i + 1)
+    fl, fr = ns.take(fk, i), ns.take(fk, i + 1)
+    h = xr - xl
+    h = ns.where(h == 0, ns.ones_like(h), h)
+    t = (xf - xl) / h
+    slope = (fr - fl) / h
+    below, above = xf < xk[0:1], xf > xk[n - 1 : n]
+    inside = ~(below | above)
+    return ns, x, xk, fk, left, right, y, n, i, t, slope, below, above, inside
+
+
+def _interp_ex(rng: Any) -> list[Any]:
+    xk = np.cumsum(rng.uniform(0.5, 1.5, 6))
+    fk = rng.standard_normal(6)
+    x = rng.uniform(xk[0] + 0.05, xk[-1] - 0.05, 7)
+    out = np.concatenate([x[:4], [xk[0] - 1.0, xk[-1] + 0.7]])
+    return [
+        ((x, xk, fk), {}),
+        ((out, xk, fk), {}),  # outside the knots: fp[0], fp[-1]
+        ((out, xk, fk, -2.0, 3.0), {}),  # positional left/right: differentiated
+        ((x[:4].reshape(2, 2), xk, fk), {"left": 0.0}),
+        ((x, xk, fk + 1j * rng.standard_normal(6)), {}),
+    ]
+
+
+@register_rrule("numpy:interp", examples=_interp_ex)
+def interp_rrule(*args: Any, **kwargs: Any) -> Any:
+    ns, x, xk, fk, left, right, y, n, i, t, slope, below, above, inside = _interp_parts(args, kwargs)
+    px, pk, pf = ProjectTo(x, ns), ProjectTo(xk, ns), ProjectTo(fk, ns)
+    pl = ProjectTo(args[3], ns) if len(args) > 3 else None
+    pr = ProjectTo(args[4], ns) if len(args) > 4 else None
+
+    @pullback(y, args)
+    def interp_pullback(g: Any) -> Any:
+        gf = ns.reshape(g, (-1,))
+        zero = ns.zeros_like(gf)
+        gi = ns.where(inside, gf, zero)
+        bars: list[Any] = [_NO] * len(args)
+        if px.differentiable:
+            bars[0] = px(ns.reshape(gi * ns.conj(slope), tuple(getattr(x, "shape", ()))))
+        first = ns.arange(n, device=device_of(fk)) == 0
+        last = ns.arange(n, device=device_of(fk)) == n - 1
+        if pf.differentiable:
+            dest = ns.zeros(fk.shape, dtype=gf.dtype, device=device_of(fk))
+            fb = scatter_add(dest, i, gi * (1 - t)) + scatter_add(dest, i + 1, gi * t)
+            if left is None:
+                fb = fb + ns.where(first, ns.sum(ns.where(below, gf, zero)), 0 * fb)
+            if right is None:
+                fb = fb + ns.where(last, ns.sum(ns.where(above, gf, zero)), 0 * fb)
+            bars[2] = pf(fb)
+        if pk.differentiable:
+            dest = ns.zeros(xk.shape, dtype=gf.dtype, device=device_of(xk))
+            c = ns.conj(slope)
+            bars[1] = pk(scatter_add(dest, i, gi * c * (t - 1)) + scatter_add(dest, i + 1, -gi * c * t))
+        for k, p, mask in ((3, pl, below), (4, pr, above)):
+            if p is not None:
+                bars[k] = p(ns.sum(ns.where(mask, gf, zero))) if p.differentiable else _NO
+        return tuple(bars)
+
+    return y, interp_pullback
+
+
+@register_frule("numpy:interp", examples=_interp_ex)
+def interp_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    ns, x, xk, fk, left, right, y, n, i, t, slope, below, above, inside = _interp_parts(args, kwargs)
+    ts = tangents_in("interp", tangents, args)
+    if ts is None:
+        return y, _ZERO
+    e, lead = ts.extra, ts.lead()
+    m = i.shape[0]
+    acc = ns.zeros(lead + (m,), dtype=y.dtype, device=device_of(fk))
+    zero = ns.zeros_like(acc)
+    if not _is_zero(ts[0]):
+        acc = acc + slope * ns.reshape(ts[0], lead + (m,))
+    if not _is_zero(ts[1]):
+        dl, dr = ns.take(ts[1], i, axis=-1), ns.take(ts[1], i + 1, axis=-1)
+        acc = acc + slope * ((t - 1) * dl - t * dr)
+    tf = ts[2]
+    if not _is_zero(tf):
+        acc = acc + (1 - t) * ns.take(tf, i, axis=-1) + t * ns.take(tf, i + 1, axis=-1)
+    acc = ns.where(inside, acc, zero)
+    ends = ((3, left, below, 0), (4, right, above, n - 1))
+    for k, val, mask, j in ends:
+        if val is None and not _is_zero(tf):  # fp's end value is taken there
+            acc = acc + ns.where(mask, tf[..., j : j + 1], zero)
+        elif k < len(args) and not _is_zero(ts[k]) and ProjectTo(args[k], ns).differentiable:
+            acc = acc + ns.where(mask, _lift(ns, ns.asarray(ts[k]), e, 1), zero)
+    shape = tuple(getattr(x, "shape", ()))
+    return y, in_dtype(ns, ns.reshape(acc, lead + shape), y.dtype)
+
+
+# --- ediff1d -------------------------------------------------------------------------------------
+_EDIFF1D = signature("ediff1d", lambda ary, to_end=None, to_begin=None: None)
+
+
+def _size(v: Any) -> int:
+    return 0 if v is None else math.prod(getattr(v, "shape", ()))
+
+
+def _ediff1d_ex(rng: Any) -> list[Any]:
+    m = rng.standard_normal((2, 3))
+    return [
+        ((rng.standard_normal(5),), {}),
+        ((m, rng.standard_normal(2), rng.standard_normal(1)), {}),
+        ((m, None, 0.5), {}),
+        ((m,), {"to_begin": 1.5}),  # a keyword: a constant
+    ]
+
+
+@register_rrule("numpy:ediff1d", examples=_ediff1d_ex)
+def ediff1d_rrule(*args: Any, **kwargs: Any) -> Any:
+    s = _EDIFF1D.bind(args, kwargs)
+    a, end, begin = s["ary"], s["to_end"], s["to_begin"]
+    xp = namespace_of(a, end, begin, fname="ediff1d")
+    y = _np(a, xp).ediff1d(*args, **kwargs)
+    nb, m = _size(begin), max(_size(a) - 1, 0)
+    projects = [ProjectTo(v, xp) if v is not None else None for v in args]
+
+    @pullback(y, args)
+    def ediff1d_pullback(g: Any) -> Any:
+        mid = g[nb : nb + m]
+        z = xp.zeros((1,), dtype=g.dtype, device=device_of(g))
+        if _size(a):
+            a_bar = xp.concat((z, mid), axis=0) - xp.concat((mid, z), axis=0)
+        else:
+            a_bar = mid
+        bars = [projects[0](xp.reshape(a_bar, tuple(a.shape)))]
+        for k, v, part in ((1, end, g[nb + m :]), (2, begin, g[:nb])):
+            if k < len(args):
+                p = projects[k]
+                shape = tuple(getattr(v, "shape", ()))
+                ok = p is not None and p.differentiable
+                bars.append(p(xp.reshape(part, shape)) if ok else zero_tangent(v))
+        return tuple(bars)
+
+    return y, ediff1d_pullback
+
+
+@register_frule("numpy:ediff1d", examples=_ediff1d_ex)
+def ediff1d_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    s = _EDIFF1D.bind(args, kwargs)
+    a, end, begin = s["ary"], s["to_end"], s["to_begin"]
+    xp = namespace_of(a, end, begin, fname="ediff1d")
+    y = _np(a, xp).ediff1d(*args, **kwargs)
+    ts = tangents_in("ediff1d", tangents, args)
+    if ts is None:
+        return y, _ZERO
+    lead = ts.lead()
+    dev = device_of(y)
+
+    def flat(k: int, v: Any) -> Any:
+        t = ts[k] if k < len(args) else _ZERO
+        if v is None:
+            return None
+        if _is_zero(t) or not ProjectTo(v, xp).differentiable:
+            return xp.zeros(lead + (_size(v),), dtype=y.dtype, device=dev)
+        return in_dtype(xp, xp.reshape(xp.asarray(t), lead + (_size(v),)), y.dtype)
+
+    ta = flat(0, a)
+    parts = [flat(2, begin), xp.diff(ta, axis=-1) if _size(a) else ta[..., :0], flat(1, end)]
+    return y, xp.concat([p for p in parts if p is not None], axis=-1)
