@@ -6,6 +6,8 @@ module                 functions
 ``creation``           ``asarray``, ``full``, ``linspace``, ``meshgrid``, ``tril``, ...
 ``data_types``         ``astype`` (and the non-differentiable dtype queries)
 ``elementwise``        ``sin``, ``add``, ``clip``, ... (and NumPy's names for them)
+``elementwise_numpy``  NumPy's ``angle``, ``cross``, ``interp``, ``gradient``, ``trapezoid``, ...
+``polynomial_numpy``   NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
 ``indexing``           ``x[key]``, ``take``, ``take_along_axis``
 ``linear_algebra``     ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot``, ``einsum``
 ``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
@@ -26,12 +28,14 @@ from . import (  # noqa: F401
     creation,
     data_types,
     elementwise,
+    elementwise_numpy,
     fft,
     indexing,
     linalg,
     linear_algebra,
     manipulation,
     operators,
+    polynomial_numpy,
     searching,
     sets,
     sorting,

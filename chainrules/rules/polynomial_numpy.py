@@ -472,3 +472,206 @@ def polyint_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
             c = xp.reshape(tk_a if nk == 1 else tk_a[..., j : j + 1], lead + (1,))
         t = xp.concat((in_dtype(xp, t / a, y.dtype), in_dtype(xp, c, y.dtype)), axis=-1)
     return y, in_dtype(xp, t, y.dtype)
+
+
+# --- poly, roots ---------------------------------------------------------------------------------
+_POLY = signature("poly", lambda seq_of_zeros: None)
+_ROOTS = signature("roots", lambda p: None)
+
+
+def _quotients(xp: Any, r: Any, c: Any) -> Any:
+    """``P[j, k] = sum_{m <= k} c_m r_j^(k - m)``: the coefficients of ``c / (x - r_j)`` (a power
+    matrix times a Toeplitz matrix of ``c``, built by a gather)."""
+    n = r.shape[0]
+    dt = xp.result_type(r.dtype, c.dtype)
+    e = xp.arange(n, device=device_of(r))
+    powers = xp.pow(xp.astype(r, dt)[:, None], xp.astype(e, dt))  # (n, n): r_j^s
+    s = xp.arange(n, device=device_of(r))
+    idx = s[None, :] - s[:, None]  # k - s
+    toe = xp.take(xp.astype(c, dt), xp.reshape(xp.clip(idx, 0, n), (-1,)))
+    toe = xp.where(xp.reshape(idx >= 0, (-1,)), toe, 0 * toe)
+    return powers @ xp.reshape(toe, (n, n))
+
+
+def _poly_parts(args: Any, kwargs: Any) -> Any:
+    r = _POLY.bind(args, kwargs)["seq_of_zeros"]
+    xp = namespace_of(r, fname="poly")
+    if getattr(r, "ndim", None) != 1:
+        raise ValueError(
+            "poly: the rule takes a 1-D sequence of roots (for a matrix, differentiate "
+            f"poly(eigvals(A))), got shape {tuple(getattr(r, 'shape', ()))}"
+        )
+    y = _np(r, xp).poly(r)
+    return xp, r, y, _quotients(xp, r, y) if r.shape[0] else None
+
+
+def _poly_ex(rng: Any) -> list[Any]:
+    # real roots: conjugate-pair roots make NumPy return real coefficients, a dtype that flips
+    # under an unsymmetric perturbation
+    return [((rng.standard_normal(3),), {}), ((rng.standard_normal(5),), {}), ((np.array([0.5]),), {})]
+
+
+_POLY_DEVICE = Expect(
+    "scalar-free", "NumPy's poly multiplies the roots in a Python loop over them", kind="skip"
+)
+
+
+@register_rrule("numpy:poly", examples=_poly_ex, expect=_POLY_DEVICE)
+def poly_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, r, y, quot = _poly_parts(args, kwargs)
+    project = ProjectTo(r, xp)
+
+    @pullback(y, args)
+    def poly_pullback(g: Any) -> Any:
+        if quot is None:
+            return project(g[:0])
+        n = r.shape[0]
+        return project(-(xp.conj(quot) @ g[1 : n + 1]))
+
+    return y, poly_pullback
+
+
+@register_frule("numpy:poly", examples=_poly_ex, expect=_POLY_DEVICE)
+def poly_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, r, y, quot = _poly_parts(args, kwargs)
+    ts = tangents_in("poly", tangents[:2], (r,))
+    if ts is None or quot is None:
+        return y, _ZERO
+    tail = -(ts[0] @ quot)  # (lead, n)
+    if not xp.isdtype(y.dtype, "complex floating") and xp.isdtype(tail.dtype, "complex floating"):
+        tail = xp.real(tail)
+    head = xp.zeros(ts.lead() + (1,), dtype=y.dtype, device=device_of(y))
+    return y, xp.concat((head, in_dtype(xp, tail, y.dtype)), axis=-1)
+
+
+def _roots_parts(args: Any, kwargs: Any) -> Any:
+    p = _ROOTS.bind(args, kwargs)["p"]
+    xp = namespace_of(p, fname="roots")
+    _vec(xp, p, "roots", "p")
+    lib = _np(p, xp)
+    y = lib.roots(p)  # strips leading/trailing zeros: its shape depends on the values
+    n = p.shape[0]
+    e = _exponents(xp, n, False, _float_of(xp, xp.real(y) if xp.isdtype(y.dtype, "complex floating") else y))
+    # dr_j/dp_k = -r_j^(N-1-k) / p'(r_j)
+    dp = lib.polyval(_polyder1(xp, xp.astype(p, y.dtype) if p.dtype != y.dtype else p), y)
+    sens = -_powers(xp, y, xp.astype(e, y.dtype)) / dp[:, None]  # (roots, N)
+    return xp, p, y, sens
+
+
+def _roots_ex(rng: Any) -> list[Any]:
+    return [
+        ((np.array([1.0, -0.5, -2.3, 1.1]),), {}),  # three real roots
+        ((np.array([1.0, 0.4, 2.0]),), {}),  # a complex pair
+        ((np.array([2.0, -1.0, 0.5, 0.7]) + 0.3j * rng.standard_normal(4),), {}),
+    ]
+
+
+_ROOTS_JIT = (
+    Expect(
+        "jit", "jax.numpy.roots strips zeros by default, which needs concrete values", kind="skip"
+    ),
+    Expect(
+        "scalar-free",
+        "NumPy's roots reads the coefficients to strip zeros (a value-dependent output shape)",
+        kind="skip",
+    ),
+)
+
+
+@register_rrule("numpy:roots", examples=_roots_ex, expect=_ROOTS_JIT)
+def roots_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, p, y, sens = _roots_parts(args, kwargs)
+    project = ProjectTo(p, xp)
+
+    @pullback(y, args)
+    def roots_pullback(g: Any) -> Any:
+        return project(xp.conj(xp.matrix_transpose(sens)) @ g)
+
+    return y, roots_pullback
+
+
+@register_frule("numpy:roots", examples=_roots_ex, expect=_ROOTS_JIT)
+def roots_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, p, y, sens = _roots_parts(args, kwargs)
+    ts = tangents_in("roots", tangents[:2], (p,))
+    if ts is None:
+        return y, _ZERO
+    out = in_dtype(xp, ts[0], sens.dtype) @ xp.matrix_transpose(sens)
+    if not xp.isdtype(y.dtype, "complex floating") and xp.isdtype(out.dtype, "complex floating"):
+        out = xp.real(out)
+    return y, in_dtype(xp, out, y.dtype)
+
+
+# --- polyfit -------------------------------------------------------------------------------------
+_POLYFIT = signature(
+    "polyfit", lambda x, y, deg, rcond=None, full=False, w=None, cov=False: None
+)
+
+
+def _polyfit_parts(args: Any, kwargs: Any) -> Any:
+    s = _POLYFIT.bind(args, kwargs)
+    x, yv, deg = s["x"], s["y"], operator.index(s["deg"])
+    if s["full"] or s["cov"] or s["w"] is not None or len(args) > 3:
+        raise TypeError(
+            "polyfit: the rule differentiates the plain least-squares fit only "
+            "(full=, w=, cov= and positional rcond are not supported)"
+        )
+    xp = namespace_of(x, yv, fname="polyfit")
+    p = _np(x, xp).polyfit(*args, **kwargs)
+    e = _exponents(xp, deg + 1, False, _float_of(xp, x))
+    v = _powers(xp, x, e)  # (M, deg + 1)
+    scale = xp.sqrt(xp.sum(v * v, axis=0))
+    vs = v / scale
+    gram_inv = xp.linalg.inv(xp.matrix_transpose(vs) @ vs)  # (V^T V)^-1 = S^-1 G_s^-1 S^-1
+    ginv = gram_inv / (scale[:, None] * scale[None, :])
+    y2 = yv[:, None] if yv.ndim == 1 else yv
+    p2 = p[:, None] if p.ndim == 1 else p
+    resid = y2 - v @ p2
+    return xp, x, yv, p, e, v, ginv, resid, p2
+
+
+def _polyfit_ex(rng: Any) -> list[Any]:
+    x = np.linspace(-1.0, 1.0, 6) + 0.05 * rng.standard_normal(6)
+    return [
+        ((x, rng.standard_normal(6), 2), {}),
+        ((x, rng.standard_normal((6, 2)), 1), {}),
+        ((x[:4], rng.standard_normal(4), 3), {}),  # an exact fit
+    ]
+
+
+@register_rrule("numpy:polyfit", examples=_polyfit_ex)
+def polyfit_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x, yv, p, e, v, ginv, resid, p2 = _polyfit_parts(args, kwargs)
+    px, py = ProjectTo(x, xp), ProjectTo(yv, xp)
+
+    @pullback(p, args)
+    def polyfit_pullback(g: Any) -> Any:
+        g2 = g[:, None] if g.ndim == 1 else g
+        z = ginv @ g2  # (deg + 1, K)
+        y_bar = v @ z
+        v_bar = resid @ xp.matrix_transpose(z) - y_bar @ xp.matrix_transpose(p2)
+        x_bar = xp.sum(v_bar * _dpowers(xp, x, e), axis=-1)
+        y_bar = y_bar[:, 0] if yv.ndim == 1 else y_bar
+        return px(x_bar), py(y_bar), _NO
+
+    return p, polyfit_pullback
+
+
+@register_frule("numpy:polyfit", examples=_polyfit_ex)
+def polyfit_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x, yv, p, e, v, ginv, resid, p2 = _polyfit_parts(args, kwargs)
+    ts = tangents_in("polyfit", tangents[:3], (x, yv))
+    if ts is None:
+        return p, _ZERO
+    lead = ts.lead()
+    rhs = xp.zeros(lead + tuple(p2.shape), dtype=p.dtype, device=device_of(p))
+    vt = xp.matrix_transpose(v)
+    if not _is_zero(ts[1]):
+        ty = ts[1][..., None] if yv.ndim == 1 else ts[1]
+        rhs = rhs + vt @ ty
+    if not _is_zero(ts[0]):
+        dv = ts[0][..., None] * _dpowers(xp, x, e)  # (lead, M, deg + 1)
+        rhs = rhs + xp.matrix_transpose(dv) @ resid - vt @ (dv @ p2)
+    dp = ginv @ rhs
+    dp = dp[..., 0] if p.ndim == 1 else dp
+    return p, in_dtype(xp, dp, p.dtype)
