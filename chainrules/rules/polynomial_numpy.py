@@ -512,7 +512,7 @@ def _poly_ex(rng: Any) -> list[Any]:
 
 
 _POLY_DEVICE = Expect(
-    "scalar-free", "NumPy's poly multiplies the roots in a Python loop over them", kind="skip"
+    "scalar-free", "NumPy's own poly multiplies the roots in a Python loop over them"
 )
 
 
@@ -572,8 +572,7 @@ _ROOTS_JIT = (
     ),
     Expect(
         "scalar-free",
-        "NumPy's roots reads the coefficients to strip zeros (a value-dependent output shape)",
-        kind="skip",
+        "NumPy's own roots reads the coefficients to strip zeros (a value-dependent shape)",
     ),
 )
 
@@ -618,14 +617,24 @@ def _polyfit_parts(args: Any, kwargs: Any) -> Any:
         )
     xp = namespace_of(x, yv, fname="polyfit")
     p = _np(x, xp).polyfit(*args, **kwargs)
-    e = _exponents(xp, deg + 1, False, _float_of(xp, x))
+    # the derivative works in float64 (its residual cancels; NumPy's own fit is float64 too)
+    x = xp.astype(x, xp.float64)
+    yv = xp.astype(yv, xp.float64)
+    e = _exponents(xp, deg + 1, False, x)
     v = _powers(xp, x, e)  # (M, deg + 1)
     scale = xp.sqrt(xp.sum(v * v, axis=0))
-    vs = v / scale
-    gram_inv = xp.linalg.inv(xp.matrix_transpose(vs) @ vs)  # (V^T V)^-1 = S^-1 G_s^-1 S^-1
-    ginv = gram_inv / (scale[:, None] * scale[None, :])
+    # (V^T V)^-1 b = S^-1 R^-1 R^-T S^-1 b with V S^-1 = QR: columns scaled as NumPy's polyfit
+    # does, and triangular solves instead of the normal equations (float32 needs both)
+    r = xp.linalg.qr(v / scale).R
+    rt = xp.matrix_transpose(r)
+
+    def ginv(b: Any) -> Any:
+        sc = scale[:, None]
+        return xp.linalg.solve(r, xp.linalg.solve(rt, b / sc)) / sc
+
     y2 = yv[:, None] if yv.ndim == 1 else yv
-    p2 = p[:, None] if p.ndim == 1 else p
+    pw = xp.astype(p, xp.float64)
+    p2 = pw[:, None] if p.ndim == 1 else pw
     resid = y2 - v @ p2
     return xp, x, yv, p, e, v, ginv, resid, p2
 
@@ -642,12 +651,12 @@ def _polyfit_ex(rng: Any) -> list[Any]:
 @register_rrule("numpy:polyfit", examples=_polyfit_ex)
 def polyfit_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, x, yv, p, e, v, ginv, resid, p2 = _polyfit_parts(args, kwargs)
-    px, py = ProjectTo(x, xp), ProjectTo(yv, xp)
+    px, py = ProjectTo(args[0], xp), ProjectTo(args[1], xp)
 
     @pullback(p, args)
     def polyfit_pullback(g: Any) -> Any:
-        g2 = g[:, None] if g.ndim == 1 else g
-        z = ginv @ g2  # (deg + 1, K)
+        g2 = xp.astype(g[:, None] if g.ndim == 1 else g, xp.float64)
+        z = ginv(g2)  # (deg + 1, K)
         y_bar = v @ z
         v_bar = resid @ xp.matrix_transpose(z) - y_bar @ xp.matrix_transpose(p2)
         x_bar = xp.sum(v_bar * _dpowers(xp, x, e), axis=-1)
@@ -664,14 +673,18 @@ def polyfit_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     if ts is None:
         return p, _ZERO
     lead = ts.lead()
-    rhs = xp.zeros(lead + tuple(p2.shape), dtype=p.dtype, device=device_of(p))
+    rhs = xp.zeros(lead + tuple(p2.shape), dtype=p2.dtype, device=device_of(p))
     vt = xp.matrix_transpose(v)
     if not _is_zero(ts[1]):
-        ty = ts[1][..., None] if yv.ndim == 1 else ts[1]
+        t1 = xp.astype(ts[1], xp.float64)
+        ty = t1[..., None] if yv.ndim == 1 else t1
         rhs = rhs + vt @ ty
     if not _is_zero(ts[0]):
-        dv = ts[0][..., None] * _dpowers(xp, x, e)  # (lead, M, deg + 1)
+        dv = xp.astype(ts[0], xp.float64)[..., None] * _dpowers(xp, x, e)  # (lead, M, deg + 1)
         rhs = rhs + xp.matrix_transpose(dv) @ resid - vt @ (dv @ p2)
-    dp = ginv @ rhs
+    k = p2.shape[1]
+    flat = xp.reshape(xp.moveaxis(xp.reshape(rhs, (-1, *p2.shape)), 0, -1), (p2.shape[0], -1))
+    dp = xp.reshape(xp.moveaxis(xp.reshape(ginv(flat), (*p2.shape, -1)), -1, 0), rhs.shape)
+    del k
     dp = dp[..., 0] if p.ndim == 1 else dp
     return p, in_dtype(xp, dp, p.dtype)
