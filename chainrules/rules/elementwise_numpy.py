@@ -235,7 +235,7 @@ def cross_rrule(*args: Any, **kwargs: Any) -> Any:
 def _unbroadcast_moved(xp: Any, v: Any, x: Any, ax: int) -> Any:
     """``v`` (``x`` with its vector axis moved last, broadcast against the other operand) summed
     back to ``x``'s moved shape and the axis moved home."""
-    target = tuple(s for i, s in enumerate(x.shape) if i != ax) + (x.shape[ax],)
+    target = (*tuple(s for i, s in enumerate(x.shape) if i != ax), x.shape[ax])
     lead = v.ndim - len(target)
     if lead:
         v = xp.sum(v, axis=tuple(range(lead)))
@@ -317,7 +317,10 @@ def divmod_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _modf_ex(rng: Any) -> list[Any]:
-    return [((rng.uniform(0.2, 0.8, 5) + np.arange(5) - 2,), {}), ((rng.uniform(1.2, 1.8, (2, 3)),), {})]
+    return [
+        ((rng.uniform(0.2, 0.8, 5) + np.arange(5) - 2,), {}),
+        ((rng.uniform(1.2, 1.8, (2, 3)),), {}),
+    ]
 
 
 _ONE_ARG = signature("modf", lambda x, /, out=None, **ufunc: None)
@@ -350,7 +353,10 @@ def modf_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _frexp_ex(rng: Any) -> list[Any]:
-    return [((rng.uniform(0.3, 7.0, 5) * np.array([1, -1, 1, -1, 1]),), {}), ((rng.uniform(1.1, 60.0, (2, 3)),), {})]
+    return [
+        ((rng.uniform(0.3, 7.0, 5) * np.array([1, -1, 1, -1, 1]),), {}),
+        ((rng.uniform(1.1, 60.0, (2, 3)),), {}),
+    ]
 
 
 def _pow2(xp: Any, e: Any, dtype: Any) -> Any:
@@ -466,9 +472,7 @@ scalar_rule("numpy:i0", lambda xp, out, x: _i1(xp, x), domain=((-3.0, 3.0),))
 
 
 # --- nan_to_num, real_if_close, unwrap, sort_complex ---------------------------------------------
-_NAN_TO_NUM = signature(
-    "nan_to_num", lambda x, copy=True, nan=0.0, posinf=None, neginf=None: None
-)
+_NAN_TO_NUM = signature("nan_to_num", lambda x, copy=True, nan=0.0, posinf=None, neginf=None: None)
 
 
 def _nan_to_num_ex(rng: Any) -> list[Any]:
@@ -794,8 +798,11 @@ def _gradient_parts(args: Any, kwargs: Any) -> Any:
         n = f.shape[ax]
         coords = h is not None and getattr(h, "ndim", 0) == 1
         if coords:
-            dx = xp.diff(h) if h.dtype == f.dtype or not xp.isdtype(f.dtype, "real floating") \
+            dx = (
+                xp.diff(h)
+                if h.dtype == f.dtype or not xp.isdtype(f.dtype, "real floating")
                 else xp.astype(xp.diff(h), f.dtype)
+            )
         else:
             dt = _real_dtype(xp, f.dtype)
             dx = xp.ones((n - 1,), dtype=dt, device=device_of(f))
@@ -851,9 +858,11 @@ def gradient_rrule(*args: Any, **kwargs: Any) -> Any:
                 continue
             if not coords:  # y = L(f) / h
                 hb = -xp.sum(gk * xp.conj(yk)) / xp.conj(xp.asarray(h))
-                bars[slot - 1] = bars[slot - 1] + pargs[slot](hb) if not _is_zero(
-                    bars[slot - 1]
-                ) else pargs[slot](hb)
+                bars[slot - 1] = (
+                    bars[slot - 1] + pargs[slot](hb)
+                    if not _is_zero(bars[slot - 1])
+                    else pargs[slot](hb)
+                )
                 continue
             others = tuple(i for i in range(nd) if i != ax)
             n1 = dx.shape[0]
@@ -905,13 +914,17 @@ def gradient_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
                         fs = _shift(xp, f, d, ax)
                         key = [slice(None)] * nd
                         key[ax] = rs
-                        dwa = xp.reshape(dw, lead + (1,) * ax + (dw.shape[-1],) + (1,) * (nd - ax - 1))
+                        dwa = xp.reshape(
+                            dw, lead + (1,) * ax + (dw.shape[-1],) + (1,) * (nd - ax - 1)
+                        )
                         piece_out = dwa * fs[tuple(key)]
                         full = [piece_out]
                         if rs.start:
                             shp = list(lead + tuple(f.shape))
                             shp[ax + e] = rs.start
-                            full.insert(0, xp.zeros(tuple(shp), dtype=yk.dtype, device=device_of(yk)))
+                            full.insert(
+                                0, xp.zeros(tuple(shp), dtype=yk.dtype, device=device_of(yk))
+                            )
                         tail = f.shape[ax] - min(rs.stop, f.shape[ax])
                         if tail:
                             shp = list(lead + tuple(f.shape))
@@ -949,7 +962,7 @@ def _trapezoid_parts(args: Any, kwargs: Any) -> Any:
         d = _along(xp, d, ax, nd)
     else:
         xb = _along(xp, x, ax, nd) if x.ndim == 1 else x
-        d = xp.diff(xb, axis=ax if x.ndim > 1 else ax)
+        d = xp.diff(xb, axis=ax)
     lo, hi = _pad_both(xp, d, ax)
     w = (lo + hi) / 2  # the trapezoid weights (times dx when x is None)
     return xp, yv, x, dx, ax, nd, out, w
@@ -1078,7 +1091,9 @@ def _interp_ex(rng: Any) -> list[Any]:
 
 @register_rrule("numpy:interp", examples=_interp_ex)
 def interp_rrule(*args: Any, **kwargs: Any) -> Any:
-    ns, x, xk, fk, left, right, y, n, i, t, slope, below, above, inside = _interp_parts(args, kwargs)
+    ns, x, xk, fk, left, right, y, n, i, t, slope, below, above, inside = _interp_parts(
+        args, kwargs
+    )
     px, pk, pf = ProjectTo(x, ns), ProjectTo(xk, ns), ProjectTo(fk, ns)
     pl = ProjectTo(args[3], ns) if len(args) > 3 else None
     pr = ProjectTo(args[4], ns) if len(args) > 4 else None
@@ -1104,7 +1119,9 @@ def interp_rrule(*args: Any, **kwargs: Any) -> Any:
         if pk.differentiable:
             dest = ns.zeros(xk.shape, dtype=gf.dtype, device=device_of(xk))
             c = ns.conj(slope)
-            bars[1] = pk(scatter_add(dest, i, gi * c * (t - 1)) + scatter_add(dest, i + 1, -gi * c * t))
+            bars[1] = pk(
+                scatter_add(dest, i, gi * c * (t - 1)) + scatter_add(dest, i + 1, -gi * c * t)
+            )
         for k, p, mask in ((3, pl, below), (4, pr, above)):
             if p is not None:
                 bars[k] = p(ns.sum(ns.where(mask, gf, zero))) if p.differentiable else _NO
@@ -1115,16 +1132,18 @@ def interp_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:interp", examples=_interp_ex)
 def interp_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    ns, x, xk, fk, left, right, y, n, i, t, slope, below, above, inside = _interp_parts(args, kwargs)
+    ns, x, _xk, fk, left, right, y, n, i, t, slope, below, above, inside = _interp_parts(
+        args, kwargs
+    )
     ts = tangents_in("interp", tangents, args)
     if ts is None:
         return y, _ZERO
     e, lead = ts.extra, ts.lead()
     m = i.shape[0]
-    acc = ns.zeros(lead + (m,), dtype=y.dtype, device=device_of(fk))
+    acc = ns.zeros((*lead, m), dtype=y.dtype, device=device_of(fk))
     zero = ns.zeros_like(acc)
     if not _is_zero(ts[0]):
-        acc = acc + slope * ns.reshape(ts[0], lead + (m,))
+        acc = acc + slope * ns.reshape(ts[0], (*lead, m))
     if not _is_zero(ts[1]):
         dl, dr = ns.take(ts[1], i, axis=-1), ns.take(ts[1], i + 1, axis=-1)
         acc = acc + slope * ((t - 1) * dl - t * dr)
@@ -1167,16 +1186,13 @@ def ediff1d_rrule(*args: Any, **kwargs: Any) -> Any:
     xp = namespace_of(a, end, begin, fname="ediff1d")
     y = _np(a, xp).ediff1d(*args, **kwargs)
     nb, m = _size(begin), max(_size(a) - 1, 0)
-    projects = [ProjectTo(v, xp) if v is not None else None for v in args]
+    projects: list[Any] = [ProjectTo(v, xp) if v is not None else None for v in args]
 
     @pullback(y, args)
     def ediff1d_pullback(g: Any) -> Any:
         mid = g[nb : nb + m]
         z = xp.zeros((1,), dtype=g.dtype, device=device_of(g))
-        if _size(a):
-            a_bar = xp.concat((z, mid), axis=0) - xp.concat((mid, z), axis=0)
-        else:
-            a_bar = mid
+        a_bar = xp.concat((z, mid), axis=0) - xp.concat((mid, z), axis=0) if _size(a) else mid
         bars = [projects[0](xp.reshape(a_bar, tuple(a.shape)))]
         for k, v, part in ((1, end, g[nb + m :]), (2, begin, g[:nb])):
             if k < len(args):
@@ -1206,8 +1222,8 @@ def ediff1d_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         if v is None:
             return None
         if _is_zero(t) or not ProjectTo(v, xp).differentiable:
-            return xp.zeros(lead + (_size(v),), dtype=y.dtype, device=dev)
-        return in_dtype(xp, xp.reshape(xp.asarray(t), lead + (_size(v),)), y.dtype)
+            return xp.zeros((*lead, _size(v)), dtype=y.dtype, device=dev)
+        return in_dtype(xp, xp.reshape(xp.asarray(t), (*lead, _size(v))), y.dtype)
 
     ta = flat(0, a)
     parts = [flat(2, begin), xp.diff(ta, axis=-1) if _size(a) else ta[..., :0], flat(1, end)]

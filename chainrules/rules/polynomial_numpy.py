@@ -30,18 +30,17 @@ Maths notes
 
 from __future__ import annotations
 
-import math
 import operator
 from typing import Any
 
 import numpy as np
 
+from ..core.examples import Expect
 from ..core.namespaces import device_of, namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
-from ..core.examples import Expect
 from ._util import in_dtype
 from .elementwise_numpy import _each, _np
 
@@ -141,7 +140,7 @@ def _conv_ex(modes: tuple[str, ...]) -> Any:
         def r(n: int) -> Any:
             return rng.standard_normal(n)
 
-        out = [((r(5), r(3)), {})]
+        out: list[Any] = [((r(5), r(3)), {})]
         out += [((r(3), r(4), m), {}) for m in modes]
         out += [((r(6), r(3)), {"mode": m}) for m in modes[1:]]
         out.append(((r(4) + 1j * r(4), r(2) + 1j * r(2)), {}))
@@ -193,11 +192,11 @@ def _polyadd_rules(name: str, sign: float) -> Any:
         if ts is None:
             return y, _ZERO
         lead, n = ts.lead(), y.shape[0]
-        out = xp.zeros(lead + (n,), dtype=y.dtype, device=device_of(y))
+        out = xp.zeros((*lead, n), dtype=y.dtype, device=device_of(y))
         for t, a, sg in ((ts[0], a1, 1.0), (ts[1], a2, sign)):
             if _is_zero(t) or not ProjectTo(a, xp).differentiable:
                 continue
-            pad = xp.zeros(lead + (n - a.shape[0],), dtype=y.dtype, device=device_of(y))
+            pad = xp.zeros((*lead, n - a.shape[0]), dtype=y.dtype, device=device_of(y))
             t = xp.concat((pad, in_dtype(xp, t, y.dtype)), axis=-1)
             out = out + t if sg > 0 else out - t
         return y, out
@@ -238,12 +237,21 @@ def _dpowers(xp: Any, x: Any, e: Any) -> Any:
 
 
 def _float_of(xp: Any, x: Any) -> Any:
-    return x if xp.isdtype(x.dtype, ("real floating", "complex floating")) else xp.astype(x, xp.float64)
+    return (
+        x
+        if xp.isdtype(x.dtype, ("real floating", "complex floating"))
+        else xp.astype(x, xp.float64)
+    )
 
 
 def _vander_ex(rng: Any) -> list[Any]:
     x = rng.standard_normal(4)
-    return [((x,), {}), ((x, 3), {}), ((x, 5, True), {}), ((x + 1j * rng.standard_normal(4),), {"N": 3})]
+    return [
+        ((x,), {}),
+        ((x, 3), {}),
+        ((x, 5, True), {}),
+        ((x + 1j * rng.standard_normal(4),), {"N": 3}),
+    ]
 
 
 def _vander_parts(args: Any, kwargs: Any) -> Any:
@@ -306,7 +314,10 @@ def _polyval_ex(rng: Any) -> list[Any]:
         ((p, rng.standard_normal(5)), {}),
         ((p[:2], rng.standard_normal((2, 3))), {}),
         ((p, rng.standard_normal(())), {}),
-        ((p + 1j * rng.standard_normal(4), rng.standard_normal(3) + 1j * rng.standard_normal(3)), {}),
+        (
+            (p + 1j * rng.standard_normal(4), rng.standard_normal(3) + 1j * rng.standard_normal(3)),
+            {},
+        ),
     ]
 
 
@@ -375,7 +386,7 @@ def _polyder_parts(args: Any, kwargs: Any) -> Any:
 
 @register_rrule("numpy:polyder", examples=_polyder_ex)
 def polyder_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, p, m, y, steps = _polyder_parts(args, kwargs)
+    xp, p, _m, y, steps = _polyder_parts(args, kwargs)
     project = ProjectTo(p, xp)
     final = p.shape[0]
     for a in steps:
@@ -394,7 +405,7 @@ def polyder_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:polyder", examples=_polyder_ex)
 def polyder_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, p, m, y, steps = _polyder_parts(args, kwargs)
+    xp, p, _m, y, steps = _polyder_parts(args, kwargs)
     ts = tangents_in("polyder", tangents[:2], (p,))
     if ts is None:
         return y, _ZERO
@@ -412,7 +423,9 @@ def _polyint_parts(args: Any, kwargs: Any) -> Any:
     xp = namespace_of(p, k, fname="polyint")
     _vec(xp, p, "polyint", "p")
     if m < 0:
-        raise ValueError(f"polyint: the order of the antiderivative m must be non-negative, got {m}")
+        raise ValueError(
+            f"polyint: the order of the antiderivative m must be non-negative, got {m}"
+        )
     y = _np(p, xp).polyint(*args, **kwargs)
     nk = 1 if k is None or getattr(k, "ndim", 0) == 0 else k.shape[0]
     if nk not in (1, m) and m:
@@ -433,7 +446,7 @@ def _polyint_ex(rng: Any) -> list[Any]:
 
 @register_rrule("numpy:polyint", examples=_polyint_ex)
 def polyint_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, p, m, k, nk, y, steps = _polyint_parts(args, kwargs)
+    xp, p, m, _k, nk, y, steps = _polyint_parts(args, kwargs)
     project = ProjectTo(p, xp)
     pk = ProjectTo(args[2], xp) if len(args) > 2 and args[2] is not None else None
 
@@ -455,21 +468,25 @@ def polyint_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:polyint", examples=_polyint_ex)
 def polyint_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, p, m, k, nk, y, steps = _polyint_parts(args, kwargs)
+    xp, p, _m, _k, nk, y, steps = _polyint_parts(args, kwargs)
     ts = tangents_in("polyint", tangents, args)
     if ts is None:
         return y, _ZERO
     lead = ts.lead()
-    t = ts[0] if not _is_zero(ts[0]) else xp.zeros(lead + tuple(p.shape), dtype=y.dtype, device=device_of(y))
+    t = (
+        ts[0]
+        if not _is_zero(ts[0])
+        else xp.zeros(lead + tuple(p.shape), dtype=y.dtype, device=device_of(y))
+    )
     tk = ts[2] if len(args) > 2 and not _is_zero(ts[2]) else None
     if tk is not None and not ProjectTo(args[2], xp).differentiable:
         tk = None
     for j, a in enumerate(steps):
         if tk is None:
-            c = xp.zeros(lead + (1,), dtype=y.dtype, device=device_of(y))
+            c = xp.zeros((*lead, 1), dtype=y.dtype, device=device_of(y))
         else:
             tk_a = xp.asarray(tk)
-            c = xp.reshape(tk_a if nk == 1 else tk_a[..., j : j + 1], lead + (1,))
+            c = xp.reshape(tk_a if nk == 1 else tk_a[..., j : j + 1], (*lead, 1))
         t = xp.concat((in_dtype(xp, t / a, y.dtype), in_dtype(xp, c, y.dtype)), axis=-1)
     return y, in_dtype(xp, t, y.dtype)
 
@@ -508,7 +525,11 @@ def _poly_parts(args: Any, kwargs: Any) -> Any:
 def _poly_ex(rng: Any) -> list[Any]:
     # real roots: conjugate-pair roots make NumPy return real coefficients, a dtype that flips
     # under an unsymmetric perturbation
-    return [((rng.standard_normal(3),), {}), ((rng.standard_normal(5),), {}), ((np.array([0.5]),), {})]
+    return [
+        ((rng.standard_normal(3),), {}),
+        ((rng.standard_normal(5),), {}),
+        ((np.array([0.5]),), {}),
+    ]
 
 
 _POLY_DEVICE = Expect(
@@ -540,7 +561,7 @@ def poly_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     tail = -(ts[0] @ quot)  # (lead, n)
     if not xp.isdtype(y.dtype, "complex floating") and xp.isdtype(tail.dtype, "complex floating"):
         tail = xp.real(tail)
-    head = xp.zeros(ts.lead() + (1,), dtype=y.dtype, device=device_of(y))
+    head = xp.zeros((*ts.lead(), 1), dtype=y.dtype, device=device_of(y))
     return y, xp.concat((head, in_dtype(xp, tail, y.dtype)), axis=-1)
 
 
@@ -551,7 +572,9 @@ def _roots_parts(args: Any, kwargs: Any) -> Any:
     lib = _np(p, xp)
     y = lib.roots(p)  # strips leading/trailing zeros: its shape depends on the values
     n = p.shape[0]
-    e = _exponents(xp, n, False, _float_of(xp, xp.real(y) if xp.isdtype(y.dtype, "complex floating") else y))
+    e = _exponents(
+        xp, n, False, _float_of(xp, xp.real(y) if xp.isdtype(y.dtype, "complex floating") else y)
+    )
     # dr_j/dp_k = -r_j^(N-1-k) / p'(r_j)
     dp = lib.polyval(_polyder1(xp, xp.astype(p, y.dtype) if p.dtype != y.dtype else p), y)
     sens = -_powers(xp, y, xp.astype(e, y.dtype)) / dp[:, None]  # (roots, N)
@@ -602,9 +625,7 @@ def roots_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 # --- polyfit -------------------------------------------------------------------------------------
-_POLYFIT = signature(
-    "polyfit", lambda x, y, deg, rcond=None, full=False, w=None, cov=False: None
-)
+_POLYFIT = signature("polyfit", lambda x, y, deg, rcond=None, full=False, w=None, cov=False: None)
 
 
 def _polyfit_parts(args: Any, kwargs: Any) -> Any:

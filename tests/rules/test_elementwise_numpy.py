@@ -45,7 +45,7 @@ def test_heaviside_value_at_zero() -> None:
 def test_modf_at_integer_and_frexp_exponent() -> None:
     _, pb = cr.rrule(np.modf, np.array([2.0, -1.5]))
     assert pb((np.ones(2), np.ones(2)))[1].tolist() == [1.0, 1.0]
-    (m, e), pb = cr.rrule(np.frexp, np.array([8.0, 0.0]))
+    (_m, _e), pb = cr.rrule(np.frexp, np.array([8.0, 0.0]))
     assert pb((np.ones(2), cr.NoTangent()))[1].tolist() == [1 / 16, 1.0]
 
 
@@ -85,7 +85,7 @@ def test_sort_complex_tie_routes_by_imaginary_part() -> None:
 
 def test_gradient_tuple_output_and_errors() -> None:
     f = np.arange(12.0).reshape(3, 4) ** 2
-    y, pb = cr.rrule(np.gradient, f, 2.0)
+    y, _pb = cr.rrule(np.gradient, f, 2.0)
     assert isinstance(y, tuple) and len(y) == 2
     test_rrule(np.gradient, f, 2.0, jit=False)
     with pytest.raises(TypeError, match="gradient"):

@@ -12,7 +12,7 @@ from chainrules.testing.suite import rule_tests
 
 
 @pytest.mark.parametrize("mode", ["full", "same", "valid"])
-@pytest.mark.parametrize("n,m", [(5, 3), (3, 5), (2, 5), (4, 4)])
+@pytest.mark.parametrize(("n", "m"), [(5, 3), (3, 5), (2, 5), (4, 4)])
 def test_correlate_convolve_all_offsets(mode: str, n: int, m: int) -> None:
     rng = np.random.default_rng(n * 10 + m)
     a = rng.standard_normal(n) + 1j * rng.standard_normal(n)
@@ -40,7 +40,7 @@ def test_roots_sensitivity() -> None:
 
 def test_poly_of_roots_round_trip() -> None:
     r = np.array([0.5, -1.0, 2.0])
-    c, pb = cr.rrule(np.poly, r)
+    c, _pb = cr.rrule(np.poly, r)
     np.testing.assert_allclose(c, np.poly(r))
     with pytest.raises(ValueError, match="poly"):
         cr.rrule(np.poly, np.eye(2))
