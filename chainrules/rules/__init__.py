@@ -6,6 +6,8 @@ module                 functions
 ``creation``           ``asarray``, ``full``, ``linspace``, ``meshgrid``, ``tril``, ...
 ``data_types``         ``astype`` (and the non-differentiable dtype queries)
 ``elementwise``        ``sin``, ``add``, ``clip``, ... (and NumPy's names for them)
+``elementwise_numpy``  NumPy's ``angle``, ``cross``, ``interp``, ``gradient``, ``trapezoid``, ...
+``polynomial_numpy``   NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
 ``indexing``           ``x[key]``, ``take``, ``take_along_axis``
 ``linear_algebra``     ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot``, ``einsum``
 ``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
@@ -30,6 +32,7 @@ from . import (  # noqa: F401
     creation_numpy,
     data_types,
     elementwise,
+    elementwise_numpy,
     fft,
     indexing,
     indexing_numpy,
@@ -38,6 +41,7 @@ from . import (  # noqa: F401
     manipulation,
     manipulation_numpy,
     operators,
+    polynomial_numpy,
     searching,
     sets,
     sorting,
