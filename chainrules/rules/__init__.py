@@ -13,6 +13,7 @@ module                 functions
 ``sets``               ``unique_*`` (non-differentiable)
 ``sorting``            ``sort`` (and ``argsort``, non-differentiable)
 ``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ...
+``statistical_numpy``  NumPy's ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ...
 ``utility``            ``diff`` (and ``all``, ``any``, non-differentiable)
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
@@ -36,5 +37,6 @@ from . import (  # noqa: F401
     sets,
     sorting,
     statistical,
+    statistical_numpy,
     utility,
 )
