@@ -340,3 +340,206 @@ for _name in ("median", "quantile", "percentile", "nanmedian", "nanquantile", "n
     _r, _f = _quantile_rules(_name)
     register_rrule(f"numpy:{_name}", examples=_quantile_examples(_name))(_r)
     register_frule(f"numpy:{_name}", examples=_quantile_examples(_name))(_f)
+
+
+# --- nanmax, nanmin: max's rule, NaNs never equal to the extremum -------------------------------
+def _nan_entries(rng: Any, *shape: int) -> Any:
+    """Distinct values with NaNs at a few places (never a whole slice)."""
+    n = math.prod(shape)
+    v = (rng.permutation(n) + rng.uniform(0.1, 0.4, n)).reshape(shape)
+    flat = v.reshape(-1)
+    flat[[1, n - 2]] = np.nan
+    return v
+
+
+def _nan_reduce_ex(rng: Any) -> list[Any]:
+    m = _nan_entries(rng, 3, 4)
+    return [
+        ((_nan_entries(rng, 6),), {}),
+        ((m,), {"axis": 1}),
+        ((m, 0), {"keepdims": True}),
+        ((_nan_entries(rng, 2, 3, 2),), {"axis": (0, 2)}),
+    ]
+
+
+def _nan_extremum_rules(name: str) -> Any:
+    from .statistical import _bind, _consts, _extremum_bar, _extremum_dot, _tangent
+
+    sig = signature(
+        name,
+        lambda x, /, axis=None, out=None, keepdims=False, initial=None, where=None: None,
+        ("where", "initial"),
+    )
+
+    def nan_extremum_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, True, args, kwargs)
+        y = getattr(numpy_like_module(x, xp), name)(x, **kw)
+        project, nos = ProjectTo(x, xp), _consts(args)
+
+        @pullback(y, (x, *nos), name=name)
+        def nan_extremum_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if not project.differentiable:
+                return (_NO, *nos)
+            return (project(_extremum_bar(xp, x, y, y_bar, axes, kw["keepdims"])), *nos)
+
+        return y, nan_extremum_pullback
+
+    def nan_extremum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = _bind(sig, True, args, kwargs)
+        y = getattr(numpy_like_module(x, xp), name)(x, **kw)
+        ts = _tangent(name, tangents, args, ProjectTo(x, xp))
+        if ts is None:
+            return y, _ZERO
+        return y, _extremum_dot(xp, x, y, ts, axes, kw["keepdims"])
+
+    return nan_extremum_rrule, nan_extremum_frule
+
+
+for _name in ("nanmax", "nanmin"):
+    _r, _f = _nan_extremum_rules(_name)
+    register_rrule(f"numpy:{_name}", examples=_nan_reduce_ex)(_r)
+    register_frule(f"numpy:{_name}", examples=_nan_reduce_ex)(_f)
+
+
+# --- nanprod, nancumsum, nancumprod: the plain rule on x with NaNs filled -------------------------
+def _nan_cumulative_ex(rng: Any) -> list[Any]:
+    m = _nan_entries(rng, 3, 4) / 6 + 0.5
+    return [((_nan_entries(rng, 6) / 4 + 0.5,), {}), ((m,), {"axis": 1}), ((m, 0), {})]
+
+
+def _nan_prod_ex(rng: Any) -> list[Any]:
+    m = _nan_entries(rng, 3, 4) / 6 + 0.5
+    return [
+        ((_nan_entries(rng, 6) / 4 + 0.5,), {}),
+        ((m,), {"axis": 1}),
+        ((m, 0), {"keepdims": True}),
+    ]
+
+
+def _filled_rules(name: str, plain: str, fill: float) -> Any:
+    """``name(x, ...) = plain(where(isnan(x), fill, x), ...)``: NumPy's own definition; the
+    plain function's rules on the filled array, the NaNs' cotangents and tangents zeroed."""
+    from ..core import frule as _frule
+    from ..core import rrule as _rrule
+
+    def parts(args: tuple[Any, ...]) -> tuple[Any, Any, Any, Any]:
+        if not args:
+            raise TypeError(f"{name}() missing required argument 'a' (pos 0)")
+        x = args[0]
+        xp = namespace_of(x, fname=name)
+        if not hasattr(x, "shape"):
+            x = xp.asarray(x)
+        nan = xp.isnan(x)
+        filled = xp.where(nan, xp.asarray(fill, dtype=x.dtype), x)
+        return xp, x, nan, getattr(numpy_like_module(x, xp), plain)
+
+    def filled_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, nan, f = parts(args)
+        filled = xp.where(nan, xp.asarray(fill, dtype=x.dtype), x)
+        y, inner = _rrule(f, filled, *args[1:], **kwargs)
+        nos = (_NO,) * (len(args) - 1)
+
+        @pullback(y, (x, *nos), name=name)
+        def filled_pullback(y_bar: Any) -> tuple[Any, ...]:
+            g = inner(y_bar)[1]
+            if isinstance(g, AbstractZero) or isinstance(g, NoTangent):
+                return (g, *nos)
+            return (xp.where(nan, xp.zeros_like(g), g), *nos)
+
+        return y, filled_pullback
+
+    def filled_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, nan, f = parts(args)
+        filled = xp.where(nan, xp.asarray(fill, dtype=x.dtype), x)
+        ts = tangents_in(name, tangents, args)
+        if ts is None or isinstance(ts[0], AbstractZero):
+            return f(filled, *args[1:], **kwargs), _ZERO
+        t = ts[0]
+        t = xp.where(nan, xp.zeros_like(t), t)
+        return _frule((_NO, t, *(_NO,) * (len(args) - 1)), f, filled, *args[1:], **kwargs)
+
+    return filled_rrule, filled_frule
+
+
+for _name, _plain, _fill, _ex in (
+    ("nanprod", "prod", 1.0, _nan_prod_ex),
+    ("nancumsum", "cumsum", 0.0, _nan_cumulative_ex),
+    ("nancumprod", "cumprod", 1.0, _nan_cumulative_ex),
+):
+    _r, _f = _filled_rules(_name, _plain, _fill)
+    register_rrule(f"numpy:{_name}", examples=_ex)(_r)
+    register_frule(f"numpy:{_name}", examples=_ex)(_f)
+
+
+# --- nanvar, nanstd -----------------------------------------------------------------------------
+def _nan_spread_rules(name: str) -> Any:
+    from .statistical import _bind, _consts, _tangent
+    from ._util import expand_reduced
+
+    sig = signature(
+        name,
+        lambda x, /, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        mean=None, correction=None: None,
+        ("where", "mean"),
+    )
+    std = name == "nanstd"
+
+    def parts(args: Any, kwargs: Any) -> tuple[Any, ...]:
+        xp, x, axes, kw = _bind(sig, True, args, kwargs)
+        ddof = kw.pop("correction", 0)
+        y = getattr(numpy_like_module(x, xp), name)(x, ddof=ddof, **kw)
+        return xp, x, axes, kw, ddof, y
+
+    def direction(xp: Any, x: Any, y: Any, axes: Any, kw: Any, ddof: Any) -> Any:
+        """``d y / d x``: ``2 (x - mean) / (count - ddof)`` over the non-NaN values (over
+        ``2 std`` for ``nanstd``, 0 where it is 0); 0 at the NaNs."""
+        valid = ~xp.isnan(x)
+        zero = xp.zeros_like(x)
+        cnt = xp.astype(count_true(xp, valid, axes, True), x.dtype)
+        mean = xp.sum(xp.where(valid, x, zero), axis=axes, keepdims=True) / safe(xp, cnt)
+        d = xp.where(valid, x - mean, zero)
+        dof = safe(xp, cnt - ddof)
+        if std:
+            return d / (dof * safe(xp, expand_reduced(xp, y, axes, kw["keepdims"])))
+        return 2 * d / dof
+
+    def nan_spread_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw, ddof, y = parts(args, kwargs)
+        project, nos = ProjectTo(x, xp), _consts(args)
+
+        @pullback(y, (x, *nos), name=name)
+        def nan_spread_pullback(y_bar: Any) -> tuple[Any, ...]:
+            g = direction(xp, x, y, axes, kw, ddof)
+            return (project(g * expand_reduced(xp, y_bar, axes, kw["keepdims"])), *nos)
+
+        return y, nan_spread_pullback
+
+    def nan_spread_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        from ._util import chunk_axes
+
+        xp, x, axes, kw, ddof, y = parts(args, kwargs)
+        ts = _tangent(name, tangents, args, ProjectTo(x, xp))
+        if ts is None:
+            return y, _ZERO
+        g = direction(xp, x, y, axes, kw, ddof)
+        t = xp.where(xp.isnan(x), xp.zeros_like(ts[0]), ts[0])
+        y_dot = xp.sum(g * t, axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
+        return y, in_dtype(xp, y_dot, y.dtype)
+
+    return nan_spread_rrule, nan_spread_frule
+
+
+def _nan_spread_ex(rng: Any) -> list[Any]:
+    m = _nan_entries(rng, 3, 5)
+    return [
+        ((_nan_entries(rng, 7),), {}),
+        ((m,), {"axis": 1, "ddof": 1}),
+        ((m, 0), {"keepdims": True}),
+        ((_nan_entries(rng, 2, 3, 4),), {"axis": (0, 2)}),
+    ]
+
+
+for _name in ("nanvar", "nanstd"):
+    _r, _f = _nan_spread_rules(_name)
+    register_rrule(f"numpy:{_name}", examples=_nan_spread_ex)(_r)
+    register_frule(f"numpy:{_name}", examples=_nan_spread_ex)(_f)
