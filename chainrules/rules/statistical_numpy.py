@@ -37,6 +37,8 @@ import numpy as np
 
 from ..core import (
     AbstractZero,
+    Example,
+    Expect,
     NoTangent,
     ProjectTo,
     ZeroTangent,
@@ -543,3 +545,354 @@ for _name in ("nanvar", "nanstd"):
     _r, _f = _nan_spread_rules(_name)
     register_rrule(f"numpy:{_name}", examples=_nan_spread_ex)(_r)
     register_frule(f"numpy:{_name}", examples=_nan_spread_ex)(_f)
+
+
+# --- cov, corrcoef ------------------------------------------------------------------------------
+# C = Xc W Xc^T / f with Xc = X - avg (avg = X w / sum(w)), W = diag(fweights * aweights) and f
+# NumPy's normaliser. Since Xc w = 0, the centring drops out of the pullback:
+# X_bar = (C_bar + C_bar^T) Xc W / f. The weights are constants (keyword arguments).
+def _cov_template(
+    m: Any,
+    y: Any = None,
+    rowvar: bool = True,
+    bias: bool = False,
+    ddof: Any = None,
+    fweights: Any = None,
+    aweights: Any = None,
+    *,
+    dtype: Any = None,
+) -> None: ...
+
+
+def _corrcoef_template(
+    x: Any, y: Any = None, rowvar: bool = True, bias: Any = None, ddof: Any = None, *, dtype: Any = None
+) -> None: ...
+
+
+_COV = signature("cov", _cov_template)
+_CORRCOEF = signature("corrcoef", _corrcoef_template, ("bias", "ddof"))
+
+
+class _Cov:
+    """``cov``'s variables as rows: ``X`` (``m``'s rows, then ``y``'s), the weights, ``Xc``,
+    the normaliser ``f`` and ``C`` as a ``(p, p)`` matrix."""
+
+    def __init__(self, name: str, a: dict[str, Any]) -> None:
+        m, yv = a["m"] if "m" in a else a["x"], a["y"]
+        xp = namespace_of(m, *([yv] if yv is not None else []), fname=name)
+        self.xp, self.rowvar, self.m, self.yv = xp, bool(a["rowvar"]), m, yv
+        rows = [self._rows(m)] + ([self._rows(yv)] if yv is not None else [])
+        self.split = rows[0].shape[0]
+        X = xp.concat(rows, axis=0) if len(rows) > 1 else rows[0]
+        if X.dtype != xp.float64:  # float32 too: corrcoef's normalisation loses ~1e-7 otherwise
+            X = xp.astype(X, xp.float64)
+        n = X.shape[1]
+        fw, aw = a.get("fweights"), a.get("aweights")
+        ddof = a.get("ddof")
+        if ddof is None:
+            ddof = 0 if a.get("bias") else 1
+        w = None
+        for v in (fw, aw):
+            if v is not None:
+                v = xp.astype(xp.asarray(v), X.dtype)
+                w = v if w is None else w * v
+        if w is None:
+            self.avg = xp.mean(X, axis=1, keepdims=True)
+            fact: Any = n - ddof
+        else:
+            v1 = xp.sum(w)
+            self.avg = xp.sum(X * w, axis=1, keepdims=True) / v1
+            if ddof == 0:
+                fact = v1
+            elif aw is None:
+                fact = v1 - ddof
+            else:
+                fact = v1 - ddof * xp.sum(w * xp.astype(xp.asarray(aw), X.dtype)) / v1
+        self.w, self.n, self.fact = w, n, fact
+        self.Xc = X - self.avg
+        self.Xcw = self.Xc * w if w is not None else self.Xc
+        self.C = (self.Xcw @ xp.matrix_transpose(self.Xc)) / fact
+
+    def _rows(self, v: Any) -> Any:
+        xp = self.xp
+        if not hasattr(v, "shape"):
+            v = xp.asarray(v)
+        r = xp.reshape(v, (1, -1)) if v.ndim < 2 else v
+        if not self.rowvar and r.shape[0] != 1:
+            r = xp.matrix_transpose(r)
+        return r
+
+    def back(self, X_bar: Any) -> tuple[Any, Any]:
+        """``X``'s cotangent as the cotangents of ``m`` and ``y``."""
+        xp = self.xp
+        parts = [(self.m, X_bar[: self.split, :])]
+        if self.yv is not None:
+            parts.append((self.yv, X_bar[self.split :, :]))
+        out = []
+        for v, g in parts:
+            v_nd = getattr(v, "ndim", 0)
+            if v_nd >= 2 and not self.rowvar and g.shape[0] != v.shape[0]:
+                g = xp.matrix_transpose(g)
+            out.append(ProjectTo(v, xp)(xp.reshape(g, tuple(getattr(v, "shape", ())))))
+        return out[0], (out[1] if len(out) > 1 else _NO)
+
+    def X_dot(self, tm: Any, ty: Any, extra: int, lead: tuple[int, ...]) -> Any:
+        """The tangent of ``X`` (``(*lead, p, n)``) from those of ``m`` and ``y``."""
+        xp = self.xp
+        rows = []
+        for v, t in ((self.m, tm), (self.yv, ty)):
+            if v is None:
+                continue
+            k = self._rows(v).shape[0]
+            if isinstance(t, AbstractZero):
+                rows.append(xp.zeros((*lead, k, self.n), dtype=self.Xc.dtype))
+                continue
+            v_nd = getattr(v, "ndim", 0)
+            if v_nd < 2:
+                t = xp.reshape(t, (*lead, 1, -1))
+            elif not self.rowvar and k != v.shape[0]:
+                t = xp.matrix_transpose(t)
+            rows.append(in_dtype(xp, t, self.Xc.dtype))
+        return xp.concat(rows, axis=-2) if len(rows) > 1 else rows[0]
+
+    def C_dot(self, dX: Any) -> Any:
+        xp = self.xp
+        if self.w is None:
+            dXc = dX - xp.mean(dX, axis=-1, keepdims=True)
+        else:
+            dXc = dX - xp.sum(dX * self.w, axis=-1, keepdims=True) / xp.sum(self.w)
+        half = (dXc * self.w if self.w is not None else dXc) @ xp.matrix_transpose(self.Xc)
+        return (half + xp.matrix_transpose(half)) / self.fact
+
+
+def _cov_rules(name: str) -> Any:
+    sig = _COV if name == "cov" else _CORRCOEF
+    corr = name == "corrcoef"
+
+    def parts(args: Any, kwargs: Any) -> tuple[Any, Any, Any]:
+        a = sig.bind(args, kwargs)
+        c = _Cov(name, a)
+        y = getattr(numpy_like_module(c.Xc, c.xp), name)(*args, **kwargs)
+        return c, y, a
+
+    def scales(c: _Cov) -> Any:
+        xp = c.xp
+        d = xp.linalg.diagonal(c.C) if hasattr(xp, "linalg") else None
+        s = 1 / xp.sqrt(d)
+        return s, c.C * s[:, None] * s[None, :]
+
+    def cov_rrule(*args: Any, **kwargs: Any) -> Any:
+        c, y, _ = parts(args, kwargs)
+        xp = c.xp
+        seen = tuple(a if i < 2 else _NO for i, a in enumerate(args))
+
+        @pullback(y, seen, name=name)
+        def cov_pullback(y_bar: Any) -> tuple[Any, ...]:
+            p = c.C.shape[0]
+            Cb = xp.reshape(y_bar, (p, p))
+            if corr:  # R's diagonal is 1 whatever C is: its cotangent is dropped
+                s, R = scales(c)
+                eye = xp.eye(p, dtype=Cb.dtype)
+                Cb = Cb * (1 - eye)
+                RbS = Cb + xp.matrix_transpose(Cb)
+                dd = -(s * s / 2) * xp.sum(RbS * R, axis=1)
+                Cb = Cb * s[:, None] * s[None, :] + eye * dd
+            X_bar = ((Cb + xp.matrix_transpose(Cb)) @ c.Xcw) / c.fact
+            m_bar, y_bar2 = c.back(X_bar)
+            out = [m_bar] + [_NO] * (len(args) - 1)
+            if len(args) > 1 and args[1] is not None:
+                out[1] = y_bar2
+            return tuple(out) if len(out) > 1 else out[0]
+
+        return y, cov_pullback
+
+    def cov_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        c, y, _ = parts(args, kwargs)
+        xp = c.xp
+        ts = tangents_in(name, tangents, args)
+        if ts is None:
+            return y, _ZERO
+        tm = ts[0] if ProjectTo(c.m, xp).differentiable else _ZERO
+        ty = ts[1] if len(args) > 1 and args[1] is not None else _ZERO
+        if ty is not _ZERO and not ProjectTo(args[1], xp).differentiable:
+            ty = _ZERO
+        if isinstance(tm, AbstractZero) and isinstance(ty, AbstractZero):
+            return y, _ZERO
+        lead = ts.lead()
+        dC = c.C_dot(c.X_dot(tm, ty, ts.extra, lead))
+        if corr:
+            s, R = scales(c)
+            dd = xp.linalg.diagonal(dC) * s * s  # d(diag C) / diag C
+            dC = dC * s[:, None] * s[None, :] - R * (dd[..., :, None] + dd[..., None, :]) / 2
+            dC = dC * (1 - xp.eye(R.shape[0], dtype=dC.dtype))  # the diagonal stays 1
+        return y, in_dtype(xp, xp.reshape(dC, (*lead, *tuple(y.shape))), y.dtype)
+
+    return cov_rrule, cov_frule
+
+
+def _cov_ex(rng: Any) -> list[Any]:
+    m = rng.standard_normal((3, 6))
+    return [
+        ((m,), {}),
+        ((m.T,), {"rowvar": False}),
+        ((rng.standard_normal(5), rng.standard_normal(5)), {}),
+        ((m,), {"bias": True}),
+        Example((m,), {"ddof": 2, "aweights": rng.uniform(0.5, 1.5, 6)}, note="weights"),
+        Example((m,), {"fweights": np.array([1, 2, 1, 3, 1, 2])}, note="weights"),
+        ((rng.standard_normal(6),), {}),  # one variable: a 0-d result
+    ]
+
+
+def _corrcoef_ex(rng: Any) -> list[Any]:
+    m = rng.standard_normal((3, 6))
+    return [
+        ((m,), {}),
+        ((m.T,), {"rowvar": False}),
+        ((rng.standard_normal(5), rng.standard_normal(5)), {}),
+        ((rng.standard_normal((2, 5)), rng.standard_normal(5)), {}),
+    ]
+
+
+_COV_EXPECT = Expect(
+    "scalar-free",
+    "the checker moves positional arrays to the device, not keywords: np.cov itself refuses the "
+    "host weights beside device data",
+    example="weights",
+)
+
+_CORR_EXPECT = Expect(
+    "numpy",
+    "the float32 finite-difference reference of an entry whose derivative is ~0 is float32 "
+    "rounding of np.corrcoef itself (-2.7e-8, above the 1e-8 absolute tolerance)",
+    example="#0",
+    dtype="float32",
+    phase="test_frule",
+)
+
+for _name, _ex in (("cov", _cov_ex), ("corrcoef", _corrcoef_ex)):
+    _r, _f = _cov_rules(_name)
+    _expect = _COV_EXPECT if _name == "cov" else _CORR_EXPECT
+    register_rrule(f"numpy:{_name}", examples=_ex, expect=_expect)(_r)
+    register_frule(f"numpy:{_name}", examples=_ex, expect=_expect)(_f)
+
+
+# --- bincount: a scatter-add of the weights -----------------------------------------------------
+_BINCOUNT = signature("bincount", lambda x, /, weights=None, minlength=0, **options: None)
+
+
+def _bincount_parts(args: Any, kwargs: Any) -> tuple[Any, Any, Any, Any]:
+    a = _BINCOUNT.bind(args, kwargs)
+    x, w = a["x"], a["weights"]
+    xp = namespace_of(x, *([w] if w is not None else []), fname="bincount")
+    y = numpy_like_module(x, xp).bincount(*args, **kwargs)
+    return xp, x, w, y
+
+
+_BINCOUNT_JIT = Expect(
+    "jit", "jax.numpy.bincount needs a static length= under jax.jit (NumPy has none)", kind="skip"
+)
+
+
+@register_rrule("numpy:bincount", examples=lambda rng: _bincount_ex(rng), expect=_BINCOUNT_JIT)
+def bincount_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, x, w, y = _bincount_parts(args, kwargs)
+    w_positional = len(args) > 1 and w is not None
+    project_w = ProjectTo(w, xp) if w_positional else None
+    seen = tuple(w if i == 1 and w_positional else _NO for i in range(len(args)))
+
+    @pullback(y, seen)
+    def bincount_pullback(y_bar: Any) -> Any:
+        out: list[Any] = [_NO] * len(args)
+        if project_w is not None and project_w.differentiable:
+            out[1] = project_w(xp.take(y_bar, xp.reshape(x, (-1,)), axis=0))  # the gather
+        return tuple(out) if len(out) > 1 else out[0]
+
+    return y, bincount_pullback
+
+
+@register_frule("numpy:bincount", examples=lambda rng: _bincount_ex(rng), expect=_BINCOUNT_JIT)
+def bincount_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    from ..core import scatter_add
+
+    xp, x, w, y = _bincount_parts(args, kwargs)
+    if w is None or len(args) < 2 or not ProjectTo(w, xp).differentiable:
+        return y, _NO if w is None else _ZERO
+    ts = tangents_in("bincount", tangents, args)
+    if ts is None or isinstance(ts[1], AbstractZero):
+        return y, _ZERO
+    t, lead = ts[1], ts.lead()
+    dest = xp.zeros((*lead, y.shape[0]), dtype=y.dtype)
+    return y, scatter_add(dest, (..., x), in_dtype(xp, t, y.dtype))
+
+
+def _bincount_ex(rng: Any) -> list[Any]:
+    x = np.array([0, 2, 2, 5, 1, 2])
+    return [
+        ((x, rng.standard_normal(6)), {}),
+        ((x, rng.standard_normal(6)), {"minlength": 8}),
+        ((x,), {}),
+    ]
+
+
+# --- non-differentiable: counts, bin edges, bin indices -----------------------------------------
+# The counts are piecewise constant in the data: zero derivative. The bin edges are constant only
+# for a given range= (or explicit edges); edges taken from the data's min and max are not
+# differentiated (documented limit), so the examples fix range=.
+def _histogram_ex(rng: Any) -> list[Any]:
+    return [
+        ((rng.uniform(-2.9, 2.9, 10),), {"bins": 4, "range": (-3.0, 3.0)}),
+        ((rng.uniform(-0.9, 0.9, 8), 3), {"range": (-1.0, 1.0), "density": True}),
+    ]
+
+
+def _bin_edges_ex(rng: Any) -> list[Any]:
+    return [((rng.uniform(-2.9, 2.9, 10),), {"bins": 4, "range": (-3.0, 3.0)})]
+
+
+def _histogram2d_ex(rng: Any) -> list[Any]:
+    u = rng.uniform(-0.9, 0.9, (2, 8))
+    return [((u[0], u[1]), {"bins": 3, "range": ((-1.0, 1.0), (-1.0, 1.0))})]
+
+
+def _histogramdd_ex(rng: Any) -> list[Any]:
+    return [((rng.uniform(-0.9, 0.9, (8, 2)),), {"bins": 3, "range": ((-1, 1), (-1, 1))})]
+
+
+def _digitize_ex(rng: Any) -> list[Any]:
+    return [((rng.standard_normal(6), np.array([-1.0, 0.0, 1.0])), {})]
+
+
+def _register_nondiff() -> None:
+    from .searching import numpy_non_differentiable
+
+    numpy_non_differentiable("histogram", zero=True, examples=_histogram_ex)
+    numpy_non_differentiable("histogram_bin_edges", zero=True, examples=_bin_edges_ex)
+    numpy_non_differentiable("histogram2d", zero=True, examples=_histogram2d_ex)
+    numpy_non_differentiable("digitize", examples=_digitize_ex)
+
+
+_register_nondiff()
+
+
+# histogramdd returns (counts, [edges, ...]): a list nested in the tuple, which @pullback's entry
+# count does not read (it flattens the cotangent), so its zero rules are written by hand
+@register_rrule("numpy:histogramdd", examples=_histogramdd_ex)
+def histogramdd_rrule(*args: Any, **kwargs: Any) -> Any:
+    if not args:
+        raise TypeError("histogramdd() missing required argument 'sample' (pos 0)")
+    if kwargs.get("out") is not None:
+        raise TypeError("histogramdd: out= is not supported by the rules")
+    xp = namespace_of(args[0], fname="histogramdd")
+    y = numpy_like_module(args[0], xp).histogramdd(*args, **kwargs)
+    zero = _ZERO if ProjectTo(args[0], xp).differentiable else _NO
+
+    def histogramdd_pullback(y_bar: Any) -> tuple[Any, ...]:
+        return (_NO, zero, *(_NO,) * (len(args) - 1))
+
+    return y, histogramdd_pullback
+
+
+@register_frule("numpy:histogramdd", examples=_histogramdd_ex)
+def histogramdd_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    y, _ = histogramdd_rrule(*args, **kwargs)
+    return y, _ZERO
