@@ -11,6 +11,7 @@ module                 functions
 ``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, ... non-differentiable)
 ``sets``               ``unique_*`` (non-differentiable)
+``searching_numpy``    NumPy's ``partition`` (and ``argpartition``, ``argwhere``, ... non-diff.)
 ``sorting``            ``sort`` (and ``argsort``, non-differentiable)
 ``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ...
 ``statistical_numpy``  NumPy's ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ...
@@ -34,6 +35,7 @@ from . import (  # noqa: F401
     manipulation,
     operators,
     searching,
+    searching_numpy,
     sets,
     sorting,
     statistical,
