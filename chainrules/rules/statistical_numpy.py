@@ -178,9 +178,10 @@ class _Quantile:
         else:
             nv = xp.asarray(float(self.n), dtype=qf.dtype)
         top = self.n - 1
+        itype = xp.int32 if self.n < 2**31 else xp.int64  # int64 is missing in JAX's default
 
         def index(v: Any) -> Any:
-            return xp.clip(xp.astype(v, xp.int64), 0, max(top, 0))
+            return xp.clip(xp.astype(v, itype), 0, max(top, 0))
 
         if method in ("lower", "higher", "nearest", "midpoint"):
             h = (nv - 1) * qf
@@ -432,7 +433,6 @@ def _filled_rules(name: str, plain: str, fill: float) -> Any:
         if not hasattr(x, "shape"):
             x = xp.asarray(x)
         nan = xp.isnan(x)
-        filled = xp.where(nan, xp.asarray(fill, dtype=x.dtype), x)
         return xp, x, nan, getattr(numpy_like_module(x, xp), plain)
 
     def filled_rrule(*args: Any, **kwargs: Any) -> Any:
@@ -444,7 +444,7 @@ def _filled_rules(name: str, plain: str, fill: float) -> Any:
         @pullback(y, (x, *nos), name=name)
         def filled_pullback(y_bar: Any) -> tuple[Any, ...]:
             g = inner(y_bar)[1]
-            if isinstance(g, AbstractZero) or isinstance(g, NoTangent):
+            if isinstance(g, (AbstractZero, NoTangent)):
                 return (g, *nos)
             return (xp.where(nan, xp.zeros_like(g), g), *nos)
 
@@ -474,16 +474,26 @@ for _name, _plain, _fill, _ex in (
 
 
 # --- nanvar, nanstd -----------------------------------------------------------------------------
-def _nan_spread_rules(name: str) -> Any:
-    from .statistical import _bind, _consts, _tangent
-    from ._util import expand_reduced
+def _nan_spread_template(
+    x: Any,
+    /,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: Any = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = None,
+    mean: Any = None,
+    correction: Any = None,
+) -> None: ...
 
-    sig = signature(
-        name,
-        lambda x, /, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        mean=None, correction=None: None,
-        ("where", "mean"),
-    )
+
+def _nan_spread_rules(name: str) -> Any:
+    from ._util import expand_reduced
+    from .statistical import _bind, _consts, _tangent
+
+    sig = signature(name, _nan_spread_template, ("where", "mean"))
     std = name == "nanstd"
 
     def parts(args: Any, kwargs: Any) -> tuple[Any, ...]:
@@ -565,7 +575,13 @@ def _cov_template(
 
 
 def _corrcoef_template(
-    x: Any, y: Any = None, rowvar: bool = True, bias: Any = None, ddof: Any = None, *, dtype: Any = None
+    x: Any,
+    y: Any = None,
+    rowvar: bool = True,
+    bias: Any = None,
+    ddof: Any = None,
+    *,
+    dtype: Any = None,
 ) -> None: ...
 
 
