@@ -16,8 +16,10 @@ module                 functions
 ``creation_numpy``     NumPy's ``logspace``, ``geomspace`` (and index builders, windows)
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, ... non-differentiable)
 ``sets``               ``unique_*`` (non-differentiable)
+``searching_numpy``    NumPy's ``partition`` (and ``argpartition``, ``argwhere``, ... non-diff.)
 ``sorting``            ``sort`` (and ``argsort``, non-differentiable)
 ``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ...
+``statistical_numpy``  NumPy's ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ...
 ``utility``            ``diff`` (and ``all``, ``any``, non-differentiable)
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
@@ -43,8 +45,10 @@ from . import (  # noqa: F401
     operators,
     polynomial_numpy,
     searching,
+    searching_numpy,
     sets,
     sorting,
     statistical,
+    statistical_numpy,
     utility,
 )
