@@ -21,11 +21,12 @@ with the *conjugated* other operands.
   ``x1_bar = x2 * conj(y_bar)`` and ``x2_bar = x1 * y_bar``.
 * ``einsum`` (any subscripts: implicit or explicit output, ``...``, repeated indices within an
   operand, any number of operands, 0-d operands; NumPy's interleaved form ``einsum(a, [0, 1], b,
-  [1, 2], [0, 2])`` is turned into the subscripts string by the binder): the cotangent of operand ``k`` is the einsum of
-  ``y_bar`` with the other (conjugated) operands onto ``k``'s distinct indices; an index of ``k``
-  found nowhere else is broadcast back, and an index repeated within ``k`` (``'ii->i'``) is put
-  back on the diagonal by contracting with identity matrices (``xp.eye``). An axis an operand was
-  broadcast along (length 1 against a longer one) gets an index of its own, so it is summed away.
+  [1, 2], [0, 2])`` is turned into the subscripts string by the binder): the cotangent of
+  operand ``k`` is the einsum of ``y_bar`` with the other (conjugated) operands onto ``k``'s
+  distinct indices; an index of ``k`` found nowhere else is broadcast back, and an index repeated
+  within ``k`` (``'ii->i'``) is put back on the diagonal by contracting with identity matrices
+  (``xp.eye``). An axis an operand was broadcast along (length 1 against a longer one) gets an
+  index of its own, so it is summed away.
 * ``matvec`` (``y = A v``, NumPy 2.2): ``A_bar = y_bar conj(v)^T``, ``v_bar = A^H y_bar``;
   ``vecmat`` conjugates its vector (``y = conj(v)^T A``): ``v_bar = A conj(y_bar)``,
   ``A_bar = v y_bar^T``; broadcast batch axes are summed away.
@@ -882,8 +883,7 @@ def _sublist_letter(i: Any) -> str:
         return "..."
     if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < 52:
         raise ValueError(
-            f"einsum: a sublist holds ints in [0, 52) or Ellipsis, got {i!r} (the interleaved "
-            "form)"
+            f"einsum: a sublist holds ints in [0, 52) or Ellipsis, got {i!r} (the interleaved form)"
         )
     return chr(ord("A") + i) if i < 26 else chr(ord("a") + i - 26)  # NumPy's labels
 

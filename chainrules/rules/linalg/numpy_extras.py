@@ -67,6 +67,11 @@ def _re(xp: Any, x: Any) -> Any:
     return xp.real(x) if _complex(xp, x) else x
 
 
+def _as(xp: Any, x: Any, dtype: Any) -> Any:
+    """``x`` in ``dtype``, without the copy ``astype`` makes when it already is."""
+    return x if x.dtype == dtype else xp.astype(x, dtype)
+
+
 def _diag(xp: Any, m: Any) -> Any:
     return xp.linalg.diagonal(m)
 
@@ -140,9 +145,9 @@ def _gauge(xp: Any, v: Any) -> tuple[Any, Any]:
 def _eig_back(xp: Any, w: Any, v: Any, w_bar: Any, v_bar: Any) -> Any:
     """``A_bar`` of ``eig`` (maths notes); ``None`` is a zero cotangent."""
     g = None
+    vh = _h(xp, v)
     if v_bar is not None:
-        vh = _h(xp, v)
-        wm = vh @ xp.astype(v_bar, v.dtype)
+        wm = vh @ _as(xp, v_bar, v.dtype)
         dw = _diag(xp, wm)
         g = wm - (vh @ v) * _re(xp, dw)[..., None, :]
         if _complex(xp, v):
@@ -153,11 +158,11 @@ def _eig_back(xp: Any, w: Any, v: Any, w_bar: Any, v_bar: Any) -> Any:
     if w_bar is not None:
         d = _eye_times(xp, w_bar, v.dtype)
         g = d if g is None else g + d
-    return xp.linalg.solve(_h(xp, v), g @ _h(xp, v))
+    return xp.linalg.solve(vh, g @ vh)
 
 
 def _eig_dot(xp: Any, w: Any, v: Any, a_dot: Any, vectors: bool) -> tuple[Any, Any]:
-    k = _solve(xp, v, xp.astype(a_dot, v.dtype) @ v)  # V^-1 dA V (chunk axes lead)
+    k = _solve(xp, v, _as(xp, a_dot, v.dtype) @ v)  # V^-1 dA V (chunk axes lead)
     w_dot = in_dtype(xp, _diag(xp, k), w.dtype)
     if not vectors:
         return w_dot, None
@@ -267,10 +272,7 @@ def _lstsq_factors(xp: Any, a: Any, rcond: Any) -> tuple[Any, Any, Any, Any, Any
         cut = eps if rcond < 0 else float(rcond)
     else:  # an array cutoff (JAX)
         cut = xp.where(rcond < 0, eps, rcond)
-    if s.shape[-1] == 0:
-        mask = s > 0
-    else:
-        mask = s > cut * xp.max(s, axis=-1, keepdims=True)
+    mask = s > 0 if s.shape[-1] == 0 else s > cut * xp.max(s, axis=-1, keepdims=True)
     sinv = xp.where(mask, 1 / xp.where(mask, s, xp.ones_like(s)), xp.zeros_like(s))
     return u, s, vh, mask, sinv
 
@@ -283,22 +285,22 @@ def _lstsq_back(
     xp: Any, a: Any, b: Any, y: tuple[Any, ...], f: tuple[Any, ...], bars: list[Any]
 ) -> tuple[Any, Any]:
     """``(A_bar, b_bar)`` of ``lstsq`` (maths notes); ``None`` entries of ``bars`` are zero."""
-    u, s, vh, mask, sinv = f
+    u, _, vh, mask, sinv = f
     x_bar, res_bar, _, s_bar = bars
     vec = b.ndim == 1
     dt = u.dtype
-    xm = xp.astype(_col(xp, y[0], vec), dt)
-    bm = xp.astype(_col(xp, b, vec), dt)
+    xm = _as(xp, _col(xp, y[0], vec), dt)
+    bm = _as(xp, _col(xp, b, vec), dt)
     v, uh = _h(xp, vh), _h(xp, u)
     a_bar: Any = None
     b_bar: Any = None
-    xb: Any = None if x_bar is None else xp.astype(_col(xp, x_bar, vec), dt)
-    r = bm - xp.astype(a, dt) @ xm
+    xb: Any = None if x_bar is None else _as(xp, _col(xp, x_bar, vec), dt)
+    r = bm - _as(xp, a, dt) @ xm
     if res_bar is not None and y[1].shape[-1] != 0:
-        rr = r * xp.astype(res_bar, dt)  # r diag(res_bar)
+        rr = r * _as(xp, res_bar, dt)  # r diag(res_bar)
         b_bar = 2 * rr
         a_bar = -2 * (rr @ _h(xp, xm))
-        t = -2 * (_h(xp, xp.astype(a, dt)) @ rr)
+        t = -2 * (_h(xp, _as(xp, a, dt)) @ rr)
         xb = t if xb is None else xb + t
     if xb is not None:
         bx = u @ (sinv[:, None] * (vh @ xb))  # P^H xb
@@ -309,7 +311,7 @@ def _lstsq_back(
         a_bar = g if a_bar is None else a_bar + g
         b_bar = bx if b_bar is None else b_bar + bx
     if s_bar is not None:
-        g = (u * xp.astype(s_bar, dt)[None, :]) @ vh
+        g = (u * _as(xp, s_bar, dt)[None, :]) @ vh
         a_bar = g if a_bar is None else a_bar + g
     if vec and b_bar is not None:
         b_bar = b_bar[:, 0]
@@ -323,9 +325,9 @@ def _lstsq_dot(
     u, s, vh, mask, sinv = f
     vec = b.ndim == 1
     dt = u.dtype
-    am = xp.astype(a, dt)
-    xm = xp.astype(_col(xp, y[0], vec), dt)
-    r = xp.astype(_col(xp, b, vec), dt) - am @ xm
+    am = _as(xp, a, dt)
+    xm = _as(xp, _col(xp, y[0], vec), dt)
+    r = _as(xp, _col(xp, b, vec), dt) - am @ xm
     v, uh = _h(xp, vh), _h(xp, u)
 
     def p(z: Any) -> Any:
@@ -338,14 +340,14 @@ def _lstsq_dot(
     dr: Any = None
     ds: Any = None
     if da is not None:
-        da = xp.astype(da, dt)
+        da = _as(xp, da, dt)
         dah = _h(xp, da)
         t = dah @ ph(xm)
         dx = -p(da @ xm) + p(ph(dah @ r)) + t - v @ (xp.astype(mask, dt)[:, None] * (vh @ t))
         dr = -(da @ xm)
         ds = in_dtype(xp, _re(xp, xp.sum(_conj(xp, u) * (da @ v), axis=-2)), s.dtype)
     if db is not None:
-        dbm = xp.astype(_col(xp, db, vec), dt)
+        dbm = _as(xp, _col(xp, db, vec), dt)
         dx = p(dbm) if dx is None else dx + p(dbm)
         dr = dbm if dr is None else dr + dbm
     dr = dr - am @ dx
