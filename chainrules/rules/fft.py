@@ -2,9 +2,9 @@
 ``irfft``, ``rfftn``, ``irfftn``, ``hfft``, ``ihfft``, ``fftshift``, ``ifftshift`` (every ``n`` /
 ``s`` / ``axis`` / ``axes`` / ``norm``) -- and NumPy's names (``"numpy:fft.NAME"``: positional
 ``n``/``axis``/``norm``, ``norm=None`` meaning ``"backward"``, ``out=`` rejected; ``jax.numpy.fft``
-follows NumPy). ``fftfreq`` and ``rfftfreq`` are non-differentiable (their inputs are sizes). NumPy's 2-D names
-``fft2``, ``ifft2``, ``rfft2``, ``irfft2`` (``"numpy:"`` only) are ``fftn`` & co with
-``axes=(-2, -1)`` by default, and share their rules.
+follows NumPy). ``fftfreq`` and ``rfftfreq`` are non-differentiable (their inputs are sizes).
+NumPy's 2-D names ``fft2``, ``ifft2``, ``rfft2``, ``irfft2`` (``"numpy:"`` only) are ``fftn`` & co
+with ``axes=(-2, -1)`` by default, and share their rules.
 
 Maths notes
 -----------
