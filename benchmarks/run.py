@@ -25,9 +25,11 @@ import fft
 import indexing
 import interop
 import linalg_decompositions
+import linalg_extras
 import linalg_solvers
 import linear_algebra
 import norms
+import quantile
 from _timing import table
 
 MARKER = "<!-- BENCHMARK TABLE -->"
@@ -39,6 +41,8 @@ SUITES = {
     "linalg_solvers": linalg_solvers.run,
     "linalg_decompositions": linalg_decompositions.run,
     "fft": fft.run,
+    "quantile": quantile.run,
+    "linalg_extras": linalg_extras.run,
     "ad": ad.run,
     "interop": interop.run,
 }

@@ -6,6 +6,8 @@ module                 functions
 ``creation``           ``asarray``, ``full``, ``linspace``, ``meshgrid``, ``tril``, ...
 ``data_types``         ``astype`` (and the non-differentiable dtype queries)
 ``elementwise``        ``sin``, ``add``, ``clip``, ... (and NumPy's names for them)
+``elementwise_numpy``  NumPy's ``angle``, ``cross``, ``interp``, ``gradient``, ``trapezoid``, ...
+``polynomial_numpy``   NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
 ``indexing``           ``x[key]``, ``take``, ``take_along_axis``
 ``linear_algebra``     ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot``, ``einsum``
 ``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
@@ -13,9 +15,11 @@ module                 functions
 ``indexing_numpy``     NumPy's ``choose``, ``compress``, ``diag``, ``select``, ``put``, ...
 ``creation_numpy``     NumPy's ``logspace``, ``geomspace`` (and index builders, windows)
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, ... non-differentiable)
+``searching_numpy``    NumPy's ``partition`` (and ``argpartition``, ``argwhere``, ... non-diff.)
 ``sets``               ``unique_*`` (non-differentiable)
 ``sorting``            ``sort`` (and ``argsort``, non-differentiable)
 ``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ...
+``statistical_numpy``  NumPy's ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ...
 ``utility``            ``diff`` (and ``all``, ``any``, non-differentiable)
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
@@ -30,6 +34,7 @@ from . import (  # noqa: F401
     creation_numpy,
     data_types,
     elementwise,
+    elementwise_numpy,
     fft,
     indexing,
     indexing_numpy,
@@ -38,9 +43,12 @@ from . import (  # noqa: F401
     manipulation,
     manipulation_numpy,
     operators,
+    polynomial_numpy,
     searching,
+    searching_numpy,
     sets,
     sorting,
     statistical,
+    statistical_numpy,
     utility,
 )

@@ -3,6 +3,8 @@
 ``s`` / ``axis`` / ``axes`` / ``norm``) -- and NumPy's names (``"numpy:fft.NAME"``: positional
 ``n``/``axis``/``norm``, ``norm=None`` meaning ``"backward"``, ``out=`` rejected; ``jax.numpy.fft``
 follows NumPy). ``fftfreq`` and ``rfftfreq`` are non-differentiable (their inputs are sizes).
+NumPy's 2-D names ``fft2``, ``ifft2``, ``rfft2``, ``irfft2`` (``"numpy:"`` only) are ``fftn`` & co
+with ``axes=(-2, -1)`` by default, and share their rules.
 
 Maths notes
 -----------
@@ -91,7 +93,13 @@ _SPECS: dict[str, tuple[bool, str]] = {
     "irfft": (False, "c2r"),
     "irfftn": (True, "c2r"),
     "hfft": (False, "c2r"),
+    # NumPy's 2-D names: fftn & co with axes=(-2, -1) by default
+    "fft2": (True, "c2c"),
+    "ifft2": (True, "c2c"),
+    "rfft2": (True, "r2c"),
+    "irfft2": (True, "c2r"),
 }
+_TWO_D = ("fft2", "ifft2", "rfft2", "irfft2")
 # the transform whose swapped-norm version is each one's adjoint (up to the weights w)
 _ADJOINT = {
     "fft": "ifft",
@@ -104,6 +112,10 @@ _ADJOINT = {
     "irfftn": "rfftn",
     "hfft": "ihfft",
     "ihfft": "hfft",
+    "fft2": "ifftn",
+    "ifft2": "fftn",
+    "rfft2": "irfftn",
+    "irfft2": "rfftn",
 }
 
 
@@ -189,6 +201,10 @@ for _name, (_nd, _) in _SPECS.items():
         _SIGNATURES[_name, True] = signature(
             _fname, lambda x, /, n=None, axis=-1, norm=None, out=None: None
         )
+for _name in _TWO_D:  # NumPy only
+    _SIGNATURES[_name, True] = signature(
+        f"fft.{_name}", lambda x, /, s=None, axes=(-2, -1), norm=None, out=None: None
+    )
 for _name in ("fftshift", "ifftshift"):
     _SIGNATURES[_name, False] = signature(f"fft.{_name}", lambda x, /, *, axes=None: None)
     _SIGNATURES[_name, True] = signature(f"fft.{_name}", lambda x, /, axes=None: None)
@@ -269,6 +285,8 @@ def _length(name: str, n_d: bool, n: Any, m: int, half: bool) -> int:
 
 def _transform(xp: Any, name: str, v: Any, s: tuple[int, ...], axes: Any, norm: str) -> Any:
     """``xp.fft.NAME`` over ``axes`` with lengths ``s`` (a 1-D name takes ``n`` and ``axis``)."""
+    if name in _TWO_D:  # fft2 is fftn over the given axes
+        name = name[:-1] + "n"
     f = getattr(xp.fft, name)
     if name.endswith("n"):
         return f(v, s=s, axes=axes, norm=norm)
@@ -417,7 +435,8 @@ _COMPLEX_ONLY = {
 _TORCH_EMPTY = Expect("torch", "torch's CPU FFT refuses a zero-size batch", "skip", "zero-size")
 
 for _name in (*_SPECS, "fftshift", "ifftshift"):
-    for _numpy, _target in ((False, f"fft.{_name}"), (True, f"numpy:fft.{_name}")):
+    _targets = ((False, f"fft.{_name}"), (True, f"numpy:fft.{_name}"))
+    for _numpy, _target in _targets[1:] if _name in _TWO_D else _targets:
         _rules = _shift_rules if _name.endswith("shift") else _fft_rules
         _rrule, _frule = _rules(_name, _numpy)
         _rrule.__name__ = _rrule.__qualname__ = f"{_name}_rrule"
@@ -570,7 +589,36 @@ def _resize_ex(rng: Any) -> list[Any]:
     ]
 
 
+def _fft2_ex(rng: Any, numpy: bool) -> list[Any]:
+    return [
+        ((_c(rng, 3, 4),), {}),
+        ((_c(rng, 2, 3, 4),), {"s": (4, 3), "norm": "ortho"}),  # padding and truncation
+        ((_c(rng, 2, 3, 2), None, (0, 2), "forward"), {}),
+        ((_r(rng, 3, 2),), {"axes": (1, 0)}),
+    ]
+
+
+def _rfft2_ex(rng: Any, numpy: bool) -> list[Any]:
+    return [
+        ((_r(rng, 3, 4),), {}),
+        ((_r(rng, 2, 3, 5),), {"s": (4, 6), "norm": "ortho"}),
+        ((_r(rng, 3, 2, 3), None, (0, 2), "forward"), {}),
+    ]
+
+
+def _irfft2_ex(rng: Any, numpy: bool) -> list[Any]:
+    return [
+        ((_c(rng, 3, 3),), {}),
+        ((_c(rng, 2, 3, 4),), {"s": (3, 7), "norm": "ortho"}),
+        ((_c(rng, 3, 2, 3), (2, 5), (0, 2), "forward"), {}),
+    ]
+
+
 _EXAMPLES: dict[str, Callable[[Any, bool], list[Any]]] = {
+    "fft2": _fft2_ex,
+    "ifft2": _fft2_ex,
+    "rfft2": _rfft2_ex,
+    "irfft2": _irfft2_ex,
     "fft": _c2c_ex,
     "ifft": _c2c_ex,
     "fftn": _c2c_nd_ex,

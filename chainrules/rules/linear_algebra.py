@@ -1,6 +1,6 @@
 """Rules for the standard's linear algebra functions (``linear_algebra_functions``) --
 ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot`` -- and NumPy's product names
-(``dot``, ``vdot``, ``inner``, ``einsum``, ``kron``, ``tensordot``).
+(``dot``, ``vdot``, ``inner``, ``einsum``, ``kron``, ``tensordot``, ``matvec``, ``vecmat``).
 
 Maths notes
 -----------
@@ -20,11 +20,16 @@ with the *conjugated* other operands.
 * ``vecdot`` and ``vdot`` conjugate their first operand: ``y = sum(conj(x1) * x2)``, so
   ``x1_bar = x2 * conj(y_bar)`` and ``x2_bar = x1 * y_bar``.
 * ``einsum`` (any subscripts: implicit or explicit output, ``...``, repeated indices within an
-  operand, any number of operands, 0-d operands): the cotangent of operand ``k`` is the einsum of
-  ``y_bar`` with the other (conjugated) operands onto ``k``'s distinct indices; an index of ``k``
-  found nowhere else is broadcast back, and an index repeated within ``k`` (``'ii->i'``) is put
-  back on the diagonal by contracting with identity matrices (``xp.eye``). An axis an operand was
-  broadcast along (length 1 against a longer one) gets an index of its own, so it is summed away.
+  operand, any number of operands, 0-d operands; NumPy's interleaved form ``einsum(a, [0, 1], b,
+  [1, 2], [0, 2])`` is turned into the subscripts string by the binder): the cotangent of
+  operand ``k`` is the einsum of ``y_bar`` with the other (conjugated) operands onto ``k``'s
+  distinct indices; an index of ``k`` found nowhere else is broadcast back, and an index repeated
+  within ``k`` (``'ii->i'``) is put back on the diagonal by contracting with identity matrices
+  (``xp.eye``). An axis an operand was broadcast along (length 1 against a longer one) gets an
+  index of its own, so it is summed away.
+* ``matvec`` (``y = A v``, NumPy 2.2): ``A_bar = y_bar conj(v)^T``, ``v_bar = A^H y_bar``;
+  ``vecmat`` conjugates its vector (``y = conj(v)^T A``): ``v_bar = A conj(y_bar)``,
+  ``A_bar = v y_bar^T``; broadcast batch axes are summed away.
 * ``kron``: ``y`` reshaped to interleaved axes ``(a0, b0, a1, b1, ...)`` is ``a * b`` there, so
   ``a_bar = einsum(y_bar, conj(b))`` over the ``b`` axes, and likewise for ``b``.
 
@@ -693,6 +698,127 @@ def vdot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     return y, total(xp, y, [ta, tb])
 
 
+# --- matvec, vecmat: NumPy 2.2's gufuncs -----------------------------------------------------
+def _numpy_functions(xp: Any) -> Any:
+    """The module with NumPy's own names for arrays of ``xp``: ``jax.numpy`` itself, CuPy, or
+    NumPy (array-api-compat's NumPy namespace lacks the gufuncs)."""
+    if array_api_compat.is_jax_namespace(xp):
+        return xp
+    if array_api_compat.is_cupy_namespace(xp):
+        import cupy
+
+        return cupy
+    import numpy
+
+    return numpy
+
+
+def _matvec_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        ((r((2, 3)), r(3)), {}),
+        ((r((2, 2, 3)), r(3)), {}),  # a stack of matrices, one vector
+        ((r((2, 3)), r((2, 1, 3))), {}),  # one matrix, broadcast batch axes
+        ((r((2, 2)) + 1j * r((2, 2)), r(2) + 1j * r(2)), {}),
+        ((r((3, 2)), r(2) + 1j * r(2)), {}),  # a real matrix, a complex vector
+    ]
+
+
+def _vecmat_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        ((r(2), r((2, 3))), {}),
+        ((r((2, 2)), r((2, 3))), {}),
+        ((r(3), r((2, 3, 2))), {}),
+        ((r(2) + 1j * r(2), r((2, 2)) + 1j * r((2, 2))), {}),  # the vector is conjugated
+        ((r(2) + 1j * r(2), r((2, 3))), {}),
+    ]
+
+
+_MATVEC = signature("matvec", lambda x1, x2, /, *, out=None: None)
+_VECMAT = signature("vecmat", lambda x1, x2, /, *, out=None: None)
+
+
+def _gufunc_call(name: str, sig: Signature, args: Any, kwargs: Any) -> tuple[Any, ...]:
+    x1, x2 = bind_pair(sig, args, kwargs)
+    xp = namespace_of(x1, x2, fname=name)
+    mat, vec = (x1, x2) if name == "matvec" else (x2, x1)
+    if getattr(mat, "ndim", 0) < 2 or getattr(vec, "ndim", 0) < 1:
+        raise ValueError(
+            f"{name}: expected a (stack of) matrices and a (stack of) vectors, got shapes "
+            f"{tuple(getattr(x1, 'shape', ()))} and {tuple(getattr(x2, 'shape', ()))}"
+        )
+    return xp, x1, x2, getattr(_numpy_functions(xp), name)(x1, x2)
+
+
+@register_rrule("numpy:matvec", examples=_matvec_ex)
+def matvec_rrule(*args: Any, **kwargs: Any) -> Any:
+    """``y = A v`` over the last axes (no conjugation)."""
+    xp, a, v, y = _gufunc_call("matvec", _MATVEC, args, kwargs)
+    pa, pv = ProjectTo(a, xp), ProjectTo(v, xp)
+
+    @pullback(y, args, name="matvec")
+    def matvec_pullback(y_bar: Any) -> Any:
+        a_bar = v_bar = _NO
+        if pa.differentiable:
+            g = xp.expand_dims(y_bar, axis=-1) * xp.expand_dims(conj(xp, v), axis=-2)
+            a_bar = pa(sum_to(xp, g, a.shape))
+        if pv.differentiable:
+            g = xp.matmul(adjoint(xp, a), xp.expand_dims(y_bar, axis=-1))[..., 0]
+            v_bar = pv(sum_to(xp, g, v.shape))
+        return a_bar, v_bar
+
+    return y, matvec_pullback
+
+
+@register_frule("numpy:matvec", examples=_matvec_ex)
+def matvec_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, v, y = _gufunc_call("matvec", _MATVEC, args, kwargs)
+    dots = tangents_in("matvec", tangents[:3], (a, v))
+    if dots is None:
+        return y, _ZERO
+    f = _numpy_functions(xp).matvec
+    batch = y.ndim - 1
+    da, dv = tangent(xp, dots[0], a), tangent(xp, dots[1], v)
+    ta = None if da is None else f(pad_chunk(xp, da, dots.extra, batch + 2), v)
+    tv = None if dv is None else f(a, pad_chunk(xp, dv, dots.extra, batch + 1))
+    return y, total(xp, y, [ta, tv])
+
+
+@register_rrule("numpy:vecmat", examples=_vecmat_ex)
+def vecmat_rrule(*args: Any, **kwargs: Any) -> Any:
+    """``y_j = sum_i conj(v_i) A_ij``: the vector is conjugated."""
+    xp, v, a, y = _gufunc_call("vecmat", _VECMAT, args, kwargs)
+    pv, pa = ProjectTo(v, xp), ProjectTo(a, xp)
+
+    @pullback(y, args, name="vecmat")
+    def vecmat_pullback(y_bar: Any) -> Any:
+        v_bar = a_bar = _NO
+        if pv.differentiable:
+            g = xp.matmul(a, xp.expand_dims(conj(xp, y_bar), axis=-1))[..., 0]
+            v_bar = pv(sum_to(xp, g, v.shape))
+        if pa.differentiable:
+            g = xp.expand_dims(v, axis=-1) * xp.expand_dims(y_bar, axis=-2)
+            a_bar = pa(sum_to(xp, g, a.shape))
+        return v_bar, a_bar
+
+    return y, vecmat_pullback
+
+
+@register_frule("numpy:vecmat", examples=_vecmat_ex)
+def vecmat_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, v, a, y = _gufunc_call("vecmat", _VECMAT, args, kwargs)
+    dots = tangents_in("vecmat", tangents[:3], (v, a))
+    if dots is None:
+        return y, _ZERO
+    f = _numpy_functions(xp).vecmat
+    batch = y.ndim - 1
+    dv, da = tangent(xp, dots[0], v), tangent(xp, dots[1], a)
+    tv = None if dv is None else f(pad_chunk(xp, dv, dots.extra, batch + 1), a)
+    ta = None if da is None else f(v, pad_chunk(xp, da, dots.extra, batch + 2))
+    return y, total(xp, y, [tv, ta])
+
+
 # --- einsum ---------------------------------------------------------------------------------------
 _LETTERS = string.ascii_letters
 
@@ -746,7 +872,52 @@ def _einsum_ex(rng: Any) -> list[Any]:
             {},
         ),
         (("ij,j->i", r((2, 3)), r(3) + 1j * r(3)), {}),
+        # NumPy's interleaved form: operand, sublist, ..., output sublist
+        ((r((2, 3)), [0, 1], r((3, 4)), [1, 2], [0, 2]), {}),
+        ((r((2, 3)), [Ellipsis, 1], r(3), [1]), {}),  # implicit output
     ]
+
+
+def _sublist_letter(i: Any) -> str:
+    if i is Ellipsis:
+        return "..."
+    if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < 52:
+        raise ValueError(
+            f"einsum: a sublist holds ints in [0, 52) or Ellipsis, got {i!r} (the interleaved form)"
+        )
+    return chr(ord("A") + i) if i < 26 else chr(ord("a") + i - 26)  # NumPy's labels
+
+
+def _sublist_subscripts(args: Sequence[Any]) -> str:
+    """The subscripts string of NumPy's interleaved call ``einsum(op0, sublist0, op1,
+    sublist1, ..., [sublist_out])``."""
+    pairs = len(args) // 2
+    subs = []
+    for k in range(pairs):
+        sub = args[2 * k + 1]
+        if isinstance(sub, str) or not isinstance(sub, (list, tuple)):
+            raise TypeError(
+                f"einsum: in the interleaved form, argument {2 * k + 1} must be a sublist "
+                f"(a list of ints), got {type(sub).__name__}"
+            )
+        subs.append("".join(map(_sublist_letter, sub)))
+    out = ""
+    if len(args) % 2:
+        tail = args[-1]
+        if not isinstance(tail, (list, tuple)):
+            raise TypeError(
+                f"einsum: the output sublist must be a list of ints, got {type(tail).__name__}"
+            )
+        out = "->" + "".join(map(_sublist_letter, tail))
+    return ",".join(subs) + out
+
+
+def _einsum_slots(args: Sequence[Any], n: int) -> list[int]:
+    """The positions of the operands in the call: after the subscripts, or every other
+    argument in the interleaved form."""
+    if args and isinstance(args[0], str):
+        return list(range(1, n + 1))
+    return list(range(0, 2 * n, 2))
 
 
 _UNSET: Any = object()  # optimize= not given: einsum is called without it
@@ -757,11 +928,10 @@ def _einsum_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     """NumPy's ``einsum(subscripts, *operands)``, bound and normalised: every operand's axes
     named by one letter each (``...`` expanded, broadcast length-1 axes given letters of their
     own), the output's letters, every letter's length, and the pool of letters still free."""
-    if not args or not isinstance(args[0], str):
-        raise TypeError(
-            "einsum: the rule takes the subscripts string first (the interleaved "
-            "operand/sublist form is not supported)"
-        )
+    if not args:
+        raise TypeError("einsum: expected the subscripts string and operands")
+    if not isinstance(args[0], str):  # the interleaved form: op, sublist, op, sublist, [out]
+        args = (_sublist_subscripts(args), *args[0::2][: len(args) // 2])
     p = _EINSUM.bind(args, kwargs)
     subscripts, originals = p["subscripts"], p["operands"]
     kw = {} if p["optimize"] is _UNSET else {"optimize": p["optimize"]}
@@ -868,6 +1038,11 @@ def einsum_rrule(*args: Any, **kwargs: Any) -> Any:
             p(_einsum_back(xp, spec, ops, k, y_bar)) if p.differentiable else _NO
             for k, p in enumerate(projects)
         ]
+        if not isinstance(args[0], str):  # the interleaved form: sublists have no tangent
+            out: list[Any] = [_NO] * len(args)
+            for k, i in enumerate(_einsum_slots(args, len(bars))):
+                out[i] = bars[k]
+            return tuple(out)
         return (_NO, *bars)  # the subscripts, then the operands
 
     return y, einsum_pullback
@@ -878,7 +1053,8 @@ def einsum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, originals, ops, spec, y = _einsum_call(args, kwargs)
     letters, out, _, pool = spec
     n = len(ops)
-    dots = tangents_in("einsum", (tangents[0], *tangents[2 : 2 + n]), originals)
+    slots = _einsum_slots(args, n)
+    dots = tangents_in("einsum", (tangents[0], *(tangents[1 + i] for i in slots)), originals)
     if dots is None:
         return y, _ZERO
     pool = pool.copy()

@@ -345,3 +345,27 @@ def test_pullbacks_have_rules(f, x, kw) -> None:  # type: ignore[no-untyped-def]
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.fft")
+
+
+# ---- NumPy's 2-D names: fftn & co over axes=(-2, -1) -------------------------------------------
+@pytest.mark.parametrize(
+    ("two", "nd"), [("fft2", "fftn"), ("ifft2", "ifftn"), ("rfft2", "rfftn"), ("irfft2", "irfftn")]
+)
+def test_fft2_names_match_fftn_over_the_last_two_axes(two: str, nd: str) -> None:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 4))
+    if two.startswith("irfft"):
+        x = x + 1j * rng.standard_normal((2, 3, 4))
+    f2, fn = getattr(np.fft, two), getattr(np.fft, nd)
+    y, pb = cr.rrule(f2, x, (3, 6), norm="ortho")
+    _, pb_ref = cr.rrule(fn, x, (3, 6), axes=(-2, -1), norm="ortho")
+    np.testing.assert_allclose(y, f2(x, (3, 6), norm="ortho"), rtol=1e-12)
+    y_bar = rng.standard_normal(y.shape) + (
+        1j * rng.standard_normal(y.shape) if y.dtype.kind == "c" else 0
+    )
+    np.testing.assert_allclose(pb(y_bar)[1], pb_ref(y_bar)[1], rtol=1e-12)
+
+
+def test_fft2_rejects_mismatched_s_and_axes() -> None:
+    with pytest.raises(ValueError, match=r"fft\.fft2"):
+        cr.rrule(np.fft.fft2, np.ones((3, 4)), s=(4,))

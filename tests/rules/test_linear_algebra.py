@@ -169,8 +169,6 @@ def test_errors_name_the_function_and_the_shapes() -> None:
         cr.rrule(np.matmul, a, b)[1](np.ones((2, 3)))
     with pytest.raises(TypeError, match="out= is not supported"):
         cr.rrule(np.dot, a, b, out=np.empty((2, 4)))
-    with pytest.raises(TypeError, match="interleaved"):
-        cr.rrule(np.einsum, a, [0, 1])
     with pytest.raises(ValueError, match="einsum: subscripts"):
         cr.rrule(np.einsum, "ij,jk->ik", a)
     with pytest.raises(ValueError, match="matmul: operands must have rank >= 1"):
@@ -315,3 +313,55 @@ def test_pullback_runs_under_jit_of_jacfwd(jax_numpy) -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.linear_algebra")
+
+
+# ---- einsum's interleaved form, matvec, vecmat ---------------------------------------------------
+def test_einsum_interleaved_form_matches_the_string_form() -> None:
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    y, pb = cr.rrule(np.einsum, a, [0, 1], b, [1, 2], [0, 2])
+    y_ref, pb_ref = cr.rrule(np.einsum, "ij,jk->ik", a, b)
+    np.testing.assert_allclose(y, y_ref)
+    y_bar = rng.standard_normal(y.shape)
+    res, ref = pb(y_bar), pb_ref(y_bar)
+    assert len(res) == 6 and all(isinstance(res[i], cr.NoTangent) for i in (2, 4, 5))
+    np.testing.assert_allclose(res[1], ref[2])
+    np.testing.assert_allclose(res[3], ref[3])
+    _, y_dot = cr.frule(
+        (cr.NoTangent(), a, cr.NoTangent(), b, cr.NoTangent(), cr.NoTangent()),
+        np.einsum,
+        a,
+        [0, 1],
+        b,
+        [1, 2],
+        [0, 2],
+    )
+    np.testing.assert_allclose(y_dot, 2 * y)
+
+
+def test_einsum_interleaved_form_errors() -> None:
+    with pytest.raises(ValueError, match="sublist"):
+        cr.rrule(np.einsum, np.ones(2), [60])
+    with pytest.raises(TypeError, match="sublist"):
+        cr.rrule(np.einsum, np.ones(2), "i")
+
+
+def test_matvec_vecmat_against_numpy() -> None:
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
+    v = rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    w = rng.standard_normal(2) + 1j * rng.standard_normal(2)
+    y, pb = cr.rrule(np.matvec, a, v)
+    np.testing.assert_allclose(y, a @ v)
+    g = rng.standard_normal(2) + 1j * rng.standard_normal(2)
+    _, a_bar, v_bar = pb(g)
+    np.testing.assert_allclose(a_bar, np.outer(g, np.conj(v)))
+    np.testing.assert_allclose(v_bar, np.conj(a).T @ g)
+    y, pb = cr.rrule(np.vecmat, w, a)
+    np.testing.assert_allclose(y, np.conj(w) @ a)
+    h = rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    _, w_bar, a_bar = pb(h)
+    np.testing.assert_allclose(w_bar, a @ np.conj(h))
+    np.testing.assert_allclose(a_bar, np.outer(w, h))
+    with pytest.raises(ValueError, match="matvec"):
+        cr.rrule(np.matvec, np.ones(3), np.ones(3))

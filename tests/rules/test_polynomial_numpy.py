@@ -1,0 +1,83 @@
+"""NumPy's polynomial and signal functions: NumPy's offsets and semantics, closed-form checks,
+errors, and the generated cells of every registration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.testing import test_frule, test_rrule
+from chainrules.testing.suite import rule_tests
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize(("n", "m"), [(5, 3), (3, 5), (2, 5), (4, 4)])
+def test_correlate_convolve_all_offsets(mode: str, n: int, m: int) -> None:
+    rng = np.random.default_rng(n * 10 + m)
+    a = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    v = rng.standard_normal(m) + 1j * rng.standard_normal(m)
+    for f in (np.convolve, np.correlate):
+        test_rrule(f, a, v, mode, jit=False, scalar_free=False)
+        test_frule(f, a, v, mode, jit=False, scalar_free=False)
+
+
+def test_polyval_closed_form() -> None:
+    p, x = np.array([2.0, -1.0, 3.0]), np.array([0.0, 2.0])
+    y, pb = cr.rrule(np.polyval, p, x)
+    np.testing.assert_array_equal(y, np.polyval(p, x))
+    _, p_bar, x_bar = pb(np.ones(2))
+    assert p_bar.tolist() == [4.0, 2.0, 2.0]  # sum of x^2, x^1, x^0
+    assert x_bar.tolist() == [-1.0, 7.0]  # p'(x) = 4x - 1
+
+
+def test_roots_sensitivity() -> None:
+    # (x - 1)(x - 2): moving the constant term by eps moves the roots by -/+ eps
+    r, pb = cr.rrule(np.roots, np.array([1.0, -3.0, 2.0]))
+    g = np.where(np.isclose(r, 2.0), 1.0, 0.0)
+    np.testing.assert_allclose(pb(g)[1], [-4.0, -2.0, -1.0])
+
+
+def test_poly_of_roots_round_trip() -> None:
+    r = np.array([0.5, -1.0, 2.0])
+    c, _pb = cr.rrule(np.poly, r)
+    np.testing.assert_allclose(c, np.poly(r))
+    with pytest.raises(ValueError, match="poly"):
+        cr.rrule(np.poly, np.eye(2))
+
+
+def test_polyfit_exact_fit_is_solve() -> None:
+    x = np.array([-1.0, 0.0, 1.0])
+    p, pb = cr.rrule(np.polyfit, x, np.array([1.0, 0.0, 1.0]), 2)
+    np.testing.assert_allclose(p, [1.0, 0.0, 0.0], atol=1e-12)
+    # an exact fit: y_bar = V^-T p_bar
+    y_bar = pb(np.array([0.0, 0.0, 1.0]))[2]
+    v = np.vander(x, 3)
+    np.testing.assert_allclose(y_bar, np.linalg.solve(v.T, [0.0, 0.0, 1.0]), atol=1e-12)
+    with pytest.raises(TypeError, match="polyfit"):
+        cr.rrule(np.polyfit, x, x, 1, full=True)
+
+
+def test_polyder_polyint_inverse() -> None:
+    p = np.array([1.0, 2.0, 3.0])
+    q, pb = cr.rrule(np.polyint, p, 2, np.array([4.0, 5.0]))
+    np.testing.assert_array_equal(q, np.polyint(p, 2, np.array([4.0, 5.0])))
+    _, p_bar, _, k_bar = pb(np.arange(5.0))
+    np.testing.assert_allclose(p_bar, np.arange(3.0) / np.array([12.0, 6.0, 2.0]))
+    assert k_bar.tolist() == [3.0, 4.0]
+    d, pb = cr.rrule(np.polyder, np.array([1.0, 2.0]), 3)  # every coefficient gone
+    np.testing.assert_array_equal(d, np.polyder(np.array([1.0, 2.0]), 3))
+
+
+def test_polyadd_padding() -> None:
+    _, pb = cr.rrule(np.polysub, np.array([1.0, 2.0, 3.0]), np.array([5.0]))
+    _, b1, b2 = pb(np.array([1.0, 2.0, 3.0]))
+    assert b1.tolist() == [1.0, 2.0, 3.0] and b2.tolist() == [-3.0]
+
+
+def test_vander_at_zero_is_finite() -> None:
+    _, pb = cr.rrule(np.vander, np.array([0.0, 1.0]), 3)
+    assert pb(np.ones((2, 3)))[1].tolist() == [1.0, 3.0]
+
+
+test_rule = rule_tests("chainrules.rules.polynomial_numpy")
