@@ -72,9 +72,12 @@ def safe(xp: Any, d: Any) -> Any:
 
 
 def unit(xp: Any, x: Any, ax: Any) -> Any:
-    """``x / |x|`` with 0 at 0 (``sign`` for real ``x``), given ``ax = |x|``: the derivative
-    direction of ``abs`` and of the 1-norm."""
-    return x / safe(xp, ax)
+    """``x / |x|`` with 0 at 0, given ``ax = |x|``: the derivative direction of ``abs`` and of
+    the 1-norm. For real ``x`` it is ``sign(x)``, which is also right at ``±inf`` (where
+    ``x / |x|`` is ``inf / inf``)."""
+    if xp.isdtype(x.dtype, "complex floating"):
+        return x / safe(xp, ax)
+    return xp.sign(x)
 
 
 def in_dtype(xp: Any, v: Any, dtype: Any) -> Any:

@@ -136,7 +136,11 @@ scalar_rule(
 
 
 def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
-    return y * xp.pow(x, y - 1)
+    # y * x**(y - 1), and 0 where y == 0 (x**0 is constant; at 0**0 the formula is 0 * inf):
+    # the exponent is made 1 there, so no inf is ever formed
+    if type(y) is int:
+        return y * xp.pow(x, y - 1) if y != 0 else xp.zeros_like(out)
+    return y * xp.pow(x, xp.where(y == 0, xp.ones_like(y), y) - 1)
 
 
 def _pow_dy(xp: Any, out: Any, x: Any, y: Any) -> Any:
@@ -182,17 +186,27 @@ def _copysign_dx(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
 
 
 scalar_rule("copysign", _copysign_dx, 0, domain=(POS, R), expect=TORCH_NO_SCALAR_FIRST)
+
+
+def _sigmoid(xp: Any, t: Any) -> Any:
+    """``1 / (1 + exp(-t))`` without overflow: ``exp(-|t|)`` never exceeds 1."""
+    e = xp.exp(-xp.abs(t))
+    return xp.where(t >= 0, 1 / (1 + e), e / (1 + e))
+
+
+# d/dx1 logaddexp(x1, x2) = sigmoid(x1 - x2): exact at large equal arguments, where exp(x1 - out)
+# loses log(2) to rounding (1 instead of 1/2 at 1e20), and finite at infinite ones
 scalar_rule(
     "logaddexp",
-    lambda xp, out, x1, x2: xp.exp(x1 - out),
-    lambda xp, out, x1, x2: xp.exp(x2 - out),
+    lambda xp, out, x1, x2: _sigmoid(xp, x1 - x2),
+    lambda xp, out, x1, x2: _sigmoid(xp, x2 - x1),
     domain=(R, R),
     expect=TORCH_NO_SCALAR,
 )
 scalar_rule(
     "numpy:logaddexp2",
-    lambda xp, out, x1, x2: xp.exp2(x1 - out),
-    lambda xp, out, x1, x2: xp.exp2(x2 - out),
+    lambda xp, out, x1, x2: _sigmoid(xp, (x1 - x2) * math.log(2)),
+    lambda xp, out, x1, x2: _sigmoid(xp, (x2 - x1) * math.log(2)),
     domain=(R, R),
 )
 
@@ -234,15 +248,28 @@ scalar_rule(
     lambda xp, out, x1, x2: _nan_aware(xp, _tie_weight(xp, x2, x1, out, False), x1),
     domain=(R, R),
 )
-# remainder(x1, x2) = x1 - floor(x1 / x2) * x2; the domain keeps x1 / x2 off the integers
+
+
+def _quotient(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
+    """The integer ``q`` with ``out = x1 - q * x2``, read back from the library's own result:
+    ``floor(x1 / x2)`` can disagree with it (``remainder(0.25, 0.001)`` is computed with
+    quotient 249, while ``0.25 / 0.001`` rounds to 250)."""
+    return xp.round((x1 - out) / x2)
+
+
+# remainder(x1, x2) = x1 - q * x2 (q = floor(x1 / x2)), fmod likewise with q = trunc(x1 / x2):
+# derivatives 1 and -q; the domain keeps x1 / x2 off the integers
 scalar_rule(
     ("remainder", "numpy:mod"),
     1,
-    lambda xp, out, x1, x2: -xp.floor(x1 / x2),
+    lambda xp, out, x1, x2: -_quotient(xp, out, x1, x2),
     domain=((2.2, 2.8), (1.0, 1.04)),
 )
 scalar_rule(
-    "numpy:fmod", 1, lambda xp, out, x1, x2: -xp.trunc(x1 / x2), domain=((2.2, 2.8), (1.0, 1.04))
+    "numpy:fmod",
+    1,
+    lambda xp, out, x1, x2: -_quotient(xp, out, x1, x2),
+    domain=((2.2, 2.8), (1.0, 1.04)),
 )
 scalar_rule("floor_divide", 0, 0, domain=((2.2, 2.8), (1.0, 1.04)))
 

@@ -45,6 +45,7 @@ import array_api_compat
 import numpy as np
 
 from ..core import (
+    AbstractZero,
     Expect,
     NoTangent,
     ProjectTo,
@@ -409,6 +410,8 @@ def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     a = _NUMPY_TAKE.bind(args, kwargs)
     x, indices = a["a"], a["indices"]
     xp = namespace_of(x, fname="take")
+    if getattr(x, "ndim", None) == 0:
+        return _take_0d_rrule(xp, x, args, kwargs)
     y = _numpy_module(x).take(*args, **kwargs)
     key = _take_key(xp, x, indices, a["axis"], a["mode"], "take")
     project = ProjectTo(y, xp)
@@ -426,9 +429,26 @@ def numpy_take_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tu
     a = _NUMPY_TAKE.bind(args, kwargs)
     x, indices = a["a"], a["indices"]
     xp = namespace_of(x, fname="take")
+    if getattr(x, "ndim", None) == 0:  # as from the 1-element vector (NumPy's meaning)
+        dots = tangents_in("take", tangents[:2], (x,))
+        t = _ZERO if dots is None else xp.reshape(dots[0], (*dots.lead(), 1))
+        return numpy_take_frule((_NO, t, *tangents[2:]), xp.reshape(x, (1,)), *args[1:], **kwargs)
     y = _numpy_module(x).take(*args, **kwargs)
     key = _take_key(xp, x, indices, a["axis"], a["mode"], "take")
     return y, _gather_tangent("take", xp, tangents, x, key)
+
+
+def _take_0d_rrule(xp: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """NumPy's take of a 0-d array: the take of the 1-element vector (axis 0, -1 or None),
+    whose cotangent is reshaped back to 0-d."""
+    y, vector_pullback = numpy_take_rrule(xp.reshape(x, (1,)), *args[1:], **kwargs)
+
+    @pullback(y, args)
+    def take_pullback(y_bar: Any) -> tuple[Any, ...]:
+        _, x_bar, *rest = vector_pullback(y_bar)
+        return (x_bar if isinstance(x_bar, AbstractZero) else xp.reshape(x_bar, ()), *rest)
+
+    return y, take_pullback
 
 
 # --- take_along_axis ---------------------------------------------------------------------------

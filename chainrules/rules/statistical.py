@@ -125,6 +125,10 @@ _AVERAGE = signature(
 # fmt: on
 
 
+# NumPy's reductions that take axis=0 or -1 on a 0-d array (np.mean, np.var and np.std refuse it)
+_ZERO_D_AXIS = frozenset(("sum", "prod", "max", "min", "nansum", "nanmean"))
+
+
 def _bind(
     sig: Signature, numpy: bool, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[Any, Any, tuple[int, ...], dict[str, Any]]:
@@ -152,6 +156,11 @@ def _bind(
     axes = normalize_axis(axis, x.ndim, sig.name)
     kw = {k: v for k, v in a.items() if v is not None}  # out= is None here (rejected)
     kw.pop("where", None)  # None or True
+    if numpy and x.ndim == 0 and axis is not None and sig.name in _ZERO_D_AXIS:
+        # NumPy reduces a 0-d array "along" axis 0 or -1 (normalize_axis let only those
+        # through) to itself; a tuple of axes, which is how the primal is called, it refuses
+        axes, axis = (), None
+        kw.pop("axis", None)
     if axis is not None:
         kw["axis"] = axes
     if "keepdims" in a:

@@ -116,9 +116,9 @@ def _diff_rules(sig: Signature, numpy: bool) -> tuple[Any, Any]:
                     z_bar = -z_bar
             x_bar = project(z_bar[along(ax, slice(p_len, p_len + m))])
             end_bars = (
-                pr(z_bar[along(ax, s)]) if pr.differentiable else _NO
+                (pr(z_bar[along(ax, s)]) if n else _ZERO) if pr.differentiable else _NO
                 for pr, s in zip(end_projects, (slice(0, p_len), slice(p_len + m, total)))
-            )
+            )  # n = 0: NumPy ignores prepend and append, whose cotangents are zero
             return (x_bar, _NO, _NO, *end_bars)[: len(args)]
 
         return y, diff_pullback

@@ -213,3 +213,51 @@ def test_hypothesis_float32_sqrt(args) -> None:  # type: ignore[no-untyped-def]
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.elementwise")
+
+
+# --- edge values (issue 11): the rules' limits where the plain formula overflows or divides ---
+@pytest.mark.parametrize(
+    ("f", "x1", "x2", "want"),
+    [
+        (np.logaddexp, 1e20, 1e20, (0.5, 0.5)),  # exp(x1 - out) gave 1: log(2) lost in rounding
+        (np.logaddexp, 1e15, 1e15, (0.5, 0.5)),
+        (np.logaddexp, np.inf, -np.inf, (1.0, 0.0)),  # was NaN
+        (np.logaddexp, -3.0, 40.0, (np.exp(-43.0), 1.0)),
+        (np.logaddexp2, 1e20, 1e20, (0.5, 0.5)),
+        (np.power, 0.0, 0.0, (0.0, 0.0)),  # d/dx at 0**0 was NaN
+        (np.float_power, 0.0, 0.0, (0.0, 0.0)),
+        (np.remainder, 0.25, 0.001, (1.0, -249.0)),  # NumPy's result has quotient 249, not 250
+    ],
+)
+def test_binary_edge_values(f, x1, x2, want) -> None:  # type: ignore[no-untyped-def]
+    a, b = np.asarray(x1), np.asarray(x2)
+    _, pb = cr.rrule(f, a, b)
+    _, da, db = pb(np.asarray(1.0))
+    np.testing.assert_allclose([da, db], want, rtol=1e-12, atol=0)
+    # the pushforward uses the same partials
+    _, ya = cr.frule((cr.NoTangent(), np.asarray(1.0), np.asarray(0.0)), f, a, b)
+    _, yb = cr.frule((cr.NoTangent(), np.asarray(0.0), np.asarray(1.0)), f, a, b)
+    np.testing.assert_allclose([ya, yb], want, rtol=1e-12, atol=0)
+
+
+def test_remainder_partial_matches_the_librarys_own_quotient() -> None:
+    x1 = np.array([0.25, 7.5, -3.3, 1.0])
+    x2 = np.array([0.001, 0.1, 0.7, 0.3])
+    out = np.remainder(x1, x2)
+    _, pb = cr.rrule(np.remainder, x1, x2)
+    q = -pb(np.ones(4))[2]
+    np.testing.assert_array_equal(q, np.round(q))  # an integer
+    np.testing.assert_allclose(x1 - q * x2, out, atol=1e-15)
+
+
+def test_abs_at_infinity_and_zero() -> None:
+    x = np.array([np.inf, -np.inf, 0.0, -2.0, 3.0])
+    _, pb = cr.rrule(np.abs, x)
+    np.testing.assert_array_equal(pb(np.ones(5))[1], [1.0, -1.0, 0.0, -1.0, 1.0])
+    _, t = cr.frule((cr.NoTangent(), np.ones(5)), np.abs, x)
+    np.testing.assert_array_equal(t, [1.0, -1.0, 0.0, -1.0, 1.0])
+
+
+def test_power_with_zero_integer_exponent_has_zero_derivative() -> None:
+    _, pb = cr.rrule(np.power, np.array([0.0, 2.0]), 0)
+    np.testing.assert_array_equal(pb(np.ones(2))[1], [0.0, 0.0])

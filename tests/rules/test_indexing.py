@@ -349,3 +349,18 @@ def test_scatter_pullback_is_differentiable(
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.indexing")
+
+
+@pytest.mark.parametrize(
+    ("indices", "kwargs"),
+    [(0, {}), (np.array([0, 0, -1]), {}), (np.array([0, 0]), {"axis": 0}), (1, {"mode": "wrap"})],
+)
+def test_numpy_take_of_a_0d_array(indices, kwargs) -> None:  # type: ignore[no-untyped-def]
+    """NumPy takes from a 0-d array as from its 1-element vector (the rule used to refuse)."""
+    x = np.asarray(2.0)
+    y, pb = cr.rrule(np.take, x, indices, **kwargs)
+    np.testing.assert_array_equal(y, np.take(x, indices, **kwargs))
+    x_bar = pb(np.ones(np.shape(y)))[1]
+    assert np.shape(x_bar) == () and x_bar == np.size(y)
+    test_rrule(np.take, x, indices, jit=False, **kwargs)
+    test_frule(np.take, x, indices, jit=False, **kwargs)

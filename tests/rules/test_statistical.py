@@ -150,3 +150,26 @@ def test_ptp_nan_and_average_conventions() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.statistical")
+
+
+@pytest.mark.parametrize(
+    "f", [np.sum, np.prod, np.amax, np.amin, np.max, np.min, np.nansum, np.nanmean]
+)
+@pytest.mark.parametrize("axis", [0, -1])
+def test_numpy_reductions_take_axis_0_of_a_0d_array(f, axis) -> None:  # type: ignore[no-untyped-def]
+    """NumPy reduces a 0-d array along axis 0 or -1 to itself (the rule used to raise)."""
+    x = np.asarray(2.5)
+    y, pb = cr.rrule(f, x, axis=axis)
+    assert y == f(x, axis=axis)
+    np.testing.assert_allclose(pb(np.asarray(1.0))[1], 1.0)
+    _, t = cr.frule((cr.NoTangent(), np.asarray(3.0)), f, x, axis=axis)
+    np.testing.assert_allclose(t, 3.0)
+    with pytest.raises(ValueError, match="out of bounds"):
+        cr.rrule(f, x, axis=1)
+
+
+def test_mean_keeps_numpys_refusal_of_axis_0_on_a_0d_array() -> None:
+    with pytest.raises(np.exceptions.AxisError):
+        np.mean(np.asarray(2.0), axis=0)
+    with pytest.raises(np.exceptions.AxisError):
+        cr.rrule(np.mean, np.asarray(2.0), axis=0)

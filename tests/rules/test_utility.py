@@ -101,3 +101,16 @@ def test_example_type_is_used() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.utility")
+
+
+def test_diff_with_n_0_ignores_prepend_and_append() -> None:
+    """NumPy's diff with n=0 returns x and ignores prepend/append: their cotangents are zero
+    (the pullback used to fail projecting an empty slice onto them)."""
+    x, p = np.arange(3.0), np.array([1.0, 2.0])
+    y, pb = cr.rrule(np.diff, x, 0, -1, p)
+    np.testing.assert_array_equal(y, np.diff(x, 0, -1, p))
+    _, x_bar, _, _, p_bar = pb(np.ones(3))
+    np.testing.assert_array_equal(x_bar, np.ones(3))
+    assert isinstance(p_bar, cr.ZeroTangent)
+    test_rrule(np.diff, x, 0, -1, p)
+    test_frule(np.diff, x, 0, -1, p)
