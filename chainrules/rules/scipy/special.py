@@ -35,7 +35,7 @@ from ...core.namespaces import is_array, namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_namespace, register_rrule
 from ...core.scalar_rule import finish_tangent, non_differentiable, zero_derivative
-from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent
+from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
 from .._util import normalize_axis
 
@@ -227,7 +227,7 @@ def _elementwise_rules(
                 if p is None:
                     continue
                 if p is MISSING:
-                    _no_closed_form(fname, params[i]).fn()
+                    unthunk(_no_closed_form(fname, params[i]))  # raises: this tangent is needed
                 t = _align(xp, t, a, dots.extra, out_ndim)
                 d = p(ctx, *vals)  # type: ignore[operator]
                 for j, dj in enumerate(d if nout > 1 else (d,)):
