@@ -200,7 +200,7 @@ def _elementwise_rules(
                 if p is MISSING:
                     res.append(_no_closed_form(fname, params[i]))
                     continue
-                d = p(ctx, *vals)  # type: ignore[operator]
+                d = p(ctx, *vals)  # type: ignore[operator, misc]
                 ds = d if nout > 1 else (d,)
                 acc = None
                 for yb, di in zip(ybars, ds):
@@ -229,7 +229,7 @@ def _elementwise_rules(
                 if p is MISSING:
                     unthunk(_no_closed_form(fname, params[i]))  # raises: this tangent is needed
                 t = _align(xp, t, a, dots.extra, out_ndim)
-                d = p(ctx, *vals)  # type: ignore[operator]
+                d = p(ctx, *vals)  # type: ignore[operator, misc]
                 for j, dj in enumerate(d if nout > 1 else (d,)):
                     term = dj * t
                     accs[j] = term if accs[j] is None else accs[j] + term
@@ -347,7 +347,11 @@ def _scipy_polygamma(sp: Any, n: Any, x: Any) -> Any:
 
     if isinstance(n, int):  # SciPy takes np.asarray(n): an int64 array, so float64 results
         n1 = np.int64(n + 1)
-        return sp.digamma(x * np.float64(1)) if n == 0 else (-1.0) ** n1 * sp.gamma(n1) * sp.zeta(n1, x)
+        return (
+            sp.digamma(x * np.float64(1))
+            if n == 0
+            else (-1.0) ** n1 * sp.gamma(n1) * sp.zeta(n1, x)
+        )
     n1 = n + 1
     return np.where(n == 0, sp.digamma(x), (-1.0) ** n1 * sp.gamma(n1) * sp.zeta(n1, x))
 
@@ -371,7 +375,9 @@ def _scipy_factorial(sp: Any, n: Any, exact: bool = False) -> Any:
     return np.where(n >= 0, sp.gamma(n + 1), np.float64(0.0))  # float64, as SciPy's
 
 
-def _scipy_comb(sp: Any, big_n: Any, k: Any, *, exact: bool = False, repetition: bool = False) -> Any:
+def _scipy_comb(
+    sp: Any, big_n: Any, k: Any, *, exact: bool = False, repetition: bool = False
+) -> Any:
     import numpy as np
 
     if exact:
@@ -435,9 +441,7 @@ def _i1e_d(c: _Ctx, x: Any) -> Any:
     # i1e = exp(-|x|) I1: i1e' = i0e - i1e (sign(x) + 1/x), 1/2 at 0
     xp = c.xp
     xs = _safe(xp, x)
-    return xp.where(
-        x == 0, xp.full_like(c.out, 0.5), c.sp.i0e(x) - c.out * (xp.sign(x) + 1 / xs)
-    )
+    return xp.where(x == 0, xp.full_like(c.out, 0.5), c.sp.i0e(x) - c.out * (xp.sign(x) + 1 / xs))
 
 
 def _logit_d(c: _Ctx, x: Any) -> Any:
@@ -539,24 +543,58 @@ def _reg_elementwise() -> None:
     pos = ((0.3, 2.5),)
     e = elementwise
     # error functions and the normal distribution
-    e("erf", lambda x, out=None: None, lambda c, x: 2 / _SQRT_PI * c.xp.exp(-x * x),
-      domain=((-2.0, 2.0),))  # fmt: skip
-    e("erfc", lambda x, out=None: None, lambda c, x: -2 / _SQRT_PI * c.xp.exp(-x * x),
-      domain=((-2.0, 2.0),))  # fmt: skip
-    e("erfcx", lambda x, out=None: None, lambda c, x: 2 * x * c.out - 2 / _SQRT_PI,
-      domain=((-1.5, 3.0),))  # fmt: skip
-    e("erfinv", lambda x, out=None: None,
-      lambda c, x: _SQRT_PI / 2 * c.xp.exp(c.out * c.out), domain=((-0.9, 0.9),))  # fmt: skip
+    e(
+        "erf",
+        lambda x, out=None: None,
+        lambda c, x: 2 / _SQRT_PI * c.xp.exp(-x * x),
+        domain=((-2.0, 2.0),),
+    )
+    e(
+        "erfc",
+        lambda x, out=None: None,
+        lambda c, x: -2 / _SQRT_PI * c.xp.exp(-x * x),
+        domain=((-2.0, 2.0),),
+    )
+    e(
+        "erfcx",
+        lambda x, out=None: None,
+        lambda c, x: 2 * x * c.out - 2 / _SQRT_PI,
+        domain=((-1.5, 3.0),),
+    )
+    e(
+        "erfinv",
+        lambda x, out=None: None,
+        lambda c, x: _SQRT_PI / 2 * c.xp.exp(c.out * c.out),
+        domain=((-0.9, 0.9),),
+    )
     e("ndtr", lambda x, out=None: None, _gauss, domain=((-3.0, 3.0),))
-    e("log_ndtr", lambda x, out=None: None,
-      lambda c, x: c.xp.exp(-x * x / 2 - c.out) / _SQRT_2PI, domain=((-5.0, 3.0),))  # fmt: skip
-    e("ndtri", lambda x, out=None: None,
-      lambda c, x: _SQRT_2PI * c.xp.exp(c.out * c.out / 2), domain=((0.05, 0.95),))  # fmt: skip
+    e(
+        "log_ndtr",
+        lambda x, out=None: None,
+        lambda c, x: c.xp.exp(-x * x / 2 - c.out) / _SQRT_2PI,
+        domain=((-5.0, 3.0),),
+    )
+    e(
+        "ndtri",
+        lambda x, out=None: None,
+        lambda c, x: _SQRT_2PI * c.xp.exp(c.out * c.out / 2),
+        domain=((0.05, 0.95),),
+    )
     e("dawsn", lambda x, out=None: None, lambda c, x: 1 - 2 * x * c.out, domain=((-3.0, 3.0),))
-    e("wofz", lambda z, out=None: None, lambda c, z: -2 * z * c.out + 2j / _SQRT_PI,
-      domain=((-2.0, 2.0),), complex=(-2.0, 2.0, 0.1, 2.0))  # fmt: skip
-    e("owens_t", lambda h, a, out=None: None, _owens_dh, _owens_da,
-      domain=((-2.0, 2.0), (-2.0, 2.0)))  # fmt: skip
+    e(
+        "wofz",
+        lambda z, out=None: None,
+        lambda c, z: -2 * z * c.out + 2j / _SQRT_PI,
+        domain=((-2.0, 2.0),),
+        complex=(-2.0, 2.0, 0.1, 2.0),
+    )
+    e(
+        "owens_t",
+        lambda h, a, out=None: None,
+        _owens_dh,
+        _owens_da,
+        domain=((-2.0, 2.0), (-2.0, 2.0)),
+    )
     # logistic
     e("expit", lambda x, out=None: None, lambda c, x: c.out * (1 - c.out), domain=((-4.0, 4.0),))
     e("logit", lambda x, eps=None, out=None: None, _logit_d, domain=((0.05, 0.95),))
@@ -565,79 +603,176 @@ def _reg_elementwise() -> None:
     e("gammaln", lambda x, out=None: None, _digamma, domain=pos)
     e("loggamma", lambda x, out=None: None, _digamma, domain=pos)
     e("digamma", lambda x, out=None: None, lambda c, x: _polygamma(c, 1, x), domain=pos)
-    e("polygamma", lambda n, x, out=None: None, None,
-      lambda c, n, x: _polygamma(c, n + 1, x), examples=_polygamma_examples)  # fmt: skip
-    e("beta", lambda a, b, out=None: None,
-      lambda c, a, b: c.out * (c.sp.digamma(a) - c.sp.digamma(a + b)),
-      lambda c, a, b: c.out * (c.sp.digamma(b) - c.sp.digamma(a + b)),
-      domain=(pos[0], pos[0]))  # fmt: skip
-    e("betaln", lambda a, b, out=None: None,
-      lambda c, a, b: c.sp.digamma(a) - c.sp.digamma(a + b),
-      lambda c, a, b: c.sp.digamma(b) - c.sp.digamma(a + b),
-      domain=(pos[0], pos[0]))  # fmt: skip
-    e("poch", lambda z, m, out=None: None,
-      lambda c, z, m: c.out * (c.sp.digamma(z + m) - c.sp.digamma(z)),
-      lambda c, z, m: c.out * c.sp.digamma(z + m), domain=(pos[0], (0.2, 1.5)))  # fmt: skip
-    e("multigammaln", lambda a, d: None, _multigammaln_da, None, examples=_multigammaln_examples)  # fmt: skip
-    e("factorial", lambda n, exact=False: None, _factorial_d, domain=((0.2, 3.5),))  # fmt: skip
-    e("comb", lambda N, k, *, exact=False, repetition=False: None, lambda c, n, k: _comb_d(c, n, k)[0],
-      lambda c, n, k: _comb_d(c, n, k)[1], examples=_comb_examples)  # fmt: skip
+    e(
+        "polygamma",
+        lambda n, x, out=None: None,
+        None,
+        lambda c, n, x: _polygamma(c, n + 1, x),
+        examples=_polygamma_examples,
+    )
+    e(
+        "beta",
+        lambda a, b, out=None: None,
+        lambda c, a, b: c.out * (c.sp.digamma(a) - c.sp.digamma(a + b)),
+        lambda c, a, b: c.out * (c.sp.digamma(b) - c.sp.digamma(a + b)),
+        domain=(pos[0], pos[0]),
+    )
+    e(
+        "betaln",
+        lambda a, b, out=None: None,
+        lambda c, a, b: c.sp.digamma(a) - c.sp.digamma(a + b),
+        lambda c, a, b: c.sp.digamma(b) - c.sp.digamma(a + b),
+        domain=(pos[0], pos[0]),
+    )
+    e(
+        "poch",
+        lambda z, m, out=None: None,
+        lambda c, z, m: c.out * (c.sp.digamma(z + m) - c.sp.digamma(z)),
+        lambda c, z, m: c.out * c.sp.digamma(z + m),
+        domain=(pos[0], (0.2, 1.5)),
+    )
+    e("multigammaln", lambda a, d: None, _multigammaln_da, None, examples=_multigammaln_examples)
+    e("factorial", lambda n, exact=False: None, _factorial_d, domain=((0.2, 3.5),))
+    e(
+        "comb",
+        lambda N, k, *, exact=False, repetition=False: None,
+        lambda c, n, k: _comb_d(c, n, k)[0],
+        lambda c, n, k: _comb_d(c, n, k)[1],
+        examples=_comb_examples,
+    )
     # incomplete functions: the derivative in x only
-    e("gammainc", lambda a, x, out=None: None, MISSING, _gammainc_dx,
-      examples=_int_first_examples(1, (0.3, 3.0)))  # fmt: skip
-    e("gammaincc", lambda a, x, out=None: None, MISSING,
-      lambda c, a, x: -_gammainc_dx(c, a, x), examples=_int_first_examples(1, (0.3, 3.0)))  # fmt: skip
-    e("betainc", lambda a, b, x, out=None: None, MISSING, MISSING, _betainc_dx,
-      examples=_int_first_examples(2, (0.1, 0.9)))  # fmt: skip
-    e("hyp1f1", lambda a, b, x, out=None: None, MISSING, MISSING,
-      lambda c, a, b, x: a / b * c.sp.hyp1f1(a + 1, b + 1, x),
-      examples=_int_first_examples(2, (-1.0, 1.0), low=1))  # fmt: skip
-    e("hyp2f1", lambda a, b, c, x, out=None: None, MISSING, MISSING, MISSING,
-      lambda c, a, b, cc, x: a * b / cc * c.sp.hyp2f1(a + 1, b + 1, cc + 1, x),
-      examples=_int_first_examples(3, (-0.8, 0.6), low=1))  # fmt: skip
-    e("zeta", lambda x, q=None, out=None: None, MISSING,
-      lambda c, x, q: -x * c.sp.zeta(x + 1, q), examples=_int_first_examples(1, (0.5, 2.5), low=2))  # fmt: skip
+    e(
+        "gammainc",
+        lambda a, x, out=None: None,
+        MISSING,
+        _gammainc_dx,
+        examples=_int_first_examples(1, (0.3, 3.0)),
+    )
+    e(
+        "gammaincc",
+        lambda a, x, out=None: None,
+        MISSING,
+        lambda c, a, x: -_gammainc_dx(c, a, x),
+        examples=_int_first_examples(1, (0.3, 3.0)),
+    )
+    e(
+        "betainc",
+        lambda a, b, x, out=None: None,
+        MISSING,
+        MISSING,
+        _betainc_dx,
+        examples=_int_first_examples(2, (0.1, 0.9)),
+    )
+    e(
+        "hyp1f1",
+        lambda a, b, x, out=None: None,
+        MISSING,
+        MISSING,
+        lambda c, a, b, x: a / b * c.sp.hyp1f1(a + 1, b + 1, x),
+        examples=_int_first_examples(2, (-1.0, 1.0), low=1),
+    )
+    e(
+        "hyp2f1",
+        lambda a, b, c, x, out=None: None,
+        MISSING,
+        MISSING,
+        MISSING,
+        lambda c, a, b, cc, x: a * b / cc * c.sp.hyp2f1(a + 1, b + 1, cc + 1, x),
+        examples=_int_first_examples(3, (-0.8, 0.6), low=1),
+    )
+    e(
+        "zeta",
+        lambda x, q=None, out=None: None,
+        MISSING,
+        lambda c, x, q: -x * c.sp.zeta(x + 1, q),
+        examples=_int_first_examples(1, (0.5, 2.5), low=2),
+    )
     # exponential integrals
     e("exp1", lambda x, out=None: None, lambda c, x: -c.xp.exp(-x) / x, domain=pos)
     e("expi", lambda x, out=None: None, lambda c, x: c.xp.exp(x) / x, domain=pos)
     e("expn", lambda n, x, out=None: None, None, _expn_dx, domain=("int", pos[0]))
-    e("sici", lambda x, out=None: None,
-      lambda c, x: (c.xp.sin(x) / x, c.xp.cos(x) / x), nout=2, domain=pos)  # fmt: skip
-    e("fresnel", lambda x, out=None: None,
-      lambda c, x: (c.xp.sin(math.pi / 2 * x * x), c.xp.cos(math.pi / 2 * x * x)), nout=2,
-      domain=((-1.5, 1.5),))  # fmt: skip
+    e(
+        "sici",
+        lambda x, out=None: None,
+        lambda c, x: (c.xp.sin(x) / x, c.xp.cos(x) / x),
+        nout=2,
+        domain=pos,
+    )
+    e(
+        "fresnel",
+        lambda x, out=None: None,
+        lambda c, x: (c.xp.sin(math.pi / 2 * x * x), c.xp.cos(math.pi / 2 * x * x)),
+        nout=2,
+        domain=((-1.5, 1.5),),
+    )
     e("spence", lambda z, out=None: None, _spence_d, domain=((0.2, 2.5),))
     # Bessel functions of order 0 and 1
     e("i0", lambda x, out=None: None, lambda c, x: c.sp.i1(x), domain=((-3.0, 3.0),))
-    e("i0e", lambda x, out=None: None,
-      lambda c, x: c.sp.i1e(x) - c.xp.sign(x) * c.out, domain=((-3.0, 3.0),))  # fmt: skip
+    e(
+        "i0e",
+        lambda x, out=None: None,
+        lambda c, x: c.sp.i1e(x) - c.xp.sign(x) * c.out,
+        domain=((-3.0, 3.0),),
+    )
     e("i1", lambda x, out=None: None, _i1_d, domain=((-3.0, 3.0),))
     e("i1e", lambda x, out=None: None, _i1e_d, domain=((-3.0, 3.0),))
     # entropies and x log y
     e("entr", lambda x, out=None: None, lambda c, x: -(c.xp.log(x) + 1), domain=((0.1, 3.0),))
-    e("rel_entr", lambda x, y, out=None: None,
-      lambda c, x, y: c.xp.log(x / y) + 1, lambda c, x, y: -x / y,
-      domain=((0.1, 3.0), (0.1, 3.0)))  # fmt: skip
-    e("kl_div", lambda x, y, out=None: None,
-      lambda c, x, y: c.xp.log(x / y), lambda c, x, y: 1 - x / y,
-      domain=((0.1, 3.0), (0.1, 3.0)))  # fmt: skip
-    e("xlogy", lambda x, y, out=None: None, lambda c, x, y: c.xp.log(y), _xlogy_dy,
-      domain=((-2.0, 2.0), (0.1, 3.0)))  # fmt: skip
-    e("xlog1py", lambda x, y, out=None: None, lambda c, x, y: c.xp.log1p(y), _xlog1py_dy,
-      domain=((-2.0, 2.0), (-0.8, 2.0)))  # fmt: skip
+    e(
+        "rel_entr",
+        lambda x, y, out=None: None,
+        lambda c, x, y: c.xp.log(x / y) + 1,
+        lambda c, x, y: -x / y,
+        domain=((0.1, 3.0), (0.1, 3.0)),
+    )
+    e(
+        "kl_div",
+        lambda x, y, out=None: None,
+        lambda c, x, y: c.xp.log(x / y),
+        lambda c, x, y: 1 - x / y,
+        domain=((0.1, 3.0), (0.1, 3.0)),
+    )
+    e(
+        "xlogy",
+        lambda x, y, out=None: None,
+        lambda c, x, y: c.xp.log(y),
+        _xlogy_dy,
+        domain=((-2.0, 2.0), (0.1, 3.0)),
+    )
+    e(
+        "xlog1py",
+        lambda x, y, out=None: None,
+        lambda c, x, y: c.xp.log1p(y),
+        _xlog1py_dy,
+        domain=((-2.0, 2.0), (-0.8, 2.0)),
+    )
     # Box-Cox transforms
-    e("boxcox", lambda x, lmbda, out=None: None,
-      lambda c, x, lmbda: x ** (lmbda - 1),
-      lambda c, x, lmbda: _boxcox_dl(c, c.xp.log(x), x**lmbda, lmbda),
-      domain=((0.3, 3.0), (-1.0, 1.0)))  # fmt: skip
-    e("boxcox1p", lambda x, lmbda, out=None: None,
-      lambda c, x, lmbda: (1 + x) ** (lmbda - 1),
-      lambda c, x, lmbda: _boxcox_dl(c, c.xp.log1p(x), (1 + x) ** lmbda, lmbda),
-      domain=((-0.5, 3.0), (-1.0, 1.0)))  # fmt: skip
+    e(
+        "boxcox",
+        lambda x, lmbda, out=None: None,
+        lambda c, x, lmbda: x ** (lmbda - 1),
+        lambda c, x, lmbda: _boxcox_dl(c, c.xp.log(x), x**lmbda, lmbda),
+        domain=((0.3, 3.0), (-1.0, 1.0)),
+    )
+    e(
+        "boxcox1p",
+        lambda x, lmbda, out=None: None,
+        lambda c, x, lmbda: (1 + x) ** (lmbda - 1),
+        lambda c, x, lmbda: _boxcox_dl(c, c.xp.log1p(x), (1 + x) ** lmbda, lmbda),
+        domain=((-0.5, 3.0), (-1.0, 1.0)),
+    )
     # spherical harmonics (JAX and SciPy >= 1.15): complex output of real angles
-    e("sph_harm_y", lambda n, m, theta, phi, *, diff_n=0, n_max=None: None,
-      None, None, _sph_dtheta, _sph_dphi, examples=_sph_examples,
-      refuse=_sph_refuse, expect=_sph_expect())  # fmt: skip
+    e(
+        "sph_harm_y",
+        lambda n, m, theta, phi, *, diff_n=0, n_max=None: None,
+        None,
+        None,
+        _sph_dtheta,
+        _sph_dphi,
+        examples=_sph_examples,
+        refuse=_sph_refuse,
+        expect=_sph_expect(),
+    )
 
 
 def _spence_d(c: _Ctx, z: Any) -> Any:
@@ -758,7 +893,7 @@ def logsumexp_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any
     bound = _LOGSUMEXP.bind(args, kwargs)
     a, b = bound["a"], bound["b"]
     xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
-    y, w, sgn, axes, ndim = _logsumexp_forward(xp, bound)
+    y, w, _sgn, axes, ndim = _logsumexp_forward(xp, bound)
     proj_a = ProjectTo(a, xp)
     proj_b = ProjectTo(b, xp) if b is not None and len(args) > 2 else None
     pargs = list(args)
@@ -817,7 +952,7 @@ def logsumexp_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tup
     bound = _LOGSUMEXP.bind(args, kwargs)
     a, b = bound["a"], bound["b"]
     xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
-    y, w, sgn, axes, ndim = _logsumexp_forward(xp, bound)
+    y, w, _sgn, axes, ndim = _logsumexp_forward(xp, bound)
     diffs = [a] + ([b] if len(args) > 2 and b is not None else [])
     ts = [tangents[1]] + ([tangents[3]] if len(diffs) > 1 else [])
     dots = tangents_in("logsumexp", (tangents[0], *ts), diffs)

@@ -18,7 +18,9 @@ def test_import_chainrules_imports_no_scipy_jax_or_torch() -> None:
     import subprocess
     import sys
 
-    code = "import sys, chainrules; print([m for m in ('scipy', 'jax', 'torch') if m in sys.modules])"
+    code = (
+        "import sys, chainrules; print([m for m in ('scipy', 'jax', 'torch') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
