@@ -229,7 +229,7 @@ def _elementwise_rules(
                 if p is MISSING:
                     unthunk(_no_closed_form(fname, params[i]))  # raises: this tangent is needed
                 t = _align(xp, t, a, dots.extra, out_ndim)
-                d = p(ctx, *vals)  # type: ignore[operator, misc]
+                d = p(ctx, *vals)  # type: ignore[operator]
                 for j, dj in enumerate(d if nout > 1 else (d,)):
                     term = dj * t
                     accs[j] = term if accs[j] is None else accs[j] + term
