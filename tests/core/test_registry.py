@@ -70,8 +70,9 @@ def test_no_rule_error_names_function_and_how_to_register() -> None:
         cr.rrule(mystery, 1.0)
     with pytest.raises(LookupError, match="no frule"):
         cr.frule((cr.NoTangent(), 1.0), mystery, 1.0)
-    with pytest.raises(cr.NoRuleError, match=r"numpy\.gcd"):
-        cr.rrule(np.gcd, np.ones(2, dtype=int), np.ones(2, dtype=int))
+    # np.piecewise takes Python functions: no rule (see docs/rules/numpy-manipulation.md)
+    with pytest.raises(cr.NoRuleError, match=r"numpy\.piecewise"):
+        cr.rrule(np.piecewise, np.ones(2), [np.ones(2, dtype=bool)], [1.0])
 
 
 def test_frule_checks_the_tangent_tuple() -> None:
