@@ -222,3 +222,24 @@ def test_registration_of_finds_the_winning_registration(clean_registry):
     cr.register_rrule(mine)(lambda x: (x, lambda g: (cr.NoTangent(), g)))
     assert cr.registration_of(mine).target is mine
     assert cr.registration_of(np.argmax).non_differentiable
+
+
+def test_registration_keywords_are_typed_and_checked(clean_registry):
+    def f(x):
+        return x
+
+    def ex(rng):
+        return [((np.ones(2),), {})]
+
+    cr.register_rrule(f, examples=ex, domain=((0.0, 1.0),), hermitian=(0,), generic=True)(
+        lambda x: (x, lambda g: (cr.NoTangent(), g))
+    )
+    reg = cr.registration_of(f)
+    assert reg.examples is ex and reg.domain == ((0.0, 1.0),) and reg.hermitian == (0,)
+    assert reg.generic and reg.bind is None and reg.arity == 1 and not reg.gauge
+    assert reg.module == __name__
+    with pytest.raises(TypeError, match=r"unknown registration keyword exmaples; .*examples"):
+        cr.register_rrule(f, exmaples=ex)(lambda x: x)
+    with pytest.raises(TypeError, match="examples= must be a function"):
+        cr.register_frule(f, examples=[1, 2])(lambda t, x: x)
+    assert set(cr.core.registry.META_KEYS) >= {"examples", "expect", "bind", "domain"}
