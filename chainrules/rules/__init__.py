@@ -17,6 +17,7 @@ module                 functions
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
 ``operators``          Python's operators on arrays (``operator.add``, ``x @ y``, ...)
+``scipy``              SciPy's functions (``scipy:linalg.expm``, ...), each library's SciPy
 =====================  ================================================================
 
 Importing this package registers every rule; ``import chainrules`` does it.
@@ -32,6 +33,7 @@ from . import (  # noqa: F401
     linear_algebra,
     manipulation,
     operators,
+    scipy,
     searching,
     sets,
     sorting,

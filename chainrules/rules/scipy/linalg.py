@@ -1,0 +1,417 @@
+"""Rules for ``scipy.linalg`` -- registered as ``"scipy:linalg.NAME"``, so that each covers
+``scipy.linalg.NAME``, ``jax.scipy.linalg.NAME`` and ``cupyx.scipy.linalg.NAME``.
+
+Every rule is bound to the function it was found for (``bind=``): the primal is that function's
+own result, and the solves inside its pullback and pushforward call the same library's
+``solve_triangular``, ``lu_solve``, ``cho_solve``, ``expm_frechet`` or ``solve_sylvester``. The
+structured matrices (``block_diag``, ``toeplitz``, ``circulant``, ``hankel``, ``leslie``,
+``companion``, ``fiedler``, ``convolution_matrix``) take their pullbacks from static slicing and
+reshapes of the array namespace. Nothing reads array values on the host.
+
+``A^H`` is the conjugate transpose; cotangents follow DESIGN.md (``dL/dRe + i dL/dIm``), under
+which the adjoint of ``X -> B X C`` is ``X̄ -> B^H X̄ C^H``. The maths notes are in
+``docs/rules/scipy-linalg.md``; the short form:
+
+* ``expm``: ``A_bar = L(A^H, Y_bar)``, the Fréchet derivative at ``A^H`` (``expm_frechet``);
+  the pushforward is the block-triangular identity ``expm([[A, E], [0, A]]) = [[e^A, L(A, E)],
+  [0, e^A]]``, one batched ``expm`` call for a whole chunk of tangents.
+* ``solve_triangular``: ``B_bar = op(T)^-H X_bar`` (the same function, the other ``trans``),
+  ``T_bar = -tri(op*(B_bar X^H))`` on the triangle read (strict with ``unit_diagonal``).
+* ``lu`` (``P^T A = L U``, padded to square ``L_p``, ``U_p``): ``X = L_p^-1 P^T dA U_p^-1``,
+  ``dL = L_p tril(X, -1)``, ``dU = triu(X) U_p``; the permutation is piecewise constant.
+* ``lu_factor``/``lu_solve`` use ``lu_solve`` for every product with ``P`` (no permutation is
+  built from the pivots): ``L^-1 P^T dA = U A^-1 dA``.
+* ``sqrtm`` (``X^2 = A``): ``X dX + dX X = dA`` and ``X^H A_bar + A_bar X^H = X_bar`` --
+  ``solve_sylvester``; ``solve_sylvester`` (``AX + XB = Q``): ``Q_bar`` solves
+  ``A^H Q_bar + Q_bar B^H = X_bar``, ``A_bar = -Q_bar X^H``, ``B_bar = -X^H Q_bar``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from typing import Any
+
+from ...core.examples import Expect
+from ...core.namespaces import device_of, namespace_of
+from ...core.projection import ProjectTo
+from ...core.registry import register_frule, register_rrule
+from ...core.scalar_rule import non_differentiable
+from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
+from ...core.toolkit import pullback, signature, tangents_in
+from .._util import in_dtype
+from ..linalg.decompositions import (
+    _cholesky_dot,
+    _eigh_back,
+    _eigh_dot,
+    _h,
+    _herm,
+    _qr_back,
+    _qr_dot,
+    _svd_back,
+    _svd_dot,
+    _svd_factors,
+    cholesky_back,
+    hermitian,
+    positive_definite,
+)
+from ..linalg.solvers import adjugate
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+
+# SciPy converts its inputs with numpy.asarray, which a guarded device array refuses
+_GUARD = Expect(
+    "scalar-free",
+    "scipy.linalg converts its input with numpy.asarray, which a guarded device array refuses "
+    "(that is SciPy's property; CuPy users have cupyx.scipy.linalg)",
+)
+
+
+# --- binding each library's function ------------------------------------------------------------
+def _module_of(fn: Any) -> Any:
+    """The public ``linalg`` module of the library ``fn`` comes from (for its solvers)."""
+    root = (getattr(fn, "__module__", None) or "scipy").split(".", 1)[0]
+    name = {"jax": "jax.scipy.linalg", "cupyx": "cupyx.scipy.linalg"}.get(root, "scipy.linalg")
+    return importlib.import_module(name)
+
+
+def _is_jax(mod: Any) -> bool:
+    return str(mod.__name__).startswith("jax")
+
+
+def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> None:
+    """Register ``rrule(fn, mod, *args, **kwargs)`` and ``frule(fn, mod, tangents, *args,
+    **kwargs)`` for ``"scipy:linalg.<name>"``; each library's function gets them bound to itself
+    (``fn``) and to its module (``mod``)."""
+
+    def bind(obj: Any, kind: str) -> Any:
+        mod = _module_of(obj)
+        impl = rrule if kind == "r" else frule
+
+        def rule(*args: Any, **kwargs: Any) -> Any:
+            return impl(obj, mod, *args, **kwargs)
+
+        rule.__name__ = rule.__qualname__ = impl.__name__
+        return rule
+
+    expect = meta.pop("expect", ())
+    expect = (expect,) if isinstance(expect, Expect) else tuple(expect)
+    meta["expect"] = (*expect, _GUARD) if meta.pop("guarded", True) else expect
+    target = f"scipy:linalg.{name}"
+    register_rrule(target, bind=bind, examples=examples, **meta)(rrule)
+    register_frule(target, bind=bind, examples=examples, **meta)(frule)
+
+
+# --- small helpers -------------------------------------------------------------------------------
+def _cplx(xp: Any, x: Any) -> bool:
+    return bool(xp.isdtype(x.dtype, "complex floating"))
+
+
+def _conj(xp: Any, x: Any) -> Any:
+    return xp.conj(x) if _cplx(xp, x) else x
+
+
+def _t(xp: Any, x: Any) -> Any:
+    return xp.matrix_transpose(x)
+
+
+def _nz(x: Any) -> Any:
+    return None if isinstance(x, AbstractZero) else x
+
+
+def _square(name: str, x: Any) -> None:
+    if getattr(x, "ndim", 0) < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(
+            f"{name}: expected a (stack of) square matrices, got shape "
+            f"{tuple(getattr(x, 'shape', ()))}"
+        )
+
+
+def _refuse(name: str, what: str, value: Any, allowed: Any) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name}: the rule supports {what} in {allowed!r}, got {value!r}")
+
+
+def _fold(xp: Any, r: Any, extra: int, vec: bool) -> tuple[Any, Any]:
+    """A chunk of right-hand sides ``(*chunk, n)`` or ``(*chunk, n, m)`` as one ``(n, K)``
+    matrix, and the function that unfolds a result: 2-D solvers then take the whole chunk in
+    one call."""
+    lead = tuple(r.shape[:extra])
+    k = math.prod(lead)
+    n = r.shape[extra]
+    if vec:
+        folded = _t(xp, xp.reshape(r, (k, n)))
+        return folded, lambda z: xp.reshape(_t(xp, z), (*lead, z.shape[0]))
+    m = r.shape[-1]
+    folded = xp.reshape(xp.permute_dims(xp.reshape(r, (k, n, m)), (1, 0, 2)), (n, k * m))
+
+    def unfold(z: Any) -> Any:
+        z = xp.permute_dims(xp.reshape(z, (z.shape[0], k, m)), (1, 0, 2))
+        return xp.reshape(z, (*lead, z.shape[1], m))
+
+    return folded, unfold
+
+
+def _tri(xp: Any, a: Any, lower: bool, unit: bool) -> Any:
+    """The triangle of ``a`` that a triangular solve reads (with a unit diagonal if ``unit``)."""
+    t = xp.tril(a, k=-int(unit)) if lower else xp.triu(a, k=int(unit))
+    if unit:
+        t = t + xp.eye(a.shape[-1], dtype=a.dtype, device=device_of(a))
+    return t
+
+
+def _keep(xp: Any, g: Any, lower: bool, unit: bool) -> Any:
+    """``g`` on the triangle that was read (the adjoint of :func:`_tri`)."""
+    return xp.tril(g, k=-int(unit)) if lower else xp.triu(g, k=int(unit))
+
+
+def _outer(xp: Any, p: Any, q: Any, vec: bool) -> Any:
+    """``p q^H`` (``p``, ``q`` vectors when ``vec``, else matrices)."""
+    if vec:
+        return xp.expand_dims(p, axis=-1) * xp.expand_dims(_conj(xp, q), axis=-2)
+    return p @ _h(xp, q)
+
+
+def _mat(xp: Any, x: Any, vec: bool) -> Any:
+    return xp.expand_dims(x, axis=-1) if vec else x
+
+
+# --- expm ----------------------------------------------------------------------------------------
+_EXPM = signature("expm", lambda A, /, *, upper_triangular=False, max_squarings=16: None)
+
+
+def _block(xp: Any, a: Any, e: Any) -> Any:
+    """``[[A, E], [0, A]]`` (``E`` may carry leading chunk axes: ``A`` is broadcast)."""
+    a = xp.broadcast_to(a, e.shape) if a.shape != e.shape else a
+    top = xp.concat([a, e], axis=-1)
+    bottom = xp.concat([xp.zeros_like(a), a], axis=-1)
+    return xp.concat([top, bottom], axis=-2)
+
+
+def _frechet(fn: Any, mod: Any, xp: Any, a: Any, e: Any, kw: Any) -> Any:
+    """``L(A, E)``: ``expm_frechet`` for one matrix, the block identity for stacks and chunks."""
+    if a.ndim == 2 and e.ndim == 2 and hasattr(mod, "expm_frechet"):
+        return mod.expm_frechet(a, e, compute_expm=False)
+    n = a.shape[-1]
+    return fn(_block(xp, a, e), **kw)[..., :n, n:]
+
+
+def _expm_rrule(fn: Any, mod: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _EXPM.bind(args, kwargs)["A"]
+    xp = namespace_of(a, fname="scipy.linalg.expm")
+    _square("expm", a)
+    y = fn(*args, **kwargs)
+    project = ProjectTo(a, xp)
+
+    @pullback(y, args, name="expm")
+    def expm_pullback(y_bar: Any) -> Any:
+        # the adjoint of E -> L(A, E) is L(A^H, .): expm's Taylor coefficients are real
+        return project(_frechet(fn, mod, xp, _h(xp, a), y_bar, {}))
+
+    return y, expm_pullback
+
+
+def _expm_frule(fn: Any, mod: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _EXPM.bind(args, kwargs)["A"]
+    xp = namespace_of(a, fname="scipy.linalg.expm")
+    _square("expm", a)
+    y = fn(*args, **kwargs)
+    t = tangents_in("expm", tangents[:2], (a,))
+    if t is None:
+        return y, _ZERO
+    n = a.shape[-1]
+    return y, in_dtype(xp, fn(_block(xp, a, t[0]), **kwargs)[..., :n, n:], y.dtype)
+
+
+def _expm_ex(rng: Any) -> list[Any]:
+    return [
+        ((rng.standard_normal((3, 3)) * 0.5,), {}),
+        ((rng.standard_normal((2, 2, 2)),), {}),
+        ((rng.standard_normal((2, 2)) + 1j * rng.standard_normal((2, 2)),), {}),
+    ]
+
+
+_register("expm", _expm_rrule, _expm_frule, _expm_ex)
+
+
+# --- expm_frechet --------------------------------------------------------------------------------
+_FRECHET = signature(
+    "expm_frechet",
+    lambda A, E, /, method=None, compute_expm=True, check_finite=True: None,
+)
+
+
+def _expm_frechet_rrule(fn: Any, mod: Any, *args: Any, **kwargs: Any) -> Any:
+    b = _FRECHET.bind(args, kwargs)
+    a, e, both = b["A"], b["E"], b["compute_expm"]
+    xp = namespace_of(a, e, fname="scipy.linalg.expm_frechet")
+    _square("expm_frechet", a)
+    y = fn(*args, **kwargs)
+    n = a.shape[-1]
+    pa, pe = ProjectTo(a, xp), ProjectTo(e, xp)
+    m = _block(xp, a, xp.astype(e, a.dtype) if e.dtype != a.dtype else e)
+
+    @pullback(y, args, name="expm_frechet")
+    def expm_frechet_pullback(y_bar: Any) -> Any:
+        # (e^A, L(A, E)) is the top block row of expm([[A, E], [0, A]])
+        ea_bar, l_bar = y_bar if both else (_ZERO, y_bar)
+        like = l_bar if not isinstance(l_bar, AbstractZero) else ea_bar
+        zero = xp.zeros_like(like)
+        top = xp.concat(
+            [
+                zero if isinstance(ea_bar, AbstractZero) else ea_bar,
+                zero if isinstance(l_bar, AbstractZero) else l_bar,
+            ],
+            axis=-1,
+        )
+        mb = xp.concat([top, xp.zeros_like(top)], axis=-2)
+        g = mod.expm_frechet(_h(xp, m), mb, compute_expm=False)
+        return (
+            pa(g[..., :n, :n] + g[..., n:, n:]),
+            pe(g[..., :n, n:]),
+            *[_NO] * (len(args) - 2),
+        )
+
+    return y, expm_frechet_pullback
+
+
+def _expm_frechet_frule(fn: Any, mod: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    b = _FRECHET.bind(args, kwargs)
+    a, e, both = b["A"], b["E"], b["compute_expm"]
+    xp = namespace_of(a, e, fname="scipy.linalg.expm_frechet")
+    _square("expm_frechet", a)
+    y = fn(*args, **kwargs)
+    t = tangents_in("expm_frechet", tangents[:3], (a, e))
+    if t is None:
+        return y, _ZERO
+    n = a.shape[-1]
+    da, de = t
+    like = de if da is _ZERO or isinstance(da, AbstractZero) else da
+    da = xp.zeros_like(like) if isinstance(da, AbstractZero) else da
+    de = xp.zeros_like(like) if isinstance(de, AbstractZero) else de
+    m = _block(xp, a, e)
+    dm = _block(xp, da, de)
+    big = _block(xp, m, dm)
+    ld = mod.expm(big)[..., : 2 * n, 2 * n :]  # L(M, dM)
+    ea_dot, l_dot = ld[..., :n, :n], ld[..., :n, n:]
+    if both:
+        return y, Tangent(in_dtype(xp, ea_dot, y[0].dtype), in_dtype(xp, l_dot, y[1].dtype))
+    return y, in_dtype(xp, l_dot, y.dtype)
+
+
+def _expm_frechet_ex(rng: Any) -> list[Any]:
+    return [
+        ((rng.standard_normal((2, 2)) * 0.5, rng.standard_normal((2, 2))), {}),
+        ((rng.standard_normal((3, 3)) * 0.5, rng.standard_normal((3, 3))), {"compute_expm": False}),
+    ]
+
+
+_register(
+    "expm_frechet",
+    _expm_frechet_rrule,
+    _expm_frechet_frule,
+    _expm_frechet_ex,
+)
+
+
+# --- solve_triangular ----------------------------------------------------------------------------
+_TRSM = signature(
+    "solve_triangular",
+    lambda a, b, /, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, debug=None,
+    check_finite=True: None,
+)
+_TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
+
+
+def _trans(name: str, trans: Any) -> int:
+    if trans not in _TRANS:
+        raise ValueError(f"{name}: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    return _TRANS[trans]
+
+
+def _op(xp: Any, m: Any, trans: int) -> Any:
+    return m if trans == 0 else (_t(xp, m) if trans == 1 else _h(xp, m))
+
+
+def _trsm(mod: Any, xp: Any, a: Any, r: Any, extra: int, vec: bool, **kw: Any) -> Any:
+    """``solve_triangular(a, r, **kw)`` for right-hand sides with ``extra`` leading chunk axes."""
+    if extra and a.ndim == 2:
+        folded, unfold = _fold(xp, r, extra, vec)
+        return unfold(mod.solve_triangular(a, folded, **kw))
+    return mod.solve_triangular(a, r, **kw)
+
+
+def _trsm_setup(args: Any, kwargs: Any) -> Any:
+    b = _TRSM.bind(args, kwargs)
+    a, rhs = b["a"], b["b"]
+    xp = namespace_of(a, rhs, fname="scipy.linalg.solve_triangular")
+    _square("solve_triangular", a)
+    tr = _trans("solve_triangular", b["trans"])
+    return xp, a, rhs, tr, bool(b["lower"]), bool(b["unit_diagonal"])
+
+
+def _solve_triangular_rrule(fn: Any, mod: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, rhs, tr, lower, unit = _trsm_setup(args, kwargs)
+    y = fn(*args, **kwargs)
+    vec = rhs.ndim == a.ndim - 1
+    pa, pb = ProjectTo(a, xp), ProjectTo(rhs, xp)
+
+    @pullback(y, args, name="solve_triangular")
+    def solve_triangular_pullback(y_bar: Any) -> Any:
+        # B_bar = op(T)^-H Y_bar: op = N -> C, T -> conj(T^-1 conj(.)), C -> N
+        kw = {"lower": lower, "unit_diagonal": unit}
+        if tr == 0:
+            b_bar = mod.solve_triangular(a, y_bar, trans=2 if _cplx(xp, a) else 1, **kw)
+        elif tr == 1:
+            b_bar = _conj(xp, mod.solve_triangular(a, _conj(xp, y_bar), trans=0, **kw))
+        else:
+            b_bar = mod.solve_triangular(a, y_bar, trans=0, **kw)
+        m_bar = -_outer(xp, b_bar, y, vec)  # the cotangent of op(T)
+        t_bar = m_bar if tr == 0 else (_t(xp, m_bar) if tr == 1 else _h(xp, m_bar))
+        return (pa(_keep(xp, t_bar, lower, unit)), pb(b_bar), *[_NO] * (len(args) - 2))
+
+    return y, solve_triangular_pullback
+
+
+def _solve_triangular_frule(fn: Any, mod: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, rhs, tr, lower, unit = _trsm_setup(args, kwargs)
+    y = fn(*args, **kwargs)
+    t = tangents_in("solve_triangular", tangents[:3], (a, rhs))
+    if t is None:
+        return y, _ZERO
+    vec = rhs.ndim == a.ndim - 1
+    da, db = t
+    r = None if isinstance(db, AbstractZero) else db
+    if not isinstance(da, AbstractZero):
+        dm = _op(xp, _keep(xp, da, lower, unit), tr)
+        term = xp.squeeze(dm @ _mat(xp, y, True), axis=-1) if vec else dm @ y
+        r = -term if r is None else r - term
+    kw = {"trans": tr, "lower": lower, "unit_diagonal": unit}
+    return y, in_dtype(xp, _trsm(mod, xp, a, r, t.extra, vec, **kw), y.dtype)
+
+
+def _triangular(rng: Any, n: int, lower: bool, cplx: bool = False) -> Any:
+    import numpy as np
+
+    a = rng.standard_normal((n, n)) * 0.3 + (1j * rng.standard_normal((n, n)) * 0.3 if cplx else 0)
+    a = a + 2 * np.eye(n)
+    return np.tril(a) if lower else np.triu(a)
+
+
+def _solve_triangular_ex(rng: Any) -> list[Any]:
+    return [
+        ((_triangular(rng, 3, False), rng.standard_normal((3, 2))), {}),
+        ((_triangular(rng, 3, True), rng.standard_normal(3)), {"lower": True, "trans": 1}),
+        ((rng.standard_normal((3, 3)) + 2 * __import__("numpy").eye(3), rng.standard_normal(3)),
+         {"lower": True, "unit_diagonal": True}),
+        (
+            (_triangular(rng, 2, False, True), rng.standard_normal((2, 2)) + 1j),
+            {"trans": "C"},
+        ),
+    ]
+
+
+_register(
+    "solve_triangular", _solve_triangular_rrule, _solve_triangular_frule, _solve_triangular_ex
+)
