@@ -81,16 +81,18 @@ def _is_jax(mod: Any) -> bool:
 
 
 def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> None:
-    """Register ``rrule(fn, mod, *args, **kwargs)`` and ``frule(fn, mod, tangents, *args,
-    **kwargs)`` for ``"scipy:linalg.<name>"``; each library's function gets them bound to itself
-    (``fn``) and to its module (``mod``)."""
+    """Register ``rrule(fn, mod, sig, *args, **kwargs)`` and ``frule(fn, mod, sig, tangents,
+    *args, **kwargs)`` for ``"scipy:linalg.<name>"``; each library's function gets them bound to
+    itself (``fn``), its module (``mod``) and its own signature (``sig``: JAX's keywords and
+    positional order differ from SciPy's in places)."""
 
     def bind(obj: Any, kind: str) -> Any:
         mod = _module_of(obj)
         impl = rrule if kind == "r" else frule
+        sig = signature(f"scipy.linalg.{name}", obj)  # this library's own signature
 
         def rule(*args: Any, **kwargs: Any) -> Any:
-            return impl(obj, mod, *args, **kwargs)
+            return impl(obj, mod, sig, *args, **kwargs)
 
         rule.__name__ = rule.__qualname__ = impl.__name__
         return rule
@@ -114,6 +116,12 @@ def _conj(xp: Any, x: Any) -> Any:
 
 def _t(xp: Any, x: Any) -> Any:
     return xp.matrix_transpose(x)
+
+
+def _first(sig: Any, args: Any, kwargs: Any, n: int = 1) -> tuple[list[Any], dict[str, Any]]:
+    """The first ``n`` arguments of a call (whatever this library names them) and all by name."""
+    b = sig.bind(args, kwargs)
+    return list(b.values())[:n], b
 
 
 def _nz(x: Any) -> Any:
@@ -178,7 +186,6 @@ def _mat(xp: Any, x: Any, vec: bool) -> Any:
 
 
 # --- expm ----------------------------------------------------------------------------------------
-_EXPM = signature("expm", lambda A, /, *, upper_triangular=False, max_squarings=16: None)
 
 
 def _block(xp: Any, a: Any, e: Any) -> Any:
@@ -197,8 +204,8 @@ def _frechet(fn: Any, mod: Any, xp: Any, a: Any, e: Any, kw: Any) -> Any:
     return fn(_block(xp, a, e), **kw)[..., :n, n:]
 
 
-def _expm_rrule(fn: Any, mod: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _EXPM.bind(args, kwargs)["A"]
+def _expm_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _first(sig, args, kwargs)[0]
     xp = namespace_of(a, fname="scipy.linalg.expm")
     _square("expm", a)
     y = fn(*args, **kwargs)
@@ -212,8 +219,8 @@ def _expm_rrule(fn: Any, mod: Any, *args: Any, **kwargs: Any) -> Any:
     return y, expm_pullback
 
 
-def _expm_frule(fn: Any, mod: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _EXPM.bind(args, kwargs)["A"]
+def _expm_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _first(sig, args, kwargs)[0]
     xp = namespace_of(a, fname="scipy.linalg.expm")
     _square("expm", a)
     y = fn(*args, **kwargs)
@@ -236,15 +243,11 @@ _register("expm", _expm_rrule, _expm_frule, _expm_ex)
 
 
 # --- expm_frechet --------------------------------------------------------------------------------
-_FRECHET = signature(
-    "expm_frechet",
-    lambda A, E, /, method=None, compute_expm=True, check_finite=True: None,
-)
 
 
-def _expm_frechet_rrule(fn: Any, mod: Any, *args: Any, **kwargs: Any) -> Any:
-    b = _FRECHET.bind(args, kwargs)
-    a, e, both = b["A"], b["E"], b["compute_expm"]
+def _expm_frechet_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    (a, e), b = _first(sig, args, kwargs, 2)
+    both = b.get("compute_expm", True)
     xp = namespace_of(a, e, fname="scipy.linalg.expm_frechet")
     _square("expm_frechet", a)
     y = fn(*args, **kwargs)
@@ -276,9 +279,9 @@ def _expm_frechet_rrule(fn: Any, mod: Any, *args: Any, **kwargs: Any) -> Any:
     return y, expm_frechet_pullback
 
 
-def _expm_frechet_frule(fn: Any, mod: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    b = _FRECHET.bind(args, kwargs)
-    a, e, both = b["A"], b["E"], b["compute_expm"]
+def _expm_frechet_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    (a, e), b = _first(sig, args, kwargs, 2)
+    both = b.get("compute_expm", True)
     xp = namespace_of(a, e, fname="scipy.linalg.expm_frechet")
     _square("expm_frechet", a)
     y = fn(*args, **kwargs)
@@ -316,11 +319,6 @@ _register(
 
 
 # --- solve_triangular ----------------------------------------------------------------------------
-_TRSM = signature(
-    "solve_triangular",
-    lambda a, b, /, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, debug=None,
-    check_finite=True: None,
-)
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
 
@@ -342,17 +340,16 @@ def _trsm(mod: Any, xp: Any, a: Any, r: Any, extra: int, vec: bool, **kw: Any) -
     return mod.solve_triangular(a, r, **kw)
 
 
-def _trsm_setup(args: Any, kwargs: Any) -> Any:
-    b = _TRSM.bind(args, kwargs)
-    a, rhs = b["a"], b["b"]
+def _trsm_setup(sig: Any, args: Any, kwargs: Any) -> Any:
+    (a, rhs), b = _first(sig, args, kwargs, 2)
     xp = namespace_of(a, rhs, fname="scipy.linalg.solve_triangular")
     _square("solve_triangular", a)
     tr = _trans("solve_triangular", b["trans"])
     return xp, a, rhs, tr, bool(b["lower"]), bool(b["unit_diagonal"])
 
 
-def _solve_triangular_rrule(fn: Any, mod: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, a, rhs, tr, lower, unit = _trsm_setup(args, kwargs)
+def _solve_triangular_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, rhs, tr, lower, unit = _trsm_setup(sig, args, kwargs)
     y = fn(*args, **kwargs)
     vec = rhs.ndim == a.ndim - 1
     pa, pb = ProjectTo(a, xp), ProjectTo(rhs, xp)
@@ -374,8 +371,8 @@ def _solve_triangular_rrule(fn: Any, mod: Any, *args: Any, **kwargs: Any) -> Any
     return y, solve_triangular_pullback
 
 
-def _solve_triangular_frule(fn: Any, mod: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, a, rhs, tr, lower, unit = _trsm_setup(args, kwargs)
+def _solve_triangular_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, rhs, tr, lower, unit = _trsm_setup(sig, args, kwargs)
     y = fn(*args, **kwargs)
     t = tangents_in("solve_triangular", tangents[:3], (a, rhs))
     if t is None:
@@ -415,3 +412,173 @@ def _solve_triangular_ex(rng: Any) -> list[Any]:
 _register(
     "solve_triangular", _solve_triangular_rrule, _solve_triangular_frule, _solve_triangular_ex
 )
+
+
+# --- cholesky, cho_factor, cho_solve -------------------------------------------------------------
+def _cholesky_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    (a,), b = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname="scipy.linalg.cholesky")
+    _square("cholesky", a)
+    y = fn(*args, **kwargs)
+    upper = not b.get("lower", False)  # SciPy's default is the upper factor
+    project = ProjectTo(a, xp)
+
+    @pullback(y, args, name="cholesky")
+    def cholesky_pullback(y_bar: Any) -> Any:
+        return (project(cholesky_back(y, y_bar, upper=upper)), *[_NO] * (len(args) - 1))
+
+    return y, cholesky_pullback
+
+
+def _cholesky_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    (a,), b = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname="scipy.linalg.cholesky")
+    _square("cholesky", a)
+    y = fn(*args, **kwargs)
+    t = tangents_in("cholesky", tangents[:2], (a,))
+    if t is None:
+        return y, _ZERO
+    return y, in_dtype(xp, _cholesky_dot(xp, y, t[0], not b.get("lower", False)), y.dtype)
+
+
+def _pd_ex(rng: Any, lower_key: bool = True) -> list[Any]:
+    return [
+        ((positive_definite(rng, (3, 3)),), {}),
+        ((positive_definite(rng, (2, 2)),), {"lower": True}),
+        ((positive_definite(rng, (2, 2), cplx=True),), {}),
+    ]
+
+
+_register("cholesky", _cholesky_rrule, _cholesky_frule, _pd_ex, hermitian=(0,))
+
+
+def _other(xp: Any, x: Any, lower: bool) -> Any:
+    """The strict triangle a factor of ``lower`` does not use."""
+    return xp.triu(x, k=1) if lower else xp.tril(x, k=-1)
+
+
+def _cho_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    (a,), b = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname="scipy.linalg.cho_factor")
+    _square("cho_factor", a)
+    y = fn(*args, **kwargs)
+    lower = bool(b.get("lower", False))
+    factor = xp.tril(y[0]) if lower else xp.triu(y[0])
+    keeps = not _is_jax(mod)  # SciPy leaves A's own entries in the unused triangle; JAX zeros
+    project = ProjectTo(a, xp)
+
+    @pullback(y, args, name="cho_factor")
+    def cho_factor_pullback(y_bar: Any) -> Any:
+        c_bar = y_bar[0]
+        tri_bar = xp.tril(c_bar) if lower else xp.triu(c_bar)
+        g = cholesky_back(factor, tri_bar, upper=not lower)
+        if keeps:
+            g = g + _herm(xp, _other(xp, c_bar, lower))
+        return (project(g), *[_NO] * (len(args) - 1))
+
+    return y, cho_factor_pullback
+
+
+def _cho_factor_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    (a,), b = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname="scipy.linalg.cho_factor")
+    _square("cho_factor", a)
+    y = fn(*args, **kwargs)
+    t = tangents_in("cho_factor", tangents[:2], (a,))
+    if t is None:
+        return y, _ZERO
+    lower = bool(b.get("lower", False))
+    factor = xp.tril(y[0]) if lower else xp.triu(y[0])
+    dc = _cholesky_dot(xp, factor, t[0], not lower)
+    if not _is_jax(mod):
+        dc = dc + _other(xp, _herm(xp, t[0]), lower)
+    return y, Tangent(in_dtype(xp, dc, y[0].dtype), _NO, primal_type=type(y))
+
+
+_register(
+    "cho_factor",
+    _cho_factor_rrule,
+    _cho_factor_frule,
+    _pd_ex,
+    hermitian=(0,),
+    expect=Expect(
+        "jit",
+        "jax.scipy.linalg.cho_factor zeros the unused triangle, where scipy.linalg.cho_factor "
+        "leaves A's own entries: the jit check's NumPy reference differs there by design",
+    ),
+)
+
+
+def _cho_solve_setup(sig: Any, args: Any, kwargs: Any) -> Any:
+    (cl, rhs), b = _first(sig, args, kwargs, 2)
+    if not isinstance(cl, (tuple, list)) or len(cl) != 2:
+        raise TypeError("cho_solve: the first argument must be the pair (c, lower) of cho_factor")
+    c, lower = cl
+    xp = namespace_of(c, rhs, fname="scipy.linalg.cho_solve")
+    _square("cho_solve", c)
+    return xp, cl, c, bool(lower), rhs
+
+
+def _cho_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, cl, c, lower, rhs = _cho_solve_setup(sig, args, kwargs)
+    y = fn(*args, **kwargs)
+    vec = rhs.ndim == 1
+    pc, pb = ProjectTo(c, xp), ProjectTo(rhs, xp)
+    factor = xp.tril(c) if lower else xp.triu(c)
+
+    @pullback(y, args, name="cho_solve")
+    def cho_solve_pullback(y_bar: Any) -> Any:
+        b_bar = fn(cl, y_bar)  # A is Hermitian: A^-H = A^-1
+        a_bar = -_outer(xp, b_bar, y, vec)
+        s = a_bar + _h(xp, a_bar)
+        # A = L L^H: L_bar = (A_bar + A_bar^H) L;  A = U^H U: U_bar = U (A_bar + A_bar^H)
+        c_bar = xp.tril(s @ factor) if lower else xp.triu(factor @ s)
+        c_t = Tangent(pc(c_bar), _NO, primal_type=type(cl))
+        return (c_t, pb(b_bar), *[_NO] * (len(args) - 2))
+
+    return y, cho_solve_pullback
+
+
+def _cho_solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, cl, c, lower, rhs = _cho_solve_setup(sig, args, kwargs)
+    y = fn(*args, **kwargs)
+    t = tangents_in("cho_solve", tangents[:3], (cl, rhs))
+    dc = _ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
+    db = _ZERO if t is None else t[1]
+    if isinstance(dc, AbstractZero) and isinstance(db, AbstractZero):
+        return y, _ZERO
+    vec = rhs.ndim == 1
+    extra = t.extra if not isinstance(db, AbstractZero) else dc.ndim - c.ndim
+    r = None if isinstance(db, AbstractZero) else db
+    if not isinstance(dc, AbstractZero):
+        factor = xp.tril(c) if lower else xp.triu(c)
+        dfac = xp.tril(dc) if lower else xp.triu(dc)
+        ym = _mat(xp, y, vec)
+        if lower:  # dA = dL L^H + L dL^H
+            da_y = dfac @ (_h(xp, factor) @ ym) + factor @ (_h(xp, dfac) @ ym)
+        else:  # dA = dU^H U + U^H dU
+            da_y = _h(xp, dfac) @ (factor @ ym) + _h(xp, factor) @ (dfac @ ym)
+        da_y = xp.squeeze(da_y, axis=-1) if vec else da_y
+        r = -da_y if r is None else r - da_y
+    if extra:
+        folded, unfold = _fold(xp, r, extra, vec)
+        y_dot = unfold(fn(cl, folded))
+    else:
+        y_dot = fn(cl, r)
+    return y, in_dtype(xp, y_dot, y.dtype)
+
+
+def _cho_solve_ex(rng: Any) -> list[Any]:
+    import numpy as np
+    import scipy.linalg as sl
+
+    a = positive_definite(rng, (3, 3))
+    b = positive_definite(rng, (2, 2), cplx=True)
+    return [
+        (((np.asarray(sl.cho_factor(a)[0]), False), rng.standard_normal((3, 2))), {}),
+        (((np.linalg.cholesky(a), True), rng.standard_normal(3)), {}),
+        (((np.linalg.cholesky(b), True), rng.standard_normal((2, 2)) + 1j), {}),
+    ]
+
+
+_register("cho_solve", _cho_solve_rrule, _cho_solve_frule, _cho_solve_ex)
