@@ -582,3 +582,463 @@ def _cho_solve_ex(rng: Any) -> list[Any]:
 
 
 _register("cho_solve", _cho_solve_rrule, _cho_solve_frule, _cho_solve_ex)
+
+
+# --- lu_factor, lu_solve, lu ---------------------------------------------------------------------
+def _unit_lower(xp: Any, lu: Any) -> Any:
+    return xp.tril(lu, k=-1) + xp.eye(lu.shape[-2], lu.shape[-1], dtype=lu.dtype, device=device_of(lu))
+
+
+def _right_solve(mod: Any, xp: Any, t: Any, x: Any, extra: int, lower: bool, unit: bool = False) -> Any:
+    """``X T^-1`` for the triangle of ``t``: ``(T^-H X^H)^H``."""
+    kw = {"trans": 2, "lower": lower, "unit_diagonal": unit}
+    return _h(xp, _trsm(mod, xp, t, _h(xp, x), extra, False, **kw))
+
+
+def _lu_solve_chunk(mod: Any, xp: Any, lu_piv: Any, r: Any, extra: int, vec: bool, trans: int) -> Any:
+    if extra:
+        folded, unfold = _fold(xp, r, extra, vec)
+        return unfold(mod.lu_solve(lu_piv, folded, trans=trans))
+    return mod.lu_solve(lu_piv, r, trans=trans)
+
+
+def _lu_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    (a,), _ = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname="scipy.linalg.lu_factor")
+    _square("lu_factor", a)  # the pullback's products with P go through lu_solve
+    y = fn(*args, **kwargs)
+    lu = y[0]
+    project = ProjectTo(a, xp)
+
+    @pullback(y, args, name="lu_factor")
+    def lu_factor_pullback(y_bar: Any) -> Any:
+        lu_bar = y_bar[0]
+        f_bar = xp.tril(_h(xp, _unit_lower(xp, lu)) @ xp.tril(lu_bar, k=-1), k=-1)
+        f_bar = f_bar + xp.triu(xp.triu(lu_bar) @ _h(xp, xp.triu(lu)))
+        # A_bar = P L^-H F_bar U^-H = A^-H U^H (F_bar U^-H)
+        g = _h(xp, mod.solve_triangular(lu, _h(xp, f_bar), lower=False))
+        w = _h(xp, xp.triu(lu)) @ g
+        return (project(mod.lu_solve((lu, y[1]), w, trans=2)), *[_NO] * (len(args) - 1))
+
+    return y, lu_factor_pullback
+
+
+def _lu_factor_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    (a,), _ = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname="scipy.linalg.lu_factor")
+    _square("lu_factor", a)
+    y = fn(*args, **kwargs)
+    t = tangents_in("lu_factor", tangents[:2], (a,))
+    if t is None:
+        return y, _ZERO
+    lu = y[0]
+    u = xp.triu(lu)
+    # F = L^-1 P^T dA U^-1 = U (A^-1 dA) U^-1
+    z = _lu_solve_chunk(mod, xp, y, t[0], t.extra, False, 0)
+    f = _right_solve(mod, xp, lu, u @ z, t.extra, False)
+    dlu = _unit_lower(xp, lu) @ xp.tril(f, k=-1) + xp.triu(f) @ u
+    return y, Tangent(in_dtype(xp, dlu, lu.dtype), _NO, primal_type=type(y))
+
+
+def _general_ex(rng: Any, n: int, cplx: bool = False) -> Any:
+    import numpy as np
+
+    a = 0.4 * (rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if cplx else 0))
+    # well conditioned, with its rows in reverse order: partial pivoting permutes them
+    return (a + 1.5 * np.eye(n))[::-1]
+
+
+def _lu_factor_ex(rng: Any) -> list[Any]:
+    return [((_general_ex(rng, 3),), {}), ((_general_ex(rng, 2, True),), {})]
+
+
+_register("lu_factor", _lu_factor_rrule, _lu_factor_frule, _lu_factor_ex)
+
+
+def _lu_solve_setup(sig: Any, args: Any, kwargs: Any) -> Any:
+    (lp, rhs), b = _first(sig, args, kwargs, 2)
+    if not isinstance(lp, (tuple, list)) or len(lp) != 2:
+        raise TypeError("lu_solve: the first argument must be the pair (lu, piv) of lu_factor")
+    lu = lp[0]
+    xp = namespace_of(lu, rhs, fname="scipy.linalg.lu_solve")
+    _square("lu_solve", lu)
+    return xp, lp, lu, rhs, _trans("lu_solve", b.get("trans", 0))
+
+
+def _lu_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, lp, lu, rhs, tr = _lu_solve_setup(sig, args, kwargs)
+    y = fn(*args, **kwargs)
+    vec = rhs.ndim == 1
+    pl, pb = ProjectTo(lu, xp), ProjectTo(rhs, xp)
+
+    def inv_lu_h(v: Any) -> Any:  # L^-H U^-H v (= P^T A^-H v)
+        w = mod.solve_triangular(lu, v, trans=2, lower=False)
+        return mod.solve_triangular(lu, w, trans=2, lower=True, unit_diagonal=True)
+
+    def inv_lu_t(v: Any) -> Any:  # L^-T U^-T v (= P^T A^-T v)
+        w = mod.solve_triangular(lu, v, trans=1, lower=False)
+        return mod.solve_triangular(lu, w, trans=1, lower=True, unit_diagonal=True)
+
+    @pullback(y, args, name="lu_solve")
+    def lu_solve_pullback(y_bar: Any) -> Any:
+        # W = P^T A_bar as p q^H, then lu_bar = tril(W U^H, -1) + triu(L^H W)
+        if tr == 0:
+            b_bar = mod.lu_solve(lp, y_bar, trans=2)
+            p, q = inv_lu_h(y_bar), y
+        elif tr == 1:
+            b_bar = _conj(xp, mod.lu_solve(lp, _conj(xp, y_bar), trans=0))
+            p, q = _conj(xp, inv_lu_t(rhs)), _conj(xp, b_bar)
+        else:
+            b_bar = mod.lu_solve(lp, y_bar, trans=0)
+            p, q = inv_lu_h(rhs), b_bar
+        u = xp.triu(lu)
+        pm, qm = _mat(xp, p, vec), _mat(xp, q, vec)
+        lu_bar = -xp.tril(pm @ _h(xp, u @ qm), k=-1) - xp.triu((_h(xp, _unit_lower(xp, lu)) @ pm) @ _h(xp, qm))
+        lp_t = Tangent(pl(lu_bar), _NO, primal_type=type(lp))
+        return (lp_t, pb(b_bar), *[_NO] * (len(args) - 2))
+
+    return y, lu_solve_pullback
+
+
+def _lu_solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, lp, lu, rhs, tr = _lu_solve_setup(sig, args, kwargs)
+    y = fn(*args, **kwargs)
+    t = tangents_in("lu_solve", tangents[:3], (lp, rhs))
+    dlu = _ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
+    db = _ZERO if t is None else t[1]
+    if isinstance(dlu, AbstractZero) and isinstance(db, AbstractZero):
+        return y, _ZERO
+    vec = rhs.ndim == 1
+    extra = t.extra if not isinstance(db, AbstractZero) else dlu.ndim - lu.ndim
+    dl, du = xp.tril(dlu, k=-1) if not isinstance(dlu, AbstractZero) else None, None
+    low, u = _unit_lower(xp, lu), xp.triu(lu)
+    if tr == 0:
+        y_dot = None
+        if not isinstance(db, AbstractZero):
+            y_dot = _lu_solve_chunk(mod, xp, lp, db, extra, vec, 0)
+        if dl is not None:
+            du = xp.triu(dlu)
+            ym = _mat(xp, y, vec)
+            # A^-1 dA x = U^-1 (L^-1 dL U x + dU x)
+            v = _trsm(mod, xp, lu, dl @ (u @ ym), extra, False, lower=True, unit_diagonal=True)
+            v = _trsm(mod, xp, lu, v + du @ ym, extra, False, lower=False)
+            v = xp.squeeze(v, axis=-1) if vec else v
+            y_dot = -v if y_dot is None else y_dot - v
+        return y, in_dtype(xp, y_dot, y.dtype)
+    r = None if isinstance(db, AbstractZero) else db
+    if dl is not None:
+        du = xp.triu(dlu)
+        op = _t if tr == 1 else _h
+        z = mod.solve_triangular(lu, rhs, trans=tr, lower=False)
+        z = _mat(xp, mod.solve_triangular(lu, z, trans=tr, lower=True, unit_diagonal=True), vec)
+        term = op(xp, dl @ u + low @ du) @ z  # op(L^-1... ) = op(P^T dA) applied to P^T x
+        term = xp.squeeze(term, axis=-1) if vec else term
+        r = -term if r is None else r - term
+    return y, in_dtype(xp, _lu_solve_chunk(mod, xp, lp, r, extra, vec, tr), y.dtype)
+
+
+def _lu_solve_ex(rng: Any) -> list[Any]:
+    import scipy.linalg as sl
+
+    a, c = _general_ex(rng, 3), _general_ex(rng, 2, True)
+    return [
+        ((sl.lu_factor(a), rng.standard_normal((3, 2))), {}),
+        ((sl.lu_factor(a), rng.standard_normal(3)), {"trans": 1}),
+        ((sl.lu_factor(c), rng.standard_normal(2) + 1j), {"trans": 2}),
+        ((sl.lu_factor(c), rng.standard_normal((2, 2)) + 1j), {"trans": 0}),
+    ]
+
+
+_PIV32 = (
+    "jax.scipy.linalg.lu_solve with trans=0 or 2 takes int32 pivots only, and the checker hands "
+    "integer arrays over as int64 (tests/rules/scipy/test_linalg.py checks JAX's own pivots)"
+)
+_register(
+    "lu_solve",
+    _lu_solve_rrule,
+    _lu_solve_frule,
+    _lu_solve_ex,
+    expect=(Expect("jax", _PIV32, kind="skip", example="#0"), Expect("jax", _PIV32, kind="skip", example="#2")),
+)
+
+
+def _pad_eye(xp: Any, x: Any, rows: int, cols: int, axis: int) -> Any:
+    """``x`` extended to a square matrix with ``[0 I]`` rows (``axis=-2``) or columns (``-1``)."""
+    if axis == -1:
+        extra = cols - x.shape[-1]
+        if not extra:
+            return x
+        e = xp.eye(rows, extra, k=-(rows - extra), dtype=x.dtype, device=device_of(x))
+        return xp.concat([x, xp.broadcast_to(e, (*x.shape[:-2], rows, extra))], axis=-1)
+    extra = rows - x.shape[-2]
+    if not extra:
+        return x
+    e = xp.eye(extra, cols, k=cols - extra, dtype=x.dtype, device=device_of(x))
+    return xp.concat([x, xp.broadcast_to(e, (*x.shape[:-2], extra, cols))], axis=-2)
+
+
+def _lu_setup(fn: Any, mod: Any, sig: Any, args: Any, kwargs: Any) -> Any:
+    """``(xp, a, y, P, L, U, permute_l)`` of an ``lu`` call (``P`` as a matrix)."""
+    (a,), b = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname="scipy.linalg.lu")
+    if a.ndim < 2:
+        raise ValueError(f"lu: expected a (stack of) matrices, got shape {tuple(a.shape)}")
+    y = fn(*args, **kwargs)
+    permute_l, indices = bool(b.get("permute_l", False)), bool(b.get("p_indices", False))
+    if permute_l:
+        p, low, u = fn(a)  # the factors apart, for the derivative
+    else:
+        p, low, u = y
+    if indices and not permute_l:
+        m = a.shape[-2]
+        ar = xp.arange(m, device=device_of(a))
+        p = xp.astype(xp.expand_dims(p, axis=-1) == ar, low.dtype)  # P[i, p_i] = 1
+    return xp, a, y, p, low, u, permute_l
+
+
+def _lu_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, y, p, low, u, permute_l = _lu_setup(fn, mod, sig, args, kwargs)
+    m, n = a.shape[-2], a.shape[-1]
+    k = min(m, n)
+    lp, up = _pad_eye(xp, low, m, m, -1), _pad_eye(xp, u, n, n, -2)
+    project = ProjectTo(a, xp)
+
+    @pullback(y, args, name="lu")
+    def lu_pullback(y_bar: Any) -> Any:
+        l_bar, u_bar = (y_bar[0], y_bar[1]) if permute_l else (y_bar[1], y_bar[2])
+        if permute_l and not isinstance(l_bar, AbstractZero):
+            l_bar = _h(xp, p) @ l_bar  # PL_bar -> L_bar
+        lau_bar = None
+        if not isinstance(l_bar, AbstractZero):
+            if n > k:
+                z = xp.zeros((*l_bar.shape[:-1], n - k), dtype=l_bar.dtype, device=device_of(a))
+                l_bar = xp.concat([l_bar, z], axis=-1)
+            lau_bar = xp.tril(_h(xp, lp) @ l_bar, k=-1)
+        if not isinstance(u_bar, AbstractZero):
+            if m > k:
+                z = xp.zeros((*u_bar.shape[:-2], m - k, n), dtype=u_bar.dtype, device=device_of(a))
+                u_bar = xp.concat([u_bar, z], axis=-2)
+            term = xp.triu(u_bar @ _h(xp, up))
+            lau_bar = term if lau_bar is None else lau_bar + term
+        x_bar = mod.solve_triangular(lp, lau_bar, trans=2, lower=True, unit_diagonal=True)
+        x_bar = _h(xp, mod.solve_triangular(up, _h(xp, x_bar), lower=False))  # X U_p^-H
+        return (project(p @ x_bar), *[_NO] * (len(args) - 1))
+
+    return y, lu_pullback
+
+
+def _lu_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, y, p, low, u, permute_l = _lu_setup(fn, mod, sig, args, kwargs)
+    t = tangents_in("lu", tangents[:2], (a,))
+    if t is None:
+        return y, _ZERO
+    m, n = a.shape[-2], a.shape[-1]
+    k = min(m, n)
+    lp, up = _pad_eye(xp, low, m, m, -1), _pad_eye(xp, u, n, n, -2)
+    x = _h(xp, p) @ t[0]
+    lau = _trsm(mod, xp, lp, x, t.extra, False, lower=True, unit_diagonal=True)
+    lau = _right_solve(mod, xp, up, lau, t.extra, False)
+    dl = (lp @ xp.tril(lau, k=-1))[..., :, :k]
+    du = (xp.triu(lau) @ up)[..., :k, :]
+    dl, du = in_dtype(xp, dl, low.dtype), in_dtype(xp, du, u.dtype)
+    if permute_l:
+        return y, Tangent(p @ dl, du, primal_type=type(y))
+    p_dot = _NO if xp.isdtype(y[0].dtype, "integral") else _ZERO
+    return y, Tangent(p_dot, dl, du, primal_type=type(y))
+
+
+def _lu_ex(rng: Any) -> list[Any]:
+    return [
+        ((_general_ex(rng, 3),), {}),
+        ((rng.standard_normal((4, 3)),), {}),
+        ((rng.standard_normal((2, 3)),), {"permute_l": True}),
+        ((_general_ex(rng, 2, True),), {}),
+    ]
+
+
+_register("lu", _lu_rrule, _lu_frule, _lu_ex)
+
+
+# --- solve, inv, det -----------------------------------------------------------------------------
+_ASSUME = {
+    None: "gen", "gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym",
+    "her": "her", "hermitian": "her", "pos": "her", "positive definite": "her",
+    "upper triangular": "triu", "lower triangular": "tril", "diagonal": "diag",
+}
+
+
+def _effective(xp: Any, a: Any, kind: str, lower: bool) -> Any:
+    """The matrix a solver reads from ``a``: one triangle mirrored (``sym``/``her``), a
+    triangle, the diagonal, or all of it."""
+    if kind == "gen":
+        return a
+    if kind in ("triu", "tril"):
+        return xp.triu(a) if kind == "triu" else xp.tril(a)
+    if kind == "diag":
+        return a * xp.eye(a.shape[-1], dtype=a.dtype, device=device_of(a))
+    tri, strict = (xp.tril(a), xp.tril(a, k=-1)) if lower else (xp.triu(a), xp.triu(a, k=1))
+    return tri + (_t(xp, strict) if kind == "sym" else _h(xp, strict))
+
+
+def _effective_back(xp: Any, g: Any, kind: str, lower: bool) -> Any:
+    """The adjoint of :func:`_effective`."""
+    if kind in ("gen", "triu", "tril", "diag"):
+        return _effective(xp, g, kind, lower)
+    mirrored = _t(xp, g) if kind == "sym" else _h(xp, g)
+    if lower:
+        return xp.tril(g) + xp.tril(mirrored, k=-1)
+    return xp.triu(g) + xp.triu(mirrored, k=1)
+
+
+def _solve_setup(mod: Any, sig: Any, args: Any, kwargs: Any) -> Any:
+    (a, rhs), b = _first(sig, args, kwargs, 2)
+    xp = namespace_of(a, rhs, fname="scipy.linalg.solve")
+    _square("solve", a)
+    assume = b.get("assume_a", None)
+    if assume not in _ASSUME:
+        raise ValueError(
+            f"solve: the rule supports assume_a in {sorted(k for k in _ASSUME if k)} (and None), "
+            f"got {assume!r}"
+        )
+    kind = _ASSUME[assume]
+    if _is_jax(mod) and assume not in ("pos", "positive definite"):
+        kind = "gen"  # JAX's solve reads the whole matrix except for assume_a='pos'
+    return xp, a, rhs, kind, bool(b.get("lower", False)), bool(b.get("transposed", False))
+
+
+def _solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, rhs, kind, lower, transposed = _solve_setup(mod, sig, args, kwargs)
+    y = fn(*args, **kwargs)
+    vec = rhs.ndim == 1
+    pa, pb = ProjectTo(a, xp), ProjectTo(rhs, xp)
+    m = _effective(xp, a, kind, lower)
+    m = _t(xp, m) if transposed else m
+
+    @pullback(y, args, name="solve")
+    def solve_pullback(y_bar: Any) -> Any:
+        b_bar = fn(_h(xp, m), y_bar)
+        g = -_outer(xp, b_bar, y, vec)
+        g = _t(xp, g) if transposed else g
+        return (pa(_effective_back(xp, g, kind, lower)), pb(b_bar), *[_NO] * (len(args) - 2))
+
+    return y, solve_pullback
+
+
+def _solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, rhs, kind, lower, transposed = _solve_setup(mod, sig, args, kwargs)
+    y = fn(*args, **kwargs)
+    t = tangents_in("solve", tangents[:3], (a, rhs))
+    if t is None:
+        return y, _ZERO
+    vec = rhs.ndim == 1
+    da, db = t
+    r = None if isinstance(db, AbstractZero) else db
+    if not isinstance(da, AbstractZero):
+        dm = _effective(xp, da, kind, lower)
+        dm = _t(xp, dm) if transposed else dm
+        term = xp.squeeze(dm @ _mat(xp, y, True), axis=-1) if vec else dm @ y
+        r = -term if r is None else r - term
+    if t.extra and a.ndim == 2:
+        folded, unfold = _fold(xp, r, t.extra, vec)
+        y_dot = unfold(fn(a, folded, **{k: v for k, v in kwargs.items()}))
+    else:
+        y_dot = fn(a, r, **kwargs)
+    return y, in_dtype(xp, y_dot, y.dtype)
+
+
+def _solve_ex(rng: Any) -> list[Any]:
+    return [
+        ((_general_ex(rng, 3), rng.standard_normal((3, 2))), {}),
+        ((_general_ex(rng, 3), rng.standard_normal(3)), {"assume_a": "sym", "lower": True}),
+        ((positive_definite(rng, (3, 3)), rng.standard_normal(3)), {"assume_a": "pos"}),
+        ((_general_ex(rng, 2, True), rng.standard_normal(2) + 1j), {}),
+    ]
+
+
+_register(
+    "solve",
+    _solve_rrule,
+    _solve_frule,
+    _solve_ex,
+    expect=Expect(
+        "jit",
+        "jax.scipy.linalg.solve reads the whole matrix for assume_a='sym', scipy.linalg.solve one "
+        "triangle: the jit check's NumPy reference differs by design",
+        example="#1",
+    ),
+)
+
+
+def _inv_setup(sig: Any, args: Any, kwargs: Any) -> Any:
+    (a,), b = _first(sig, args, kwargs)
+    if b.get("assume_a", None) not in (None, "gen", "general"):
+        raise ValueError(
+            f"inv: the rule supports assume_a=None or 'general', got {b['assume_a']!r}"
+        )
+    xp = namespace_of(a, fname="scipy.linalg.inv")
+    _square("inv", a)
+    return xp, a
+
+
+def _inv_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a = _inv_setup(sig, args, kwargs)
+    y = fn(*args, **kwargs)
+    project = ProjectTo(a, xp)
+
+    @pullback(y, args, name="inv")
+    def inv_pullback(y_bar: Any) -> Any:
+        yh = _h(xp, y)
+        return (project(-(yh @ (y_bar @ yh))), *[_NO] * (len(args) - 1))
+
+    return y, inv_pullback
+
+
+def _inv_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a = _inv_setup(sig, args, kwargs)
+    y = fn(*args, **kwargs)
+    t = tangents_in("inv", tangents[:2], (a,))
+    if t is None:
+        return y, _ZERO
+    return y, in_dtype(xp, -(y @ (t[0] @ y)), y.dtype)
+
+
+def _inv_ex(rng: Any) -> list[Any]:
+    return [
+        ((_general_ex(rng, 3),), {}),
+        ((_general_ex(rng, 2)[None] * [[[1.0]], [[-1.2]]],), {}),
+        ((_general_ex(rng, 2, True),), {}),
+    ]
+
+
+_register("inv", _inv_rrule, _inv_frule, _inv_ex)
+
+
+def _det_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    (a,), _ = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname="scipy.linalg.det")
+    _square("det", a)
+    y = fn(*args, **kwargs)
+    project = ProjectTo(a, xp)
+
+    @pullback(y, args, name="det")
+    def det_pullback(y_bar: Any) -> Any:
+        g = xp.expand_dims(xp.expand_dims(y_bar, axis=-1), axis=-1) * _h(xp, adjugate(a))
+        return (project(g), *[_NO] * (len(args) - 1))
+
+    return y, det_pullback
+
+
+def _det_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    (a,), _ = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname="scipy.linalg.det")
+    _square("det", a)
+    y = fn(*args, **kwargs)
+    t = tangents_in("det", tangents[:2], (a,))
+    if t is None:
+        return y, _ZERO
+    # tr(adj(A) dA): no inverse, so a singular A has its finite derivative
+    y_dot = xp.sum(_t(xp, adjugate(a)) * t[0], axis=(-2, -1))
+    return y, in_dtype(xp, y_dot, xp.asarray(y).dtype)
+
+
+_register("det", _det_rrule, _det_frule, _inv_ex)
