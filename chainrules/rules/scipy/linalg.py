@@ -205,7 +205,7 @@ def _frechet(fn: Any, mod: Any, xp: Any, a: Any, e: Any, kw: Any) -> Any:
 
 
 def _expm_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _first(sig, args, kwargs)[0]
+    (a,), _ = _first(sig, args, kwargs)
     xp = namespace_of(a, fname="scipy.linalg.expm")
     _square("expm", a)
     y = fn(*args, **kwargs)
@@ -220,7 +220,7 @@ def _expm_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _expm_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _first(sig, args, kwargs)[0]
+    (a,), _ = _first(sig, args, kwargs)
     xp = namespace_of(a, fname="scipy.linalg.expm")
     _square("expm", a)
     y = fn(*args, **kwargs)
