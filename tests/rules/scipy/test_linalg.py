@@ -39,7 +39,10 @@ def test_covers_jax_scipy_linalg() -> None:
 
 
 def test_import_needs_no_scipy() -> None:
-    code = "import sys, chainrules; print(sorted(m for m in ('scipy', 'jax', 'torch') if m in sys.modules))"
+    code = (
+        "import sys, chainrules; "
+        "print(sorted(m for m in ('scipy', 'jax', 'torch') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -87,7 +90,7 @@ def test_lu_solve_with_jax_pivots() -> None:
     g = jnp.asarray(RNG.standard_normal((3, 2)))
     for trans in (0, 1, 2):
         y, (_, lp_bar, b_bar) = _pull(jsl.lu_solve, (lu, piv), b, y_bar=g, trans=trans)
-        ref_y, vjp = jax.vjp(lambda m, r: jsl.lu_solve((m, piv), r, trans=trans), lu, b)
+        ref_y, vjp = jax.vjp(lambda m, r, tr=trans: jsl.lu_solve((m, piv), r, trans=tr), lu, b)
         ref_lu, ref_b = vjp(g)
         np.testing.assert_allclose(y, ref_y, rtol=1e-12)
         np.testing.assert_allclose(lp_bar[0], ref_lu, rtol=1e-9, atol=1e-12)
@@ -131,13 +134,13 @@ def test_solve_triangular_trans_variants_agree_with_dense_solve() -> None:
         np.testing.assert_allclose(a_bar, np.triu(m_bar), atol=1e-12)
 
 
-# ---- what each library computes -------------------------------------------------------------------
+# ---- what each library computes ----------------------------------------------------------------
 def test_cho_factor_unused_triangle() -> None:
     """SciPy's c keeps A's entries in the unused triangle (their cotangent passes through); JAX's
     holds zeros (none does)."""
     a = rules.positive_definite(RNG, (3, 3))
     g = np.triu(np.ones((3, 3)), k=1)  # only the unused triangle of a lower factor
-    (c, low), (_, a_bar) = _pull(sl.cho_factor, a, y_bar=(g, cr.NoTangent()), lower=True)
+    (c, _), (_, a_bar) = _pull(sl.cho_factor, a, y_bar=(g, cr.NoTangent()), lower=True)
     np.testing.assert_allclose(np.triu(c, k=1), np.triu(a, k=1))
     np.testing.assert_allclose(a_bar, (g + g.T) / 2)
     jsl = pytest.importorskip("jax.scipy.linalg")
