@@ -546,8 +546,8 @@ def register_rrule(
     Keyword arguments are the registration's metadata, read through ``Registration``'s typed
     properties (``examples=``, ``domain=``, ``hermitian=`` for the testers; ``expect=`` for known
     limits, ``chainrules.Expect`` declarations that the test suite and the check command both
-    read); :data:`META_KEYS` lists them, and any other keyword is a ``TypeError``. One changes how a named
-    rule is installed: ``bind=`` a function ``(function_object, kind) -> rule`` (``kind`` is
+    read); :data:`META_KEYS` lists them, and any other keyword is a ``TypeError``. One changes how
+    a named rule is installed: ``bind=`` a function ``(function_object, kind) -> rule`` (``kind`` is
     ``"r"`` or ``"f"``) gives each library's function its own rule -- for calls that may hold no
     array to tell the library (``zeros(3)``, ``fftfreq(8)``), so the rule can call exactly the
     function the user called.

@@ -295,7 +295,7 @@ def elementwise(
     ``MISSING``: no closed form). The rules of each library's function call that function."""
     fname = f"special.{name}"
     sig = signature(name, template, unsupported)
-    params = tuple(sig._names[: len(partials)])
+    params = sig.names[: len(partials)]
     bind = _binder(name, sig, params, partials, nout, refuse)
     r, f = _scipy_rules(fname, bind)
     if "domain" in meta and "examples" not in meta:
