@@ -61,7 +61,7 @@ def torch_cuda_available() -> bool:
 
 
 def registrations() -> list[cr.Registration]:
-    return [r for r in cr.registrations() if str(r.meta.get("module")).startswith(FAMILIES)]
+    return [r for r in cr.registrations() if str(r.module).startswith(FAMILIES)]
 
 
 def _convert(value: Any, make: Callable[[np.ndarray], Any]) -> Any:
@@ -140,7 +140,7 @@ def _run_rules(
             except Exception as e:  # noqa: BLE001
                 failures.append(f"{what}: {type(e).__name__}: {str(e).splitlines()[0]}")
                 continue
-            if reg.meta.get("gauge"):  # eigh, svd: vectors' signs are each library's choice;
+            if reg.gauge:  # eigh, svd: vectors' signs are each library's choice;
                 continue  # ran without a sync, compared by gauge-invariant losses in the tests
             _compare(what + " primal", y, y_ref, failures)
             ref = pb_ref(ybar_ref)

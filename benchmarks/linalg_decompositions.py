@@ -211,7 +211,7 @@ def gpu_check(lib: str) -> tuple[int, list[str]]:
         sync = torch.cuda.synchronize
     failures: list[str] = []
     count = 0
-    regs = [r for r in cr.registrations() if r.meta.get("module") == dec.__name__]
+    regs = [r for r in cr.registrations() if r.module == dec.__name__]
     for reg in regs:
         f_gpu = BACKENDS[lib].function(reg)
         if f_gpu is None or reg.non_differentiable:

@@ -30,6 +30,7 @@ import linalg_solvers
 import linear_algebra
 import norms
 import quantile
+import scipy_linalg
 from _timing import table
 
 MARKER = "<!-- BENCHMARK TABLE -->"
@@ -43,6 +44,7 @@ SUITES = {
     "fft": fft.run,
     "quantile": quantile.run,
     "linalg_extras": linalg_extras.run,
+    "scipy_linalg": scipy_linalg.run,
     "ad": ad.run,
     "interop": interop.run,
 }

@@ -79,7 +79,7 @@ def _duration(s: float) -> str:
 def _select(pattern: str | None, module: str | None = None) -> list[Registration]:
     """Registrations named ``pattern`` exactly; else matching it as a glob; else containing it;
     only those defined in ``module`` (or its submodules) when it is given."""
-    regs = [r for r in registrations() if r.family != "callable" or r.meta.get("generic")]
+    regs = [r for r in registrations() if r.family != "callable" or r.generic]
     if module:
         regs = [r for r in regs if defined_in(r, module)]
     if not pattern:
@@ -210,7 +210,7 @@ def _run_cells(
 
     def cost(task: tuple[Registration, str]) -> float:
         reg, column = task
-        return _WEIGHT.get(column, 1.0) * (1 + (reg.meta.get("module") or "").count("linalg"))
+        return _WEIGHT.get(column, 1.0) * (1 + (reg.module or "").count("linalg"))
 
     ordered = sorted(((r, c) for r in regs for c in columns), key=cost, reverse=True)
     ctx = multiprocessing.get_context("spawn")  # JAX and torch do not survive a fork

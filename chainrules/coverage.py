@@ -154,7 +154,7 @@ def coverage() -> tuple[list[Entry], dict[str, Any]]:
             status = "rrule+frule"
         else:
             status = "rrule only" if r is not None else "frule only"
-        module = reg.meta.get("module") if reg is not None else None
+        module = reg.module if reg is not None else None
         entries.append(Entry(name, section, status, module))
     counts = {s: sum(e.status == s for e in entries) for s in STATUSES}
     covered = sum(e.covered for e in entries)
@@ -584,7 +584,7 @@ def _rule_status(obj: Any) -> tuple[str, str | None] | None:
     if r is None and f is None:
         return None
     reg = registration_of(obj)
-    module = reg.meta.get("module") if reg is not None else None
+    module = reg.module if reg is not None else None
     if reg is not None and reg.non_differentiable:
         return "non-differentiable", module
     if r is not None and f is not None:

@@ -37,6 +37,7 @@ from .examples import Expect
 from .namespaces import qualified_name
 
 __all__ = [
+    "META_KEYS",
     "NoRuleError",
     "Registration",
     "counterpart",
@@ -148,10 +149,15 @@ class NoRuleError(LookupError):
 
 @dataclass
 class Registration:
-    """One registered target: what ``python -m chainrules check`` and the coverage report list."""
+    """One registered target: what ``python -m chainrules check`` and the coverage report list.
+
+    Its metadata -- the keywords given to ``register_rrule``/``register_frule`` (and
+    ``scalar_rule``, ...) -- is read through the typed properties below; :data:`META_KEYS` says
+    what each keyword means, and any other keyword is refused when the rule is registered.
+    """
 
     target: Any  # the callable, or the name
-    family: str  # "array_api", "numpy" or "callable"
+    family: str  # "array_api", "numpy", "scipy" or "callable"
     rrule: Callable[..., Any] | None = None
     frule: Callable[..., Any] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
@@ -165,6 +171,52 @@ class Registration:
     def expectations(self) -> tuple[Expect, ...]:
         """The known limits declared with ``expect=`` (see ``chainrules.Expect``)."""
         return tuple(self.meta.get("expect", ()))
+
+    @property
+    def examples(self) -> Callable[[Any], Any] | None:
+        """``examples=``: a function of a NumPy random generator returning the example inputs."""
+        return self.meta.get("examples")
+
+    @property
+    def domain(self) -> tuple[Any, ...] | None:
+        """``domain=``: per-argument intervals for generated examples (elementwise rules)."""
+        return self.meta.get("domain")
+
+    @property
+    def complex_domain(self) -> Any:
+        """``complex=``: whether (and in which rectangle) complex inputs are in the domain."""
+        return self.meta.get("complex")
+
+    @property
+    def arity(self) -> int:
+        """``arity=``: the number of positional arguments of generated examples (default 1)."""
+        return int(self.meta.get("arity", 1))
+
+    @property
+    def hermitian(self) -> tuple[int, ...]:
+        """``hermitian=``: the positions of arguments the testers make Hermitian."""
+        return tuple(self.meta.get("hermitian", ()))
+
+    @property
+    def gauge(self) -> bool:
+        """``gauge=True``: outputs defined up to a gauge (eigenvectors' signs and phases)."""
+        return bool(self.meta.get("gauge", False))
+
+    @property
+    def bind(self) -> Callable[[Any, str], Callable[..., Any]] | None:
+        """``bind=``: ``(function_object, kind) -> rule``, each library's function its own rule."""
+        return self.meta.get("bind")
+
+    @property
+    def generic(self) -> bool:
+        """``generic=True``: a callable target that works on every library's arrays
+        (``operator.getitem``, ``scatter_add``), so every backend checks it."""
+        return bool(self.meta.get("generic", False))
+
+    @property
+    def module(self) -> str | None:
+        """The module that registered it (``module=``, by default the rule's own module)."""
+        return self.meta.get("module")
 
     @property
     def name(self) -> str:
@@ -334,7 +386,7 @@ def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> No
         e.name = f"{prov.module}.{name}"
     if (reg.family, name) not in e.keys:
         e.keys.append((reg.family, name))
-    bind = reg.meta.get("bind")
+    bind = reg.bind
     if reg.rrule is not None:
         _install("r", obj, reg.rrule if bind is None else bind(obj, "r"), prio)
     if reg.frule is not None:
@@ -373,11 +425,45 @@ def _parse_targets(targets: tuple[Any, ...]) -> list[tuple[str, Any]]:
     return [_parse_target(t) for t in targets]
 
 
+# The keywords a registration takes, and what each means (Registration's properties read them).
+META_KEYS: dict[str, str] = {
+    "examples": "a function of a NumPy random generator returning the example inputs: "
+    "chainrules.Example objects or (args, kwargs) pairs",
+    "expect": "the known limits: a chainrules.Expect or a tuple of them",
+    "domain": "per-argument (low, high) intervals, 'int' or 'bool', for generated examples",
+    "complex": "True, or a (re_low, re_high, im_low, im_high) rectangle: complex inputs too",
+    "arity": "the number of positional arguments of generated examples (without a domain)",
+    "hermitian": "the positions of the arguments the testers make Hermitian",
+    "gauge": "True where outputs are defined up to a gauge (eigenvectors' signs and phases): "
+    "comparisons across libraries compare gauge-invariant parts only",
+    "bind": "a function (function_object, kind) -> rule: each library's function its own rule",
+    "generic": "True for a callable target that works on every library's arrays",
+    "non_differentiable": "set by chainrules.non_differentiable",
+    "module": "the module that registered the rule (default: the rule's own module)",
+    "standard_name": "the standard's name of an operator target (operator.add: 'add')",
+}
+_CALLABLE_META = ("examples", "bind")
+
+
+def _check_meta(meta: dict[str, Any]) -> None:
+    unknown = sorted(set(meta) - set(META_KEYS))
+    if unknown:
+        raise TypeError(
+            f"unknown registration keyword{'s' * (len(unknown) > 1)} {', '.join(unknown)}; "
+            f"a registration takes {', '.join(META_KEYS)} (see chainrules.core.registry."
+            "META_KEYS)"
+        )
+    for key in _CALLABLE_META:
+        if meta.get(key) is not None and not callable(meta[key]):
+            raise TypeError(f"{key}= must be {META_KEYS[key]}, got {type(meta[key]).__name__}")
+
+
 def _register(
     kind: str, parsed: list[tuple[str, Any]], rule: Callable[..., Any], **meta: Any
 ) -> None:
     if not callable(rule):
         raise TypeError(f"a rule must be callable, got {type(rule).__name__}")
+    _check_meta(meta)
     if "expect" in meta:
         expect = meta["expect"]
         expect = (expect,) if isinstance(expect, Expect) else tuple(expect)
@@ -457,10 +543,11 @@ def register_rrule(
     the function's own tangent (``NoTangent()`` for a plain function). See the module docs for what
     a target can be. The decorated function is returned unchanged.
 
-    Keyword arguments are stored as the registration's metadata (``examples=``, ``domain=``,
-    ``hermitian=`` for the testers; ``expect=`` for known limits, ``chainrules.Expect``
-    declarations that the test suite and the check command both read). One changes how a named
-    rule is installed: ``bind=`` a function ``(function_object, kind) -> rule`` (``kind`` is
+    Keyword arguments are the registration's metadata, read through ``Registration``'s typed
+    properties (``examples=``, ``domain=``, ``hermitian=`` for the testers; ``expect=`` for known
+    limits, ``chainrules.Expect`` declarations that the test suite and the check command both
+    read); :data:`META_KEYS` lists them, and any other keyword is a ``TypeError``. One changes how
+    a named rule is installed: ``bind=`` a function ``(function_object, kind) -> rule`` (``kind`` is
     ``"r"`` or ``"f"``) gives each library's function its own rule -- for calls that may hold no
     array to tell the library (``zeros(3)``, ``fftfreq(8)``), so the rule can call exactly the
     function the user called.

@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from . import numpy_fast
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
 from .projection import _NUMPY_KIND, ProjectTo
 from .registry import _parse_target, function_name, register_frule, register_rrule
-from .tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
-from .toolkit import _mismatch as _cotangent_mismatch
-from .toolkit import check_cotangent
+from .tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from .toolkit import check_cotangent, tangents_in
 
 __all__ = [
     "check_cotangent",
@@ -43,7 +43,6 @@ __all__ = [
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 _ND = np.ndarray
-_add_reduce = np.add.reduce
 
 Partial = Callable[..., Any] | int | float | complex
 
@@ -90,16 +89,10 @@ def _reject_out(name: str, kwargs: dict[str, Any]) -> None:
         )
 
 
-def _align(xp: Any, x_dot: Any, a_ndim: int, out_ndim: int, name: str, a_shape: Any) -> Any:
-    """Insert axes after a tangent's chunk axes so that it broadcasts against the output."""
-    nd = getattr(x_dot, "ndim", 0)
-    extra = nd - a_ndim
-    if extra < 0 or (a_ndim and tuple(x_dot.shape[extra:]) != tuple(a_shape)):
-        raise ValueError(
-            f"{name}: tangent of shape {tuple(getattr(x_dot, 'shape', ()))} does not fit a "
-            f"primal of shape {tuple(a_shape)} (expected the primal's shape, optionally after "
-            "leading chunk axes)"
-        )
+def _align(xp: Any, x_dot: Any, a_ndim: int, out_ndim: int) -> Any:
+    """Insert axes after a tangent's chunk axes (checked by ``tangents_in``) so that it
+    broadcasts against the output."""
+    extra = getattr(x_dot, "ndim", 0) - a_ndim
     if extra and a_ndim < out_ndim:
         s = tuple(x_dot.shape)
         x_dot = xp.reshape(x_dot, s[:extra] + (1,) * (out_ndim - a_ndim) + s[extra:])
@@ -182,15 +175,11 @@ def _make_rules(
         projs = [ProjectTo(a, xp) for a in args]
         # holomorphic partials are conjugated in the pullback when the arguments are complex
         conj = any(p.kind == "c" for p in projs)
-        out_shape = out.shape
 
         def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
+            y_bar = check_cotangent(name, y_bar, out)
             if isinstance(y_bar, AbstractZero):
                 return (_NO, *(_ZERO if p.differentiable else _NO for p in projs))
-            if isinstance(y_bar, Thunk):
-                y_bar = unthunk(y_bar)
-            if getattr(y_bar, "shape", ()) != out_shape:
-                raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
             res: list[Any] = [_NO]
             pargs = _partial_args(xp, out, args)
             for (p, is_const, is_zero), proj in zip(spec, projs):
@@ -221,19 +210,18 @@ def scalar_frule_factory(
             _reject_out(name, kwargs)
         xp = namespace_of(*args, fname=name)
         out = get(xp)(*args, **kwargs)
+        dots = tangents_in(name, tangents, args)
+        if dots is None:
+            return out, _ZERO
         out_ndim = out.ndim
         pargs = _partial_args(xp, out, args)
         acc: Any = None
-        for i, ((p, is_const, is_zero), a) in enumerate(zip(spec, args)):
-            x_dot = tangents[i + 1]
-            if is_zero or isinstance(x_dot, AbstractZero):
-                continue
-            x_dot = unthunk(x_dot)
-            if isinstance(x_dot, AbstractZero) or scalar_kind(a, xp) in "ib":
+        for (p, is_const, is_zero), a, x_dot in zip(spec, args, dots.values):
+            if is_zero or isinstance(x_dot, AbstractZero) or scalar_kind(a, xp) in "ib":
                 continue
             a_ndim = getattr(a, "ndim", 0)
             if arity > 1 or getattr(x_dot, "ndim", 0) != a_ndim:
-                x_dot = _align(xp, x_dot, a_ndim, out_ndim, name, getattr(a, "shape", ()))
+                x_dot = _align(xp, x_dot, a_ndim, out_ndim)
             term = _apply(p, is_const, x_dot, False, xp, out, pargs)
             acc = term if acc is None else acc + term
         return out, finish_tangent(xp, acc, out)
@@ -259,12 +247,11 @@ def _project(a: Any, proj: ProjectTo | None, v: Any, xp: Any) -> Any:
     float is ``v`` summed to a scalar, and only the other cases build the projector."""
     if proj is not None:
         return proj(v)
-    if type(a) is float:
-        if type(v) is _ND and v.dtype.kind == "f":
-            # what ProjectTo(a)(v) computes (np.sum is this reduction), without its checks
-            return _add_reduce(v, axis=tuple(range(v.ndim))) if v.ndim else v
-    elif type(v) is _ND and v.shape == a.shape and v.dtype == a.dtype:
-        return v
+    fast = numpy_fast.project(a, v)
+    return fast if fast is not None else ProjectTo(a, xp)(v)
+
+
+def _project_slow(a: Any, v: Any, xp: Any) -> Any:
     return ProjectTo(a, xp)(v)
 
 
@@ -283,13 +270,9 @@ def _binary_pullback(
     kx, px, ky, py = kinds
     dx = kx in "fct"
     dy = ky in "fct"
+    y_bar = check_cotangent(name, y_bar, out)
     if isinstance(y_bar, AbstractZero):
         return _NO, (_ZERO if dx else _NO), (_ZERO if dy else _NO)
-    if isinstance(y_bar, Thunk):
-        y_bar = unthunk(y_bar)
-    out_shape = out.shape
-    if getattr(y_bar, "shape", ()) != out_shape:
-        raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
     # holomorphic partials are conjugated in the pullback when an argument is complex
     conj = kx == "c" or ky == "c"
     x, y = args
@@ -330,8 +313,7 @@ def _make_binary_rrule(
     """The rrule of a two-argument function: the other hot path. Projectors are built only for
     arguments that are neither NumPy arrays nor Python floats, partials only when the pullback
     runs; real NumPy operands (arrays or Python floats) with a NumPy cotangent of the right shape
-    take a path written out with no checks left to make."""
-    (p0, c0, z0), (p1, c1, z1) = spec
+    take the fast path of :mod:`chainrules.core.numpy_fast`."""
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != 2:
@@ -349,43 +331,17 @@ def _make_binary_rrule(
         if xp is None:
             xp = namespace_of(x, y, fname=name)
         out = get[xp](x, y, **kwargs) if kwargs else get[xp](x, y)
-        if ((tx is _ND and x.dtype.kind == "f") or tx is float) and (
-            (ty is _ND and y.dtype.kind == "f") or ty is float
-        ):  # real NumPy operands
-
-            def real_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-                if type(y_bar) is not _ND or y_bar.shape != out.shape:
-                    return _binary_pullback(name, spec, args, xp, out, _REAL2, y_bar)
-                pargs = args if tx is _ND and ty is _ND else None
-                if z0:
-                    rx: Any = _ZERO
-                else:
-                    if c0:
-                        v = _apply(p0, True, y_bar, False, xp, out, ())
-                    else:
-                        if pargs is None:
-                            pargs = _partial_args(xp, out, args)
-                        v = y_bar * p0(xp, out, *pargs)
-                    if tx is _ND and type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
-                        rx = v  # what _project returns, without the call
-                    else:
-                        rx = _project(x, None, v, xp)
-                if z1:
-                    ry: Any = _ZERO
-                else:
-                    if c1:
-                        v = _apply(p1, True, y_bar, False, xp, out, ())
-                    else:
-                        if pargs is None:
-                            pargs = _partial_args(xp, out, args)
-                        v = y_bar * p1(xp, out, *pargs)
-                    if ty is _ND and type(v) is _ND and v.shape == y.shape and v.dtype == y.dtype:
-                        ry = v
-                    else:
-                        ry = _project(y, None, v, xp)
-                return _NO, rx, ry
-
-            return out, real_pullback
+        if numpy_fast.is_real(x) and numpy_fast.is_real(y):  # real NumPy operands
+            return out, numpy_fast.binary_pullback(
+                spec,
+                args,
+                xp,
+                out,
+                _partial_args,
+                _project_slow,
+                _binary_pullback,
+                (name, spec, args, xp, out, _REAL2),
+            )
         kinds = (*_arg_kind(x, xp), *_arg_kind(y, xp))
 
         def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -409,13 +365,9 @@ def _unary_pullback(
     """The pullback of a one-argument scalar rule, for any argument and cotangent."""
     p, is_const, is_zero = partial
     diff = kind == "f" or kind == "c"
+    y_bar = check_cotangent(name, y_bar, out)
     if isinstance(y_bar, AbstractZero):
         return _NO, (_ZERO if diff else _NO)
-    if isinstance(y_bar, Thunk):
-        y_bar = unthunk(y_bar)
-    out_shape = out.shape
-    if getattr(y_bar, "shape", ()) != out_shape:
-        raise _cotangent_mismatch(name, getattr(y_bar, "shape", ()), out_shape)
     if not diff:
         return _NO, _NO
     if is_zero:
@@ -431,7 +383,7 @@ def _make_unary_rrule(
     name: str, get: _Primals, p: Any, is_const: bool, is_zero: bool
 ) -> Callable[..., Any]:
     """The rrule of a one-argument function: the hottest path. A real NumPy array with a NumPy
-    cotangent of the right shape takes a path written out with no checks left to make."""
+    cotangent of the right shape takes the fast path of :mod:`chainrules.core.numpy_fast`."""
     partial = (p, is_const, is_zero)
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
@@ -447,22 +399,15 @@ def _make_unary_rrule(
         else:
             out = get[xp](x)
         if type(x) is _ND and x.dtype.kind == "f":
-
-            def real_pullback(y_bar: Any) -> tuple[Any, Any]:
-                if type(y_bar) is not _ND or y_bar.shape != out.shape:
-                    return _unary_pullback(name, partial, x, xp, out, "f", None, y_bar)
-                if is_zero:
-                    return _NO, _ZERO
-                v = (
-                    _apply(p, True, y_bar, False, xp, out, ())
-                    if is_const
-                    else y_bar * p(xp, out, x)
-                )
-                if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
-                    return _NO, v  # what _project returns, without the call
-                return _NO, _project(x, None, v, xp)
-
-            return out, real_pullback
+            return out, numpy_fast.unary_pullback(
+                partial,
+                x,
+                xp,
+                out,
+                _project_slow,
+                _unary_pullback,
+                (name, partial, x, xp, out, "f", None),
+            )
         kind, proj = _arg_kind(x, xp)
 
         def scalar_pullback(y_bar: Any) -> tuple[Any, Any]:

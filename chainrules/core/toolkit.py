@@ -112,6 +112,11 @@ class Signature:
         extra = ("out",) if "out" in self._sig.parameters else ()
         self.unsupported = tuple(dict.fromkeys((*extra, *unsupported)))
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The template's parameter names, in order."""
+        return self._names
+
     def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         values = self._fast_bind(args, kwargs)
         if values is None:  # anything unusual: inspect binds it, or says what is wrong

@@ -24,6 +24,7 @@ module                 functions
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
 ``operators``          Python's operators on arrays (``operator.add``, ``x @ y``, ...)
+``scipy``              SciPy's ``special`` and ``linalg``, for each library's own version
 =====================  ================================================================
 
 Importing this package registers every rule; ``import chainrules`` does it.
@@ -44,6 +45,7 @@ from . import (  # noqa: F401
     manipulation_numpy,
     operators,
     polynomial_numpy,
+    scipy,
     searching,
     searching_numpy,
     sets,

@@ -56,7 +56,7 @@ from ..core.scatter import scatter_add
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
 from ._util import in_dtype
-from .searching import numpy_like_module
+from .searching import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 
@@ -1228,3 +1228,22 @@ def ediff1d_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     ta = flat(0, a)
     parts = [flat(2, begin), xp.diff(ta, axis=-1) if _size(a) else ta[..., :0], flat(1, end)]
     return y, xp.concat([p for p in parts if p is not None], axis=-1)
+
+
+# --- comparisons of whole arrays and bit packing: no tangent space -------------------------------
+def _pair_ex(rng: Any) -> list[Any]:
+    x = rng.standard_normal((2, 3))
+    return [((x, x + 1e-9), {}), ((x, rng.standard_normal(3)), {})]
+
+
+def _bits_ex(rng: Any) -> list[Any]:
+    return [
+        ((rng.integers(0, 2, (2, 8)).astype(np.uint8),), {}),
+        ((np.arange(4, dtype=np.uint8),), {}),
+    ]
+
+
+# bool outputs (NumPy's "logic functions")
+numpy_non_differentiable("allclose", "array_equal", "array_equiv", examples=_pair_ex)
+# uint8 in, uint8 out
+numpy_non_differentiable("packbits", "unpackbits", examples=_bits_ex)

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..core import Expect, namespace_of
 from .manipulation_numpy import ex, register_gather, rng_arrays, simple_plan
+from .searching import numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 
@@ -303,4 +304,14 @@ register_gather(
     _fill_diagonal_ex,
     _M,
     _INPLACE,
+)
+
+
+# integer index arithmetic: no tangent space
+numpy_non_differentiable(
+    "ravel_multi_index",
+    examples=lambda rng: [(((np.array([0, 1, 2]), np.array([1, 0, 3])), (3, 4)), {})],
+)
+numpy_non_differentiable(
+    "unravel_index", examples=lambda rng: [((np.array([0, 5, 11]), (3, 4)), {})]
 )

@@ -58,7 +58,7 @@ class Backend:
         """The function object ``reg`` covers in this library, or ``None``."""
         if reg.family == "callable":
             # a callable that works on every library's arrays (operator.getitem, scatter_add)
-            return reg.target if reg.meta.get("generic") else None
+            return reg.target if reg.generic else None
         if reg.family not in self.families:
             return None
         ns = self.namespace()

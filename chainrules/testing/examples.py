@@ -61,7 +61,7 @@ def _draw(rng: np.random.Generator, spec: Any, shape: Any, rect: Any) -> Any:
 def examples_for(reg: Registration, seed: int = 0) -> list[Example]:
     """Example inputs for ``reg`` (empty when it has no example metadata)."""
     rng = np.random.default_rng(seed)
-    make: Callable[[np.random.Generator], list[Any]] | None = reg.meta.get("examples")
+    make: Callable[[np.random.Generator], list[Any]] | None = reg.examples
     if make is not None:
         out = []
         for item in make(rng):
@@ -71,9 +71,9 @@ def examples_for(reg: Registration, seed: int = 0) -> list[Example]:
                 args, kwargs = item
                 out.append(Example(tuple(args), dict(kwargs), complex=_has_complex(args)))
         return out
-    domain = reg.meta.get("domain")
-    cplx = reg.meta.get("complex")
-    arity = len(domain) if domain is not None else reg.meta.get("arity", 1)
+    domain = reg.domain
+    cplx = reg.complex_domain
+    arity = len(domain) if domain is not None else reg.arity
     out = []
     if domain is not None:
         for shapes in _SHAPES.get(arity, [])[:]:

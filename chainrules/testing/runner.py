@@ -208,7 +208,7 @@ def check_registration(
     chosen = _limited(examples, EXAMPLE_LIMITS.get(backend.name))
     n_dtypes = DTYPE_LIMITS.get(backend.name)
     chosen_dtypes = {k: v[:n_dtypes] for k, v in _DTYPES.items()}
-    hermitian = reg.meta.get("hermitian", ())
+    hermitian = reg.hermitian
 
     def run(judge: _Judge) -> None:
         for i, ex in chosen:

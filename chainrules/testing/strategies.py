@@ -78,10 +78,10 @@ def elementwise_args(
 ) -> st.SearchStrategy[tuple[Any, ...]]:
     """Positional arguments for an elementwise registration: one array per entry of its
     ``domain``, of mutually broadcastable shapes (0-d and empty ones included)."""
-    domain = reg.meta.get("domain")
+    domain = reg.domain
     if domain is None:
         raise ValueError(f"{reg.name} has no domain metadata to draw arguments from")
-    rect = reg.meta.get("complex")
+    rect = reg.complex_domain
     if complex and not rect:
         raise ValueError(f"{reg.name} does not take complex arguments")
     specs = [

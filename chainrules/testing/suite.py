@@ -38,7 +38,7 @@ COLUMNS = (*BACKENDS, *DEVICE_CHECKS)
 
 def defined_in(reg: Registration, module: str) -> bool:
     """Whether ``reg`` was registered by ``module`` or one of its submodules."""
-    where = str(reg.meta.get("module") or "")
+    where = str(reg.module or "")
     return where == module or where.startswith(module + ".")
 
 
@@ -72,9 +72,7 @@ def rule_tests(
 
     name = module if isinstance(module, str) else module.__name__
     regs = [
-        r
-        for r in registrations()
-        if defined_in(r, name) and (r.family != "callable" or r.meta.get("generic"))
+        r for r in registrations() if defined_in(r, name) and (r.family != "callable" or r.generic)
     ]
     if not regs:
         raise ValueError(f"rule_tests: no rule is registered in module {name}")

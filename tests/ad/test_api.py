@@ -76,10 +76,12 @@ def test_integer_input_names_the_argument() -> None:
 
 def test_no_rule_names_the_function_and_the_user_line() -> None:
     def f(x: Any) -> Any:
-        return np.sum(np.i0(x))  # np.i0 has no rule
+        return np.sum(np.piecewise(x, [x > 0], [1.0]))  # np.piecewise has no rule
 
     for transform in (ad.grad(f), ad.jacobian(f), ad.jacobian(f, mode="rev")):
-        with pytest.raises(ad.NoRuleError, match=r"numpy\.i0.*test_api\.py:\d+ \(return np\.sum"):
+        with pytest.raises(
+            ad.NoRuleError, match=r"numpy\.piecewise.*test_api\.py:\d+ \(return np\.sum"
+        ):
             transform(X)
     assert issubclass(ad.NoRuleError, LookupError)
 

@@ -108,7 +108,7 @@ def gpu_safe_cases(per_registration: int = PER_REGISTRATION, numpy: bool = True)
     whose rules cover NumPy, CuPy and ``jax.numpy`` only)."""
     out = []
     for reg in cr.registrations():
-        if reg.meta.get("module") not in GPU_SAFE_MODULES or reg.rrule is None:
+        if reg.module not in GPU_SAFE_MODULES or reg.rrule is None:
             continue
         if not numpy and reg.family == "numpy":
             continue

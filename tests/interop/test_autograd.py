@@ -88,7 +88,7 @@ def _complex_cases() -> list:  # type: ignore[type-arg]
     floating arrays made complex (functions of complex arguments only)."""
     out = []
     for reg in cr.registrations():
-        if reg.meta.get("module") not in GPU_SAFE_MODULES or reg.rrule is None:
+        if reg.module not in GPU_SAFE_MODULES or reg.rrule is None:
             continue
         if reg.name.split(":")[-1] in REAL_ONLY:
             continue

@@ -16,7 +16,7 @@ from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.examples import Example
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.meta.get("module") == data_types.__name__]
+REGS = [r for r in cr.registrations() if r.module == data_types.__name__]
 (REG,) = REGS
 COMPLEX_TO_REAL = "complex -> real (real part)"
 

@@ -29,9 +29,7 @@ true_divide fabs exp2 cbrt deg2rad rad2deg degrees radians fmax fmin fmod mod lo
 float_power around rint fix invert bitwise_not left_shift right_shift isneginf isposinf isreal
 iscomplex isclose""".split()
 
-ELEMENTWISE = [
-    r for r in cr.registrations() if r.meta.get("module") == _elementwise_module.__name__
-]
+ELEMENTWISE = [r for r in cr.registrations() if r.module == _elementwise_module.__name__]
 
 
 def test_every_standard_elementwise_function_has_both_rules() -> None:

@@ -15,7 +15,7 @@ from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.runner import check_registration
 from chainrules.testing.suite import rule_tests
 
-ALL = [r for r in cr.registrations() if r.meta.get("module") == fft_rules.__name__]
+ALL = [r for r in cr.registrations() if r.module == fft_rules.__name__]
 REGS = [r for r in ALL if not r.non_differentiable]
 FREQ = [r for r in ALL if r.non_differentiable]
 TRANSFORMS = ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft")

@@ -21,7 +21,7 @@ from chainrules.testing.suite import rule_tests
 # they can take; the testers here judge the maths on every backend.
 NO_DEVICE_CHECKS = {"scalar_free": False, "jit": False}
 
-INDEXING = [r for r in cr.registrations() if r.meta.get("module") == indexing_module.__name__]
+INDEXING = [r for r in cr.registrations() if r.module == indexing_module.__name__]
 NAMED = [r for r in INDEXING if r.family != "callable"]
 GETITEM = next(r for r in INDEXING if r.target is operator.getitem)
 

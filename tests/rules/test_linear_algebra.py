@@ -12,7 +12,7 @@ from chainrules.rules import linear_algebra
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.meta.get("module") == linear_algebra.__name__]
+REGS = [r for r in cr.registrations() if r.module == linear_algebra.__name__]
 NAMES = {r.name for r in REGS}
 RNG = np.random.default_rng(7)
 

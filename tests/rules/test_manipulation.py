@@ -15,7 +15,7 @@ from chainrules.rules._util import along
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.meta.get("module") == manipulation.__name__]
+REGS = [r for r in cr.registrations() if r.module == manipulation.__name__]
 BY_NAME = {r.name: r for r in REGS}
 
 STANDARD = (

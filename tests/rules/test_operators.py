@@ -12,7 +12,7 @@ from chainrules.rules import operators
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.meta.get("module") == operators.__name__]
+REGS = [r for r in cr.registrations() if r.module == operators.__name__]
 DIFFERENTIABLE = [r for r in REGS if not r.non_differentiable]
 
 

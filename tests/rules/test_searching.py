@@ -10,7 +10,7 @@ from chainrules.rules import searching
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.meta.get("module") == searching.__name__]
+REGS = [r for r in cr.registrations() if r.module == searching.__name__]
 NAMES = {r.name for r in REGS}
 DIFF = [r for r in REGS if not r.non_differentiable]
 

@@ -10,7 +10,7 @@ import chainrules as cr
 from chainrules.rules import sets
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.meta.get("module") == sets.__name__]
+REGS = [r for r in cr.registrations() if r.module == sets.__name__]
 _DATA_SHAPED = pytest.mark.xfail(
     strict=True, reason="the output's shape depends on the data: jax.jit cannot trace the function"
 )

@@ -11,7 +11,7 @@ from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.runner import check_registration
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.meta.get("module") == sorting.__name__]
+REGS = [r for r in cr.registrations() if r.module == sorting.__name__]
 NAMES = {r.name for r in REGS}
 DIFF = [r for r in REGS if not r.non_differentiable]
 

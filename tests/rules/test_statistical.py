@@ -13,7 +13,7 @@ from chainrules.rules._util import unsum
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.meta.get("module") == statistical.__name__]
+REGS = [r for r in cr.registrations() if r.module == statistical.__name__]
 NAMES = {r.name for r in REGS}
 
 

@@ -12,11 +12,9 @@ from chainrules.rules.linalg.decompositions import cholesky_back, hermitian, pos
 from chainrules.testing import examples_for
 from chainrules.testing.suite import rule_tests
 
-REGS = [
-    r for r in cr.registrations() if r.meta.get("module") == dec.__name__ and r.family != "callable"
-]
+REGS = [r for r in cr.registrations() if r.module == dec.__name__ and r.family != "callable"]
 # functions that read one triangle of a Hermitian matrix: judged along Hermitian perturbations
-HERMITIAN = {r.name for r in REGS if r.meta.get("hermitian")}
+HERMITIAN = {r.name for r in REGS if r.hermitian}
 
 
 def test_registered() -> None:

@@ -14,11 +14,7 @@ from chainrules.rules.linalg.norms import norm2_back
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
-REGS = [
-    r
-    for r in cr.registrations()
-    if r.meta.get("module") == norms.__name__ and r.family != "callable"
-]
+REGS = [r for r in cr.registrations() if r.module == norms.__name__ and r.family != "callable"]
 INF = math.inf
 
 

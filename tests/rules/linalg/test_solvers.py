@@ -15,11 +15,7 @@ from chainrules.rules.linalg.solvers import adjugate
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
-REGS = [
-    r
-    for r in cr.registrations()
-    if r.meta.get("module") == solvers.__name__ and r.family != "callable"
-]
+REGS = [r for r in cr.registrations() if r.module == solvers.__name__ and r.family != "callable"]
 NAMES = {
     "linalg.solve",
     "linalg.inv",

@@ -1,0 +1,1059 @@
+"""Rules for ``scipy.special``: every function that ``jax.scipy.special`` has, registered as
+``"scipy:special.NAME"`` for each library's own version -- ``scipy.special``,
+``jax.scipy.special``, ``cupyx.scipy.special`` and, where the signature is SciPy's,
+``torch.special``.
+
+Each rule calls the very function it was found for (SciPy's, JAX's, CuPy's or PyTorch's) for the
+primal, and builds its derivative from namespace operations and the *same library's* special
+functions (``d gammaln = digamma``: ``scipy.special.digamma`` for SciPy's ``gammaln``,
+``torch.special.digamma`` for PyTorch's), so a pullback stays on the arrays' device and inside a
+``jax.jit`` trace. ``logsumexp``, ``softmax`` and ``log_softmax`` compute with namespace operations
+(SciPy's own versions write in place and convert with ``np.asarray``).
+
+Conventions (see ``docs/rules/scipy-special.md``):
+
+* integer orders and counts (``polygamma``'s and ``expn``'s ``n``, ``multigammaln``'s ``d``,
+  ``sph_harm_y``'s ``n`` and ``m``, ``bessel_jn``'s ``v``) have no tangent space: ``NoTangent()``;
+* a derivative with no closed form in the libraries (``gammainc``/``gammaincc`` in ``a``,
+  ``betainc`` in ``a`` and ``b``, ``zeta`` in ``x``, ``hyp1f1``/``hyp2f1`` in their parameters) is
+  returned as a ``Thunk`` that raises ``NotImplementedError`` naming the function and the argument
+  when it is forced -- only an engine that needs that cotangent forces it; an frule given a nonzero
+  tangent for such an argument raises at once;
+* keyword arguments are never differentiated (the contract); ``out=`` is refused.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import math
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ...core.namespaces import is_array, namespace_of
+from ...core.projection import ProjectTo
+from ...core.registry import register_frule, register_namespace, register_rrule
+from ...core.scalar_rule import finish_tangent, non_differentiable, zero_derivative
+from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
+from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
+from .._util import normalize_axis
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+_SQRT_PI = math.sqrt(math.pi)
+_SQRT_2PI = math.sqrt(2 * math.pi)
+
+# The torch.special functions whose positional signature, defaults and meaning are SciPy's.
+# Left out: softmax/log_softmax/logsumexp (``dim`` is required: SciPy's ``axis=None`` default
+# reduces over everything), multigammaln (its second argument is called ``p``, not ``d``), and the
+# functions SciPy has not (bessel_j0, chebyshev_polynomial_t, ...). zeta is in: torch's needs
+# ``q`` (Hurwitz's zeta), as every differentiable call does.
+TORCH_NAMES = frozenset(
+    {
+        "digamma",
+        "entr",
+        "erf",
+        "erfc",
+        "erfcx",
+        "erfinv",
+        "expit",
+        "gammainc",
+        "gammaincc",
+        "gammaln",
+        "i0",
+        "i0e",
+        "i1",
+        "i1e",
+        "log_ndtr",
+        "logit",
+        "ndtr",
+        "ndtri",
+        "polygamma",
+        "xlog1py",
+        "xlogy",
+        "zeta",
+    }
+)
+register_namespace("torch.special", "scipy", names=TORCH_NAMES, prefix="special.")
+
+_LIBRARIES = ("scipy.special", "jax.scipy.special", "cupyx.scipy.special", "torch.special")
+
+
+def special_module(obj: Any, name: str) -> Any:
+    """The special-function module ``obj`` (the function registered as ``special.NAME``) comes
+    from: ``scipy.special``, ``jax.scipy.special``, ``cupyx.scipy.special`` or ``torch.special``.
+    Its siblings (``digamma`` for ``gammaln``) give the derivatives."""
+    short = name.rpartition(".")[2]
+    for m in _LIBRARIES:
+        mod = sys.modules.get(m)
+        if mod is not None and getattr(mod, short, None) is obj:
+            return mod
+    return importlib.import_module("scipy.special")
+
+
+class _Ctx:
+    """What a partial derivative reads: ``sp`` (the library's special module), ``xp`` (the
+    arrays' namespace), ``out`` (the primal output; its first entry for a tuple output) and
+    ``kw`` (every argument by name, defaults applied)."""
+
+    __slots__ = ("kw", "out", "sp", "xp")
+
+    def __init__(self, sp: Any, xp: Any, out: Any, kw: dict[str, Any]) -> None:
+        self.sp, self.xp, self.out, self.kw = sp, xp, out, kw
+
+
+# A partial: (ctx, *arguments) -> d out / d arg (a tuple of them for a tuple output); None for an
+# argument with no tangent space (an integer order); MISSING where no closed form exists.
+MISSING = object()
+Partial = Callable[..., Any] | None | object
+
+
+def _no_closed_form(fname: str, arg: str) -> Thunk:
+    def no_closed_form() -> Any:
+        raise NotImplementedError(
+            f"{fname}: the derivative in {arg!r} has no closed form in the array libraries, and "
+            "chainrules does not approximate it; differentiate only in the other arguments (an "
+            f"engine that does not need the cotangent of {arg!r} never forces it)"
+        )
+
+    return Thunk(no_closed_form)
+
+
+def _values(xp: Any, out: Any, vals: Sequence[Any]) -> list[Any]:
+    """Python floats and complexes as 0-d arrays of the output's dtype (integers stay)."""
+    return [xp.asarray(v, dtype=out.dtype) if type(v) in (float, complex) else v for v in vals]
+
+
+def _align(xp: Any, t: Any, a: Any, extra: int, out_ndim: int) -> Any:
+    """A tangent of ``a`` (after ``extra`` chunk axes) with axes inserted after its chunk axes so
+    that it broadcasts against an output of rank ``out_ndim``."""
+    a_ndim = getattr(a, "ndim", 0)
+    if a_ndim < out_ndim and getattr(t, "ndim", 0) > a_ndim:
+        s = tuple(t.shape)
+        t = xp.reshape(t, s[:extra] + (1,) * (out_ndim - a_ndim) + s[extra:])
+    return t
+
+
+def _elementwise_rules(
+    fname: str,
+    obj: Any,
+    sig: Signature,
+    params: tuple[str, ...],
+    partials: tuple[Partial, ...],
+    nout: int,
+    refuse: Callable[[dict[str, Any]], None] | None = None,
+) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The rrule and frule of ``obj``, an elementwise function of ``params`` (broadcasting),
+    from one partial per parameter (see ``Partial``)."""
+    cache: list[Any] = []
+
+    def sp() -> Any:
+        if not cache:
+            cache.append(special_module(obj, fname))
+        return cache[0]
+
+    def primal() -> Callable[..., Any]:
+        if len(cache) < 2:
+            short = fname.rpartition(".")[2]
+            own = _SCIPY_PRIMALS.get(short) if sp().__name__ == "scipy.special" else None
+            cache.append(obj if own is None else functools.partial(own, sp()))
+        return cache[1]
+
+    def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, list[Any]]:
+        if len(args) > len(params):
+            raise TypeError(
+                f"{fname} takes at most {len(params)} positional arguments in its rule, "
+                f"got {len(args)}"
+            )
+        bound = sig.bind(args, kwargs)
+        if refuse is not None:
+            refuse(bound)
+        arrays = [a for a in args if is_array(a)] or [v for v in bound.values() if is_array(v)]
+        xp = namespace_of(*arrays, fname=fname)
+        y = primal()(*args, **kwargs)
+        y0 = y[0] if nout > 1 else y
+        ctx = _Ctx(sp(), xp, y0, bound)
+        vals = _values(xp, y0, [bound[p] for p in params])
+        return xp, y, ctx, vals
+
+    def special_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        xp, y, ctx, vals = setup(args, kwargs)
+        ys = tuple(y) if nout > 1 else (y,)
+        cplx = any(getattr(v, "dtype", None) is not None and _is_complex(xp, v) for v in ys)
+        diff = [
+            partials[i] is not None and not isinstance(zero_tangent(a), NoTangent)
+            for i, a in enumerate(args)
+        ]
+        projs = [ProjectTo(a, xp) if d else None for a, d in zip(args, diff)]
+        pargs = tuple(a if d else _NO for a, d in zip(args, diff))
+
+        @pullback(y, pargs, name=fname)
+        def special_pullback(y_bar: Any) -> Any:
+            ybars = y_bar if nout > 1 else (y_bar,)
+            res: list[Any] = []
+            for i, proj in enumerate(projs):
+                p = partials[i]
+                if proj is None:
+                    res.append(_NO)
+                    continue
+                if p is MISSING:
+                    res.append(_no_closed_form(fname, params[i]))
+                    continue
+                d = p(ctx, *vals)  # type: ignore[operator, misc]
+                ds = d if nout > 1 else (d,)
+                acc = None
+                for yb, di in zip(ybars, ds):
+                    if isinstance(yb, AbstractZero):
+                        continue
+                    term = yb * (xp.conj(di) if cplx else di)
+                    acc = term if acc is None else acc + term
+                res.append(_ZERO if acc is None else proj(acc))
+            return res[0] if len(res) == 1 else tuple(res)
+
+        return y, special_pullback
+
+    def special_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        xp, y, ctx, vals = setup(args, kwargs)
+        ys = tuple(y) if nout > 1 else (y,)
+        dots = tangents_in(fname, tangents[: len(args) + 1], args)
+        accs: list[Any] = [None] * nout
+        if dots is not None:
+            out_ndim = ys[0].ndim
+            for i, (a, t) in enumerate(zip(args, dots)):
+                p = partials[i]
+                if isinstance(t, AbstractZero) or isinstance(zero_tangent(a), NoTangent):
+                    continue
+                if p is None:
+                    continue
+                if p is MISSING:
+                    unthunk(_no_closed_form(fname, params[i]))  # raises: this tangent is needed
+                t = _align(xp, t, a, dots.extra, out_ndim)
+                d = p(ctx, *vals)  # type: ignore[operator]
+                for j, dj in enumerate(d if nout > 1 else (d,)):
+                    term = dj * t
+                    accs[j] = term if accs[j] is None else accs[j] + term
+        outs = [finish_tangent(xp, acc, yj) for acc, yj in zip(accs, ys)]
+        if nout == 1:
+            return y, outs[0]
+        if all(isinstance(o, AbstractZero) for o in outs):
+            return y, _ZERO
+        return y, Tangent(*outs, primal_type=type(y))
+
+    return special_rrule, special_frule
+
+
+def _is_complex(xp: Any, v: Any) -> bool:
+    from ...core.namespaces import scalar_kind
+
+    return scalar_kind(v, xp) == "c"
+
+
+def _binder(
+    fname: str,
+    sig: Signature,
+    params: tuple[str, ...],
+    partials: tuple[Partial, ...],
+    nout: int,
+    refuse: Callable[[dict[str, Any]], None] | None = None,
+) -> Callable[[Any, str], Callable[..., Any]]:
+    def bind(obj: Any, kind: str) -> Callable[..., Any]:
+        r, f = _elementwise_rules(fname, obj, sig, params, partials, nout, refuse)
+        return r if kind == "r" else f
+
+    return bind
+
+
+def _scipy_rules(
+    fname: str, bind: Callable[[Any, str], Callable[..., Any]]
+) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The registration's own rules: those of SciPy's function (imported when first called)."""
+
+    def scipy_rrule(*args: Any, **kwargs: Any) -> Any:
+        obj = getattr(importlib.import_module("scipy.special"), fname.rpartition(".")[2])
+        return bind(obj, "r")(*args, **kwargs)
+
+    def scipy_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        obj = getattr(importlib.import_module("scipy.special"), fname.rpartition(".")[2])
+        return bind(obj, "f")(tangents, *args, **kwargs)
+
+    return scipy_rrule, scipy_frule
+
+
+def elementwise(
+    name: str,
+    template: Callable[..., Any],
+    *partials: Partial,
+    nout: int = 1,
+    unsupported: Sequence[str] = (),
+    refuse: Callable[[dict[str, Any]], None] | None = None,
+    **meta: Any,
+) -> None:
+    """Register ``"scipy:special.NAME"``, an elementwise function with SciPy's signature
+    ``template``: its first ``len(partials)`` parameters are the (broadcast) arguments, each with
+    its partial derivative ``(ctx, *arguments) -> array`` (``None``: no tangent space;
+    ``MISSING``: no closed form). The rules of each library's function call that function."""
+    fname = f"special.{name}"
+    sig = signature(name, template, unsupported)
+    params = sig.names[: len(partials)]
+    bind = _binder(name, sig, params, partials, nout, refuse)
+    r, f = _scipy_rules(fname, bind)
+    if "domain" in meta and "examples" not in meta:
+        meta["examples"] = _domain_examples(meta.pop("domain"), meta.pop("complex", None))
+    register_rrule(f"scipy:{fname}", bind=bind, **meta)(r)
+    register_frule(f"scipy:{fname}", bind=bind, **meta)(f)
+
+
+def _domain_examples(domain: tuple[Any, ...], cplx: Any) -> Callable[[Any], list[Any]]:
+    """Two small examples from per-argument domains: every argument of shape ``(4,)``, then the
+    first of shape ``(2, 3)`` and the others broadcast from ``(3,)`` (``"int"``: 1, 2, 3, ...;
+    ``cplx``: a rectangle ``(re_low, re_high, im_low, im_high)`` for complex values)."""
+
+    def examples(rng: Any) -> list[Any]:
+        import numpy as np
+
+        from ...core.examples import Example
+
+        def draw(d: Any, shape: tuple[int, ...]) -> Any:
+            if d == "int":
+                return (np.arange(math.prod(shape)) % 3 + 1).reshape(shape)
+            if cplx:
+                lo, hi, ilo, ihi = cplx
+                return rng.uniform(lo, hi, shape) + 1j * rng.uniform(ilo, ihi, shape)
+            return rng.uniform(*d, shape)
+
+        first = tuple(draw(d, (4,)) for d in domain)
+        second = tuple(draw(d, (2, 3) if i == 0 else (3,)) for i, d in enumerate(domain))
+        return [Example(first, {}, complex=bool(cplx)), Example(second, {}, complex=bool(cplx))]
+
+    return examples
+
+
+def _polygamma(c: _Ctx, n: Any, x: Any) -> Any:
+    """``polygamma(n, x)`` for ``n >= 1`` in the library of ``c``. SciPy's ``polygamma`` is a
+    Python function that converts with ``np.asarray``; its formula is written here with its
+    ufuncs, ``(-1)**(n+1) n! zeta(n+1, x)``, so it runs on any array ``__array_ufunc__`` takes."""
+    sp = c.sp
+    if sp.__name__ != "scipy.special":
+        return sp.polygamma(n, x)
+    return (-1.0) ** (n + 1) * sp.gamma(n + 1.0) * sp.zeta(n + 1, x)
+
+
+# SciPy's Python functions that convert their arguments with np.asarray (a host copy, refused
+# by device arrays): SciPy's own formulas, written with its ufuncs, which take any array that
+# __array_ufunc__ takes (cupyx's versions are CuPy code already).
+def _scipy_polygamma(sp: Any, n: Any, x: Any) -> Any:
+    import numpy as np
+
+    if isinstance(n, int):  # SciPy takes np.asarray(n): an int64 array, so float64 results
+        n1 = np.int64(n + 1)
+        return (
+            sp.digamma(x * np.float64(1))
+            if n == 0
+            else (-1.0) ** n1 * sp.gamma(n1) * sp.zeta(n1, x)
+        )
+    n1 = n + 1
+    return np.where(n == 0, sp.digamma(x), (-1.0) ** n1 * sp.gamma(n1) * sp.zeta(n1, x))
+
+
+def _scipy_multigammaln(sp: Any, a: Any, d: Any) -> Any:
+    import numpy as np
+
+    d = int(d)  # SciPy's d is a Python int (host metadata)
+    # as SciPy: the terms in a's precision, summed, then added to a float64 constant
+    acc = sp.gammaln(a)
+    for j in range(1, d):
+        acc = acc + sp.gammaln(a - j / 2)
+    return np.float64(d * (d - 1) * 0.25) * np.log(np.pi) + acc
+
+
+def _scipy_factorial(sp: Any, n: Any, exact: bool = False) -> Any:
+    import numpy as np
+
+    if exact:
+        return sp.factorial(n, exact=True)
+    return np.where(n >= 0, sp.gamma(n + 1), np.float64(0.0))  # float64, as SciPy's
+
+
+def _scipy_comb(
+    sp: Any, big_n: Any, k: Any, *, exact: bool = False, repetition: bool = False
+) -> Any:
+    import numpy as np
+
+    if exact:
+        return sp.comb(big_n, k, exact=True, repetition=repetition)
+    if repetition:
+        big_n = big_n + k - 1
+    return np.where((k <= big_n) & (big_n >= 0) & (k >= 0), sp.binom(big_n, k), 0.0)
+
+
+_SCIPY_PRIMALS: dict[str, Callable[..., Any]] = {
+    "polygamma": _scipy_polygamma,
+    "multigammaln": _scipy_multigammaln,
+    "factorial": _scipy_factorial,
+    "comb": _scipy_comb,
+}
+
+
+# --- partials -------------------------------------------------------------------------------------
+def _gauss(c: _Ctx, x: Any) -> Any:
+    return c.xp.exp(-x * x / 2) / _SQRT_2PI
+
+
+def _safe(xp: Any, d: Any) -> Any:
+    return xp.where(d == 0, xp.ones_like(d), d)
+
+
+def _digamma(c: _Ctx, x: Any) -> Any:
+    return c.sp.digamma(x)
+
+
+def _boxcox_dl(c: _Ctx, logx: Any, xl: Any, lmbda: Any) -> Any:
+    """``d/d lambda`` of ``(x**l - 1) / l``: ``(x**l log x - y) / l``, and ``(log x)**2 / 2`` at
+    ``l = 0`` (its limit)."""
+    xp = c.xp
+    small = lmbda == 0
+    ls = xp.where(small, xp.ones_like(lmbda), lmbda)
+    return xp.where(small, logx * logx / 2, (xl * logx - c.out) / ls)
+
+
+def _comb_d(c: _Ctx, big_n: Any, k: Any) -> tuple[Any, Any]:
+    """``comb = Gamma(N + 1) / (Gamma(k + 1) Gamma(N - k + 1))`` (with ``N + k - 1`` for ``N``
+    when ``repetition``): digamma differences where it is nonzero, 0 where SciPy returns 0."""
+    xp, sp, out = c.xp, c.sp, c.out
+    rep = bool(c.kw.get("repetition"))
+    nr = big_n + k - 1 if rep else big_n
+    valid = (k <= nr) & (nr >= 0) & (k >= 0)
+    a, b, m = sp.digamma(nr + 1), sp.digamma(k + 1), sp.digamma(nr - k + 1)
+    zero = xp.zeros_like(out)
+    dn = xp.where(valid, out * (a - m), zero)
+    dk = xp.where(valid, out * ((a - b) if rep else (m - b)), zero)
+    return dn, dk
+
+
+def _i1_d(c: _Ctx, x: Any) -> Any:
+    # I1' = I0 - I1 / x, 1/2 at 0
+    xp = c.xp
+    return xp.where(x == 0, xp.full_like(c.out, 0.5), c.sp.i0(x) - c.out / _safe(xp, x))
+
+
+def _i1e_d(c: _Ctx, x: Any) -> Any:
+    # i1e = exp(-|x|) I1: i1e' = i0e - i1e (sign(x) + 1/x), 1/2 at 0
+    xp = c.xp
+    xs = _safe(xp, x)
+    return xp.where(x == 0, xp.full_like(c.out, 0.5), c.sp.i0e(x) - c.out * (xp.sign(x) + 1 / xs))
+
+
+def _logit_d(c: _Ctx, x: Any) -> Any:
+    xp = c.xp
+    d = 1 / (x * (1 - x))
+    eps = c.kw.get("eps")  # torch's clamp: the derivative is 0 where x is clamped
+    if eps is not None:
+        d = xp.where((x >= eps) & (x <= 1 - eps), d, xp.zeros_like(d))
+    return d
+
+
+def _xlogy_dy(c: _Ctx, x: Any, y: Any) -> Any:
+    xp = c.xp
+    return xp.where(x == 0, xp.zeros_like(c.out), x / _safe(xp, y))
+
+
+def _xlog1py_dy(c: _Ctx, x: Any, y: Any) -> Any:
+    xp = c.xp
+    return xp.where(x == 0, xp.zeros_like(c.out), x / _safe(xp, 1 + y))
+
+
+def _expn_dx(c: _Ctx, n: Any, x: Any) -> Any:
+    # E_n' = -E_{n-1} (n >= 1); E_0 = exp(-x) / x, so E_0' = -exp(-x) (x + 1) / x**2
+    xp = c.xp
+    e0 = -xp.exp(-x) * (x + 1) / (x * x)
+    if isinstance(n, int):
+        return e0 if n == 0 else -c.sp.expn(n - 1, x)
+    nm1 = xp.where(n == 0, xp.ones_like(n), n - 1)
+    return xp.where(n == 0, e0, -c.sp.expn(nm1, x))
+
+
+def _gammainc_dx(c: _Ctx, a: Any, x: Any) -> Any:
+    # x**(a-1) exp(-x) / Gamma(a)
+    xp, sp = c.xp, c.sp
+    return xp.exp(sp.xlogy(a - 1, x) - x - sp.gammaln(a))
+
+
+def _betainc_dx(c: _Ctx, a: Any, b: Any, x: Any) -> Any:
+    # x**(a-1) (1-x)**(b-1) / B(a, b)
+    xp, sp = c.xp, c.sp
+    return xp.exp(sp.xlogy(a - 1, x) + sp.xlog1py(b - 1, -x) - sp.betaln(a, b))
+
+
+def _owens_dh(c: _Ctx, h: Any, a: Any) -> Any:
+    # dT/dh = -exp(-h**2/2) erf(h a / sqrt 2) / (2 sqrt(2 pi))
+    xp = c.xp
+    return -xp.exp(-h * h / 2) * c.sp.erf(h * a / math.sqrt(2)) / (2 * _SQRT_2PI)
+
+
+def _owens_da(c: _Ctx, h: Any, a: Any) -> Any:
+    # dT/da = exp(-h**2 (1 + a**2) / 2) / (2 pi (1 + a**2))
+    xp = c.xp
+    q = 1 + a * a
+    return xp.exp(-h * h * q / 2) / (2 * math.pi * q)
+
+
+def _multigammaln_da(c: _Ctx, a: Any, d: Any) -> Any:
+    # sum_{j < d} digamma(a - j/2); d is SciPy's Python int (host metadata)
+    acc = c.sp.digamma(a)
+    for j in range(1, int(d)):
+        acc = acc + c.sp.digamma(a - j / 2)
+    return acc
+
+
+def _factorial_d(c: _Ctx, n: Any) -> Any:
+    xp = c.xp
+    return xp.where(n >= 0, c.out * c.sp.digamma(n + 1), xp.zeros_like(c.out))
+
+
+def _sph_dtheta(c: _Ctx, n: Any, m: Any, theta: Any, phi: Any) -> Any:
+    # dY/dtheta = m cot(theta) Y + sqrt((n - m)(n + m + 1)) exp(-i phi) Y_n^{m+1}
+    xp = c.xp
+    y = c.out
+    up = c.sp.sph_harm_y(n, m + 1, theta, phi, **_sph_kw(c))
+    coef = xp.sqrt(xp.astype(xp.asarray((n - m) * (n + m + 1)), theta.dtype))
+    rot = xp.exp(-1j * phi)
+    return m * xp.cos(theta) / xp.sin(theta) * y + coef * rot * up
+
+
+def _sph_refuse(bound: dict[str, Any]) -> None:
+    if bound.get("diff_n", 0) != 0:
+        raise TypeError(
+            f"sph_harm_y: the rule supports diff_n=0 only (got {bound['diff_n']!r}); "
+            "differentiate the diff_n=0 value instead"
+        )
+
+
+def _sph_kw(c: _Ctx) -> dict[str, Any]:
+    n_max = c.kw.get("n_max")
+    return {} if n_max is None else {"n_max": n_max}
+
+
+def _sph_dphi(c: _Ctx, n: Any, m: Any, theta: Any, phi: Any) -> Any:
+    return 1j * m * c.out
+
+
+# --- registrations --------------------------------------------------------------------------------
+def _reg_elementwise() -> None:
+    pos = ((0.3, 2.5),)
+    e = elementwise
+    # error functions and the normal distribution
+    e(
+        "erf",
+        lambda x, out=None: None,
+        lambda c, x: 2 / _SQRT_PI * c.xp.exp(-x * x),
+        domain=((-2.0, 2.0),),
+    )
+    e(
+        "erfc",
+        lambda x, out=None: None,
+        lambda c, x: -2 / _SQRT_PI * c.xp.exp(-x * x),
+        domain=((-2.0, 2.0),),
+    )
+    e(
+        "erfcx",
+        lambda x, out=None: None,
+        lambda c, x: 2 * x * c.out - 2 / _SQRT_PI,
+        domain=((-1.5, 3.0),),
+    )
+    e(
+        "erfinv",
+        lambda x, out=None: None,
+        lambda c, x: _SQRT_PI / 2 * c.xp.exp(c.out * c.out),
+        domain=((-0.9, 0.9),),
+    )
+    e("ndtr", lambda x, out=None: None, _gauss, domain=((-3.0, 3.0),))
+    e(
+        "log_ndtr",
+        lambda x, out=None: None,
+        lambda c, x: c.xp.exp(-x * x / 2 - c.out) / _SQRT_2PI,
+        domain=((-5.0, 3.0),),
+    )
+    e(
+        "ndtri",
+        lambda x, out=None: None,
+        lambda c, x: _SQRT_2PI * c.xp.exp(c.out * c.out / 2),
+        domain=((0.05, 0.95),),
+    )
+    e("dawsn", lambda x, out=None: None, lambda c, x: 1 - 2 * x * c.out, domain=((-3.0, 3.0),))
+    e(
+        "wofz",
+        lambda z, out=None: None,
+        lambda c, z: -2 * z * c.out + 2j / _SQRT_PI,
+        domain=((-2.0, 2.0),),
+        complex=(-2.0, 2.0, 0.1, 2.0),
+    )
+    e(
+        "owens_t",
+        lambda h, a, out=None: None,
+        _owens_dh,
+        _owens_da,
+        domain=((-2.0, 2.0), (-2.0, 2.0)),
+    )
+    # logistic
+    e("expit", lambda x, out=None: None, lambda c, x: c.out * (1 - c.out), domain=((-4.0, 4.0),))
+    e("logit", lambda x, eps=None, out=None: None, _logit_d, domain=((0.05, 0.95),))
+    # gamma family
+    e("gamma", lambda x, out=None: None, lambda c, x: c.out * c.sp.digamma(x), domain=pos)
+    e("gammaln", lambda x, out=None: None, _digamma, domain=pos)
+    e("loggamma", lambda x, out=None: None, _digamma, domain=pos)
+    e("digamma", lambda x, out=None: None, lambda c, x: _polygamma(c, 1, x), domain=pos)
+    e(
+        "polygamma",
+        lambda n, x, out=None: None,
+        None,
+        lambda c, n, x: _polygamma(c, n + 1, x),
+        examples=_polygamma_examples,
+    )
+    e(
+        "beta",
+        lambda a, b, out=None: None,
+        lambda c, a, b: c.out * (c.sp.digamma(a) - c.sp.digamma(a + b)),
+        lambda c, a, b: c.out * (c.sp.digamma(b) - c.sp.digamma(a + b)),
+        domain=(pos[0], pos[0]),
+    )
+    e(
+        "betaln",
+        lambda a, b, out=None: None,
+        lambda c, a, b: c.sp.digamma(a) - c.sp.digamma(a + b),
+        lambda c, a, b: c.sp.digamma(b) - c.sp.digamma(a + b),
+        domain=(pos[0], pos[0]),
+    )
+    e(
+        "poch",
+        lambda z, m, out=None: None,
+        lambda c, z, m: c.out * (c.sp.digamma(z + m) - c.sp.digamma(z)),
+        lambda c, z, m: c.out * c.sp.digamma(z + m),
+        domain=(pos[0], (0.2, 1.5)),
+    )
+    e("multigammaln", lambda a, d: None, _multigammaln_da, None, examples=_multigammaln_examples)
+    e("factorial", lambda n, exact=False: None, _factorial_d, domain=((0.2, 3.5),))
+    e(
+        "comb",
+        lambda N, k, *, exact=False, repetition=False: None,
+        lambda c, n, k: _comb_d(c, n, k)[0],
+        lambda c, n, k: _comb_d(c, n, k)[1],
+        examples=_comb_examples,
+    )
+    # incomplete functions: the derivative in x only
+    e(
+        "gammainc",
+        lambda a, x, out=None: None,
+        MISSING,
+        _gammainc_dx,
+        examples=_int_first_examples(1, (0.3, 3.0)),
+    )
+    e(
+        "gammaincc",
+        lambda a, x, out=None: None,
+        MISSING,
+        lambda c, a, x: -_gammainc_dx(c, a, x),
+        examples=_int_first_examples(1, (0.3, 3.0)),
+    )
+    e(
+        "betainc",
+        lambda a, b, x, out=None: None,
+        MISSING,
+        MISSING,
+        _betainc_dx,
+        examples=_int_first_examples(2, (0.1, 0.9)),
+    )
+    e(
+        "hyp1f1",
+        lambda a, b, x, out=None: None,
+        MISSING,
+        MISSING,
+        lambda c, a, b, x: a / b * c.sp.hyp1f1(a + 1, b + 1, x),
+        examples=_int_first_examples(2, (-1.0, 1.0), low=1),
+    )
+    e(
+        "hyp2f1",
+        lambda a, b, c, x, out=None: None,
+        MISSING,
+        MISSING,
+        MISSING,
+        lambda c, a, b, cc, x: a * b / cc * c.sp.hyp2f1(a + 1, b + 1, cc + 1, x),
+        examples=_int_first_examples(3, (-0.8, 0.6), low=1),
+    )
+    e(
+        "zeta",
+        lambda x, q=None, out=None: None,
+        MISSING,
+        lambda c, x, q: -x * c.sp.zeta(x + 1, q),
+        examples=_int_first_examples(1, (0.5, 2.5), low=2),
+    )
+    # exponential integrals
+    e("exp1", lambda x, out=None: None, lambda c, x: -c.xp.exp(-x) / x, domain=pos)
+    e("expi", lambda x, out=None: None, lambda c, x: c.xp.exp(x) / x, domain=pos)
+    e("expn", lambda n, x, out=None: None, None, _expn_dx, domain=("int", pos[0]))
+    e(
+        "sici",
+        lambda x, out=None: None,
+        lambda c, x: (c.xp.sin(x) / x, c.xp.cos(x) / x),
+        nout=2,
+        domain=pos,
+    )
+    e(
+        "fresnel",
+        lambda x, out=None: None,
+        lambda c, x: (c.xp.sin(math.pi / 2 * x * x), c.xp.cos(math.pi / 2 * x * x)),
+        nout=2,
+        domain=((-1.5, 1.5),),
+    )
+    e("spence", lambda z, out=None: None, _spence_d, domain=((0.2, 2.5),))
+    # Bessel functions of order 0 and 1
+    e("i0", lambda x, out=None: None, lambda c, x: c.sp.i1(x), domain=((-3.0, 3.0),))
+    e(
+        "i0e",
+        lambda x, out=None: None,
+        lambda c, x: c.sp.i1e(x) - c.xp.sign(x) * c.out,
+        domain=((-3.0, 3.0),),
+    )
+    e("i1", lambda x, out=None: None, _i1_d, domain=((-3.0, 3.0),))
+    e("i1e", lambda x, out=None: None, _i1e_d, domain=((-3.0, 3.0),))
+    # entropies and x log y
+    e("entr", lambda x, out=None: None, lambda c, x: -(c.xp.log(x) + 1), domain=((0.1, 3.0),))
+    e(
+        "rel_entr",
+        lambda x, y, out=None: None,
+        lambda c, x, y: c.xp.log(x / y) + 1,
+        lambda c, x, y: -x / y,
+        domain=((0.1, 3.0), (0.1, 3.0)),
+    )
+    e(
+        "kl_div",
+        lambda x, y, out=None: None,
+        lambda c, x, y: c.xp.log(x / y),
+        lambda c, x, y: 1 - x / y,
+        domain=((0.1, 3.0), (0.1, 3.0)),
+    )
+    e(
+        "xlogy",
+        lambda x, y, out=None: None,
+        lambda c, x, y: c.xp.log(y),
+        _xlogy_dy,
+        domain=((-2.0, 2.0), (0.1, 3.0)),
+    )
+    e(
+        "xlog1py",
+        lambda x, y, out=None: None,
+        lambda c, x, y: c.xp.log1p(y),
+        _xlog1py_dy,
+        domain=((-2.0, 2.0), (-0.8, 2.0)),
+    )
+    # Box-Cox transforms
+    e(
+        "boxcox",
+        lambda x, lmbda, out=None: None,
+        lambda c, x, lmbda: x ** (lmbda - 1),
+        lambda c, x, lmbda: _boxcox_dl(c, c.xp.log(x), x**lmbda, lmbda),
+        domain=((0.3, 3.0), (-1.0, 1.0)),
+    )
+    e(
+        "boxcox1p",
+        lambda x, lmbda, out=None: None,
+        lambda c, x, lmbda: (1 + x) ** (lmbda - 1),
+        lambda c, x, lmbda: _boxcox_dl(c, c.xp.log1p(x), (1 + x) ** lmbda, lmbda),
+        domain=((-0.5, 3.0), (-1.0, 1.0)),
+    )
+    # spherical harmonics (JAX and SciPy >= 1.15): complex output of real angles
+    e(
+        "sph_harm_y",
+        lambda n, m, theta, phi, *, diff_n=0, n_max=None: None,
+        None,
+        None,
+        _sph_dtheta,
+        _sph_dphi,
+        examples=_sph_examples,
+        refuse=_sph_refuse,
+        expect=_sph_expect(),
+    )
+
+
+def _spence_d(c: _Ctx, z: Any) -> Any:
+    # spence(z) = int_1^z log(t) / (1 - t) dt: spence' = log(z) / (1 - z), -1 at z = 1
+    xp = c.xp
+    one = z == 1
+    return xp.where(one, -xp.ones_like(c.out), xp.log(z) / _safe(xp, 1 - z))
+
+
+def _asarray_expect(name: str) -> Any:
+    from ...core.examples import Expect
+
+    return Expect(
+        "scalar-free",
+        f"scipy.special.{name} is a Python function that converts its arguments with "
+        "np.asarray (a host copy), so it cannot run on device arrays; JAX's, CuPy's and the rule "
+        "are checked by the other columns",
+        kind="xfail",
+    )
+
+
+def _sph_expect() -> Any:
+    from ...core.examples import Expect
+
+    return (
+        Expect(
+            "jit",
+            "jax.scipy.special.sph_harm_y needs n_max (a host int) under jax.jit, which SciPy's "
+            "signature lacks",
+            kind="skip",
+        ),
+        _asarray_expect("sph_harm_y"),  # its primal runs on the host
+    )
+
+
+def _polygamma_examples(rng: Any) -> list[Any]:
+    # n a Python int: torch.special.polygamma takes no other
+    return [((1, rng.uniform(0.3, 2.5, 4)), {}), ((2, rng.uniform(0.3, 2.5, (2, 3))), {})]
+
+
+def _multigammaln_examples(rng: Any) -> list[Any]:
+    return [((rng.uniform(1.6, 4.0, 4), 3), {}), ((rng.uniform(0.6, 3.0, (2, 3)), 1), {})]
+
+
+def _comb_examples(rng: Any) -> list[Any]:
+    return [
+        ((rng.uniform(4.0, 7.0, 4), rng.uniform(0.5, 3.0, 4)), {}),
+        ((rng.uniform(2.0, 5.0, (2, 3)), rng.uniform(0.5, 2.0, 3)), {"repetition": True}),
+    ]
+
+
+def _int_first_examples(
+    n_int: int, xrange: tuple[float, float], low: int = 1
+) -> Callable[[Any], list[Any]]:
+    """Examples whose first ``n_int`` arguments are integers (their derivatives have no closed
+    form, so the tester must not ask for them) and the last a float array."""
+
+    def examples(rng: Any) -> list[Any]:
+        import numpy as np
+
+        ints = [np.arange(low, low + 4) + i for i in range(n_int)]
+        x = rng.uniform(*xrange, 4)
+        ints2 = [np.array([low + 1 + i]) for i in range(n_int)]
+        x2 = rng.uniform(*xrange, (2, 3))
+        return [((*ints, x), {}), ((*ints2, x2), {})]
+
+    return examples
+
+
+def _sph_examples(rng: Any) -> list[Any]:
+    import numpy as np
+
+    n = np.array([1, 2, 3, 2])
+    m = np.array([0, 1, -2, -1])
+    return [((n, m, rng.uniform(0.3, 2.8, 4), rng.uniform(-3.0, 3.0, 4)), {})]
+
+
+_reg_elementwise()
+
+# piecewise constant and integer functions
+zero_derivative("scipy:special.gammasgn", domain=((0.3, 3.0),))
+non_differentiable("scipy:special.bernoulli", examples=lambda rng: [((5,), {})])
+
+
+# --- reductions: logsumexp, softmax, log_softmax --------------------------------------------------
+_LOGSUMEXP = signature(
+    "logsumexp",
+    lambda a, axis=None, b=None, keepdims=False, return_sign=False, where=None: None,
+    ("where",),
+)
+
+
+def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
+    return normalize_axis(axis, ndim, name)
+
+
+def _keep(xp: Any, v: Any, axes: tuple[int, ...], ndim: int) -> Any:
+    """A reduction over ``axes`` (without keepdims) reshaped to broadcast against the input."""
+    shape = list(v.shape)
+    for a in axes:
+        shape.insert(a, 1)
+    return xp.reshape(v, tuple(shape))
+
+
+def _lse(xp: Any, a: Any, b: Any, axes: tuple[int, ...]) -> tuple[Any, Any]:
+    """``log |sum(b exp(a))|`` over ``axes`` (kept as length-1 axes) and the sum's sign."""
+    m = xp.max(a, axis=axes, keepdims=True) if axes else a
+    m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
+    e = xp.exp(a - m)
+    if b is not None:
+        e = b * e
+    s = xp.sum(e, axis=axes, keepdims=True) if axes else e
+    return xp.log(xp.abs(s)) + m, xp.sign(s)
+
+
+@register_rrule("scipy:special.logsumexp", examples=lambda rng: _logsumexp_examples(rng))
+def logsumexp_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+    bound = _LOGSUMEXP.bind(args, kwargs)
+    a, b = bound["a"], bound["b"]
+    xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
+    y, w, _sgn, axes, ndim = _logsumexp_forward(xp, bound)
+    proj_a = ProjectTo(a, xp)
+    proj_b = ProjectTo(b, xp) if b is not None and len(args) > 2 else None
+    pargs = list(args)
+    if len(pargs) > 2 and b is None:
+        pargs[2] = _NO
+
+    @pullback(y, pargs, name="logsumexp")
+    def logsumexp_pullback(y_bar: Any) -> Any:
+        if bound["return_sign"]:
+            y_bar = y_bar[0]
+        if isinstance(y_bar, AbstractZero):
+            return tuple(zero_tangent(v) for v in pargs)
+        g = y_bar if bound["keepdims"] else _keep(xp, y_bar, axes, ndim)
+        gw = g * w  # w = exp(a - lse) * sign: d lse / d b
+        res: list[Any] = [proj_a(gw if b is None else gw * b)]
+        if len(args) > 1:
+            res.append(_NO)
+        if len(args) > 2:
+            res.append(_NO if proj_b is None else proj_b(gw))
+        res.extend(_NO for _ in args[3:])
+        return res[0] if len(res) == 1 else tuple(res)
+
+    return y, logsumexp_pullback
+
+
+def _logsumexp_forward(xp: Any, bound: dict[str, Any]) -> tuple[Any, Any, Any, Any, int]:
+    a, b = bound["a"], bound["b"]
+    if not is_array(a):
+        a = xp.asarray(a)
+    if b is not None:
+        if not is_array(b):
+            b = xp.asarray(b, dtype=a.dtype)
+        a, b = xp.broadcast_arrays(a, b)
+    ndim = a.ndim
+    axes = _axes(bound["axis"], ndim, "logsumexp")
+    lse_k, sgn_k = _lse(xp, a, b, axes)
+    # the cotangent weight exp(a - lse) * sign; lse = -inf (every term zero) gives 0, not NaN
+    fin = xp.where(lse_k == -math.inf, xp.zeros_like(lse_k), lse_k)
+    w = xp.exp(a - fin) * sgn_k
+    lse = lse_k if bound["keepdims"] else xp.reshape(lse_k, _squeezed(lse_k.shape, axes))
+    if bound["return_sign"]:
+        sgn = sgn_k if bound["keepdims"] else xp.reshape(sgn_k, _squeezed(sgn_k.shape, axes))
+        return (lse, sgn), w, sgn, axes, ndim
+    if b is not None:  # a negative sum has no real logarithm: NaN, as SciPy gives
+        neg = xp.reshape(sgn_k, lse.shape) < 0
+        lse = xp.where(neg, xp.full_like(lse, math.nan), lse)
+    return lse, w, None, axes, ndim
+
+
+def _squeezed(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+@register_frule("scipy:special.logsumexp", examples=lambda rng: _logsumexp_examples(rng))
+def logsumexp_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    bound = _LOGSUMEXP.bind(args, kwargs)
+    a, b = bound["a"], bound["b"]
+    xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
+    y, w, _sgn, axes, ndim = _logsumexp_forward(xp, bound)
+    diffs = [a] + ([b] if len(args) > 2 and b is not None else [])
+    ts = [tangents[1]] + ([tangents[3]] if len(diffs) > 1 else [])
+    dots = tangents_in("logsumexp", (tangents[0], *ts), diffs)
+    y0 = y[0] if bound["return_sign"] else y
+    if dots is None:
+        return y, (Tangent(_ZERO, _NO, primal_type=tuple) if bound["return_sign"] else _ZERO)
+    extra = dots.extra
+    acc: Any = None
+    for i, t in enumerate(dots):
+        if isinstance(t, AbstractZero):
+            continue
+        t = _align(xp, t, diffs[i], extra, ndim)
+        term = w * t * (b if i == 0 and b is not None else 1)
+        acc = term if acc is None else acc + term
+    red = tuple(ax + extra for ax in axes)
+    y_dot = xp.sum(acc, axis=red, keepdims=bool(bound["keepdims"])) if red else acc
+    y_dot = finish_tangent(xp, y_dot, y0)
+    if bound["return_sign"]:
+        return y, Tangent(y_dot, _NO, primal_type=tuple)
+    return y, y_dot
+
+
+def _logsumexp_examples(rng: Any) -> list[Any]:
+    return [
+        ((rng.standard_normal(5),), {}),
+        ((rng.standard_normal((2, 3)),), {"axis": 1}),
+        ((rng.standard_normal((2, 3)), 0, rng.uniform(0.5, 2.0, (2, 3))), {"keepdims": True}),
+        ((rng.standard_normal((2, 3)), -1, rng.uniform(0.5, 2.0, 3)), {}),
+    ]
+
+
+_SOFTMAX = signature("softmax", lambda x, axis=None: None)
+_LOG_SOFTMAX = signature("log_softmax", lambda x, axis=None: None)
+
+
+def _softmax_examples(rng: Any) -> list[Any]:
+    return [
+        ((rng.standard_normal(5),), {}),
+        ((rng.standard_normal((2, 3)),), {"axis": 1}),
+        ((rng.standard_normal((2, 3)),), {"axis": 0}),
+    ]
+
+
+def _softmax_setup(
+    name: str, sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any, tuple[int, ...], Any]:
+    bound = sig.bind(args, kwargs)
+    x = bound["x"]
+    xp = namespace_of(x, fname=name)
+    axes = _axes(bound["axis"], x.ndim, name)
+    lse, _ = _lse(xp, x, None, axes)
+    return xp, x, axes, x - lse  # log_softmax
+
+
+@register_rrule("scipy:special.softmax", examples=_softmax_examples)
+def softmax_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+    xp, x, axes, logp = _softmax_setup("softmax", _SOFTMAX, args, kwargs)
+    y = xp.exp(logp)
+    proj = ProjectTo(x, xp)
+
+    @pullback(y, args, name="softmax")
+    def softmax_pullback(y_bar: Any) -> Any:
+        gy = y_bar * y
+        g = proj(gy - y * xp.sum(gy, axis=axes, keepdims=True))
+        return g if len(args) == 1 else (g, _NO)
+
+    return y, softmax_pullback
+
+
+@register_frule("scipy:special.softmax", examples=_softmax_examples)
+def softmax_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    xp, x, axes, logp = _softmax_setup("softmax", _SOFTMAX, args, kwargs)
+    y = xp.exp(logp)
+    dots = tangents_in("softmax", tangents[:2], (x,))
+    if dots is None:
+        return y, _ZERO
+    (t,) = dots
+    red = tuple(a + dots.extra for a in axes)
+    ty = y * t
+    return y, finish_tangent(xp, ty - y * xp.sum(ty, axis=red, keepdims=True), y)
+
+
+@register_rrule("scipy:special.log_softmax", examples=_softmax_examples)
+def log_softmax_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+    xp, x, axes, y = _softmax_setup("log_softmax", _LOG_SOFTMAX, args, kwargs)
+    proj = ProjectTo(x, xp)
+
+    @pullback(y, args, name="log_softmax")
+    def log_softmax_pullback(y_bar: Any) -> Any:
+        g = proj(y_bar - xp.exp(y) * xp.sum(y_bar, axis=axes, keepdims=True))
+        return g if len(args) == 1 else (g, _NO)
+
+    return y, log_softmax_pullback
+
+
+@register_frule("scipy:special.log_softmax", examples=_softmax_examples)
+def log_softmax_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    xp, x, axes, y = _softmax_setup("log_softmax", _LOG_SOFTMAX, args, kwargs)
+    dots = tangents_in("log_softmax", tangents[:2], (x,))
+    if dots is None:
+        return y, _ZERO
+    (t,) = dots
+    red = tuple(a + dots.extra for a in axes)
+    return y, finish_tangent(xp, t - xp.sum(xp.exp(y) * t, axis=red, keepdims=True), y)

@@ -1,0 +1,81 @@
+"""The NumPy fast paths of scalar_rule's pullbacks (chainrules.core.numpy_fast) give exactly what
+the generic path gives: for every elementwise formula rule of the library, at its examples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.core import numpy_fast
+from chainrules.testing.backends import BACKENDS
+from chainrules.testing.examples import examples_for
+
+
+def _formula_rules() -> list[cr.Registration]:
+    regs = []
+    for reg in cr.registrations():
+        module = str(reg.module)
+        if module != "chainrules.rules.elementwise" or reg.non_differentiable:
+            continue
+        if reg.domain is None or len(reg.domain) not in (1, 2):
+            continue
+        if "bind" in reg.meta or BACKENDS["numpy"].function(reg) is None:
+            continue
+        if getattr(reg.rrule, "__name__", "") != "scalar_rrule":
+            continue  # a hand-written rule (abs, sign, conj): no fast path of this module
+        regs.append(reg)
+    return regs
+
+
+FORMULAS = _formula_rules()
+
+
+def _same(a: object, b: object) -> None:
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, (np.ndarray, np.generic)):
+        assert a.dtype == b.dtype and a.shape == b.shape  # type: ignore[union-attr]
+        np.testing.assert_array_equal(a, b)
+    else:
+        assert a == b
+
+
+def test_the_formula_rules_are_found() -> None:
+    names = {r.name for r in FORMULAS}
+    assert {"sin", "exp", "multiply", "atan2", "maximum", "numpy:logaddexp2"} <= names
+
+
+@pytest.mark.parametrize("reg", FORMULAS, ids=lambda r: r.name)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fast_path_agrees_with_the_generic_path(reg: cr.Registration, dtype: type) -> None:
+    f = BACKENDS["numpy"].function(reg)
+    rng = np.random.default_rng(1)
+    taken = 0
+    for ex in examples_for(reg):
+        if ex.complex:
+            continue
+        args = tuple(a.astype(dtype) if isinstance(a, np.ndarray) else a for a in ex.args)
+        y, pb = cr.rrule(f, *args)
+        if not all(numpy_fast.is_real(a) for a in args):
+            continue  # an integer or boolean operand: the generic path only
+        g = rng.standard_normal(np.shape(y)).astype(np.asarray(y).dtype)
+        if not isinstance(g, np.ndarray):
+            g = np.asarray(g)
+        fast = pb(g)
+        generic = pb(cr.Thunk(lambda g=g: g))  # a thunk is never taken by the fast path
+        assert pb.__name__ == "real_pullback", pb.__name__
+        assert len(fast) == len(generic)
+        for a, b in zip(fast, generic):
+            _same(a, b)
+        taken += 1
+    assert taken, f"no real example of {reg.name} took the fast path"
+
+
+def test_project_declines_what_needs_a_projector() -> None:
+    x = np.ones((2, 3))
+    assert numpy_fast.project(x, np.ones((2, 3))) is not None
+    assert numpy_fast.project(x, np.ones(3)) is None  # broadcast: ProjectTo sums
+    assert numpy_fast.project(x, np.ones((2, 3), np.float32)) is None  # another dtype
+    assert numpy_fast.project(1.0, np.ones(3)) == 3.0  # a Python float: summed
+    assert numpy_fast.project(1.0, np.ones(3, complex)) is None
+    assert not numpy_fast.is_real(np.ones(2, complex)) and not numpy_fast.is_real(1)
