@@ -77,7 +77,11 @@ def unit(xp: Any, x: Any, ax: Any) -> Any:
     ``x / |x|`` is ``inf / inf``)."""
     if xp.isdtype(x.dtype, "complex floating"):
         return x / safe(xp, ax)
-    return xp.sign(x)
+    # x / |x| with 0 and inf denominators made 1, clipped: ±1, 0 at 0, ±1 at ±inf, NaN at NaN
+    # (no inf / inf is formed; sign() is not used: array-api-compat's torch sign indexes with a
+    # boolean mask, which torch.func.vmap refuses)
+    d = xp.where((ax == 0) | xp.isinf(ax), xp.ones_like(ax), ax)
+    return xp.clip(x / d, -1.0, 1.0)
 
 
 def in_dtype(xp: Any, v: Any, dtype: Any) -> Any:

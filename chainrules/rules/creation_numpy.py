@@ -260,6 +260,3 @@ numpy_non_differentiable("ix_", examples=_ints(((np.array([0, 2]), np.array([1, 
 numpy_non_differentiable(
     "bartlett", "blackman", "hamming", "hanning", examples=_ints(((5,), {}), ((1,), {}))
 )
-
-# an array from a Python iterable: its input has no tangent in the contract (as for Python lists)
-numpy_non_differentiable("fromiter", examples=lambda rng: [(((1.0, 2.5, 3.0), np.float64), {})])

@@ -309,9 +309,5 @@ register_gather(
 
 # integer index arithmetic: no tangent space
 numpy_non_differentiable(
-    "ravel_multi_index",
-    examples=lambda rng: [(((np.array([0, 1, 2]), np.array([1, 0, 3])), (3, 4)), {})],
-)
-numpy_non_differentiable(
     "unravel_index", examples=lambda rng: [((np.array([0, 5, 11]), (3, 4)), {})]
 )
