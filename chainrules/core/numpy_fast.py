@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .projection import ProjectTo
 from .tangents import NoTangent, ZeroTangent
 
 __all__ = ["binary_pullback", "is_real", "project", "unary_pullback"]
@@ -27,6 +28,7 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 _ND = np.ndarray
 _add_reduce = np.add.reduce
+_REAL2 = ("f", None, "f", None)  # the generic binary pullback's kinds for two real operands
 
 
 def is_real(a: Any) -> bool:
@@ -59,70 +61,79 @@ def _times(p: Any, v: Any) -> Any:
 
 
 def unary_pullback(
+    name: str,
     partial: tuple[Any, bool, bool],
     x: Any,
     xp: Any,
     out: Any,
-    project_any: Callable[[Any, Any, Any], Any],
-    generic: Callable[..., tuple[Any, Any]],
-    generic_args: tuple[Any, ...],
+    generic: Callable[..., Any],
 ) -> Callable[[Any], tuple[Any, Any]]:
-    """The pullback of a one-argument rule at a real NumPy array ``x``:
-    ``generic(*generic_args, y_bar)`` unless ``y_bar`` is a NumPy array of ``out``'s shape.
-    ``project_any(x, v, xp)`` projects a cotangent that does not match ``x`` (a partial may
-    return another dtype)."""
+    """The pullback of a one-argument rule at a real NumPy array ``x``: ``generic(name, partial,
+    x, xp, out, "f", None, y_bar)`` (the generic pullback) unless ``y_bar`` is a NumPy array of
+    ``out``'s shape."""
     p, is_const, is_zero = partial
     out_shape = out.shape
 
     def real_pullback(y_bar: Any) -> tuple[Any, Any]:
         if type(y_bar) is not _ND or y_bar.shape != out_shape:
-            return generic(*generic_args, y_bar)
+            return generic(name, partial, x, xp, out, "f", None, y_bar)
         if is_zero:
             return _NO, _ZERO
         v = _times(p, y_bar) if is_const else y_bar * p(xp, out, x)
         if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
             return _NO, v
-        return _NO, project_any(x, v, xp)
+        return _NO, ProjectTo(x, xp)(v)  # a partial of another dtype
 
     return real_pullback
 
 
 def binary_pullback(
+    name: str,
     spec: tuple[tuple[Any, bool, bool], ...],
     args: tuple[Any, Any],
     xp: Any,
     out: Any,
+    generic: Callable[..., Any],
     partial_args: Callable[[Any, Any, tuple[Any, ...]], tuple[Any, ...]],
-    project_any: Callable[[Any, Any, Any], Any],
-    generic: Callable[..., tuple[Any, Any, Any]],
-    generic_args: tuple[Any, ...],
 ) -> Callable[[Any], tuple[Any, Any, Any]]:
     """The pullback of a two-argument rule at real NumPy operands (arrays or Python floats):
-    ``generic(*generic_args, y_bar)`` unless ``y_bar`` is a NumPy array of ``out``'s shape.
-    ``partial_args(xp, out, args)`` turns Python-float operands into 0-d arrays for the partials;
-    ``project_any(a, v, xp)`` sums a broadcast cotangent back to ``a``'s shape."""
+    ``generic(name, spec, args, xp, out, kinds, y_bar)`` (the generic pullback) unless ``y_bar``
+    is a NumPy array of ``out``'s shape. ``partial_args(xp, out, args)`` turns Python-float
+    operands into 0-d arrays for the partials; a broadcast cotangent is summed back by
+    ``ProjectTo``. Written out without helpers: this is the hottest path of the library."""
     (p0, c0, z0), (p1, c1, z1) = spec
     x, y = args
     both_arrays = type(x) is _ND and type(y) is _ND
     out_shape = out.shape
 
-    def bar(a: Any, p: Any, const: bool, zero: bool, y_bar: Any, pargs: Any) -> tuple[Any, Any]:
-        if zero:
-            return _ZERO, pargs
-        if const:
-            v = _times(p, y_bar)
-        else:
-            if pargs is None:
-                pargs = args if both_arrays else partial_args(xp, out, args)
-            v = y_bar * p(xp, out, *pargs)
-        fast = project(a, v)
-        return (fast if fast is not None else project_any(a, v, xp)), pargs
-
     def real_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         if type(y_bar) is not _ND or y_bar.shape != out_shape:
-            return generic(*generic_args, y_bar)
-        rx, pargs = bar(x, p0, c0, z0, y_bar, None)
-        ry, _ = bar(y, p1, c1, z1, y_bar, pargs)
+            return generic(name, spec, args, xp, out, _REAL2, y_bar)
+        pargs = args if both_arrays else None
+        if z0:
+            rx: Any = _ZERO
+        else:
+            if c0:
+                v = _times(p0, y_bar)
+            else:
+                if pargs is None:
+                    pargs = partial_args(xp, out, args)
+                v = y_bar * p0(xp, out, *pargs)
+            rx = project(x, v)
+            if rx is None:
+                rx = ProjectTo(x, xp)(v)
+        if z1:
+            ry: Any = _ZERO
+        else:
+            if c1:
+                v = _times(p1, y_bar)
+            else:
+                if pargs is None:
+                    pargs = partial_args(xp, out, args)
+                v = y_bar * p1(xp, out, *pargs)
+            ry = project(y, v)
+            if ry is None:
+                ry = ProjectTo(y, xp)(v)
         return _NO, rx, ry
 
     return real_pullback

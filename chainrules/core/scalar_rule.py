@@ -27,6 +27,8 @@ import numpy as np
 
 from . import numpy_fast
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
+from .numpy_fast import binary_pullback as _fast_binary
+from .numpy_fast import unary_pullback as _fast_unary
 from .projection import _NUMPY_KIND, ProjectTo
 from .registry import _parse_target, function_name, register_frule, register_rrule
 from .tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
@@ -251,10 +253,6 @@ def _project(a: Any, proj: ProjectTo | None, v: Any, xp: Any) -> Any:
     return fast if fast is not None else ProjectTo(a, xp)(v)
 
 
-def _project_slow(a: Any, v: Any, xp: Any) -> Any:
-    return ProjectTo(a, xp)(v)
-
-
 def _binary_pullback(
     name: str,
     spec: tuple[tuple[Any, bool, bool], ...],
@@ -301,9 +299,6 @@ def _binary_pullback(
     return _NO, rx, ry
 
 
-_REAL2 = ("f", None, "f", None)  # _binary_pullback's kinds for two real NumPy operands
-
-
 def _make_binary_rrule(
     name: str,
     get: _Primals,
@@ -331,17 +326,10 @@ def _make_binary_rrule(
         if xp is None:
             xp = namespace_of(x, y, fname=name)
         out = get[xp](x, y, **kwargs) if kwargs else get[xp](x, y)
-        if numpy_fast.is_real(x) and numpy_fast.is_real(y):  # real NumPy operands
-            return out, numpy_fast.binary_pullback(
-                spec,
-                args,
-                xp,
-                out,
-                _partial_args,
-                _project_slow,
-                _binary_pullback,
-                (name, spec, args, xp, out, _REAL2),
-            )
+        if ((tx is _ND and x.dtype.kind == "f") or tx is float) and (
+            (ty is _ND and y.dtype.kind == "f") or ty is float
+        ):  # real NumPy operands (numpy_fast.is_real, written out on the hot path)
+            return out, _fast_binary(name, spec, args, xp, out, _binary_pullback, _partial_args)
         kinds = (*_arg_kind(x, xp), *_arg_kind(y, xp))
 
         def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -399,15 +387,7 @@ def _make_unary_rrule(
         else:
             out = get[xp](x)
         if type(x) is _ND and x.dtype.kind == "f":
-            return out, numpy_fast.unary_pullback(
-                partial,
-                x,
-                xp,
-                out,
-                _project_slow,
-                _unary_pullback,
-                (name, partial, x, xp, out, "f", None),
-            )
+            return out, _fast_unary(name, partial, x, xp, out, _unary_pullback)
         kind, proj = _arg_kind(x, xp)
 
         def scalar_pullback(y_bar: Any) -> tuple[Any, Any]:
