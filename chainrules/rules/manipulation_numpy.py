@@ -59,8 +59,9 @@ from ..core import (
     tangents_in,
     unthunk,
 )
-from ..core.examples import Example
 from ._util import in_dtype
+from .manipulation import _ex as ex  # the examples' helpers of the standard's family
+from .manipulation import _rng_arrays as rng_arrays
 from .searching import numpy_like_module
 
 __all__: list[str] = []  # rules only (the helpers below serve indexing_numpy too)
@@ -374,24 +375,6 @@ def simple_plan(
         return Gather(xp, y, src, tuple(sources))
 
     return plan
-
-
-def ex(args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *, note: str) -> Example:
-    cplx = any(
-        np.iscomplexobj(v)
-        for a in args
-        for v in (a if isinstance(a, (tuple, list)) else (a,))
-        if isinstance(v, np.ndarray)
-    )
-    return Example(args, kwargs or {}, note=note, complex=cplx)
-
-
-def rng_arrays(rng: np.random.Generator) -> Callable[..., Any]:
-    def r(*shape: int, c: bool = False) -> Any:
-        v = rng.standard_normal(shape)
-        return v + 1j * rng.standard_normal(shape) if c else v
-
-    return r
 
 
 def no_dtype(name: str) -> Callable[[dict[str, Any], dict[str, Any]], None]:
