@@ -62,7 +62,7 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ..core.scatter import IndexKey, gather, parse_key
+from ..core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
@@ -191,7 +191,7 @@ _STRICT_KEYS = tuple(
 # the libraries' own limits: a mask key's output shape is its data's; torch has no negative steps
 _KEY_LIMITS = (
     *_STRICT_KEYS,
-    Expect("jit", "jax.jit refuses a boolean mask key (a data-dependent shape)", "skip", "mask"),
+    MASK_KEY_UNDER_JIT,
     Expect("torch", "torch tensors take no negative slice step", "skip", "negative step"),
 )
 
