@@ -125,8 +125,7 @@ def _worker_init(module: str | None, profile: str) -> None:
     # a worker runs one cell at a time: the libraries' own thread pools would only compete
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
-    set_profile(profile)
-    use_jax_compilation_cache()
+    set_profile(profile)  # (JAX's disk cache comes with the environment run_check set up)
     if module:
         importlib.import_module(module)
     try:  # one intra-op thread: the workers already use every core
