@@ -52,7 +52,8 @@ def project(a: Any, v: Any) -> Any:
 
 
 def _times(p: Any, v: Any) -> Any:
-    """``v * p`` for a constant real partial."""
+    """``v * p`` for a constant partial (±1 without a multiplication); scalar_rule's generic
+    path uses it too."""
     if p == 1:
         return v
     if p == -1:

@@ -27,6 +27,7 @@ import numpy as np
 
 from . import numpy_fast
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
+from .numpy_fast import _times
 from .numpy_fast import binary_pullback as _fast_binary
 from .numpy_fast import unary_pullback as _fast_unary
 from .projection import _NUMPY_KIND, ProjectTo
@@ -104,11 +105,7 @@ def _align(xp: Any, x_dot: Any, a_ndim: int, out_ndim: int) -> Any:
 def _apply(partial: Any, is_const: bool, v: Any, conj: bool, xp: Any, out: Any, args: Any) -> Any:
     """``v * partial`` (``v * conj(partial)`` in a pullback of a complex function)."""
     if is_const:
-        if partial == 1:
-            return v
-        if partial == -1:
-            return -v
-        return v * (partial.conjugate() if conj else partial)
+        return _times(partial.conjugate() if conj else partial, v)
     d = partial(xp, out, *args)
     return v * (xp.conj(d) if conj else d)
 
