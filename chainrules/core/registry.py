@@ -61,6 +61,9 @@ SCIPY = "scipy"
 _FAMILIES = (ARRAY_API, NUMPY, SCIPY)
 _PRIORITY = {ARRAY_API: 1, NUMPY: 2, SCIPY: 2, "callable": 3}
 # An array namespace's SciPy: where the "scipy:" functions for its arrays live.
+# The SciPy subpackages whose functions ``"scipy:SUB.NAME"`` targets name.
+SCIPY_SUBPACKAGES = ("special", "linalg", "stats", "signal", "integrate")
+
 _SCIPY_OF = {
     "numpy": "scipy",
     "jax.numpy": "jax.scipy",
@@ -253,7 +256,7 @@ _PROVIDERS: list[_Provider] = [
     *(
         _Provider(f"{root}.{sub}", SCIPY, prefix=f"{sub}.")
         for root in ("scipy", "jax.scipy", "cupyx.scipy")
-        for sub in ("special", "linalg")
+        for sub in SCIPY_SUBPACKAGES
     ),
 ]
 
