@@ -1,4 +1,5 @@
-"""NumPy fast paths of the elementwise formula rules (:func:`chainrules.scalar_rule`).
+"""The rrules of the elementwise formula rules (:func:`chainrules.scalar_rule`), with their NumPy
+fast paths.
 
 ``scalar_rule``'s pullbacks are the hottest code of the library: an elementwise rule on a small
 NumPy array costs a few microseconds, and the generic path -- the one every library takes:
@@ -19,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from .namespaces import _NS_BY_TYPE, namespace_of
 from .projection import ProjectTo
 from .tangents import NoTangent, ZeroTangent
 
-__all__ = ["binary_pullback", "is_real", "project", "unary_pullback"]
+__all__ = ["binary_rrule", "is_real", "project", "unary_rrule"]
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -61,80 +63,132 @@ def _times(p: Any, v: Any) -> Any:
     return v * p
 
 
-def unary_pullback(
+def unary_rrule(
     name: str,
+    get: Any,
     partial: tuple[Any, bool, bool],
-    x: Any,
-    xp: Any,
-    out: Any,
     generic: Callable[..., Any],
-) -> Callable[[Any], tuple[Any, Any]]:
-    """The pullback of a one-argument rule at a real NumPy array ``x``: ``generic(name, partial,
-    x, xp, out, "f", None, y_bar)`` (the generic pullback) unless ``y_bar`` is a NumPy array of
-    ``out``'s shape."""
+    arg_kind: Callable[[Any, Any], tuple[str, Any]],
+    reject_out: Callable[[str, dict[str, Any]], None],
+) -> Callable[..., Any]:
+    """The rrule of a one-argument formula rule, written out whole: this is the hottest path of
+    the library, and every call frame shows at n=10. ``get[xp]`` is the primal of namespace
+    ``xp``. A real NumPy array ``x`` with a NumPy cotangent of the output's shape takes the fast
+    pullback; anything else goes to ``generic(name, partial, x, xp, out, kind, proj, y_bar)``,
+    scalar_rule's pullback for every library (``kind, proj = arg_kind(x, xp)``)."""
     p, is_const, is_zero = partial
-    out_shape = out.shape
 
-    def real_pullback(y_bar: Any) -> tuple[Any, Any]:
-        if type(y_bar) is not _ND or y_bar.shape != out_shape:
-            return generic(name, partial, x, xp, out, "f", None, y_bar)
-        if is_zero:
-            return _NO, _ZERO
-        v = _times(p, y_bar) if is_const else y_bar * p(xp, out, x)
-        if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
-            return _NO, v
-        return _NO, ProjectTo(x, xp)(v)  # a partial of another dtype
+    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        if len(args) != 1:
+            raise TypeError(f"{name} takes 1 positional argument in its rule, got {len(args)}")
+        (x,) = args
+        xp = _NS_BY_TYPE.get(type(x))
+        if xp is None:
+            xp = namespace_of(x, fname=name)
+        if kwargs:
+            reject_out(name, kwargs)
+            out = get[xp](x, **kwargs)
+        else:
+            out = get[xp](x)
+        if type(x) is _ND and x.dtype.kind == "f":
+            out_shape = out.shape
 
-    return real_pullback
+            def real_pullback(y_bar: Any) -> tuple[Any, Any]:
+                if type(y_bar) is not _ND or y_bar.shape != out_shape:
+                    return generic(name, partial, x, xp, out, "f", None, y_bar)
+                if is_zero:
+                    return _NO, _ZERO
+                v = _times(p, y_bar) if is_const else y_bar * p(xp, out, x)
+                if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
+                    return _NO, v
+                return _NO, ProjectTo(x, xp)(v)  # a partial of another dtype
+
+            return out, real_pullback
+        kind, proj = arg_kind(x, xp)
+
+        def scalar_pullback(y_bar: Any) -> tuple[Any, Any]:
+            return generic(name, partial, x, xp, out, kind, proj, y_bar)
+
+        return out, scalar_pullback
+
+    return scalar_rrule
 
 
-def binary_pullback(
+def binary_rrule(
     name: str,
+    get: Any,
     spec: tuple[tuple[Any, bool, bool], ...],
-    args: tuple[Any, Any],
-    xp: Any,
-    out: Any,
+    check_arity: Callable[[tuple[Any, ...]], None],
     generic: Callable[..., Any],
+    arg_kind: Callable[[Any, Any], tuple[str, Any]],
+    reject_out: Callable[[str, dict[str, Any]], None],
     partial_args: Callable[[Any, Any, tuple[Any, ...]], tuple[Any, ...]],
-) -> Callable[[Any], tuple[Any, Any, Any]]:
-    """The pullback of a two-argument rule at real NumPy operands (arrays or Python floats):
-    ``generic(name, spec, args, xp, out, kinds, y_bar)`` (the generic pullback) unless ``y_bar``
-    is a NumPy array of ``out``'s shape. ``partial_args(xp, out, args)`` turns Python-float
-    operands into 0-d arrays for the partials; a broadcast cotangent is summed back by
-    ``ProjectTo``. Written out without helpers: this is the hottest path of the library."""
+) -> Callable[..., Any]:
+    """The rrule of a two-argument formula rule, written out whole (see :func:`unary_rrule`).
+    Real NumPy operands (arrays or Python floats) with a NumPy cotangent of the output's shape
+    take the fast pullback, anything else ``generic(name, spec, args, xp, out, kinds, y_bar)``.
+    ``partial_args(xp, out, args)`` turns Python-float operands into 0-d arrays for the
+    partials; a broadcast cotangent is summed back by ``ProjectTo``."""
     (p0, c0, z0), (p1, c1, z1) = spec
-    x, y = args
-    both_arrays = type(x) is _ND and type(y) is _ND
-    out_shape = out.shape
 
-    def real_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-        if type(y_bar) is not _ND or y_bar.shape != out_shape:
-            return generic(name, spec, args, xp, out, _REAL2, y_bar)
-        pargs = args if both_arrays else None
-        if z0:
-            rx: Any = _ZERO
+    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        if len(args) != 2:
+            check_arity(args)
+        if kwargs:
+            reject_out(name, kwargs)
+        x, y = args
+        tx, ty = type(x), type(y)
+        if ty is tx or ty is float:
+            xp = _NS_BY_TYPE.get(tx)
+        elif tx is float:
+            xp = _NS_BY_TYPE.get(ty)
         else:
-            if c0:
-                v = _times(p0, y_bar)
-            else:
-                if pargs is None:
-                    pargs = partial_args(xp, out, args)
-                v = y_bar * p0(xp, out, *pargs)
-            rx = project(x, v)
-            if rx is None:
-                rx = ProjectTo(x, xp)(v)
-        if z1:
-            ry: Any = _ZERO
-        else:
-            if c1:
-                v = _times(p1, y_bar)
-            else:
-                if pargs is None:
-                    pargs = partial_args(xp, out, args)
-                v = y_bar * p1(xp, out, *pargs)
-            ry = project(y, v)
-            if ry is None:
-                ry = ProjectTo(y, xp)(v)
-        return _NO, rx, ry
+            xp = None
+        if xp is None:
+            xp = namespace_of(x, y, fname=name)
+        out = get[xp](x, y, **kwargs) if kwargs else get[xp](x, y)
+        if ((tx is _ND and x.dtype.kind == "f") or tx is float) and (
+            (ty is _ND and y.dtype.kind == "f") or ty is float
+        ):  # real NumPy operands (is_real, written out)
+            both_arrays = tx is _ND and ty is _ND
+            out_shape = out.shape
 
-    return real_pullback
+            def real_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+                if type(y_bar) is not _ND or y_bar.shape != out_shape:
+                    return generic(name, spec, args, xp, out, _REAL2, y_bar)
+                pargs = args if both_arrays else None
+                if z0:
+                    rx: Any = _ZERO
+                else:
+                    if c0:
+                        v = _times(p0, y_bar)
+                    else:
+                        if pargs is None:
+                            pargs = partial_args(xp, out, args)
+                        v = y_bar * p0(xp, out, *pargs)
+                    rx = project(x, v)
+                    if rx is None:
+                        rx = ProjectTo(x, xp)(v)
+                if z1:
+                    ry: Any = _ZERO
+                else:
+                    if c1:
+                        v = _times(p1, y_bar)
+                    else:
+                        if pargs is None:
+                            pargs = partial_args(xp, out, args)
+                        v = y_bar * p1(xp, out, *pargs)
+                    ry = project(y, v)
+                    if ry is None:
+                        ry = ProjectTo(y, xp)(v)
+                return _NO, rx, ry
+
+            return out, real_pullback
+        kinds = (*arg_kind(x, xp), *arg_kind(y, xp))
+
+        def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
+            return generic(name, spec, args, xp, out, kinds, y_bar)
+
+        return out, scalar_pullback
+
+    return scalar_rrule

@@ -28,8 +28,6 @@ import numpy as np
 from . import numpy_fast
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
 from .numpy_fast import _times
-from .numpy_fast import binary_pullback as _fast_binary
-from .numpy_fast import unary_pullback as _fast_unary
 from .projection import _NUMPY_KIND, ProjectTo
 from .registry import _parse_target, function_name, register_frule, register_rrule
 from .tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
@@ -302,39 +300,11 @@ def _make_binary_rrule(
     spec: tuple[tuple[Any, bool, bool], ...],
     check_arity: Callable[[tuple[Any, ...]], None],
 ) -> Callable[..., Any]:
-    """The rrule of a two-argument function: the other hot path. Projectors are built only for
-    arguments that are neither NumPy arrays nor Python floats, partials only when the pullback
-    runs; real NumPy operands (arrays or Python floats) with a NumPy cotangent of the right shape
-    take the fast path of :mod:`chainrules.core.numpy_fast`."""
-
-    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
-        if len(args) != 2:
-            check_arity(args)
-        if kwargs:
-            _reject_out(name, kwargs)
-        x, y = args
-        tx, ty = type(x), type(y)
-        if ty is tx or ty is float:
-            xp = _NS_BY_TYPE.get(tx)
-        elif tx is float:
-            xp = _NS_BY_TYPE.get(ty)
-        else:
-            xp = None
-        if xp is None:
-            xp = namespace_of(x, y, fname=name)
-        out = get[xp](x, y, **kwargs) if kwargs else get[xp](x, y)
-        if ((tx is _ND and x.dtype.kind == "f") or tx is float) and (
-            (ty is _ND and y.dtype.kind == "f") or ty is float
-        ):  # real NumPy operands (numpy_fast.is_real, written out on the hot path)
-            return out, _fast_binary(name, spec, args, xp, out, _binary_pullback, _partial_args)
-        kinds = (*_arg_kind(x, xp), *_arg_kind(y, xp))
-
-        def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
-            return _binary_pullback(name, spec, args, xp, out, kinds, y_bar)
-
-        return out, scalar_pullback
-
-    return scalar_rrule
+    """The rrule of a two-argument function: :func:`chainrules.core.numpy_fast.binary_rrule`,
+    whose pullback for anything but real NumPy operands is :func:`_binary_pullback`."""
+    return numpy_fast.binary_rrule(
+        name, get, spec, check_arity, _binary_pullback, _arg_kind, _reject_out, _partial_args
+    )
 
 
 def _unary_pullback(
@@ -367,32 +337,11 @@ def _unary_pullback(
 def _make_unary_rrule(
     name: str, get: _Primals, p: Any, is_const: bool, is_zero: bool
 ) -> Callable[..., Any]:
-    """The rrule of a one-argument function: the hottest path. A real NumPy array with a NumPy
-    cotangent of the right shape takes the fast path of :mod:`chainrules.core.numpy_fast`."""
-    partial = (p, is_const, is_zero)
-
-    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
-        if len(args) != 1:
-            raise TypeError(f"{name} takes 1 positional argument in its rule, got {len(args)}")
-        (x,) = args
-        xp = _NS_BY_TYPE.get(type(x))
-        if xp is None:
-            xp = namespace_of(x, fname=name)
-        if kwargs:
-            _reject_out(name, kwargs)
-            out = get[xp](x, **kwargs)
-        else:
-            out = get[xp](x)
-        if type(x) is _ND and x.dtype.kind == "f":
-            return out, _fast_unary(name, partial, x, xp, out, _unary_pullback)
-        kind, proj = _arg_kind(x, xp)
-
-        def scalar_pullback(y_bar: Any) -> tuple[Any, Any]:
-            return _unary_pullback(name, partial, x, xp, out, kind, proj, y_bar)
-
-        return out, scalar_pullback
-
-    return scalar_rrule
+    """The rrule of a one-argument function: :func:`chainrules.core.numpy_fast.unary_rrule`,
+    whose pullback for anything but a real NumPy array is :func:`_unary_pullback`."""
+    return numpy_fast.unary_rrule(
+        name, get, (p, is_const, is_zero), _unary_pullback, _arg_kind, _reject_out
+    )
 
 
 def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
