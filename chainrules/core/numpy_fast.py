@@ -9,8 +9,18 @@ shape**, these functions compute exactly what the generic path computes, without
 cannot fail there and without building projectors. Anything else (another library, a complex or
 integer argument, a ``Thunk``, a zero or a mis-shaped cotangent) goes to the generic path.
 
-``tests/core/test_numpy_fast.py`` checks, for every elementwise rule of the library, that the
-fast and the generic path give the same arrays (values, shapes and dtypes).
+Two primals and pullbacks of other rules have NumPy fast paths here too; each returns ``None``
+when it does not apply:
+
+* ``np.linalg.vector_norm(x)`` squares and sums (0.40 ms at n = 1e6 here); ``np.linalg.norm(x)``
+  calls BLAS ``dot`` (0.06 ms): 6.5x faster for the 2-norm over every axis of a real array.
+* ``where(mask, a * b, 0)`` -- the pullbacks of ``max`` and of the inf-norm, where the mask
+  selects a handful of elements -- allocates and touches two full-size temporaries; NumPy can
+  write only the selected elements into a lazily zeroed (``calloc``) array instead. Fresh 8 MB
+  buffers cost 0.4-1.5 ms each here in page faults, so this decides those pullbacks' speed.
+
+``tests/core/test_numpy_fast.py`` checks, for every elementwise rule of the library and for these
+two, that the fast and the generic path give the same arrays (values, shapes and dtypes).
 """
 
 from __future__ import annotations
@@ -24,7 +34,7 @@ from .namespaces import _NS_BY_TYPE, namespace_of
 from .projection import ProjectTo
 from .tangents import NoTangent, ZeroTangent
 
-__all__ = ["binary_rrule", "is_real", "project", "unary_rrule"]
+__all__ = ["binary_rrule", "is_real", "masked_product", "project", "unary_rrule", "vector_norm"]
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -192,3 +202,23 @@ def binary_rrule(
         return out, scalar_pullback
 
     return scalar_rrule
+
+
+def vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
+    """The 2-norm over every axis of a real NumPy array through BLAS, else ``None``."""
+    if type(x) is not np.ndarray or ord != 2 or axis is not None or x.dtype.kind != "f":
+        return None
+    return np.linalg.norm(x, None, None, keepdims)
+
+
+def masked_product(mask: Any, a: Any, b: Any) -> Any:
+    """``where(mask, a * b, 0)`` for NumPy operands, writing only where ``mask`` is set; else
+    ``None``."""
+    if type(mask) is not np.ndarray or not all(
+        type(v) is np.ndarray or isinstance(v, (np.generic, float)) for v in (a, b)
+    ):
+        return None
+    shape = np.broadcast_shapes(mask.shape, np.shape(a), np.shape(b))
+    out = np.zeros(shape, dtype=np.result_type(a, b))
+    np.multiply(a, b, out=out, where=mask)
+    return out

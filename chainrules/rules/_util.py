@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..core import numpy_fast
 from ..core.registry import register_frule, register_rrule, traceable
 from ..core.tangents import NoTangent, ZeroTangent
 from ..core.toolkit import check_cotangent, pullback, tangents_in
@@ -100,9 +101,7 @@ def count_true(xp: Any, mask: Any, axes: tuple[int, ...], keepdims: bool = True)
 
 def masked_product(xp: Any, mask: Any, a: Any, b: Any) -> Any:
     """``where(mask, a * b, 0)``: the pullback of a tie mask (``max``, the inf-norm)."""
-    from . import _numpy_fast
-
-    fast = _numpy_fast.masked_product(mask, a, b)
+    fast = numpy_fast.masked_product(mask, a, b)
     if fast is not None:
         return fast
     return xp.where(mask, a * b, 0.0)

@@ -79,3 +79,39 @@ def test_project_declines_what_needs_a_projector() -> None:
     assert numpy_fast.project(1.0, np.ones(3)) == 3.0  # a Python float: summed
     assert numpy_fast.project(1.0, np.ones(3, complex)) is None
     assert not numpy_fast.is_real(np.ones(2, complex)) and not numpy_fast.is_real(1)
+
+
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4), (2, 3, 4), (0,)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_vector_norm_fast_path_agrees(shape, dtype, keepdims) -> None:  # type: ignore[no-untyped-def]
+    x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    fast = numpy_fast.vector_norm(x, None, keepdims, 2)
+    ref = np.linalg.vector_norm(x, keepdims=keepdims)
+    assert fast.dtype == ref.dtype and np.shape(fast) == np.shape(ref)
+    np.testing.assert_allclose(fast, ref, rtol=1e-6 if dtype == np.float32 else 1e-14)
+
+
+def test_vector_norm_fast_path_declines() -> None:
+    x = np.ones(3)
+    assert numpy_fast.vector_norm(x, 0, False, 2) is None
+    assert numpy_fast.vector_norm(x, None, False, 1) is None
+    assert numpy_fast.vector_norm(x + 0j, None, False, 2) is None
+    assert numpy_fast.vector_norm([1.0, 2.0], None, False, 2) is None
+
+
+@pytest.mark.parametrize("b", ["array", "float", "generic"])
+def test_masked_product_fast_path_agrees(b) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(1)
+    mask = rng.random((3, 4)) > 0.6
+    a = rng.standard_normal((3, 4))
+    other = {"array": rng.standard_normal((1, 4)), "float": 2.5, "generic": np.float64(-1.5)}[b]
+    fast = numpy_fast.masked_product(mask, a, other)
+    ref = np.where(mask, a * other, 0.0)
+    assert fast.shape == ref.shape and fast.dtype == ref.dtype
+    np.testing.assert_array_equal(fast, ref)
+
+
+def test_masked_product_fast_path_declines() -> None:
+    assert numpy_fast.masked_product([True], np.ones(1), np.ones(1)) is None
+    assert numpy_fast.masked_product(np.ones(1, bool), [1.0], np.ones(1)) is None

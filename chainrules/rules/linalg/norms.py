@@ -34,12 +34,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ...core import numpy_fast
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
-from .. import _numpy_fast
 from .._util import (
     chunk_axes,
     count_true,
@@ -280,7 +280,7 @@ def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]
     ord=ord)``."""
     xp = namespace_of(x, fname="vector_norm")
     axes = normalize_axis(axis, x.ndim, "vector_norm")
-    fast = _numpy_fast.vector_norm(x, axis, keepdims, ord)
+    fast = numpy_fast.vector_norm(x, axis, keepdims, ord)
     y = (
         fast
         if fast is not None
