@@ -57,18 +57,33 @@ _ZERO = ZeroTangent()
 # JAX's size=/fill_value= (static output sizes, padded) are refused: padded entries have no
 # group, and the groups themselves would need padding too
 _JAX_ONLY = ("size", "fill_value")
-_UNIQUE = signature(
-    "unique",
-    lambda ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
-    equal_nan=True, sorted=True, size=None, fill_value=None: None,
-    _JAX_ONLY,
-)
+
+
+def _unique_template(
+    ar: Any,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis: Any = None,
+    *,
+    equal_nan: bool = True,
+    sorted: bool = True,
+    size: Any = None,
+    fill_value: Any = None,
+) -> None:
+    """NumPy's (and JAX's) signature of ``unique``."""
+
+
+_UNIQUE = signature("unique", _unique_template, _JAX_ONLY)
 _SIGS = {
-    "union1d": signature("union1d", lambda ar1, ar2, *, size=None, fill_value=None: None, _JAX_ONLY),
+    "union1d": signature(
+        "union1d", lambda ar1, ar2, *, size=None, fill_value=None: None, _JAX_ONLY
+    ),
     "intersect1d": signature(
         "intersect1d",
-        lambda ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
-        fill_value=None: None,
+        lambda ar1, ar2, assume_unique=False, return_indices=False, *, size=None, fill_value=None: (
+            None
+        ),
         _JAX_ONLY,
     ),
     "setdiff1d": signature(
@@ -123,7 +138,9 @@ class _Groups:
             w = v_bar / _along0(xp, self.counts, v_bar.ndim)
         else:
             share = v_bar / _along0(xp, xp.take(self.counts, self.sel, axis=0), v_bar.ndim)
-            zeros = xp.zeros((n_groups, *v_bar.shape[1:]), dtype=v_bar.dtype, device=device_of(v_bar))
+            zeros = xp.zeros(
+                (n_groups, *v_bar.shape[1:]), dtype=v_bar.dtype, device=device_of(v_bar)
+            )
             w = scatter_add(zeros, self.sel, share)
         return xp.take(w, self.inv, axis=0)
 
@@ -250,7 +267,7 @@ def _binary_parts(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
 
 def _binary_rules(name: str) -> Any:
     def set_rrule(*args: Any, **kwargs: Any) -> Any:
-        xp, a1, a2, y, values, groups = _binary_parts(name, args, kwargs)
+        xp, a1, a2, y, _values, groups = _binary_parts(name, args, kwargs)
         p1, p2 = ProjectTo(args[0], xp), ProjectTo(args[1], xp)
         n1 = math.prod(a1.shape)
         n_groups = groups.counts.shape[0]
