@@ -3,6 +3,8 @@ values, errors, and the generated cells of every registration."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -119,7 +121,8 @@ def test_unpackbits_on_uint8_arrays() -> None:
     from chainrules.testing import test_frule
 
     x = np.array([[5, 200], [3, 255]], dtype=np.uint8)
-    for kwargs in ({}, {"axis": 0, "count": -2, "bitorder": "little"}):
+    options: list[dict[str, Any]] = [{}, {"axis": 0, "count": -2, "bitorder": "little"}]
+    for kwargs in options:
         y, pb = cr.rrule(np.unpackbits, x, **kwargs)
         np.testing.assert_array_equal(y, np.unpackbits(x, **kwargs))
         assert pb(cr.NoTangent()) == (cr.NoTangent(), cr.NoTangent())
