@@ -17,6 +17,7 @@ module                 functions
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, ... non-differentiable)
 ``searching_numpy``    NumPy's ``partition`` (and ``argpartition``, ``argwhere``, ... non-diff.)
 ``sets``               ``unique_*`` (non-differentiable)
+``sets_numpy``         NumPy's ``unique``, ``union1d``, ``intersect1d``, ``setdiff1d``, ...
 ``sorting``            ``sort`` (and ``argsort``, non-differentiable)
 ``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ...
 ``statistical_numpy``  NumPy's ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ...
@@ -49,6 +50,7 @@ from . import (  # noqa: F401
     searching,
     searching_numpy,
     sets,
+    sets_numpy,
     sorting,
     statistical,
     statistical_numpy,

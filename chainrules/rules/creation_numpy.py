@@ -29,6 +29,7 @@ import numpy as np
 
 from ..core import (
     AbstractZero,
+    Expect,
     NoTangent,
     ProjectTo,
     ZeroTangent,
@@ -259,4 +260,16 @@ numpy_non_differentiable("mask_indices", examples=_ints(((3, np.triu), {}), ((3,
 numpy_non_differentiable("ix_", examples=_ints(((np.array([0, 2]), np.array([1, 0, 1])), {})))
 numpy_non_differentiable(
     "bartlett", "blackman", "hamming", "hanning", examples=_ints(((5,), {}), ((1,), {}))
+)
+
+# an array from a Python iterable: its elements are host values (no tangent, as for a list);
+# the examples are iterables of ints, which the testers pass as they are
+numpy_non_differentiable(
+    "fromiter",
+    examples=_ints(((range(5), np.float64), {}), (((1, 2, 3), "float32"), {"count": 2})),
+    expect=Expect(
+        "jax",
+        "jax.numpy.fromiter refuses every call (NotImplementedError: it may be impure)",
+        kind="skip",
+    ),
 )

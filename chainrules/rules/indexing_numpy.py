@@ -311,3 +311,32 @@ register_gather(
 numpy_non_differentiable(
     "unravel_index", examples=lambda rng: [((np.array([0, 5, 11]), (3, 4)), {})]
 )
+
+
+def _ravel_multi_index_ex(rng: np.random.Generator) -> list[Any]:
+    # the index arrays as the rows of one array (a sequence of them, as NumPy and JAX take
+    # it): the device checks guard arrays, not the index tuples the checkers treat as keys
+    rows = np.array([[0, 1, 2, 2], [1, 0, 3, 5]])
+    return [
+        ex((rows, (3, 4)), {"mode": "clip"}, note="clip"),
+        ex((rows[:, :3], (3, 4)), {"order": "F"}, note="raise"),
+    ]
+
+
+numpy_non_differentiable(
+    "ravel_multi_index",
+    examples=_ravel_multi_index_ex,
+    expect=(
+        Expect(
+            "scalar-free",
+            "NumPy's own ravel_multi_index iterates over the index sequence in Python (iter of "
+            "the array), which the guarded array refuses",
+        ),
+        Expect(
+            "jit",
+            "jax.numpy.ravel_multi_index checks mode='raise' bounds on the host",
+            kind="skip",
+            example="raise",
+        ),
+    ),
+)

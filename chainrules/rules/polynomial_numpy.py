@@ -1,7 +1,7 @@
 """Rules for NumPy's polynomial and signal functions (those ``jax.numpy`` has): ``convolve``,
-``correlate``, ``polyval``, ``poly``, ``polyadd``, ``polysub``, ``polymul``, ``polyder``,
-``polyint``, ``polyfit``, ``roots`` and ``vander``, registered as ``"numpy:NAME"``. Coefficients
-are 1-D, highest degree first, as NumPy's.
+``correlate``, ``polyval``, ``poly``, ``polyadd``, ``polysub``, ``polymul``, ``polydiv``,
+``polyder``, ``polyint``, ``polyfit``, ``roots`` and ``vander``, registered as
+``"numpy:NAME"``. Coefficients are 1-D, highest degree first, as NumPy's.
 
 Maths notes
 -----------
@@ -26,6 +26,14 @@ Maths notes
   (V^T V)^-1 p_bar`` and the residual ``r = y - V p``: ``y_bar = V z``, ``V_bar = r z^T - V z
   p^T``, and ``x_bar_i = sum_k V_bar_ik (N-1-k) x_i^(N-2-k)``.
 * ``vander(x, N)``: ``x_bar_i = sum_j g_ij conj(e_j x_i^(e_j - 1))``, ``e_j`` the exponents.
+* ``polydiv(u, v) = (q, r)`` with ``u = q v + r``: ``du - q dv = dq v + dr``, so ``(dq, dr)`` is
+  the division of ``e = du - convolve(q, dv)`` by ``v``: with ``T`` the convolution matrix of
+  ``v`` (``convolve(v, x) = T x``), ``L`` its first ``k = len(u) - len(v) + 1`` rows (lower
+  triangular) and ``C`` the rest, ``dq = L^-1 e[:k]`` and ``dr = e[k:] - C dq``. Transposed:
+  ``e_bar = [L^-H (q_bar - C^H r_bar), r_bar]``, ``u_bar = e_bar``, ``v_bar = -correlate(e_bar,
+  q)``. The remainder's entries are those NumPy returns (it trims leading zeros, within 1e-8;
+  JAX keeps all ``len(u)``): the trimmed ones are zero for every nearby input, their tangent
+  zero. ``len(u) < len(v)`` gives ``q = [0]`` (constant) and ``r = u``.
 """
 
 from __future__ import annotations
@@ -35,11 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core.examples import Expect
+from ..core.examples import Example, Expect
 from ..core.namespaces import device_of, namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
+from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
 from ._util import in_dtype
 from .elementwise_numpy import _each, _np
@@ -709,3 +717,127 @@ def polyfit_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     del k
     dp = dp[..., 0] if p.ndim == 1 else dp
     return p, in_dtype(xp, dp, p.dtype)
+
+
+# --- polydiv -------------------------------------------------------------------------------------
+_POLYDIV = signature("polydiv", lambda u, v, *, trim_leading_zeros=False: None)
+
+
+def _toeplitz(xp: Any, c: Any, rows: int, cols: int) -> Any:
+    """``T[i, j] = c[i - j]`` (0 outside ``0 <= i - j < len(c)``): ``T @ x`` is ``convolve(c,
+    x)`` for ``len(x) = cols`` (a gather, so that it differentiates again)."""
+    n = c.shape[0]
+    i = xp.arange(rows, device=device_of(c))
+    j = xp.arange(cols, device=device_of(c))
+    idx = i[:, None] - j[None, :]
+    vals = xp.reshape(xp.take(c, xp.reshape(xp.clip(idx, 0, n - 1), (-1,))), (rows, cols))
+    return xp.where((idx >= 0) & (idx < n), vals, 0 * vals)
+
+
+def _polydiv_parts(args: Any, kwargs: Any) -> Any:
+    s = _POLYDIV.bind(args, kwargs)
+    u, v = s["u"], s["v"]
+    xp = namespace_of(u, v, fname="polydiv")
+    _vec(xp, u, "polydiv", "u")
+    _vec(xp, v, "polydiv", "v")
+    q, r = _np(u, xp).polydiv(*args, **kwargs)  # NumPy trims r's leading zeros, JAX does not
+    n, k = u.shape[0], u.shape[0] - v.shape[0] + 1  # k: the quotient's length when >= 1
+    # the division's matrix: conv(dq, v) = T dq; T's first k rows are lower triangular (L)
+    t = _toeplitz(xp, xp.astype(v, q.dtype), n, k) if k >= 1 else None
+    return xp, u, v, q, r, n, k, t
+
+
+def _polydiv_ex(rng: Any) -> list[Any]:
+    def r(m: int) -> Any:
+        return rng.standard_normal(m)
+
+    v = np.concatenate(([1.5], r(2)))  # a leading coefficient away from 0
+    return [
+        Example((r(5), v), note="a division"),
+        Example((r(2), v), note="deg u < deg v: q = [0], r = u"),
+        Example((r(4) + 1j * r(4), v[:2] + 1j * r(2)), note="complex division", complex=True),
+    ]
+
+
+# where the quotient has a step (a loop in NumPy's and JAX's own function)
+_POLYDIV_EXPECT = (
+    Expect(
+        "scalar-free",
+        "NumPy's own polydiv divides in a Python loop over single coefficients",
+        example="division",
+    ),
+    *(
+        Expect(
+            "numpy",
+            "NumPy's polydiv trims the remainder's leading entries within 1e-8, below the "
+            "rounding of those zeros in single precision: its output's length jumps under "
+            "finite differences",
+            example="division",
+            dtype=dtype,
+        )
+        for dtype in ("float32", "complex64")
+    ),
+    Expect(
+        "jit",
+        "jax.numpy.polydiv keeps all len(u) entries of the remainder (trim_leading_zeros=False) "
+        "where NumPy's reference trims the leading zeros: the outputs' shapes differ",
+        example="division",
+    ),
+)
+
+
+@register_rrule("numpy:polydiv", examples=_polydiv_ex, expect=_POLYDIV_EXPECT)
+def polydiv_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, u, v, q, r, n, k, t = _polydiv_parts(args, kwargs)
+    pu, pv = ProjectTo(u, xp), ProjectTo(v, xp)
+    m1 = v.shape[0] - 1  # the remainder's structural length
+
+    @pullback((q, r), args)
+    def polydiv_pullback(y_bar: Any) -> Any:
+        q_bar, r_bar = y_bar
+        if _is_zero(r_bar):
+            r_bar = _zeros(xp, r.shape[0], q)
+        if k < 1:  # r = u with its leading zeros trimmed; q = [0] is constant
+            u_bar = xp.concat((_zeros(xp, n - r.shape[0], r_bar), r_bar), axis=0)
+            return pu(u_bar), _ZERO if pv.differentiable else _NO
+        # u = q v + r, so (dq, dr) is the division of e = du - q dv by v: dq = L^-1 e[:k], and
+        # dr = e[k:] - C dq (C: T's last rows); r's entries before the last m1 are zero
+        rb = r_bar[r_bar.shape[0] - m1 :] if r_bar.shape[0] >= m1 else r_bar
+        rb = xp.concat((_zeros(xp, m1 - rb.shape[0], rb), rb), axis=0)
+        qb = _zeros(xp, k, rb) if _is_zero(q_bar) else q_bar
+        th = xp.conj(xp.matrix_transpose(t))
+        rhs = qb - th[:, k:] @ rb
+        e_bar = xp.concat((xp.linalg.solve(th[:, :k], rhs[:, None])[:, 0], rb), axis=0)
+        # e = du - convolve(q, dv): dv's cotangent is -correlate(e_bar, q)
+        v_bar = -(xp.conj(xp.matrix_transpose(_toeplitz(xp, q, n, v.shape[0]))) @ e_bar)
+        return pu(e_bar), pv(v_bar) if pv.differentiable else _NO
+
+    return (q, r), polydiv_pullback
+
+
+@register_frule("numpy:polydiv", examples=_polydiv_ex, expect=_POLYDIV_EXPECT)
+def polydiv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, u, v, q, r, n, k, t = _polydiv_parts(args, kwargs)
+    ts = tangents_in("polydiv", tangents[:3], (u, v))
+    y = (q, r)
+    if ts is None:
+        return y, _ZERO
+    lead = ts.lead()
+    dt = q.dtype
+    tu = (
+        xp.zeros((*lead, n), dtype=dt, device=device_of(q))
+        if _is_zero(ts[0]) or not ProjectTo(u, xp).differentiable
+        else in_dtype(xp, ts[0], dt)
+    )
+    rn = r.shape[0]
+    if k < 1:
+        dq = xp.zeros((*lead, q.shape[0]), dtype=dt, device=device_of(q))
+        return y, Tangent(dq, tu[..., n - rn :], primal_type=tuple)
+    e = tu
+    if not _is_zero(ts[1]) and ProjectTo(v, xp).differentiable:
+        tq = _toeplitz(xp, q, n, v.shape[0])  # convolve(q, dv) = tq @ dv
+        e = e - in_dtype(xp, ts[1], dt) @ xp.matrix_transpose(tq)
+    dq = xp.linalg.solve(t[:k, :], e[..., :k, None])[..., 0]
+    tail = e[..., k:] - dq @ xp.matrix_transpose(t[k:, :])
+    full = xp.concat((xp.zeros((*lead, k), dtype=dt, device=device_of(q)), tail), axis=-1)
+    return y, Tangent(dq, full[..., n - rn :], primal_type=tuple)

@@ -31,3 +31,11 @@ def test_index_builders_are_non_differentiable() -> None:
     for name in ("tri", "tril_indices", "hamming", "ix_", "mask_indices"):
         reg = cr.find_rrule(getattr(np, name))
         assert reg is not None, name
+
+
+def test_fromiter_has_no_tangent() -> None:
+    y, pb = cr.rrule(np.fromiter, (x * 0.5 for x in range(4)), float, count=3)
+    np.testing.assert_array_equal(y, [0.0, 0.5, 1.0])
+    assert pb(cr.NoTangent()) == (cr.NoTangent(),) * 3
+    y, y_dot = cr.frule((cr.NoTangent(),) * 3, np.fromiter, range(3), np.float32)
+    assert y.dtype == np.float32 and y_dot == cr.NoTangent()

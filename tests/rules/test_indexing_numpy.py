@@ -51,3 +51,17 @@ def test_compress_agrees_with_numpy() -> None:
     y, pb = cr.rrule(np.compress, cond, m, axis=0)
     np.testing.assert_array_equal(y, np.compress(cond, m, axis=0))
     np.testing.assert_array_equal(pb(np.ones((2, 2)))[2], [[1, 1], [0, 0], [1, 1]])
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"mode": "wrap"}, {"mode": ("clip", "wrap"), "order": "F"}])
+def test_ravel_multi_index_as_numpys(kwargs: dict) -> None:
+    idx = (np.array([0, 2, 4]), np.array([1, 3, -1]))
+    if not kwargs:
+        idx = (idx[0] % 3, idx[1] % 4)  # mode='raise' takes in-bounds indices only
+    y, pb = cr.rrule(np.ravel_multi_index, idx, (3, 4), **kwargs)
+    np.testing.assert_array_equal(y, np.ravel_multi_index(idx, (3, 4), **kwargs))
+    assert pb(cr.NoTangent()) == (cr.NoTangent(),) * 3
+    _, y_dot = cr.frule((cr.NoTangent(),) * 3, np.ravel_multi_index, idx, (3, 4), **kwargs)
+    assert y_dot == cr.NoTangent()
+    with pytest.raises(ValueError, match="invalid entry"):
+        cr.rrule(np.ravel_multi_index, (np.array([3]), np.array([0])), (3, 4))

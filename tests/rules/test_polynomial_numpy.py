@@ -3,6 +3,8 @@ errors, and the generated cells of every registration."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -81,3 +83,55 @@ def test_vander_at_zero_is_finite() -> None:
 
 
 test_rule = rule_tests("chainrules.rules.polynomial_numpy")
+
+
+def test_polydiv_closed_form_and_numpy_semantics() -> None:
+    u, v = np.array([1.0, 0.0, -1.0]), np.array([1.0, -1.0])  # x^2 - 1 = (x + 1)(x - 1)
+    (q, r), pb = cr.rrule(np.polydiv, u, v)
+    for got, want in zip((q, r), np.polydiv(u, v)):
+        np.testing.assert_array_equal(got, want)
+    # q = [u0, u0 + u1] for v = [1, -1]: q_bar = [1, 0] reaches u0 only; dq/dv0 = -q / v0 ...
+    _, u_bar, v_bar = pb((np.array([1.0, 0.0]), cr.ZeroTangent()))
+    np.testing.assert_allclose(u_bar, [1.0, 0.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(v_bar, [-1.0, 0.0], atol=1e-15)
+    # deg u < deg v: q = [0] is constant, r = u
+    (q, r), pb = cr.rrule(np.polydiv, np.array([2.0, 3.0]), np.array([1.0, 0.5, 4.0]))
+    assert q.tolist() == [0.0] and r.tolist() == [2.0, 3.0]
+    _, u_bar, v_bar = pb((np.ones(1), np.array([5.0, 7.0])))
+    assert u_bar.tolist() == [5.0, 7.0] and v_bar is cr.ZeroTangent()
+    with pytest.raises(ValueError, match="polydiv: u must be 1-D"):
+        cr.rrule(np.polydiv, np.eye(2), v)
+    # a chunk of tangents at once
+    u, v = np.array([0.5, -1.0, 2.0, 0.25]), np.array([1.5, 0.3])
+    test_frule(np.polydiv, u, v, jit=False, scalar_free=False)
+    test_rrule(np.polydiv, u, v, jit=False, scalar_free=False)
+
+
+def test_polydiv_jax_under_jit_matches_jax_autodiff() -> None:
+    # JAX keeps the remainder's len(u) entries: the rules against JAX's own derivative of its
+    # loop, traced under jax.jit
+    from chainrules.testing.backends import BACKENDS
+
+    jnp = BACKENDS["jax"].namespace() if BACKENDS["jax"].available() else pytest.skip("no jax")
+    import jax
+
+    u = jnp.asarray([0.5, -1.0, 2.0, 0.25, 1.0])
+    v = jnp.asarray([1.5, 0.3, -0.7])
+    gq, gr = jnp.asarray([1.0, -2.0, 0.5]), jnp.asarray([0.3, 0.1, -1.0, 2.0, 0.7])
+    du, dv = jnp.asarray([0.2, 0.1, -0.3, 0.4, 1.0]), jnp.asarray([0.5, -0.25, 0.1])
+
+    def ours(u: Any, v: Any) -> Any:
+        _, pb = cr.rrule(jnp.polydiv, u, v)
+        _, (tq, tr) = cr.frule((cr.NoTangent(), du, dv), jnp.polydiv, u, v)
+        return pb((gq, gr))[1:], (tq, tr)
+
+    (u_bar, v_bar), (tq, tr) = jax.jit(ours)(u, v)
+    _, vjp = jax.vjp(jnp.polydiv, u, v)
+    want_u, want_v = vjp((gq, gr))
+    _, (want_q, want_r) = jax.jvp(jnp.polydiv, (u, v), (du, dv))
+    np.testing.assert_allclose(u_bar, want_u, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(v_bar, want_v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(tq, want_q, rtol=1e-12, atol=1e-12)
+    # JAX's own derivative of the structural zeros is rounding noise; ours is exactly 0
+    np.testing.assert_allclose(tr, want_r, rtol=1e-12, atol=1e-12)
+    assert np.asarray(tr)[:3].tolist() == [0.0, 0.0, 0.0]
