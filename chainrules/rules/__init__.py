@@ -16,7 +16,7 @@ module                 functions
 ``creation_numpy``     NumPy's ``logspace``, ``geomspace`` (and index builders, windows)
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, ... non-differentiable)
 ``searching_numpy``    NumPy's ``partition`` (and ``argpartition``, ``argwhere``, ... non-diff.)
-``sets``               ``unique_*`` (non-differentiable)
+``sets``               ``unique_*`` (values differentiable; ties split equally)
 ``sets_numpy``         NumPy's ``unique``, ``union1d``, ``intersect1d``, ``setdiff1d``, ...
 ``sorting``            ``sort`` (and ``argsort``, non-differentiable)
 ``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ...
