@@ -201,15 +201,36 @@ class _Family:
         dz: Callable[..., Any],
         dshapes: tuple[Callable[..., Any], ...],
         template: Callable[..., None],
+        support: tuple[float, float] | None = None,
     ) -> None:
         self.name, self.shapes, self.logg, self.dz, self.dshapes = name, shapes, logg, dz, dshapes
         self.template = template  # SciPy's signature
+        self.support = support  # the open interval of z where the density is positive
 
 
-def _z(c: _Ctx) -> Any:
+def _z(c: _Ctx, fam: _Family) -> Any:
+    """``z = (x - loc) / scale``; for a family with a bounded support, a point inside it where
+    ``z`` is outside (the derivatives there are set to 0 by ``_inside``, and no log of a negative
+    number is taken on the way)."""
     if "z" not in c.memo:
-        c.memo["z"] = (c.v["x"] - c.v["loc"]) / c.v["scale"]
+        xp = c.xp
+        z = (c.v["x"] - c.v["loc"]) / c.v["scale"]
+        if fam.support is not None:
+            lo, hi = fam.support
+            inside = (z > lo) & (z < hi)
+            c.memo["in"] = inside
+            z = xp.where(inside, z, xp.full_like(z, 0.5))
+        c.memo["z"] = z
     return c.memo["z"]
+
+
+def _inside(c: _Ctx, d: Any) -> Any:
+    """``d`` inside the support, 0 outside it: the pdf and the cdf are constant there."""
+    inside = c.memo.get("in")
+    if inside is None:
+        return d
+    xp = c.xp
+    return xp.where(inside, d, xp.zeros_like(d))
 
 
 def _shapes(c: _Ctx, fam: _Family) -> list[Any]:
@@ -217,7 +238,7 @@ def _shapes(c: _Ctx, fam: _Family) -> list[Any]:
 
 
 def _masked(c: _Ctx, d: Any) -> Any:
-    """``d`` (a multiple of the pdf) where the pdf is nonzero, 0 outside the support."""
+    """``d`` (a multiple of the pmf) where the pmf is nonzero, 0 outside the support."""
     xp = c.xp
     return xp.where(c.y == 0, xp.zeros_like(d), d)
 
@@ -226,9 +247,9 @@ def _dx(c: _Ctx, fam: _Family, method: str) -> Any:
     """``d y / d x`` of ``fam.METHOD`` (``-d y / d loc``)."""
     if "dx" in c.memo:
         return c.memo["dx"]
-    xp, z, s, th = c.xp, _z(c), c.v["scale"], _shapes(c, fam)
+    xp, z, s, th = c.xp, _z(c, fam), c.v["scale"], _shapes(c, fam)
     if method == "pdf":
-        d = _masked(c, c.y * fam.dz(c, z, *th)) / s
+        d = c.y * fam.dz(c, z, *th) / s
     elif method == "logpdf":
         d = fam.dz(c, z, *th) / s
     elif method in ("cdf", "sf"):
@@ -237,6 +258,7 @@ def _dx(c: _Ctx, fam: _Family, method: str) -> Any:
         d = xp.exp(fam.logg(c, z, *th) - c.y) / s
     if method in ("sf", "logsf"):
         d = -d
+    d = _inside(c, d)
     c.memo["dx"] = d
     return d
 
@@ -249,20 +271,20 @@ def _family_partials(fam: _Family, method: str) -> tuple[Partial, ...]:
         return -_dx(c, fam, method)
 
     def dscale(c: _Ctx) -> Any:
-        d = _z(c) * _dx(c, fam, method)
+        d = _z(c, fam) * _dx(c, fam, method)
         if method == "pdf":
             d = d + c.y / c.v["scale"]
         elif method == "logpdf":
             d = d + 1 / c.v["scale"]
-        return -d
+        return -_inside(c, d)
 
     def dshape(i: int) -> Partial:
         if method not in ("pdf", "logpdf"):
             return MISSING
 
         def d(c: _Ctx) -> Any:
-            r = fam.dshapes[i](c, _z(c), *_shapes(c, fam))
-            return _masked(c, c.y * r) if method == "pdf" else r
+            r = fam.dshapes[i](c, _z(c, fam), *_shapes(c, fam))
+            return _inside(c, c.y * r if method == "pdf" else r)
 
         return d
 
@@ -330,6 +352,7 @@ _GAMMA = _Family(
     lambda c, z, a: (a - 1) / z - 1,
     (lambda c, z, a: c.xp.log(z) - c.sp.digamma(a),),
     lambda x, a, loc=0, scale=1: None,
+    (0.0, math.inf),
 )
 
 
@@ -348,6 +371,7 @@ _BETA = _Family(
         lambda c, z, a, b: c.xp.log1p(-z) - c.sp.digamma(b) + c.sp.digamma(a + b),
     ),
     lambda x, a, b, loc=0, scale=1: None,
+    (0.0, 1.0),
 )
 
 
@@ -363,6 +387,7 @@ _CHI2 = _Family(
     lambda c, z, df: (df / 2 - 1) / z - 0.5,
     (lambda c, z, df: (c.xp.log(z / 2) - c.sp.digamma(df / 2)) / 2,),
     lambda x, df, loc=0, scale=1: None,
+    (0.0, math.inf),
 )
 
 
