@@ -7,9 +7,11 @@ registered for the family (``torch.special`` for the functions whose signature i
 * :mod:`.linalg` -- ``scipy.linalg``: ``expm``, ``solve_triangular``, ``cho_factor``/``cho_solve``,
   ``lu``/``lu_factor``/``lu_solve``, the structured matrices, SciPy's own ``solve``/``inv``/``det``/
   ``cholesky``/``eigh``/``qr``/``svd`` signatures, ``sqrtm``, ``polar``, ``solve_sylvester``, ...
+* :mod:`.stats` -- ``scipy.stats``: the distributions' methods autograd differentiates (``norm``,
+  ``t``, ``gamma``, ``beta``, ``chi2``, ``poisson``, ``dirichlet``, ``multivariate_normal``);
 
 Nothing here imports SciPy, JAX, PyTorch or CuPy: the rules are registered by name and resolved
 when a library's function is first looked up.
 """
 
-from . import linalg, special  # noqa: F401
+from . import linalg, special, stats  # noqa: F401

@@ -1,0 +1,745 @@
+"""Rules for ``scipy.stats``'s distributions -- the 27 methods HIPS autograd differentiates,
+registered as ``"scipy:stats.DIST.METHOD"`` so that each covers ``scipy.stats.DIST.METHOD`` (a
+bound method of SciPy's distribution object) and ``jax.scipy.stats.DIST.METHOD`` (a function).
+
+Each rule is bound to the function it was found for (``bind=``): the primal is that function's own
+result, and the derivatives are built from the array namespace and the *same library's* special
+functions (``scipy.special`` for SciPy's, ``jax.scipy.special`` for JAX's), so a pullback stays
+inside a ``jax.jit`` trace. PyTorch and array-api-strict have no ``scipy.stats``: no rule applies
+there (``n/a``).
+
+Location-scale families (``norm``, ``t``, ``gamma``, ``beta``, ``chi2``): with
+``z = (x - loc) / scale`` and ``g(z; theta)`` the standardised density,
+
+* ``pdf = g(z)/scale``: ``d/dx = pdf * (log g)'(z) / scale``, ``d/dloc = -d/dx``,
+  ``d/dscale = -(z d/dx + pdf/scale)``, ``d/dtheta = pdf * d log g / d theta``;
+* ``logpdf``: the same divided by ``pdf`` (``-(z d/dx + 1/scale)`` for the scale);
+* ``cdf``/``sf``: ``d/dx = +-g(z)/scale``, ``d/dscale = -z d/dx``; ``logcdf``/``logsf``:
+  ``d/dx = +-exp(log g(z) - y)/scale``, in log space (no underflow of ``g`` or of the cdf);
+  a shape parameter of a cdf (``gammainc`` in ``a``, ``betainc`` in ``a``/``b``) has no closed
+  form: its cotangent is the ``Thunk`` that ``scipy:special.gammainc`` returns for ``a``, which
+  raises ``NotImplementedError`` only when forced (an frule given such a tangent raises at once).
+
+``poisson``'s ``k`` and ``loc`` are integers (``NoTangent()``; ``ZeroTangent()`` for float arrays:
+the functions are piecewise constant in them). ``dirichlet`` and ``multivariate_normal`` have
+hand-written rules. Keyword arguments are never differentiated; ``out=`` does not exist here.
+The maths notes and conventions are in ``docs/rules/scipy-stats.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ...core.examples import Example, Expect
+from ...core.namespaces import is_array, namespace_of
+from ...core.projection import ProjectTo
+from ...core.registry import register_frule, register_rrule
+from ...core.scalar_rule import finish_tangent
+from ...core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
+from .special import MISSING, _align, _no_closed_form, _values
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+_LOG_2PI = math.log(2 * math.pi)
+ZERO = object()  # a partial that is zero wherever it exists (piecewise constant): ZeroTangent()
+
+# SciPy's distributions convert their inputs with numpy.asarray, which a guarded device array
+# refuses; JAX's functions are checked by the jax and jit columns.
+_GUARD = Expect(
+    "scalar-free",
+    "scipy.stats converts its inputs with numpy.asarray (a host copy), which a guarded device "
+    "array refuses; that is SciPy's property (cupyx.scipy.stats has no distributions)",
+)
+
+
+# --- binding each library's function ------------------------------------------------------------
+def _root(obj: Any) -> str:
+    mod = getattr(obj, "__module__", None) or type(getattr(obj, "__self__", None)).__module__
+    return str(mod or "scipy").split(".", 1)[0]
+
+
+def special_of(obj: Any) -> Any:
+    """The special-function module of the library ``obj`` (a distribution's method) comes from:
+    ``jax.scipy.special`` for JAX's functions, ``scipy.special`` for SciPy's."""
+    name = {"jax": "jax.scipy.special", "cupyx": "cupyx.scipy.special"}.get(_root(obj))
+    return importlib.import_module(name or "scipy.special")
+
+
+def _scipy_function(name: str) -> Any:
+    stats = importlib.import_module("scipy.stats")
+    dist, method = name.split(".")
+    return getattr(getattr(stats, dist), method)
+
+
+def _register(
+    name: str,
+    make: Callable[[Any], tuple[Callable[..., Any], Callable[..., Any]]],
+    examples: Callable[[Any], list[Any]],
+    expect: tuple[Expect, ...] = (),
+    **meta: Any,
+) -> None:
+    """Register ``"scipy:stats.NAME"``; ``make(obj)`` gives the rrule and frule of one library's
+    function ``obj`` (built once per function)."""
+    built: dict[Any, tuple[Callable[..., Any], Callable[..., Any]]] = {}
+
+    def bind(obj: Any, kind: str) -> Callable[..., Any]:
+        if obj not in built:
+            built[obj] = make(obj)
+        return built[obj][0 if kind == "r" else 1]
+
+    def scipy_rrule(*args: Any, **kwargs: Any) -> Any:
+        return bind(_scipy_function(name), "r")(*args, **kwargs)
+
+    def scipy_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        return bind(_scipy_function(name), "f")(tangents, *args, **kwargs)
+
+    target = f"scipy:stats.{name}"
+    meta["expect"] = (*expect, _GUARD)
+    register_rrule(target, bind=bind, examples=examples, **meta)(scipy_rrule)
+    register_frule(target, bind=bind, examples=examples, **meta)(scipy_frule)
+
+
+def _in(xp: Any, v: Any, y: Any) -> Any:
+    """A floating array ``v`` in the output's dtype: SciPy computes float32 inputs in float64,
+    and so do the derivatives (integers stay)."""
+    if is_array(v) and v.dtype != y.dtype and xp.isdtype(v.dtype, "real floating"):
+        return xp.astype(v, y.dtype)
+    return v
+
+
+# --- elementwise functions (location-scale families, poisson) -------------------------------------
+class _Ctx:
+    """What a partial derivative reads: ``sp`` (the library's special module), ``xp``, ``y`` (the
+    primal), ``v`` (each parameter's value by name, Python floats as 0-d arrays), ``memo``."""
+
+    __slots__ = ("memo", "sp", "v", "xp", "y")
+
+    def __init__(self, sp: Any, xp: Any, y: Any, v: dict[str, Any]) -> None:
+        self.sp, self.xp, self.y, self.v = sp, xp, y, v
+        self.memo: dict[str, Any] = {}
+
+
+Partial = Callable[[_Ctx], Any] | object  # a callable, MISSING (no closed form) or ZERO
+
+
+def _elementwise(
+    fname: str, sig: Signature, params: tuple[str, ...], partials: tuple[Partial, ...]
+) -> Callable[[Any], tuple[Callable[..., Any], Callable[..., Any]]]:
+    """``make(obj)`` for an elementwise (broadcasting) function of ``params``, one partial each."""
+
+    def make(obj: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        sp = special_of(obj)
+
+        def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, _Ctx]:
+            bound = sig.bind(args, kwargs)
+            arrays = [v for v in bound.values() if is_array(v)]
+            xp = namespace_of(*arrays, fname=fname)
+            y = obj(*args, **kwargs)
+            vals = [_in(xp, v, y) for v in _values(xp, y, [bound[p] for p in params])]
+            return xp, y, _Ctx(sp, xp, y, dict(zip(params, vals)))
+
+        def stats_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+            xp, y, c = setup(args, kwargs)
+            diff = [not isinstance(zero_tangent(a), NoTangent) for a in args]
+            projs = [ProjectTo(a, xp) if d else None for a, d in zip(args, diff)]
+
+            @pullback(y, args, name=fname)
+            def stats_pullback(y_bar: Any) -> Any:
+                res: list[Any] = []
+                for i, proj in enumerate(projs):
+                    p = partials[i]
+                    if proj is None:
+                        res.append(_NO)
+                    elif p is ZERO:
+                        res.append(_ZERO)
+                    elif p is MISSING:
+                        res.append(_no_closed_form(fname, params[i]))
+                    else:
+                        res.append(proj(y_bar * p(c)))  # type: ignore[operator]
+                return res[0] if len(res) == 1 else tuple(res)
+
+            return y, stats_pullback
+
+        def stats_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+            xp, y, c = setup(args, kwargs)
+            dots = tangents_in(fname, tangents, args)
+            acc: Any = None
+            if dots is not None:
+                for i, (a, t) in enumerate(zip(args, dots)):
+                    p = partials[i]
+                    if isinstance(t, AbstractZero) or isinstance(zero_tangent(a), NoTangent):
+                        continue
+                    if p is ZERO:
+                        continue
+                    if p is MISSING:
+                        unthunk(_no_closed_form(fname, params[i]))  # raises: it is needed
+                    t = _align(xp, t, a, dots.extra, getattr(y, "ndim", 0))
+                    term = p(c) * t  # type: ignore[operator]
+                    acc = term if acc is None else acc + term
+            return y, finish_tangent(xp, acc, y)
+
+        stats_rrule.__qualname__ = stats_rrule.__name__ = f"{fname.replace('.', '_')}_rrule"
+        stats_frule.__qualname__ = stats_frule.__name__ = f"{fname.replace('.', '_')}_frule"
+        return stats_rrule, stats_frule
+
+    return make
+
+
+class _Family:
+    """A location-scale family: the log of its standardised density ``logg(c, z, *shapes)``, its
+    derivative in ``z`` and in each shape parameter (``c.sp``: the library's special module)."""
+
+    def __init__(
+        self,
+        name: str,
+        shapes: tuple[str, ...],
+        logg: Callable[..., Any],
+        dz: Callable[..., Any],
+        dshapes: tuple[Callable[..., Any], ...],
+        template: Callable[..., None],
+        support: tuple[float, float] | None = None,
+    ) -> None:
+        self.name, self.shapes, self.logg, self.dz, self.dshapes = name, shapes, logg, dz, dshapes
+        self.template = template  # SciPy's signature
+        self.support = support  # the open interval of z where the density is positive
+
+
+def _z(c: _Ctx, fam: _Family) -> Any:
+    """``z = (x - loc) / scale``; for a family with a bounded support, a point inside it where
+    ``z`` is outside (the derivatives there are set to 0 by ``_inside``, and no log of a negative
+    number is taken on the way)."""
+    if "z" not in c.memo:
+        xp = c.xp
+        z = (c.v["x"] - c.v["loc"]) / c.v["scale"]
+        if fam.support is not None:
+            lo, hi = fam.support
+            inside = (z > lo) & (z < hi)
+            c.memo["in"] = inside
+            z = xp.where(inside, z, xp.full_like(z, 0.5))
+        c.memo["z"] = z
+    return c.memo["z"]
+
+
+def _inside(c: _Ctx, d: Any) -> Any:
+    """``d`` inside the support, 0 outside it: the pdf and the cdf are constant there."""
+    inside = c.memo.get("in")
+    if inside is None:
+        return d
+    xp = c.xp
+    return xp.where(inside, d, xp.zeros_like(d))
+
+
+def _shapes(c: _Ctx, fam: _Family) -> list[Any]:
+    return [c.v[s] for s in fam.shapes]
+
+
+def _masked(c: _Ctx, d: Any) -> Any:
+    """``d`` (a multiple of the pmf) where the pmf is nonzero, 0 outside the support."""
+    xp = c.xp
+    return xp.where(c.y == 0, xp.zeros_like(d), d)
+
+
+def _dx(c: _Ctx, fam: _Family, method: str) -> Any:
+    """``d y / d x`` of ``fam.METHOD`` (``-d y / d loc``)."""
+    if "dx" in c.memo:
+        return c.memo["dx"]
+    xp, z, s, th = c.xp, _z(c, fam), c.v["scale"], _shapes(c, fam)
+    if method == "pdf":
+        d = c.y * fam.dz(c, z, *th) / s
+    elif method == "logpdf":
+        d = fam.dz(c, z, *th) / s
+    elif method in ("cdf", "sf"):
+        d = xp.exp(fam.logg(c, z, *th)) / s
+    else:  # logcdf, logsf: g / G in log space
+        d = xp.exp(fam.logg(c, z, *th) - c.y) / s
+    if method in ("sf", "logsf"):
+        d = -d
+    d = _inside(c, d)
+    c.memo["dx"] = d
+    return d
+
+
+def _family_partials(fam: _Family, method: str) -> tuple[Partial, ...]:
+    def dx(c: _Ctx) -> Any:
+        return _dx(c, fam, method)
+
+    def dloc(c: _Ctx) -> Any:
+        return -_dx(c, fam, method)
+
+    def dscale(c: _Ctx) -> Any:
+        d = _z(c, fam) * _dx(c, fam, method)
+        if method == "pdf":
+            d = d + c.y / c.v["scale"]
+        elif method == "logpdf":
+            d = d + 1 / c.v["scale"]
+        return -_inside(c, d)
+
+    def dshape(i: int) -> Partial:
+        if method not in ("pdf", "logpdf"):
+            return MISSING
+
+        def d(c: _Ctx) -> Any:
+            r = fam.dshapes[i](c, _z(c, fam), *_shapes(c, fam))
+            return _inside(c, c.y * r if method == "pdf" else r)
+
+        return d
+
+    return (dx, *(dshape(i) for i in range(len(fam.shapes))), dloc, dscale)
+
+
+def _register_family(
+    fam: _Family, methods: tuple[str, ...], examples: Callable[[Any], list[Any]], **meta: Any
+) -> None:
+    params = ("x", *fam.shapes, "loc", "scale")
+    for method in methods:
+        name = f"{fam.name}.{method}"
+        sig = signature(name, fam.template)
+        make = _elementwise(name, sig, params, _family_partials(fam, method))
+        _register(name, make, examples, **meta)
+
+
+# --- the families --------------------------------------------------------------------------------
+def _norm_logg(c: _Ctx, z: Any) -> Any:
+    return -z * z / 2 - _LOG_2PI / 2
+
+
+_NORM = _Family("norm", (), _norm_logg, lambda c, z: -z, (), lambda x, loc=0, scale=1: None)
+
+
+def _t_logg(c: _Ctx, z: Any, df: Any) -> Any:
+    sp, xp = c.sp, c.xp
+    return (
+        sp.gammaln((df + 1) / 2)
+        - sp.gammaln(df / 2)
+        - xp.log(df * math.pi) / 2
+        - (df + 1) / 2 * xp.log1p(z * z / df)
+    )
+
+
+def _t_ddf(c: _Ctx, z: Any, df: Any) -> Any:
+    sp, xp = c.sp, c.xp
+    z2 = z * z
+    return (
+        (sp.digamma((df + 1) / 2) - sp.digamma(df / 2)) / 2
+        - 1 / (2 * df)
+        - xp.log1p(z2 / df) / 2
+        + (df + 1) * z2 / (2 * df * (df + z2))
+    )
+
+
+_T = _Family(
+    "t",
+    ("df",),
+    _t_logg,
+    lambda c, z, df: -(df + 1) * z / (df + z * z),
+    (_t_ddf,),
+    lambda x, df, loc=0, scale=1: None,
+)
+
+
+def _gamma_logg(c: _Ctx, z: Any, a: Any) -> Any:
+    return c.sp.xlogy(a - 1, z) - z - c.sp.gammaln(a)
+
+
+_GAMMA = _Family(
+    "gamma",
+    ("a",),
+    _gamma_logg,
+    lambda c, z, a: (a - 1) / z - 1,
+    (lambda c, z, a: c.xp.log(z) - c.sp.digamma(a),),
+    lambda x, a, loc=0, scale=1: None,
+    (0.0, math.inf),
+)
+
+
+def _beta_logg(c: _Ctx, z: Any, a: Any, b: Any) -> Any:
+    sp = c.sp
+    return sp.xlogy(a - 1, z) + sp.xlog1py(b - 1, -z) - sp.betaln(a, b)
+
+
+_BETA = _Family(
+    "beta",
+    ("a", "b"),
+    _beta_logg,
+    lambda c, z, a, b: (a - 1) / z - (b - 1) / (1 - z),
+    (
+        lambda c, z, a, b: c.xp.log(z) - c.sp.digamma(a) + c.sp.digamma(a + b),
+        lambda c, z, a, b: c.xp.log1p(-z) - c.sp.digamma(b) + c.sp.digamma(a + b),
+    ),
+    lambda x, a, b, loc=0, scale=1: None,
+    (0.0, 1.0),
+)
+
+
+def _chi2_logg(c: _Ctx, z: Any, df: Any) -> Any:
+    h = df / 2
+    return c.sp.xlogy(h - 1, z) - z / 2 - h * math.log(2) - c.sp.gammaln(h)
+
+
+_CHI2 = _Family(
+    "chi2",
+    ("df",),
+    _chi2_logg,
+    lambda c, z, df: (df / 2 - 1) / z - 0.5,
+    (lambda c, z, df: (c.xp.log(z / 2) - c.sp.digamma(df / 2)) / 2,),
+    lambda x, df, loc=0, scale=1: None,
+    (0.0, math.inf),
+)
+
+
+def _family_examples(
+    n_shapes: int,
+    x: tuple[float, float],
+    shape: tuple[float, float],
+    unit: bool = False,
+    ints: bool = False,
+) -> Callable[[Any], list[Any]]:
+    """Two examples: ``x`` and the shape parameters of shape ``(4,)`` with loc and scale arrays,
+    then ``x`` of shape ``(2, 3)`` with parameters broadcast from ``(3,)`` and default loc/scale
+    (``unit``: loc and scale keep ``x - loc`` inside ``[0, scale]`` for ``beta``; ``ints``:
+    integer shape parameters, for the cdfs, whose derivative in them has no closed form)."""
+
+    def examples(rng: Any) -> list[Any]:
+        import numpy as np
+
+        def par(n: int) -> Any:
+            if ints:
+                return np.arange(n) % 3 + math.ceil(shape[0])
+            return rng.uniform(*shape, n)
+
+        loc = rng.uniform(-0.1, 0.0, 4) if unit else rng.uniform(-0.5, 0.5, 4)
+        scale = rng.uniform(1.15, 1.4, 4) if unit else rng.uniform(0.7, 1.5, 4)
+        first = (rng.uniform(*x, 4), *(par(4) for _ in range(n_shapes)))
+        second = (rng.uniform(*x, (2, 3)), *(par(3) for _ in range(n_shapes)))
+        return [Example((*first, loc, scale), {}), Example(second, {})]
+
+    return examples
+
+
+_register_family(
+    _NORM,
+    ("pdf", "cdf", "logpdf", "logcdf", "sf", "logsf"),
+    _family_examples(0, (-2.0, 2.0), (0, 0)),
+)
+for _fam, _x, _shape, _unit in (
+    (_T, (-2.0, 2.0), (1.5, 6.0), False),
+    (_GAMMA, (1.0, 3.0), (1.5, 4.0), False),
+    (_BETA, (0.15, 0.85), (1.5, 4.0), True),
+    (_CHI2, (1.0, 3.0), (2.5, 6.0), False),
+):
+    _n = len(_fam.shapes)
+    _register_family(_fam, ("pdf", "logpdf"), _family_examples(_n, _x, _shape, _unit))
+    _cdfs = ("cdf", "logcdf") if _fam is _T else ("cdf",)
+    _register_family(_fam, _cdfs, _family_examples(_n, _x, _shape, _unit, ints=True))
+
+
+# --- poisson ------------------------------------------------------------------------------------
+def _poisson_kk(c: _Ctx) -> Any:
+    return c.v["k"] - c.v["loc"]
+
+
+def _poisson_dmu(method: str) -> Partial:
+    def d(c: _Ctx) -> Any:
+        xp, sp, mu = c.xp, c.sp, c.v["mu"]
+        kk = _poisson_kk(c)
+        if method == "cdf":
+            # d/dmu gammaincc(floor(k) + 1, mu) = -pmf(floor(k), mu); 0 below the support
+            fk = xp.floor(kk)
+            r = -xp.exp(sp.xlogy(fk, mu) - mu - sp.gammaln(fk + 1))
+            return xp.where(fk < 0, xp.zeros_like(r), r)
+        r = kk / mu - 1
+        if method == "pmf":
+            return _masked(c, c.y * r)
+        return xp.where(xp.isfinite(c.y), r, xp.zeros_like(r))  # logpmf: 0 outside the support
+
+    return d
+
+
+def _poisson_examples(rng: Any) -> list[Any]:
+    import numpy as np
+
+    return [
+        Example((np.array([0, 1, 3, 5]), rng.uniform(0.5, 4.0, 4)), {}),
+        Example((np.array([[1, 2, 4], [1, 3, 6]]), rng.uniform(0.5, 4.0, 3), 1), {}),
+    ]
+
+
+for _method in ("pmf", "cdf", "logpmf"):
+    _name = f"poisson.{_method}"
+    _register(
+        _name,
+        _elementwise(
+            _name,
+            signature(_name, lambda k, mu, loc=0: None),
+            ("k", "mu", "loc"),
+            (ZERO, _poisson_dmu(_method), ZERO),
+        ),
+        _poisson_examples,
+    )
+
+
+# --- dirichlet ----------------------------------------------------------------------------------
+_DIRICHLET = signature("dirichlet", lambda x, alpha: None)
+
+
+def _dirichlet_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Callable[..., Any]]]:
+    fname = f"dirichlet.{method}"
+
+    def make(obj: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        sp = special_of(obj)
+
+        def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            b = _DIRICHLET.bind(args, kwargs)
+            x, alpha = b["x"], b["alpha"]
+            xp = namespace_of(x, alpha, fname=fname)
+            y = obj(*args, **kwargs)
+            k = alpha.shape[0]
+            full = x.shape[0] == k
+            x, alpha = _in(xp, x, y), _in(xp, alpha, y)
+            xx = x if full else xp.concat([x, 1 - xp.sum(x, axis=0, keepdims=True)], axis=0)
+            a = xp.reshape(alpha, (k,) + (1,) * (x.ndim - 1))
+            # d logpdf / d x (x completed by 1 - sum: the last entry's term moves onto each) and
+            # d logpdf / d alpha, per sample (the samples on the axes after the first)
+            gx = (a - 1) / xx
+            if not full:
+                gx = gx[:-1, ...] - gx[-1:, ...]
+            ga = xp.log(xx) - sp.digamma(a) + sp.digamma(xp.sum(alpha))
+            if method == "pdf":
+                w = xp.reshape(y, (1, *x.shape[1:]))
+                gx, ga = w * gx, w * ga
+            return xp, y, x, alpha, gx, ga
+
+        def dirichlet_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+            xp, y, x, alpha, gx, ga = setup(args, kwargs)
+            px, pa = ProjectTo(x, xp), ProjectTo(alpha, xp)
+            axes = tuple(range(1, x.ndim))
+
+            @pullback(y, args, name=fname)
+            def dirichlet_pullback(y_bar: Any) -> Any:
+                yb = xp.reshape(y_bar, (1, *x.shape[1:]))
+                ab = yb * ga
+                return px(yb * gx), pa(xp.sum(ab, axis=axes) if axes else ab)
+
+            return y, dirichlet_pullback
+
+        def dirichlet_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
+            xp, y, x, alpha, gx, ga = setup(args, kwargs)
+            dots = tangents_in(fname, tangents, args)
+            if dots is None:
+                return y, _ZERO
+            acc: Any = None
+            for t, g, arg in zip(dots, (gx, ga), (x, alpha)):
+                if isinstance(t, AbstractZero):
+                    continue
+                if arg is alpha:  # (..., k) -> (..., k, 1, ...) against the samples
+                    t = xp.reshape(t, tuple(t.shape) + (1,) * (x.ndim - 1))
+                term = xp.sum(g * t, axis=dots.extra)
+                acc = term if acc is None else acc + term
+            return y, finish_tangent(xp, acc, y)
+
+        return dirichlet_rrule, dirichlet_frule
+
+    return make
+
+
+def _dirichlet_examples(rng: Any) -> list[Any]:
+    # x with one entry fewer than alpha (SciPy's and JAX's own completion by 1 - sum): a function
+    # of free entries, so finite differences stay on the simplex
+    p = rng.dirichlet([3.0, 3.0, 3.0, 3.0])
+    q = rng.dirichlet([3.0, 3.0, 3.0], size=3).T
+    return [
+        Example((p[:3], rng.uniform(1.5, 4.0, 4)), {}, note="(3,) of 4"),
+        Example((q[:2], rng.uniform(1.5, 4.0, 3)), {}, note="(2, 3) of 3"),
+    ]
+
+
+for _method in ("pdf", "logpdf"):
+    _register(f"dirichlet.{_method}", _dirichlet_make(_method), _dirichlet_examples)
+
+
+# --- multivariate_normal --------------------------------------------------------------------------
+_MVN = signature("multivariate_normal", lambda x, mean=None, cov=1, allow_singular=False: None)
+_MVN_ENTROPY = signature("multivariate_normal.entropy", lambda mean=None, cov=1: None)
+
+
+def _mvn_dim(name: str, mean: Any, cov: Any) -> int:
+    """SciPy's dimension: from ``mean`` when given, else from ``cov``; SciPy's parameter shapes
+    (``mean`` 0-d or 1-d, ``cov`` 0-d, 1-d diagonal or 2-d) are the ones the rule supports."""
+    mn = getattr(mean, "ndim", 0)
+    cn = getattr(cov, "ndim", 0)
+    if mn > 1 or cn > 2:
+        raise ValueError(
+            f"multivariate_normal.{name}: the rule supports SciPy's parameter shapes (mean of "
+            f"at most 1 dimension, cov of at most 2), got mean of shape "
+            f"{tuple(getattr(mean, 'shape', ()))} and cov of shape "
+            f"{tuple(getattr(cov, 'shape', ()))}"
+        )
+    if mean is not None and mn == 1:
+        return int(mean.shape[0])
+    return int(cov.shape[0]) if cn else 1
+
+
+def _mvn_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Callable[..., Any]]]:
+    fname = f"multivariate_normal.{method}"
+
+    def make(obj: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            b = _MVN.bind(args, kwargs)
+            x, mean, cov = b["x"], b["mean"], b["cov"]
+            xp = namespace_of(*(v for v in (x, mean, cov) if is_array(v)), fname=fname)
+            y = obj(*args, **kwargs)
+            n = _mvn_dim(method, mean, cov)
+            dt = y.dtype
+            xs = xp.reshape(x, (-1, n))  # the samples, one per output element
+            d = xs if mean is None else xs - xp.reshape(xp.asarray(mean, dtype=dt), (-1,))
+            c = xp.asarray(cov, dtype=dt)
+            if c.ndim == 2:
+                inv = xp.linalg.pinv if b["allow_singular"] else xp.linalg.inv
+                p = inv(c)
+                u = d @ p  # cov^-1 (x - mean), per sample (p is symmetric)
+            else:
+                p = 1 / c
+                u = d * p
+            w = xp.reshape(y, (-1,)) if method == "pdf" else None
+            return xp, y, x, mean, c, p, u, n, w
+
+        def mvn_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+            xp, y, x, mean, c, p, u, n, w = setup(args, kwargs)
+            projs = [ProjectTo(a, xp) if is_array(a) else None for a in args[:3]]
+
+            @pullback(y, args, name=fname)
+            def mvn_pullback(y_bar: Any) -> Any:
+                yb = xp.reshape(y_bar, (-1,))
+                if w is not None:
+                    yb = yb * w  # d pdf = pdf d logpdf
+                gu = yb[:, None] * u
+                res: list[Any] = []
+                if projs[0] is not None:
+                    res.append(projs[0](xp.reshape(-gu, x.shape)))
+                if len(args) > 1:
+                    pm = projs[1]
+                    res.append(
+                        _NO if pm is None else pm(xp.reshape(xp.sum(gu, axis=0), mean.shape))
+                    )
+                if len(args) > 2:
+                    pc = projs[2]
+                    if pc is None:
+                        res.append(_NO)
+                    elif c.ndim == 2:  # -1/2 sum_s yb_s (P - u_s u_s^T)
+                        res.append(pc(-(xp.sum(yb) * p - xp.matrix_transpose(gu) @ u) / 2))
+                    elif c.ndim == 1:  # diagonal
+                        res.append(pc(-(xp.sum(yb) * p - xp.sum(gu * u, axis=0)) / 2))
+                    else:
+                        res.append(pc(-(xp.sum(yb) * n * p - xp.sum(gu * u)) / 2))
+                res.extend(_NO for _ in args[3:])
+                return res[0] if len(res) == 1 else tuple(res)
+
+            return y, mvn_pullback
+
+        def mvn_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+            xp, y, _, _, c, p, u, n, w = setup(args, kwargs)
+            dots = tangents_in(fname, tangents, args)
+            if dots is None:
+                return y, _ZERO
+            m = u.shape[0]
+            ext = tuple(y.shape[:0])
+            acc: Any = None
+            for i, (a, t) in enumerate(zip(args[:3], dots)):
+                if isinstance(t, AbstractZero) or isinstance(zero_tangent(a), NoTangent):
+                    continue
+                ext = tuple(t.shape[: dots.extra])
+                if i == 0:
+                    term = -xp.sum(u * xp.reshape(t, (-1, m, n)), axis=-1)
+                elif i == 1:
+                    term = xp.sum(u * xp.reshape(t, (-1, 1, n)), axis=-1)
+                elif c.ndim == 2:
+                    tc = xp.reshape(t, (-1, n, n))
+                    tr = xp.sum(p * tc, axis=(-2, -1))[:, None]
+                    term = -(tr - xp.sum((u @ tc) * u, axis=-1)) / 2
+                elif c.ndim == 1:
+                    tc = xp.reshape(t, (-1, 1, n))
+                    term = -xp.sum(tc * (p - u * u), axis=-1) / 2
+                else:
+                    tc = xp.reshape(t, (-1, 1))
+                    term = -tc * (n * p - xp.sum(u * u, axis=-1)) / 2
+                acc = term if acc is None else acc + term
+            if acc is None:
+                return y, _ZERO
+            if w is not None:
+                acc = acc * w
+            return y, finish_tangent(xp, xp.reshape(acc, ext + tuple(y.shape)), y)
+
+        return mvn_rrule, mvn_frule
+
+    return make
+
+
+def _mvn_cov(rng: Any, n: int) -> Any:
+    import numpy as np
+
+    a = rng.standard_normal((n, n))
+    return a @ a.T / n + np.eye(n)
+
+
+def _mvn_examples(rng: Any) -> list[Any]:
+    return [
+        Example((rng.standard_normal((2, 3)), rng.standard_normal(3), _mvn_cov(rng, 3)), {}),
+        Example((rng.standard_normal(2), rng.standard_normal(2), _mvn_cov(rng, 2)), {}),
+    ]
+
+
+for _method in ("pdf", "logpdf"):
+    _register(f"multivariate_normal.{_method}", _mvn_make(_method), _mvn_examples, hermitian=(2,))
+
+
+def _entropy_make(obj: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    fname = "multivariate_normal.entropy"
+
+    def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        b = _MVN_ENTROPY.bind(args, kwargs)
+        mean, cov = b["mean"], b["cov"]
+        xp = namespace_of(*(v for v in (mean, cov) if is_array(v)), fname=fname)
+        y = obj(*args, **kwargs)
+        n = _mvn_dim("entropy", mean, cov)
+        c = xp.asarray(cov, dtype=y.dtype)
+        # d entropy / d cov = cov^-1 / 2 (n / (2 c) for a scalar cov: c times the identity)
+        g = xp.linalg.inv(c) / 2 if c.ndim == 2 else (1 / c if c.ndim == 1 else n / c) / 2
+        return xp, y, g
+
+    def entropy_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        xp, y, g = setup(args, kwargs)
+        projs = [ProjectTo(a, xp) if is_array(a) else None for a in args]
+
+        @pullback(y, args, name=fname)
+        def entropy_pullback(y_bar: Any) -> Any:
+            res = [zero_tangent(a) for a in args]  # the entropy does not depend on the mean
+            if len(args) > 1 and projs[1] is not None:
+                res[1] = projs[1](y_bar * g)
+            return res[0] if len(res) == 1 else tuple(res)
+
+        return y, entropy_pullback
+
+    def entropy_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        xp, y, g = setup(args, kwargs)
+        dots = tangents_in(fname, tangents, args)
+        if dots is None or len(args) < 2 or isinstance(dots[1], AbstractZero):
+            return y, _ZERO
+        t = dots[1]
+        axes = tuple(range(dots.extra, t.ndim))
+        return y, finish_tangent(xp, xp.sum(g * t, axis=axes) if axes else g * t, y)
+
+    return entropy_rrule, entropy_frule
+
+
+def _entropy_examples(rng: Any) -> list[Any]:
+    return [
+        Example((rng.standard_normal(3), _mvn_cov(rng, 3)), {}),
+        Example((None, _mvn_cov(rng, 2)), {}, note="mean None"),
+    ]
+
+
+_register("multivariate_normal.entropy", _entropy_make, _entropy_examples, hermitian=(1,))

@@ -1,0 +1,225 @@
+"""scipy.stats distributions' rules: every registration on every backend, JAX's own
+derivatives as a reference, the derivatives with no closed form, SciPy's parameter forms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.rules.scipy import stats
+from chainrules.testing.suite import rule_tests
+
+test_rule = rule_tests("chainrules.rules.scipy.stats")
+
+ss = pytest.importorskip("scipy.stats")
+
+AUTOGRAD_NAMES = (
+    "norm.pdf norm.cdf norm.logpdf norm.logcdf norm.sf norm.logsf t.pdf t.cdf t.logpdf t.logcdf "
+    "gamma.pdf gamma.cdf gamma.logpdf beta.pdf beta.cdf beta.logpdf chi2.pdf chi2.cdf chi2.logpdf "
+    "poisson.pmf poisson.cdf poisson.logpmf dirichlet.pdf dirichlet.logpdf "
+    "multivariate_normal.pdf multivariate_normal.logpdf multivariate_normal.entropy"
+).split()
+
+
+def _method(name: str):  # type: ignore[no-untyped-def]
+    dist, method = name.split(".")
+    return getattr(getattr(ss, dist), method)
+
+
+def test_every_autograd_name_has_rules_for_scipys_bound_method() -> None:
+    for name in AUTOGRAD_NAMES:
+        f = _method(name)  # a fresh bound method each time: found by equality
+        assert cr.find_rrule(f) is not None and cr.find_frule(f) is not None, name
+
+
+def test_torch_and_strict_columns_are_not_applicable() -> None:
+    from chainrules.testing.suite import run_cell
+
+    regs = {r.name: r for r in cr.registrations() if r.meta.get("module") == stats.__name__}
+    for name in ("norm.logpdf", "multivariate_normal.logpdf"):
+        reg = regs[f"scipy:stats.{name}"] if f"scipy:stats.{name}" in regs else regs[name]
+        for column in ("torch", "array_api_strict"):
+            assert run_cell(reg, column).status == "n/a", (name, column)
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("norm.logsf", (np.array([-1.0, 0.3, 4.0]), np.array([0.2]), np.array([1.3]))),
+        ("t.cdf", (np.array([-1.0, 0.3, 4.0]), np.array([2.5, 4.0, 9.0]), 0.5, 2.0)),
+        ("beta.pdf", (np.array([0.2, 0.7]), np.array([1.5, 3.0]), np.array([2.0, 0.8]))),
+        ("poisson.pmf", (np.array([0, 2, 5]), np.array([0.5, 2.0, 4.0]))),
+        ("dirichlet.logpdf", (np.array([0.2, 0.5, 0.3]), np.array([1.5, 2.0, 3.0]))),
+    ],
+)
+def test_primal_is_scipys_own_value(name: str, args: tuple) -> None:
+    f = _method(name)
+    y, _ = cr.rrule(f, *args)
+    np.testing.assert_array_equal(y, f(*args))
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "argnums"),
+    [
+        (
+            "norm.logcdf",
+            (np.array([-30.0, -2.0, 0.5, 6.0]), np.array([0.3]), np.array([1.5])),
+            (0, 1, 2),
+        ),
+        ("norm.logsf", (np.array([-3.0, 0.5, 25.0]),), (0,)),
+        (
+            "t.logpdf",
+            (np.array([-1.5, 0.2, 3.0]), np.array([1.5, 3.0, 8.0]), 0.2, 1.4),
+            (0, 1, 2, 3),
+        ),
+        ("gamma.pdf", (np.array([0.5, 1.5, 3.0]), np.array([1.5, 2.5, 4.0])), (0, 1)),
+        ("gamma.cdf", (np.array([0.5, 1.5, 3.0]), np.array([1.5, 2.5, 4.0])), (0,)),
+        (
+            "beta.logpdf",
+            (np.array([0.2, 0.7]), np.array([1.5, 3.0]), np.array([2.0, 0.8])),
+            (0, 1, 2),
+        ),
+        ("chi2.logpdf", (np.array([0.5, 2.0, 4.0]), np.array([2.5, 3.0, 5.0])), (0, 1)),
+        ("poisson.logpmf", (np.array([0, 2, 5]), np.array([0.5, 2.0, 4.0])), (1,)),
+        ("poisson.cdf", (np.array([0, 2, 5]), np.array([0.5, 2.0, 4.0])), (1,)),
+        # x with every entry: the ambient derivative (alpha - 1) / x, as jax.grad gives
+        ("dirichlet.logpdf", (np.array([0.2, 0.5, 0.3]), np.array([1.5, 2.0, 3.0])), (0, 1)),
+        ("dirichlet.pdf", (np.array([[0.2, 0.4], [0.5, 0.1]]), np.array([1.5, 2.0, 3.0])), (0, 1)),
+        (
+            "multivariate_normal.logpdf",
+            (
+                np.array([[0.3, -1.0], [1.2, 0.4]]),
+                np.array([0.1, 0.2]),
+                np.array([[2.0, 0.3], [0.3, 1.0]]),
+            ),
+            (0, 1, 2),
+        ),
+    ],
+)
+def test_pullback_agrees_with_jax_grad(name: str, args: tuple, argnums: tuple) -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    dist, method = name.split(".")
+    f = getattr(getattr(jax.scipy.stats, dist), method)
+    jargs = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    y, pb = cr.rrule(f, *jargs)
+    np.testing.assert_allclose(y, f(*jargs), rtol=1e-12)
+    ours = pb(jnp.ones(y.shape))
+    wants = jax.grad(lambda *a: jnp.sum(f(*a)), argnums=argnums)(*jargs)  # one pass for all
+    for i, want in zip(argnums, wants):
+        got = np.asarray(cr.unthunk(ours[i + 1]))
+        if name == "multivariate_normal.logpdf" and i == 2:  # JAX's reads one triangle
+            want = (want + want.T) / 2
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_logcdf_and_logsf_stay_finite_in_the_tails() -> None:
+    x = np.array([-40.0, -10.0, 10.0, 40.0])
+    for f, sign in ((ss.norm.logcdf, -1.0), (ss.norm.logsf, 1.0)):
+        _, pb = cr.rrule(f, x)
+        g = pb(np.ones(4))[1]
+        assert np.all(np.isfinite(g))
+        # d log Phi(x) / dx -> -x in the lower tail (Mills ratio), 0 in the upper tail
+        far = 0 if sign < 0 else 3
+        np.testing.assert_allclose(g[far], -x[far], rtol=1e-3)
+    _, pb = cr.rrule(ss.t.logcdf, np.array([-200.0, 0.0]), np.array([3.0, 3.0]))
+    g = pb(np.ones(2))[1]
+    assert np.all(np.isfinite(g)) and g[0] > 0  # ~ df / |x|: the pdf/cdf ratio in log space
+    np.testing.assert_allclose(g[0], 3 / 200, rtol=2e-2)
+    np.testing.assert_allclose(g[1], 2 * ss.t.pdf(0.0, 3.0), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "arg"),
+    [
+        ("gamma.cdf", (np.array([1.5]), np.array([2.5])), "a"),
+        ("beta.cdf", (np.array([0.3]), np.array([2.5]), np.array([1.5])), "a"),
+        ("chi2.cdf", (np.array([1.5]), np.array([3.0])), "df"),
+        ("t.logcdf", (np.array([1.5]), np.array([3.0])), "df"),
+    ],
+)
+def test_cdf_shape_parameter_has_no_closed_form(name: str, args: tuple, arg: str) -> None:
+    f = _method(name)
+    _, pb = cr.rrule(f, *args)
+    res = pb(np.ones(1))
+    assert isinstance(res[2], cr.Thunk)  # nothing raised yet: x's cotangent is usable
+    assert isinstance(res[1], np.ndarray)
+    with pytest.raises(NotImplementedError, match=rf"{name}.*'{arg}'"):
+        cr.unthunk(res[2])
+    tangents = (cr.NoTangent(), cr.ZeroTangent(), np.ones(1), *[cr.ZeroTangent()] * (len(args) - 2))
+    with pytest.raises(NotImplementedError, match=name):
+        cr.frule(tangents, f, *args)
+    _, y_dot = cr.frule(
+        (cr.NoTangent(), np.ones(1), *[cr.ZeroTangent()] * (len(args) - 1)), f, *args
+    )
+    np.testing.assert_allclose(y_dot, pb(np.ones(1))[1])
+
+
+def test_poisson_counts_have_no_tangent_space() -> None:
+    k, mu = np.array([0, 2, 5]), np.array([0.5, 2.0, 4.0])
+    _, dk, dmu = cr.rrule(ss.poisson.logpmf, k, mu)[1](np.ones(3))
+    assert isinstance(dk, cr.NoTangent)
+    np.testing.assert_allclose(dmu, k / mu - 1)
+    _, dk, _, dloc = cr.rrule(ss.poisson.pmf, k * 1.0, mu, 0.0)[1](np.ones(3))
+    assert isinstance(dk, cr.ZeroTangent) and isinstance(dloc, cr.ZeroTangent)  # piecewise constant
+    # below the support: pmf 0 and logpmf -inf, with derivative 0 (not NaN)
+    _, _, dmu, _ = cr.rrule(ss.poisson.logpmf, np.array([0, 1]), mu[:2], 1)[1](np.ones(2))
+    np.testing.assert_array_equal(dmu[:1], [0.0])
+    _, _, dmu = cr.rrule(ss.poisson.cdf, np.array([-1, 1]), mu[:2])[1](np.ones(2))
+    assert dmu[0] == 0.0 and dmu[1] < 0
+
+
+@pytest.mark.parametrize("method", ["pdf", "logpdf", "cdf"])
+def test_outside_the_support_the_derivative_is_zero(method: str) -> None:
+    # the pdf is 0 (logpdf -inf, cdf 0 or 1) there: constant, with no warning on the way
+    for dist, x, shapes in (
+        (ss.gamma, np.array([-0.5, 1.0]), (np.array([2.5, 2.5]),)),
+        (ss.beta, np.array([1.5, 0.4]), (np.array([2.5, 2.5]), np.array([1.5, 1.5]))),
+    ):
+        f = getattr(dist, method)
+        grads = cr.rrule(f, x, *shapes, 0.0, 1.0)[1](np.ones(2))[1:]
+        for g in grads:
+            if isinstance(g, np.ndarray):
+                assert g[0] == 0.0 and np.isfinite(g[1]) and g[1] != 0.0
+
+
+@pytest.mark.parametrize("cov", [np.array([1.5, 0.7, 2.0]), 1.7], ids=["diagonal", "scalar"])
+def test_multivariate_normal_diagonal_and_scalar_cov(cov) -> None:  # type: ignore[no-untyped-def]
+    from chainrules.testing import test_frule, test_rrule
+
+    rng = np.random.default_rng(3)
+    x, mean = rng.standard_normal((2, 3)), rng.standard_normal(3)
+    cov = np.asarray(cov)
+    for f in (ss.multivariate_normal.logpdf, ss.multivariate_normal.pdf):
+        test_rrule(f, x, mean, cov, scalar_free=False, jit=False)
+        test_frule(f, x, mean, cov, scalar_free=False, jit=False)
+    if cov.ndim == 1:
+        test_rrule(ss.multivariate_normal.entropy, mean, cov, scalar_free=False, jit=False)
+        test_frule(ss.multivariate_normal.entropy, mean, cov, scalar_free=False, jit=False)
+
+
+def test_multivariate_normal_univariate_samples() -> None:
+    from chainrules.testing import test_rrule
+
+    # dim 1 (scalar mean and cov): every element of x is a sample, as SciPy reads it
+    for f in (ss.multivariate_normal.logpdf, ss.multivariate_normal.pdf):
+        args = (np.array([0.3, -1.2, 2.0]), np.array(0.4), np.array(1.6))
+        test_rrule(f, *args, scalar_free=False, jit=False)
+
+
+def test_multivariate_normal_refuses_batched_parameters() -> None:
+    jnp = pytest.importorskip("jax.numpy")
+    import jax.scipy.stats as js
+
+    x, mean, cov = jnp.zeros((2, 3)), jnp.zeros((2, 3)), jnp.eye(3)
+    with pytest.raises(ValueError, match=r"multivariate_normal.logpdf.*mean of shape \(2, 3\)"):
+        cr.rrule(js.multivariate_normal.logpdf, x, mean, cov)
+
+
+def test_signature_errors_name_the_function() -> None:
+    with pytest.raises(TypeError, match=r"norm\.pdf"):
+        cr.rrule(ss.norm.pdf, np.ones(2), scal=2.0)
+    with pytest.raises(TypeError, match="dirichlet"):
+        cr.rrule(ss.dirichlet.logpdf, np.ones(2) / 2, np.ones(2), np.ones(2))
