@@ -1,7 +1,8 @@
 """Rules for ``scipy.special``: every function that ``jax.scipy.special`` has, registered as
 ``"scipy:special.NAME"`` for each library's own version -- ``scipy.special``,
 ``jax.scipy.special``, ``cupyx.scipy.special`` and, where the signature is SciPy's,
-``torch.special``.
+``torch.special``; and the rest of autograd's table, which only SciPy and CuPy have (``jv``,
+``yn``, ``iv``, ``ive``, ``j0``, ``j1``, ``y0``, ``y1``, ``rgamma``, ``erfcinv``).
 
 Each rule calls the very function it was found for (SciPy's, JAX's, CuPy's or PyTorch's) for the
 primal, and builds its derivative from namespace operations and the *same library's* special
