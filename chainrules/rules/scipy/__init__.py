@@ -7,9 +7,10 @@ registered for the family (``torch.special`` for the functions whose signature i
 * :mod:`.linalg` -- ``scipy.linalg``: ``expm``, ``solve_triangular``, ``cho_factor``/``cho_solve``,
   ``lu``/``lu_factor``/``lu_solve``, the structured matrices, SciPy's own ``solve``/``inv``/``det``/
   ``cholesky``/``eigh``/``qr``/``svd`` signatures, ``sqrtm``, ``polar``, ``solve_sylvester``, ...
+* :mod:`.signal` -- ``scipy.signal``: ``convolve`` and ``correlate`` (n-d, every mode)
 
 Nothing here imports SciPy, JAX, PyTorch or CuPy: the rules are registered by name and resolved
 when a library's function is first looked up.
 """
 
-from . import linalg, special  # noqa: F401
+from . import linalg, signal, special  # noqa: F401
