@@ -24,7 +24,7 @@ module                 functions
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
 ``operators``          Python's operators on arrays (``operator.add``, ``x @ y``, ...)
-``scipy``              SciPy's ``special``, ``linalg``, ``signal``, for each library's own
+``scipy``              SciPy's ``special``, ``linalg``, ``signal`` (each library's own)
 =====================  ================================================================
 
 Importing this package registers every rule; ``import chainrules`` does it.
