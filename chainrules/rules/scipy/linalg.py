@@ -24,6 +24,8 @@ which the adjoint of ``X -> B X C`` is ``X̄ -> B^H X̄ C^H``. The maths notes a
 * ``sqrtm`` (``X^2 = A``): ``X dX + dX X = dA`` and ``X^H A_bar + A_bar X^H = X_bar`` --
   ``solve_sylvester``; ``solve_sylvester`` (``AX + XB = Q``): ``Q_bar`` solves
   ``A^H Q_bar + Q_bar B^H = X_bar``, ``A_bar = -Q_bar X^H``, ``B_bar = -X^H Q_bar``.
+* ``solve_banded`` (SciPy's and CuPy's; JAX has none): ``B_bar`` by ``solve_banded`` with the
+  band storage of ``A^H`` (shifted rows), ``ab_bar = -B_bar X^H`` read on the band.
 """
 
 from __future__ import annotations
