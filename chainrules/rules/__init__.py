@@ -25,7 +25,7 @@ module                 functions
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
 ``operators``          Python's operators on arrays (``operator.add``, ``x @ y``, ...)
-``scipy``              SciPy's ``special`` and ``linalg``, for each library's own version
+``scipy``              SciPy's ``special``, ``linalg``, ``signal`` (each library's own)
 =====================  ================================================================
 
 Importing this package registers every rule; ``import chainrules`` does it.

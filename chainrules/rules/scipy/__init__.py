@@ -9,9 +9,10 @@ registered for the family (``torch.special`` for the functions whose signature i
   ``cholesky``/``eigh``/``qr``/``svd`` signatures, ``sqrtm``, ``polar``, ``solve_sylvester``, ...
 * :mod:`.stats` -- ``scipy.stats``: the distributions' methods autograd differentiates (``norm``,
   ``t``, ``gamma``, ``beta``, ``chi2``, ``poisson``, ``dirichlet``, ``multivariate_normal``);
+* :mod:`.signal` -- ``scipy.signal``: ``convolve`` and ``correlate`` (n-d, every mode).
 
 Nothing here imports SciPy, JAX, PyTorch or CuPy: the rules are registered by name and resolved
 when a library's function is first looked up.
 """
 
-from . import linalg, special, stats  # noqa: F401
+from . import linalg, signal, special, stats  # noqa: F401

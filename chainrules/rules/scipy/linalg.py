@@ -24,6 +24,8 @@ which the adjoint of ``X -> B X C`` is ``X̄ -> B^H X̄ C^H``. The maths notes a
 * ``sqrtm`` (``X^2 = A``): ``X dX + dX X = dA`` and ``X^H A_bar + A_bar X^H = X_bar`` --
   ``solve_sylvester``; ``solve_sylvester`` (``AX + XB = Q``): ``Q_bar`` solves
   ``A^H Q_bar + Q_bar B^H = X_bar``, ``A_bar = -Q_bar X^H``, ``B_bar = -X^H Q_bar``.
+* ``solve_banded`` (SciPy's and CuPy's; JAX has none): ``B_bar`` by ``solve_banded`` with the
+  band storage of ``A^H`` (shifted rows), ``ab_bar = -B_bar X^H`` read on the band.
 """
 
 from __future__ import annotations
@@ -2061,3 +2063,150 @@ _register(
         example="#1",
     ),
 )
+
+
+# --- solve_banded --------------------------------------------------------------------------------
+# A is stored by diagonals: ab[u + i - j, j] = A[i, j] (row k of ab is the diagonal i - j = k - u,
+# read at column j). Its transpose has the bands swapped, (u, l), and is stored as
+# abT[r, j] = ab[l + u - r, j + r - l] (shifted rows, zeros outside). X = A^-1 B gives
+# B_bar = A^-H X_bar (a banded solve with conj(abT)) and A_bar = -B_bar X^H read on the band:
+# ab_bar[k, j] = -sum_K B_bar[j + k - u, K] conj(X[j, K]).
+# dX = A^-1 (dB - dA X), (dA X)[i] = sum_k dab[k, i + u - k] X[i + u - k].
+def _shift(xp: Any, v: Any, d: int, axis: int) -> Any:
+    """``w[..., j, ...] = v[..., j + d, ...]`` along ``axis`` (negative), zeros outside."""
+    if d == 0:
+        return v
+    n = v.shape[axis]
+    tail = (slice(None),) * (-axis - 1)
+
+    def take(s: slice) -> Any:
+        return v[(..., s, *tail)]
+
+    if abs(d) >= n:
+        return xp.zeros_like(v)
+    zeros = xp.zeros_like(take(slice(0, abs(d))))
+    if d > 0:
+        return xp.concat([take(slice(d, None)), zeros], axis=axis)
+    return xp.concat([zeros, take(slice(None, d))], axis=axis)
+
+
+def _banded_setup(sig: Any, args: Any, kwargs: Any) -> Any:
+    import operator
+
+    (lu_, ab, rhs), b = _first(sig, args, kwargs, 3)
+    xp = namespace_of(ab, rhs, fname="scipy.linalg.solve_banded")
+    try:
+        lo, up = (operator.index(n) for n in lu_)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"solve_banded: (l, u) must be a pair of Python integers, got {lu_!r}"
+        ) from None
+    if getattr(ab, "ndim", 0) < 2 or ab.shape[-2] != lo + up + 1:
+        raise ValueError(
+            f"solve_banded: ab must have l + u + 1 = {lo + up + 1} rows (its axis -2), got shape "
+            f"{tuple(getattr(ab, 'shape', ()))}"
+        )
+    # never let SciPy overwrite what the pullback reads (rules do not mutate their inputs);
+    # overwrite_* is a permission, so leaving it unused keeps SciPy's semantics
+    kw = {k: v for k, v in b.items() if k not in ("l_and_u", "ab", "b")}
+    kw.update({k: False for k in ("overwrite_ab", "overwrite_b") if k in kw})
+    return xp, lo, up, ab, rhs, kw
+
+
+def _band_transpose(xp: Any, ab: Any, lo: int, up: int) -> Any:
+    """The band storage of ``A^T`` (bands ``(u, l)``) from that of ``A``: one shifted row per
+    diagonal."""
+    rows = [_shift(xp, ab[..., lo + up - r, :], r - lo, -1) for r in range(lo + up + 1)]
+    return xp.stack(rows, axis=-2)
+
+
+def _solve_banded_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, lo, up, ab, rhs, kw = _banded_setup(sig, args, kwargs)
+    y = fn((lo, up), ab, rhs, **kw)
+    vec = rhs.ndim == 1
+    p_ab, p_b = ProjectTo(ab, xp), ProjectTo(rhs, xp)
+    pargs = (_NO, *args[1:])
+
+    @pullback(y, pargs, name="solve_banded")
+    def solve_banded_pullback(y_bar: Any) -> Any:
+        abh = _conj(xp, _band_transpose(xp, ab, lo, up))  # A^H, bands (u, l)
+        if vec and y_bar.ndim > 1:  # a batch of vectors: SciPy reads a 2-D b as (M, K)
+            b_bar = xp.squeeze(fn((up, lo), abh, xp.expand_dims(y_bar, axis=-1), **kw), axis=-1)
+        else:
+            b_bar = fn((up, lo), abh, y_bar, **kw)
+        xc = _conj(xp, y)
+        ax = -1 if vec else -2
+        rows = []
+        for k in range(lo + up + 1):
+            prod = _shift(xp, b_bar, k - up, ax) * xc
+            rows.append(-(prod if vec else xp.sum(prod, axis=-1)))
+        ab_bar = xp.stack(rows, axis=-2)
+        return (_NO, p_ab(ab_bar), p_b(b_bar), *[_NO] * (len(args) - 3))
+
+    return y, solve_banded_pullback
+
+
+def _solve_banded_frule(
+    fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any
+) -> Any:
+    xp, lo, up, ab, rhs, kw = _banded_setup(sig, args, kwargs)
+    y = fn((lo, up), ab, rhs, **kw)
+    t = tangents_in("solve_banded", (tangents[0], *tangents[2:4]), (ab, rhs))
+    if t is None:
+        return y, _ZERO
+    dab, db = t
+    extra = t.extra
+    vec = rhs.ndim == 1
+    lead = tuple((db if isinstance(dab, AbstractZero) else dab).shape[:extra])
+    r: Any = None
+    if not isinstance(db, AbstractZero):
+        # align db's axes with y's (its batch may be broadcast): chunk axes, then y's shape
+        s = tuple(db.shape)
+        db = xp.reshape(db, s[:extra] + (1,) * (y.ndim - rhs.ndim) + s[extra:])
+        r = db
+    if not isinstance(dab, AbstractZero):
+        # align dab's batch axes with y's batch (its chunk axes stay in front)
+        s = tuple(dab.shape)
+        ins = (y.ndim - (1 if vec else 2)) - (ab.ndim - 2)
+        dab = xp.reshape(dab, s[:extra] + (1,) * ins + s[extra:])
+        ax = -1 if vec else -2
+        dax: Any = None
+        for k in range(lo + up + 1):
+            row = dab[..., k, :] if vec else dab[..., k, :, None]
+            term = _shift(xp, row * y, up - k, ax)
+            dax = term if dax is None else dax + term
+        r = -dax if r is None else r - dax
+    r = xp.broadcast_to(r, (*lead, *y.shape))
+    rm = xp.expand_dims(r, axis=-1) if vec else r
+    if ab.ndim == 2 and rm.ndim > 2:  # one solve for the whole chunk (and batch) of columns
+        folded, unfold = _fold(xp, rm, rm.ndim - 2, False)
+        dx = unfold(fn((lo, up), ab, folded, **kw))
+    else:
+        dx = fn((lo, up), ab, rm, **kw)
+    if vec:
+        dx = xp.squeeze(dx, axis=-1)
+    return y, in_dtype(xp, dx, y.dtype)
+
+
+def _banded(
+    rng: Any, lo: int, up: int, m: int, batch: tuple[int, ...] = (), cplx: bool = False
+) -> Any:
+    """Band storage of a diagonally dominant matrix (the unused corners hold junk, as SciPy
+    allows: their cotangent is 0)."""
+    ab = rng.standard_normal((*batch, lo + up + 1, m)) * 0.3
+    if cplx:
+        ab = ab + 0.3j * rng.standard_normal(ab.shape)
+    ab[..., up, :] += 2.0 + lo + up
+    return ab
+
+
+def _solve_banded_ex(rng: Any) -> list[Any]:
+    return [
+        (((1, 1), _banded(rng, 1, 1, 4), rng.standard_normal(4)), {}),
+        (((2, 1), _banded(rng, 2, 1, 4), rng.standard_normal((4, 2))), {}),
+        (((0, 2), _banded(rng, 0, 2, 3, (2,)), rng.standard_normal(3)), {}),
+        (((1, 0), _banded(rng, 1, 0, 3, cplx=True), rng.standard_normal((3, 2)) + 0.5j), {}),
+    ]
+
+
+_register("solve_banded", _solve_banded_rrule, _solve_banded_frule, _solve_banded_ex)

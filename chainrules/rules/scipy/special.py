@@ -1,7 +1,8 @@
 """Rules for ``scipy.special``: every function that ``jax.scipy.special`` has, registered as
 ``"scipy:special.NAME"`` for each library's own version -- ``scipy.special``,
 ``jax.scipy.special``, ``cupyx.scipy.special`` and, where the signature is SciPy's,
-``torch.special``.
+``torch.special``; and the rest of autograd's table, which only SciPy and CuPy have (``jv``,
+``yn``, ``iv``, ``ive``, ``j0``, ``j1``, ``y0``, ``y1``, ``rgamma``, ``erfcinv``).
 
 Each rule calls the very function it was found for (SciPy's, JAX's, CuPy's or PyTorch's) for the
 primal, and builds its derivative from namespace operations and the *same library's* special
@@ -851,6 +852,87 @@ def _sph_examples(rng: Any) -> list[Any]:
 
 
 _reg_elementwise()
+
+
+# --- Bessel functions of any order, rgamma, erfcinv (the rest of autograd's table) ---------------
+# SciPy's and CuPy's only: jax.scipy.special and torch.special have none of these names (torch's
+# bessel_j0/bessel_y0 are other names). The derivatives in x come from the same library's siblings
+# by the standard recurrences; a real order v has no closed-form derivative (MISSING), an integer
+# order n (yn) no tangent space.
+def _j1_d(c: _Ctx, x: Any) -> Any:
+    # J1' = J0 - J1 / x, 1/2 at 0 (its limit)
+    xp = c.xp
+    return xp.where(x == 0, xp.full_like(c.out, 0.5), c.sp.j0(x) - c.out / _safe(xp, x))
+
+
+def _iv_dx(c: _Ctx, v: Any, x: Any) -> Any:
+    # I_v' = (I_{v-1} + I_{v+1}) / 2
+    return (c.sp.iv(v - 1, x) + c.sp.iv(v + 1, x)) / 2
+
+
+def _ive_dx(c: _Ctx, v: Any, x: Any) -> Any:
+    # ive = exp(-|x|) I_v: ive' = (ive_{v-1} + ive_{v+1}) / 2 - sign(x) ive
+    return (c.sp.ive(v - 1, x) + c.sp.ive(v + 1, x)) / 2 - c.xp.sign(x) * c.out
+
+
+def _jv_dx(c: _Ctx, v: Any, x: Any) -> Any:
+    # J_v' = (J_{v-1} - J_{v+1}) / 2
+    return (c.sp.jv(v - 1, x) - c.sp.jv(v + 1, x)) / 2
+
+
+def _yn_dx(c: _Ctx, n: Any, x: Any) -> Any:
+    # Y_n' = (Y_{n-1} - Y_{n+1}) / 2 (SciPy's yn takes negative n: Y_{-n} = (-1)^n Y_n)
+    return (c.sp.yn(n - 1, x) - c.sp.yn(n + 1, x)) / 2
+
+
+def _order_examples(xrange: tuple[float, float]) -> Callable[[Any], list[Any]]:
+    """An integer order array (its cotangent is not asked for: an integer has no tangent space,
+    and a real order's derivative has no closed form) broadcast against float x."""
+
+    def examples(rng: Any) -> list[Any]:
+        import numpy as np
+
+        return [
+            ((np.array([0, 1, 2, 3]), rng.uniform(*xrange, 4)), {}),
+            ((np.array([1, 2, 4]), rng.uniform(*xrange, (2, 3))), {}),
+        ]
+
+    return examples
+
+
+def _reg_bessel_orders() -> None:
+    e = elementwise
+    e("j0", lambda x, out=None: None, lambda c, x: -c.sp.j1(x), domain=((-4.0, 4.0),))
+    e("j1", lambda x, out=None: None, _j1_d, domain=((-4.0, 4.0),))
+    e("y0", lambda x, out=None: None, lambda c, x: -c.sp.y1(x), domain=((0.3, 4.0),))
+    e(
+        "y1",
+        lambda x, out=None: None,
+        lambda c, x: c.sp.y0(x) - c.out / x,  # Y1' = Y0 - Y1 / x (Y1 has a pole at 0)
+        domain=((0.3, 4.0),),
+    )
+    e("jv", lambda v, z, out=None: None, MISSING, _jv_dx, examples=_order_examples((-4.0, 4.0)))
+    e("yn", lambda n, x, out=None: None, None, _yn_dx, examples=_order_examples((0.3, 4.0)))
+    e("iv", lambda v, z, out=None: None, MISSING, _iv_dx, examples=_order_examples((-3.0, 3.0)))
+    # ive has a kink at x = 0 (exp(-|x|)): examples on one side, sign(0) = 0 there
+    e("ive", lambda v, z, out=None: None, MISSING, _ive_dx, examples=_order_examples((0.2, 3.0)))
+    # rgamma = 1/Gamma: rgamma' = -rgamma digamma (at the poles of Gamma, NaN: see the docs)
+    e(
+        "rgamma",
+        lambda z, out=None: None,
+        lambda c, z: -c.out * c.sp.digamma(z),
+        domain=((0.3, 3.0),),
+    )
+    e(
+        "erfcinv",
+        lambda y, out=None: None,
+        lambda c, y: -_SQRT_PI / 2 * c.xp.exp(c.out * c.out),
+        domain=((0.1, 1.9),),
+    )
+
+
+_reg_bessel_orders()
+
 
 # piecewise constant and integer functions
 zero_derivative("scipy:special.gammasgn", domain=((0.3, 3.0),))

@@ -228,3 +228,78 @@ def test_refused(args, kwargs, match) -> None:  # type: ignore[no-untyped-def]
     }[match]
     with pytest.raises((ValueError, TypeError), match=match):
         cr.rrule(target, *args, **kwargs)
+
+
+# ---- solve_banded -------------------------------------------------------------------------------
+def _dense_from_band(ab: np.ndarray, lo: int, up: int) -> np.ndarray:
+    m = ab.shape[-1]
+    a = np.zeros((m, m), dtype=ab.dtype)
+    for i in range(m):
+        for j in range(max(0, i - lo), min(m, i + up + 1)):
+            a[i, j] = ab[up + i - j, j]
+    return a
+
+
+@pytest.mark.parametrize(("lo", "up", "k"), [(1, 1, None), (2, 1, 2), (0, 2, None), (1, 0, 3)])
+def test_solve_banded_matches_the_dense_solve(lo: int, up: int, k: int | None) -> None:
+    """The banded cotangent is the dense one, -A^-T X_bar X^T, read on the band; the corners of
+    the storage that SciPy never reads get 0."""
+    m = 5
+    ab = RNG.standard_normal((lo + up + 1, m)) * 0.3
+    ab[up] += 3.0
+    b = RNG.standard_normal(m if k is None else (m, k))
+    x, pb = cr.rrule(sl.solve_banded, (lo, up), ab, b)
+    a = _dense_from_band(ab, lo, up)
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-12)
+    x_bar = RNG.standard_normal(x.shape)
+    f_bar, lu_bar, ab_bar, b_bar = pb(x_bar)
+    assert isinstance(f_bar, cr.NoTangent) and isinstance(lu_bar, cr.NoTangent)
+    want_b = np.linalg.solve(a.T, x_bar)
+    np.testing.assert_allclose(b_bar, want_b, rtol=1e-12)
+    a_bar = -np.outer(want_b, x) if k is None else -want_b @ x.T
+    band = np.zeros_like(ab)
+    for r in range(lo + up + 1):
+        for j in range(m):
+            i = j + r - up
+            if 0 <= i < m:
+                band[r, j] = a_bar[i, j]
+    np.testing.assert_allclose(ab_bar, band, rtol=1e-12, atol=1e-14)
+
+
+def test_solve_banded_frule_chunk_agrees_with_pullback() -> None:
+    """The frule pushes a chunk of tangents in one call, and agrees with the pullback
+    (<x_bar, dX> = <ab_bar, dab> + <b_bar, db>)."""
+    ab = RNG.standard_normal((3, 4)) * 0.3
+    ab[1] += 3.0
+    b = RNG.standard_normal((4, 2))
+    dab, db = RNG.standard_normal((3, 3, 4)), RNG.standard_normal((3, 4, 2))
+    _, dx = cr.frule((cr.NoTangent(), cr.NoTangent(), dab, db), sl.solve_banded, (1, 1), ab, b)
+    assert dx.shape == (3, 4, 2)
+    _, pb = cr.rrule(sl.solve_banded, (1, 1), ab, b)
+    x_bar = RNG.standard_normal((4, 2))
+    _, _, ab_bar, b_bar = pb(x_bar)
+    for c in range(3):
+        lhs = np.sum(x_bar * dx[c])
+        np.testing.assert_allclose(lhs, np.sum(ab_bar * dab[c]) + np.sum(b_bar * db[c]))
+
+
+def test_solve_banded_leaves_its_inputs_alone_and_checks_bands() -> None:
+    ab = RNG.standard_normal((3, 4)) * 0.3
+    ab[1] += 3.0
+    b = RNG.standard_normal(4)
+    ab0, b0 = ab.copy(), b.copy()
+    _, pb = cr.rrule(sl.solve_banded, (1, 1), ab, b, overwrite_ab=True, overwrite_b=True)
+    pb(np.ones(4))
+    np.testing.assert_array_equal(ab, ab0)
+    np.testing.assert_array_equal(b, b0)
+    with pytest.raises(ValueError, match=r"solve_banded: ab must have l \+ u \+ 1 = 4 rows"):
+        cr.rrule(sl.solve_banded, (2, 1), ab, b)
+    with pytest.raises(TypeError, match=r"solve_banded: \(l, u\) must be a pair"):
+        cr.rrule(sl.solve_banded, (1.0, 1), ab, b)
+
+
+def test_jax_has_no_solve_banded() -> None:
+    """The jax column is n/a by SciPy's side: jax.scipy.linalg has no solve_banded."""
+    jsl = pytest.importorskip("jax.scipy.linalg")
+    assert not hasattr(jsl, "solve_banded")
+    assert "scipy:linalg.solve_banded" in REGS

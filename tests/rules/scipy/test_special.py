@@ -147,3 +147,93 @@ def test_sph_harm_y_refuses_diff_n() -> None:
         pytest.skip("SciPy < 1.15")
     with pytest.raises(TypeError, match="diff_n"):
         cr.rrule(sps.sph_harm_y, 1, 0, np.array([0.5]), np.array([0.2]), diff_n=1)
+
+
+# --- Bessel functions of any order, rgamma, erfcinv ----------------------------------------------
+ORDERS = [
+    ("j0", (np.array([-2.5, 0.0, 1.3]),)),
+    ("j1", (np.array([-2.5, 0.4, 3.1]),)),
+    ("y0", (np.array([0.4, 1.3, 3.7]),)),
+    ("y1", (np.array([0.4, 1.3, 3.7]),)),
+    ("jv", (np.array([0, 1, 3]), np.array([-1.7, 0.9, 2.4]))),
+    ("yn", (np.array([0, 2, 3]), np.array([0.6, 0.9, 2.4]))),
+    ("iv", (np.array([0, 1, 3]), np.array([-1.7, 0.9, 2.4]))),
+    ("ive", (np.array([0, 1, 3]), np.array([-1.7, 0.9, 2.4]))),
+    ("rgamma", (np.array([0.4, 1.3, 3.7]),)),
+    ("erfcinv", (np.array([0.2, 1.0, 1.7]),)),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), ORDERS)
+def test_bessel_rgamma_erfcinv_agree_with_autograd(name: str, args: tuple) -> None:
+    """autograd (the coverage anchor) differentiates these names too: the same gradients in x
+    (autograd's jn is SciPy's jv), and the primal is SciPy's own value."""
+    ag = pytest.importorskip("autograd")
+    asp = pytest.importorskip("autograd.scipy.special")
+    f = getattr(sps, name)
+    y, pb = cr.rrule(f, *args)
+    np.testing.assert_array_equal(y, f(*args))
+    g = pb(np.ones(3))[-1]
+    af = getattr(asp, "jn" if name == "jv" else name)
+    if len(args) == 1:
+        want = ag.elementwise_grad(af)(args[0])
+    else:
+        want = ag.elementwise_grad(lambda x: af(args[0], x))(args[1])
+    np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-12)
+
+
+def test_bessel_orders_have_no_derivative() -> None:
+    x = np.array([0.5, 1.5])
+    for f in (sps.jv, sps.iv, sps.ive):
+        _, pb = cr.rrule(f, np.array([0.5, 1.5]), x)  # a real order: no closed form
+        _, v_bar, x_bar = pb(np.ones(2))
+        assert isinstance(v_bar, cr.Thunk)
+        with pytest.raises(NotImplementedError, match=rf"{f.__name__}.*'v'"):
+            cr.unthunk(v_bar)
+        v, h = np.array([0.5, 1.5]), 1e-6  # the cotangent of x is there at a real order
+        np.testing.assert_allclose(x_bar, (f(v, x + h) - f(v, x - h)) / (2 * h), rtol=1e-7)
+        with pytest.raises(NotImplementedError, match=f.__name__):
+            cr.frule((cr.NoTangent(), np.ones(2), cr.ZeroTangent()), f, np.array([0.5, 1.5]), x)
+    _, pb = cr.rrule(sps.yn, 2, x)  # an integer order: no tangent space
+    assert isinstance(pb(np.ones(2))[1], cr.NoTangent)
+
+
+def test_bessel_edge_values_and_identities() -> None:
+    # J1'(0) = 1/2, its limit; J0' = -J1; at x = 0, ive's sign(x) term vanishes
+    assert cr.rrule(sps.j1, np.array([0.0]))[1](np.ones(1))[1][0] == 0.5
+    x = np.array([0.7, 2.2])
+    np.testing.assert_allclose(cr.rrule(sps.j0, x)[1](np.ones(2))[1], -sps.j1(x))
+    np.testing.assert_allclose(cr.rrule(sps.y0, x)[1](np.ones(2))[1], -sps.y1(x))
+    # order 1 through jv equals j1 itself
+    np.testing.assert_allclose(
+        cr.rrule(sps.jv, 1, x)[1](np.ones(2))[2], cr.rrule(sps.j1, x)[1](np.ones(2))[1]
+    )
+    # ive = exp(-|x|) iv on both sides of 0
+    for xs in (x, -x):
+        d_ive = cr.rrule(sps.ive, 2, xs)[1](np.ones(2))[2]
+        d_iv = cr.rrule(sps.iv, 2, xs)[1](np.ones(2))[2]
+        want = np.exp(-np.abs(xs)) * (d_iv - np.sign(xs) * sps.iv(2, xs))
+        np.testing.assert_allclose(d_ive, want, rtol=1e-12)
+
+
+def test_bessel_frule_pushes_a_chunk() -> None:
+    x = np.array([0.7, 2.2, 3.0])
+    dots = np.stack([np.ones(3), np.arange(3.0)])  # a chunk of 2 tangents
+    _, y_dot = cr.frule((cr.NoTangent(), cr.NoTangent(), dots), sps.jv, 2, x)
+    d = cr.rrule(sps.jv, 2, x)[1](np.ones(3))[2]
+    np.testing.assert_allclose(y_dot, dots * d)
+
+
+def test_rgamma_second_derivative() -> None:
+    """rgamma' = -rgamma digamma; finite differences of the pullback give rgamma'' =
+    rgamma (digamma**2 - trigamma)."""
+    x = np.array([0.8, 2.5])
+    _, pb = cr.rrule(sps.rgamma, x)
+    r, psi, tri = sps.rgamma(x), sps.digamma(x), sps.polygamma(1, x)
+    np.testing.assert_allclose(pb(np.ones(2))[1], -r * psi)
+    h = 1e-6
+    fd = (
+        cr.rrule(sps.rgamma, x + h)[1](np.ones(2))[1]
+        - cr.rrule(sps.rgamma, x - h)[1](np.ones(2))[1]
+    ) / (2 * h)
+    np.testing.assert_allclose(fd, r * (psi**2 - tri), rtol=1e-6)
