@@ -1,0 +1,1 @@
+from scipy.integrate import *  # noqa: F403

@@ -1,0 +1,1 @@
+from scipy.linalg import *  # noqa: F403

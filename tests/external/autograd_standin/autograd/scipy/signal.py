@@ -1,0 +1,1 @@
+from scipy.signal import *  # noqa: F403
