@@ -80,6 +80,10 @@ class ForwardTrace(Trace):
             kwargs = _plain_kwargs(self, fn, kwargs)
         if lower is not None:
             lift_values(vals, lower)
+            if kwargs:  # plain arrays among the keywords (logsumexp(x, b=w)) are constants too
+                kw = list(kwargs.values())
+                lift_values(kw, lower)
+                kwargs = dict(zip(kwargs, kw))
         if not active:
             return _const_result(self, dispatch(fn, vals, kwargs))
         rule = lookup_rule(find_frule, "frule", fn)

@@ -207,6 +207,10 @@ class ReverseTrace(Trace):
                     )
         if lower is not None:
             lift_values(vals, lower)
+            if kwargs:  # plain arrays among the keywords (logsumexp(x, b=w)) are constants too
+                kw = list(kwargs.values())
+                lift_values(kw, lower)
+                kwargs.update(zip(kwargs, kw))
         return vals, tuple(parents)
 
     def _wrap_tuple(self, y: Any, pb: Any, parents: tuple[Any, ...]) -> Any:

@@ -202,3 +202,20 @@ def test_list_holding_traced_values_is_stacked_for_array_arguments() -> None:
     close(g[1], 4.0)
     _, t = ad.jvp(lambda a, b: np.append(a, b), ([1.0, 2.0, 3.0], 4.0), ([1.0, 1.0, 1.0], 0.0))
     close(t, np.array([1.0, 1.0, 1.0, 0.0]))
+
+
+def test_plain_array_keyword_mixes_with_tracers_at_second_order() -> None:
+    from scipy.special import logsumexp
+
+    from chainrules.ad._core import dispatch
+
+    b = np.array([1.0, 2.0, 0.5, 1.0])
+
+    def f(x: Any) -> Any:
+        return dispatch(logsumexp, (x,), {"b": b})  # logsumexp's rule, with a plain b=
+
+    h = ad.hessian(f)(X)
+    eps = 1e-5
+    g = ad.grad(f)
+    fd = np.array([(g(X + eps * e) - g(X - eps * e)) / (2 * eps) for e in np.eye(4)])
+    close(h, fd, rtol=1e-6, atol=1e-8)

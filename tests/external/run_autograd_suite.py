@@ -39,6 +39,10 @@ def pytest_runtest_logreport(report):
             _results[key] = ("failed", msg[-1] if msg else "")
         elif key not in _results or _results[key][0] == "passed":
             _results[key] = (report.outcome, "")
+def pytest_collectreport(report):
+    if report.failed:  # a module that does not import: one failure under its name
+        msg = str(report.longrepr).strip().splitlines()
+        _results[report.nodeid + "::<collection>"] = ("failed", msg[-1] if msg else "")
 def pytest_sessionfinish(session):
     with open(os.environ["CR_AG_RESULTS"], "w") as f:
         json.dump(_results, f)
@@ -71,7 +75,8 @@ def run(pytest_args: list[str]) -> dict[str, tuple[str, str]]:
         cmd = [
             sys.executable, "-m", "pytest", "-q", "-p", "cr_ag_plugin", "-p", "no:cacheprovider",
             "-c", str(SUITE / "pytest.ini"), "--rootdir", str(SUITE), "-W", "ignore",
-            "--tb=line", "-o", "console_output_style=classic", *pytest_args,
+            "--tb=line", "-o", "console_output_style=classic", "--continue-on-collection-errors",
+            *pytest_args,
         ]  # fmt: skip
         if not any(a.endswith(".py") or "::" in a for a in pytest_args):
             cmd += sorted(str(p) for p in SUITE.glob("test_*.py"))

@@ -1,1 +1,7 @@
-from scipy.linalg import *  # noqa: F403
+"""autograd.scipy.linalg: SciPy's, through chainrules.ad's rules."""
+
+import scipy.linalg as _m
+
+from ._route import routed as _routed
+
+globals().update(_routed(_m))
