@@ -25,11 +25,13 @@ from ._api import (
     vjp,
 )
 from ._core import Tracer, lift_constants
+from ._user_rules import UntracedRuleWarning
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
     "NoRuleError",
     "Tracer",
+    "UntracedRuleWarning",
     "default_chunk_size",
     "grad",
     "hessian",

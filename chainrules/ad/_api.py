@@ -15,6 +15,7 @@ from ._core import Tracer, lift_like, primal, tracer_class
 from ._forward import ForwardTrace
 from ._reverse import Node, ReverseTrace, backward
 from ._tree import flatten, unflatten
+from ._user_rules import call_user
 
 _NDARRAY = np.ndarray
 
@@ -69,6 +70,11 @@ def _arg_name(f: Callable[..., Any], i: int) -> str:
     return f"argument {i}"
 
 
+_PY_OR_NP_SCALARS = frozenset(
+    (float, complex, np.float16, np.float32, np.float64, np.longdouble, np.complex64, np.complex128)
+)
+
+
 def _leaf(x: Any, f: Callable[..., Any], i: int, fname: str) -> Any:
     """Validate one differentiable leaf: a floating or complex array (a Python float becomes a
     0-d NumPy float64 array)."""
@@ -76,7 +82,7 @@ def _leaf(x: Any, f: Callable[..., Any], i: int, fname: str) -> Any:
         k = x.dtype.kind
         if k == "f" or k == "c":
             return x
-    elif type(x) is float or type(x) is complex:
+    elif type(x) in _PY_OR_NP_SCALARS:  # 2.0, np.float64(2.0): a 0-d NumPy array
         return np.asarray(x)
     if isinstance(x, Tracer) or is_array(x):
         kind = dtype_kind(x.dtype)
@@ -155,6 +161,28 @@ def _ones_like(x: Any) -> Any:
     return lift_like(one, x)
 
 
+_NUMBERS = (float, int, complex, np.generic)
+
+
+def _number_like(t: Any, x: Any) -> Any:
+    """A tangent or cotangent given as a Python or NumPy number, for the 0-d array ``x``: a 0-d
+    array of ``x``'s library and dtype (a real number for a complex ``x`` stays real-valued)."""
+    if not isinstance(t, _NUMBERS):
+        return t
+    p = primal(x)
+    if type(p) is _NDARRAY or not is_array(p):
+        dt = getattr(p, "dtype", None)
+        if (
+            dt is not None
+            and np.dtype(dt).kind == "f"
+            and isinstance(t, complex | np.complexfloating)
+        ):
+            return np.asarray(t)
+        return np.asarray(t, dtype=dt)
+    xp = namespace_of(p)
+    return xp.asarray(t, dtype=p.dtype, device=getattr(p, "device", None))
+
+
 def _finish_ct(ct: Any, x: Any) -> Any:
     ct = unthunk(ct)
     if ct is None or isinstance(ct, AbstractZero):
@@ -182,7 +210,7 @@ class _Recording:
         self.trace = trace
         self.in_nodes = [w._aux for w in wrapped]
         self.in_values = leaves
-        self.out = f(*_substitute(args, nums, defs, counts, wrapped), **kwargs)
+        self.out = call_user(f, _substitute(args, nums, defs, counts, wrapped), kwargs)
         self.defs = (defs, counts)
 
     def pull(self, seeds: list[tuple[Any, Any]], release: bool) -> list[Any]:
@@ -216,17 +244,21 @@ def _scalar_output(y: Any, fname: str, f: Callable[..., Any]) -> None:
             and v.dtype.kind == "f"
         ):
             return
+    if type(y) is float or type(y) is int:
+        return  # a loss that does not depend on the arguments: a zero gradient
     shape = getattr(y, "shape", None)
     name = getattr(f, "__name__", "f")
     if shape is None or isinstance(y, (tuple, list, dict)):
-        raise ValueError(
-            f"{fname}: {name} must return a scalar (a 0-d array), got {type(y).__name__}; "
-            "use chainrules.ad.jacobian or chainrules.ad.vjp for other outputs"
+        raise TypeError(
+            f"{fname}: {name} must return a real scalar (a 0-d array, an array of one element "
+            f"or a Python float), got {type(y).__name__}; use chainrules.ad.jacobian or "
+            "chainrules.ad.vjp for other outputs"
         )
-    if tuple(shape) != ():
+    if math.prod(tuple(shape)) != 1:
         raise ValueError(
-            f"{fname}: {name} returned an array of shape {tuple(shape)}, not a scalar; "
-            "use chainrules.ad.jacobian or chainrules.ad.vjp for non-scalar outputs"
+            f"{fname}: {name} returned an array of shape {tuple(shape)}, not a scalar; return "
+            "a 0-d array (or one element), or use chainrules.ad.jacobian or chainrules.ad.vjp "
+            "for non-scalar outputs"
         )
     if dtype_kind(y.dtype) == "c":
         raise ValueError(
@@ -251,6 +283,8 @@ def value_and_grad(
         y = rec.out
         _scalar_output(y, "grad", f)
         value = _output_value(y, rec.trace)
+        if type(value) is float or type(value) is int:
+            value = np.asarray(float(value))
         grads = rec.pull([(y, _ones_like(value))], release=True)
         defs, counts = rec.defs
         return value, _regroup(argnums, defs, counts, grads)
@@ -297,7 +331,10 @@ def vjp(f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Callable
                 raise ValueError(
                     f"vjp: cotangent of shape {cs} does not match the output's shape {os_}"
                 )
-        seeds = [(o, lift_like(c, _output_value(o, rec.trace))) for o, c in zip(out_leaves, cts)]
+        seeds = []
+        for o, c in zip(out_leaves, cts):
+            v = _output_value(o, rec.trace)
+            seeds.append((o, lift_like(_number_like(c, v), v)))
         grads = rec.pull(seeds, release=False)
         defs, counts = rec.defs
         return tuple(_regroup(tuple(nums), defs, counts, grads))
@@ -320,6 +357,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
     tleaves, _ = flatten(tangents)
     if len(tleaves) != len(leaves):
         raise ValueError("jvp: the tangents do not have the structure of the primals")
+    tleaves = [_number_like(t, x) for t, x in zip(tleaves, leaves)]
     chunk: tuple[int, ...] = ()
     for x, t in zip(leaves, tleaves):
         if isinstance(t, AbstractZero):
@@ -333,7 +371,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
         chunk = tuple(t.shape[:extra])
     trace = ForwardTrace(tracer_class(leaves[0]) if leaves else Tracer)
     wrapped = [trace.new(x, t) for x, t in zip(leaves, tleaves)]
-    out = f(*_substitute(primals, nums, defs, counts, wrapped))
+    out = call_user(f, _substitute(primals, nums, defs, counts, wrapped), {})
     return _split_forward(out, trace, chunk)
 
 
@@ -493,7 +531,7 @@ def _jac_fwd(
             trace = ForwardTrace(tracer_class(x))
             new = list(leaves)
             new[ii] = trace.new(x, _seed_chunk(x, start, kk)) if kk > 0 else x
-            out = f(*_substitute(args, nums, defs, counts, new), **kwargs)
+            out = call_user(f, _substitute(args, nums, defs, counts, new), kwargs)
             ol, od = flatten(out)
             if out_leaves is None:
                 out_leaves = [_output_value(o, trace) for o in ol]

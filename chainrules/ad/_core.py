@@ -41,12 +41,14 @@ _SEQ = (list, tuple)
 CONSTANT_NAMES = frozenset(
     (
         "all",
+        "allclose",
         "any",
         "argmax",
         "argmin",
         "argsort",
         "argwhere",
         "array_equal",
+        "array_equiv",
         "can_cast",
         "count_nonzero",
         "empty_like",
@@ -59,6 +61,7 @@ CONSTANT_NAMES = frozenset(
         "iinfo",
         "isdtype",
         "isfinite",
+        "isclose",
         "isinf",
         "isnan",
         "iscomplexobj",
@@ -79,6 +82,32 @@ CONSTANT_NAMES = frozenset(
         "unique_inverse",
         "unique_values",
         "zeros_like",
+    )
+)
+# Functions that take a sequence of arrays as one argument; anywhere else a list or tuple holding
+# traced values stands for the array NumPy would make of it (np.append([x, y], z)), which the
+# engine builds with stack so that rules never see a sequence where they expect an array.
+SEQUENCE_NAMES = frozenset(
+    (
+        "block",
+        "broadcast_arrays",
+        "choose",
+        "column_stack",
+        "concat",
+        "concatenate",
+        "dstack",
+        "einsum",
+        "hstack",
+        "ix_",
+        "lexsort",
+        "meshgrid",
+        "multi_dot",
+        "piecewise",
+        "row_stack",
+        "select",
+        "stack",
+        "unstack",
+        "vstack",
     )
 )
 # Namespace functions that only look at dtypes: tracers are replaced by their values.
@@ -198,6 +227,39 @@ def lift_values(vals: list[Any], lower: Tracer) -> None:
                 )
         elif not isinstance(v, Tracer) and is_array(v):
             vals[i] = lift_like(v, lower)
+
+
+def stack_sequences(fn: Any, args: Any) -> Any:
+    """``args`` with each list or tuple that holds tracers replaced by their stack, unless ``fn``
+    takes sequences (``SEQUENCE_NAMES``) or is a registered Python function (its own rules say
+    what a sequence means)."""
+    name = getattr(fn, "__name__", "")
+    if name in SEQUENCE_NAMES or not (callable(fn) and _numpy_like(fn)):
+        return args
+    out = list(args)
+    for i, a in enumerate(out):
+        if type(a) in _SEQ and a and any(isinstance(e, Tracer) for e in a):
+            like = next(e for e in a if isinstance(e, Tracer))
+            parts = [
+                e if isinstance(e, Tracer) else like._ns.asarray(e, dtype=like.dtype) for e in a
+            ]
+            out[i] = like._ns.stack(parts)
+    return tuple(out)
+
+
+def _numpy_like(fn: Any) -> bool:
+    """A function of an array library (NumPy, SciPy, an array namespace), not a user's own."""
+    mod = getattr(fn, "__module__", None) or ""
+    if type(fn).__name__ == "ufunc":
+        return True
+    return mod.split(".")[0] in (
+        "numpy",
+        "scipy",
+        "array_api_compat",
+        "array_api_strict",
+        "torch",
+        "cupy",
+    )
 
 
 def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
@@ -337,7 +399,7 @@ def tracer_class(x: Any) -> type[Tracer]:
     return cls
 
 
-_SLOTS = ("_aux", "_trace", "_value")
+_SLOTS = ("_aux", "_trace", "_value", "_view")
 
 
 _OPERATORS = {
@@ -373,6 +435,7 @@ class Tracer:
     _trace: Trace
     _value: Any
     _aux: Any
+    _view: Any  # set on views only: (base, key), or (None, None) for a view not followed
     __array_priority__ = 1000
 
     _ns: ClassVar[TracedNamespace]
@@ -404,11 +467,11 @@ class Tracer:
 
     @property
     def T(self) -> Any:
-        return self._ns.permute_dims(self, tuple(range(self.ndim))[::-1])
+        return _mark_view(self._ns.permute_dims(self, tuple(range(self.ndim))[::-1]))
 
     @property
     def mT(self) -> Any:
-        return self._ns.matrix_transpose(self)
+        return _mark_view(self._ns.matrix_transpose(self))
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         return self._ns
@@ -455,7 +518,13 @@ class Tracer:
         return self._host("operator.index(x)")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        return self._host("numpy.asarray(x)")
+        raise TypeError(
+            "chainrules.ad: numpy.asarray(x) of a traced array reads its value on the host, "
+            "which cannot be differentiated. To build an array from traced values (np.array([x, "
+            "2 * x]), or a list of them passed where NumPy expects an array) use np.stack([...]) "
+            "or xp.stack / xp.concat; for control flow on values use array functions (where, "
+            "maximum, ...)"
+        )
 
     def __len__(self) -> int:
         if not self.ndim:
@@ -469,14 +538,107 @@ class Tracer:
 
     # -- indexing ---------------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
-        return dispatch(operator.getitem, (self, key), {})
+        tk = type(key)
+        if tk is list or (tk is tuple and any(type(k) in _SEQ for k in key)):
+            key = _sequence_key(self, key)
+        y = dispatch(operator.getitem, (self, key), {})
+        if isinstance(y, Tracer) and y.ndim and _basic_key(key):
+            y._view = (self, key)  # a NumPy view: writes into y reach self
+        return y
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        raise TypeError(
-            "chainrules.ad: traced arrays are immutable (x[key] = v would overwrite a value the "
-            "derivative needs); build the result functionally with where(), concat() or "
-            "chainrules.scatter_add()"
+        """``x[key] = v``, recorded as a functional update: ``x`` becomes a new traced value (the
+        old one and ``v`` both get cotangents); a view made by basic indexing writes through to
+        its base, as in NumPy."""
+        _assign(self, _updated(self, key, value))
+
+    def _inplace(self, op: str, other: Any) -> Any:
+        _assign(self, self._trace.process(self._ops[op], (self, other), _NO_KWARGS))
+        return self
+
+
+def _sequence_key(x: Tracer, key: Any) -> Any:
+    """NumPy reads a list (or a tuple inside a tuple key) of indices as an index array."""
+    base = namespace_of(primal(x))
+
+    def arr(k: Any) -> Any:
+        return (
+            base.asarray(k) if type(k) in _SEQ and not any(isinstance(e, Tracer) for e in k) else k
         )
+
+    return arr(key) if type(key) is list else tuple(arr(k) for k in key)
+
+
+def _basic_key(key: Any) -> bool:
+    """A key of ints, slices, ``None`` and ``...``: NumPy's getitem returns a view."""
+    for k in key if type(key) is tuple else (key,):
+        if not (type(k) is int or type(k) is slice or k is None or k is Ellipsis):
+            return False
+    return True
+
+
+def _assign(x: Tracer, new: Any) -> None:
+    """Make ``x`` (the object the user holds) stand for ``new``; a view writes into its base."""
+    if not isinstance(new, Tracer):
+        new = x._trace.const(new)
+    view = getattr(x, "_view", None)
+    if view is not None:
+        base, key = view
+        if base is None:
+            raise TypeError(
+                "chainrules.ad: writing into the result of a reshape, transpose or similar view "
+                "of a traced array would change its base in NumPy, which the engine does not "
+                "track; write into the base array (or a slice of it), or copy first"
+            )
+        base[key] = new  # NumPy changes the base: so does the engine
+    if new.dtype != x.dtype:
+        new = x._ns.astype(new, x.dtype)
+    obj: Any = x  # the storage slots are the subclasses' (tracer_class)
+    obj._trace = new._trace
+    obj._value = new._value
+    obj._aux = new._aux
+
+
+def _updated(x: Tracer, key: Any, value: Any) -> Any:
+    """``x`` with ``x[key] = value``, from differentiable operations (``where``, ``take``,
+    ``reshape``, ``broadcast_to``) and masks built from shapes and ``key`` alone: no value of
+    ``x`` or ``value`` is read. Repeated indices follow the backend: the positions are assigned by
+    the backend itself."""
+    xp = x._ns
+    p = primal(x)
+    base = namespace_of(p)
+    from ..core.namespaces import device_of
+
+    dev = device_of(p)
+    kw: dict[str, Any] = {} if dev is None else {"device": dev}
+    shape = tuple(x.shape)
+    if not isinstance(value, Tracer):
+        if not is_array(value):
+            value = base.asarray(value, dtype=x.dtype, **kw)
+        value = lift_like(value, x)
+    key = primal_key(key)
+    if value.ndim == 0:
+        mask = base.zeros(shape, dtype=base.bool, **kw)
+        mask[key] = True
+        return xp.where(mask, value, x)
+    # which element of the (broadcast) value lands where: computed by the backend's own setitem
+    target = base.zeros(shape, dtype=base.bool, **kw)[key]
+    n = 1
+    for d in target.shape:
+        n *= d
+    src = base.full(shape, -1, dtype=base.int64, **kw)
+    src[key] = base.reshape(base.arange(n, dtype=base.int64, **kw), tuple(target.shape))
+    flat = xp.reshape(xp.broadcast_to(value, tuple(target.shape)), (n,))
+    gathered = xp.reshape(xp.take(flat, base.reshape(base.clip(src, 0, None), (-1,))), shape)
+    return xp.where(src >= 0, gathered, x)
+
+
+def primal_key(key: Any) -> Any:
+    """An index with traced parts refused (an index is never differentiated)."""
+    for k in key if type(key) is tuple else (key,):
+        if isinstance(k, Tracer):
+            raise TypeError("chainrules.ad: a traced array cannot be used as an index")
+    return key
 
 
 _NO_KWARGS: dict[str, Any] = {}  # shared by the operators: never mutated
@@ -519,6 +681,18 @@ for _op in ("neg", "pos", "abs"):
     setattr(Tracer, f"__{_op}__", _unary(_op))
 
 
+def _inplace_op(op: str) -> Callable[[Tracer, Any], Any]:
+    def method(self: Tracer, other: Any) -> Any:  # x op= y: x itself changes, as in NumPy
+        return self._inplace(op, other)
+
+    method.__name__ = f"__i{op}__"
+    return method
+
+
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
+    setattr(Tracer, f"__i{_op}__", _inplace_op(_op))
+
+
 class _Slots:
     """Storage of the tracer classes that do not derive from an array class."""
 
@@ -553,6 +727,35 @@ _NUMPY_METHODS = {
     "round": "round",
 }
 _NUMPY_PROPERTIES = {"real": "real", "imag": "imag"}
+# NumPy returns views from these: a write into the result would change the base array, which the
+# engine does not follow (writes through basic-index views do), so such a write is refused
+_VIEW_METHODS = frozenset(("reshape", "transpose", "ravel", "squeeze", "swapaxes", "diagonal"))
+
+
+def _numpy_view_functions() -> frozenset[Any]:
+    import numpy as np
+
+    names: tuple[str, ...] = ("reshape", "transpose", "ravel", "squeeze", "swapaxes", "moveaxis")
+    names += (
+        "expand_dims",
+        "diagonal",
+        "real",
+        "imag",
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "matrix_transpose",
+    )
+    return frozenset(getattr(np, n) for n in names if hasattr(np, n))
+
+
+_NUMPY_VIEW_FUNCTIONS = _numpy_view_functions()
+
+
+def _mark_view(y: Any) -> Any:
+    if isinstance(y, Tracer):
+        y._view = (None, None)
+    return y
 
 
 class _NumpyMethods:
@@ -573,7 +776,10 @@ class _NumpyMethods:
     def __array_function__(
         self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        return dispatch(func, args, kwargs)
+        y = dispatch(func, args, kwargs)
+        if func in _NUMPY_VIEW_FUNCTIONS:
+            _mark_view(y)
+        return y
 
     def __getattr__(self, name: str) -> Any:
         import numpy as np
@@ -585,10 +791,13 @@ class _NumpyMethods:
             def method(*args: Any, **kwargs: Any) -> Any:
                 if fname in ("reshape", "transpose") and len(args) > 1:
                     args = (args,)  # x.reshape(2, 3) -> np.reshape(x, (2, 3))
-                return dispatch(fn, (self, *args), kwargs)
+                y = dispatch(fn, (self, *args), kwargs)
+                if name in _VIEW_METHODS:
+                    _mark_view(y)
+                return y
 
             return method
         pname = _NUMPY_PROPERTIES.get(name)
         if pname is not None:
-            return dispatch(getattr(np, pname), (self,), {})
+            return _mark_view(dispatch(getattr(np, pname), (self,), {}))
         raise AttributeError(f"traced array has no attribute {name!r}")

@@ -14,7 +14,7 @@ from typing import Any
 from ..core.namespaces import is_array
 from ..core.registry import find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule
+from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule, stack_sequences
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -38,6 +38,8 @@ class ForwardTrace(Trace):
         tans: list[Any] = [_NO]
         active = False
         lower: Tracer | None = None
+        if any(type(a) in _SEQ for a in args):
+            args = stack_sequences(fn, args)
         for a in args:
             if isinstance(a, Tracer):
                 if a._trace is self:
@@ -78,6 +80,10 @@ class ForwardTrace(Trace):
             kwargs = _plain_kwargs(self, fn, kwargs)
         if lower is not None:
             lift_values(vals, lower)
+            if kwargs:  # plain arrays among the keywords (logsumexp(x, b=w)) are constants too
+                kw = list(kwargs.values())
+                lift_values(kw, lower)
+                kwargs = dict(zip(kwargs, kw))
         if not active:
             return _const_result(self, dispatch(fn, vals, kwargs))
         rule = lookup_rule(find_frule, "frule", fn)
@@ -86,7 +92,7 @@ class ForwardTrace(Trace):
         y, y_dot = rule(tuple(tans), *vals, **kwargs)
         if isinstance(y_dot, AbstractZero):
             return _const_result(self, y)
-        if isinstance(y, tuple):
+        if isinstance(y, tuple) or type(y) is list:  # several outputs (split: a list)
             return _wrap_tuple(self, y, y_dot)
         return self.wrap(y, y_dot)
 
@@ -95,7 +101,7 @@ def _const_result(trace: Trace, y: Any) -> Any:
     """A result that does not depend on the trace's inputs. A floating array stays a (constant)
     tracer of the trace, so that rules never meet a mix of traced and plain arrays; integer and
     boolean results (indices, masks) leave the trace."""
-    if isinstance(y, tuple):
+    if isinstance(y, tuple) or type(y) is list:
         parts = [_const_result(trace, e) for e in y]
         return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
     if floating(y):
@@ -103,7 +109,7 @@ def _const_result(trace: Trace, y: Any) -> Any:
     return y
 
 
-def _wrap_tuple(trace: ForwardTrace, y: tuple[Any, ...], y_dot: Any) -> Any:
+def _wrap_tuple(trace: ForwardTrace, y: Any, y_dot: Any) -> Any:
     parts = []
     for i, e in enumerate(y):
         t = y_dot[i]

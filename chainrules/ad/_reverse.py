@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.registry import find_rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, accumulate, add_tangents
-from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule
+from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule, stack_sequences
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -135,7 +135,7 @@ class ReverseTrace(Trace):
             k = y.dtype.kind
             if k != "f" and k != "c":
                 return y
-        elif ty is tuple or isinstance(y, tuple):
+        elif ty is tuple or ty is list or isinstance(y, tuple):  # several outputs (split: a list)
             return self._wrap_tuple(y, pb, parents)
         elif not floating(y):
             return y
@@ -157,6 +157,8 @@ class ReverseTrace(Trace):
         vals: list[Any] = []
         parents: list[tuple[int, int, Node]] = []
         lower: Tracer | None = None
+        if any(type(a) in _SEQ for a in args):
+            args = stack_sequences(fn, args)
         for pos, a in enumerate(args, 1):
             if type(a) is cls and a._trace is self:
                 v = a._value
@@ -205,9 +207,13 @@ class ReverseTrace(Trace):
                     )
         if lower is not None:
             lift_values(vals, lower)
+            if kwargs:  # plain arrays among the keywords (logsumexp(x, b=w)) are constants too
+                kw = list(kwargs.values())
+                lift_values(kw, lower)
+                kwargs.update(zip(kwargs, kw))
         return vals, tuple(parents)
 
-    def _wrap_tuple(self, y: tuple[Any, ...], pb: Any, parents: tuple[Any, ...]) -> Any:
+    def _wrap_tuple(self, y: Any, pb: Any, parents: tuple[Any, ...]) -> Any:
         node = Node(pb, parents)
         self.tape.append(node)
         n = len(y)
@@ -237,12 +243,25 @@ def _selector(i: int, n: int, ptype: type) -> Callable[[Any], Any]:
 def _const_result(trace: ReverseTrace, y: Any) -> Any:
     """A result that does not depend on the trace's inputs: floating arrays stay constant tracers
     of the trace (no tape node), so that rules never meet a mix of traced and plain arrays."""
-    if isinstance(y, tuple):
+    if isinstance(y, tuple) or type(y) is list:
         parts = [_const_result(trace, e) for e in y]
         return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
     if floating(y):
         return trace.const(y)
     return y
+
+
+def _bad_pullback(pb: Any, out: Any, node: Node) -> TypeError:
+    """The error for a pullback whose result does not have an entry per argument."""
+    need = max(pos for pos, _, _ in node.parents) + 1
+    got = f"{len(out)} entries" if isinstance(out, tuple | list) else type(out).__name__
+    rule = getattr(pb, "__qualname__", repr(pb)).split(".<locals>")[0]
+    return TypeError(
+        f"chainrules.ad: the pullback {getattr(pb, '__qualname__', pb)!s} (of the rule "
+        f"{rule}) returned {got}; a pullback returns a tuple (f_bar, *arg_bars): NoTangent() "
+        f"for the function itself, then one cotangent per positional argument -- at least "
+        f"{need} entries here"
+    )
 
 
 def backward(tape: list[Node], seeds: list[tuple[Node, Any]], release: bool) -> None:
@@ -262,7 +281,10 @@ def backward(tape: list[Node], seeds: list[tuple[Node, Any]], release: bool) -> 
         out = pb(ct)
         del ct
         for pos, j, parent in node.parents:
-            g = out[pos]
+            try:
+                g = out[pos]
+            except (IndexError, TypeError, KeyError):
+                raise _bad_pullback(pb, out, node) from None
             if j >= 0 and not isinstance(g, AbstractZero):
                 g = g[j]
             if type(g) is not _NDARRAY and isinstance(g, AbstractZero):

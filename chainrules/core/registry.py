@@ -811,4 +811,5 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
                     return hook(traceable_call, args, kwargs)
         return fn(*args, **kwargs)
 
+    traceable_call.__chainrules_traceable__ = True  # type: ignore[attr-defined]
     return traceable_call

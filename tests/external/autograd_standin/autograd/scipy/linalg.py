@@ -1,0 +1,7 @@
+"""autograd.scipy.linalg: SciPy's, through chainrules.ad's rules."""
+
+import scipy.linalg as _m
+
+from ._route import routed as _routed
+
+globals().update(_routed(_m))

@@ -1,0 +1,6 @@
+from scipy.stats import dirichlet as _scipy
+
+from ._dists import dirichlet as _dist
+
+globals().update({n: getattr(_scipy, n) for n in dir(_scipy) if not n.startswith("_")})
+globals().update({n: getattr(_dist, n) for n in vars(_dist) if not n.startswith("_")})
