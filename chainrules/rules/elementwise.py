@@ -189,9 +189,14 @@ scalar_rule("copysign", _copysign_dx, 0, domain=(POS, R), expect=TORCH_NO_SCALAR
 
 
 def _sigmoid(xp: Any, t: Any) -> Any:
-    """``1 / (1 + exp(-t))`` without overflow: ``exp(-|t|)`` never exceeds 1."""
-    e = xp.exp(-xp.abs(t))
-    return xp.where(t >= 0, 1 / (1 + e), e / (1 + e))
+    """``1 / (1 + exp(-t))`` without overflow: each branch exponentiates a number <= 0. Each
+    branch is smooth where it is taken (no ``abs``, whose kink at a tie ``t = 0`` would make the
+    second derivative 0 there instead of 1/4)."""
+    pos = t >= 0
+    zero = xp.zeros_like(t)
+    e_pos = xp.exp(-xp.where(pos, t, zero))
+    e_neg = xp.exp(xp.where(pos, zero, t))
+    return xp.where(pos, 1 / (1 + e_pos), e_neg / (1 + e_neg))
 
 
 # d/dx1 logaddexp(x1, x2) = sigmoid(x1 - x2): exact at large equal arguments, where exp(x1 - out)

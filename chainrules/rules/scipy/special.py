@@ -288,12 +288,16 @@ def elementwise(
     nout: int = 1,
     unsupported: Sequence[str] = (),
     refuse: Callable[[dict[str, Any]], None] | None = None,
+    also: Sequence[str] = (),
     **meta: Any,
 ) -> None:
     """Register ``"scipy:special.NAME"``, an elementwise function with SciPy's signature
     ``template``: its first ``len(partials)`` parameters are the (broadcast) arguments, each with
     its partial derivative ``(ctx, *arguments) -> array`` (``None``: no tangent space;
-    ``MISSING``: no closed form). The rules of each library's function call that function."""
+    ``MISSING``: no closed form). The rules of each library's function call that function.
+    ``also``: further names of ``scipy.special`` (dotted) for the same function, such as the
+    ufunc a Python wrapper calls, which an engine's traced arrays receive through
+    ``__array_ufunc__`` when a pullback is differentiated again."""
     fname = f"special.{name}"
     sig = signature(name, template, unsupported)
     params = sig.names[: len(partials)]
@@ -301,8 +305,9 @@ def elementwise(
     r, f = _scipy_rules(fname, bind)
     if "domain" in meta and "examples" not in meta:
         meta["examples"] = _domain_examples(meta.pop("domain"), meta.pop("complex", None))
-    register_rrule(f"scipy:{fname}", bind=bind, **meta)(r)
-    register_frule(f"scipy:{fname}", bind=bind, **meta)(f)
+    targets = (f"scipy:{fname}", *(f"scipy:special.{a}" for a in also))
+    register_rrule(*targets, bind=bind, **meta)(r)
+    register_frule(*targets, bind=bind, **meta)(f)
 
 
 def _domain_examples(domain: tuple[Any, ...], cplx: Any) -> Callable[[Any], list[Any]]:
@@ -687,6 +692,7 @@ def _reg_elementwise() -> None:
         MISSING,
         lambda c, x, q: -x * c.sp.zeta(x + 1, q),
         examples=_int_first_examples(1, (0.5, 2.5), low=2),
+        also=("_ufuncs._zeta",),  # what scipy.special.zeta(x, q) calls: polygamma's pullback
     )
     # exponential integrals
     e("exp1", lambda x, out=None: None, lambda c, x: -c.xp.exp(-x) / x, domain=pos)
