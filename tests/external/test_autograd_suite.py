@@ -13,8 +13,8 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 
-# measured at the commit that added the suite (bff107b of HIPS/autograd): 565 of 594 applicable
-MIN_PASSED = 565
+# measured on main (suite at bff107b of HIPS/autograd): 581 of 594 applicable
+MIN_PASSED = 581
 
 
 def test_autograd_suite_pass_count(tmp_path: Path) -> None:
@@ -26,7 +26,7 @@ def test_autograd_suite_pass_count(tmp_path: Path) -> None:
     )
     counts = json.loads(out.read_text())["counts"]
     assert counts["passed"] >= MIN_PASSED, counts
-    assert counts["passed"] / (counts["passed"] + counts["failed"]) >= 0.95, counts
+    assert counts["passed"] / (counts["passed"] + counts["failed"]) >= 0.97, counts
 
 
 @pytest.fixture

@@ -121,3 +121,11 @@ def test_pullback_is_differentiable_again(name: str) -> None:
             assert float(np.max(np.abs(g))) == 0.0, name
         else:
             assert float(np.max(np.abs(g))) > 0, name
+
+
+@pytest.mark.parametrize("f, s", [(np.logaddexp, 1.0), (np.logaddexp2, np.log(2.0))])
+def test_logaddexp_second_derivative_at_a_tie(f, s) -> None:  # type: ignore[no-untyped-def]
+    # d/dx1 = sigmoid(s (x1 - x2)): its derivative at x1 == x2 is s/4, from either side
+    x2 = np.array([0.0, 3.0, -2.0])
+    h = ad.hessian(lambda x1: np.sum(f(x1, x2)))(x2.copy())
+    np.testing.assert_allclose(np.diag(h), s / 4 * np.ones(3), rtol=1e-12)
