@@ -30,7 +30,12 @@ from typing import Any, TextIO
 
 from . import __version__
 from .core.registry import Registration, registrations
-from .testing.backends import BACKENDS, get_backend, use_jax_compilation_cache
+from .testing.backends import (
+    BACKENDS,
+    get_backend,
+    use_jax_compilation_cache,
+    use_quick_xla_compiles,
+)
 from .testing.runner import DEVICE_CHECKS, Cell, set_profile
 from .testing.suite import defined_in, run_cell
 
@@ -276,6 +281,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     profile = "thorough" if args.thorough else "fast"
     set_profile(profile)
     use_jax_compilation_cache()  # before JAX is imported: workers inherit the environment
+    use_quick_xla_compiles()
     names = args.backend or list(BACKENDS)
     backends = []
     for n in names:

@@ -8,7 +8,12 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from chainrules.testing.backends import BACKENDS, Backend, use_jax_compilation_cache
+from chainrules.testing.backends import (
+    BACKENDS,
+    Backend,
+    use_jax_compilation_cache,
+    use_quick_xla_compiles,
+)
 from chainrules.testing.runner import set_profile
 
 settings.register_profile(
@@ -36,6 +41,7 @@ set_profile("thorough" if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "thoroug
 # JAX's compiled programs on disk, shared by the xdist workers (the JAX and jit columns are
 # mostly XLA compile time; see use_jax_compilation_cache)
 use_jax_compilation_cache()
+use_quick_xla_compiles()  # XLA's compiler at level 0: the programs are small and run once
 
 
 def _installed(module: str) -> bool:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -25,3 +27,24 @@ def test_unknown_backend_and_gpu_backend_without_gpu() -> None:
     cupy = pytest.importorskip("cupy")
     if not cupy.cuda.is_available():
         assert "cupy" not in names
+
+
+def test_use_quick_xla_compiles_sets_and_respects_xla_flags(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from chainrules.testing.backends import use_quick_xla_compiles
+
+    monkeypatch.delenv("CHAINRULES_XLA_QUICK", raising=False)
+    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+    assert use_quick_xla_compiles()
+    assert os.environ["XLA_FLAGS"].split() == [
+        "--xla_force_host_platform_device_count=8",
+        "--xla_backend_optimization_level=0",
+    ]
+    assert use_quick_xla_compiles()  # a second call adds nothing
+    assert os.environ["XLA_FLAGS"].count("optimization_level") == 1
+    monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=3")  # the user's choice
+    assert not use_quick_xla_compiles()
+    assert os.environ["XLA_FLAGS"] == "--xla_backend_optimization_level=3"
+    monkeypatch.setenv("XLA_FLAGS", "")
+    monkeypatch.setenv("CHAINRULES_XLA_QUICK", "0")
+    assert not use_quick_xla_compiles()
+    assert os.environ["XLA_FLAGS"] == ""
