@@ -4,7 +4,8 @@
 traced namespace) or a ``@chainrules.traceable`` function. A plain Python ``f`` with a registered
 rule runs its body instead, so its rule is silently bypassed. While a transformation calls the
 user's function, and only if such functions are registered, a profile hook watches for calls of
-them with traced arguments and warns once per function, naming it and the fix.
+them with traced arguments and warns once per function, naming it and the fix. Under a
+profiler of the user's (``sys.getprofile()`` set) it stays out of the way and does not warn.
 """
 
 from __future__ import annotations
@@ -43,13 +44,12 @@ _warned: set[Any] = set()
 def _plain_targets() -> dict[Any, Any]:
     """``{code object: function}`` of the registered plain Python functions of users' code."""
     global _cache
-    regs = registry._REGISTRATIONS
-    key = (len(regs), next(reversed(regs), None))  # O(1): the registrations change rarely
-    if _cache[0] == key:
+    callables = registry.registered_callables()
+    if _cache[0] is callables:
         return _cache[1]
     found = {}
-    for family, target in list(regs):
-        if family != "callable" or type(target) is not types.FunctionType:
+    for target in callables:
+        if type(target) is not types.FunctionType:
             continue
         if getattr(target, "__chainrules_traceable__", False):
             continue
@@ -57,7 +57,7 @@ def _plain_targets() -> dict[Any, Any]:
         if mod.split(".")[0].startswith(_LIBRARIES):
             continue
         found[target.__code__] = target
-    _cache = (key, found)
+    _cache = (callables, found)
     return found
 
 
@@ -91,7 +91,7 @@ def _inside_own_rule(fn: Any, frame: types.FrameType) -> bool:
 def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     """``f(*args, **kwargs)``, warning when a registered plain function is traced through."""
     targets = _plain_targets()
-    if not targets:
+    if not targets or sys.getprofile() is not None:  # never displace the user's profiler
         return f(*args, **kwargs)
     from ._core import Tracer
 

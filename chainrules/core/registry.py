@@ -48,6 +48,7 @@ __all__ = [
     "register_frule",
     "register_namespace",
     "register_rrule",
+    "registered_callables",
     "registration_of",
     "registrations",
     "resolve",
@@ -741,6 +742,22 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
         if rule is None:
             raise _no_rule("frule", f)
     return rule(tangents, *args, **kwargs)
+
+
+_CALLABLES: tuple[Any, tuple[Any, ...]] = (None, ())
+
+
+def registered_callables() -> tuple[Any, ...]:
+    """Every function registered as a callable target (``register_rrule(f)``), oldest first.
+    Cheap to call often: the tuple is rebuilt only after the registrations change."""
+    global _CALLABLES
+    regs = _REGISTRATIONS
+    key = (len(regs), next(reversed(regs), None))
+    if _CALLABLES[0] != key:
+        with _LOCK:
+            found = tuple(t for family, t in list(regs) if family == "callable")
+        _CALLABLES = (key, found)
+    return _CALLABLES[1]
 
 
 def registrations() -> Iterator[Registration]:

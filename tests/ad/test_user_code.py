@@ -154,6 +154,38 @@ def test_rule_of_a_plain_function_warns_that_it_is_bypassed(clean_registry: Any)
         ad.grad(lambda x: np.sum(mysoftplus(x)))(X)
 
 
+def test_untraced_rule_check_never_displaces_a_profiler(clean_registry: Any) -> None:
+    import sys
+    import warnings
+
+    import chainrules as cr
+
+    def mysoftplus(x: Any) -> Any:
+        return np.logaddexp(x, 0.0)
+
+    @cr.register_rrule(mysoftplus)
+    def _rrule(x: Any) -> Any:
+        return mysoftplus(x), lambda y_bar: (cr.NoTangent(), y_bar * 0.0)
+
+    seen = []
+
+    def profiler(frame: Any, event: str, arg: Any) -> None:
+        seen.append(event)
+
+    def loss(x: Any) -> Any:
+        seen.append(sys.getprofile() is profiler)
+        return np.sum(mysoftplus(x))
+
+    sys.setprofile(profiler)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no UntracedRuleWarning: the check stays out
+            ad.grad(loss)(X)
+    finally:
+        sys.setprofile(None)
+    assert True in seen and False not in seen  # the user's profiler ran throughout
+
+
 def test_rule_of_a_traceable_function_is_used(clean_registry: Any) -> None:
     import chainrules as cr
 
