@@ -26,6 +26,7 @@ import types
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from ..core import registry
 from ..core.namespaces import dtype_kind, is_array, namespace_of
 from ..core.registry import NoRuleError, function_name
 
@@ -307,7 +308,11 @@ def user_frame() -> str:
 # --- the traced namespace ----------------------------------------------------------------------
 class TracedNamespace(types.ModuleType):
     """The namespace a tracer reports: every function of the wrapped array namespace, routed
-    through :func:`dispatch`. Attributes are built on first access and cached."""
+    through :func:`dispatch`. Attributes are built on first access and cached. Its ``linalg``,
+    ``fft`` and ``special`` are traced namespaces too; ``special`` is the library's own
+    (``torch.special``) or the SciPy that goes with it (``scipy.special`` for NumPy,
+    ``jax.scipy.special`` for JAX, ``cupyx.scipy.special`` for CuPy), where SciPy's array-API
+    code looks for it."""
 
     def __init__(self, base: Any) -> None:
         super().__init__(f"chainrules.ad[{getattr(base, '__name__', type(base).__name__)}]")
@@ -319,6 +324,15 @@ class TracedNamespace(types.ModuleType):
             and name not in ("__array_api_version__", "__array_namespace_info__")
         ):
             raise AttributeError(name)
+        if name == "special":  # the base's own (torch.special), else the SciPy that goes with it
+            attr = getattr(self._cr_base, name, None) or registry.scipy_namespace(
+                self._cr_base, "special"
+            )
+            if attr is None:
+                raise AttributeError(f"{self.__name__} has no special functions")
+            value: Any = TracedNamespace(attr)
+            setattr(self, name, value)
+            return value
         attr = getattr(self._cr_base, name)
         value = _adapt(name, attr)
         setattr(self, name, value)

@@ -53,6 +53,7 @@ __all__ = [
     "registrations",
     "resolve",
     "rrule",
+    "scipy_namespace",
     "traceable",
 ]
 
@@ -765,6 +766,21 @@ def registrations() -> Iterator[Registration]:
     regs = list(_REGISTRATIONS.items())
     yield from (r for (family, _), r in regs if family != "callable")
     yield from (r for (family, _), r in regs if family == "callable")
+
+
+def scipy_namespace(module: Any, sub: str) -> Any:
+    """The SciPy subpackage ``sub`` (``"special"``, ``"linalg"``, ...) that goes with the array
+    namespace ``module``: ``scipy.special`` for NumPy (and array-api-compat's NumPy),
+    ``jax.scipy.special`` for ``jax.numpy``, ``cupyx.scipy.special`` for CuPy, ``torch.special``
+    for torch. Imported if it is installed; ``None`` if there is none."""
+    mod_name = str(getattr(module, "__name__", "")).removeprefix("array_api_compat.")
+    root = _SCIPY_OF.get(mod_name)
+    if root is None or (root == "torch" and sub != "special"):
+        return None
+    try:
+        return importlib.import_module(f"{root}.{sub}")
+    except ImportError:
+        return None
 
 
 def resolve_name(family: str, name: str, module: Any) -> Any:

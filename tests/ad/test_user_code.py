@@ -251,3 +251,36 @@ def test_plain_array_keyword_mixes_with_tracers_at_second_order() -> None:
     g = ad.grad(f)
     fd = np.array([(g(X + eps * e) - g(X - eps * e)) / (2 * eps) for e in np.eye(4)])
     close(h, fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_traced_namespace_has_special_functions_with_rules(lib: str) -> None:
+    import array_api_compat
+
+    sp = pytest.importorskip("scipy.special")
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        x0: Any = torch.tensor([0.5, 1.5, 3.0], dtype=torch.float64)
+    else:
+        x0 = np.array([0.5, 1.5, 3.0])
+
+    def loss(x: Any) -> Any:
+        xp = array_api_compat.array_namespace(x)  # what SciPy's array-API code asks for
+        return xp.sum(xp.special.gammaln(x) * xp.special.expit(x))
+
+    x = np.array([0.5, 1.5, 3.0])
+    s = sp.expit(x)
+    expected = sp.digamma(x) * s + sp.gammaln(x) * s * (1 - s)
+    close(np.asarray(ad.grad(loss)(x0)), expected)
+    h = ad.hessian(lambda x: np.sum(array_api_compat.array_namespace(x).special.gammaln(x)))(x)
+    close(np.diag(h), sp.polygamma(1, x))
+
+
+def test_traced_namespace_without_special_functions_says_so() -> None:
+    xps = pytest.importorskip("array_api_strict")
+
+    def loss(x: Any) -> Any:
+        return x.__array_namespace__().special.gammaln(x)
+
+    with pytest.raises(AttributeError, match="no special functions"):
+        ad.grad(loss)(xps.asarray([1.0, 2.0]))

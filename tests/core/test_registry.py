@@ -243,3 +243,23 @@ def test_registration_keywords_are_typed_and_checked(clean_registry):
     with pytest.raises(TypeError, match="examples= must be a function"):
         cr.register_frule(f, examples=[1, 2])(lambda t, x: x)
     assert set(cr.core.registry.META_KEYS) >= {"examples", "expect", "bind", "domain"}
+
+
+def test_scipy_namespace_goes_with_each_array_namespace() -> None:
+    import numpy as np
+
+    from chainrules.core.registry import scipy_namespace
+
+    sp = pytest.importorskip("scipy.special")
+    import array_api_compat.numpy as cnp
+
+    assert scipy_namespace(np, "special") is sp
+    assert scipy_namespace(cnp, "special") is sp
+    assert scipy_namespace(np, "linalg").__name__ == "scipy.linalg"
+    torch = pytest.importorskip("torch")
+    assert scipy_namespace(torch, "special") is torch.special
+    assert scipy_namespace(torch, "linalg") is None  # torch.linalg is not SciPy's
+    jnp = pytest.importorskip("jax.numpy")
+    assert scipy_namespace(jnp, "special").__name__ == "jax.scipy.special"
+    xps = pytest.importorskip("array_api_strict")
+    assert scipy_namespace(xps, "special") is None

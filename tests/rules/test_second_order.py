@@ -123,7 +123,7 @@ def test_pullback_is_differentiable_again(name: str) -> None:
             assert float(np.max(np.abs(g))) > 0, name
 
 
-@pytest.mark.parametrize("f, s", [(np.logaddexp, 1.0), (np.logaddexp2, np.log(2.0))])
+@pytest.mark.parametrize(("f", "s"), [(np.logaddexp, 1.0), (np.logaddexp2, np.log(2.0))])
 def test_logaddexp_second_derivative_at_a_tie(f, s) -> None:  # type: ignore[no-untyped-def]
     # d/dx1 = sigmoid(s (x1 - x2)): its derivative at x1 == x2 is s/4, from either side
     x2 = np.array([0.0, 3.0, -2.0])
