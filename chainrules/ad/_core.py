@@ -103,6 +103,7 @@ SEQUENCE_NAMES = frozenset(
         "lexsort",
         "meshgrid",
         "multi_dot",
+        "odeint",  # scipy.integrate.odeint's args=: a tuple of func's extra arguments
         "piecewise",
         "row_stack",
         "select",

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import registry
+from ..core.config import use_rule_config
+from ._config import AD_CONFIG
 
 __all__ = ["UntracedRuleWarning", "call_user"]
 
@@ -89,7 +91,13 @@ def _inside_own_rule(fn: Any, frame: types.FrameType) -> bool:
 
 
 def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
-    """``f(*args, **kwargs)``, warning when a registered plain function is traced through."""
+    """``f(*args, **kwargs)`` with the engine's RuleConfig current, warning when a registered
+    plain function is traced through."""
+    with use_rule_config(AD_CONFIG):  # rules of higher-order functions differentiate through ad
+        return _call_checked(f, args, kwargs)
+
+
+def _call_checked(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     targets = _plain_targets()
     if not targets or sys.getprofile() is not None:  # never displace the user's profiler
         return f(*args, **kwargs)

@@ -609,7 +609,18 @@ def find_rrule(f: Any) -> Callable[..., Any] | None:
         return None
     if (e is None or e.rrule is None) and _resolve_new():
         e = _TABLE.get(f)
-    return None if e is None else e.rrule
+    if e is None or e.rrule is None:
+        wrapped = _traceable_of(f)
+        return None if wrapped is None else find_rrule(wrapped)
+    return e.rrule
+
+
+def _traceable_of(f: Any) -> Any:
+    """The function a :func:`traceable` wrapper wraps (``traceable(scipy.integrate.odeint)``
+    uses odeint's rules), or ``None``."""
+    if getattr(f, "__chainrules_traceable__", False):
+        return getattr(f, "__wrapped__", None)
+    return None
 
 
 def find_frule(f: Any) -> Callable[..., Any] | None:
@@ -620,7 +631,10 @@ def find_frule(f: Any) -> Callable[..., Any] | None:
         return None
     if (e is None or e.frule is None) and _resolve_new():
         e = _TABLE.get(f)
-    return None if e is None else e.frule
+    if e is None or e.frule is None:
+        wrapped = _traceable_of(f)
+        return None if wrapped is None else find_frule(wrapped)
+    return e.frule
 
 
 def registration_of(f: Any) -> Registration | None:
@@ -823,7 +837,9 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
     every other argument the body runs as before, at the cost of one attribute lookup per
     argument.
 
-    Register the rules for the *wrapped* function (apply ``traceable`` first)::
+    A function that has rules already (a library's: ``traceable(scipy.integrate.odeint)``)
+    keeps them: the wrapper uses the wrapped function's rules unless it has rules of its own.
+    Otherwise register the rules for the *wrapped* function (apply ``traceable`` first)::
 
         @chainrules.traceable
         def segment_sum(values, segments, n): ...

@@ -233,7 +233,7 @@ def check_registration(
                             label,
                             dtype,
                             lambda t=tester, a=args, kw=ex.kwargs: t(  # type: ignore[misc]
-                                f, *a, scalar_free=False, jit=False, hermitian=hermitian, **kw
+                                f, *a, scalar_free=False, jit=False, hermitian=hermitian, fkwargs=kw
                             ),
                         )
 
@@ -267,12 +267,12 @@ def check_device(reg: Registration, which: str, examples: Sequence[Example] | No
         jf = BACKENDS["jax"].function(reg)
 
         def go(ex: Example) -> None:
-            checks.check_jit(f, *ex.args, **ex.kwargs, f_jax=jf)
+            checks.check_jit(f, *ex.args, fkwargs=ex.kwargs, f_jax=jf)
     else:
         module = np
 
         def go(ex: Example) -> None:
-            checks.check_scalar_free(f, *ex.args, **ex.kwargs)
+            checks.check_scalar_free(f, *ex.args, fkwargs=ex.kwargs)
 
     if examples is None:
         examples = examples_for(reg)

@@ -15,4 +15,4 @@ Nothing here imports SciPy, JAX, PyTorch or CuPy: the rules are registered by na
 when a library's function is first looked up.
 """
 
-from . import linalg, signal, special, stats  # noqa: F401
+from . import integrate, linalg, signal, special, stats  # noqa: F401
