@@ -89,7 +89,22 @@ def _inside_own_rule(fn: Any, frame: types.FrameType) -> bool:
 
 
 def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
-    """``f(*args, **kwargs)``, warning when a registered plain function is traced through."""
+    """``f(*args, **kwargs)`` with its trace running (``_core.enter``: arrays the code creates
+    and data arguments are constants of it), warning when a registered plain function is
+    traced through."""
+    from ._core import ACTIVE, enter
+
+    trace, args, kwargs = enter(args, kwargs)
+    if trace is None:
+        return _call_user(f, args, kwargs)
+    ACTIVE.append(trace)
+    try:
+        return _call_user(f, args, kwargs)
+    finally:
+        ACTIVE.pop()
+
+
+def _call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     targets = _plain_targets()
     if not targets or sys.getprofile() is not None:  # never displace the user's profiler
         return f(*args, **kwargs)
