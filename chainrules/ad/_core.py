@@ -85,6 +85,37 @@ CONSTANT_NAMES = frozenset(
         "zeros_like",
     )
 )
+# Of those, the ones whose result is never a function of the inputs whatever the rule says
+# (booleans, indices, new arrays of a given shape): the engine skips their rules.
+NONDIFF_NAMES = frozenset(
+    (
+        "all",
+        "allclose",
+        "any",
+        "argmax",
+        "argmin",
+        "argsort",
+        "array_equal",
+        "array_equiv",
+        "count_nonzero",
+        "empty_like",
+        "equal",
+        "greater",
+        "greater_equal",
+        "isclose",
+        "isfinite",
+        "isinf",
+        "isnan",
+        "less",
+        "less_equal",
+        "nonzero",
+        "not_equal",
+        "ones_like",
+        "searchsorted",
+        "signbit",
+        "zeros_like",
+    )
+)
 # Functions that take a sequence of arrays as one argument; anywhere else a list or tuple holding
 # traced values stands for the array NumPy would make of it (np.append([x, y], z)), which the
 # engine builds with stack so that rules never see a sequence where they expect an array.
@@ -139,6 +170,10 @@ class Trace:
 
     def const(self, value: Any) -> Tracer:
         """``value`` as a constant of this trace (no tape node, zero tangent)."""
+        raise NotImplementedError
+
+    def is_const(self, t: Tracer) -> bool:
+        """True when ``t`` (a tracer of this trace) does not depend on this trace's inputs."""
         raise NotImplementedError
 
 
@@ -218,17 +253,40 @@ def lift_constants(vals: Any) -> list[Any]:
     return out
 
 
+def _liftable(e: Any) -> bool:
+    """A raw array in a sequence argument (not a NumPy scalar: those are numbers there, as in a
+    shape tuple)."""
+    return not isinstance(e, Tracer) and not isinstance(e, _np_generic()) and is_array(e)
+
+
 def lift_values(vals: list[Any], lower: Tracer) -> None:
     """Replace the raw arrays among ``vals`` (in place) by constants of ``lower``'s levels."""
     for i, v in enumerate(vals):
         if type(v) in _SEQ:
-            if any(is_array(e) and not isinstance(e, Tracer) for e in v):
-                vals[i] = type(v)(
-                    lift_like(e, lower) if is_array(e) and not isinstance(e, Tracer) else e
-                    for e in v
-                )
+            if any(_liftable(e) for e in v):
+                vals[i] = type(v)(lift_like(e, lower) if _liftable(e) else e for e in v)
         elif not isinstance(v, Tracer) and is_array(v):
             vals[i] = lift_like(v, lower)
+
+
+_GENERIC: list[type] = []
+
+
+def _np_generic() -> type:
+    if not _GENERIC:
+        import numpy as np
+
+        _GENERIC.append(np.generic)
+    return _GENERIC[0]
+
+
+def number(a: Any, numpy_values: bool) -> Any:
+    """A NumPy scalar argument (``np.float64(2)``, ``finfo(x.dtype).eps``) as the Python number
+    it stands for where the traced arrays are not NumPy's (array-api-strict, torch, device
+    arrays refuse to mix with NumPy objects); ``a`` itself otherwise."""
+    if not numpy_values and isinstance(a, _np_generic()):
+        return a.item()  # type: ignore[attr-defined]  # a host scalar: no array is read
+    return a
 
 
 def stack_sequences(fn: Any, args: Any) -> Any:
@@ -268,8 +326,11 @@ def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
     """The ``kind`` rule of ``fn`` (``find`` is the registry's public ``find_rrule`` or
     ``find_frule``); ``None`` for a function of ``CONSTANT_NAMES`` without one (its result is a
     constant); else ``NoRuleError``."""
+    name = getattr(fn, "__name__", "")
+    if name in NONDIFF_NAMES:  # evaluated on the values, at every level (a comparison inside a
+        return None  # Hessian: its rule would call the library's function on tracers)
     rule = find(fn)
-    if rule is None and getattr(fn, "__name__", "") not in CONSTANT_NAMES:
+    if rule is None and name not in CONSTANT_NAMES:
         raise no_rule(kind, fn)
     return rule
 
@@ -306,6 +367,93 @@ def user_frame() -> str:
     return "<unknown>"
 
 
+# --- traces in progress -------------------------------------------------------------------------
+# The traces whose function is running (call_user pushes them), innermost last. Arrays that the
+# traced namespace creates from no array (xp.zeros(n), xp.asarray(0.1), xp.arange(n)) become
+# constants of the outermost one of their library, so they mix with tracers everywhere a tracer goes
+# (array_namespace, the library's own functions, operators).
+ACTIVE: list[Trace] = []
+CREATION_NAMES = frozenset(
+    ("arange", "empty", "eye", "from_dlpack", "full", "linspace", "ones", "zeros", "tri")
+)
+
+
+# Off: with it on, 34 tests of autograd's suite lost their gradients (cause not found yet);
+# created arrays stay plain and are lifted where they meet tracers (lift_values).
+_CREATED_CONSTANTS = False
+
+
+def created(y: Any) -> Any:
+    """A floating array made by the traced namespace, as a constant of the innermost running
+    trace of its library (unchanged outside traced code)."""
+    if not _CREATED_CONSTANTS or not ACTIVE or isinstance(y, Tracer) or not floating(y):
+        return y
+    cls = tracer_class(y)
+    # the outermost: a constant of a lower level mixes with tracers of every higher one, and
+    # rules that run on an outer trace's tracers (a pullback inside a Hessian) create arrays too
+    for tr in ACTIVE:
+        if tr.cls is cls:
+            return tr.const(y)
+    return y
+
+
+def enter(args: Any, kwargs: dict[str, Any]) -> tuple[Trace | None, list[Any], dict[str, Any]]:
+    """Before a transformation calls the user's function: the innermost trace among ``args``
+    (pushed on ``ACTIVE`` by the caller) and the arguments with the floating arrays of its
+    library that are not differentiated (data, at the top level or in a tuple, list or dict)
+    made constants of it, so that ``array_namespace(data, x)`` and the library's functions see
+    one kind of array."""
+    top: Trace | None = None
+    for a in args:
+        for e in _leaves(a):
+            if isinstance(e, Tracer) and (top is None or e._trace.level > top.level):
+                top = e._trace
+    out = list(args)
+    if top is None:
+        return top, out, kwargs
+    cls = top.cls
+
+    def lift(e: Any) -> Any:
+        if type(e) in _DATA_TYPES.get(cls, ()) and floating(e):
+            return top.const(e)
+        return e
+
+    if cls not in _DATA_TYPES:
+        _DATA_TYPES[cls] = tuple(t for t, c in _BY_TYPE.items() if c is cls)
+    for i, a in enumerate(out):
+        ta = type(a)
+        if ta in _SEQ:
+            out[i] = ta(lift(e) for e in a)
+        elif ta is dict:
+            out[i] = {k: lift(v) for k, v in a.items()}
+        else:
+            out[i] = lift(a)
+    if kwargs:
+        kwargs = {k: lift(v) for k, v in kwargs.items()}
+    return top, out, kwargs
+
+
+_DATA_TYPES: dict[type, tuple[type, ...]] = {}
+
+
+def _leaves(a: Any) -> Any:
+    ta = type(a)
+    if ta in _SEQ:
+        return a
+    if ta is dict:
+        return a.values()
+    return (a,)
+
+
+def is_constant(x: Any) -> bool:
+    """True when ``x`` depends on no input at any tracing level (reading it loses nothing)."""
+    while isinstance(x, Tracer):
+        if not x._trace.is_const(x):
+            return False
+        x = x._value
+    return True
+
+
 # --- the traced namespace ----------------------------------------------------------------------
 class TracedNamespace(types.ModuleType):
     """The namespace a tracer reports: every function of the wrapped array namespace, routed
@@ -316,8 +464,16 @@ class TracedNamespace(types.ModuleType):
     code looks for it."""
 
     def __init__(self, base: Any) -> None:
-        super().__init__(f"chainrules.ad[{getattr(base, '__name__', type(base).__name__)}]")
+        # the base's own name: array_api_compat.array_namespace(tracer, plain) dedupes namespaces
+        # by name (since 1.14), so a traced array and a plain one of the same library give one
+        # namespace, not "Multiple namespaces" (the first argument's). Arrays the traced code
+        # creates and arguments that are not differentiated are constants of the trace
+        # (created, enter), so plain arrays are rare inside traced code.
+        super().__init__(getattr(base, "__name__", type(base).__name__))
         self._cr_base = base
+
+    def __repr__(self) -> str:
+        return f"<traced namespace chainrules.ad[{self.__name__}]>"
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_cr_") or (
@@ -360,10 +516,21 @@ def _adapt(name: str, attr: Any) -> Any:
                 if dtype is None or dtype == obj.dtype:
                     return obj
                 return obj.__array_namespace__().astype(obj, dtype)
-            return attr(obj, *args, **kwargs)
+            if type(obj) in _SEQ and any(isinstance(e, Tracer) for e in obj):
+                return dispatch(attr, (obj, *args), kwargs)  # stacked by the engine
+            return created(attr(obj, *args, **kwargs))
 
         asarray.__wrapped__ = attr  # type: ignore[attr-defined]
         return asarray
+
+    if name in CREATION_NAMES:
+
+        def create(*args: Any, **kwargs: Any) -> Any:
+            return created(attr(*args, **kwargs))
+
+        create.__name__ = name
+        create.__wrapped__ = attr  # type: ignore[attr-defined]
+        return create
 
     def traced(*args: Any, **kwargs: Any) -> Any:
         return dispatch(attr, args, kwargs)
@@ -405,6 +572,7 @@ def tracer_class(x: Any) -> type[Tracer]:
         ns = TracedNamespace(base)
         ops = {op: getattr(base, fname) for op, fname in _OPERATORS.items() if hasattr(base, fname)}
         attrs = {"__slots__": _SLOTS, "_ns": ns, "_base": base, "_ops": ops, "_keep": base}
+        attrs["_numpy"] = mod == "numpy"  # NumPy scalars mix with its values as they are
         if bases[-1] is _Slots:
             attrs["__slots__"] = ()
         cls = type(f"Tracer[{getattr(base, '__name__', '?')}]", bases, attrs)
@@ -456,6 +624,7 @@ class Tracer:
     _ns: ClassVar[TracedNamespace]
     _base: ClassVar[Any]
     _ops: ClassVar[dict[str, Any]]
+    _numpy: ClassVar[bool] = False
 
     # -- the standard's attributes (metadata: never a value read) --------------------------------
     @property
@@ -511,6 +680,8 @@ class Tracer:
 
     # -- host reads are refused: they would detach the value from differentiation ----------------
     def _host(self, what: str) -> Any:
+        if is_constant(self):  # depends on no input: reading it loses no derivative
+            return _HOST_READS[what](primal(self))
         raise TypeError(
             f"chainrules.ad: {what} of a traced array reads its value on the host, which cannot "
             "be differentiated; use array functions (where, maximum, ...) instead of Python "
@@ -533,6 +704,10 @@ class Tracer:
         return self._host("operator.index(x)")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        if is_constant(self):  # data, not a function of the inputs (a fitted model's mean_)
+            import numpy as np
+
+            return np.asarray(primal(self), dtype=dtype)
         raise TypeError(
             "chainrules.ad: numpy.asarray(x) of a traced array reads its value on the host, "
             "which cannot be differentiated. To build an array from traced values (np.array([x, "
@@ -570,6 +745,15 @@ class Tracer:
     def _inplace(self, op: str, other: Any) -> Any:
         _assign(self, self._trace.process(self._ops[op], (self, other), _NO_KWARGS))
         return self
+
+
+_HOST_READS: dict[str, Callable[[Any], Any]] = {
+    "bool(x)": bool,
+    "float(x)": float,
+    "int(x)": int,
+    "complex(x)": complex,
+    "operator.index(x)": operator.index,
+}
 
 
 def _sequence_key(x: Tracer, key: Any) -> Any:

@@ -14,7 +14,16 @@ from typing import Any
 from ..core.namespaces import is_array
 from ..core.registry import find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule, stack_sequences
+from ._core import (
+    Trace,
+    Tracer,
+    dispatch,
+    floating,
+    lift_values,
+    lookup_rule,
+    number,
+    stack_sequences,
+)
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -32,6 +41,9 @@ class ForwardTrace(Trace):
 
     def const(self, value: Any) -> Tracer:
         return self.wrap(value, _ZERO)
+
+    def is_const(self, t: Tracer) -> bool:
+        return isinstance(t._aux, AbstractZero)
 
     def process(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
         vals: list[Any] = []
@@ -74,6 +86,7 @@ class ForwardTrace(Trace):
                 vals.append(type(a)(vs))
                 tans.append(Tangent(*ts, primal_type=type(a)))
             else:
+                a = number(a, self.cls._numpy)
                 vals.append(a)
                 tans.append(_ZERO if is_array(a) else _NO)
         if kwargs:

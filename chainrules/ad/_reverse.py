@@ -18,7 +18,16 @@ import numpy as np
 
 from ..core.registry import find_rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, accumulate, add_tangents
-from ._core import Trace, Tracer, dispatch, floating, lift_values, lookup_rule, stack_sequences
+from ._core import (
+    Trace,
+    Tracer,
+    dispatch,
+    floating,
+    lift_values,
+    lookup_rule,
+    number,
+    stack_sequences,
+)
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -84,6 +93,9 @@ class ReverseTrace(Trace):
 
     def const(self, value: Any) -> Tracer:
         return self.wrap(value, None)
+
+    def is_const(self, t: Tracer) -> bool:
+        return t._aux is None
 
     def process(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
         cls = self.cls
@@ -196,7 +208,7 @@ class ReverseTrace(Trace):
                             lower = e
                 vals.append(type(a)(vs))
             else:
-                vals.append(a)
+                vals.append(number(a, cls._numpy))
         if kwargs:
             for k, v in kwargs.items():
                 if isinstance(v, Tracer) and v._trace is self:

@@ -91,13 +91,24 @@ def _inside_own_rule(fn: Any, frame: types.FrameType) -> bool:
 
 
 def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
-    """``f(*args, **kwargs)`` with the engine's RuleConfig current, warning when a registered
-    plain function is traced through."""
-    with use_rule_config(AD_CONFIG):  # rules of higher-order functions differentiate through ad
-        return _call_checked(f, args, kwargs)
+    """``f(*args, **kwargs)`` with its trace running (``_core.enter``: arrays the code creates
+    and data arguments are constants of it) and the engine's RuleConfig current (rules of
+    higher-order functions differentiate through ad), warning when a registered plain function
+    is traced through."""
+    from ._core import ACTIVE, enter
+
+    trace, args, kwargs = enter(args, kwargs)
+    with use_rule_config(AD_CONFIG):
+        if trace is None:
+            return _call_user(f, args, kwargs)
+        ACTIVE.append(trace)
+        try:
+            return _call_user(f, args, kwargs)
+        finally:
+            ACTIVE.pop()
 
 
-def _call_checked(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
+def _call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     targets = _plain_targets()
     if not targets or sys.getprofile() is not None:  # never displace the user's profiler
         return f(*args, **kwargs)
