@@ -23,7 +23,7 @@ import numpy as np
 import chainrules as cr
 from chainrules.core.tangents import AbstractZero, NoTangent, Tangent, unthunk
 from chainrules.testing.arrays import leaves
-from chainrules.testing.backends import BACKENDS
+from chainrules.testing.backends import BACKENDS, get_backend
 from chainrules.testing.examples import examples_for
 
 OUTCOMES = ("ok", "refused", "error", "eager", "wrong")
@@ -116,7 +116,7 @@ def _msg(e: BaseException, n: int = 160) -> str:
 def _run_example(
     f: Any, nf: Any, ex: Any, counter: ComputeCounter, seed: int, ours: bool
 ) -> Outcome:
-    dsk, npy = BACKENDS["dask"], BACKENDS["numpy"]
+    dsk, npy = get_backend("dask"), BACKENDS["numpy"]
     dtype = "complex128" if ex.complex else "float64"
     dargs = tuple(dsk.asarray(a, dtype) for a in ex.args)
     nargs = tuple(npy.asarray(a, dtype) for a in ex.args)
@@ -190,10 +190,15 @@ def _run_example(
     return Outcome("ok")
 
 
+def _ours(reg: cr.Registration) -> bool:
+    """A function of this library (``scatter_add``): its primal on dask is not dask's limit."""
+    return str(getattr(reg.target, "__module__", "")).startswith("chainrules")
+
+
 def probe(reg: cr.Registration, max_examples: int | None = None) -> Outcome | None:
     """The worst outcome of ``reg`` over its examples, or ``None`` when dask has no such function
     or the registration has no examples."""
-    f = BACKENDS["dask"].function(reg)
+    f = get_backend("dask").function(reg)
     nf = BACKENDS["numpy"].function(reg)
     if f is None or nf is None:
         return None
