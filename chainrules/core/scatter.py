@@ -353,12 +353,88 @@ def _scatter_generic(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     return dest + xp.reshape(totals, shape)
 
 
+def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
+    """Chunk-aligned scatter on dask: every selected element is routed to the block of ``dest``
+    that holds it, and each block sums its share, one values chunk at a time.
+
+    For each (values chunk, ``dest`` block) pair one task adds the values of that chunk that fall
+    in that block into a zero block (``np.add.at`` on the block's arrays); the partial blocks of a
+    ``dest`` block are summed in a binary tree. No task holds more than one values chunk (with its
+    coordinates) and two ``dest`` blocks, whatever the chunking, and nothing is computed while the
+    graph is built. Cost: ``n_values_chunks * n_dest_blocks`` small tasks. Keys of integer arrays
+    and ints first, then full slices (``take``, ``take_along_axis``, ``x[i]``, ``x[i, j]``) take
+    this path; others (slices, masks, arrays after a slice) the generic one. Out-of-range indices
+    are dropped (dask has no bounds check that stays lazy).
+    """
+    if key.basic or not key.arrays or not key.front or any(e is Ellipsis for e in key.entries):
+        return _scatter_generic(xp, dest, key, values)
+    import dask
+    import dask.array as da
+
+    shape = tuple(int(n) for n in dest.shape)
+    lead = [e for e in key.entries if not _is_full_slice(e)]
+    k = len(lead)
+    bshape = tuple(np.broadcast_shapes(*(tuple(getattr(e, "shape", ())) for e in lead)))
+    rest = shape[k:]
+    sel = bshape + rest  # the shape of dest[key]
+    coords = []
+    for d, e in enumerate(lead):  # non-negative coordinates, broadcast to the selection
+        c = da.asarray(e) % shape[d]
+        coords.append(da.reshape(c, tuple(c.shape) + (1,) * len(rest)))
+    for d, n in enumerate(rest):
+        r = da.reshape(da.arange(n), (1,) * (len(bshape) + d) + (n,) + (1,) * (len(rest) - d - 1))
+        coords.append(r)
+    vals = da.broadcast_to(values, sel)
+    # the coordinates in the values' chunks: no task holds more than one values chunk
+    parts = [vals, *(_in_chunks(da, c, sel, vals.chunks) for c in coords)]
+    blocks = [a.to_delayed().ravel() for a in parts]
+    add = dask.delayed(_block_add, pure=True)
+    total = dask.delayed(np.add, pure=True)
+    offsets = [np.concatenate(([0], np.cumsum(c))) for c in dest.chunks]
+    grid = np.empty(dest.numblocks, dtype=object)
+    for b in np.ndindex(*dest.numblocks):
+        lo = tuple(int(offsets[d][i]) for d, i in enumerate(b))
+        bs = tuple(int(dest.chunks[d][i]) for d, i in enumerate(b))
+        todo = [add(lo, bs, dest.dtype, blk[0], *blk[1:]) for blk in zip(*blocks)]
+        while len(todo) > 1:  # a binary tree: no task sums more than two blocks
+            todo = [
+                total(*todo[i : i + 2]) if i + 1 < len(todo) else todo[i]
+                for i in range(0, len(todo), 2)
+            ]
+        grid[b] = (
+            da.from_delayed(todo[0], bs, dtype=dest.dtype, meta=dest._meta)
+            if todo
+            else (da.zeros(bs, dtype=dest.dtype, chunks=bs))
+        )
+    return dest + da.block(grid.tolist()) if grid.ndim else dest + grid[()]
+
+
+def _in_chunks(da: Any, c: Any, shape: tuple[int, ...], chunks: Any) -> Any:
+    """``broadcast_to(c, shape)`` in ``chunks``, ``c``'s own axes rechunked to match first."""
+    off = len(shape) - c.ndim
+    c = c.rechunk(
+        tuple(chunks[off + d] if n == shape[off + d] else n for d, n in enumerate(c.shape))
+    )
+    return da.broadcast_to(c, shape, chunks=chunks)
+
+
+def _block_add(lo: Any, shape: Any, dtype: Any, vals: Any, *coords: Any) -> Any:
+    """One ``dest`` block's share of one values chunk (NumPy arrays: runs inside a dask task)."""
+    out = np.zeros(shape, dtype=dtype)
+    inside = np.ones(vals.shape, dtype=bool)
+    for c, a, n in zip(coords, lo, shape):
+        inside &= (c >= a) & (c < a + n)
+    np.add.at(out, tuple(c[inside] - a for c, a in zip(coords, lo)), vals[inside])
+    return out
+
+
 # A library test -> its native scatter. Anything else speaking the standard takes the generic one.
 _NATIVE: dict[Callable[[Any], bool], _Impl] = {
     array_api_compat.is_numpy_array: _scatter_numpy,
     array_api_compat.is_cupy_array: _scatter_cupy,
     array_api_compat.is_jax_array: _scatter_jax,
     array_api_compat.is_torch_array: _scatter_torch,
+    array_api_compat.is_dask_array: _scatter_dask,
 }
 _IMPL_BY_TYPE: dict[type, _Impl] = {}
 

@@ -73,7 +73,11 @@ _ZERO = ZeroTangent()
 # --- shared by the five rules: the transpose of a gather, and the gather of a tangent ------------
 def _zeros(xp: Any, x: Any) -> Any:
     """A zero of ``x``'s shape, dtype and device that allocates nothing: ``scatter_add`` copies
-    its ``dest`` anyway, so a broadcast 0-d zero saves one array of ``x``'s size."""
+    its ``dest`` anyway, so a broadcast 0-d zero saves one array of ``x``'s size. On dask a
+    broadcast 0-d array is one chunk of ``x``'s whole shape: ``zeros_like`` keeps ``x``'s chunks
+    (and allocates nothing until computed)."""
+    if array_api_compat.is_dask_array(x):
+        return xp.zeros_like(x)
     dev = device_of(x)
     z = xp.zeros((), dtype=x.dtype) if dev is None else xp.zeros((), dtype=x.dtype, device=dev)
     return xp.broadcast_to(z, tuple(x.shape))
@@ -384,7 +388,8 @@ def _numpy_take_along_axis_examples(rng: np.random.Generator) -> list[Any]:
 @register_rrule("take", examples=_take_examples)
 def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take")
-    y = xp.take(x, indices, axis=axis)
+    # axis=None is passed only when given: dask's take refuses an explicit None
+    y = xp.take(x, indices) if axis is None else xp.take(x, indices, axis=axis)
     key = _take_key(xp, x, indices, axis, None, "take")
     project = ProjectTo(y, xp)
 
@@ -400,7 +405,16 @@ def take_frule(
     tangents: tuple[Any, ...], x: Any, indices: Any, /, *, axis: Any = None
 ) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take")
-    y = xp.take(x, indices, axis=axis)
+    y = xp.take(x, indices) if axis is None else xp.take(x, indices, axis=axis)
+    if axis is not None or x.ndim == 1:
+        # take itself on the tangent, past its chunk axes: no n-d gather key (dask has none)
+        if dtype_kind(x.dtype, xp) not in "fc":
+            return y, _NO
+        t = tangents_in("take", tangents[:2], (x,))
+        if t is None:
+            return y, _ZERO
+        ax = 0 if axis is None else _axis(axis, x.ndim, "take")
+        return y, xp.take(t[0], indices, axis=t[0].ndim - x.ndim + ax)
     key = _take_key(xp, x, indices, axis, None, "take")
     return y, _gather_tangent("take", xp, tangents, x, key)
 

@@ -1,0 +1,60 @@
+"""Point 2 of issue 13: the scatter behind the pullbacks of getitem, take and scatter_add on dask
+is chunk-aligned: no task of the pullback's graph returns more than the largest input chunk."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+import warnings
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+
+da = pytest.importorskip("dask.array")
+xp = pytest.importorskip("array_api_compat.dask.array")
+
+
+def _largest_task_output(arr) -> int:  # type: ignore[no-untyped-def]
+    """The most elements any task of ``arr``'s graph returns (every task is run once; the final
+    gather of ``compute`` into one array is not a task of the graph)."""
+    import dask
+
+    sizes: list[int] = []
+
+    def post(key, result, dsk, state, id):  # type: ignore[no-untyped-def]
+        if not str(key[0] if isinstance(key, tuple) else key).startswith("finalize"):
+            sizes.append(int(np.size(result)) if isinstance(result, np.ndarray) else 0)
+
+    from dask.callbacks import Callback
+
+    with Callback(posttask=post), dask.config.set(scheduler="sync"):
+        arr.compute()
+    return max(sizes)
+
+
+def _cases():  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(0)
+    x = da.from_array(rng.standard_normal((40, 30)), chunks=(10, 10))
+    idx = da.from_array(rng.integers(0, 30, 24), chunks=6)
+    rows = da.from_array(rng.integers(0, 40, 24), chunks=6)
+    yield "take axis=1", x, lambda: cr.rrule(xp.take, x, idx, axis=1)
+    yield "getitem rows", x, lambda: cr.rrule(operator.getitem, x, rows)
+    yield "scatter_add", x, lambda: cr.rrule(cr.scatter_add, x, rows, da.ones((24, 30), chunks=6))
+
+
+@pytest.mark.parametrize(
+    ("name", "x", "run"), list(_cases()), ids=lambda c: c if isinstance(c, str) else ""
+)
+def test_pullback_tasks_are_no_larger_than_an_input_chunk(name, x, run) -> None:  # type: ignore[no-untyped-def]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y, pb = run()
+        y_bar = da.ones(y.shape, chunks=y.chunks)
+        x_bar = pb(y_bar)[1]
+    # the largest chunk of the pullback's inputs: x's (10 x 10) or the cotangent's
+    chunk = max(100, *(math.prod(c) for c in itertools.product(*y_bar.chunks)))
+    assert x_bar.chunks == x.chunks
+    assert _largest_task_output(x_bar) <= chunk, f"{name}: a task larger than the input chunk"
