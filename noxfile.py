@@ -35,7 +35,9 @@ def _shared(session: nox.Session) -> dict[str, str]:
     """Create (once) and update the shared environment ``.nox/all`` with ``.[all]``; return the
     environment variables that run a command in it. pip runs again only when pyproject.toml
     changed (the package itself is installed editable); delete ``.nox/all`` to rebuild it."""
-    env_dir = session.env_dir.parent / SHARED  # beside this session's own (unused) folder
+    # beside this session's own (unused) folder under nox's envdir (Session.env_dir: nox 2024.10)
+    own = getattr(session, "env_dir", None) or Path(".nox") / session.name
+    env_dir = Path(own).parent / SHARED
     bindir = env_dir / ("Scripts" if sys.platform == "win32" else "bin")
     python = str(bindir / "python")
     stamp = env_dir / ".chainrules-pyproject-sha256"
