@@ -1,11 +1,18 @@
 """Sessions: ``nox -s tests`` (the test suite), ``tests-thorough``, ``lint``, ``docs``, ``bench``,
 ``check``.
 
-Each session installs what it needs into its own virtual environment, so a fresh machine needs
-only Python and ``pip install nox``.
+``tests``, ``tests-thorough``, ``check`` and ``bench`` run in one shared environment,
+``.nox/all``, with ``pip install -e ".[all]"`` (JAX and PyTorch are installed once, not once per
+session); ``lint`` and ``docs`` have small environments of their own. A fresh machine needs only
+Python and nox.
 """
 
 from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
 
 import nox
 
@@ -15,6 +22,7 @@ nox.options.error_on_missing_interpreters = True
 # The CPU wheel of torch 2.13.0 lies on these machines' disk; installed first, it satisfies the
 # `torch` extra's range, so pip never reaches for a multi-GB CUDA build.
 TORCH = "torch==2.13.0"
+SHARED = "all"  # the shared environment's folder under nox's envdir (.nox/all)
 
 
 def _install(session: nox.Session, extras: str, torch: bool = False) -> None:
@@ -23,19 +31,50 @@ def _install(session: nox.Session, extras: str, torch: bool = False) -> None:
     session.install("-e", f".[{extras}]")
 
 
-@nox.session
+def _shared(session: nox.Session) -> dict[str, str]:
+    """Create (once) and update the shared environment ``.nox/all`` with ``.[all]``; return the
+    environment variables that run a command in it. pip runs again only when pyproject.toml
+    changed (the package itself is installed editable); delete ``.nox/all`` to rebuild it."""
+    # beside this session's own (unused) folder under nox's envdir (Session.env_dir: nox 2024.10)
+    own = getattr(session, "env_dir", None) or Path(".nox") / session.name
+    env_dir = Path(own).parent / SHARED
+    bindir = env_dir / ("Scripts" if sys.platform == "win32" else "bin")
+    python = str(bindir / "python")
+    stamp = env_dir / ".chainrules-pyproject-sha256"
+    want = hashlib.sha256(Path("pyproject.toml").read_bytes()).hexdigest()
+    fresh = not bindir.exists()
+    if fresh:
+        session.run(sys.executable, "-m", "venv", str(env_dir), external=True)
+    if fresh or not stamp.exists() or stamp.read_text() != want:
+        pip = (python, "-m", "pip", "install", "--disable-pip-version-check")
+        session.run(*pip, TORCH, external=True)
+        session.run(*pip, "-e", ".[all]", external=True)
+        stamp.write_text(want)
+    else:
+        session.log(f"reusing {env_dir} (pyproject.toml unchanged)")
+    path = str(bindir) + os.pathsep + os.environ.get("PATH", "")
+    return {"VIRTUAL_ENV": str(env_dir), "PATH": path, "PYTHON": python}
+
+
+def _run_shared(session: nox.Session, *args: str, env: dict[str, str] | None = None) -> None:
+    shared = _shared(session)
+    python = shared.pop("PYTHON")
+    session.run(python, *args, env={**shared, **(env or {})}, external=True)
+
+
+@nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """The test suite on NumPy, array-api-strict, JAX and PyTorch (CPU), on every core, with the
     fast Hypothesis profile ("ci": 25 derandomized examples per property)."""
-    _install(session, "test,jax,torch,autograd", torch=True)
-    session.run("pytest", "-n", "auto", *session.posargs, env={"HYPOTHESIS_PROFILE": "ci"})
+    args = ("-m", "pytest", "-n", "auto", *session.posargs)
+    _run_shared(session, *args, env={"HYPOTHESIS_PROFILE": "ci"})
 
 
-@nox.session(name="tests-thorough")
+@nox.session(name="tests-thorough", venv_backend="none")
 def tests_thorough(session: nox.Session) -> None:
     """The test suite with the thorough Hypothesis profile (500 random examples per property)."""
-    _install(session, "test,jax,torch,autograd", torch=True)
-    session.run("pytest", "-n", "auto", *session.posargs, env={"HYPOTHESIS_PROFILE": "thorough"})
+    args = ("-m", "pytest", "-n", "auto", *session.posargs)
+    _run_shared(session, *args, env={"HYPOTHESIS_PROFILE": "thorough"})
 
 
 @nox.session
@@ -55,15 +94,14 @@ def docs(session: nox.Session) -> None:
     session.run("mkdocs", "build", "--strict", "-d", "site")
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def bench(session: nox.Session) -> None:
-    """Benchmarks: medians and same-process ratios (pass --markdown docs/benchmarks.md)."""
-    _install(session, "bench")
-    session.run("python", "benchmarks/run.py", *session.posargs)
+    """Benchmarks: medians and same-process ratios, each row printed as it is measured (pass
+    --quick, --json PATH, --plots, --markdown docs/benchmarks.md, or suite names)."""
+    _run_shared(session, "benchmarks/run.py", *session.posargs)
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def check(session: nox.Session) -> None:
     """The main job: python -m chainrules check on every installed backend."""
-    _install(session, "strict,jax,torch,scipy", torch=True)
-    session.run("python", "-m", "chainrules", "check", *session.posargs)
+    _run_shared(session, "-m", "chainrules", "check", *session.posargs)

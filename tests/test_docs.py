@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
+import json
 import re
+import sys
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
+
+import chainrules as cr
+from chainrules.cli import _select
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,3 +30,121 @@ def test_guide_code_runs(page: str, clean_registry) -> None:  # type: ignore[no-
     for i, block in enumerate(blocks):
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(block, f"docs/{page} block {i}", "exec"), ns)
+
+
+def _section(page: str, heading: str) -> str:
+    text = (ROOT / "docs" / page).read_text()
+    return text.split(heading, 1)[1].split("\n## ", 1)[0]
+
+
+def test_error_messages_are_quoted_as_raised() -> None:
+    """Each block of "Errors you will meet" raises the error its comment quotes, word for word."""
+    blocks = re.findall(
+        r"```python\n(.*?)```", _section("getting-started.md", "## Errors you will meet"), re.S
+    )
+    assert len(blocks) >= 5
+    for block in blocks:
+        lines = block.splitlines()
+        code = "\n".join(ln for ln in lines if not ln.startswith("#"))
+        quoted = " ".join(ln[2:] for ln in lines if ln.startswith("# "))
+        ns: dict[str, object] = {"__name__": "__main__", "np": np, "cr": cr}
+        if "torch." in code:
+            ns["torch"] = pytest.importorskip("torch")
+        with pytest.raises(Exception) as info:  # the message is compared below
+            exec(compile(code, "docs/getting-started.md", "exec"), ns)
+        raised = f"{info.type.__name__}: {info.value}"
+        assert " ".join(raised.split()) == " ".join(quoted.split())
+
+
+def test_quoted_registration_counts() -> None:
+    """The numbers of registrations (and cells) the README and the check page quote are the check
+    command's: a rule added or removed must update them."""
+    n = len(_select(None))
+    readme = (ROOT / "README.md").read_text()
+    check = (ROOT / "docs" / "check.md").read_text()
+    (r,) = re.findall(r"for (\d+) registrations", readme)
+    (c,) = re.findall(r"the whole table \((\d+)\s+registrations", check)
+    (cells,) = re.findall(r"device columns: (\d+)\s+cells", check)
+    assert (int(r), int(c)) == (n, n)
+    assert int(cells) == n * 6  # NumPy, array-api-strict, JAX, PyTorch, scalar-free, jit
+
+
+def _bench_runner() -> Any:
+    """``benchmarks/run.py`` as a module (it puts benchmarks/ on sys.path: undone here)."""
+    saved = list(sys.path)
+    try:
+        spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path[:] = saved
+
+
+def test_bench_streams_rows_and_survives_a_failing_suite(tmp_path: Path) -> None:
+    run = _bench_runner()
+    row = run.Row
+
+    def broken(quick: bool) -> list[Any]:
+        row("measured before the crash", "1.00 µs", "2.00 µs hand", "0.50x", "(reported)", None)
+        raise ModuleNotFoundError("No module named 'jax'")
+
+    def fine(quick: bool) -> list[Any]:
+        assert quick
+        return [row("fine, n=10", "3.00 µs", "1.00 µs hand", "3.00x", "≤ 4x", True)]
+
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--quick", "--repeats", "2", "--json", str(tmp_path / "run.json")]
+    code = run.main(argv, out, err, suites={"broken": broken, "fine": fine})
+    assert code == 1  # a failed suite fails the run, after the others ran
+    assert "suite broken FAILED: ModuleNotFoundError: No module named 'jax'" in err.getvalue()
+    text = out.getvalue()
+    assert "| measured before the crash | 1.00 µs |" in text  # streamed, not lost
+    assert text.count("| fine, n=10 |") == 3  # each of 2 runs as measured, then the table
+    assert "3.00x (3.00-3.00 over 2 runs)" in text
+    data = json.loads((tmp_path / "run.json").read_text())
+    assert list(data["failed_suites"]) == ["broken"]
+    assert data["ranges"]["fine, n=10"] == [3.0, 3.0, 3.0]
+    assert data["runs"][0][1]["seconds"] == pytest.approx(3e-6)
+    assert run.parse_ratio("19.4x faster") == pytest.approx(1 / 19.4)
+
+
+def test_bench_plots_are_drawn_from_a_runs_json(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("matplotlib")
+    run = _bench_runner()
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))  # run.py imports plots from there
+    spread = [[1e-6, 1.1e-6, 1.3e-6], [1e-3, 1.1e-3, 1.2e-3]]
+    data = {
+        "repeats": 3,
+        "runs": [
+            [
+                {"name": "a, n=10", "seconds": 1e-6, "baseline_seconds": 2e-6, "ratio_value": r},
+                {"name": "  b, n=1e6", "seconds": 1.0, "baseline_seconds": 1.0, "ratio_value": 1},
+                {"name": "  memory", "seconds": None, "baseline_seconds": None, "ratio_value": 1},
+            ]
+            for r in (0.4, 0.5, 0.6)
+        ],
+        "series": {
+            "scaling": {"n": [10, 10**6], "rrule + pullback": spread, "hand-written": spread},
+            "inf_norm": {"n": [10, 10**6], "GPU-safe": spread, "scalar write": spread},
+            "jacobian_chunks": {"n": 4, "chunk": [1, 4], "passes": [4, 1], "seconds": spread},
+        },
+    }
+    (tmp_path / "run.json").write_text(json.dumps(data))
+    out = io.StringIO()
+    argv = ["--plots-from", str(tmp_path / "run.json"), "--img", str(tmp_path)]
+    assert run.main(argv, out, io.StringIO()) == 0
+    names = ("ratios", "scaling", "inf_norm", "jacobian_chunks")
+    for name in names:
+        svg = (tmp_path / f"{name}.svg").read_text()
+        assert svg.startswith("<?xml") and "<svg" in svg
+    ratios = (tmp_path / "ratios.svg").read_text()
+    assert "a, n=10 | b, n=1e6" in ratios and "memory" not in ratios  # text stays text
+
+
+def test_benchmarks_page_shows_the_plots() -> None:
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    for name in ("ratios", "scaling", "inf_norm", "jacobian_chunks"):
+        assert f"](img/{name}.svg)" in page
+        assert (ROOT / "docs" / "img" / f"{name}.svg").is_file()
