@@ -148,3 +148,16 @@ def test_benchmarks_page_shows_the_plots() -> None:
     for name in ("ratios", "scaling", "inf_norm", "jacobian_chunks"):
         assert f"](img/{name}.svg)" in page
         assert (ROOT / "docs" / "img" / f"{name}.svg").is_file()
+
+
+def test_doctests_outside_examples_sections_become_code_blocks() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "griffe_doctest", ROOT / "docs" / "griffe_doctest.py"
+    )
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = "Summary.\n\n>>> f(1)\n2\n\nExamples\n--------\n>>> g()\n"
+    out = mod.fence_doctests(text)
+    assert out.startswith("Summary.\n\n```pycon\n>>> f(1)\n2\n```\n")
+    assert out.endswith("Examples\n--------\n>>> g()\n")  # numpydoc's own section is left to it
