@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import threading
+import time
 import types
 from collections.abc import Callable
 from typing import Any
@@ -116,3 +118,69 @@ def test_lookups_while_another_thread_unregisters(clean_registry: Any) -> None:
     errors = _run_threads(5, lambda i: (churn if i == 0 else look)(i))
     assert not errors, errors[:3]
     assert sum(misses) == 0, f"{sum(misses)} lookups of np.sin/np.cumsum missed during unregister"
+
+
+def test_one_shared_allowscalar_object_across_16_threads() -> None:
+    # one object entered and left by many threads at once: each thread restores its own mode
+    from chainrules.core.scalar import allowscalar, scalar_mode
+
+    allow, refuse = allowscalar(), allowscalar(False)
+    barrier = threading.Barrier(N_THREADS)
+    wrong: list[str] = []
+
+    def body(i: int) -> None:
+        outer = ("warn", "disallowed")[i % 2]  # each thread's own mode, set by its own object
+        with allowscalar(outer):
+            barrier.wait()
+            shared_blocks(i, outer)
+
+    def shared_blocks(i: int, outer: str) -> None:
+        for k in range(300):
+            with allow:
+                time.sleep(0)  # hand the GIL over inside the block
+                if scalar_mode() != "allowed":
+                    wrong.append(f"in: {scalar_mode()}")
+                if k % 3 == i % 3:
+                    with refuse:
+                        time.sleep(0)
+                        if scalar_mode() != "disallowed":
+                            wrong.append(f"nested: {scalar_mode()}")
+                    if scalar_mode() != "allowed":
+                        wrong.append(f"after nested: {scalar_mode()}")
+            if scalar_mode() != outer:
+                wrong.append(f"after: {scalar_mode()} for {outer}")
+
+    errors = _run_threads(N_THREADS, body)
+    assert not errors, errors[:3]
+    assert not wrong, f"{len(wrong)} wrong modes, e.g. {wrong[:3]}"
+
+
+def test_one_shared_allowscalar_object_across_100_asyncio_tasks() -> None:
+    from chainrules.core.scalar import allowscalar, scalar_mode
+
+    allow, refuse = allowscalar(), allowscalar(False)
+    wrong: list[str] = []
+
+    async def task(i: int) -> None:
+        outer = ("warn", "allowed", "disallowed")[i % 3]
+        with allowscalar(outer):
+            await shared_blocks(i, outer)
+
+    async def shared_blocks(i: int, outer: str) -> None:
+        for k in range(20):
+            with allow if (i + k) % 2 else refuse:
+                want = "allowed" if (i + k) % 2 else "disallowed"
+                await asyncio.sleep(0)  # every other task enters and leaves meanwhile
+                if scalar_mode() != want:
+                    wrong.append(f"in: {scalar_mode()} for {want}")
+            await asyncio.sleep(0)
+            if scalar_mode() != outer:
+                wrong.append(f"after: {scalar_mode()} for {outer}")
+
+    async def main() -> None:
+        with allowscalar("warn"):
+            await asyncio.gather(*(task(i) for i in range(100)))
+
+    asyncio.run(main())
+    assert scalar_mode() == "disallowed"
+    assert not wrong, f"{len(wrong)} wrong modes, e.g. {wrong[:3]}"
