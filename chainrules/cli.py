@@ -81,12 +81,15 @@ def _duration(s: float) -> str:
     return f"{s:.0f} s" if s < 90 else f"{int(s // 60)} min {int(s % 60):02d} s"
 
 
-def _select(pattern: str | None, module: str | None = None) -> list[Registration]:
+def _select(
+    pattern: str | None, module: str | None = None, changed: frozenset[int] = frozenset()
+) -> list[Registration]:
     """Registrations named ``pattern`` exactly; else matching it as a glob; else containing it;
-    only those defined in ``module`` (or its submodules) when it is given."""
+    only those of ``module`` when it is given (see ``_of_module``; ``changed``: the ``id`` of
+    each registration its import changed)."""
     regs = [r for r in registrations() if r.family != "callable" or r.generic]
     if module:
-        regs = [r for r in regs if defined_in(r, module)]
+        regs = [r for r in regs if _of_module(r, module, changed)]
     if not pattern:
         return regs
     for match in (
@@ -100,13 +103,33 @@ def _select(pattern: str | None, module: str | None = None) -> list[Registration
     return []
 
 
-def _import_user_module(name: str, err: TextIO) -> bool:
+def _of_module(reg: Registration, module: str, changed: frozenset[int]) -> bool:
+    """Whether ``module`` (or a submodule) registered ``reg``, or holds its rules: a user's
+    module that replaces a library rule by name (``register_rrule("expm1")``) changes the
+    library's registration, which keeps its ``module``."""
+    if id(reg) in changed or defined_in(reg, module):
+        return True
+    for rule in (reg.rrule, reg.frule):
+        where = str(getattr(rule, "__module__", None) or "")
+        if where == module or where.startswith(module + "."):
+            return True
+    return False
+
+
+def _import_user_module(name: str, err: TextIO) -> frozenset[int] | None:
+    """Import the user's module ``name``; the ``id`` of each registration the import added or
+    changed, or ``None`` (after one line on ``err``) when the import raised anything."""
+    before = {id(r): (r, r.rrule, r.frule) for r in registrations()}
     try:
         importlib.import_module(name)
-    except ImportError as e:
+    except (Exception, SystemExit) as e:  # noqa: BLE001 -- a user module may raise anything
         err.write(f"--module {name}: cannot import it ({type(e).__name__}: {e})\n")
-        return False
-    return True
+        return None
+    return frozenset(
+        id(r)
+        for r in registrations()
+        if id(r) not in before or before[id(r)][1:] != (r.rrule, r.frule)
+    )
 
 
 # --- the cells, in this process or in worker processes -------------------------------------------
@@ -276,8 +299,12 @@ def _run_cells(
 
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     start = time.perf_counter()
-    if args.module and not _import_user_module(args.module, err):
-        return 2
+    changed: frozenset[int] = frozenset()
+    if args.module:
+        found = _import_user_module(args.module, err)
+        if found is None:
+            return 2
+        changed = found
     profile = "thorough" if args.thorough else "fast"
     set_profile(profile)
     use_jax_compilation_cache()  # before JAX is imported: workers inherit the environment
@@ -291,7 +318,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         elif args.backend:
             err.write(f"backend {n!r} is not available here (not installed, or no GPU)\n")
             return 2
-    regs = _select(args.k, args.module)
+    regs = _select(args.k, args.module, changed)
     if not regs:
         where = f" in module {args.module}" if args.module else ""
         if args.k:

@@ -289,3 +289,55 @@ def test_warnings_are_attributed_to_their_rule(clean_registry) -> None:  # type:
     code, out, _ = _run("check", "-k", name, "--backend", "numpy", "--no-device-checks")
     assert code == 0
     assert f"warning {name} on numpy: DeprecationWarning: noisy is deprecated" in out
+
+
+_OVERRIDE = """
+import numpy as np
+import chainrules as cr
+
+
+@cr.register_rrule("expm1")  # the library's rule for the standard's expm1, replaced by name
+def my_expm1_rrule(x):
+    y = np.expm1(x)
+
+    def my_expm1_pullback(y_bar):
+        y_bar = cr.unthunk(y_bar)
+        if cr.is_zero(y_bar):
+            return cr.NoTangent(), cr.ZeroTangent()
+        cr.check_cotangent("expm1", y_bar, y)
+        return cr.NoTangent(), y_bar * np.conj(y + SHIFT)
+
+    return y, my_expm1_pullback
+"""
+
+
+def test_check_module_that_overrides_a_library_rule_by_name(  # type: ignore[no-untyped-def]
+    tmp_path, monkeypatch, clean_registry
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name, shift, code_want, status in (
+        ("my_good_expm1", 1, 0, "ok"),
+        ("my_bad_expm1", 0, 1, "FAIL"),
+    ):
+        (tmp_path / f"{name}.py").write_text(_OVERRIDE.replace("SHIFT", str(shift)))
+        try:
+            code, out, err = _run(
+                "check", "--module", name, "--backend", "numpy", "--no-device-checks", "-j", "1"
+            )
+        finally:
+            sys.modules.pop(name, None)
+        rows = [line.split()[:2] for line in out.splitlines() if line.startswith("expm1 ")]
+        assert code == code_want, (out, err)
+        assert rows == [["expm1", status]], out  # the user's rule is the one checked
+        assert "1 function x 1 column" in out, out
+
+
+def test_check_module_that_raises_on_import_is_one_line(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "my_broken_rules.py").write_text("raise RuntimeError('boom at import')\n")
+    try:
+        code, out, err = _run("check", "--module", "my_broken_rules")
+    finally:
+        sys.modules.pop("my_broken_rules", None)
+    assert code == 2 and out == ""
+    assert err == "--module my_broken_rules: cannot import it (RuntimeError: boom at import)\n"

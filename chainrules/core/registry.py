@@ -301,13 +301,22 @@ class _Installed:
         self.name = name
         self.keys: list[tuple[str, str]] = []
 
+    def copy(self) -> _Installed:
+        new = _Installed(self.name)
+        new.rrule, new.frule, new.rprio, new.fprio = self.rrule, self.frule, self.rprio, self.fprio
+        new.keys = list(self.keys)
+        return new
+
 
 # The one table of rules: function object -> _Installed (one dict access per lookup), filled from
 # the registrations: (family, target) -> Registration, family "callable" for callable targets.
 _TABLE: dict[Any, _Installed] = {}
 _REGISTRATIONS: dict[tuple[str, Any], Registration] = {}
-# registration and resolution from several threads: one lock (lookups of resolved functions
-# read _TABLE without it)
+# Threads: registration, resolution and rebuilding hold one lock; lookups read _TABLE without it.
+# A reader must never see a half-built state, so resolution fills a staging table and publishes it
+# with one dict.update (a function's entry is replaced by its final one, never edited in steps
+# where a rule of lower precedence shows first), a rebuild swaps in a whole new table, and a lookup
+# that misses reads again after _resolve_new, which waits for any resolution in progress.
 _LOCK = threading.RLock()
 
 
@@ -350,15 +359,26 @@ def _getattr_path(mod: Any, name: str) -> Any:
     return obj if callable(obj) else None
 
 
-def _entry(obj: Any) -> _Installed:
-    e = _TABLE.get(obj)
+def _entry(
+    table: dict[Any, _Installed], obj: Any, base: dict[Any, _Installed] | None
+) -> _Installed:
+    """``obj``'s entry in ``table``; a new one starts as a copy of its entry in ``base``."""
+    e = table.get(obj)
     if e is None:
-        e = _TABLE[obj] = _Installed()
+        old = None if base is None else base.get(obj)
+        e = table[obj] = _Installed() if old is None else old.copy()
     return e
 
 
-def _install(kind: str, obj: Any, rule: Callable[..., Any], prio: int) -> None:
-    e = _entry(obj)
+def _install(
+    table: dict[Any, _Installed],
+    kind: str,
+    obj: Any,
+    rule: Callable[..., Any],
+    prio: int,
+    base: dict[Any, _Installed] | None = None,
+) -> None:
+    e = _entry(table, obj, base)
     if kind == "r":
         if e.rprio <= prio:
             e.rrule, e.rprio = rule, prio
@@ -377,7 +397,16 @@ def _in_provider(prov: _Provider, mod: Any, name: str) -> Any:
     return _getattr_path(mod, name)
 
 
-def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> None:
+def _resolve_into(
+    table: dict[Any, _Installed],
+    base: dict[Any, _Installed] | None,
+    prov: _Provider,
+    mod: Any,
+    reg: Registration,
+    name: str,
+) -> None:
+    """Install ``reg`` (registered as ``name``) for its function in ``prov``'s namespace ``mod``,
+    into ``table`` (entries new to it start as copies of ``base``'s)."""
     obj = _in_provider(prov, mod, name)
     if obj is None:
         return
@@ -386,35 +415,40 @@ def _resolve_into(prov: _Provider, mod: Any, reg: Registration, name: str) -> No
     except TypeError:
         return
     prio = _PRIORITY[reg.family]
-    e = _entry(obj)
+    e = _entry(table, obj, base)
     if e.name is None:
         e.name = f"{prov.module}.{name}"
     if (reg.family, name) not in e.keys:
         e.keys.append((reg.family, name))
     bind = reg.bind
     if reg.rrule is not None:
-        _install("r", obj, reg.rrule if bind is None else bind(obj, "r"), prio)
+        _install(table, "r", obj, reg.rrule if bind is None else bind(obj, "r"), prio)
     if reg.frule is not None:
-        _install("f", obj, reg.frule if bind is None else bind(obj, "f"), prio)
+        _install(table, "f", obj, reg.frule if bind is None else bind(obj, "f"), prio)
 
 
-def _resolve_provider(prov: _Provider, mod: Any) -> None:
-    for (family, name), reg in list(_REGISTRATIONS.items()):
-        if family == prov.family:
-            _resolve_into(prov, mod, reg, name)
-    prov.resolved = True
+def _resolve_pending(table: dict[Any, _Installed], base: dict[Any, _Installed] | None) -> bool:
+    """Resolve every namespace imported and not resolved yet into ``table`` (see _resolve_into).
+    The caller holds _LOCK. True if any was."""
+    found = False
+    for prov in _PROVIDERS:
+        if not prov.resolved:
+            mod = sys.modules.get(prov.module)
+            if mod is not None:
+                for (family, name), reg in _REGISTRATIONS.items():
+                    if family == prov.family:
+                        _resolve_into(table, base, prov, mod, reg, name)
+                prov.resolved = found = True
+    return found
 
 
 def _resolve_new() -> bool:
-    """Resolve named rules in every namespace imported since the last call. True if any was."""
-    found = False
+    """Resolve named rules in every namespace imported since the last call. True if any was.
+    Returns only after any resolution in progress in another thread is published."""
     with _LOCK:
-        for prov in _PROVIDERS:
-            if not prov.resolved:
-                mod = sys.modules.get(prov.module)
-                if mod is not None:
-                    _resolve_provider(prov, mod)
-                    found = True
+        staged: dict[Any, _Installed] = {}
+        found = _resolve_pending(staged, _TABLE)
+        _TABLE.update(staged)  # one step for readers: each entry goes from old to final
     return found
 
 
@@ -484,13 +518,13 @@ def _register(
             reg.meta.update(meta)
             reg.meta.setdefault("module", getattr(rule, "__module__", None))
             if family == "callable":
-                _install(kind, target, rule, _PRIORITY[family])
+                _install(_TABLE, kind, target, rule, _PRIORITY[family])
                 continue
             for prov in _PROVIDERS:
                 if prov.resolved and prov.family == family:
                     mod = sys.modules.get(prov.module)
                     if mod is not None:
-                        _resolve_into(prov, mod, reg, target)
+                        _resolve_into(_TABLE, None, prov, mod, reg, target)
 
 
 def unregister(target: Any) -> None:
@@ -504,16 +538,19 @@ def unregister(target: Any) -> None:
 
 
 def _rebuild() -> None:
-    """Install every registration again (after one was removed or restored)."""
-    _TABLE.clear()
+    """Install every registration again (after one was removed or restored) into a new table,
+    then swap it in: a lookup meanwhile reads the old table, never an empty one. Holds _LOCK."""
+    global _TABLE
+    table: dict[Any, _Installed] = {}
     for (family, target), reg in _REGISTRATIONS.items():
         if family == "callable":
             for kind, rule in (("r", reg.rrule), ("f", reg.frule)):
                 if rule is not None:
-                    _install(kind, target, rule, _PRIORITY[family])
+                    _install(table, kind, target, rule, _PRIORITY[family])
     for prov in _PROVIDERS:
         prov.resolved = False
-    _resolve_new()
+    _resolve_pending(table, None)
+    _TABLE = table
 
 
 def snapshot() -> Any:
@@ -607,7 +644,8 @@ def find_rrule(f: Any) -> Callable[..., Any] | None:
         e = _TABLE.get(f)
     except TypeError:  # unhashable callables cannot have rules
         return None
-    if (e is None or e.rrule is None) and _resolve_new():
+    if e is None or e.rrule is None:
+        _resolve_new()  # also waits for a resolution in progress: read again either way
         e = _TABLE.get(f)
     if e is None or e.rrule is None:
         wrapped = _traceable_of(f)
@@ -629,7 +667,8 @@ def find_frule(f: Any) -> Callable[..., Any] | None:
         e = _TABLE.get(f)
     except TypeError:
         return None
-    if (e is None or e.frule is None) and _resolve_new():
+    if e is None or e.frule is None:
+        _resolve_new()
         e = _TABLE.get(f)
     if e is None or e.frule is None:
         wrapped = _traceable_of(f)
@@ -646,7 +685,8 @@ def registration_of(f: Any) -> Registration | None:
         if reg is not None:
             return reg
         e = _TABLE.get(f)
-        if e is None and _resolve_new():
+        if e is None:
+            _resolve_new()
             e = _TABLE.get(f)
     except TypeError:  # unhashable
         return None
@@ -676,7 +716,8 @@ def counterpart(f: Any, module: Any) -> Any:
         if ("callable", f) in _REGISTRATIONS:
             return f
         e = _TABLE.get(f)
-        if (e is None or not e.keys) and _resolve_new():
+        if e is None or not e.keys:
+            _resolve_new()
             e = _TABLE.get(f)
     except TypeError:
         return None
@@ -777,7 +818,8 @@ def registered_callables() -> tuple[Any, ...]:
 
 def registrations() -> Iterator[Registration]:
     """Every registration, named ones first, in registration order."""
-    regs = list(_REGISTRATIONS.items())
+    with _LOCK:
+        regs = list(_REGISTRATIONS.items())
     yield from (r for (family, _), r in regs if family != "callable")
     yield from (r for (family, _), r in regs if family == "callable")
 

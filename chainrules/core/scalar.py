@@ -72,6 +72,12 @@ class ScalarIndexingWarning(UserWarning):
 _MODE: contextvars.ContextVar[ScalarMode | None] = contextvars.ContextVar(
     "chainrules_scalar_mode", default=None
 )
+# The tokens of the active `with allowscalar(...)` blocks, innermost last, per context (thread,
+# asyncio task), not per object: one object may be entered by many threads and tasks at once,
+# and each exit must restore the mode its own context had.
+_ENTRIES: contextvars.ContextVar[tuple[tuple[Any, contextvars.Token[Any]], ...]] = (
+    contextvars.ContextVar("chainrules_allowscalar_entries", default=())
+)
 _default: ScalarMode = "disallowed"
 _warned: set[str] = set()
 _warned_lock = threading.Lock()
@@ -210,9 +216,6 @@ class allowscalar(contextlib.ContextDecorator):
 
     def __init__(self, mode: ScalarMode | bool = True) -> None:
         self.mode: ScalarMode = _normalize(mode)
-        # one token per active entry: the same object may be entered again while active (nested
-        # `with cm:` blocks); the decorator path makes a fresh object per call (_recreate_cm)
-        self._tokens: list[contextvars.Token[ScalarMode | None]] = []
 
     def _recreate_cm(self) -> allowscalar:
         # ContextDecorator reuses `self` for every call by default; a fresh object per call keeps
@@ -220,14 +223,22 @@ class allowscalar(contextlib.ContextDecorator):
         return type(self)(self.mode)
 
     def __enter__(self) -> allowscalar:
-        self._tokens.append(_MODE.set(self.mode))
+        token = _MODE.set(self.mode)
+        _ENTRIES.set((*_ENTRIES.get(), (self, token)))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        token = self._tokens.pop()
+        entries = _ENTRIES.get()
+        for i in range(len(entries) - 1, -1, -1):  # the innermost entry of this object
+            if entries[i][0] is self:
+                break
+        else:  # entered in another context only (a generator moved): this one never changed
+            return
+        token = entries[i][1]
+        _ENTRIES.set(entries[:i] + entries[i + 1 :])
         try:
             _MODE.reset(token)
-        except ValueError:  # exited in another context than entered (e.g. a generator moved)
+        except ValueError:  # the entry was inherited (an asyncio task created inside the block)
             _MODE.set(token.old_value if token.old_value is not contextvars.Token.MISSING else None)
 
     def __call__(self, func: _F) -> _F:

@@ -270,10 +270,12 @@ class _Case:
             for v in leaves(values)
         ]
 
-    def check_unchanged(self, what: str, values: Any, before: list[Any]) -> None:
+    def check_unchanged(
+        self, what: str, values: Any, before: list[Any], who: str = "the rule"
+    ) -> None:
         for i, (v, b) in enumerate(zip(leaves(values), before)):
             if b is not None and not np.array_equal(to_numpy(v), b, equal_nan=True):
-                raise self.fail(f"the rule mutated {what} (leaf {i}); rules must be pure")
+                raise self.fail(f"{who} mutated {what} (leaf {i}); rules must be pure")
 
 
 class _NoWrites:
@@ -415,8 +417,10 @@ def test_rrule(
     * ``NoTangent()`` for arguments without a tangent space (``ZeroTangent()`` there fails);
     * each cotangent has its primal's dtype (float32 in, float32 out) and library;
     * the pullback accepts ``ZeroTangent()`` (giving zeros) and a ``Thunk`` (giving the same);
-    * it mutates neither the inputs nor the cotangent (NumPy inputs are read-only);
-    * calling it twice gives the same result;
+    * it mutates neither the inputs nor the cotangent (NumPy inputs are read-only), nor the
+      output ``y``;
+    * calling it twice gives the same result, and a later call (with another cotangent) leaves
+      the result of an earlier one unchanged: no buffer reused across calls;
     * a cotangent of the wrong shape raises ``ValueError`` naming both shapes;
     * with ``scalar_free`` (the default), ``check_scalar_free``: the rrule and the pullback on
       guarded device arrays touch no single element and agree with NumPy;
@@ -450,6 +454,7 @@ def _rrule_contract(
     with _NoWrites(case):
         y, pullback = rrule(f, *guarded, **kw)
     _check_primal(case, y)
+    before_y = case.snapshot(y)
     y_leaves = leaves(y)
     output_diff = any(_has_tangent_space(v) for v in y_leaves)
 
@@ -489,6 +494,8 @@ def _rrule_contract(
         raise case.fail(f"the first entry (f's own tangent) is {type(res[0]).__name__}")
     case.check_unchanged("the cotangent it was given", y_bar, before_ybar)
     case.check_unchanged("its inputs", list(args), before_args)
+    case.check_unchanged("the output y", y, before_y, who="the pullback")
+    before_res = case.snapshot(list(res))
 
     def loss(values: list[Any]) -> float:
         outs = case.call_at(values)
@@ -541,6 +548,21 @@ def _rrule_contract(
             )
     _same(case, "calling the pullback twice", res, pullback(y_bar))
     _same(case, "pulling back a Thunk", res, pullback(Thunk(lambda: y_bar)))
+    if output_cotangent is None:  # a call with other values must leave the first result alone
+        other = [
+            _ro(case.backend_like(v, case.random_like(v, _kind(v))))
+            if _has_tangent_space(v)
+            else NoTangent()
+            for v in y_leaves
+        ]
+        pullback(_structure_cotangent(y, other))
+    for i, (v, b) in enumerate(zip(leaves(list(res)), before_res)):
+        if b is not None and not np.array_equal(to_numpy(v), b, equal_nan=True):
+            raise case.fail(
+                f"a later call of the pullback changed entry {i} of an earlier call's result: "
+                "the pullback reuses a buffer across calls (return a new array each call)"
+            )
+    case.check_unchanged("the output y", y, before_y, who="the pullback")
 
     # a cotangent of the wrong shape is a ValueError naming both shapes
     if len(y_leaves) == 1 and not isinstance(y, (tuple, list)) and type(y) not in _SCALARS:

@@ -258,3 +258,39 @@ def test_zero_derivative_gives_zero_tangents_to_every_floating_argument(clean_re
     assert pb(np.ones(3))[1:] == (cr.ZeroTangent(), cr.ZeroTangent())
     _, pb = cr.rrule(step, X, 2)
     assert pb(np.ones(3))[1:] == (cr.ZeroTangent(), cr.NoTangent())
+
+
+def test_pullback_that_reuses_its_result_buffer_fails(square) -> None:  # type: ignore[no-untyped-def]
+    def reusing(x):  # type: ignore[no-untyped-def]
+        buf = np.empty_like(x)
+
+        def pullback(y_bar):  # type: ignore[no-untyped-def]
+            y_bar = cr.unthunk(y_bar)
+            if cr.is_zero(y_bar):
+                return cr.NoTangent(), cr.ZeroTangent()
+            cr.check_cotangent("square", y_bar, x)
+            np.multiply(2 * x, y_bar, out=buf)  # the same array handed out on every call
+            return cr.NoTangent(), buf
+
+        return x * x, pullback
+
+    _register(square, reusing)
+    with pytest.raises(AssertionError, match="reuses a buffer across calls"):
+        test_rrule(square, X, jit=False, scalar_free=False)  # the contract itself
+
+
+def test_pullback_that_overwrites_the_output_fails(square) -> None:  # type: ignore[no-untyped-def]
+    def overwriting(x):  # type: ignore[no-untyped-def]
+        y = x * x
+        _, pb = good_rrule(x)
+
+        def pullback(y_bar):  # type: ignore[no-untyped-def]
+            res = pb(y_bar)
+            y[...] = 0.0  # scratch space: the caller's y is gone
+            return res
+
+        return y, pullback
+
+    _register(square, overwriting)
+    with pytest.raises(AssertionError, match="the pullback mutated the output y"):
+        test_rrule(square, X, jit=False, scalar_free=False)  # the contract itself

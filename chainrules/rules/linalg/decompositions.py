@@ -368,6 +368,27 @@ def _complement_back(xp: Any, q1: Any, q2: Any, q1_bar: Any, q2_bar: Any) -> Any
 
 
 # --- svd, svdvals ------------------------------------------------------------------------------
+def finite_svd(xp: Any, x: Any, full_matrices: bool = True) -> Any:
+    """``xp.linalg.svd(x, full_matrices=...)``, with every factor NaN for a matrix holding a
+    non-finite entry. The SVD with vectors of a matrix holding an ``inf`` never returns in some
+    OpenBLAS builds (and raises ``LinAlgError`` at a NaN), so the SVD is taken of a finite
+    stand-in -- non-finite entries replaced by zero -- and its results for the non-finite
+    matrices replaced by NaN: masks and ``where`` on the device, no host read. At a finite ``x``
+    the result is that of ``xp.linalg.svd`` itself, of the same result type."""
+    ok = xp.isfinite(x)
+    good = xp.all(ok, axis=(-2, -1))
+    res = xp.linalg.svd(xp.where(ok, x, xp.zeros_like(x)), full_matrices=full_matrices)
+    u, s, vh = res[0], res[1], res[2]
+    s = xp.where(good[..., None], s, xp.full_like(s, float("nan")))
+    u = xp.where(good[..., None, None], u, xp.full_like(u, float("nan")))
+    vh = xp.where(good[..., None, None], vh, xp.full_like(vh, float("nan")))
+    if hasattr(res, "_fields"):  # NumPy's and JAX's SVDResult
+        return type(res)(u, s, vh)
+    if type(res) is not tuple:  # torch's return type (a struct sequence)
+        return type(res)((u, s, vh))
+    return u, s, vh
+
+
 # the factors below are the reduced ones, U (m x k), s, Vh (k x n), k = min(m, n), and for
 # full_matrices with m != n the complement bases U2 (m x (m - k)) / Vh2 ((n - k) x n), else None
 _SVD = signature("linalg.svd", lambda x, /, *, full_matrices=True, out=None: None)
@@ -400,11 +421,8 @@ def _svd(sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple
     if herm:
         _square(name, x)
     fm = full if uv else False
-    res = (
-        xp.linalg.svd(x, full_matrices=fm, hermitian=True)
-        if herm
-        else xp.linalg.svd(x, full_matrices=fm)
-    )
+    # hermitian: NumPy's eigh path returns at non-finite input, so it is called as it is
+    res = xp.linalg.svd(x, full_matrices=fm, hermitian=True) if herm else finite_svd(xp, x, fm)
     return xp, x, res if uv else res[1], _svd_factors(res, fm), herm
 
 
@@ -546,7 +564,7 @@ def _svdvals_rrule(*args: Any, **kwargs: Any) -> Any:
     x = _SVDVALS.bind(args, kwargs)["x"]
     xp = namespace_of(x, fname="linalg.svdvals")
     _matrix("linalg.svdvals", x)
-    f = _svd_factors(xp.linalg.svd(x, full_matrices=False), False)
+    f = _svd_factors(finite_svd(xp, x, False), False)
     s = f[1]
     project = ProjectTo(x, xp)
 
@@ -562,7 +580,7 @@ def _svdvals_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     x = _SVDVALS.bind(args, kwargs)["x"]
     xp = namespace_of(x, fname="linalg.svdvals")
     _matrix("linalg.svdvals", x)
-    f = _svd_factors(xp.linalg.svd(x, full_matrices=False), False)
+    f = _svd_factors(finite_svd(xp, x, False), False)
     t = tangents_in("linalg.svdvals", tangents, (x,))
     if t is None:
         return f[1], _ZERO

@@ -50,6 +50,7 @@ from .._util import (
     safe,
     unit,
 )
+from .decompositions import finite_svd
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -107,7 +108,7 @@ def _matrix_direction(xp: Any, x: Any, ye: Any, ord: Any) -> Any:
     if ord == "fro":
         return x / safe(xp, ye)
     if ord in ("nuc", 2, -2):
-        u, s, vh = xp.linalg.svd(x, full_matrices=False)
+        u, s, vh = finite_svd(xp, x, False)  # NaN at a non-finite x, never a hang
         if ord == "nuc":  # U V^H over the non-zero singular values (min-norm subgradient)
             w = xp.astype(s > 0, s.dtype)
         else:

@@ -43,6 +43,7 @@ from ...core.registry import frule, register_frule, register_rrule, rrule
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import in_dtype
+from .decompositions import finite_svd
 from .solvers import _numpy_module
 
 _NO = NoTangent()
@@ -608,7 +609,7 @@ def cond_rrule(*args: Any, **kwargs: Any) -> Any:
     @pullback(y, args, name="linalg.cond")
     def cond_pullback(y_bar: Any) -> tuple[Any, ...]:
         if p in _SVD_P:
-            u, s, vh = xp.linalg.svd(x, full_matrices=False)
+            u, s, vh = finite_svd(xp, x, False)  # NaN at a non-finite x, never a hang
             sb = _cond_svd_weights(xp, s, p) * y_bar[..., None]
             return (project((u * xp.astype(sb, u.dtype)[..., None, :]) @ vh), *rest)
         n1, n2, pb1, pbi, pb2 = _cond_norm_parts(npm, x, p)
@@ -627,7 +628,7 @@ def cond_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         return y, _ZERO
     dx = t[0]
     if p in _SVD_P:
-        u, s, vh = xp.linalg.svd(x, full_matrices=False)
+        u, s, vh = finite_svd(xp, x, False)
         ds = _re(xp, xp.sum(_conj(xp, u) * (dx @ _h(xp, vh)), axis=-2))
         dy = xp.sum(_cond_svd_weights(xp, s, p) * ds, axis=-1)
         return y, in_dtype(xp, dy, y.dtype)

@@ -56,6 +56,7 @@ from ...core.registry import register_frule, register_rrule
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import in_dtype
+from .decompositions import finite_svd
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -315,7 +316,7 @@ def adjugate(x: Any) -> Any:
     host read. ``det``'s gradient is ``adjugate(x)^H``."""
     xp = namespace_of(x, fname="adjugate")
     _matrix_arg("adjugate", x)
-    u, s, vh = xp.linalg.svd(x)
+    u, s, vh = finite_svd(xp, x, False)  # NaN at a non-finite x, never a hang
     n = s.shape[-1]
     own = xp.eye(n, dtype=s.dtype, device=array_api_compat.device(x)) == 1
     stretched = xp.expand_dims(s, axis=-2)  # (..., 1, n): row i will leave out s_i
