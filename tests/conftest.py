@@ -34,9 +34,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # The checker's profiles (chainrules.testing.runner.PROFILES), the same as the check command's:
 # "fast" runs every rule at every example on NumPy, array-api-strict and guarded device arrays,
-# but at most 3 examples per rule on PyTorch, 2 under jax.jit (a compile per example) and 1 on
-# JAX (eager: XLA compiles per shape); `nox -s tests-thorough` (HYPOTHESIS_PROFILE=thorough)
-# runs all, as `python -m chainrules check --thorough` does.
+# but at most 3 examples per rule on PyTorch, 1 real and 1 complex under jax.jit (a compile per
+# example) and 1 on JAX (eager: XLA compiles per shape); `nox -s tests-thorough`
+# (HYPOTHESIS_PROFILE=thorough) runs all, as `python -m chainrules check --thorough` does.
 set_profile("thorough" if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "thorough" else "fast")
 # JAX's compiled programs on disk, shared by the xdist workers (the JAX and jit columns are
 # mostly XLA compile time; see use_jax_compilation_cache)

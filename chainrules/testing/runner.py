@@ -35,6 +35,7 @@ __all__ = [
     "DEVICE_CHECKS",
     "DTYPE_LIMITS",
     "EXAMPLE_LIMITS",
+    "KIND_LIMITS",
     "PROFILES",
     "Cell",
     "check_device",
@@ -50,12 +51,20 @@ __all__ = [
 # same rule, whose complex case NumPy, PyTorch and the jit column check), a jit compile per
 # example, PyTorch -- and runs every example in both precisions on NumPy, array-api-strict and
 # guarded device arrays; "thorough" runs everything everywhere.
+# "kinds" caps the examples of each kind (real, complex) separately: the jit column of the fast
+# profile traces one real and one complex example (tracing safety and complex conventions; the
+# values at every example are the other columns' checks).
 PROFILES: dict[str, dict[str, dict[str, int]]] = {
-    "fast": {"examples": {"jax": 1, "torch": 3, "jit": 2}, "dtypes": {"jax": 1}},
-    "thorough": {"examples": {}, "dtypes": {}},
+    "fast": {
+        "examples": {"jax": 1, "torch": 3, "jit": 2},
+        "dtypes": {"jax": 1},
+        "kinds": {"jit": 1},
+    },
+    "thorough": {"examples": {}, "dtypes": {}, "kinds": {}},
 }
 EXAMPLE_LIMITS: dict[str, int] = dict(PROFILES["fast"]["examples"])
 DTYPE_LIMITS: dict[str, int] = dict(PROFILES["fast"]["dtypes"])
+KIND_LIMITS: dict[str, int] = dict(PROFILES["fast"]["kinds"])
 
 _DTYPES = {False: ("float64", "float32"), True: ("complex128", "complex64")}
 DEVICE_CHECKS = ("scalar-free", "jit")
@@ -69,6 +78,8 @@ def set_profile(name: str) -> None:
     EXAMPLE_LIMITS.update(PROFILES[name]["examples"])
     DTYPE_LIMITS.clear()
     DTYPE_LIMITS.update(PROFILES[name]["dtypes"])
+    KIND_LIMITS.clear()
+    KIND_LIMITS.update(PROFILES[name]["kinds"])
 
 
 @dataclass
@@ -205,7 +216,7 @@ def check_registration(
         examples = examples_for(reg)
     if not examples:
         return Cell("none")
-    chosen = _limited(examples, EXAMPLE_LIMITS.get(backend.name))
+    chosen = _limited(examples, EXAMPLE_LIMITS.get(backend.name), KIND_LIMITS.get(backend.name))
     n_dtypes = DTYPE_LIMITS.get(backend.name)
     chosen_dtypes = {k: v[:n_dtypes] for k, v in _DTYPES.items()}
     hermitian = reg.hermitian
@@ -278,7 +289,7 @@ def check_device(reg: Registration, which: str, examples: Sequence[Example] | No
         examples = examples_for(reg)
     if not examples:
         return Cell("none")
-    chosen = _limited(examples, EXAMPLE_LIMITS.get(which))
+    chosen = _limited(examples, EXAMPLE_LIMITS.get(which), KIND_LIMITS.get(which))
 
     def run(judge: _Judge) -> None:
         for i, ex in chosen:
@@ -320,9 +331,16 @@ def _pick(dtypes: Sequence[str], cplx: bool) -> list[str]:
     return [d for d in dtypes if d.startswith("complex") == cplx]
 
 
-def _limited(examples: Sequence[Example], limit: int | None) -> list[tuple[int, Example]]:
+def _limited(
+    examples: Sequence[Example], limit: int | None, per_kind: int | None = None
+) -> list[tuple[int, Example]]:
     """``(index, example)`` of at most ``limit`` examples: the first real ones, and the first
-    complex one if any."""
+    complex one if any; with ``per_kind``, at most that many real and that many complex ones."""
+    if per_kind is not None:
+        reals = [(i, e) for i, e in enumerate(examples) if not e.complex][:per_kind]
+        cplxs = [(i, e) for i, e in enumerate(examples) if e.complex][:per_kind]
+        chosen = sorted(reals + cplxs, key=lambda p: (p[1].complex, p[0]))
+        return chosen if limit is None else chosen[:limit]
     indexed = list(enumerate(examples))
     if limit is None or len(indexed) <= limit:
         return indexed

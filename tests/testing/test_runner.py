@@ -24,14 +24,25 @@ def test_a_limit_of_one_is_the_first_real_example() -> None:
     assert [i for i, _ in runner._limited([_ex(True), _ex(True)], 1)] == [0]  # all complex
 
 
+def test_a_limit_per_kind_takes_one_real_and_one_complex_example() -> None:
+    exs = [_ex(False), _ex(False), _ex(True), _ex(False), _ex(True)]
+    assert [i for i, _ in runner._limited(exs, 2, 1)] == [0, 2]
+    assert [i for i, _ in runner._limited(exs[:2], 2, 1)] == [0]  # real only: one example
+    assert [i for i, _ in runner._limited(exs, None, 2)] == [0, 1, 2, 4]
+    assert [i for i, _ in runner._limited([_ex(True)], 2, 1)] == [0]
+
+
 def test_profiles_set_the_limits() -> None:
-    before = (dict(runner.EXAMPLE_LIMITS), dict(runner.DTYPE_LIMITS))
+    limits_of = (runner.EXAMPLE_LIMITS, runner.DTYPE_LIMITS, runner.KIND_LIMITS)
+    before = tuple(dict(d) for d in limits_of)
     try:
         runner.set_profile("thorough")
         assert runner.EXAMPLE_LIMITS == {} and runner.DTYPE_LIMITS == {}
+        assert runner.KIND_LIMITS == {}
         runner.set_profile("fast")
         assert runner.EXAMPLE_LIMITS == {"jax": 1, "torch": 3, "jit": 2}
+        assert runner.KIND_LIMITS == {"jit": 1}
     finally:  # the session's own profile (tests-thorough runs "thorough")
-        for limits, saved in zip((runner.EXAMPLE_LIMITS, runner.DTYPE_LIMITS), before):
+        for limits, saved in zip(limits_of, before):
             limits.clear()
             limits.update(saved)
