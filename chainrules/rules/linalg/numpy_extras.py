@@ -117,9 +117,10 @@ def _eig(name: str, sig: Any, args: Any, kwargs: Any) -> tuple[Any, Any, Any]:
     return xp, a, _numpy_module(xp).linalg.eig(a)
 
 
-def _eig_gaps(xp: Any, w: Any) -> Any:
-    """``F_ij = 1 / (w_j - w_i)``, 0 on the diagonal and where ``|w_j - w_i| <= 10 n eps
-    max|w|`` (degenerate eigenvalues: the rotation within the eigenspace is dropped)."""
+def _eig_gaps(xp: Any, w: Any, conj: bool = False) -> Any:
+    """``F_ij = 1 / (w_j - w_i)`` (its conjugate with ``conj``), 0 on the diagonal and where
+    ``|w_j - w_i| <= 10 n eps max|w|`` (degenerate eigenvalues: the rotation within the
+    eigenspace is dropped). Computed as ``conj(d) / |d|^2``: a real division, no square root."""
     n = w.shape[-1]
     d = w[..., None, :] - w[..., :, None]
     mag = xp.abs(w)
@@ -127,8 +128,14 @@ def _eig_gaps(xp: Any, w: Any) -> Any:
     if n == 0:
         return d
     tol = (10.0 * n * eps) * xp.max(mag, axis=-1, keepdims=True)[..., None]
+    m = _numpy_module(xp)  # NumPy's where takes the scalars: no full-size zeros and ones
+    if _complex(xp, d):
+        d2 = xp.real(d) ** 2 + xp.imag(d) ** 2
+        small = d2 <= tol * tol
+        num = d if conj else xp.conj(d)
+        return m.where(small, 0, num / m.where(small, 1, d2))
     small = xp.abs(d) <= tol
-    return xp.where(small, xp.zeros_like(d), 1 / xp.where(small, xp.ones_like(d), d))
+    return m.where(small, 0, 1 / m.where(small, 1, d))
 
 
 def _gauge(xp: Any, v: Any) -> tuple[Any, Any]:
@@ -139,7 +146,7 @@ def _gauge(xp: Any, v: Any) -> tuple[Any, Any]:
     k = xp.argmax(xp.abs(v), axis=-2, keepdims=True)  # (..., 1, n)
     rows = xp.reshape(xp.arange(n, device=device_of(v)), (n, 1))
     mask = rows == k
-    top = xp.sum(xp.where(mask, v, xp.zeros_like(v)), axis=-2)
+    top = xp.sum(_numpy_module(xp).where(mask, v, 0), axis=-2)
     return mask, _re(xp, top)
 
 
@@ -153,13 +160,13 @@ def _eig_back(xp: Any, w: Any, v: Any, w_bar: Any, v_bar: Any) -> Any:
         g = wm - (vh @ v) * _re(xp, dw)[..., None, :]
         if _complex(xp, v):
             mask, top = _gauge(xp, v)
-            q = xp.where(mask, (1j * xp.imag(dw) / top)[..., None, :], xp.zeros_like(v))
+            q = _numpy_module(xp).where(mask, (1j * xp.imag(dw) / top)[..., None, :], 0)
             g = g - vh @ q
-        g = _conj(xp, _eig_gaps(xp, w)) * g
+        g = _eig_gaps(xp, w, conj=True) * g
     if w_bar is not None:
         d = _eye_times(xp, w_bar, v.dtype)
         g = d if g is None else g + d
-    return xp.linalg.solve(vh, g @ vh)
+    return _numpy_module(xp).linalg.solve(vh, g @ vh)  # NumPy's: no compat wrapper (square b)
 
 
 def _eig_dot(xp: Any, w: Any, v: Any, a_dot: Any, vectors: bool) -> tuple[Any, Any]:
