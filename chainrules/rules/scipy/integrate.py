@@ -108,12 +108,11 @@ def _bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         raise ValueError(
             f"integrate.odeint: y0 must be 0-d or 1-D, got shape {tuple(y0.shape)} (as SciPy's)"
         )
-    solver = {k: b[k] for k in _SOLVER_KEYS if b[k] is not None and b[k] != _DEFAULTS[k]}
-    return xp, func, y0, t, fargs, bool(b["tfirst"]), solver
-
-
-_DEFAULTS = {"rtol": None, "atol": None, "tcrit": None, "h0": 0.0, "hmax": 0.0, "hmin": 0.0}
-_DEFAULTS.update({"mxstep": 0, "mxordn": 12, "mxords": 5})
+    # the primal takes every option as given (Dfun, ml, mu, ...); the backward and forward solves
+    # of other systems take the tolerances and step settings only
+    solver = {k: b[k] for k in _SOLVER_KEYS}
+    primal_kw = {k: v for k, v in b.items() if k not in ("func", "y0", "t", "args", "full_output")}
+    return xp, func, y0, t, fargs, bool(b["tfirst"]), solver, primal_kw
 
 
 def _caller(func: Any, tfirst: bool) -> Any:
@@ -156,9 +155,9 @@ def _split(xp: Any, flat: Any, like: list[Any]) -> list[Any]:
     ),
 )
 def odeint_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, func, y0, t, fargs, tfirst, solver = _bind(args, kwargs)
+    xp, func, y0, t, fargs, tfirst, solver, primal_kw = _bind(args, kwargs)
     g = _caller(func, tfirst)
-    y = odeint_solve(func, y0, t, fargs, tfirst=tfirst, **solver)
+    y = odeint_solve(func, y0, t, fargs, **primal_kw)
     config = rule_config()  # the engine running this rule differentiates func in the pullback
     n_t, dim = int(y.shape[0]), int(y.shape[1])
     project_y0, project_t = ProjectTo(y0, xp), ProjectTo(t, xp)
@@ -214,9 +213,9 @@ def odeint_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("scipy:integrate.odeint", odeint_solve, examples=lambda rng: _examples(rng))
 def odeint_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, func, y0, t, fargs, tfirst, solver = _bind(args, kwargs)
+    xp, func, y0, t, fargs, tfirst, solver, primal_kw = _bind(args, kwargs)
     g = _caller(func, tfirst)
-    y = odeint_solve(func, y0, t, fargs, tfirst=tfirst, **solver)
+    y = odeint_solve(func, y0, t, fargs, **primal_kw)
     diff = (y0, t, *fargs)
     dots = tangents_in("integrate.odeint", _unpack_tangents(tangents, len(fargs)), diff)
     if dots is None:
@@ -251,7 +250,7 @@ def odeint_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     sol = odeint_solve(sensitivities, state0, t, (flat_args,), **solver)
     sens = xp.reshape(sol[:, dim:], (n_t, k, dim))
     f_all = xp.stack([xp.reshape(g(y[i], t[i], *arg_list), (dim,)) for i in range(n_t)])
-    y_dot = xp.permute_dims(sens, (1, 0, 2)) + xp.permute_dims(t_dot, (0, 1))[:, :, None] * f_all
+    y_dot = xp.permute_dims(sens, (1, 0, 2)) + t_dot[:, :, None] * f_all
     y_dot = xp.reshape(y_dot, (*chunk, n_t, dim))
     return y, y_dot
 
