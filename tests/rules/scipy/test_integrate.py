@@ -96,3 +96,10 @@ def test_refusals_name_the_function() -> None:
         cr.rrule(si.odeint, np.multiply, np.ones((2, 2)), T)
     with pytest.raises(TypeError, match=r"integrate.odeint: func must be callable"):
         cr.rrule(si.odeint, 3.0, Y0, T)
+
+
+def test_primal_takes_every_option_as_given() -> None:
+    # an array tcrit and step settings reach SciPy unchanged: the primal is odeint(*args)
+    opts = {"tcrit": np.array([0.3]), "hmax": 0.05, "mxstep": 800}
+    y, _ = cr.rrule(si.odeint, np.multiply, Y0, T, **opts)
+    np.testing.assert_array_equal(y, si.odeint(np.multiply, Y0, T, **opts))
