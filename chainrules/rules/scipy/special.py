@@ -95,18 +95,22 @@ def special_module(obj: Any, name: str) -> Any:
 
 class _Ctx:
     """What a partial derivative reads: ``sp`` (the library's special module), ``xp`` (the
-    arrays' namespace), ``out`` (the primal output; its first entry for a tuple output) and
-    ``kw`` (every argument by name, defaults applied)."""
+    arrays' namespace), ``out`` (the primal output; its first entry for a tuple output), ``kw``
+    (every argument by name, defaults applied), ``v`` (each differentiable parameter's value by
+    name, Python floats as 0-d arrays) and ``memo`` (values partials share within one call)."""
 
-    __slots__ = ("kw", "out", "sp", "xp")
+    __slots__ = ("kw", "memo", "out", "sp", "v", "xp")
 
-    def __init__(self, sp: Any, xp: Any, out: Any, kw: dict[str, Any]) -> None:
-        self.sp, self.xp, self.out, self.kw = sp, xp, out, kw
+    def __init__(self, sp: Any, xp: Any, out: Any, kw: dict[str, Any], v: dict[str, Any]) -> None:
+        self.sp, self.xp, self.out, self.kw, self.v = sp, xp, out, kw, v
+        self.memo: dict[str, Any] = {}
 
 
 # A partial: (ctx, *arguments) -> d out / d arg (a tuple of them for a tuple output); None for an
-# argument with no tangent space (an integer order); MISSING where no closed form exists.
+# argument with no tangent space (an integer order); MISSING where no closed form exists; ZERO
+# where the function is piecewise constant in the argument (a float that has a tangent space).
 MISSING = object()
+ZERO = object()
 Partial = Callable[..., Any] | None | object
 
 
@@ -124,6 +128,13 @@ def _no_closed_form(fname: str, arg: str) -> Thunk:
 def _values(xp: Any, out: Any, vals: Sequence[Any]) -> list[Any]:
     """Python floats and complexes as 0-d arrays of the output's dtype (integers stay)."""
     return [xp.asarray(v, dtype=out.dtype) if type(v) in (float, complex) else v for v in vals]
+
+
+def _in_dtype(xp: Any, v: Any, out: Any) -> Any:
+    """A floating array ``v`` in the output's dtype (integers stay)."""
+    if is_array(v) and v.dtype != out.dtype and xp.isdtype(v.dtype, "real floating"):
+        return xp.astype(v, out.dtype)
+    return v
 
 
 def _align(xp: Any, t: Any, a: Any, extra: int, out_ndim: int) -> Any:
@@ -144,20 +155,28 @@ def _elementwise_rules(
     partials: tuple[Partial, ...],
     nout: int,
     refuse: Callable[[dict[str, Any]], None] | None = None,
+    module: Callable[[Any], Any] | None = None,
+    cast: bool = False,
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """The rrule and frule of ``obj``, an elementwise function of ``params`` (broadcasting),
-    from one partial per parameter (see ``Partial``)."""
+    from one partial per parameter (see ``Partial``). ``module(obj)`` gives the special module
+    the partials use (default: the one ``obj`` belongs to; then SciPy's wrappers in
+    ``_SCIPY_PRIMALS`` replace ``obj`` as the primal); ``cast``: floating arrays are brought to
+    the output's dtype before the partials read them (SciPy's distributions compute float32
+    inputs in float64)."""
     cache: list[Any] = []
 
     def sp() -> Any:
         if not cache:
-            cache.append(special_module(obj, fname))
+            cache.append(special_module(obj, fname) if module is None else module(obj))
         return cache[0]
 
     def primal() -> Callable[..., Any]:
         if len(cache) < 2:
             short = fname.rpartition(".")[2]
-            own = _SCIPY_PRIMALS.get(short) if sp().__name__ == "scipy.special" else None
+            own = None
+            if sp().__name__ == "scipy.special" and module is None:
+                own = _SCIPY_PRIMALS.get(short)
             cache.append(obj if own is None else functools.partial(own, sp()))
         return cache[1]
 
@@ -174,9 +193,10 @@ def _elementwise_rules(
         xp = namespace_of(*arrays, fname=fname)
         y = primal()(*args, **kwargs)
         y0 = y[0] if nout > 1 else y
-        ctx = _Ctx(sp(), xp, y0, bound)
         vals = _values(xp, y0, [bound[p] for p in params])
-        return xp, y, ctx, vals
+        if cast:
+            vals = [_in_dtype(xp, v, y0) for v in vals]
+        return xp, y, _Ctx(sp(), xp, y0, bound, dict(zip(params, vals))), vals
 
     def special_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         xp, y, ctx, vals = setup(args, kwargs)
@@ -200,6 +220,9 @@ def _elementwise_rules(
                     continue
                 if p is MISSING:
                     res.append(_no_closed_form(fname, params[i]))
+                    continue
+                if p is ZERO:
+                    res.append(_ZERO)
                     continue
                 d = p(ctx, *vals)  # type: ignore[operator, misc]
                 ds = d if nout > 1 else (d,)
@@ -225,7 +248,7 @@ def _elementwise_rules(
                 p = partials[i]
                 if isinstance(t, AbstractZero) or isinstance(zero_tangent(a), NoTangent):
                     continue
-                if p is None:
+                if p is None or p is ZERO:
                     continue
                 if p is MISSING:
                     unthunk(_no_closed_form(fname, params[i]))  # raises: this tangent is needed

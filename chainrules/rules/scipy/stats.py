@@ -38,14 +38,13 @@ from ...core.namespaces import is_array, namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
 from ...core.scalar_rule import finish_tangent
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
-from .special import MISSING, _align, _no_closed_form, _values
+from .special import MISSING, ZERO, _Ctx, _elementwise_rules, _in_dtype
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 _LOG_2PI = math.log(2 * math.pi)
-ZERO = object()  # a partial that is zero wherever it exists (piecewise constant): ZeroTangent()
 
 # SciPy's distributions convert their inputs with numpy.asarray, which a guarded device array
 # refuses; JAX's functions are checked by the jax and jit columns.
@@ -103,26 +102,10 @@ def _register(
     register_frule(target, bind=bind, examples=examples, **meta)(scipy_frule)
 
 
-def _in(xp: Any, v: Any, y: Any) -> Any:
-    """A floating array ``v`` in the output's dtype: SciPy computes float32 inputs in float64,
-    and so do the derivatives (integers stay)."""
-    if is_array(v) and v.dtype != y.dtype and xp.isdtype(v.dtype, "real floating"):
-        return xp.astype(v, y.dtype)
-    return v
-
-
 # --- elementwise functions (location-scale families, poisson) -------------------------------------
-class _Ctx:
-    """What a partial derivative reads: ``sp`` (the library's special module), ``xp``, ``y`` (the
-    primal), ``v`` (each parameter's value by name, Python floats as 0-d arrays), ``memo``."""
-
-    __slots__ = ("memo", "sp", "v", "xp", "y")
-
-    def __init__(self, sp: Any, xp: Any, y: Any, v: dict[str, Any]) -> None:
-        self.sp, self.xp, self.y, self.v = sp, xp, y, v
-        self.memo: dict[str, Any] = {}
-
-
+# A partial reads the context of special's factory (``c.sp``, ``c.xp``, ``c.out``, ``c.v`` by
+# name, ``c.memo``): these are the rules of ``special._elementwise_rules``, with each library's
+# special module found from the distribution's method and the inputs cast to the output's dtype.
 Partial = Callable[[_Ctx], Any] | object  # a callable, MISSING (no closed form) or ZERO
 
 
@@ -130,63 +113,19 @@ def _elementwise(
     fname: str, sig: Signature, params: tuple[str, ...], partials: tuple[Partial, ...]
 ) -> Callable[[Any], tuple[Callable[..., Any], Callable[..., Any]]]:
     """``make(obj)`` for an elementwise (broadcasting) function of ``params``, one partial each."""
+    ps = tuple(_reads_ctx(p) if callable(p) else p for p in partials)
 
     def make(obj: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
-        sp = special_of(obj)
-
-        def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, _Ctx]:
-            bound = sig.bind(args, kwargs)
-            arrays = [v for v in bound.values() if is_array(v)]
-            xp = namespace_of(*arrays, fname=fname)
-            y = obj(*args, **kwargs)
-            vals = [_in(xp, v, y) for v in _values(xp, y, [bound[p] for p in params])]
-            return xp, y, _Ctx(sp, xp, y, dict(zip(params, vals)))
-
-        def stats_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
-            xp, y, c = setup(args, kwargs)
-            diff = [not isinstance(zero_tangent(a), NoTangent) for a in args]
-            projs = [ProjectTo(a, xp) if d else None for a, d in zip(args, diff)]
-
-            @pullback(y, args, name=fname)
-            def stats_pullback(y_bar: Any) -> Any:
-                res: list[Any] = []
-                for i, proj in enumerate(projs):
-                    p = partials[i]
-                    if proj is None:
-                        res.append(_NO)
-                    elif p is ZERO:
-                        res.append(_ZERO)
-                    elif p is MISSING:
-                        res.append(_no_closed_form(fname, params[i]))
-                    else:
-                        res.append(proj(y_bar * p(c)))  # type: ignore[operator]
-                return res[0] if len(res) == 1 else tuple(res)
-
-            return y, stats_pullback
-
-        def stats_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-            xp, y, c = setup(args, kwargs)
-            dots = tangents_in(fname, tangents, args)
-            acc: Any = None
-            if dots is not None:
-                for i, (a, t) in enumerate(zip(args, dots)):
-                    p = partials[i]
-                    if isinstance(t, AbstractZero) or isinstance(zero_tangent(a), NoTangent):
-                        continue
-                    if p is ZERO:
-                        continue
-                    if p is MISSING:
-                        unthunk(_no_closed_form(fname, params[i]))  # raises: it is needed
-                    t = _align(xp, t, a, dots.extra, getattr(y, "ndim", 0))
-                    term = p(c) * t  # type: ignore[operator]
-                    acc = term if acc is None else acc + term
-            return y, finish_tangent(xp, acc, y)
-
-        stats_rrule.__qualname__ = stats_rrule.__name__ = f"{fname.replace('.', '_')}_rrule"
-        stats_frule.__qualname__ = stats_frule.__name__ = f"{fname.replace('.', '_')}_frule"
-        return stats_rrule, stats_frule
+        r, f = _elementwise_rules(fname, obj, sig, params, ps, 1, module=special_of, cast=True)
+        r.__qualname__ = r.__name__ = f"{fname.replace('.', '_')}_rrule"
+        f.__qualname__ = f.__name__ = f"{fname.replace('.', '_')}_frule"
+        return r, f
 
     return make
+
+
+def _reads_ctx(p: Callable[[_Ctx], Any]) -> Callable[..., Any]:
+    return lambda c, *vals: p(c)
 
 
 class _Family:
@@ -240,7 +179,7 @@ def _shapes(c: _Ctx, fam: _Family) -> list[Any]:
 def _masked(c: _Ctx, d: Any) -> Any:
     """``d`` (a multiple of the pmf) where the pmf is nonzero, 0 outside the support."""
     xp = c.xp
-    return xp.where(c.y == 0, xp.zeros_like(d), d)
+    return xp.where(c.out == 0, xp.zeros_like(d), d)
 
 
 def _dx(c: _Ctx, fam: _Family, method: str) -> Any:
@@ -249,13 +188,13 @@ def _dx(c: _Ctx, fam: _Family, method: str) -> Any:
         return c.memo["dx"]
     xp, z, s, th = c.xp, _z(c, fam), c.v["scale"], _shapes(c, fam)
     if method == "pdf":
-        d = c.y * fam.dz(c, z, *th) / s
+        d = c.out * fam.dz(c, z, *th) / s
     elif method == "logpdf":
         d = fam.dz(c, z, *th) / s
     elif method in ("cdf", "sf"):
         d = xp.exp(fam.logg(c, z, *th)) / s
     else:  # logcdf, logsf: g / G in log space
-        d = xp.exp(fam.logg(c, z, *th) - c.y) / s
+        d = xp.exp(fam.logg(c, z, *th) - c.out) / s
     if method in ("sf", "logsf"):
         d = -d
     d = _inside(c, d)
@@ -273,7 +212,7 @@ def _family_partials(fam: _Family, method: str) -> tuple[Partial, ...]:
     def dscale(c: _Ctx) -> Any:
         d = _z(c, fam) * _dx(c, fam, method)
         if method == "pdf":
-            d = d + c.y / c.v["scale"]
+            d = d + c.out / c.v["scale"]
         elif method == "logpdf":
             d = d + 1 / c.v["scale"]
         return -_inside(c, d)
@@ -284,7 +223,7 @@ def _family_partials(fam: _Family, method: str) -> tuple[Partial, ...]:
 
         def d(c: _Ctx) -> Any:
             r = fam.dshapes[i](c, _z(c, fam), *_shapes(c, fam))
-            return _inside(c, c.y * r if method == "pdf" else r)
+            return _inside(c, c.out * r if method == "pdf" else r)
 
         return d
 
@@ -453,8 +392,8 @@ def _poisson_dmu(method: str) -> Partial:
             return xp.where(fk < 0, xp.zeros_like(r), r)
         r = kk / mu - 1
         if method == "pmf":
-            return _masked(c, c.y * r)
-        return xp.where(xp.isfinite(c.y), r, xp.zeros_like(r))  # logpmf: 0 outside the support
+            return _masked(c, c.out * r)
+        return xp.where(xp.isfinite(c.out), r, xp.zeros_like(r))  # logpmf: 0 outside the support
 
     return d
 
@@ -499,7 +438,7 @@ def _dirichlet_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Ca
             y = obj(*args, **kwargs)
             k = alpha.shape[0]
             full = x.shape[0] == k
-            x, alpha = _in(xp, x, y), _in(xp, alpha, y)
+            x, alpha = _in_dtype(xp, x, y), _in_dtype(xp, alpha, y)
             xx = x if full else xp.concat([x, 1 - xp.sum(x, axis=0, keepdims=True)], axis=0)
             a = xp.reshape(alpha, (k,) + (1,) * (x.ndim - 1))
             # d logpdf / d x (x completed by 1 - sum: the last entry's term moves onto each) and
