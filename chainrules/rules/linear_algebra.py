@@ -51,9 +51,10 @@ from ``tangents_in``), the registration right there. The contractions (``tensord
 
 from __future__ import annotations
 
+import functools
 import math
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import array_api_compat
@@ -62,7 +63,7 @@ from ..core.examples import Expect
 from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
+from ..core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent
 from ..core.toolkit import Signature, pullback, signature, tangents_in
 from ._util import in_dtype
 
@@ -162,6 +163,13 @@ def bind_pair(sig: Signature, args: Sequence[Any], kwargs: dict[str, Any]) -> tu
     return p["x1"], p["x2"]
 
 
+def lazy(project: ProjectTo, fn: Callable[[], Any]) -> Any:
+    """An argument's cotangent deferred (the contract's "only the cotangents asked for"):
+    ``Thunk(fn)``, which an engine forces only for an argument it traces, or ``NoTangent()``
+    where the argument has no tangent space (``project`` says which, from host metadata)."""
+    return Thunk(fn) if project.differentiable else _NO
+
+
 def tangent(xp: Any, t: Any, x: Any) -> Any:
     """The tangent ``t`` of operand ``x`` (from :func:`tangents_in`) as an array, or ``None``
     where it is zero or ``x`` has no tangent space (integers, booleans)."""
@@ -230,14 +238,16 @@ def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
     @pullback(y, args)
     def matmul_pullback(y_bar: Any) -> Any:
         g = reshape_to(xp, y_bar, yshape)
-        a_bar = b_bar = _NO
-        if project_a.differentiable:
+
+        def a_bar() -> Any:
             r = xp.matmul(g, adjoint(xp, reshape_to(xp, b, bshape)))
-            a_bar = project_a(reshape_to(xp, sum_to(xp, r, ashape), a.shape))
-        if project_b.differentiable:
+            return project_a(reshape_to(xp, sum_to(xp, r, ashape), a.shape))
+
+        def b_bar() -> Any:
             r = xp.matmul(adjoint(xp, reshape_to(xp, a, ashape)), g)
-            b_bar = project_b(reshape_to(xp, sum_to(xp, r, bshape), b.shape))
-        return a_bar, b_bar
+            return project_b(reshape_to(xp, sum_to(xp, r, bshape), b.shape))
+
+        return lazy(project_a, a_bar), lazy(project_b, b_bar)
 
     return y, matmul_pullback
 
@@ -377,17 +387,18 @@ def contraction_rrule(
 
     @pullback(y, args, name=name)
     def contraction_pullback(y_bar: Any) -> Any:
-        a_bar = b_bar = _NO
-        if project_a.differentiable:
+        def a_bar() -> Any:
             r = xp.tensordot(y_bar, conj(xp, b), axes=(tuple(range(na, na + nb)), b_free))
             # r's axes: x1's free axes, then x2's contracted axes in ascending order
             order = list(a_free) + [a_ax[b_ax.index(j)] for j in sorted(b_ax)]
-            a_bar = project_a(_permute(xp, r, [order.index(i) for i in range(a.ndim)]))
-        if project_b.differentiable:
+            return project_a(_permute(xp, r, [order.index(i) for i in range(a.ndim)]))
+
+        def b_bar() -> Any:
             r = xp.tensordot(conj(xp, a), y_bar, axes=(a_free, tuple(range(na))))
             order = [b_ax[a_ax.index(i)] for i in sorted(a_ax)] + list(b_free)
-            b_bar = project_b(_permute(xp, r, [order.index(j) for j in range(b.ndim)]))
-        return (a_bar, b_bar, *rest)
+            return project_b(_permute(xp, r, [order.index(j) for j in range(b.ndim)]))
+
+        return (lazy(project_a, a_bar), lazy(project_b, b_bar), *rest)
 
     return y, contraction_pullback
 
@@ -507,9 +518,10 @@ def vecdot_rrule(*args: Any, **kwargs: Any) -> Any:
         shape = list(y_bar.shape)  # the contracted axis back as a length-1 axis
         shape.insert(n + neg, 1)
         g = xp.reshape(y_bar, tuple(shape))
-        a_bar = project_a(b * conj(xp, g)) if project_a.differentiable else _NO
-        b_bar = project_b(a * g) if project_b.differentiable else _NO
-        return a_bar, b_bar
+        return (
+            lazy(project_a, lambda: project_a(b * conj(xp, g))),
+            lazy(project_b, lambda: project_b(a * g)),
+        )
 
     return y, vecdot_pullback
 
@@ -670,12 +682,10 @@ def vdot_rrule(*args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args)
     def vdot_pullback(y_bar: Any) -> Any:
-        a_bar = b_bar = _NO
-        if project_a.differentiable:
-            a_bar = project_a(reshape_to(xp, b, a.shape) * conj(xp, y_bar))
-        if project_b.differentiable:
-            b_bar = project_b(reshape_to(xp, a, b.shape) * y_bar)
-        return a_bar, b_bar
+        return (
+            lazy(project_a, lambda: project_a(reshape_to(xp, b, a.shape) * conj(xp, y_bar))),
+            lazy(project_b, lambda: project_b(reshape_to(xp, a, b.shape) * y_bar)),
+        )
 
     return y, vdot_pullback
 
@@ -759,14 +769,15 @@ def matvec_rrule(*args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args, name="matvec")
     def matvec_pullback(y_bar: Any) -> Any:
-        a_bar = v_bar = _NO
-        if pa.differentiable:
+        def a_bar() -> Any:
             g = xp.expand_dims(y_bar, axis=-1) * xp.expand_dims(conj(xp, v), axis=-2)
-            a_bar = pa(sum_to(xp, g, a.shape))
-        if pv.differentiable:
+            return pa(sum_to(xp, g, a.shape))
+
+        def v_bar() -> Any:
             g = xp.matmul(adjoint(xp, a), xp.expand_dims(y_bar, axis=-1))[..., 0]
-            v_bar = pv(sum_to(xp, g, v.shape))
-        return a_bar, v_bar
+            return pv(sum_to(xp, g, v.shape))
+
+        return lazy(pa, a_bar), lazy(pv, v_bar)
 
     return y, matvec_pullback
 
@@ -793,14 +804,15 @@ def vecmat_rrule(*args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args, name="vecmat")
     def vecmat_pullback(y_bar: Any) -> Any:
-        v_bar = a_bar = _NO
-        if pv.differentiable:
+        def v_bar() -> Any:
             g = xp.matmul(a, xp.expand_dims(conj(xp, y_bar), axis=-1))[..., 0]
-            v_bar = pv(sum_to(xp, g, v.shape))
-        if pa.differentiable:
+            return pv(sum_to(xp, g, v.shape))
+
+        def a_bar() -> Any:
             g = xp.expand_dims(v, axis=-1) * xp.expand_dims(y_bar, axis=-2)
-            a_bar = pa(sum_to(xp, g, a.shape))
-        return v_bar, a_bar
+            return pa(sum_to(xp, g, a.shape))
+
+        return lazy(pv, v_bar), lazy(pa, a_bar)
 
     return y, vecmat_pullback
 
@@ -1034,10 +1046,10 @@ def einsum_rrule(*args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args)
     def einsum_pullback(y_bar: Any) -> Any:
-        bars = [
-            p(_einsum_back(xp, spec, ops, k, y_bar)) if p.differentiable else _NO
-            for k, p in enumerate(projects)
-        ]
+        def bar(k: int) -> Any:
+            return projects[k](_einsum_back(xp, spec, ops, k, y_bar))
+
+        bars = [lazy(p, functools.partial(bar, k)) for k, p in enumerate(projects)]
         if not isinstance(args[0], str):  # the interleaved form: sublists have no tangent
             out: list[Any] = [_NO] * len(args)
             for k, i in enumerate(_einsum_slots(args, len(bars))):
@@ -1109,14 +1121,16 @@ def kron_rrule(*args: Any, **kwargs: Any) -> Any:
     @pullback(y, args)
     def kron_pullback(y_bar: Any) -> Any:
         g = xp.reshape(y_bar, inter)
-        a_bar = b_bar = _NO
-        if project_a.differentiable:
+
+        def a_bar() -> Any:
             r = xp.einsum(f"{li},{lb}->{la}", g, conj(xp, xp.reshape(b, bshape)), **opt)
-            a_bar = project_a(reshape_to(xp, r, a.shape))
-        if project_b.differentiable:
+            return project_a(reshape_to(xp, r, a.shape))
+
+        def b_bar() -> Any:
             r = xp.einsum(f"{li},{la}->{lb}", g, conj(xp, xp.reshape(a, ashape)), **opt)
-            b_bar = project_b(reshape_to(xp, r, b.shape))
-        return a_bar, b_bar
+            return project_b(reshape_to(xp, r, b.shape))
+
+        return lazy(project_a, a_bar), lazy(project_b, b_bar)
 
     return y, kron_pullback
 

@@ -404,6 +404,7 @@ def test_rrule(
     scalar_free: bool = True,
     jit: bool = True,
     hermitian: Sequence[int] = (),
+    deferred: bool = False,
     **kwargs: Any,
 ) -> None:
     """Check the registered rrule of ``f`` at ``args`` against finite differences and the contract.
@@ -417,6 +418,11 @@ def test_rrule(
     * ``NoTangent()`` for arguments without a tangent space (``ZeroTangent()`` there fails);
     * each cotangent has its primal's dtype (float32 in, float32 out) and library;
     * the pullback accepts ``ZeroTangent()`` (giving zeros) and a ``Thunk`` (giving the same);
+    * each cotangent it returns as a ``Thunk`` forces to the same value twice and in either order
+      (a computation shared between the thunks of one call must not depend on which runs first);
+    * with ``deferred`` ("only the cotangents asked for", ``docs/conventions.md``): every argument
+      with a tangent space gets its cotangent as a ``Thunk``, so that an engine that does not
+      trace it never pays for it -- what the expensive rules (products, solvers) promise;
     * it mutates neither the inputs nor the cotangent (NumPy inputs are read-only), nor the
       output ``y``;
     * calling it twice gives the same result, and a later call (with another cotangent) leaves
@@ -434,7 +440,7 @@ def test_rrule(
     their cotangents judged by the dot-product test along such directions.
     """
     kw = dict(kwargs, **(fkwargs or {}))
-    _rrule_contract(f, args, kw, rtol, atol, output_cotangent, seed, hermitian)
+    _rrule_contract(f, args, kw, rtol, atol, output_cotangent, seed, hermitian, deferred)
     _device_checks(f, args, kw, "rrule", scalar_free, jit)
 
 
@@ -447,6 +453,7 @@ def _rrule_contract(
     output_cotangent: Any,
     seed: int,
     hermitian: Sequence[int],
+    deferred: bool = False,
 ) -> None:
     case = _Case("rrule", f, args, kw, rtol, atol, seed, hermitian)
     guarded = case.guarded_args()
@@ -482,8 +489,9 @@ def _rrule_contract(
 
     with _NoWrites(case):
         res = pullback(y_bar)
-    if isinstance(res, tuple):  # a rule may return thunks: force them (the contract allows it)
-        res = tuple(unthunk(r) for r in res)
+        if isinstance(res, tuple):  # a rule may return thunks: force them (the contract allows it)
+            _check_thunks(case, res, deferred and output_diff)
+            res = tuple(unthunk(r) for r in res)
     if not isinstance(res, tuple) or len(res) != len(args) + 1:
         n = len(res) if isinstance(res, tuple) else type(res).__name__
         raise case.fail(
@@ -587,6 +595,27 @@ def _rrule_contract(
                 f"a cotangent of shape {(2, *yshape)} for an output of shape {yshape} was "
                 "accepted; the pullback must raise ValueError (never broadcast silently)"
             )
+
+
+def _check_thunks(case: _Case, raw: tuple[Any, ...], deferred: bool) -> None:
+    """The deferred cotangents of one pullback call: each forced twice, last to first and then
+    first to last, gives the same values; with ``deferred``, every argument with a tangent space
+    has one."""
+    if deferred:
+        for lf in case.leaves:
+            if lf.diff and lf.pos is None and not isinstance(raw[1 + lf.arg], Thunk):
+                raise case.fail(
+                    f"the cotangent of {lf.describe()} is a {type(raw[1 + lf.arg]).__name__}, "
+                    "not a Thunk: the rule computes it even for an engine that does not trace "
+                    "this argument (docs/conventions.md, only the cotangents asked for)"
+                )
+    slots = [i for i, r in enumerate(raw) if isinstance(r, Thunk)]
+    if not slots:
+        return
+    backwards = {i: unthunk(raw[i]) for i in reversed(slots)}
+    forwards = tuple(unthunk(raw[i]) for i in slots)
+    first = tuple(backwards[i] for i in slots)
+    _same(case, "forcing the Thunks in the other order", first, forwards)
 
 
 def _same(case: _Case, what: str, a: tuple[Any, ...], b: tuple[Any, ...]) -> None:

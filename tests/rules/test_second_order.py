@@ -82,7 +82,7 @@ def _pullback_loss(name: str) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         if isinstance(vs[0], Tracer):  # as an engine does before calling a rule: raw arrays
             lift_values(args, vs[0])  # (where's condition) become constants of its trace
         _, pullback = cr.rrule(f, *args)
-        cts = pullback(yb)[1 : 1 + n_args]
+        cts = [cr.unthunk(c) for c in pullback(yb)[1 : 1 + n_args]]  # deferred ones forced
         total = 0.0
         for c, w in zip(cts, weights):
             if w is None:

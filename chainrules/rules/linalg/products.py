@@ -53,6 +53,7 @@ from ..linear_algebra import (
     bind_pair,
     broadcast_shapes,
     conj,
+    lazy,
     matmul_frule,
     matmul_rrule,
     matrix_transpose_frule,
@@ -97,14 +98,15 @@ def outer_rrule(args: Sequence[Any], xp: Any, x1: Any, x2: Any, y: Any) -> tuple
 
     @pullback(y, args)
     def outer_pullback(y_bar: Any) -> Any:
-        a_bar = b_bar = _NO
-        if project_a.differentiable:
+        def a_bar() -> Any:
             r = xp.matmul(y_bar, conj(xp, reshape_to(xp, b, (nb,))))
-            a_bar = project_a(reshape_to(xp, r, a.shape))
-        if project_b.differentiable:
+            return project_a(reshape_to(xp, r, a.shape))
+
+        def b_bar() -> Any:
             r = xp.matmul(conj(xp, reshape_to(xp, a, (na,))), y_bar)
-            b_bar = project_b(reshape_to(xp, r, b.shape))
-        return (a_bar, b_bar, *rest)
+            return project_b(reshape_to(xp, r, b.shape))
+
+        return (lazy(project_a, a_bar), lazy(project_b, b_bar), *rest)
 
     return y, outer_pullback
 
@@ -207,12 +209,10 @@ def cross_rrule(*args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args)
     def cross_pullback(y_bar: Any) -> Any:
-        a_bar = b_bar = _NO
-        if project_a.differentiable:
-            a_bar = project_a(xp.linalg.cross(conj(xp, b), y_bar, axis=neg))
-        if project_b.differentiable:
-            b_bar = project_b(xp.linalg.cross(y_bar, conj(xp, a), axis=neg))
-        return a_bar, b_bar
+        return (
+            lazy(project_a, lambda: project_a(xp.linalg.cross(conj(xp, b), y_bar, axis=neg))),
+            lazy(project_b, lambda: project_b(xp.linalg.cross(y_bar, conj(xp, a), axis=neg))),
+        )
 
     return y, cross_pullback
 

@@ -53,9 +53,10 @@ import array_api_compat
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
-from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
+from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import in_dtype
+from ..linear_algebra import lazy
 from .decompositions import finite_svd
 
 _NO = NoTangent()
@@ -105,20 +106,30 @@ def _trace_product(xp: Any, m: Any, t: Any) -> Any:
 
 # --- solve ---------------------------------------------------------------------------------------
 def _solve_back(xp: Any, a: Any, y: Any, y_bar: Any, vec: bool) -> tuple[Any, Any]:
-    """``(A_bar, B_bar)`` of ``Y = solve(A, B)`` before projection (batch axes not summed)."""
-    if vec and a.ndim == 2:  # one vector: LAPACK's vector solve and an outer product
-        b_bar = xp.linalg.solve(_adjoint(xp, a), y_bar)
-        y_h = xp.conj(y) if _complex(xp, y) else y
-        a_bar = xp.expand_dims(-b_bar, axis=-1) * xp.expand_dims(y_h, axis=-2)
-        return a_bar, b_bar
-    if vec:  # b (M,) against A (..., M, M): y is (..., M); work with (..., M, 1) matrices
+    """``(A_bar, B_bar)`` of ``Y = solve(A, B)`` before projection (batch axes not summed), each
+    a ``Thunk`` (the contract's "only the cotangents asked for"): ``B_bar`` is one solve with
+    ``A^H``, ``A_bar = -B_bar Y^H`` reuses it (computed once for the two)."""
+    one = vec and a.ndim == 2  # one vector: LAPACK's vector solve and an outer product
+    if vec and not one:  # b (M,) against A (..., M, M): y is (..., M); work with (..., M, 1)
         y_bar = xp.expand_dims(y_bar, axis=-1)
         y = xp.expand_dims(y, axis=-1)
-    b_bar = xp.linalg.solve(_adjoint(xp, a), y_bar)
-    a_bar = -xp.matmul(b_bar, _adjoint(xp, y))
-    if vec:
-        b_bar = xp.squeeze(b_bar, axis=-1)
-    return a_bar, b_bar
+    memo: list[Any] = []
+
+    def solved() -> Any:
+        if not memo:
+            memo.append(xp.linalg.solve(_adjoint(xp, a), y_bar))
+        return memo[0]
+
+    def a_bar() -> Any:
+        if one:
+            y_h = xp.conj(y) if _complex(xp, y) else y
+            return xp.expand_dims(-solved(), axis=-1) * xp.expand_dims(y_h, axis=-2)
+        return -xp.matmul(solved(), _adjoint(xp, y))
+
+    def b_bar() -> Any:
+        return xp.squeeze(solved(), axis=-1) if vec and not one else solved()
+
+    return Thunk(a_bar), Thunk(b_bar)
 
 
 def _solve_setup(x1: Any, x2: Any) -> tuple[Any, Any, bool]:
@@ -135,7 +146,7 @@ def _solve_rrule(x1: Any, x2: Any, /) -> Any:
     @pullback(y, (x1, x2), name="linalg.solve")
     def solve_pullback(y_bar: Any) -> tuple[Any, Any]:
         a_bar, b_bar = _solve_back(xp, x1, y, y_bar, vec)
-        return pa(a_bar), pb(b_bar)
+        return lazy(pa, lambda: pa(a_bar())), lazy(pb, lambda: pb(b_bar()))
 
     return y, solve_pullback
 

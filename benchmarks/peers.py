@@ -1,0 +1,255 @@
+"""The same five programs in every engine, side by side (issue 14, point 6).
+
+Programs (each a scalar loss of one parameter array, the data constant):
+
+* ``chain``: ``sum(sin(x) * exp(x) + tanh(x))`` -- elementwise;
+* ``mlp``: ``sum(tanh(X @ W) @ v)`` -- a tanh layer, gradient in ``W``;
+* ``logistic``: ``sum(log1p(exp(-y * (X @ w))))`` -- logistic regression, gradient in ``w``;
+* ``softmax``: ``sum(log(sum(exp(X @ W), axis=1))) - sum(Y * (X @ W))`` -- cross-entropy;
+* ``robust``: ``max(abs(X @ w - y))`` -- the inf-norm regression.
+
+Engines: ``chainrules.ad.grad``, HIPS ``autograd.grad``, PyTorch eager (``torch.autograd.grad``),
+JAX eager (``jax.grad``), ``jax.jit(jax.grad)`` and the hand-written NumPy gradient; float64, one
+thread (set before the libraries load). Each figure is chainrules' time over the peer's, measured
+in one process in interleaved rounds; ``--repeats`` runs (3 by default) give the median and the
+range. ``--hessian`` adds ``hessian`` at n=200 and ``jacobian(mode="rev")`` at n=1000 (slow: one
+backward pass per output row). Engines that are not installed are left out and said so.
+
+    python benchmarks/peers.py [--quick] [--repeats 3] [--hessian]
+"""
+
+from __future__ import annotations
+
+import os
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=1")
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+try:
+    from ._timing import interleaved
+except ImportError:  # run as a script
+    from _timing import interleaved
+
+from chainrules import ad  # noqa: E402
+
+
+# --- the programs, written once against a namespace m ------------------------------------------
+def chain(m: Any, d: dict[str, Any]) -> Callable[[Any], Any]:
+    return lambda x: m.sum(m.sin(x) * m.exp(x) + m.tanh(x))
+
+
+def mlp(m: Any, d: dict[str, Any]) -> Callable[[Any], Any]:
+    X, v = d["X"], d["v"]
+    return lambda W: m.sum(m.tanh(X @ W) @ v)
+
+
+def logistic(m: Any, d: dict[str, Any]) -> Callable[[Any], Any]:
+    X, y = d["X"], d["y"]
+    return lambda w: m.sum(m.log1p(m.exp(-y * (X @ w))))
+
+
+def softmax(m: Any, d: dict[str, Any]) -> Callable[[Any], Any]:
+    X, Y = d["X"], d["Y"]
+
+    def f(W: Any) -> Any:
+        Z = X @ W
+        return m.sum(m.log(m.sum(m.exp(Z), axis=1))) - m.sum(Y * Z)
+
+    return f
+
+
+def robust(m: Any, d: dict[str, Any]) -> Callable[[Any], Any]:
+    X, y = d["X"], d["y"]
+    return lambda w: m.max(m.abs(X @ w - y))
+
+
+# --- hand-written NumPy gradients -----------------------------------------------------------------
+def hand(name: str, d: dict[str, Any]) -> Callable[[Any], Any]:
+    X: Any = d.get("X")
+    if name == "chain":
+        return lambda x: np.exp(x) * (np.sin(x) + np.cos(x)) + (1 - np.tanh(x) ** 2)
+    if name == "mlp":
+        v = d["v"]
+        return lambda W: X.T @ ((1 - np.tanh(X @ W) ** 2) * v)
+    if name == "logistic":
+        y = d["y"]
+        return lambda w: X.T @ (-y / (1 + np.exp(y * (X @ w))))
+    if name == "softmax":
+        Y = d["Y"]
+
+        def g(W: Any) -> Any:
+            e = np.exp(X @ W)
+            return X.T @ (e / e.sum(axis=1, keepdims=True) - Y)
+
+        return g
+
+    y = d["y"]
+
+    def g_robust(w: Any) -> Any:
+        r = X @ w - y
+        a = np.abs(r)
+        mask = a == a.max()
+        return X.T @ (np.sign(r) * mask / mask.sum())
+
+    return g_robust
+
+
+def data(name: str, scale: bool, rng: np.random.Generator) -> tuple[dict[str, Any], Any]:
+    """The constants and the parameter: n=10 elements, or at scale (1e6 elements of data; an
+    MLP layer of 1024x512)."""
+    r = rng.standard_normal
+    if name == "chain":
+        return {}, r(10**6 if scale else 10)
+    if name == "mlp":
+        b, i, o = (256, 1024, 512) if scale else (5, 2, 2)
+        return {"X": r((b, i)), "v": r(o)}, r((i, o)) / np.sqrt(i)
+    n, k = (10**5, 10) if scale else (5, 2)
+    d: dict[str, Any] = {"X": r((n, k)), "y": np.sign(r(n))}
+    if name == "softmax":
+        d["Y"] = np.eye(k)[rng.integers(0, k, n)]
+        return d, r((k, k)) * 0.1
+    if name == "robust":
+        d["y"] = r(n)
+    return d, r(k) * 0.1
+
+
+PROGRAMS = {"chain": chain, "mlp": mlp, "logistic": logistic, "softmax": softmax, "robust": robust}
+
+
+def engines(name: str, d: dict[str, Any], p: np.ndarray) -> dict[str, Callable[[], Any]]:
+    """One zero-argument call per engine, each checked against the hand-written gradient."""
+    f = PROGRAMS[name]
+    want = hand(name, d)(p)
+    out: dict[str, Callable[[], Any]] = {}
+    g = ad.grad(f(np, d))
+    out["chainrules"] = lambda: g(p)
+    out["numpy"] = lambda: hand(name, d)(p)
+    try:
+        import autograd
+        import autograd.numpy as anp
+
+        ga = autograd.grad(f(anp, d))
+        out["autograd"] = lambda: ga(p)
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        td = {k: torch.from_numpy(v) for k, v in d.items()}
+        tf = f(torch, td)
+        tp = torch.from_numpy(p).requires_grad_(True)
+        out["torch"] = lambda: torch.autograd.grad(tf(tp), tp)[0]
+    except ImportError:
+        pass
+    try:
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+
+        jd = {k: jnp.asarray(v) for k, v in d.items()}
+        jp = jnp.asarray(p)
+        jg = jax.grad(f(jnp, jd))
+        jj = jax.jit(jg)
+        out["jax"] = lambda: jg(jp).block_until_ready()
+        out["jax.jit"] = lambda: jj(jp).block_until_ready()
+    except ImportError:
+        pass
+    for k, fn in out.items():
+        got = fn()
+        got = got.detach().numpy() if hasattr(got, "detach") else np.asarray(got)
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9, err_msg=f"{name}: {k}")
+    return out
+
+
+def second_order(quick: bool) -> list[tuple[str, dict[str, Callable[[], Any]]]]:
+    """``hessian`` at n=200 and ``jacobian(mode="rev")`` at n=1000 against autograd and
+    ``torch.func``; the data matrix a constant."""
+    rng = np.random.default_rng(1)
+    out = []
+    a = rng.standard_normal((200, 200)) / 14
+    x = rng.standard_normal(200)
+    hess = ad.hessian(lambda x: np.sum(np.tanh(a @ x)))
+    cases: dict[str, Callable[[], Any]] = {"chainrules": lambda: hess(x)}
+    n = 200 if quick else 1000
+    b = rng.standard_normal((n, n)) / np.sqrt(n)
+    z = rng.standard_normal(n)
+    jac = ad.jacobian(lambda x: np.tanh(b @ x), mode="rev")
+    jcases: dict[str, Callable[[], Any]] = {"chainrules": lambda: jac(z)}
+    try:
+        import autograd
+        import autograd.numpy as anp
+
+        ah = autograd.hessian(lambda x: anp.sum(anp.tanh(a @ x)))
+        cases["autograd"] = lambda: ah(x)
+        aj = autograd.jacobian(lambda x: anp.tanh(b @ x))
+        jcases["autograd"] = lambda: aj(z)
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        tx, tz = torch.from_numpy(x), torch.from_numpy(z)
+        th = torch.func.hessian(lambda x: torch.sum(torch.tanh(ta @ x)))
+        cases["torch.func"] = lambda: th(tx)
+        tj = torch.func.jacrev(lambda x: torch.tanh(tb @ x))
+        jcases["torch.func"] = lambda: tj(tz)
+    except ImportError:
+        pass
+    out.append(("hessian, n=200", cases))
+    out.append((f"jacobian(rev), n={n}", jcases))
+    return out
+
+
+def ratios(
+    fns: dict[str, Callable[[], Any]], repeats: int, budget: float
+) -> dict[str, list[float]]:
+    """chainrules' time over each peer's, once per repeat."""
+    runs = [interleaved(fns, rounds=3, budget=budget) for _ in range(repeats)]
+    return {k: [r["chainrules"] / r[k] for r in runs] for k in fns if k != "chainrules"}
+
+
+def fmt(rs: list[float]) -> str:
+    return f"{statistics.median(rs):.2f} ({min(rs):.2f}-{max(rs):.2f})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="shorter runs, noisier")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--hessian", action="store_true", help="add hessian and jacobian(rev)")
+    ap.add_argument("--programs", nargs="*", default=list(PROGRAMS))
+    a = ap.parse_args(argv)
+    budget = 0.02 if a.quick else 0.1
+    peers = ["numpy", "autograd", "torch", "jax", "jax.jit"]
+    print("| program | " + " | ".join(f"over {p}" for p in peers) + " |")
+    print("|---" * (len(peers) + 1) + "|")
+    rng = np.random.default_rng(0)
+    for scale in (False, True):
+        for name in a.programs:
+            d, p = data(name, scale, rng)
+            rs = ratios(engines(name, d, p), a.repeats, budget)
+            cells = [fmt(rs[k]) if k in rs else "n/a" for k in peers]
+            print(f"| {name}, {'scale' if scale else 'n=10'} | " + " | ".join(cells) + " |")
+            sys.stdout.flush()
+    if a.hessian:
+        for title, fns in second_order(a.quick):
+            rs = ratios(fns, a.repeats, budget)
+            print(f"| {title} | " + " | ".join(f"over {k}: {fmt(v)}" for k, v in rs.items()) + " |")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
