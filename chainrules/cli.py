@@ -32,11 +32,20 @@ from . import __version__
 from .core.registry import Registration, registrations
 from .testing.backends import (
     BACKENDS,
+    EXTRA_BACKENDS,
     get_backend,
     use_jax_compilation_cache,
     use_quick_xla_compiles,
 )
-from .testing.runner import DEVICE_CHECKS, Cell, set_profile
+from .testing.runner import (
+    DEVICE_CHECKS,
+    LAZY_COLUMN,
+    Cell,
+    check_lazy,
+    check_registration,
+    dask_expectations,
+    set_profile,
+)
 from .testing.suite import defined_in, run_cell
 
 __all__ = ["main"]
@@ -132,6 +141,16 @@ def _import_user_module(name: str, err: TextIO) -> frozenset[int] | None:
     )
 
 
+def _run_cell(reg: Registration, column: str) -> Cell:
+    """One cell: the test suite's (``run_cell``), or one of the opt-in dask columns (``dask``:
+    the testers on dask arrays; ``lazy``: see ``check_lazy``), judged with the dask tables."""
+    if column == LAZY_COLUMN:
+        return check_lazy(reg)
+    if column in EXTRA_BACKENDS:
+        return check_registration(reg, EXTRA_BACKENDS[column], expects=dask_expectations(reg))
+    return run_cell(reg, column)
+
+
 # --- the cells, in this process or in worker processes -------------------------------------------
 _WEIGHT = {"jit": 4.0, "jax": 3.0, "torch": 2.0}  # rough cost of a column, for the schedule
 # a worker past this resident memory retires after its cell, and a fresh one takes over
@@ -180,7 +199,7 @@ def _worker_main(
         name, column = task
         results.put(("start", pid, name, column))
         try:
-            cell = run_cell(by_name[name], column)
+            cell = _run_cell(by_name[name], column)
         except BaseException as e:  # noqa: BLE001  (reported as the cell's failure)
             cell = Cell("FAIL", errors=[f"the checker itself failed: {type(e).__name__}: {e}"])
         rss = _peak_rss_mb()
@@ -229,7 +248,7 @@ def _run_cells(
     if jobs <= 1:
         for reg in regs:
             for column in columns:
-                done(reg.name, column, run_cell(reg, column))
+                done(reg.name, column, _run_cell(reg, column))
         return table, 0.0
 
     import multiprocessing
@@ -327,6 +346,13 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"no rule is registered{where}\n")
         return 2
     columns = [b.name for b in backends] + ([] if args.no_device_checks else list(DEVICE_CHECKS))
+    if args.lazy or args.thorough or "dask" in names:  # opt-in: the default run stays as it is
+        try:
+            import array_api_compat.dask.array  # noqa: F401
+        except ImportError as e:
+            err.write(f"the lazy column needs dask and array-api-compat: {e}\n")
+            return 2
+        columns.append(LAZY_COLUMN)
     n_cells = len(regs) * len(columns)
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
     if args.jobs is None and n_cells < 24:
@@ -538,8 +564,9 @@ def build_parser(prog: str = "python -m chainrules") -> argparse.ArgumentParser:
     c.add_argument(
         "--backend",
         action="append",
-        choices=list(BACKENDS),
-        help="check on this backend only (repeatable; default: every installed one)",
+        choices=[*BACKENDS, *EXTRA_BACKENDS],
+        help="check on this backend only (repeatable; default: every installed one but dask; "
+        "--backend dask also adds the lazy column)",
     )
     c.add_argument("--json", action="store_true", help="print the results as JSON")
     c.add_argument(
@@ -558,6 +585,12 @@ def build_parser(prog: str = "python -m chainrules") -> argparse.ArgumentParser:
         "--no-device-checks",
         action="store_true",
         help="leave out the scalar-free (guarded device arrays) and jit (jax.jit) columns",
+    )
+    c.add_argument(
+        "--lazy",
+        action="store_true",
+        help="add the lazy column: each rule on dask arrays runs no graph and matches NumPy "
+        "(also in --thorough and with --backend dask)",
     )
     c.add_argument(
         "--max-errors", type=int, default=3, help="failure messages shown per cell (default 3)"

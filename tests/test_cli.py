@@ -341,3 +341,36 @@ def test_check_module_that_raises_on_import_is_one_line(tmp_path, monkeypatch) -
         sys.modules.pop("my_broken_rules", None)
     assert code == 2 and out == ""
     assert err == "--module my_broken_rules: cannot import it (RuntimeError: boom at import)\n"
+
+
+def test_the_lazy_column_fails_a_rule_that_computes(clean_registry) -> None:  # type: ignore[no-untyped-def]
+    # a correct rule for expm1 whose pullback reads a value (bool(...)): on dask, that runs a
+    # graph, and the lazy column says so; the default columns do not include it
+    import pytest
+
+    pytest.importorskip("array_api_compat.dask.array")
+
+    @cr.register_rrule("expm1", domain=((-1.0, 1.0),))
+    def eager_expm1(x):  # type: ignore[no-untyped-def]
+        from array_api_compat import array_namespace
+
+        from chainrules.core.toolkit import pullback
+
+        xp = array_namespace(x)
+        y = xp.expm1(x)
+
+        @pullback(y, (x,))
+        def expm1_pullback(g):  # type: ignore[no-untyped-def]
+            scale = 1.0 if bool(xp.all(xp.isfinite(y))) else 0.0  # a host read of a value
+            return (g * xp.conj(y + 1) * scale,)
+
+        return y, expm1_pullback
+
+    code, out, _ = _run("check", "-k", "expm1", "--backend", "numpy", "--no-device-checks")
+    assert "lazy" not in out and "FAIL expm1 on numpy" not in out, out
+    code, out, _ = _run(
+        "check", "-k", "expm1", "--backend", "numpy", "--lazy", "--no-device-checks"
+    )
+    assert code == 1
+    assert "FAIL expm1 on lazy: lazy [#0" in out and "pullback 1" in out
+    assert re.search(r"^expm1\s+ok\s+FAIL", out, re.M)

@@ -111,7 +111,9 @@ def _diff_rules(sig: Signature, numpy: bool) -> tuple[Any, Any]:
                 pad = list(g.shape)
                 pad[ax] = n
                 zeros = xp.zeros(tuple(pad), dtype=g.dtype, device=device_of(g))
-                z_bar = xp.diff(g, axis=ax, n=n, prepend=zeros, append=zeros)
+                # concatenated here, not through diff's prepend=/append=: dask's diff computes
+                # those while it builds the graph
+                z_bar = xp.diff(xp.concat([zeros, g, zeros], axis=ax), axis=ax, n=n)
                 if n % 2:
                     z_bar = -z_bar
             x_bar = project(z_bar[along(ax, slice(p_len, p_len + m))])
