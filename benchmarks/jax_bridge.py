@@ -18,7 +18,7 @@ import numpy as np
 try:
     from ._timing import Row, interleaved
 except ImportError:  # run as a script
-    from _timing import Row, interleaved  # type: ignore[no-redef]
+    from _timing import Row, interleaved
 
 
 def _ratios(runs: int, budget: float, rounds: int) -> list[Row]:
