@@ -5,20 +5,32 @@ Two modes:
 * ``mode="jvp"`` (the default): a ``jax.custom_jvp`` whose JVP is the registered **frule**. JAX
   gets forward mode directly and reverse mode by transposing the frule's pushforward (linear in
   the tangents and built from ``jax.numpy`` operations), so ``jvp``, ``grad``, ``jacfwd``,
-  ``jacrev``, ``hessian`` and higher orders all work, under ``jit`` and ``vmap``.
+  ``jacrev``, ``hessian`` and higher orders all work, under ``jit`` and ``vmap``. Inputs that JAX
+  does not differentiate reach the frule as ``ZeroTangent()`` (JAX's symbolic zeros), so their
+  terms are never computed.
 * ``mode="vjp"``: a ``jax.custom_vjp`` whose backward pass is the registered **rrule**'s pullback.
-  A pullback is a Python closure, which JAX does not accept as a residual; the bridge saves the
-  *inputs* as residuals and **recomputes** the rrule in the backward pass. Under ``jit`` XLA
-  merges the recomputed forward with the original (common-subexpression elimination), so
-  ``jit(grad)`` pays nothing for it (see ``benchmarks/interop.py``). Reverse mode of any order
-  (the backward pass runs ``jax.numpy`` code, which JAX differentiates itself); forward mode
-  (``jvp``, ``jacfwd``, ``hessian``) is refused by JAX for a ``custom_vjp``, by design.
+  A pullback is a Python closure, which JAX does not accept as a residual, so the bridge
+  *closure-converts* it: the arrays the pullback holds (in its closure cells, defaults, nested
+  closures, ``functools.partial`` objects and chainrules objects such as projectors) become the
+  residuals, and the backward pass calls a copy of the pullback rebuilt around them. Nothing is
+  recomputed. A pullback holding an object the bridge cannot look into falls back to saving the
+  inputs and recomputing the rrule in the backward pass. Cotangents of inputs JAX does not
+  differentiate are not forced (a ``Thunk`` stays unevaluated) and are returned as zeros.
+  Reverse mode of any order (the backward pass runs ``jax.numpy`` code, which JAX differentiates
+  itself); forward mode (``jvp``, ``jacfwd``, ``hessian``) is refused by JAX for a
+  ``custom_vjp``, by design.
+
+Sharding: in JAX's explicit sharding mode the ``vjp`` mode runs the pullback with the mesh's
+explicit axes made automatic (``jax.sharding.auto_axes``) and gives each cotangent its primal's
+sharding, as JAX's own transposes do; ``jvp`` mode needs nothing (JAX transposes the frule).
 
 Arguments: JAX arrays, NumPy arrays and NumPy scalars anywhere in the (nested tuple / list / dict)
 arguments are traced (NumPy values are converted with ``jnp.asarray`` at the boundary); every
 other leaf -- Python numbers, strings, ``None``, slices, axes, orders -- is static. Integer and
 boolean arrays are traced (so they may be batched by ``vmap`` or be ``jit`` arguments) and get a
-zero (``float0``) cotangent. Keyword arguments are never differentiated.
+zero (``float0``) cotangent. Keyword arguments are never differentiated. The ``custom_jvp`` /
+``custom_vjp`` is built once per call structure (the static leaves and where the arrays are) and
+reused.
 
 Complex numbers: JAX's cotangent of a complex input is the conjugate of chainrules' (see
 ``DESIGN.md``); the ``vjp`` mode conjugates on the way in and out. Tangents (forward mode) need no
@@ -27,17 +39,21 @@ conversion.
 
 from __future__ import annotations
 
+import copy
 import functools
+import types
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.custom_derivatives import SymbolicZero
 
-from ..core.tangents import NoTangent
+from ..core.tangents import NoTangent, ZeroTangent
 from ._common import (
     Rules,
     check_leaf,
+    cotangent_leaves,
     find_rules,
     output_leaves,
     split,
@@ -47,6 +63,8 @@ from ._common import (
 __all__ = ["wrap"]
 
 _float0 = jax.dtypes.float0
+_ZERO = ZeroTangent()
+_CACHE_SIZE = 256
 
 
 def _is_dynamic(x: Any) -> bool:
@@ -68,6 +86,26 @@ def _zeros_like_ct(x: Any) -> Any:
     return np.zeros(x.shape, dtype=_float0)
 
 
+def _static_key(sp: Any) -> Any:
+    """A hashable key of a call's structure: the skeleton, the static leaves (with their types)
+    and the positions of the dynamic ones; ``None`` when a static leaf is unhashable."""
+    dyn = set(sp.dynamic)
+    parts: list[Any] = []
+    for i, leaf in enumerate(sp.leaves):
+        if i in dyn:
+            parts.append(None)
+        elif type(leaf) is slice:  # unhashable before Python 3.12
+            parts.append((slice, leaf.start, leaf.stop, leaf.step))
+        else:
+            parts.append((type(leaf), leaf))
+    key = (sp.skeleton, tuple(parts), tuple(sp.dynamic))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def wrap(f: Any, *, mode: str = "jvp") -> Any:
     """A function of JAX arrays computing ``f`` whose derivatives come from ``f``'s rules.
 
@@ -85,14 +123,24 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
         raise ValueError(f"chainrules.interop.jax.wrap: mode must be 'jvp' or 'vjp', got {mode!r}")
     rules = find_rules(f, "jax", need="frule" if mode == "jvp" else "rrule")
     build = _build_jvp if mode == "jvp" else _build_vjp
+    built: dict[Any, Any] = {}
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         sp = split(args, kwargs, _is_dynamic)
         dyn = [jnp.asarray(sp.leaves[i]) for i in sp.dynamic]
-        return build(rules, sp)(*dyn)
+        key = _static_key(sp)
+        call = built.get(key) if key is not None else None
+        if call is None:
+            call = build(rules, sp)
+            if key is not None:
+                if len(built) >= _CACHE_SIZE:
+                    built.clear()
+                built[key] = call
+        return call(*dyn)
 
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
+    wrapped.__chainrules_built__ = built  # type: ignore[attr-defined]
     return wrapped
 
 
@@ -109,18 +157,18 @@ def _build_jvp(rules: Rules, sp: Any) -> Any:
         args, kwargs = sp.rebuild(dyn)
         return _primal(rules, args, kwargs)
 
-    @call.defjvp
     def call_jvp(primals: Any, tangents: Any) -> Any:
         args, kwargs = sp.rebuild(primals)
-        # tangent of each leaf: JAX's for traced inexact positional leaves, NoTangent otherwise
+        # tangent of each leaf: JAX's for traced inexact positional leaves, NoTangent otherwise;
+        # a leaf JAX does not differentiate comes as a SymbolicZero: ZeroTangent, never computed
         leaf_t = {
-            pos: t
+            pos: _ZERO if isinstance(t, SymbolicZero) else t
             for pos, p, t in zip(sp.dynamic, primals, tangents, strict=True)
             if sp.arg_of[pos] >= 0 and _inexact(p)
         }
         targs = sp.tangents(leaf_t, NoTangent())
         y, y_dot = rules.frule((NoTangent(), *targs), *args, **kwargs)  # type: ignore[misc]
-        ys, _ = output_leaves(y)
+        ys, rebuild = output_leaves(y)
         dots = tangent_output_leaves(y_dot, len(ys))
         out = []
         for yi, di in zip(ys, dots, strict=True):
@@ -130,10 +178,194 @@ def _build_jvp(rules: Rules, sp: Any) -> Any:
             di = jnp.asarray(di)
             check_leaf(rules.name, "frule", -1, di, yi, di.dtype == jnp.asarray(yi).dtype)
             out.append(di)
-        _, rebuild = output_leaves(y)
         return y, rebuild(out)
 
+    call.defjvp(call_jvp, symbolic_zeros=True)
     return call
+
+
+# --- closure conversion of a pullback ------------------------------------------------------------
+# A pullback is a closure over arrays (the primal, intermediate results, projectors holding
+# dtypes and shapes). ``_Walk`` finds the JAX arrays it reaches; ``_rebuild`` copies the
+# containers on the way to them (functions, cells, tuples, lists, dicts, partials, bound methods,
+# chainrules objects) with new arrays in their place, and shares everything else.
+
+_STATIC = (
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    bool,
+    type(None),
+    type(Ellipsis),
+    slice,
+    range,
+    type,
+    types.ModuleType,
+    types.BuiltinFunctionType,
+    types.BuiltinMethodType,
+    np.dtype,
+    np.ndarray,
+    np.generic,
+)
+
+
+class _Opaque(Exception):
+    """The pullback holds an object the walk cannot look into."""
+
+
+def _library_object(o: Any) -> bool:
+    """A JAX or NumPy object other than an array (a device, a sharding, a dtype, an aval): it
+    holds no traced values."""
+    mod = getattr(type(o), "__module__", "") or ""
+    return mod.split(".", 1)[0] in ("jax", "jaxlib", "numpy", "ml_dtypes")
+
+
+def _walkable(o: Any) -> bool:
+    mod = getattr(type(o), "__module__", "") or ""
+    return mod == "chainrules" or mod.startswith("chainrules.")
+
+
+def _attrs(o: Any) -> list[tuple[str, Any]]:
+    out = list(getattr(o, "__dict__", {}).items())
+    for klass in type(o).__mro__:
+        for name in getattr(klass, "__slots__", ()):
+            if name not in ("__dict__", "__weakref__") and hasattr(o, name):
+                out.append((name, getattr(o, name)))
+    return out
+
+
+class _Walk:
+    """The JAX arrays reachable from a pullback, in a fixed order, and which objects hold any."""
+
+    def __init__(self) -> None:
+        self.leaves: list[Any] = []
+        self.index: dict[int, int] = {}
+        self.has: dict[int, bool] = {}
+
+    def visit(self, o: Any) -> bool:
+        i = id(o)
+        if isinstance(o, jax.Array):
+            if i not in self.index:
+                self.index[i] = len(self.leaves)
+                self.leaves.append(o)
+            return True
+        if isinstance(o, _STATIC) or _library_object(o):
+            return False
+        if i in self.has:
+            return self.has[i]
+        self.has[i] = False  # cycles
+        t = type(o)
+        parts: Any
+        if t is types.FunctionType:
+            parts = [c for c in (o.__closure__ or ())]
+            parts += list(o.__defaults__ or ()) + list((o.__kwdefaults__ or {}).values())
+        elif t is types.CellType:
+            try:
+                parts = [o.cell_contents]
+            except ValueError:  # an empty cell
+                parts = []
+        elif t is tuple or t is list or (isinstance(o, tuple) and hasattr(t, "_fields")):
+            parts = list(o)
+        elif t is dict:
+            parts = list(o.values())
+        elif t is functools.partial:
+            parts = [o.func, *o.args, *o.keywords.values()]
+        elif t is types.MethodType:
+            parts = [o.__func__, o.__self__]
+        elif _walkable(o):
+            parts = [v for _, v in _attrs(o)]
+        else:
+            raise _Opaque(t.__qualname__)
+        found = False
+        for p in parts:
+            found = self.visit(p) or found
+        self.has[i] = found
+        return found
+
+
+def _rebuild(o: Any, walk: _Walk, leaves: Any, memo: dict[int, Any]) -> Any:
+    i = id(o)
+    if i in walk.index:
+        return leaves[walk.index[i]]
+    if not walk.has.get(i, False):
+        return o
+    if i in memo:
+        return memo[i]
+    t = type(o)
+
+    def r(x: Any) -> Any:
+        return _rebuild(x, walk, leaves, memo)
+
+    if t is types.CellType:
+        new: Any = types.CellType()
+        memo[i] = new
+        new.cell_contents = r(o.cell_contents)
+        return new
+    if t is types.FunctionType:
+        cells = tuple(r(c) for c in (o.__closure__ or ()))
+        defaults = tuple(r(d) for d in o.__defaults__) if o.__defaults__ else o.__defaults__
+        new = types.FunctionType(o.__code__, o.__globals__, o.__name__, defaults, cells)
+        if o.__kwdefaults__:
+            new.__kwdefaults__ = {k: r(v) for k, v in o.__kwdefaults__.items()}
+        new.__qualname__ = o.__qualname__
+        new.__dict__.update(o.__dict__)
+        memo[i] = new
+        return new
+    if t is tuple or t is list:
+        new = t(r(e) for e in o)
+    elif hasattr(t, "_fields"):  # a named tuple
+        new = t(*(r(e) for e in o))
+    elif t is dict:
+        new = {k: r(v) for k, v in o.items()}
+    elif t is functools.partial:
+        new = functools.partial(
+            r(o.func), *(r(a) for a in o.args), **{k: r(v) for k, v in o.keywords.items()}
+        )
+    elif t is types.MethodType:
+        new = types.MethodType(r(o.__func__), r(o.__self__))
+    else:  # a chainrules object (_walkable)
+        new = copy.copy(o)
+        memo[i] = new
+        for name, v in _attrs(o):
+            object.__setattr__(new, name, r(v))
+    memo[i] = new
+    return new
+
+
+class _Plan:
+    """Static half of a ``vjp``-mode residual (compared by identity): the pullback to rebuild
+    (``None``: recompute the rrule from the inputs), its walk, the forward's output (for its
+    structure only), the inputs' avals and which inputs JAX differentiates."""
+
+    __slots__ = ("avals", "perturbed", "pullback", "walk", "y")
+
+    def __init__(
+        self, pullback: Any, walk: _Walk | None, y: Any, avals: Any, perturbed: Any
+    ) -> None:
+        self.pullback, self.walk, self.y = pullback, walk, y
+        self.avals, self.perturbed = avals, perturbed
+
+
+class _Residual:
+    """A ``vjp``-mode residual: the pullback's arrays (or the inputs) and the ``_Plan``."""
+
+    __slots__ = ("leaves", "plan")
+
+    def __init__(self, plan: _Plan, leaves: Any) -> None:
+        self.plan, self.leaves = plan, leaves
+
+
+jax.tree_util.register_pytree_node(
+    _Residual, lambda r: (tuple(r.leaves), r.plan), lambda plan, ls: _Residual(plan, ls)
+)
+
+
+def _explicit_mesh() -> Any:
+    """The current abstract mesh when it has explicit axes (JAX's explicit sharding), else None."""
+    mesh = jax.sharding.get_abstract_mesh()
+    return None if mesh.empty or not mesh.explicit_axes else mesh
 
 
 def _build_vjp(rules: Rules, sp: Any) -> Any:
@@ -145,29 +377,91 @@ def _build_vjp(rules: Rules, sp: Any) -> Any:
         args, kwargs = sp.rebuild(dyn)
         return rrule(*args, **kwargs)[0]
 
-    def call_fwd(*dyn: Any) -> Any:
-        args, kwargs = sp.rebuild(dyn)
-        # the pullback (a closure) cannot be a residual: keep the inputs, recompute in call_bwd
-        return rrule(*args, **kwargs)[0], dyn
-
-    def call_bwd(dyn: Any, y_bar: Any) -> Any:
+    def call_fwd(*prim: Any) -> Any:
+        dyn = tuple(p.value for p in prim)
+        perturbed = tuple(bool(p.perturbed) for p in prim)
+        avals = tuple(jax.typeof(v) for v in dyn)
         args, kwargs = sp.rebuild(dyn)
         y, pullback = rrule(*args, **kwargs)
-        _, rebuild = output_leaves(y)
+        walk = _Walk()
+        try:
+            walk.visit(pullback)
+        except _Opaque:  # keep the inputs, recompute the rrule in call_bwd
+            return y, _Residual(_Plan(None, None, None, avals, perturbed), dyn)
+        return y, _Residual(_Plan(pullback, walk, y, avals, perturbed), walk.leaves)
+
+    def backward(plan: _Plan, leaves: Any, avals: Any, y_bar: Any) -> tuple[Any, ...]:
+        """The cotangents of the differentiated dynamic leaves (``None`` for the others)."""
+        if plan.walk is None:  # recompute the rrule from the saved inputs
+            args, kwargs = sp.rebuild(leaves)
+            y, pullback = rrule(*args, **kwargs)
+        else:
+            pullback = _rebuild(plan.pullback, plan.walk, leaves, {})
+            y = plan.y
         bars, _ = output_leaves(y_bar)
-        bars = [jnp.conj(b) if _is_complex(b) else b for b in bars]  # JAX's -> ours
-        cts = pullback(rebuild(bars))
-        per_leaf = sp.cotangents(cts, args)
-        out = []
-        for pos, p in zip(sp.dynamic, dyn, strict=True):
+        bars = [
+            _ZERO if isinstance(b, SymbolicZero) else (jnp.conj(b) if _is_complex(b) else b)
+            for b in bars
+        ]  # JAX's -> ours
+        _, rebuild_out = output_leaves(y)
+        cts = pullback(rebuild_out(bars))
+        wanted = {pos for pos, w in zip(sp.dynamic, plan.perturbed, strict=True) if w}
+        per_leaf = _wanted_cotangents(sp, cts, sp.rebuild(avals)[0], wanted)
+        out: list[Any] = []
+        for pos, p in zip(sp.dynamic, avals, strict=True):
             c = per_leaf[pos]
-            if c is None or not _inexact(p):
-                out.append(_zeros_like_ct(p))
+            if c is None or pos not in wanted or not _inexact(p):
+                out.append(None)
                 continue
             c = jnp.asarray(c)
             check_leaf(rules.name, "rrule", sp.arg_of[pos], c, p, c.dtype == p.dtype)
             out.append(jnp.conj(c) if _is_complex(c) else c)  # ours -> JAX's
         return tuple(out)
 
-    call.defvjp(call_fwd, call_bwd)
+    def call_bwd(res: _Residual, y_bar: Any) -> Any:
+        plan = res.plan
+        avals = plan.avals  # the primals' shapes, dtypes and shardings
+        mesh = _explicit_mesh()
+        if mesh is None:
+            out = backward(plan, res.leaves, avals, y_bar)
+        else:
+            # explicit sharding: run the rule with the mesh's axes automatic (its products may
+            # contract sharded axes, which explicit mode refuses without an out_sharding), and
+            # give each cotangent its primal's sharding, as JAX's own transposes do
+            want = [i for i, w in enumerate(plan.perturbed) if w and _inexact(avals[i])]
+            shard = tuple(avals[i].sharding for i in want)
+
+            def inner(leaves: Any, y_bar: Any) -> Any:
+                got = backward(plan, leaves, avals, y_bar)
+                return tuple(
+                    jnp.zeros(avals[i].shape, avals[i].dtype) if got[i] is None else got[i]
+                    for i in want
+                )
+
+            got = jax.sharding.auto_axes(inner, axes=mesh.explicit_axes, out_sharding=shard)(
+                res.leaves, y_bar
+            )
+            full: list[Any] = [None] * len(avals)
+            for i, g in zip(want, got, strict=True):
+                full[i] = g
+            out = tuple(full)
+        return tuple(
+            _zeros_like_ct(p) if c is None and not _inexact(p) else c
+            for c, p in zip(out, avals, strict=True)
+        )
+
+    call.defvjp(call_fwd, call_bwd, symbolic_zeros=True)
     return call
+
+
+def _wanted_cotangents(sp: Any, cts: Any, args: tuple[Any, ...], wanted: set[int]) -> list[Any]:
+    """``sp.cotangents(cts, args)``, but the cotangent of a positional argument none of whose
+    leaves is in ``wanted`` is not forced (a ``Thunk`` stays unevaluated): ``None`` per leaf."""
+    out: list[Any] = []
+    for i, a in enumerate(args):
+        n = sp.arg_of.count(i)
+        if any(sp.arg_of[pos] == i for pos in wanted):
+            out.extend(cotangent_leaves(cts[i + 1], a))
+        else:
+            out.extend([None] * n)
+    return out + [None] * (len(sp.leaves) - len(out))
