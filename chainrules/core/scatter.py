@@ -50,7 +50,7 @@ import math
 import operator
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import array_api_compat
@@ -262,9 +262,50 @@ def _scatter_jax(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     return dest.at[key.entries].add(values)  # functional, accumulates, traceable under jit
 
 
+def _dtensor_lift(dest: Any, values: Any) -> Callable[[Any], Any] | None:
+    """On DTensors, a map making a plain tensor a replicated DTensor on their mesh (torch refuses
+    to mix ``torch.Tensor`` and ``DTensor`` in one operation); ``None`` otherwise."""
+    dt_mod = sys.modules.get("torch.distributed.tensor")
+    dtensor = getattr(dt_mod, "DTensor", None)
+    if dtensor is None:
+        return None
+    ref = values if isinstance(values, dtensor) else dest if isinstance(dest, dtensor) else None
+    if ref is None:
+        return None
+    mesh = ref.device_mesh
+    rep = [dt_mod.Replicate()] * mesh.ndim  # type: ignore[union-attr]
+
+    def lift(t: Any) -> Any:
+        if isinstance(t, dtensor):
+            return t
+        return dtensor.from_local(t, mesh, rep, run_check=False)  # no communication
+
+    return lift
+
+
+def _dtensor_operands(lift: Callable[[Any], Any], dest: Any, key: IndexKey, values: Any) -> Any:
+    """``dest`` and ``key`` as DTensors beside DTensor ``values`` (or ``dest``).
+
+    A plain ``dest`` among DTensor ``values`` is the zero a pullback starts from (indexing's
+    broadcast 0-d zero): it is made like the cotangent, ``values.new_zeros``, as torch's own index
+    and slice backwards do, so the gradient gets native torch's placements. Any other plain
+    ``dest`` is added to that zero as a replicated DTensor. Index tensors built by a rule (the
+    ``arange`` grids of ``take``) become replicated DTensors on the same mesh.
+    """
+    if dest is not lift(dest):
+        dest = values.new_zeros(tuple(dest.shape)) + lift(dest)
+    entries = tuple(lift(e) if is_array(e) else e for e in key.entries)
+    return dest, replace(key, entries=entries, arrays=tuple(lift(e) for e in key.arrays))
+
+
 def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     import torch
 
+    lift = None
+    if type(dest) is not torch.Tensor or type(values) is not torch.Tensor:
+        lift = _dtensor_lift(dest, values)
+        if lift is not None:
+            dest, key = _dtensor_operands(lift, dest, key, values)
     if key.unique:
         out = dest.clone()  # an expanded (stride-0) dest clones to a contiguous tensor
         out[key.entries] += values
@@ -276,6 +317,8 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
             for e in key.entries
             if type(e) is int or is_array(e)
         )
+        if lift is not None:
+            idx = tuple(lift(e) for e in idx)
         if _torch_compiling():
             # torch 2.13's inductor miscompiles the out-of-place forms below on CPU (index_add
             # gives wrong sums, an accumulating index_put fails in codegen); this one it gets right
@@ -284,6 +327,8 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         return dest.index_put(idx, values, accumulate=True)
     # any other key: flat positions from a grid indexed with the same key
     grid = torch.arange(dest.numel(), device=dest.device).reshape(dest.shape)
+    if lift is not None:
+        grid = lift(grid)
     flat = grid[key.entries]
     vals = torch.broadcast_to(values, flat.shape).reshape(-1)
     if _torch_compiling():  # see above

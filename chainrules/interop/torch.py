@@ -3,13 +3,14 @@
 Built on ``torch.autograd.Function`` with a context-free ``forward`` and a ``setup_context``
 (what ``torch.func`` and ``torch.compile`` need):
 
-* ``backward`` calls the registered **rrule** on the saved inputs (``save_for_backward``) and
-  applies its pullback to the incoming gradient. The rule runs on tensors through
-  ``array_api_compat.torch``, so when PyTorch records the backward (``create_graph=True``,
-  ``gradgradcheck``, ``torch.func.grad`` of a gradient) the pullback is differentiated again by
-  PyTorch itself. The pullback of the forward call is not kept (it would hold tensors outside
-  PyTorch's saved-tensor machinery, which ``torch.func`` transforms cannot see): the rrule is
-  recomputed in the backward pass.
+* ``forward`` calls the registered **rrule** once and keeps its pullback; ``backward`` applies it
+  to the incoming gradient (the residuals are the arrays the pullback closed over), forcing only
+  the cotangents of inputs in ``ctx.needs_input_grad``. Where the kept pullback would be wrong the
+  rrule is recomputed on the saved inputs (``save_for_backward``): when PyTorch records the
+  backward (``create_graph=True``, ``gradgradcheck``), so the pullback is differentiated again by
+  PyTorch itself; under ``torch.func`` transforms and ``torch.compile``, which see only saved
+  tensors; and inside ``saved_tensors_hooks``. The rule runs on tensors (DTensors included)
+  through ``array_api_compat.torch``.
 * ``jvp`` (forward-mode AD: ``torch.autograd.forward_ad``, ``gradcheck(check_forward_ad=True)``)
   calls the registered **frule**. TorchDynamo refuses an ``autograd.Function`` that defines
   ``jvp``, so the bridge uses a second Function *without* ``jvp`` unless an input carries a
@@ -38,6 +39,7 @@ from ._common import (
     Rules,
     Split,
     check_leaf,
+    cotangent_leaves,
     find_rules,
     output_leaves,
     split,
@@ -80,17 +82,53 @@ def wrap(f: Any) -> Any:
             for i in sp.dynamic
         ]
         fn = with_jvp if _has_forward_tangent(dyn) else plain
-        out = fn.apply(sp, *dyn)
-        return out
+        return fn.apply(_Call(sp), *dyn)
 
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
 
 
+class _Call:
+    """One call's static state, passed to the Function as its first input: the split arguments,
+    and the pullback of the forward's rrule when it may be reused in the backward pass."""
+
+    __slots__ = ("pullback", "sp")
+
+    def __init__(self, sp: Split) -> None:
+        self.sp = sp
+        self.pullback: Any = None
+
+
 def _has_forward_tangent(dyn: list[Any]) -> bool:
-    if torch.compiler.is_compiling():
+    # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
+    if forward_ad._current_level < 0 or torch.compiler.is_compiling():
         return False
     return any(forward_ad.unpack_dual(t).tangent is not None for t in dyn)
+
+
+def _may_keep_pullback() -> bool:
+    """Whether the forward's pullback may serve the backward pass: not under a ``torch.func``
+    transform (its tensors would sit outside the transform's levels), ``torch.compile`` (Dynamo
+    sees only saved tensors), or saved-tensor hooks (offloading, checkpointing: they must see
+    every residual)."""
+    return not (
+        torch._C._are_functorch_transforms_active()
+        or torch.compiler.is_compiling()
+        or torch._C._autograd._top_saved_tensors_default_hooks(False) is not None
+    )
+
+
+def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int]) -> list[Any]:
+    """``sp.cotangents(cts, args)`` for the positional arguments in ``want`` only: the entries
+    of the others (often ``Thunk``s of work nobody asked for) are never forced."""
+    out: list[Any] = [None] * len(sp.leaves)
+    start = 0
+    for i, a in enumerate(args):
+        n = sp.arg_of.count(i)
+        if i in want:
+            out[start : start + n] = cotangent_leaves(cts[i + 1], a)
+        start += n
+    return out
 
 
 def _fresh(y: Any, dyn: tuple[Any, ...]) -> Any:
@@ -101,9 +139,11 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
     rrule, frule, name = rules.rrule, rules.frule, rules.name
     assert rrule is not None and frule is not None
 
-    def forward(sp: Split, *dyn: Any) -> Any:
-        args, kwargs = sp.rebuild(dyn)
-        y = rrule(*args, **kwargs)[0]
+    def forward(call: _Call, *dyn: Any) -> Any:
+        args, kwargs = call.sp.rebuild(dyn)
+        y, pullback = rrule(*args, **kwargs)
+        if _may_keep_pullback():
+            call.pullback = (pullback, output_leaves(y)[1], args)
         # an input returned as it is cannot be saved for backward with setup_context: return a
         # view of it (getitem of a tuple, a no-op reshape)
         if isinstance(y, tuple):
@@ -115,23 +155,42 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         return _fresh(y, dyn)
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
-        sp, *dyn = inputs
-        ctx.sp = sp
+        call, *dyn = inputs
+        ctx.sp = call.sp
+        ctx.pullback = call.pullback
+        call.pullback = None  # the ctx holds it now, and is freed with the graph
         ctx.save_for_backward(*dyn)
         ctx.save_for_forward(*dyn)
 
     def backward(ctx: Any, *grads: Any) -> Any:
         sp: Split = ctx.sp
-        dyn = ctx.saved_tensors
-        args, kwargs = sp.rebuild(dyn)
-        y, pullback = rrule(*args, **kwargs)
-        ys, rebuild = output_leaves(y)
-        bars = [torch.zeros_like(yi) if g is None else g for g, yi in zip(grads, ys, strict=True)]
-        cts = sp.cotangents(pullback(rebuild(bars)), args)
+        dyn = ctx.saved_tensors  # also torch's check that no input was modified in place
+        if ctx.pullback is None or torch.is_grad_enabled():
+            # create_graph=True (the backward is recorded: the pullback must be differentiable
+            # in the inputs, which the forward's, built under no_grad, is not), or a transform
+            # or hook that excluded the saved pullback: recompute the rrule from saved tensors
+            args, kwargs = sp.rebuild(dyn)
+            y, pullback = rrule(*args, **kwargs)
+            ys, rebuild = output_leaves(y)
+            bars = [torch.zeros_like(yi) if g is None else g for g, yi in zip(grads, ys)]
+        else:
+            # the forward's pullback: its residuals are the arrays it closed over. Gradients
+            # are materialised (zeros, never None) unless a user turned that off
+            pullback, rebuild, args = ctx.pullback
+            bars = list(grads)
+        need = ctx.needs_input_grad
+        wanted = {
+            sp.arg_of[pos]
+            for k, (pos, p) in enumerate(zip(sp.dynamic, dyn, strict=True))
+            if need[k + 1] and _inexact(p)
+        }
+        if not wanted:
+            return (None,) * (len(dyn) + 1)
         out: list[Any] = [None]
+        cts = _wanted_cotangents(sp, pullback(rebuild(bars)), args, wanted)
         for pos, p in zip(sp.dynamic, dyn, strict=True):
             c = cts[pos]
-            if c is None or not _inexact(p) or not ctx.needs_input_grad[len(out)]:
+            if c is None or not _inexact(p) or not need[len(out)]:
                 out.append(None)
                 continue
             check_leaf(name, "rrule", sp.arg_of[pos], c, p, c.dtype == p.dtype)

@@ -1,0 +1,111 @@
+"""The PyTorch bridge against native torch: forward + backward of ``interop.torch.wrap(f)`` over
+the same for ``f`` itself (issue 14 point 6: <= 1.5x at n = 10, where an ``autograd.Function``'s
+own dispatch is part of the cost, and <= 1.1x at n = 1e6).
+
+    python benchmarks/torch_bridge.py [--quick] [--repeats 3]
+
+Three functions: the 2-norm (a reduction), ``exp`` (elementwise, an output of x's size) and
+``matmul`` of a data matrix that needs no gradient with weights that do (the bridge must not
+compute the data's cotangent). float64, one thread. Each ratio is measured in alternating rounds
+in one process; the table gives the median and the range over the repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _timing import Row, fmt_time, interleaved
+
+
+def _cases(n: int) -> dict[str, tuple[Callable[..., Any], Callable[..., Any], tuple[Any, ...]]]:
+    import array_api_compat.torch as ctorch
+    import torch
+
+    from chainrules.interop import torch as crtorch
+
+    rng = np.random.default_rng(0)
+    x = torch.tensor(rng.standard_normal(n), requires_grad=True)
+    m = max(int(n**0.5), 2)
+    a = torch.tensor(rng.standard_normal((m, m)))  # data: no gradient
+    w = torch.tensor(rng.standard_normal(m), requires_grad=True)
+    return {
+        "vector_norm": (
+            ctorch.linalg.vector_norm,
+            crtorch.wrap(ctorch.linalg.vector_norm),
+            (x,),
+        ),
+        "exp": (ctorch.exp, crtorch.wrap(ctorch.exp), (x,)),
+        "matmul (data @ w)": (ctorch.matmul, crtorch.wrap(ctorch.matmul), (a, w)),
+    }
+
+
+def _fwd_bwd(f: Callable[..., Any], args: tuple[Any, ...]) -> Callable[[], object]:
+    import torch
+
+    wrt = tuple(t for t in args if t.requires_grad)
+    y0 = f(*args)
+    g = torch.ones_like(y0)
+
+    def call() -> object:
+        return torch.autograd.grad(f(*args), wrt, g)
+
+    return call
+
+
+def ratios(
+    n: int, repeats: int, budget: float, rounds: int
+) -> dict[str, tuple[list[float], float]]:
+    """Per case: the ratios bridge / native over ``repeats`` runs, and the last native time."""
+    out: dict[str, tuple[list[float], float]] = {}
+    for name, (native, bridge, args) in _cases(n).items():
+        rs: list[float] = []
+        t_native = 0.0
+        for _ in range(repeats):
+            t = interleaved(
+                {"native": _fwd_bwd(native, args), "bridge": _fwd_bwd(bridge, args)},
+                budget=budget,
+                rounds=rounds,
+            )
+            rs.append(t["bridge"] / t["native"])
+            t_native = t["native"]
+        out[name] = (rs, t_native)
+    return out
+
+
+def run(quick: bool = False, repeats: int = 3) -> list[Row]:
+    import torch
+
+    torch.set_num_threads(1)
+    budget, rounds = (0.05, 3) if quick else (0.2, 5)
+    rows = []
+    for n, label, target in ((10, "10", 1.5), (1_000_000, "1e6", 1.1)):
+        for name, (rs, t_native) in ratios(n, repeats, budget, rounds).items():
+            med = statistics.median(rs)
+            rows.append(
+                Row(
+                    f"torch bridge fwd+bwd {name}, n={label}",
+                    f"{med:.2f}x ({min(rs):.2f}-{max(rs):.2f}, {repeats} runs)",
+                    fmt_time(t_native) + " native",
+                    f"{med:.2f}x",
+                    f"≤ {target}x",
+                    med <= target,
+                )
+            )
+    return rows
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--repeats", type=int, default=3)
+    ns = p.parse_args()
+    for row in run(quick=ns.quick, repeats=ns.repeats):
+        print(" | ".join(row.cells()), flush=True)

@@ -1,0 +1,71 @@
+"""What the PyTorch bridge computes (issue 14 point 6): the backward pass reuses the forward's
+pullback (no second rrule call), and cotangents of inputs that need no gradient are never forced
+(``ctx.needs_input_grad``). Counted, not timed: the ratios are in benchmarks/torch_bridge.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import chainrules as cr
+
+torch = pytest.importorskip("torch")
+from chainrules.interop import torch as crtorch  # noqa: E402
+
+CALLS = {"rrule": 0, "x_bar": 0, "a_bar": 0}
+
+
+def scaled_product(x: Any, a: Any) -> Any:
+    return x * a
+
+
+@cr.register_rrule(scaled_product)
+def _scaled_product_rrule(x: Any, a: Any) -> Any:
+    CALLS["rrule"] += 1
+
+    def scaled_product_pullback(y_bar: Any) -> Any:
+        def x_bar() -> Any:
+            CALLS["x_bar"] += 1
+            return y_bar * a
+
+        def a_bar() -> Any:
+            CALLS["a_bar"] += 1
+            return y_bar * x
+
+        return cr.NoTangent(), cr.Thunk(x_bar), cr.Thunk(a_bar)
+
+    return x * a, scaled_product_pullback
+
+
+@cr.register_frule(scaled_product)
+def _scaled_product_frule(tangents: Any, x: Any, a: Any) -> Any:
+    _, dx, da = (cr.unthunk(t) for t in tangents)
+    zero = isinstance(dx, cr.AbstractZero), isinstance(da, cr.AbstractZero)
+    dot = (0 if zero[0] else dx * a) + (0 if zero[1] else x * da)
+    return x * a, dot
+
+
+@pytest.fixture(autouse=True)
+def _reset() -> None:
+    for k in CALLS:
+        CALLS[k] = 0
+
+
+def test_backward_reuses_the_forward_pullback_and_forces_only_needed_cotangents() -> None:
+    f = crtorch.wrap(scaled_product)
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    a = torch.tensor([3.0, 4.0], dtype=torch.float64)  # data: no gradient
+    (g,) = torch.autograd.grad(f(x, a), x, torch.ones(2, dtype=torch.float64))
+    torch.testing.assert_close(g, a)
+    assert CALLS == {"rrule": 1, "x_bar": 1, "a_bar": 0}
+
+
+def test_create_graph_recomputes_so_second_derivatives_flow() -> None:
+    f = crtorch.wrap(scaled_product)
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    a = torch.tensor([3.0, 4.0], dtype=torch.float64, requires_grad=True)
+    (gx,) = torch.autograd.grad(f(x, a).sum(), x, create_graph=True)
+    (gxa,) = torch.autograd.grad(gx.sum(), a)  # d/da of d/dx sum(x * a) = 1
+    torch.testing.assert_close(gxa, torch.ones(2, dtype=torch.float64))
+    assert CALLS["rrule"] == 2  # the forward, and the recorded backward's recomputation
