@@ -423,7 +423,10 @@ def _sign_tangent(xp: Any, x: Any, out: Any, v: Any) -> Any:
 
 def _sign(xp: Any, x: Any, cplx: bool) -> Any:
     # for complex z the standard's sign is z/|z| (0 at 0); array_api_compat's NumPy wrapper
-    # warns at 0, so it is computed here
+    # warns at 0, so it is computed here. NumPy's own (NumPy >= 2) is the unit along an
+    # infinite part where z/|z| is inf/inf, so NumPy arrays take it: the primal is NumPy's
+    if cplx and array_api_compat.is_numpy_namespace(xp):
+        return np.sign(x)
     return unit(xp, x, xp.abs(x)) if cplx else xp.sign(x)
 
 

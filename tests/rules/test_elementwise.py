@@ -274,3 +274,15 @@ def test_primal_result_type_of_integer_inputs_is_numpys() -> None:
         assert pb(np.ones(2, y.dtype))[1] == cr.NoTangent()
         y, y_dot = cr.frule((cr.NoTangent(), cr.NoTangent()), np.fabs, x)
         assert y.dtype == np.fabs(x).dtype and isinstance(y_dot, cr.AbstractZero)
+
+
+def test_complex_sign_at_infinity_is_numpys_unit() -> None:
+    # z/|z| is inf/inf there: NumPy gives the unit along the infinite part, the derivative's
+    # limit is 0 (ds ~ 1/|z|); it was NaN
+    z = np.array([complex(np.inf, 1.0), complex(1.0, -np.inf), 3 + 4j])
+    y, pb = cr.rrule(np.sign, z)
+    assert y.tolist() == [1 + 0j, -1j, 0.6 + 0.8j] == np.sign(z).tolist()
+    z_bar = pb(np.ones(3, complex))[1]
+    assert z_bar[:2].tolist() == [0j, 0j]
+    _, y_dot = cr.frule((cr.NoTangent(), np.ones(3, complex)), np.sign, z)
+    assert y_dot[:2].tolist() == [0j, 0j]
