@@ -34,7 +34,15 @@ from .namespaces import _NS_BY_TYPE, namespace_of
 from .projection import ProjectTo
 from .tangents import NoTangent, ZeroTangent
 
-__all__ = ["binary_rrule", "is_real", "masked_product", "project", "unary_rrule", "vector_norm"]
+__all__ = [
+    "binary_rrule",
+    "is_real",
+    "masked_product",
+    "numpy_result",
+    "project",
+    "unary_rrule",
+    "vector_norm",
+]
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -47,6 +55,14 @@ def is_real(a: Any) -> bool:
     """A real floating NumPy array or a Python float: what the fast paths take."""
     t = type(a)
     return (t is _ND and a.dtype.kind == "f") or t is float
+
+
+def numpy_result(y: Any) -> Any:
+    """``y`` with the result type NumPy's own function gives: a 0-d NumPy array, what the
+    namespace's reductions and size-1 reads return, is the NumPy scalar that NumPy's reductions
+    and integer indexing return (``np.linalg.trace(x)`` is an ``np.float64``). Every other value
+    (another library's arrays included) is ``y`` itself. The conversion reads no value."""
+    return y[()] if type(y) is _ND and y.ndim == 0 else y
 
 
 def project(a: Any, v: Any) -> Any:

@@ -26,6 +26,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import array_api_compat
+import numpy as np
+
 from ..core import (
     AbstractZero,
     Expect,
@@ -380,9 +383,35 @@ def abs_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     return out, (xp.real(xp.conj(u) * t[0]) if cplx else u * t[0])
 
 
-# fabs is abs for real arguments only
-register_rrule("numpy:fabs", domain=(R,))(abs_rrule)
-register_frule("numpy:fabs", domain=(R,))(abs_frule)
+# fabs is abs for real arguments only; of integers and booleans it is a float (float16 for
+# booleans and 8-bit integers, as NumPy's ufunc loops give), with no tangent
+def _fabs_of_int(x: Any, kwargs: dict[str, Any]) -> Any:
+    """``fabs(x)`` for an integer or boolean ``x`` (no tangent space), else ``None``."""
+    xp = namespace_of(x, fname="fabs")
+    if scalar_kind(x, xp) not in "ib":
+        return None
+    if kwargs:
+        _UNARY["abs"].bind((x,), kwargs)
+    return xp.fabs(x)
+
+
+@register_rrule("numpy:fabs", domain=(R,))
+def fabs_rrule(x: Any, /, **kwargs: Any) -> Any:
+    out = _fabs_of_int(x, kwargs)
+    if out is None:
+        return abs_rrule(x, **kwargs)
+
+    @pullback(out, (x,))
+    def fabs_pullback(y_bar: Any) -> Any:
+        return _NO
+
+    return out, fabs_pullback
+
+
+@register_frule("numpy:fabs", domain=(R,))
+def fabs_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+    out = _fabs_of_int(x, kwargs)
+    return abs_frule(tangents, x, **kwargs) if out is None else (out, _ZERO)
 
 
 def _sign_tangent(xp: Any, x: Any, out: Any, v: Any) -> Any:
@@ -394,7 +423,10 @@ def _sign_tangent(xp: Any, x: Any, out: Any, v: Any) -> Any:
 
 def _sign(xp: Any, x: Any, cplx: bool) -> Any:
     # for complex z the standard's sign is z/|z| (0 at 0); array_api_compat's NumPy wrapper
-    # warns at 0, so it is computed here
+    # warns at 0, so it is computed here. NumPy's own (NumPy >= 2) is the unit along an
+    # infinite part where z/|z| is inf/inf, so NumPy arrays take it: the primal is NumPy's
+    if cplx and array_api_compat.is_numpy_namespace(xp):
+        return np.sign(x)
     return unit(xp, x, xp.abs(x)) if cplx else xp.sign(x)
 
 
@@ -534,6 +566,15 @@ def _clip_bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any,
     return a["x"], low, high
 
 
+def _clip(xp: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The primal: NumPy's own ``clip`` for NumPy arrays, whose result type follows NumPy's
+    promotion (an integer ``x`` clipped to ``2.5`` is a float array, as NumPy and JAX give;
+    array-api-compat's keeps ``x``'s dtype), the namespace's otherwise."""
+    if array_api_compat.is_numpy_namespace(xp):
+        return np.clip(*args, **kwargs)
+    return xp.clip(*args, **kwargs)
+
+
 @register_rrule(
     "clip",
     domain=(R, (-1.0, -0.2), (0.2, 1.0)),
@@ -542,7 +583,7 @@ def _clip_bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any,
 def clip_rrule(*args: Any, **kwargs: Any) -> Any:
     x, low, high = _clip_bind(args, kwargs)
     xp = namespace_of(x, low, high, fname="clip")
-    out = xp.clip(*args, **kwargs)
+    out = _clip(xp, args, kwargs)
     projs = [ProjectTo(a, xp) if a is not None else None for a in args]
 
     @pullback(out, args)
@@ -560,7 +601,7 @@ def clip_rrule(*args: Any, **kwargs: Any) -> Any:
 def clip_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     x, low, high = _clip_bind(args, kwargs)
     xp = namespace_of(x, low, high, fname="clip")
-    out = xp.clip(*args, **kwargs)
+    out = _clip(xp, args, kwargs)
     ts = tangents_in("clip", tangents, args)
     if ts is None:
         return out, _ZERO

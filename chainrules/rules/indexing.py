@@ -62,6 +62,7 @@ from ..core import (
     signature,
     tangents_in,
 )
+from ..core.numpy_fast import numpy_result
 from ..core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
 
 __all__: list[str] = []  # rules only: nothing to import from here
@@ -206,7 +207,8 @@ def getitem_rrule(x: Any, key: Any, /) -> tuple[Any, Any]:
         return _sequence_getitem_rrule(x, key)
     xp = namespace_of(x, fname="getitem")
     k = parse_key(xp, key, device_of(x))
-    y = gather(xp, x, k, x.ndim)  # x[key], with a single element read through a size-1 slice
+    y = numpy_result(gather(xp, x, k, x.ndim))  # x[key]: a single element read through a
+    # size-1 slice, a NumPy scalar as NumPy gives
     project = ProjectTo(y, xp)
 
     @pullback(y, (x, key))
@@ -222,7 +224,7 @@ def getitem_frule(tangents: tuple[Any, ...], x: Any, key: Any, /) -> tuple[Any, 
         return _sequence_getitem_frule(tangents, x, key)
     xp = namespace_of(x, fname="getitem")
     k = parse_key(xp, key, device_of(x))
-    return gather(xp, x, k, x.ndim), _gather_tangent("getitem", xp, tangents, x, k)
+    return numpy_result(gather(xp, x, k, x.ndim)), _gather_tangent("getitem", xp, tangents, x, k)
 
 
 # --- take and take_along_axis as keys ----------------------------------------------------------

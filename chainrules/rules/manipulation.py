@@ -81,6 +81,7 @@ from ..core import (
     tangents_in,
     unthunk,
 )
+from ..core.numpy_fast import numpy_result
 from ._util import along, in_dtype
 
 __all__: list[str] = []  # rules only: nothing to import from here
@@ -536,7 +537,7 @@ def _flip_rules(sig: Signature) -> _Rules:
         xp, x = _one("flip", a["x"])
         axes = tuple(range(x.ndim)) if a["axis"] is None else _axes("flip", a["axis"], x.ndim)
         y = xp.flip(x, axis=axes) if axes else xp.reshape(x, tuple(x.shape))
-        return xp, x, axes, y
+        return xp, x, axes, numpy_result(y)
 
     def flip_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, axes, y = primal(args, kwargs)

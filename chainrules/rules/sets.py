@@ -55,13 +55,22 @@ _UNIQUE = {
 }
 
 
+def _unique(xp: Any, name: str, x: Any) -> Any:
+    """The primal: NumPy's own function for a NumPy array (NumPy 2.4's ``unique_values`` of
+    integers, booleans and complex numbers keeps a hash order, where array-api-compat's
+    sorts), the namespace's otherwise."""
+    return getattr(np if type(x) is np.ndarray else xp, name)(x)
+
+
 def _inverse_and_counts(xp: Any, x: Any, y: Any, values: Any) -> tuple[Any, Any]:
     """Flat inverse indices (where each element of ``x`` went) and the counts, as the values'
     real dtype; from the primal ``y`` when it has them, else from ``unique_inverse`` and a
     ``scatter_add`` of ones (no host reads)."""
     inv = getattr(y, "inverse_indices", None)
     if inv is None:
-        inv = xp.unique_inverse(x).inverse_indices
+        inv = xp.unique_inverse(x).inverse_indices  # into the sorted values
+        if type(values) is np.ndarray:  # NumPy's unique_values need not sort: into its order
+            inv = xp.take(xp.argsort(values), inv)
     inv = xp.reshape(inv, (-1,))
     counts = getattr(y, "counts", None)
     real = xp.real(values).dtype if xp.isdtype(values.dtype, "complex floating") else values.dtype
@@ -76,7 +85,7 @@ def _inverse_and_counts(xp: Any, x: Any, y: Any, values: Any) -> tuple[Any, Any]
 def _unique_rrule(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     x = _UNIQUE[name].bind(args, kwargs)["x"]
     xp = namespace_of(x, fname=name)
-    y = getattr(xp, name)(x)
+    y = _unique(xp, name, x)
     values = y if name == "unique_values" else y[0]
     project = ProjectTo(x, xp)
 
@@ -98,7 +107,7 @@ def _unique_rrule(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
 def _unique_frule(name: str, tangents: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     x = _UNIQUE[name].bind(args, kwargs)["x"]
     xp = namespace_of(x, fname=name)
-    y = getattr(xp, name)(x)
+    y = _unique(xp, name, x)
     v = y if name == "unique_values" else y[0]
     if not ProjectTo(x, xp).differentiable:
         return y, _NO

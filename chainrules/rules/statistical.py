@@ -731,7 +731,8 @@ def average_rrule(*args: Any, **kwargs: Any) -> Any:
     def average_pullback(y_bar: Any) -> tuple[Any, ...]:
         out: list[Any] = [_NO] * len(args)
         g = expand_reduced(xp, y_bar, axes, keepdims)
-        scale = (wb / total) if wb is not None else 1 / total
+        # an empty a (a total of 0 elements, a host number) has an empty cotangent
+        scale = (wb / total) if wb is not None else (1 / total if total else 0.0)
         if pa.kind == "c" and wb is not None:
             scale = xp.conj(scale)
         out[0] = pa(xp.broadcast_to(g * scale, tuple(a.shape)))

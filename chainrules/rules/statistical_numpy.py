@@ -264,6 +264,12 @@ def _quantile_rules(name: str) -> Any:
         @pullback(y, tuple(seen), name=name)
         def quantile_pullback(y_bar: Any) -> tuple[Any, ...]:
             out: list[Any] = [_NO] * len(args)
+            if not b.n:  # nothing to reduce (a host shape): y is NaN whatever a and q are
+                if project_x.differentiable:
+                    out[0] = project_x(xp.zeros_like(b.x))
+                if project_q is not None and len(args) > 1:
+                    out[1] = _ZERO
+                return tuple(out) if len(out) > 1 else out[0]
             # y_bar as (*kept, nq)
             g = xp.reshape(y_bar, (b.nq, *b.kshape))
             g = xp.permute_dims(g, (*range(1, g.ndim), 0)) if b.kshape else g
@@ -292,7 +298,7 @@ def _quantile_rules(name: str) -> Any:
         b = _Quantile(name, args, kwargs)
         xp, y = b.xp, b.y
         ts = tangents_in(name, tangents, args)
-        if ts is None:
+        if ts is None or not b.n:  # no elements reduced: y is NaN whatever a and q are
             return y, _ZERO
         extra, lead = ts.extra, ts.lead()
         stats = b.order_statistics()

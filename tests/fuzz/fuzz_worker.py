@@ -44,11 +44,12 @@ VARIANTS: dict[str, Any] = {
     "bool": lambda a: a.real > 0,
 }
 COTANGENTS = ("wrong-shape", "zero", "twice")
-# declared residuals: left out of the run, each with its reason
+# declared residuals left out of the run (a hang cannot be recorded: the watchdog ends the
+# process), each with its reason
 SKIP = {
-    "scipy:special.hyp1f1": "its pullback at a NaN parameter never returns in the full run "
-    "(the faulthandler watchdog does not fire either) though it returns in 0.01 s alone: "
-    "depends on state left by earlier cases; not found yet",
+    "scipy:special.hyp1f1 [+inf]": "SciPy's own hyp1f1 never returns at x >= ~1e15 for a not a "
+    "non-positive integer (SciPy 1.17.1, Boost's hypergeometric_1F1: boostorg/math#1288), so "
+    "f itself hangs, and the rule's primal, which is f's, with it",
 }
 
 
@@ -128,7 +129,7 @@ def _results_equal(a: Any, b: Any) -> bool:
 
 def _input_case(name: str, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     try:
-        want = f(*args, **kwargs)
+        want = _guarded(name + " f itself", lambda: f(*args, **kwargs))
     except Exception:
         return "refused"
     try:
@@ -152,7 +153,7 @@ def main(out_path: str) -> None:
     tallies: dict[str, Counter[str]] = {c: Counter() for c in (*VARIANTS, *COTANGENTS)}
     for reg in registrations():
         f = numpy_backend.function(reg)
-        if f is None or reg.non_differentiable or reg.name in SKIP:
+        if f is None or reg.non_differentiable:
             continue
         try:
             ex = examples_for(reg)[0]
@@ -167,6 +168,8 @@ def main(out_path: str) -> None:
             if bad is None:
                 continue
             label = f"{reg.name} [{cat}]"
+            if label in SKIP:
+                continue
             outcome = _input_case(label, f, (*args[:i], bad, *args[i + 1 :]), kwargs)
             tallies[cat][outcome.split(":")[0]] += 1
             if outcome not in ("ok", "refused"):

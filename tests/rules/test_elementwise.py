@@ -259,3 +259,30 @@ def test_abs_at_infinity_and_zero() -> None:
 def test_power_with_zero_integer_exponent_has_zero_derivative() -> None:
     _, pb = cr.rrule(np.power, np.array([0.0, 2.0]), 0)
     np.testing.assert_array_equal(pb(np.ones(2))[1], [0.0, 0.0])
+
+
+def test_primal_result_type_of_integer_inputs_is_numpys() -> None:
+    # clip's result type follows NumPy's promotion; fabs of integers and booleans is a float
+    xi = np.array([1, 3])
+    for args in ((xi, 0, 2.5), (xi > 1, np.zeros(2), np.full(2, 0.5))):
+        y, _ = cr.rrule(np.clip, *args)
+        want = np.clip(*args)
+        assert y.dtype == want.dtype and y.tolist() == want.tolist()
+    for x in (np.array([1, -3]), np.array([1, -3], np.int8), np.array([True, False])):
+        y, pb = cr.rrule(np.fabs, x)
+        assert y.dtype == np.fabs(x).dtype and y.tolist() == np.fabs(x).tolist()
+        assert pb(np.ones(2, y.dtype))[1] == cr.NoTangent()
+        y, y_dot = cr.frule((cr.NoTangent(), cr.NoTangent()), np.fabs, x)
+        assert y.dtype == np.fabs(x).dtype and isinstance(y_dot, cr.AbstractZero)
+
+
+def test_complex_sign_at_infinity_is_numpys_unit() -> None:
+    # z/|z| is inf/inf there: NumPy gives the unit along the infinite part, the derivative's
+    # limit is 0 (ds ~ 1/|z|); it was NaN
+    z = np.array([complex(np.inf, 1.0), complex(1.0, -np.inf), 3 + 4j])
+    y, pb = cr.rrule(np.sign, z)
+    assert y.tolist() == [1 + 0j, -1j, 0.6 + 0.8j] == np.sign(z).tolist()
+    z_bar = pb(np.ones(3, complex))[1]
+    assert z_bar[:2].tolist() == [0j, 0j]
+    _, y_dot = cr.frule((cr.NoTangent(), np.ones(3, complex)), np.sign, z)
+    assert y_dot[:2].tolist() == [0j, 0j]

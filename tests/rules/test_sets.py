@@ -56,3 +56,21 @@ def test_isin_has_no_tangent() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.sets")
+
+
+def test_numpy_unique_values_keeps_numpy_order() -> None:
+    # NumPy 2.4's unique_values of integers, booleans and complex numbers need not sort: the
+    # primal is NumPy's own, and the cotangents follow its order
+    xi = np.array([3, 1, 2, 1, -1])
+    y, _ = cr.rrule(np.unique_values, xi)
+    assert y.tolist() == np.unique_values(xi).tolist()
+    x = xi + 0.5j * np.array([1, 1, 0, 1, 0])
+    y, pb = cr.rrule(np.unique_values, x)
+    want = np.unique_values(x)
+    assert y.tolist() == want.tolist()
+    x_bar = pb(np.arange(4.0) + 0j)[1]  # value k of y gets cotangent k, split among its ties
+    pos = {complex(v): k for k, v in enumerate(want)}
+    counts = {v: list(x).count(v) for v in pos}
+    assert x_bar.tolist() == [pos[complex(v)] / counts[complex(v)] for v in x]
+    _, y_dot = cr.frule((cr.NoTangent(), np.arange(5.0) + 0j), np.unique_values, x)
+    assert y_dot.tolist() == [(1 + 3) / 2, 4, 2, 0]  # the mean of each value's tangents

@@ -173,3 +173,13 @@ def test_mean_keeps_numpys_refusal_of_axis_0_on_a_0d_array() -> None:
         np.mean(np.asarray(2.0), axis=0)
     with pytest.raises(np.exceptions.AxisError):
         cr.rrule(np.mean, np.asarray(2.0), axis=0)
+
+
+def test_average_of_empty_input_has_an_empty_cotangent() -> None:
+    # NumPy's average of no elements is NaN; the cotangent is empty (it was a ZeroDivisionError)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        y, pb = cr.rrule(np.average, np.zeros(0))
+    assert np.isnan(y)
+    a_bar = pb(np.array(1.0))[1]
+    assert a_bar.shape == (0,) and a_bar.dtype == np.float64

@@ -3,6 +3,9 @@ backend, NumPy as the reference for the primal, the tie convention exactly."""
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -99,3 +102,17 @@ def test_errors_name_the_function() -> None:
         cr.rrule(np.quantile, x, 0.5, method="inverted_cdf")
     with pytest.raises(TypeError, match="quantile"):
         cr.rrule(np.quantile, x, 0.5, out=np.empty(()))
+
+
+@pytest.mark.parametrize("f", [np.median, np.nanmedian, np.nanquantile, np.nanpercentile])
+def test_quantiles_of_empty_input_have_empty_cotangents(f: Any) -> None:
+    # nothing reduced: y is NaN whatever a is, the cotangent of a is empty (it was an IndexError)
+    args = (np.zeros((3, 0)),) if "median" in f.__name__ else (np.zeros((3, 0)), 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        y, pb = cr.rrule(f, *args, axis=1)
+        assert np.array_equal(y, f(*args, axis=1), equal_nan=True)
+        a_bar = pb(np.ones(3))[1]
+        assert a_bar.shape == (3, 0) and a_bar.dtype == np.float64
+        t = (cr.NoTangent(), np.ones((3, 0)), *(cr.ZeroTangent(),) * (len(args) - 1))
+        assert isinstance(cr.frule(t, f, *args, axis=1)[1], cr.AbstractZero)

@@ -38,6 +38,7 @@ import array_api_compat
 
 from ...core.examples import Expect
 from ...core.namespaces import namespace_of
+from ...core.numpy_fast import numpy_result
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
 from ...core.tangents import NoTangent, ZeroTangent
@@ -334,7 +335,7 @@ def _trace_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     def f(v: Any, extra: int = 0) -> Any:
         return xp.linalg.trace(v, offset=offset, **kw)
 
-    return xp, x, f(a), offset, a1, a2, f
+    return xp, x, numpy_result(f(a)), offset, a1, a2, f
 
 
 @register_rrule("linalg.trace", examples=_trace_ex)

@@ -54,6 +54,7 @@ from ..linalg.decompositions import (
     _svd_dot,
     _svd_factors,
     cholesky_back,
+    finite_svd,
     hermitian,
     positive_definite,
 )
@@ -1868,7 +1869,9 @@ def _polar_setup(fn: Any, sig: Any, args: Any, kwargs: Any) -> Any:
             f"got shape {tuple(a.shape)}"
         )
     y = fn(*args, **kwargs)
-    w, s, vh = xp.linalg.svd(a, full_matrices=False)
+    # the guarded SVD: one with vectors of a matrix holding an inf never returns in some
+    # OpenBLAS builds (SciPy's polar itself raises there)
+    w, s, vh = finite_svd(xp, a, full_matrices=False)
     return xp, a, y, side == "right", _svd_factors((w, s, vh), False)
 
 

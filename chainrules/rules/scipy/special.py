@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...core.namespaces import is_array, namespace_of
+from ...core.numpy_fast import numpy_result
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_namespace, register_rrule
 from ...core.scalar_rule import finish_tangent, non_differentiable, zero_derivative
@@ -376,11 +377,13 @@ def _scipy_polygamma(sp: Any, n: Any, x: Any) -> Any:
 
     if isinstance(n, int):  # SciPy takes np.asarray(n): an int64 array, so float64 results
         n1 = np.int64(n + 1)
-        return (
+        y = (
             sp.digamma(x * np.float64(1))
             if n == 0
             else (-1.0) ** n1 * sp.gamma(n1) * sp.zeta(n1, x)
         )
+        # SciPy's np.where makes a 0-d array of a scalar result
+        return np.asarray(y) if isinstance(y, np.generic) else y
     n1 = n + 1
     return np.where(n == 0, sp.digamma(x), (-1.0) ** n1 * sp.gamma(n1) * sp.zeta(n1, x))
 
@@ -1047,11 +1050,11 @@ def _logsumexp_forward(xp: Any, bound: dict[str, Any]) -> tuple[Any, Any, Any, A
     lse = lse_k if bound["keepdims"] else xp.reshape(lse_k, _squeezed(lse_k.shape, axes))
     if bound["return_sign"]:
         sgn = sgn_k if bound["keepdims"] else xp.reshape(sgn_k, _squeezed(sgn_k.shape, axes))
-        return (lse, sgn), w, sgn, axes, ndim
+        return (numpy_result(lse), numpy_result(sgn)), w, sgn, axes, ndim
     if b is not None:  # a negative sum has no real logarithm: NaN, as SciPy gives
         neg = xp.reshape(sgn_k, lse.shape) < 0
         lse = xp.where(neg, xp.full_like(lse, math.nan), lse)
-    return lse, w, None, axes, ndim
+    return numpy_result(lse), w, None, axes, ndim
 
 
 def _squeezed(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
