@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.namespaces import dtype_kind, is_array, namespace_of
 from ..core.tangents import AbstractZero, unthunk
-from ._core import Tracer, lift_like, primal, tracer_class
+from ._core import CREATED, Tracer, lift_like, primal, tracer_class
 from ._forward import ForwardTrace
 from ._reverse import Node, ReverseTrace, backward
 from ._tree import flatten, unflatten
@@ -85,6 +85,8 @@ def _leaf(x: Any, f: Callable[..., Any], i: int, fname: str) -> Any:
     elif type(x) in _PY_OR_NP_SCALARS:  # 2.0, np.float64(2.0): a 0-d NumPy array
         return np.asarray(x)
     if isinstance(x, Tracer) or is_array(x):
+        if isinstance(x, Tracer) and x._trace is CREATED:
+            x = x._value  # an array the calling traced code created: a plain input
         kind = dtype_kind(x.dtype)
         if kind in "fc":
             return x
@@ -139,6 +141,15 @@ def _regroup(argnums: Any, defs: list[Any], counts: list[int], vals: list[Any]) 
         trees.append(unflatten(d, vals[k : k + c]))
         k += c
     return trees[0] if isinstance(argnums, int) else tuple(trees)
+
+
+def _ns(*arrays: Any) -> Any:
+    """The namespace to assemble results from ``arrays``: the traced one when one of them is a
+    tracer (of an outer transformation: a Jacobian of a Jacobian), else the library's own."""
+    for a in arrays:
+        if isinstance(a, Tracer):
+            return a.__array_namespace__()
+    return namespace_of(primal(arrays[0]))
 
 
 def _zeros_like(x: Any) -> Any:
@@ -232,7 +243,11 @@ class _Recording:
 
 
 def _output_value(y: Any, trace: Any) -> Any:
-    return y._value if isinstance(y, Tracer) and y._trace is trace else y
+    """An output leaf of ``trace``'s function without that trace (and a created array, which
+    exists only inside traced code, as the library's own array)."""
+    if isinstance(y, Tracer) and (y._trace is trace or y._trace is CREATED):
+        return y._value
+    return y
 
 
 def _scalar_output(y: Any, fname: str, f: Callable[..., Any]) -> None:
@@ -433,6 +448,8 @@ class _Blocks:
         """Rows ``start : start + len(block)`` of the 2-D buffer. Libraries whose arrays are
         immutable (JAX) collect the blocks and concatenate them at the end instead."""
         parts = self.parts.get(key)
+        if parts is None and isinstance(block, Tracer):  # of an outer transformation: the
+            parts = self.parts[key] = []  # blocks are put together by the traced namespace
         if parts is None:
             v = self._alloc(key, block, rows, cols)
             try:
@@ -444,10 +461,9 @@ class _Blocks:
         parts.append(block)
 
     def result(self, key: tuple[int, int], like_in: Any, like_out: Any, m: int, n: int) -> Any:
-        p = primal(like_out)
-        xp = namespace_of(p)
-        in_shape, out_shape = tuple(like_in.shape), tuple(like_out.shape)
         parts = self.parts.get(key)
+        xp = _ns(*(parts or ()), like_out)
+        in_shape, out_shape = tuple(like_in.shape), tuple(like_out.shape)
         if parts is not None:  # immutable arrays: put the blocks together
             buf = xp.concat(parts, axis=0)
         else:
@@ -548,7 +564,7 @@ def _jac_fwd(
                 y = o._value
                 m = math.prod(y.shape)
                 dot = o._aux
-                xp = namespace_of(primal(dot))
+                xp = _ns(dot)
                 if tuple(dot.shape) != (kk, *tuple(y.shape)):
                     dot = xp.broadcast_to(dot, (kk, *tuple(y.shape)))
                 # the chunk's kk columns of J are kk contiguous rows of J's transpose
@@ -576,8 +592,7 @@ def _jac_rev(
         if not (isinstance(o, Tracer) and o._trace is rec.trace and o._aux is not None):
             continue
         b = chunk_size_for(m, chunk_size)
-        p = primal(y)
-        xp = namespace_of(p)
+        xp = _ns(y)
         for start in range(0, m, b):
             bb = min(b, m - start)
             eye = _seed_chunk(y, start, bb)  # bb one-hot cotangents of the output
@@ -589,6 +604,7 @@ def _jac_rev(
                     rows[ii].append(g)
             for ii, x in enumerate(leaves):
                 n = math.prod(x.shape)
+                xp = _ns(y, *rows[ii])
                 block = xp.stack([xp.reshape(g, (n,)) for g in rows[ii]], axis=0)
                 blocks.write((oi, ii), m, n, start, block)
     return out_leaves, od, blocks

@@ -228,6 +228,8 @@ def lift_like(raw: Any, like: Any) -> Any:
     so that it mixes with ``like``'s value in rules without a namespace clash."""
     if not isinstance(like, Tracer):
         return raw
+    if isinstance(raw, Tracer) and raw._trace.level == 0:
+        raw = raw._value  # a created array: a plain value wherever it meets a trace
     if isinstance(raw, Tracer) and raw._trace.level >= like._trace.level:
         return raw  # already at (or above) like's levels: a cotangent from an outer trace
     return like._trace.const(lift_like(raw, like._value))
@@ -368,33 +370,68 @@ def user_frame() -> str:
 
 
 # --- traces in progress -------------------------------------------------------------------------
-# The traces whose function is running (call_user pushes them), innermost last. Arrays that the
-# traced namespace creates from no array (xp.zeros(n), xp.asarray(0.1), xp.arange(n)) become
-# constants of the outermost one of their library, so they mix with tracers everywhere a tracer goes
-# (array_namespace, the library's own functions, operators).
+# The traces whose function is running (call_user pushes them), innermost last. While one runs,
+# the floating arrays that the traced namespace creates from no array (xp.zeros(n),
+# xp.asarray(0.1), xp.arange(n)) are "created" tracers: tracers of CREATED, a trace of level 0,
+# below every real trace. They are plain values to every real trace (each one unwraps them), so
+# they cost nothing and never tie a constant to the wrong level, but they are the engine's
+# objects: a traced value written into one (buf[k] = t) becomes a functional update,
+# array_namespace(created, tracer) sees one namespace, and plain operations among created arrays
+# stay created (so that buf = xp.ones(n) * 2; buf[k] = t works too).
 ACTIVE: list[Trace] = []
 CREATION_NAMES = frozenset(
     ("arange", "empty", "eye", "from_dlpack", "full", "linspace", "ones", "zeros", "tri")
 )
 
 
-# Off: with it on, 34 tests of autograd's suite lost their gradients (cause not found yet);
-# created arrays stay plain and are lifted where they meet tracers (lift_values).
-_CREATED_CONSTANTS = False
+class CreatedTrace(Trace):
+    """The level-0 trace of created arrays: an operation on them alone is the library's own
+    (on the values), with floating results created again; a real trace unwraps them."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self.level = 0
+        self.cls = None  # type: ignore[assignment]  # each created tracer has its library's class
+
+    def process(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+        vals = [plain(a) for a in args]
+        kw = {k: plain(v) for k, v in kwargs.items()} if kwargs else kwargs
+        return _created(fn(*vals, **kw))
+
+    def const(self, value: Any) -> Tracer:
+        return self.wrap(value, None, tracer_class(value))
+
+    def is_const(self, t: Tracer) -> bool:
+        return True
+
+
+CREATED = CreatedTrace()
+
+
+def plain(a: Any) -> Any:
+    """``a`` with created tracers (at the top or in a tuple or list) replaced by their values."""
+    if isinstance(a, Tracer):
+        return a._value if a._trace is CREATED else a
+    if type(a) in _SEQ and any(isinstance(e, Tracer) and e._trace is CREATED for e in a):
+        return type(a)(plain(e) for e in a)
+    return a
+
+
+def _created(y: Any) -> Any:
+    if type(y) is tuple or type(y) is list:
+        return type(y)(_created(e) for e in y)
+    if isinstance(y, Tracer) or not floating(y) or not is_array(y):
+        return y
+    return CREATED.const(y)
 
 
 def created(y: Any) -> Any:
-    """A floating array made by the traced namespace, as a constant of the innermost running
-    trace of its library (unchanged outside traced code)."""
-    if not _CREATED_CONSTANTS or not ACTIVE or isinstance(y, Tracer) or not floating(y):
+    """A floating array made by the traced namespace, as a created tracer while a
+    transformation runs (unchanged outside traced code)."""
+    if not ACTIVE:
         return y
-    cls = tracer_class(y)
-    # the outermost: a constant of a lower level mixes with tracers of every higher one, and
-    # rules that run on an outer trace's tracers (a pullback inside a Hessian) create arrays too
-    for tr in ACTIVE:
-        if tr.cls is cls:
-            return tr.const(y)
-    return y
+    return _created(y)
 
 
 def enter(args: Any, kwargs: dict[str, Any]) -> tuple[Trace | None, list[Any], dict[str, Any]]:
@@ -406,6 +443,8 @@ def enter(args: Any, kwargs: dict[str, Any]) -> tuple[Trace | None, list[Any], d
     top: Trace | None = None
     for a in args:
         for e in _leaves(a):
+            if type(e) in _SEQ or type(e) is dict:  # deeper: a tuple of dicts of tracers
+                e = next((t for t in _tree_leaves(e) if isinstance(t, Tracer)), None)
             if isinstance(e, Tracer) and (top is None or e._trace.level > top.level):
                 top = e._trace
     out = list(args)
@@ -434,6 +473,12 @@ def enter(args: Any, kwargs: dict[str, Any]) -> tuple[Trace | None, list[Any], d
 
 
 _DATA_TYPES: dict[type, tuple[type, ...]] = {}
+
+
+def _tree_leaves(a: Any) -> list[Any]:
+    from ._tree import flatten
+
+    return flatten(a)[0]
 
 
 def _leaves(a: Any) -> Any:
@@ -739,11 +784,16 @@ class Tracer:
     def __setitem__(self, key: Any, value: Any) -> None:
         """``x[key] = v``, recorded as a functional update: ``x`` becomes a new traced value (the
         old one and ``v`` both get cotangents); a view made by basic indexing writes through to
-        its base, as in NumPy."""
+        its base, as in NumPy. A created array written with an untraced value is written in
+        place, by the library itself."""
+        if self._trace is CREATED and not isinstance(value, Tracer) and type(value) not in _SEQ:
+            self._value[primal_key(key)] = value
+            return
         _assign(self, _updated(self, key, value))
 
     def _inplace(self, op: str, other: Any) -> Any:
-        _assign(self, self._trace.process(self._ops[op], (self, other), _NO_KWARGS))
+        # dispatch: ``other`` may be a tracer of an inner trace (acc += t, acc created)
+        _assign(self, dispatch(self._ops[op], (self, other), _NO_KWARGS))
         return self
 
 
@@ -816,20 +866,51 @@ def _updated(x: Tracer, key: Any, value: Any) -> Any:
             value = base.asarray(value, dtype=x.dtype, **kw)
         value = lift_like(value, x)
     key = primal_key(key)
+    # the positions are marked through size-1 slices where the key has ints (a host index): no
+    # single-element write, which guarded device arrays refuse
+    skey = _int_slices(key, shape)
     if value.ndim == 0:
         mask = base.zeros(shape, dtype=base.bool, **kw)
-        mask[key] = True
+        mask[skey] = True
         return xp.where(mask, value, x)
     # which element of the (broadcast) value lands where: computed by the backend's own setitem
-    target = base.zeros(shape, dtype=base.bool, **kw)[key]
+    target_shape = tuple(base.zeros(shape, dtype=base.bool, **kw)[key].shape)
+    starget_shape = tuple(base.zeros(shape, dtype=base.bool, **kw)[skey].shape)
     n = 1
-    for d in target.shape:
+    for d in target_shape:
         n *= d
     src = base.full(shape, -1, dtype=base.int64, **kw)
-    src[key] = base.reshape(base.arange(n, dtype=base.int64, **kw), tuple(target.shape))
-    flat = xp.reshape(xp.broadcast_to(value, tuple(target.shape)), (n,))
+    src[skey] = base.reshape(base.arange(n, dtype=base.int64, **kw), starget_shape)
+    flat = xp.reshape(xp.broadcast_to(value, target_shape), (n,))
     gathered = xp.reshape(xp.take(flat, base.reshape(base.clip(src, 0, None), (-1,))), shape)
     return xp.where(src >= 0, gathered, x)
+
+
+def _int_slices(key: Any, shape: tuple[int, ...]) -> Any:
+    """A basic index (ints, slices, ``None``, ``...``) with each int ``i`` as the size-1 slice
+    at ``i``: the same positions, with the int's axis kept (an int out of ``shape``'s bounds is
+    an ``IndexError``, as NumPy's). Other keys are returned as given."""
+    if not _basic_key(key):
+        return key
+    ks = key if type(key) is tuple else (key,)
+    if not any(type(k) is int for k in ks):
+        return key
+    used = sum(1 for k in ks if k is not None and k is not Ellipsis)
+    out, axis = [], 0
+    for k in ks:
+        if k is Ellipsis:
+            axis += len(shape) - used
+        elif type(k) is int:
+            size = shape[axis] if axis < len(shape) else 0
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {size}")
+            out.append(slice(k, k + 1) if k != -1 else slice(-1, None))
+            axis += 1
+            continue
+        elif k is not None:
+            axis += 1
+        out.append(k)
+    return tuple(out)
 
 
 def primal_key(key: Any) -> Any:

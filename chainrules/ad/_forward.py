@@ -15,6 +15,7 @@ from ..core.namespaces import is_array
 from ..core.registry import find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ._core import (
+    CREATED,
     Trace,
     Tracer,
     dispatch,
@@ -22,6 +23,7 @@ from ._core import (
     lift_values,
     lookup_rule,
     number,
+    plain,
     stack_sequences,
 )
 
@@ -63,6 +65,9 @@ class ForwardTrace(Trace):
                         active = True
                     if lower is None and isinstance(v, Tracer):
                         lower = v
+                elif a._trace is CREATED:  # an array the code created: a plain value
+                    vals.append(a._value)
+                    tans.append(_ZERO)
                 else:
                     vals.append(a)
                     tans.append(_ZERO)
@@ -79,6 +84,7 @@ class ForwardTrace(Trace):
                         if lower is None and isinstance(e._value, Tracer):
                             lower = e._value
                     else:
+                        e = plain(e)
                         vs.append(e)
                         ts.append(_ZERO)
                         if lower is None and isinstance(e, Tracer):
@@ -132,10 +138,17 @@ def _wrap_tuple(trace: ForwardTrace, y: Any, y_dot: Any) -> Any:
 
 def _plain_kwargs(trace: Trace, fn: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
     for k, v in kwargs.items():
-        if isinstance(v, Tracer) and v._trace is trace:
+        if isinstance(v, Tracer) and v._trace is trace and not trace.is_const(v):
             raise TypeError(
                 f"chainrules.ad: the keyword argument {k}= of {getattr(fn, '__name__', fn)} is a "
                 "traced array; rules never differentiate keyword arguments, so pass it "
                 "positionally"
             )
+    for v in kwargs.values():
+        if isinstance(v, Tracer) and (v._trace is CREATED or v._trace is trace):
+            # arrays the code created, and constants of this trace (data lifted by an inner one)
+            return {
+                k: e._value if isinstance(e, Tracer) and e._trace is trace else plain(e)
+                for k, e in kwargs.items()
+            }
     return kwargs

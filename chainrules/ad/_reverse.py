@@ -19,6 +19,7 @@ import numpy as np
 from ..core.registry import find_rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, accumulate, add_tangents
 from ._core import (
+    CREATED,
     Trace,
     Tracer,
     dispatch,
@@ -26,6 +27,7 @@ from ._core import (
     lift_values,
     lookup_rule,
     number,
+    plain,
     stack_sequences,
 )
 
@@ -189,6 +191,8 @@ class ReverseTrace(Trace):
                         parents.append((pos, -1, node))
                     if lower is None and isinstance(v, Tracer):
                         lower = v
+                elif a._trace is CREATED:  # an array the code created: a plain value
+                    vals.append(a._value)
                 else:
                     vals.append(a)
                     if lower is None:
@@ -203,6 +207,7 @@ class ReverseTrace(Trace):
                         if lower is None and isinstance(e._value, Tracer):
                             lower = e._value
                     else:
+                        e = plain(e)
                         vs.append(e)
                         if lower is None and isinstance(e, Tracer):
                             lower = e
@@ -211,12 +216,15 @@ class ReverseTrace(Trace):
                 vals.append(number(a, cls._numpy))
         if kwargs:
             for k, v in kwargs.items():
-                if isinstance(v, Tracer) and v._trace is self:
+                if isinstance(v, Tracer) and v._trace is self and v._aux is not None:
                     raise TypeError(
                         f"chainrules.ad: the keyword argument {k}= of "
                         f"{getattr(fn, '__name__', fn)} is a traced array; rules never "
                         "differentiate keyword arguments, so pass it positionally"
                     )
+            plain_kw = _plain_kwargs(self, kwargs)
+            if plain_kw is not kwargs:  # in place, as the lifting below: the caller reads it
+                kwargs.update(plain_kw)
         if lower is not None:
             lift_values(vals, lower)
             if kwargs:  # plain arrays among the keywords (logsumexp(x, b=w)) are constants too
@@ -239,6 +247,18 @@ class ReverseTrace(Trace):
             self.tape.append(child)
             parts.append(self.wrap(e, child))
         return ptype(*parts) if hasattr(y, "_fields") else ptype(parts)
+
+
+def _plain_kwargs(trace: ReverseTrace, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with created arrays and ``trace``'s constants (data lifted by an inner trace)
+    as their values (a copy only when there is one)."""
+    for v in kwargs.values():
+        if isinstance(v, Tracer) and (v._trace is CREATED or v._trace is trace):
+            return {
+                k: e._value if isinstance(e, Tracer) and e._trace is trace else plain(e)
+                for k, e in kwargs.items()
+            }
+    return kwargs
 
 
 def _selector(i: int, n: int, ptype: type) -> Callable[[Any], Any]:
