@@ -449,7 +449,9 @@ def pullback(
     whose cotangent is always ``NoTangent()`` although it is floating (a function with no
     derivative in it) is passed as ``NoTangent()`` in ``args``.
     """
-    args = tuple(args)
+    # the arguments' zero cotangents, not the arguments: a pullback must not keep its inputs alive
+    zeros = (_NO, *map(zero_tangent, args))
+    n = len(zeros) - 1
     multi = isinstance(y, (tuple, list))  # named tuples (EighResult) too
 
     def decorator(body: Callable[..., Any]) -> Callable[[Any], tuple[Any, ...]]:
@@ -460,14 +462,14 @@ def pullback(
             def multi_pullback(y_bar: Any) -> tuple[Any, ...]:
                 y_bar = unthunk(y_bar)
                 if isinstance(y_bar, AbstractZero):
-                    return (_NO, *map(zero_tangent, args))
+                    return zeros
                 parts = _entries(nm, y_bar, y)
                 if all(isinstance(p, AbstractZero) for p in parts):
-                    return (_NO, *map(zero_tangent, args))
+                    return zeros
                 checked = tuple(
                     check_cotangent(nm, p, v, what=w) for p, v, w in zip(parts, y, whats)
                 )
-                return _finish(nm, len(args), body(checked))
+                return _finish(nm, n, body(checked))
 
             wrapper = multi_pullback
         else:
@@ -476,8 +478,8 @@ def pullback(
                 if isinstance(y_bar, Thunk):
                     y_bar = unthunk(y_bar)
                 if isinstance(y_bar, AbstractZero):
-                    return (_NO, *map(zero_tangent, args))
-                return _finish(nm, len(args), body(check_cotangent(nm, y_bar, y)))
+                    return zeros
+                return _finish(nm, n, body(check_cotangent(nm, y_bar, y)))
 
             wrapper = single_pullback
         # the body's name in reprs (a traceback shows both frames anyway); no functools.wraps:
