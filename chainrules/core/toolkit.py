@@ -41,11 +41,14 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 
 __all__ = [
     "Signature",
     "TangentsIn",
+    "bring",
     "check_cotangent",
     "pullback",
     "signature",
@@ -189,16 +192,24 @@ def _mismatch(name: str, got: Any, want: Any) -> ValueError:
     )
 
 
-def check_cotangent(name: str, y_bar: Any, y: Any) -> Any:
+def check_cotangent(name: str, y_bar: Any, y: Any, *, what: str = "the cotangent") -> Any:
     """``y_bar`` checked and brought to ``y``: what every pullback does with its cotangent.
 
     * a ``Thunk`` is forced; zero markers (``ZeroTangent()``, ``NoTangent()``) have every shape
       and are returned as they are;
     * a Python scalar cotangent of a 0-d output becomes a 0-d array of the output's library and
       dtype;
+    * an array of another library is converted when both live on the CPU, and refused with a
+      ``TypeError`` naming both libraries otherwise; an array of the output's library on another
+      device is refused (see :func:`bring`);
     * any other shape than ``y``'s is a ``ValueError`` naming both shapes -- never a broadcast;
-    * a real cotangent of a complex output is cast to the output's dtype (PyTorch's ``matmul``
-      does not promote it).
+    * a cotangent of another dtype *kind* is brought to the output's: a real (or integer or
+      boolean) cotangent of a complex output is cast to the output's dtype (PyTorch's ``matmul``
+      does not promote it), the real part of a complex cotangent of a real output is taken, an
+      integer or boolean cotangent of a real output is cast; another precision of the same kind
+      passes (each argument's projector casts to the argument's dtype).
+
+    ``what`` names the cotangent in messages (``"the cotangent of output 1"``).
 
     >>> import numpy as np, chainrules as cr
     >>> cr.check_cotangent("f", 2.0, np.float64(1.0)).shape
@@ -218,21 +229,173 @@ def check_cotangent(name: str, y_bar: Any, y: Any) -> Any:
             raise _mismatch(name, getattr(y_bar, "shape", ()), ())
         return y_bar
     y_shape = y.shape
-    if type(y_bar) in _SCALARS and y_shape == ():
+    t = type(y_bar)
+    if t in _SCALARS and y_shape == ():
         from .namespaces import namespace_of
 
         return namespace_of(y).asarray(y_bar, dtype=y_dtype)
+    if t is not _ND or type(y) is not _ND:  # NumPy for NumPy needs no check
+        lib = _LIBRARY.get(t)
+        if lib is None or lib != _LIBRARY.get(type(y)) or lib in _CHECKS_DEVICE:
+            y_bar = bring(name, what, y_bar, y)
     b_shape = getattr(y_bar, "shape", ())
     if b_shape != y_shape and tuple(b_shape) != tuple(y_shape):
         raise _mismatch(name, b_shape, y_shape)
     dt = getattr(y_bar, "dtype", None)
     if dt is not None and dt != y_dtype:
+        return _to_kind(y_bar, dt, y, y_dtype)
+    return y_bar
+
+
+def _to_kind(v: Any, dt: Any, like: Any, dtype: Any) -> Any:
+    """``v`` (of dtype ``dt``) brought to the dtype kind of ``like`` (of ``dtype``), as
+    :func:`check_cotangent` documents; integer and boolean primals take any cotangent."""
+    from .namespaces import dtype_kind, namespace_of
+
+    want = dtype_kind(dtype)
+    if want not in "fc":
+        return v
+    try:
+        got = dtype_kind(dt)
+    except TypeError:  # a dtype chainrules does not know: the rule's own error says more
+        return v
+    if got == want:
+        return v
+    xp = namespace_of(like)
+    if want == "f" and got == "c":
+        return xp.real(v)
+    return xp.astype(v, dtype)
+
+
+# --- foreign arrays: one rule for every cotangent and tangent -----------------------------------
+# The library of an array type: "numpy", "jax", "torch", "cupy", "array_api_strict", "dask";
+# "" for other array objects (chainrules.ad's tracers, testing.device_array, any wrapper with
+# __array_namespace__: they carry their own namespace and are left to it); None for non-arrays.
+_LIBRARY: dict[type, str | None] = {}
+_ND = np.ndarray
+_CHECKS_DEVICE = frozenset(("torch", "cupy", "array_api_strict"))
+
+
+def _library(x: Any) -> str | None:
+    t = type(x)
+    try:
+        return _LIBRARY[t]
+    except KeyError:
+        pass
+    import array_api_compat as c
+
+    lib: str | None
+    if c.is_jax_array(x):
+        lib = "jax"
+    elif c.is_numpy_array(x):
+        lib = "numpy"
+    elif c.is_torch_array(x):
+        lib = "torch"
+    elif c.is_cupy_array(x):
+        lib = "cupy"
+    elif c.is_dask_array(x):
+        lib = "dask"
+    elif t.__module__.split(".")[0] == "array_api_strict":
+        lib = "array_api_strict"
+    elif t in _SCALARS or isinstance(x, np.generic):
+        lib = "scalar"
+    elif hasattr(x, "__array_namespace__") or c.is_array_api_obj(x):
+        lib = ""
+    else:
+        lib = None
+    _LIBRARY[t] = lib
+    return lib
+
+
+def _on_cpu(x: Any) -> bool | None:
+    """Whether ``x`` lives in host memory (DLPack's ``kDLCPU``); ``None`` where it cannot say
+    (a JAX tracer inside ``jit``, a sharded JAX array, a dask array)."""
+    if _library(x) == "numpy":
+        return True
+    try:
+        dev = x.__dlpack_device__()
+    except Exception:  # noqa: BLE001 -- no DLPack device: unknown
+        return None
+    return int(dev[0]) == 1
+
+
+def _where(x: Any) -> str:
+    t = type(x)
+    lib = _library(x)
+    try:
+        import array_api_compat
+
+        dev = array_api_compat.device(x)
+    except Exception:  # noqa: BLE001 -- only for the message
+        dev = None
+    on = f" on {dev}" if dev is not None and lib != "numpy" else ""
+    return f"a {lib} array ({t.__module__}.{t.__qualname__}){on}"
+
+
+def bring(name: str, what: str, v: Any, like: Any) -> Any:
+    """``v`` -- a cotangent or tangent -- in the library and on the device of ``like`` (an output
+    or an argument), or a ``TypeError`` naming the function, ``what`` and both libraries.
+
+    The one rule (``docs/conventions.md``, "Cotangents and tangents of another library"):
+
+    * same library, same device: ``v`` itself;
+    * same library (PyTorch, CuPy, array-api-strict), another device: refused -- nothing is moved
+      between devices silently; JAX places its arrays itself (and a tracer has no device), so
+      JAX arrays are not compared;
+    * another library: converted (``from_dlpack``, else ``asarray`` of ``like``'s namespace)
+      when ``v`` lives in host memory and ``like`` does too (or its device is unknown, as a JAX
+      tracer's inside ``jit``: the converted value is a constant of the trace); refused when
+      either lives on an accelerator, and when the conversion fails (a torch tensor that
+      requires grad);
+    * not an array at all (a list, a string): refused;
+    * ``like`` a Python scalar, or either side an array wrapper of its own kind (``chainrules.ad``
+      tracers, ``testing.device_array``): ``v`` itself -- their namespaces decide.
+    """
+    lib_like = _library(like)
+    if lib_like is None or lib_like in ("", "scalar"):
+        return v
+    lib = _library(v)
+    if lib == lib_like:
+        if lib in _CHECKS_DEVICE:
+            import array_api_compat
+
+            dv, dl = array_api_compat.device(v), array_api_compat.device(like)
+            if dv != dl:
+                raise TypeError(
+                    f"{name}: {what} is on device {dv}, but the primal is on {dl} (both "
+                    f"{lib}); move it with to_device first (chainrules never moves a "
+                    "cotangent or tangent between devices silently)"
+                )
+        return v
+    if lib == "" or lib == "scalar":
+        return v
+    if lib is None:
+        t = type(v)
+        raise TypeError(
+            f"{name}: {what} must be an array of the primal's library ({lib_like}), a Python "
+            f"scalar or a tangent marker, got {t.__module__}.{t.__qualname__}"
+        )
+    here = _on_cpu(v)
+    there = True if lib_like == "numpy" else _on_cpu(like)
+    if here and there is not False:
         from .namespaces import namespace_of
 
-        xp = namespace_of(y)
-        if xp.isdtype(y_dtype, "complex floating") and not xp.isdtype(dt, "complex floating"):
-            return xp.astype(y_bar, y_dtype)
-    return y_bar
+        xp = namespace_of(like)
+        try:
+            try:
+                return xp.from_dlpack(v)
+            except (AttributeError, BufferError, TypeError, RuntimeError, ValueError):
+                return xp.asarray(v)
+        except Exception as e:  # noqa: BLE001 -- refused below, with the reason
+            raise TypeError(
+                f"{name}: {what} is {_where(v)} and the primal {_where(like)}; converting it "
+                f"to {lib_like} failed ({type(e).__name__}: {e})"
+            ) from None
+    raise TypeError(
+        f"{name}: {what} is {_where(v)}, but the primal is {_where(like)}; chainrules converts "
+        "between libraries only in host memory, and never moves an accelerator's array to the "
+        f"host (or the host's to an accelerator) silently: convert it to {lib_like} yourself"
+    )
 
 
 def zero_tangent(arg: Any) -> Any:
@@ -286,22 +449,27 @@ def pullback(
     whose cotangent is always ``NoTangent()`` although it is floating (a function with no
     derivative in it) is passed as ``NoTangent()`` in ``args``.
     """
-    args = tuple(args)
+    # the arguments' zero cotangents, not the arguments: a pullback must not keep its inputs alive
+    zeros = (_NO, *map(zero_tangent, args))
+    n = len(zeros) - 1
     multi = isinstance(y, (tuple, list))  # named tuples (EighResult) too
 
     def decorator(body: Callable[..., Any]) -> Callable[[Any], tuple[Any, ...]]:
         nm = name or _pullback_name(body)
         if multi:
+            whats = tuple(f"the cotangent of output {i}" for i in range(len(y)))
 
             def multi_pullback(y_bar: Any) -> tuple[Any, ...]:
                 y_bar = unthunk(y_bar)
                 if isinstance(y_bar, AbstractZero):
-                    return (_NO, *map(zero_tangent, args))
+                    return zeros
                 parts = _entries(nm, y_bar, y)
                 if all(isinstance(p, AbstractZero) for p in parts):
-                    return (_NO, *map(zero_tangent, args))
-                checked = tuple(check_cotangent(nm, p, v) for p, v in zip(parts, y, strict=True))
-                return _finish(nm, len(args), body(checked))
+                    return zeros
+                checked = tuple(
+                    check_cotangent(nm, p, v, what=w) for p, v, w in zip(parts, y, whats)
+                )
+                return _finish(nm, n, body(checked))
 
             wrapper = multi_pullback
         else:
@@ -310,8 +478,8 @@ def pullback(
                 if isinstance(y_bar, Thunk):
                     y_bar = unthunk(y_bar)
                 if isinstance(y_bar, AbstractZero):
-                    return (_NO, *map(zero_tangent, args))
-                return _finish(nm, len(args), body(check_cotangent(nm, y_bar, y)))
+                    return zeros
+                return _finish(nm, n, body(check_cotangent(nm, y_bar, y)))
 
             wrapper = single_pullback
         # the body's name in reprs (a traceback shows both frames anyway); no functools.wraps:
@@ -409,9 +577,16 @@ def tangents_in(name: str, tangents: Sequence[Any], args: Sequence[Any]) -> Tang
         a = args[0]
         if isinstance(t, Tangent) or type(t) in (tuple, list):
             return TangentsIn((t,), 0)
+        if type(t) is not _ND or type(a) is not _ND:
+            lib = _LIBRARY.get(type(t))
+            if lib is None or lib != _LIBRARY.get(type(a)) or lib in _CHECKS_DEVICE:
+                t = _tangent_of(name, 1, t, a)
         shape, t_shape = getattr(a, "shape", ()), getattr(t, "shape", ())
         k = len(t_shape) - len(shape)
         if k >= 0 and tuple(t_shape[k:]) == tuple(shape):
+            dt = getattr(t, "dtype", None)
+            if dt is not None and dt != getattr(a, "dtype", dt):
+                t = _to_kind(t, dt, a, a.dtype)
             return TangentsIn((t,), k)
         raise ValueError(
             f"{name}: tangent of shape {tuple(t_shape)} does not fit a primal of shape "
@@ -423,9 +598,22 @@ def tangents_in(name: str, tangents: Sequence[Any], args: Sequence[Any]) -> Tang
             f"{name}: expected {len(args)} argument tangents (after f's own), got {len(ts)}"
         )
     extra: int | None = None
-    for t, a in zip(ts, args):
+    brought: list[Any] | None = None
+    for i, (t, a) in enumerate(zip(ts, args)):
         if isinstance(t, (AbstractZero, Tangent)) or type(t) in (tuple, list):
             continue
+        u = t
+        if type(t) is not _ND or type(a) is not _ND:
+            lib = _LIBRARY.get(type(t))
+            if lib is None or lib != _LIBRARY.get(type(a)) or lib in _CHECKS_DEVICE:
+                u = _tangent_of(name, i + 1, t, a)
+        dt = getattr(u, "dtype", None)
+        if dt is not None and dt != getattr(a, "dtype", dt):
+            u = _to_kind(u, dt, a, a.dtype)
+        if u is not t:
+            if brought is None:
+                brought = list(ts)
+            brought[i] = t = u
         shape = tuple(getattr(a, "shape", ()))
         t_shape = tuple(getattr(t, "shape", ()))
         k = len(t_shape) - len(shape)
@@ -442,4 +630,10 @@ def tangents_in(name: str, tangents: Sequence[Any], args: Sequence[Any]) -> Tang
             )
     if all(isinstance(t, AbstractZero) for t in ts):
         return None
-    return TangentsIn(ts, extra or 0)
+    return TangentsIn(ts if brought is None else tuple(brought), extra or 0)
+
+
+def _tangent_of(name: str, i: int, t: Any, a: Any) -> Any:
+    """Tangent ``t`` of positional argument ``i`` (1-based, after ``f``'s own) brought to the
+    argument ``a``'s library and device (:func:`bring`)."""
+    return bring(name, f"the tangent of argument {i}", t, a)
