@@ -603,6 +603,8 @@ def _reg_elementwise() -> None:
     )
     # logistic
     e("expit", lambda x, out=None: None, lambda c, x: c.out * (1 - c.out), domain=((-4.0, 4.0),))
+    # d/dx log(expit(x)) = 1 - expit(x) = expit(-x)
+    e("log_expit", lambda x, out=None: None, lambda c, x: c.sp.expit(-x), domain=((-4.0, 4.0),))
     e("logit", lambda x, eps=None, out=None: None, _logit_d, domain=((0.05, 0.95),))
     # gamma family
     e("gamma", lambda x, out=None: None, lambda c, x: c.out * c.sp.digamma(x), domain=pos)

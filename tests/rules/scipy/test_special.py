@@ -237,3 +237,14 @@ def test_rgamma_second_derivative() -> None:
         - cr.rrule(sps.rgamma, x - h)[1](np.ones(2))[1]
     ) / (2 * h)
     np.testing.assert_allclose(fd, r * (psi**2 - tri), rtol=1e-6)
+
+
+def test_log_expit_first_and_second_derivatives() -> None:
+    # found by tests/external/user_code (scipy.special.log_expit had no rule)
+    from chainrules import ad
+
+    x = np.array([-8.0, -1.5, 0.2, 5.0, 40.0])
+    _, pb = cr.rrule(sps.log_expit, x)
+    np.testing.assert_allclose(pb(np.ones(5))[1], sps.expit(-x), rtol=1e-14)
+    h = ad.hessian(lambda v: np.sum(sps.log_expit(v)))(x)
+    np.testing.assert_allclose(h, np.diag(-sps.expit(x) * sps.expit(-x)), rtol=1e-12, atol=1e-300)
