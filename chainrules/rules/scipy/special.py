@@ -93,6 +93,17 @@ def special_module(obj: Any, name: str) -> Any:
     return importlib.import_module("scipy.special")
 
 
+def _siblings(xp: Any, own: Any) -> Any:
+    """The module the partials take sibling functions from (``digamma`` for ``gammaln``): the
+    library's own special module; or, when the arguments are tracers of an engine (a second
+    derivative), that namespace's ``special``, whose functions are recorded (``torch.special``'s
+    own functions refuse a tracer). SciPy's are NumPy ufuncs, which tracers already take part in."""
+    if own.__name__ == "scipy.special":
+        return own
+    traced = getattr(xp, "special", None)
+    return own if traced is None else traced
+
+
 class _Ctx:
     """What a partial derivative reads: ``sp`` (the library's special module), ``xp`` (the
     arrays' namespace), ``out`` (the primal output; its first entry for a tuple output) and
@@ -172,9 +183,11 @@ def _elementwise_rules(
             refuse(bound)
         arrays = [a for a in args if is_array(a)] or [v for v in bound.values() if is_array(v)]
         xp = namespace_of(*arrays, fname=fname)
-        y = primal()(*args, **kwargs)
+        mod = _siblings(xp, sp())
+        f = primal() if mod is sp() else getattr(mod, fname.rpartition(".")[2])
+        y = f(*args, **kwargs)
         y0 = y[0] if nout > 1 else y
-        ctx = _Ctx(sp(), xp, y0, bound)
+        ctx = _Ctx(mod, xp, y0, bound)
         vals = _values(xp, y0, [bound[p] for p in params])
         return xp, y, ctx, vals
 
