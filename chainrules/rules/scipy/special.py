@@ -94,6 +94,17 @@ def special_module(obj: Any, name: str) -> Any:
     return importlib.import_module("scipy.special")
 
 
+def _siblings(xp: Any, own: Any) -> Any:
+    """The module the partials take sibling functions from (``digamma`` for ``gammaln``): the
+    library's own special module; or, when the arguments are tracers of an engine (a second
+    derivative), that namespace's ``special``, whose functions are recorded (``torch.special``'s
+    own functions refuse a tracer). SciPy's are NumPy ufuncs, which tracers already take part in."""
+    if own.__name__ == "scipy.special":
+        return own
+    traced = getattr(xp, "special", None)
+    return own if traced is None else traced
+
+
 class _Ctx:
     """What a partial derivative reads: ``sp`` (the library's special module), ``xp`` (the
     arrays' namespace), ``out`` (the primal output; its first entry for a tuple output), ``kw``
@@ -192,12 +203,16 @@ def _elementwise_rules(
             refuse(bound)
         arrays = [a for a in args if is_array(a)] or [v for v in bound.values() if is_array(v)]
         xp = namespace_of(*arrays, fname=fname)
-        y = primal()(*args, **kwargs)
+        mod = _siblings(xp, sp())
+        # a traced namespace's special function for a special function (not a distribution's)
+        own = mod is sp() or module is not None
+        f = primal() if own else getattr(mod, fname.rpartition(".")[2])
+        y = f(*args, **kwargs)
         y0 = y[0] if nout > 1 else y
         vals = _values(xp, y0, [bound[p] for p in params])
         if cast:
             vals = [_in_dtype(xp, v, y0) for v in vals]
-        return xp, y, _Ctx(sp(), xp, y0, bound, dict(zip(params, vals))), vals
+        return xp, y, _Ctx(mod, xp, y0, bound, dict(zip(params, vals))), vals
 
     def special_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         xp, y, ctx, vals = setup(args, kwargs)
@@ -629,6 +644,8 @@ def _reg_elementwise() -> None:
     )
     # logistic
     e("expit", lambda x, out=None: None, lambda c, x: c.out * (1 - c.out), domain=((-4.0, 4.0),))
+    # d/dx log(expit(x)) = 1 - expit(x) = expit(-x)
+    e("log_expit", lambda x, out=None: None, lambda c, x: c.sp.expit(-x), domain=((-4.0, 4.0),))
     e("logit", lambda x, eps=None, out=None: None, _logit_d, domain=((0.05, 0.95),))
     # gamma family
     e("gamma", lambda x, out=None: None, lambda c, x: c.out * c.sp.digamma(x), domain=pos)

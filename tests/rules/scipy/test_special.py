@@ -237,3 +237,40 @@ def test_rgamma_second_derivative() -> None:
         - cr.rrule(sps.rgamma, x - h)[1](np.ones(2))[1]
     ) / (2 * h)
     np.testing.assert_allclose(fd, r * (psi**2 - tri), rtol=1e-6)
+
+
+def test_log_expit_first_and_second_derivatives() -> None:
+    # found by tests/external/user_code (scipy.special.log_expit had no rule)
+    from chainrules import ad
+
+    x = np.array([-8.0, -1.5, 0.2, 5.0, 40.0])
+    _, pb = cr.rrule(sps.log_expit, x)
+    np.testing.assert_allclose(pb(np.ones(5))[1], sps.expit(-x), rtol=1e-14)
+    h = ad.hessian(lambda v: np.sum(sps.log_expit(v)))(x)
+    np.testing.assert_allclose(h, np.diag(-sps.expit(x) * sps.expit(-x)), rtol=1e-12, atol=1e-300)
+
+
+def test_torch_special_second_derivatives_through_the_traced_namespace() -> None:
+    # found by tests/external/user_code: SciPy calls xp.special.<f>; at second order the rule
+    # called torch.special's own function on a tracer (TypeError: must be Tensor)
+    torch = pytest.importorskip("torch")
+    from array_api_compat import array_namespace
+
+    from chainrules import ad
+
+    x = np.array([0.5, 1.5, 3.0])
+    s = sps.expit(x)
+    for name, d2 in (
+        ("gammaln", sps.polygamma(1, x)),
+        ("expit", s * (1 - s) * (1 - 2 * s)),
+        ("entr", -1 / x),
+        ("digamma", sps.polygamma(2, x)),
+    ):
+
+        def loss(v, name=name):  # type: ignore[no-untyped-def]
+            xp = array_namespace(v)
+            return xp.sum(getattr(xp.special, name)(v))
+
+        h = ad.hessian(loss)(torch.tensor(x))
+        # torch's own trigamma agrees with SciPy's to about 5e-10
+        np.testing.assert_allclose(np.diag(h.numpy()), d2, rtol=1e-8, err_msg=name)
