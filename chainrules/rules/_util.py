@@ -7,6 +7,7 @@ shapes are host metadata, known before the call.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,16 +20,37 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 
 
+def axis_ints(axis: Any, name: str) -> tuple[int, ...]:
+    """``axis`` (an int or a sequence of ints; NumPy's integer scalars count, as in NumPy) as a
+    tuple of Python ints, or a ``TypeError`` naming ``name`` and what was given (a float, a bool,
+    a string, ...)."""
+    bad = f"{name}: axis must be an int or a tuple of ints, got {axis!r}"
+    if isinstance(axis, bool):
+        raise TypeError(bad)
+    try:
+        return (operator.index(axis),)
+    except TypeError:
+        pass
+    try:
+        seq = tuple(axis)
+    except TypeError:
+        raise TypeError(bad) from None
+    if any(isinstance(a, bool) or not hasattr(a, "__index__") for a in seq):
+        raise TypeError(bad)
+    try:
+        return tuple(operator.index(a) for a in seq)
+    except TypeError:
+        raise TypeError(bad) from None
+
+
 def normalize_axis(axis: Any, ndim: int, name: str = "") -> tuple[int, ...]:
     """``axis`` (None, an int or a sequence of ints, negative allowed) as sorted non-negative
     axes of an array of rank ``ndim``."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = axis_ints(axis, name)
     out = []
     for a in axes:
-        if not isinstance(a, int) or isinstance(a, bool):
-            raise TypeError(f"{name}: axis must be an int or a tuple of ints, got {axis!r}")
         if not -max(ndim, 1) <= a < max(ndim, 1):
             raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}")
         out.append(a % ndim if ndim else 0)
