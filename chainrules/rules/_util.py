@@ -6,14 +6,16 @@ shapes are host metadata, known before the call.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core import numpy_fast
+from ..core.namespaces import namespace_of
 from ..core.registry import register_frule, register_rrule, traceable
-from ..core.tangents import NoTangent, ZeroTangent
+from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 from ..core.toolkit import check_cotangent, pullback, tangents_in
 
 _NO = NoTangent()
@@ -173,3 +175,67 @@ def _unsum_frule(
     axes = normalize_axis(axis, len(shape), "unsum")
     t = expand_reduced(xp, t, axes, keepdims, dots.extra)
     return out, xp.broadcast_to(t, tuple(t.shape[: dots.extra]) + tuple(shape))
+
+
+# --- 0-d operands read as arrays of one element ---------------------------------------------------
+def zero_d_operands(
+    positions: tuple[int, ...], shape: Any = (1,), *, frule: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator for an rrule (or, with ``frule=True``, an frule) whose function reads a 0-d
+    array at the positional arguments ``positions`` as an array of ``shape`` (NumPy's
+    polynomial functions and SciPy's 1-D builders as one coefficient, ``atleast_1d``; SciPy's
+    matrix functions as a 1x1 matrix). ``shape`` may be a function of the arguments (for a
+    0-d point broadcast against a mean). The rule runs on the broadcast operand, so its primal is
+    ``f``'s at the same values; the 0-d operand's cotangent is the sum of the broadcast one (one
+    element, or the sum over the copies), and its tangent is broadcast the same way."""
+
+    def deco(rule: Callable[..., Any]) -> Callable[..., Any]:
+        def promote(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[int], Any]:
+            zs = [i for i in positions if i < len(args) and getattr(args[i], "ndim", None) == 0]
+            if not zs:
+                return args, zs, None
+            xp = namespace_of(*(args[i] for i in zs), fname=rule.__name__)
+            shp = tuple(shape(args) if callable(shape) else shape)
+            new = list(args)
+            for i in zs:
+                new[i] = xp.broadcast_to(xp.reshape(args[i], (1,) * len(shp)), shp)
+            return tuple(new), zs, xp
+
+        if frule:
+
+            @functools.wraps(rule)
+            def frule_0d(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+                new, zs, xp = promote(args)
+                if not zs:
+                    return rule(tangents, *args, **kwargs)
+                ts = list(tangents)
+                for i in zs:
+                    t = unthunk(ts[i + 1]) if i + 1 < len(ts) else _ZERO
+                    if not isinstance(t, AbstractZero):
+                        lead = tuple(t.shape)
+                        t = xp.reshape(t, (*lead, *(1,) * new[i].ndim))
+                        ts[i + 1] = xp.broadcast_to(t, (*lead, *new[i].shape))
+                return rule(tuple(ts), *new, **kwargs)
+
+            return frule_0d
+
+        @functools.wraps(rule)
+        def rrule_0d(*args: Any, **kwargs: Any) -> Any:
+            new, zs, xp = promote(args)
+            if not zs:
+                return rule(*args, **kwargs)
+            y, pb = rule(*new, **kwargs)
+
+            def zero_d_pullback(y_bar: Any) -> Any:
+                bars = list(pb(y_bar))
+                for i in zs:
+                    b = unthunk(bars[i + 1])
+                    bars[i + 1] = b if isinstance(b, AbstractZero) else xp.sum(b)
+                return tuple(bars)
+
+            zero_d_pullback.__qualname__ = getattr(pb, "__qualname__", "zero_d_pullback")
+            return y, zero_d_pullback
+
+        return rrule_0d
+
+    return deco
