@@ -6,17 +6,43 @@ shapes are host metadata, known before the call.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core import numpy_fast
+from ..core.namespaces import namespace_of
 from ..core.registry import register_frule, register_rrule, traceable
-from ..core.tangents import NoTangent, ZeroTangent
+from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 from ..core.toolkit import check_cotangent, pullback, tangents_in
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
+
+
+def axis_ints(axis: Any, name: str) -> tuple[int, ...]:
+    """``axis`` (an int or a sequence of ints; NumPy's integer scalars count, as in NumPy) as a
+    tuple of Python ints, or a ``TypeError`` naming ``name`` and what was given (a float, a bool,
+    a string, ...)."""
+    bad = f"{name}: axis must be an int or a tuple of ints, got {axis!r}"
+    if isinstance(axis, bool):
+        raise TypeError(bad)
+    try:
+        return (operator.index(axis),)
+    except TypeError:
+        pass
+    try:
+        seq = tuple(axis)
+    except TypeError:
+        raise TypeError(bad) from None
+    if any(isinstance(a, bool) or not hasattr(a, "__index__") for a in seq):
+        raise TypeError(bad)
+    try:
+        return tuple(operator.index(a) for a in seq)
+    except TypeError:
+        raise TypeError(bad) from None
 
 
 def normalize_axis(axis: Any, ndim: int, name: str = "") -> tuple[int, ...]:
@@ -24,11 +50,9 @@ def normalize_axis(axis: Any, ndim: int, name: str = "") -> tuple[int, ...]:
     axes of an array of rank ``ndim``."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = axis_ints(axis, name)
     out = []
     for a in axes:
-        if not isinstance(a, int) or isinstance(a, bool):
-            raise TypeError(f"{name}: axis must be an int or a tuple of ints, got {axis!r}")
         if not -max(ndim, 1) <= a < max(ndim, 1):
             raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}")
         out.append(a % ndim if ndim else 0)
@@ -151,3 +175,67 @@ def _unsum_frule(
     axes = normalize_axis(axis, len(shape), "unsum")
     t = expand_reduced(xp, t, axes, keepdims, dots.extra)
     return out, xp.broadcast_to(t, tuple(t.shape[: dots.extra]) + tuple(shape))
+
+
+# --- 0-d operands read as arrays of one element ---------------------------------------------------
+def zero_d_operands(
+    positions: tuple[int, ...], shape: Any = (1,), *, frule: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator for an rrule (or, with ``frule=True``, an frule) whose function reads a 0-d
+    array at the positional arguments ``positions`` as an array of ``shape`` (NumPy's
+    polynomial functions and SciPy's 1-D builders as one coefficient, ``atleast_1d``; SciPy's
+    matrix functions as a 1x1 matrix). ``shape`` may be a function of the arguments (for a
+    0-d point broadcast against a mean). The rule runs on the broadcast operand, so its primal is
+    ``f``'s at the same values; the 0-d operand's cotangent is the sum of the broadcast one (one
+    element, or the sum over the copies), and its tangent is broadcast the same way."""
+
+    def deco(rule: Callable[..., Any]) -> Callable[..., Any]:
+        def promote(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[int], Any]:
+            zs = [i for i in positions if i < len(args) and getattr(args[i], "ndim", None) == 0]
+            if not zs:
+                return args, zs, None
+            xp = namespace_of(*(args[i] for i in zs), fname=rule.__name__)
+            shp = tuple(shape(args) if callable(shape) else shape)
+            new = list(args)
+            for i in zs:
+                new[i] = xp.broadcast_to(xp.reshape(args[i], (1,) * len(shp)), shp)
+            return tuple(new), zs, xp
+
+        if frule:
+
+            @functools.wraps(rule)
+            def frule_0d(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+                new, zs, xp = promote(args)
+                if not zs:
+                    return rule(tangents, *args, **kwargs)
+                ts = list(tangents)
+                for i in zs:
+                    t = unthunk(ts[i + 1]) if i + 1 < len(ts) else _ZERO
+                    if not isinstance(t, AbstractZero):
+                        lead = tuple(t.shape)
+                        t = xp.reshape(t, (*lead, *(1,) * new[i].ndim))
+                        ts[i + 1] = xp.broadcast_to(t, (*lead, *new[i].shape))
+                return rule(tuple(ts), *new, **kwargs)
+
+            return frule_0d
+
+        @functools.wraps(rule)
+        def rrule_0d(*args: Any, **kwargs: Any) -> Any:
+            new, zs, xp = promote(args)
+            if not zs:
+                return rule(*args, **kwargs)
+            y, pb = rule(*new, **kwargs)
+
+            def zero_d_pullback(y_bar: Any) -> Any:
+                bars = list(pb(y_bar))
+                for i in zs:
+                    b = unthunk(bars[i + 1])
+                    bars[i + 1] = b if isinstance(b, AbstractZero) else xp.sum(b)
+                return tuple(bars)
+
+            zero_d_pullback.__qualname__ = getattr(pb, "__qualname__", "zero_d_pullback")
+            return y, zero_d_pullback
+
+        return rrule_0d
+
+    return deco

@@ -343,6 +343,8 @@ def _new_shape(name: str, a: dict[str, Any], shape: tuple[int, ...]) -> tuple[in
             raise TypeError("squeeze: missing required argument 'axis'")
         if axis is None:  # NumPy: every axis of length 1
             axes = tuple(i for i, n in enumerate(shape) if n == 1)
+        elif not shape and type(axis) is int and axis in (0, -1):  # NumPy's (and torch's)
+            axes = ()  # leniency: a bare axis 0 or -1 of a 0-d array (not a tuple) is accepted
         else:
             axes = _axes(name, axis, len(shape))
             for ax in axes:

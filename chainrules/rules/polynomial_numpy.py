@@ -38,6 +38,7 @@ Maths notes
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -49,7 +50,7 @@ from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
-from ._util import in_dtype
+from ._util import in_dtype, zero_d_operands
 from .elementwise_numpy import _each, _np
 
 __all__: list[str] = []  # rules only
@@ -100,17 +101,24 @@ def _conv_rules(name: str, corr: bool) -> Any:
         xp = namespace_of(a, v, fname=name)
         _vec(xp, a, name, "the first operand")
         _vec(xp, v, name, "the second operand")
-        if a.shape[0] == 0 or v.shape[0] == 0:
-            raise ValueError(f"{name}: the operands must not be empty")
         lib = _np(a, xp)
         y = getattr(lib, name)(*args, **kwargs)
+        if name == "polymul":  # NumPy's polymul reads an empty operand as the polynomial 0
+            a, v = (_zeros(xp, 1, y) if o.shape[0] == 0 else o for o in (a, v))
+        if a.shape[0] == 0 or v.shape[0] == 0:
+            raise ValueError(f"{name}: the operands must not be empty")
         start = _conv_start(a.shape[0], v.shape[0], y.shape[0], mode, corr)
         w = xp.conj(xp.flip(v)) if corr else v  # correlate = convolve with conj(flip(v))
         return xp, lib, a, v, w, y, start
 
+    def _operands(args: Any, kwargs: Any) -> tuple[Any, Any]:
+        s = sig.bind(args, kwargs)
+        return (s["a1"], s["a2"]) if name == "polymul" else (s["a"], s["v"])
+
     def conv_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, lib, a, v, w, y, start = parts(args, kwargs)
-        pa, pv = ProjectTo(a, xp), ProjectTo(v, xp)
+        pa, pv = (ProjectTo(o, xp) for o in _operands(args, kwargs))
+        na, nv = pa.shape[0], pv.shape[0]  # 0 for polymul's empty operand (the polynomial 0)
         full = a.shape[0] + v.shape[0] - 1
 
         @pullback(y, args)
@@ -120,18 +128,22 @@ def _conv_rules(name: str, corr: bool) -> Any:
             a_bar = lib.correlate(big, w, "valid")
             w_bar = lib.correlate(big, a, "valid")
             v_bar = xp.conj(xp.flip(w_bar)) if corr else w_bar
-            return (pa(a_bar), pv(v_bar), *(zero_tangent(x) for x in args[2:]))
+            bars = (pa(a_bar[:na]), pv(v_bar[:nv]))
+            return (*bars, *(zero_tangent(x) for x in args[2:]))
 
         convolve_pullback.__qualname__ = f"{name}_pullback"
         return y, convolve_pullback
 
     def conv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        xp, lib, a, v, w, y, start = parts(args, kwargs)
-        ts = tangents_in(name, tangents[:3], (a, v))
+        xp, lib, a, _v, w, y, start = parts(args, kwargs)
+        a0, v0 = _operands(args, kwargs)
+        ts = tangents_in(name, tangents[:3], (a0, v0))
         if ts is None:
             return y, _ZERO
         n = y.shape[0]
         out: Any = None
+        if 0 in (a0.shape[0], v0.shape[0]):  # polymul's empty operand
+            return y, _ZERO  # y is 0 for every a near an empty one (and has no tangent)
         if not _is_zero(ts[0]):
             out = _each(xp, lambda t: lib.convolve(t, w)[start : start + n], ts[0], ts.extra)
         if not _is_zero(ts[1]):
@@ -163,6 +175,8 @@ for _name, _corr, _ex in (
     ("polymul", False, _conv_ex(())),
 ):
     _r, _f = _conv_rules(_name, _corr)
+    if not _corr:  # NumPy reads a 0-d operand as one coefficient; its correlate refuses it
+        _r, _f = zero_d_operands((0, 1))(_r), zero_d_operands((0, 1), frule=True)(_f)
     register_rrule(f"numpy:{_name}", examples=_ex)(_r)
     register_frule(f"numpy:{_name}", examples=_ex)(_f)
 
@@ -221,6 +235,7 @@ def _polyadd_ex(rng: Any) -> list[Any]:
 
 for _name, _sign in (("polyadd", 1.0), ("polysub", -1.0)):
     _r, _f = _polyadd_rules(_name, _sign)
+    _r, _f = zero_d_operands((0, 1))(_r), zero_d_operands((0, 1), frule=True)(_f)
     register_rrule(f"numpy:{_name}", examples=_polyadd_ex)(_r)
     register_frule(f"numpy:{_name}", examples=_polyadd_ex)(_f)
 
@@ -336,7 +351,8 @@ def polyval_rrule(*args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args)
     def polyval_pullback(g: Any) -> Any:
-        p_bar = xp.reshape(g, (-1, 1)) * xp.conj(xp.reshape(_powers(xp, x, e), (-1, e.shape[0])))
+        m, n = math.prod(x.shape), e.shape[0]  # not (-1, n): n may be 0 (an empty p)
+        p_bar = xp.reshape(g, (m, 1)) * xp.conj(xp.reshape(_powers(xp, x, e), (m, n)))
         x_bar = g * xp.conj(lib.polyval(_polyder1(xp, p), x)) if px.differentiable else _NO
         return pp(xp.sum(p_bar, axis=0)), (px(x_bar) if px.differentiable else _NO)
 
@@ -352,8 +368,9 @@ def polyval_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     lead = ts.lead()
     out = xp.zeros(lead + tuple(y.shape), dtype=y.dtype, device=device_of(y))
     if not _is_zero(ts[0]):
-        v = xp.reshape(_powers(xp, x, e), (-1, e.shape[0]))  # (m, N)
-        t = xp.reshape(ts[0], (-1, e.shape[0]))  # (k, N)
+        n = e.shape[0]  # (m, N) and (k, N), not (-1, N): N may be 0 (an empty p)
+        v = xp.reshape(_powers(xp, x, e), (math.prod(x.shape), n))
+        t = xp.reshape(ts[0], (math.prod(lead), n))
         out = out + xp.reshape(t @ xp.matrix_transpose(v), lead + tuple(y.shape))
     if not _is_zero(ts[1]) and ProjectTo(args[1], xp).differentiable:
         out = out + lib.polyval(_polyder1(xp, p), x) * ts[1]
@@ -406,7 +423,8 @@ def polyder_rrule(*args: Any, **kwargs: Any) -> Any:
             g = g[:0]
         for a in reversed(steps):
             g = xp.concat((g * a, _zeros(xp, 1, g)), axis=0)
-        return (project(g), *(zero_tangent(x) for x in args[1:]))
+        # g[:n] is all of g, but for an empty p (NumPy's derivative of 0 is empty)
+        return (project(g[: p.shape[0]]), *(zero_tangent(x) for x in args[1:]))
 
     return y, polyder_pullback
 
@@ -787,6 +805,7 @@ _POLYDIV_EXPECT = (
 
 
 @register_rrule("numpy:polydiv", examples=_polydiv_ex, expect=_POLYDIV_EXPECT)
+@zero_d_operands((0, 1))
 def polydiv_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, u, v, q, r, n, k, t = _polydiv_parts(args, kwargs)
     pu, pv = ProjectTo(u, xp), ProjectTo(v, xp)
@@ -816,6 +835,7 @@ def polydiv_rrule(*args: Any, **kwargs: Any) -> Any:
 
 
 @register_frule("numpy:polydiv", examples=_polydiv_ex, expect=_POLYDIV_EXPECT)
+@zero_d_operands((0, 1), frule=True)
 def polydiv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, u, v, q, r, n, k, t = _polydiv_parts(args, kwargs)
     ts = tangents_in("polydiv", tangents[:3], (u, v))

@@ -256,3 +256,13 @@ def test_other_pullbacks_are_differentiable_again() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.manipulation")
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+def test_squeeze_of_a_0d_array_at_axis_0_as_numpy(axis: int) -> None:
+    x = np.asarray(1.5)
+    y, pb = cr.rrule(np.squeeze, x, axis=axis)
+    assert y.shape == np.squeeze(x, axis=axis).shape == ()
+    assert pb(np.asarray(2.0))[1] == 2.0
+    with pytest.raises(ValueError, match="squeeze: axis 0 is out of bounds"):
+        cr.rrule(np.squeeze, x, axis=(0,))  # NumPy refuses a tuple there too

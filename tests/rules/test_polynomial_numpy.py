@@ -135,3 +135,38 @@ def test_polydiv_jax_under_jit_matches_jax_autodiff() -> None:
     # JAX's own derivative of the structural zeros is rounding noise; ours is exactly 0
     np.testing.assert_allclose(tr, want_r, rtol=1e-12, atol=1e-12)
     assert np.asarray(tr)[:3].tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("f", [np.convolve, np.polymul, np.polyadd, np.polysub, np.polydiv])
+@pytest.mark.parametrize("where", [0, 1])
+def test_a_0d_operand_is_one_coefficient(f: Any, where: int) -> None:
+    # NumPy reads a 0-d operand as [c] (atleast_1d): same value, a 0-d cotangent
+    args = [np.array([1.5, -2.0, 0.5]), np.asarray(2.0)]
+    if where:
+        args.reverse()
+    want = f(*args)
+    y, _ = cr.rrule(f, *args)
+    for got, w in zip(
+        y if isinstance(y, tuple) else (y,), want if isinstance(want, tuple) else (want,)
+    ):
+        np.testing.assert_array_equal(got, w)
+    test_rrule(f, *args, jit=False, scalar_free=False)
+    test_frule(f, *args, jit=False, scalar_free=False)
+
+
+def test_polymul_of_an_empty_operand_is_the_zero_polynomial() -> None:
+    a, v = np.zeros(0), np.array([1.0, 2.0, 3.0])
+    y, pb = cr.rrule(np.polymul, a, v)
+    np.testing.assert_array_equal(y, np.polymul(a, v))  # [0, 0, 0]
+    _, a_bar, v_bar = pb(np.ones(3))
+    assert a_bar.shape == (0,) and v_bar.tolist() == [0.0, 0.0, 0.0]
+    _, y_dot = cr.frule((cr.NoTangent(), np.zeros(0), np.ones(3)), np.polymul, a, v)
+    assert isinstance(y_dot, cr.ZeroTangent)
+
+
+@pytest.mark.parametrize("f", [np.polyder, lambda p: np.polyval(p, np.array([1.0, 2.0]))])
+def test_an_empty_polynomial(f: Any) -> None:
+    p = np.zeros(0)
+    y, pb = cr.rrule(f, p) if f is np.polyder else cr.rrule(np.polyval, p, np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(y, f(p))
+    assert pb(np.ones_like(y))[1].shape == (0,)

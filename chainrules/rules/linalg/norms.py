@@ -41,6 +41,7 @@ from ...core.registry import register_frule, register_rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import (
+    axis_ints,
     chunk_axes,
     count_true,
     expand_reduced,
@@ -359,10 +360,10 @@ def _np_norm(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
             kind, order = "vector", (0,)
         else:  # numpy raises for other ranks; so does the primal below
             kind, order = "matrix", tuple(range(x.ndim))
-    elif isinstance(axis, int) or len(tuple(axis)) == 1:
+    elif len(axis_ints(axis, "linalg.norm")) == 1:
         kind, order = "vector", normalize_axis(axis, x.ndim, "linalg.norm")
-    else:
-        kind, order = "matrix", tuple(i % x.ndim for i in tuple(axis))  # (row, col): in order
+    else:  # (row, col): in order
+        kind, order = "matrix", tuple(i % x.ndim for i in axis_ints(axis, "linalg.norm"))
     axes = tuple(sorted(order))
     y = xp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 

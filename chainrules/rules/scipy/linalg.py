@@ -41,7 +41,7 @@ from ...core.registry import register_frule, register_rrule
 from ...core.scalar_rule import non_differentiable
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
-from .._util import in_dtype
+from .._util import in_dtype, zero_d_operands
 from ..linalg.decompositions import (
     _cholesky_dot,
     _eigh_back,
@@ -98,8 +98,11 @@ def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> 
             return impl(obj, mod, sig, *args, **kwargs)
 
         rule.__name__ = rule.__qualname__ = impl.__name__
+        if zero_d is not None:  # SciPy reads a 0-d operand as [x] or [[x]]: so does the rule
+            return zero_d_operands(*zero_d, frule=kind != "r")(rule)
         return rule
 
+    zero_d = meta.pop("zero_d", None)
     expect = meta.pop("expect", ())
     expect = (expect,) if isinstance(expect, Expect) else tuple(expect)
     meta["expect"] = (*expect, _GUARD) if meta.pop("guarded", True) else expect
@@ -242,7 +245,7 @@ def _expm_ex(rng: Any) -> list[Any]:
     ]
 
 
-_register("expm", _expm_rrule, _expm_frule, _expm_ex)
+_register("expm", _expm_rrule, _expm_frule, _expm_ex, zero_d=((0,), (1, 1)))
 
 
 # --- expm_frechet --------------------------------------------------------------------------------
@@ -389,7 +392,10 @@ def _solve_triangular_frule(
     r = None if isinstance(db, AbstractZero) else db
     if not isinstance(da, AbstractZero):
         dm = _op(xp, _keep(xp, da, lower, unit), tr)
-        term = xp.squeeze(dm @ _mat(xp, y, True), axis=-1) if vec else dm @ y
+        if tuple(a.shape) == (1, 1):  # x = b / a, whatever b's rows (SciPy's 1x1 path)
+            term = dm[..., 0] * y if vec else dm * y
+        else:
+            term = xp.squeeze(dm @ _mat(xp, y, True), axis=-1) if vec else dm @ y
         r = -term if r is None else r - term
     kw = {"trans": tr, "lower": lower, "unit_diagonal": unit}
     return y, in_dtype(xp, _trsm(mod, xp, a, r, t.extra, vec, **kw), y.dtype)
@@ -458,7 +464,9 @@ def _pd_ex(rng: Any, lower_key: bool = True) -> list[Any]:
     ]
 
 
-_register("cholesky", _cholesky_rrule, _cholesky_frule, _pd_ex, hermitian=(0,))
+_register(
+    "cholesky", _cholesky_rrule, _cholesky_frule, _pd_ex, hermitian=(0,), zero_d=((0,), (1, 1))
+)
 
 
 def _other(xp: Any, x: Any, lower: bool) -> Any:
@@ -509,6 +517,7 @@ _register(
     _cho_factor_rrule,
     _cho_factor_frule,
     _pd_ex,
+    zero_d=((0,), (1, 1)),
     hermitian=(0,),
     expect=Expect(
         "jit",
@@ -939,6 +948,7 @@ def _solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, rhs, kind, lower, transposed = _solve_setup(mod, sig, args, kwargs)
     y = fn(*args, **kwargs)
     vec = rhs.ndim == 1
+    scalar = tuple(a.shape) == (1, 1)  # x = b / a, whatever b's rows (SciPy's 1x1 path)
     pa, pb = ProjectTo(a, xp), ProjectTo(rhs, xp)
     m = _effective(xp, a, kind, lower)
     m = _t(xp, m) if transposed else m
@@ -946,7 +956,10 @@ def _solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     @pullback(y, args, name="solve")
     def solve_pullback(y_bar: Any) -> Any:
         b_bar = fn(_h(xp, m), y_bar)
-        g = -_outer(xp, b_bar, y, vec)
+        if scalar:  # SciPy's 1x1 a divides any b: x = b / a
+            g = -xp.reshape(xp.sum(b_bar * xp.conj(y)), (1, 1))
+        else:
+            g = -_outer(xp, b_bar, y, vec)
         g = _t(xp, g) if transposed else g
         return (pa(_effective_back(xp, g, kind, lower)), pb(b_bar), *[_NO] * (len(args) - 2))
 
@@ -965,7 +978,10 @@ def _solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwarg
     if not isinstance(da, AbstractZero):
         dm = _effective(xp, da, kind, lower)
         dm = _t(xp, dm) if transposed else dm
-        term = xp.squeeze(dm @ _mat(xp, y, True), axis=-1) if vec else dm @ y
+        if tuple(a.shape) == (1, 1):  # x = b / a, whatever b's rows (SciPy's 1x1 path)
+            term = dm[..., 0] * y if vec else dm * y
+        else:
+            term = xp.squeeze(dm @ _mat(xp, y, True), axis=-1) if vec else dm @ y
         r = -term if r is None else r - term
     if t.extra and a.ndim == 2:
         folded, unfold = _fold(xp, r, t.extra, vec)
@@ -989,6 +1005,7 @@ _register(
     _solve_rrule,
     _solve_frule,
     _solve_ex,
+    zero_d=((0,), (1, 1)),  # SciPy divides by a 0-d (or 1x1) a
     expect=Expect(
         "jit",
         "jax.scipy.linalg.solve reads the whole matrix for assume_a='sym', scipy.linalg.solve one "
@@ -1119,9 +1136,15 @@ def _structured(name: str, fn_args: Any, back: Any, dot: Any, examples: Any, **m
         xp, arrays, static = fn_args(sig, args, kwargs)
         y = fn(*args, **kwargs)
         projects = [ProjectTo(a, xp) for a in arrays]
+        empty = math.prod(y.shape) == 0  # an empty y (SciPy's of an empty input) is constant
 
         @pullback(y, args, name=name)
         def structured_pullback(y_bar: Any) -> Any:
+            if empty:
+                return (
+                    *(p(xp.zeros_like(a)) for p, a in zip(projects, arrays)),
+                    *[_NO] * (len(args) - len(arrays)),
+                )
             bars = back(xp, arrays, static, y_bar)
             out = [p(b) for p, b in zip(projects, bars)]
             return (*out, *[_NO] * (len(args) - len(out)))
@@ -1133,7 +1156,7 @@ def _structured(name: str, fn_args: Any, back: Any, dot: Any, examples: Any, **m
         xp, arrays, static = fn_args(sig, args, kwargs)
         y = fn(*args, **kwargs)
         t = tangents_in(name, tangents[: 1 + len(arrays)], arrays)
-        if t is None:
+        if t is None or math.prod(y.shape) == 0:
             return y, _ZERO
         lead = t.lead()
         dots = [
@@ -1195,7 +1218,9 @@ def _toeplitz_ex(rng: Any) -> list[Any]:
     ]
 
 
-_structured("toeplitz", _toeplitz_args, _toeplitz_back, _toeplitz_dot, _toeplitz_ex)
+_structured(
+    "toeplitz", _toeplitz_args, _toeplitz_back, _toeplitz_dot, _toeplitz_ex, zero_d=((0, 1),)
+)
 
 
 def _hankel_args(sig: Any, args: Any, kwargs: Any) -> Any:
@@ -1264,7 +1289,14 @@ def _vector_ex(rng: Any) -> list[Any]:
     ]
 
 
-_structured("circulant", _one_vector("circulant"), _circulant_back, _circulant_dot, _vector_ex)
+_structured(
+    "circulant",
+    _one_vector("circulant"),
+    _circulant_back,
+    _circulant_dot,
+    _vector_ex,
+    zero_d=((0,),),
+)
 
 
 def _conv_args(sig: Any, args: Any, kwargs: Any) -> Any:
@@ -1382,6 +1414,8 @@ def _fiedler_companion_index(size: int) -> Any:
 def _monic(name: str, index: Any) -> None:
     def args_of(sig: Any, args: Any, kwargs: Any) -> Any:
         xp, (a,), _ = _vectors(name, sig, args, kwargs, 1)
+        if a.shape[-1] < 2 and name == "fiedler_companion":
+            return xp, (a,), None  # SciPy's is empty then: y is constant (see _structured)
         if a.shape[-1] < 2:
             raise ValueError(f"{name}: the rule takes at least 2 coefficients")
         return xp, (a,), index(a.shape[-1])
@@ -1399,7 +1433,8 @@ def _monic(name: str, index: Any) -> None:
         w = _monic_dot(xp, arrays[0], dots[0])
         return _gather(xp, xp.concat([w, _zeros_of(xp, w, 2)], axis=-1), idx)
 
-    _structured(name, args_of, back, dot, _monic_ex)
+    zero_d = ((0,),) if name == "fiedler_companion" else None  # companion refuses one
+    _structured(name, args_of, back, dot, _monic_ex, zero_d=zero_d)
 
 
 def _monic_ex(rng: Any) -> list[Any]:
@@ -1435,7 +1470,9 @@ def _fiedler_ex(rng: Any) -> list[Any]:
     ]
 
 
-_structured("fiedler", _one_vector("fiedler"), _fiedler_back, _fiedler_dot, _fiedler_ex)
+_structured(
+    "fiedler", _one_vector("fiedler"), _fiedler_back, _fiedler_dot, _fiedler_ex, zero_d=((0,),)
+)
 
 
 def _block_args(sig: Any, args: Any, kwargs: Any) -> Any:

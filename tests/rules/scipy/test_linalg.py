@@ -303,3 +303,48 @@ def test_jax_has_no_solve_banded() -> None:
     jsl = pytest.importorskip("jax.scipy.linalg")
     assert not hasattr(jsl, "solve_banded")
     assert "scipy:linalg.solve_banded" in REGS
+
+
+def _same(got, want) -> None:  # type: ignore[no-untyped-def]
+    got, want = (x if isinstance(x, tuple) else (x,) for x in (got, want))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, np.ndarray):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+        else:
+            assert g == w
+
+
+ZERO_D = [
+    ("cholesky", (np.asarray(2.5),)),
+    ("cho_factor", (np.asarray(2.5),)),
+    ("expm", (np.asarray(0.7),)),
+    ("solve", (np.asarray(2.5), np.array([[1.0, -2.0], [0.5, 3.0], [4.0, 1.0]]))),
+    ("toeplitz", (np.asarray(1.5), np.array([0.3, -1.0, 2.0]))),
+    ("circulant", (np.asarray(1.5),)),
+    ("fiedler", (np.asarray(1.5),)),
+    ("fiedler_companion", (np.asarray(1.5),)),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), ZERO_D, ids=[n for n, _ in ZERO_D])
+def test_a_0d_input_is_scipys_one_element(name: str, args: tuple) -> None:
+    # SciPy reads a 0-d operand as [x] (the builders) or [[x]] (the matrix functions)
+    f = getattr(sl, name)
+    y, _ = cr.rrule(f, *args)
+    _same(y, f(*args))
+    if name != "fiedler_companion":  # empty there: nothing to check
+        test_rrule(f, *args, jit=False, scalar_free=False)
+        test_frule(f, *args, jit=False, scalar_free=False)
+
+
+@pytest.mark.parametrize("name", ["circulant", "fiedler", "fiedler_companion"])
+@pytest.mark.parametrize("n", [0, 1])
+def test_an_empty_structured_matrix_is_constant(name: str, n: int) -> None:
+    f, x = getattr(sl, name), np.ones(n)
+    y, pb = cr.rrule(f, x)
+    _same(y, f(x))
+    if y.size == 0:
+        assert pb(np.ones_like(y))[1].shape == (n,)
+        assert isinstance(cr.frule((cr.NoTangent(), np.ones(n)), f, x)[1], cr.ZeroTangent)
