@@ -52,6 +52,7 @@ from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
 from ._util import in_dtype, zero_d_operands
 from .elementwise_numpy import _each, _np
+from .linear_algebra import lazy
 
 __all__: list[str] = []  # rules only
 
@@ -125,11 +126,17 @@ def _conv_rules(name: str, corr: bool) -> Any:
         def convolve_pullback(g: Any) -> Any:
             pieces = [_zeros(xp, start, g), g, _zeros(xp, full - start - g.shape[0], g)]
             big = xp.concat([p for p in pieces if p.shape[0]], axis=0)
-            a_bar = lib.correlate(big, w, "valid")
-            w_bar = lib.correlate(big, a, "valid")
-            v_bar = xp.conj(xp.flip(w_bar)) if corr else w_bar
-            bars = (pa(a_bar[:na]), pv(v_bar[:nv]))
-            return (*bars, *(zero_tangent(x) for x in args[2:]))
+
+            def v_bar() -> Any:
+                w_bar = lib.correlate(big, a, "valid")
+                return pv((xp.conj(xp.flip(w_bar)) if corr else w_bar)[:nv])
+
+            # deferred (docs/conventions.md, only the cotangents asked for)
+            return (
+                lazy(pa, lambda: pa(lib.correlate(big, w, "valid")[:na])),
+                lazy(pv, v_bar),
+                *(zero_tangent(x) for x in args[2:]),
+            )
 
         convolve_pullback.__qualname__ = f"{name}_pullback"
         return y, convolve_pullback

@@ -45,7 +45,78 @@ CASES: list[tuple[str, Any, tuple[Any, ...], dict[str, Any]]] = [
     ("solve", np.linalg.solve, (_spd(3), _r(3)), {}),
     ("solve matrix", np.linalg.solve, (_spd(3), _r(3, 2)), {}),
     ("solve batched vector", np.linalg.solve, (np.stack([_spd(3), _spd(3)]), _r(3)), {}),
+    ("lstsq", np.linalg.lstsq, (_r(4, 3), _r(4)), {"rcond": None}),
+    ("lstsq matrix", np.linalg.lstsq, (_r(4, 3), _r(4, 2)), {"rcond": None}),
+    ("tensorsolve", np.linalg.tensorsolve, (_spd(6).reshape(2, 3, 6), _r(2, 3)), {}),
+    ("convolve", np.convolve, (_r(4), _r(3)), {}),
+    ("correlate", np.correlate, (_r(4), _r(3)), {"mode": "full"}),
+    ("polymul", np.polymul, (_r(3), _r(2)), {}),
 ]
+
+
+def _tri(n: int, lower: bool) -> np.ndarray:
+    a = 0.3 * _r(n, n) + 2 * np.eye(n)
+    return np.tril(a) if lower else np.triu(a)
+
+
+def _scipy_cases() -> list[Any]:
+    """SciPy's solvers and products: every plain array argument deferred."""
+    sl = pytest.importorskip("scipy.linalg")
+    sig = pytest.importorskip("scipy.signal")
+    band = np.stack([0.3 * _r(4), 3 + _r(4), 0.3 * _r(4)])  # (l, u) = (1, 1), dominant
+    return [
+        ("solve_triangular", sl.solve_triangular, (_tri(3, False), _r(3, 2)), {}),
+        (
+            "solve_triangular T",
+            sl.solve_triangular,
+            (_tri(3, True), _r(3)),
+            {"lower": True, "trans": 1},
+        ),
+        (
+            "solve_triangular C",
+            sl.solve_triangular,
+            (_tri(3, True), _r(3)),
+            {"lower": True, "trans": 2},
+        ),
+        ("cho_solve", sl.cho_solve, (sl.cho_factor(_spd(3)), _r(3)), {}),
+        ("lu_solve", sl.lu_solve, (sl.lu_factor(_spd(3) + _r(3, 3)), _r(3, 2)), {}),
+        ("lu_solve T", sl.lu_solve, (sl.lu_factor(_spd(3) + _r(3, 3)), _r(3)), {"trans": 1}),
+        ("lu_solve C", sl.lu_solve, (sl.lu_factor(_spd(3) + _r(3, 3)), _r(3)), {"trans": 2}),
+        ("scipy solve", sl.solve, (_spd(3) + 0.3 * _r(3, 3), _r(3, 2)), {}),
+        ("scipy solve sym", sl.solve, (_spd(3), _r(3)), {"assume_a": "sym"}),
+        ("expm_frechet", sl.expm_frechet, (0.3 * _r(3, 3), _r(3, 3)), {"compute_expm": False}),
+        ("qr_multiply", sl.qr_multiply, (_r(4, 3), _r(4, 4)), {}),
+        ("solve_sylvester", sl.solve_sylvester, (_spd(3), _spd(2), _r(3, 2)), {}),
+        ("solve_banded", sl.solve_banded, ((1, 1), band, _r(4)), {}),
+        ("signal.convolve", sig.convolve, (_r(4, 3), _r(2, 2)), {"method": "direct"}),
+        ("signal.correlate", sig.correlate, (_r(4, 3), _r(2, 2)), {"method": "direct"}),
+    ]
+
+
+SCIPY_IDS = [
+    "solve_triangular",
+    "solve_triangular T",
+    "solve_triangular C",
+    "cho_solve",
+    "lu_solve",
+    "lu_solve T",
+    "lu_solve C",
+    "scipy solve",
+    "scipy solve sym",
+    "expm_frechet",
+    "qr_multiply",
+    "solve_sylvester",
+    "solve_banded",
+    "signal.convolve",
+    "signal.correlate",
+]
+
+
+@pytest.mark.parametrize("i", range(len(SCIPY_IDS)), ids=SCIPY_IDS)
+def test_scipy_solvers_defer_each_cotangent(i: int) -> None:
+    name, f, args, kw = _scipy_cases()[i]
+    assert name == SCIPY_IDS[i]
+    test_rrule(f, *args, deferred=True, scalar_free=False, jit=False, **kw)
 
 
 @pytest.mark.parametrize(("f", "args", "kw"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -43,6 +43,7 @@ from ...core.registry import frule, register_frule, register_rrule, rrule
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import in_dtype
+from ..linear_algebra import lazy
 from .decompositions import finite_svd
 from .solvers import _numpy_module
 
@@ -290,9 +291,16 @@ def _col(xp: Any, v: Any, vec: bool) -> Any:
 
 
 def _lstsq_back(
-    xp: Any, a: Any, b: Any, y: tuple[Any, ...], f: tuple[Any, ...], bars: list[Any]
+    xp: Any,
+    a: Any,
+    b: Any,
+    y: tuple[Any, ...],
+    f: tuple[Any, ...],
+    bars: list[Any],
+    need_a: bool = True,
 ) -> tuple[Any, Any]:
-    """``(A_bar, b_bar)`` of ``lstsq`` (maths notes); ``None`` entries of ``bars`` are zero."""
+    """``(A_bar, b_bar)`` of ``lstsq`` (maths notes); ``None`` entries of ``bars`` are zero.
+    Without ``need_a``, ``A_bar`` is not computed (``None``)."""
     u, _, vh, mask, sinv = f
     x_bar, res_bar, _, s_bar = bars
     vec = b.ndim == 1
@@ -307,18 +315,20 @@ def _lstsq_back(
     if res_bar is not None and y[1].shape[-1] != 0:
         rr = r * _as(xp, res_bar, dt)  # r diag(res_bar)
         b_bar = 2 * rr
-        a_bar = -2 * (rr @ _h(xp, xm))
+        if need_a:
+            a_bar = -2 * (rr @ _h(xp, xm))
         t = -2 * (_h(xp, _as(xp, a, dt)) @ rr)
         xb = t if xb is None else xb + t
     if xb is not None:
         bx = u @ (sinv[:, None] * (vh @ xb))  # P^H xb
-        pb = v @ (sinv[:, None] * (uh @ bx))  # P bx
-        px = u @ (sinv[:, None] * (vh @ xm))  # P^H x
-        rest = xb - v @ (xp.astype(mask, dt)[:, None] * (vh @ xb))  # (I - P A) xb
-        g = -(bx @ _h(xp, xm)) + r @ _h(xp, pb) + px @ _h(xp, rest)
-        a_bar = g if a_bar is None else a_bar + g
+        if need_a:
+            pb = v @ (sinv[:, None] * (uh @ bx))  # P bx
+            px = u @ (sinv[:, None] * (vh @ xm))  # P^H x
+            rest = xb - v @ (xp.astype(mask, dt)[:, None] * (vh @ xb))  # (I - P A) xb
+            g = -(bx @ _h(xp, xm)) + r @ _h(xp, pb) + px @ _h(xp, rest)
+            a_bar = g if a_bar is None else a_bar + g
         b_bar = bx if b_bar is None else b_bar + bx
-    if s_bar is not None:
+    if s_bar is not None and need_a:
         g = (u * _as(xp, s_bar, dt)[None, :]) @ vh
         a_bar = g if a_bar is None else a_bar + g
     if vec and b_bar is not None:
@@ -393,9 +403,26 @@ def lstsq_rrule(*args: Any, **kwargs: Any) -> Any:
         bars[2] = None  # rank: an integer
         if all(p is None for p in bars):
             return (pa(_ZERO), pb(_ZERO), *rest)
-        f = _lstsq_factors(xp, a, rcond)
-        a_bar, b_bar = _lstsq_back(xp, a, b, y, f, bars)
-        return (pa(a_bar), pb(b_bar), *rest)
+        # deferred (docs/conventions.md, only the cotangents asked for): the factors are shared,
+        # b's cotangent alone skips A's products, and A's computes b's with it
+        memo: dict[str, Any] = {}
+
+        def factors() -> Any:
+            if "f" not in memo:
+                memo["f"] = _lstsq_factors(xp, a, rcond)
+            return memo["f"]
+
+        def both() -> Any:
+            if "both" not in memo:
+                memo["both"] = _lstsq_back(xp, a, b, y, factors(), bars)
+            return memo["both"]
+
+        def b_bar() -> Any:
+            if "both" in memo:
+                return pb(memo["both"][1])
+            return pb(_lstsq_back(xp, a, b, y, factors(), bars, need_a=False)[1])
+
+        return (lazy(pa, lambda: pa(both()[0])), lazy(pb, b_bar), *rest)
 
     return y, lstsq_pullback
 
@@ -709,12 +736,24 @@ def tensorsolve_rrule(*args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args, name="linalg.tensorsolve")
     def tensorsolve_pullback(y_bar: Any) -> tuple[Any, ...]:
-        am = xp.reshape(xp.permute_dims(a, perm), (n, n))
-        b_bar = xp.linalg.solve(_h(xp, am), xp.reshape(y_bar, (n,)))
-        a_bar = -(b_bar[:, None] * _conj(xp, xp.reshape(y, (n,)))[None, :])
-        shape = tuple(a.shape[q] for q in perm)
-        a_bar = xp.permute_dims(xp.reshape(a_bar, shape), _inverse_perm(perm))
-        return (pa(a_bar), pb(xp.reshape(b_bar, tuple(b.shape))), *rest)
+        memo: list[Any] = []
+
+        def solved() -> Any:  # shared by the two deferred cotangents, computed once
+            if not memo:
+                am = xp.reshape(xp.permute_dims(a, perm), (n, n))
+                memo.append(xp.linalg.solve(_h(xp, am), xp.reshape(y_bar, (n,))))
+            return memo[0]
+
+        def a_bar() -> Any:
+            g = -(solved()[:, None] * _conj(xp, xp.reshape(y, (n,)))[None, :])
+            shape = tuple(a.shape[q] for q in perm)
+            return pa(xp.permute_dims(xp.reshape(g, shape), _inverse_perm(perm)))
+
+        return (
+            lazy(pa, a_bar),
+            lazy(pb, lambda: pb(xp.reshape(solved(), tuple(b.shape)))),
+            *rest,
+        )
 
     return y, tensorsolve_pullback
 

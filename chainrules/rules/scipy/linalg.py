@@ -59,6 +59,7 @@ from ..linalg.decompositions import (
     positive_definite,
 )
 from ..linalg.solvers import adjugate
+from ..linear_algebra import lazy
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -191,6 +192,28 @@ def _mat(xp: Any, x: Any, vec: bool) -> Any:
     return xp.expand_dims(x, axis=-1) if vec else x
 
 
+def _once(fn: Any) -> Any:
+    """``fn`` computed at most once, on the first call: the solve that two deferred cotangents
+    share (the contract's "only the cotangents asked for", docs/conventions.md), done by
+    whichever is forced first. Made inside each pullback call, so pullbacks stay pure."""
+    memo: list[Any] = []
+
+    def get() -> Any:
+        if not memo:
+            memo.append(fn())
+        return memo[0]
+
+    return get
+
+
+def _pair(p: Any, primal: Any, fn: Any) -> Any:
+    """The cotangent ``Tangent(p(fn()), NoTangent())`` of a factor pair such as ``(c, lower)`` or
+    ``(lu, piv)``. Computed, not deferred: ``cr.testing``'s frule check reads a tuple argument's
+    cotangent as a ``Tangent`` without forcing it, and ``chainrules.ad`` indexes it (``out[i][j]``),
+    which a ``Thunk`` does not support."""
+    return Tangent(p(fn()), _NO, primal_type=type(primal))
+
+
 # --- expm ----------------------------------------------------------------------------------------
 
 
@@ -275,10 +298,10 @@ def _expm_frechet_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) 
             axis=-1,
         )
         mb = xp.concat([top, xp.zeros_like(top)], axis=-2)
-        g = mod.expm_frechet(_h(xp, m), mb, compute_expm=False)
+        g = _once(lambda: mod.expm_frechet(_h(xp, m), mb, compute_expm=False))
         return (
-            pa(g[..., :n, :n] + g[..., n:, n:]),
-            pe(g[..., :n, n:]),
+            lazy(pa, lambda: pa(g()[..., :n, :n] + g()[..., n:, n:])),
+            lazy(pe, lambda: pe(g()[..., :n, n:])),
             *[_NO] * (len(args) - 2),
         )
 
@@ -366,15 +389,22 @@ def _solve_triangular_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: A
     def solve_triangular_pullback(y_bar: Any) -> Any:
         # B_bar = op(T)^-H Y_bar: op = N -> C, T -> conj(T^-1 conj(.)), C -> N
         kw = {"lower": lower, "unit_diagonal": unit}
-        if tr == 0:
-            b_bar = mod.solve_triangular(a, y_bar, trans=2 if _cplx(xp, a) else 1, **kw)
-        elif tr == 1:
-            b_bar = _conj(xp, mod.solve_triangular(a, _conj(xp, y_bar), trans=0, **kw))
-        else:
-            b_bar = mod.solve_triangular(a, y_bar, trans=0, **kw)
-        m_bar = -_outer(xp, b_bar, y, vec)  # the cotangent of op(T)
-        t_bar = m_bar if tr == 0 else (_t(xp, m_bar) if tr == 1 else _h(xp, m_bar))
-        return (pa(_keep(xp, t_bar, lower, unit)), pb(b_bar), *[_NO] * (len(args) - 2))
+
+        def solved() -> Any:
+            if tr == 0:
+                return mod.solve_triangular(a, y_bar, trans=2 if _cplx(xp, a) else 1, **kw)
+            if tr == 1:
+                return _conj(xp, mod.solve_triangular(a, _conj(xp, y_bar), trans=0, **kw))
+            return mod.solve_triangular(a, y_bar, trans=0, **kw)
+
+        b_bar = _once(solved)
+
+        def a_bar() -> Any:
+            m_bar = -_outer(xp, b_bar(), y, vec)  # the cotangent of op(T)
+            t_bar = m_bar if tr == 0 else (_t(xp, m_bar) if tr == 1 else _h(xp, m_bar))
+            return pa(_keep(xp, t_bar, lower, unit))
+
+        return (lazy(pa, a_bar), lazy(pb, lambda: pb(b_bar())), *[_NO] * (len(args) - 2))
 
     return y, solve_triangular_pullback
 
@@ -546,13 +576,16 @@ def _cho_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> 
 
     @pullback(y, args, name="cho_solve")
     def cho_solve_pullback(y_bar: Any) -> Any:
-        b_bar = fn(cl, y_bar)  # A is Hermitian: A^-H = A^-1
-        a_bar = -_outer(xp, b_bar, y, vec)
-        s = a_bar + _h(xp, a_bar)
-        # A = L L^H: L_bar = (A_bar + A_bar^H) L;  A = U^H U: U_bar = U (A_bar + A_bar^H)
-        c_bar = xp.tril(s @ factor) if lower else xp.triu(factor @ s)
-        c_t = Tangent(pc(c_bar), _NO, primal_type=type(cl))
-        return (c_t, pb(b_bar), *[_NO] * (len(args) - 2))
+        b_bar = _once(lambda: fn(cl, y_bar))  # A is Hermitian: A^-H = A^-1
+
+        def c_bar() -> Any:
+            a_bar = -_outer(xp, b_bar(), y, vec)
+            s = a_bar + _h(xp, a_bar)
+            # A = L L^H: L_bar = (A_bar + A_bar^H) L;  A = U^H U: U_bar = U (A_bar + A_bar^H)
+            return xp.tril(s @ factor) if lower else xp.triu(factor @ s)
+
+        c_t = _pair(pc, cl, c_bar)
+        return (c_t, lazy(pb, lambda: pb(b_bar())), *[_NO] * (len(args) - 2))
 
     return y, cho_solve_pullback
 
@@ -706,22 +739,30 @@ def _lu_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> A
     @pullback(y, args, name="lu_solve")
     def lu_solve_pullback(y_bar: Any) -> Any:
         # W = P^T A_bar as p q^H, then lu_bar = tril(W U^H, -1) + triu(L^H W)
-        if tr == 0:
-            b_bar = mod.lu_solve(lp, y_bar, trans=2)
-            p, q = inv_lu_h(y_bar), y
-        elif tr == 1:
-            b_bar = _conj(xp, mod.lu_solve(lp, _conj(xp, y_bar), trans=0))
-            p, q = _conj(xp, inv_lu_t(rhs)), _conj(xp, b_bar)
-        else:
-            b_bar = mod.lu_solve(lp, y_bar, trans=0)
-            p, q = inv_lu_h(rhs), b_bar
-        u = xp.triu(lu)
-        pm, qm = _mat(xp, p, vec), _mat(xp, q, vec)
-        lu_bar = -xp.tril(pm @ _h(xp, u @ qm), k=-1) - xp.triu(
-            (_h(xp, _unit_lower(xp, lu)) @ pm) @ _h(xp, qm)
-        )
-        lp_t = Tangent(pl(lu_bar), _NO, primal_type=type(lp))
-        return (lp_t, pb(b_bar), *[_NO] * (len(args) - 2))
+        def solved() -> Any:
+            if tr == 0:
+                return mod.lu_solve(lp, y_bar, trans=2)
+            if tr == 1:
+                return _conj(xp, mod.lu_solve(lp, _conj(xp, y_bar), trans=0))
+            return mod.lu_solve(lp, y_bar, trans=0)
+
+        b_bar = _once(solved)
+
+        def lu_bar() -> Any:
+            if tr == 0:
+                p, q = inv_lu_h(y_bar), y
+            elif tr == 1:
+                p, q = _conj(xp, inv_lu_t(rhs)), _conj(xp, b_bar())
+            else:
+                p, q = inv_lu_h(rhs), b_bar()
+            u = xp.triu(lu)
+            pm, qm = _mat(xp, p, vec), _mat(xp, q, vec)
+            return -xp.tril(pm @ _h(xp, u @ qm), k=-1) - xp.triu(
+                (_h(xp, _unit_lower(xp, lu)) @ pm) @ _h(xp, qm)
+            )
+
+        lp_t = _pair(pl, lp, lu_bar)
+        return (lp_t, lazy(pb, lambda: pb(b_bar())), *[_NO] * (len(args) - 2))
 
     return y, lu_solve_pullback
 
@@ -955,13 +996,17 @@ def _solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args, name="solve")
     def solve_pullback(y_bar: Any) -> Any:
-        b_bar = fn(_h(xp, m), y_bar)
-        if scalar:  # SciPy's 1x1 a divides any b: x = b / a
-            g = -xp.reshape(xp.sum(b_bar * xp.conj(y)), (1, 1))
-        else:
-            g = -_outer(xp, b_bar, y, vec)
-        g = _t(xp, g) if transposed else g
-        return (pa(_effective_back(xp, g, kind, lower)), pb(b_bar), *[_NO] * (len(args) - 2))
+        b_bar = _once(lambda: fn(_h(xp, m), y_bar))
+
+        def a_bar() -> Any:
+            if scalar:  # SciPy's 1x1 a divides any b: x = b / a
+                g = -xp.reshape(xp.sum(b_bar() * xp.conj(y)), (1, 1))
+            else:
+                g = -_outer(xp, b_bar(), y, vec)
+            g = _t(xp, g) if transposed else g
+            return pa(_effective_back(xp, g, kind, lower))
+
+        return (lazy(pa, a_bar), lazy(pb, lambda: pb(b_bar())), *[_NO] * (len(args) - 2))
 
     return y, solve_pullback
 
@@ -1803,16 +1848,19 @@ def _qr_multiply_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -
     @pullback(y, args, name="qr_multiply")
     def qr_multiply_pullback(y_bar: Any) -> Any:
         cq_bar, r_bar = _nz(y_bar[0]), _nz(y_bar[1])
-        q_bar = c_bar = None
-        if cq_bar is not None:  # right: C Q;  left: Q C
-            q_bar = _h(xp, c) @ cq_bar if right else cq_bar @ _h(xp, c)
-            c_bar = cq_bar @ _h(xp, q) if right else _h(xp, q) @ cq_bar
-        g = _qr_back(xp, a, f, q_bar, r_bar)
-        return (
-            pa(xp.zeros_like(a) if g is None else g),
-            _ZERO if c_bar is None else pc(c_bar),
-            *[_NO] * (len(args) - 2),
-        )
+
+        def a_bar() -> Any:
+            q_bar = None
+            if cq_bar is not None:  # right: C Q;  left: Q C
+                q_bar = _h(xp, c) @ cq_bar if right else cq_bar @ _h(xp, c)
+            g = _qr_back(xp, a, f, q_bar, r_bar)
+            return pa(xp.zeros_like(a) if g is None else g)
+
+        if cq_bar is None:
+            c_bar: Any = _ZERO
+        else:
+            c_bar = lazy(pc, lambda: pc(cq_bar @ _h(xp, q) if right else _h(xp, q) @ cq_bar))
+        return (lazy(pa, a_bar), c_bar, *[_NO] * (len(args) - 2))
 
     return y, qr_multiply_pullback
 
@@ -2040,9 +2088,14 @@ def _solve_sylvester_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: An
 
     @pullback(y, args, name="solve_sylvester")
     def solve_sylvester_pullback(y_bar: Any) -> Any:
-        q_bar = fn(_h(xp, a), _h(xp, b), y_bar, **extra)
+        q_bar = _once(lambda: fn(_h(xp, a), _h(xp, b), y_bar, **extra))
         yh = _h(xp, y)
-        return (pa(-(q_bar @ yh)), pb(-(yh @ q_bar)), pq(q_bar), *[_NO] * (len(args) - 3))
+        return (
+            lazy(pa, lambda: pa(-(q_bar() @ yh))),
+            lazy(pb, lambda: pb(-(yh @ q_bar()))),
+            lazy(pq, lambda: pq(q_bar())),
+            *[_NO] * (len(args) - 3),
+        )
 
     return y, solve_sylvester_pullback
 
@@ -2169,19 +2222,30 @@ def _solve_banded_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) 
 
     @pullback(y, pargs, name="solve_banded")
     def solve_banded_pullback(y_bar: Any) -> Any:
-        abh = _conj(xp, _band_transpose(xp, ab, lo, up))  # A^H, bands (u, l)
-        if vec and y_bar.ndim > 1:  # a batch of vectors: SciPy reads a 2-D b as (M, K)
-            b_bar = xp.squeeze(fn((up, lo), abh, xp.expand_dims(y_bar, axis=-1), **kw), axis=-1)
-        else:
-            b_bar = fn((up, lo), abh, y_bar, **kw)
-        xc = _conj(xp, y)
-        ax = -1 if vec else -2
-        rows = []
-        for k in range(lo + up + 1):
-            prod = _shift(xp, b_bar, k - up, ax) * xc
-            rows.append(-(prod if vec else xp.sum(prod, axis=-1)))
-        ab_bar = xp.stack(rows, axis=-2)
-        return (_NO, p_ab(ab_bar), p_b(b_bar), *[_NO] * (len(args) - 3))
+        def solved() -> Any:
+            abh = _conj(xp, _band_transpose(xp, ab, lo, up))  # A^H, bands (u, l)
+            if vec and y_bar.ndim > 1:  # a batch of vectors: SciPy reads a 2-D b as (M, K)
+                r = fn((up, lo), abh, xp.expand_dims(y_bar, axis=-1), **kw)
+                return xp.squeeze(r, axis=-1)
+            return fn((up, lo), abh, y_bar, **kw)
+
+        b_bar = _once(solved)
+
+        def ab_bar() -> Any:
+            xc = _conj(xp, y)
+            ax = -1 if vec else -2
+            rows = []
+            for k in range(lo + up + 1):
+                prod = _shift(xp, b_bar(), k - up, ax) * xc
+                rows.append(-(prod if vec else xp.sum(prod, axis=-1)))
+            return p_ab(xp.stack(rows, axis=-2))
+
+        return (
+            _NO,
+            lazy(p_ab, ab_bar),
+            lazy(p_b, lambda: p_b(b_bar())),
+            *[_NO] * (len(args) - 3),
+        )
 
     return y, solve_banded_pullback
 

@@ -33,7 +33,7 @@ from ...core.examples import Expect
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
+from ...core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in, zero_tangent
 from .._util import in_dtype
 
@@ -135,15 +135,21 @@ def _make(name: str) -> tuple[Any, Any]:
         @pullback(y, args, name=name)
         def conv_pullback(y_bar: Any) -> Any:
             g = _pad_to(xp, y_bar, windows, full)
-            a_bar: Any = _NO
-            b_bar: Any = _NO
-            if need_a:  # correlate(g, k) with k = b (convolve) or rc(b): convolve(g, b)
+
+            def a_bar() -> Any:  # correlate(g, k) with k = b (convolve) or rc(b): convolve(g, b)
                 other = mod.convolve if corr else mod.correlate
-                a_bar = pa(other(g, b, mode="valid", **rest))
-            if need_b:
+                return pa(other(g, b, mode="valid", **rest))
+
+            def b_bar() -> Any:
                 k_bar = mod.correlate(g, a, mode="valid", **rest)
-                b_bar = pb(_rc(xp, k_bar, axes) if corr else k_bar)
-            return (a_bar, b_bar, *[_NO] * (len(args) - 2))
+                return pb(_rc(xp, k_bar, axes) if corr else k_bar)
+
+            # deferred (docs/conventions.md, only the cotangents asked for)
+            return (
+                Thunk(a_bar) if need_a else _NO,
+                Thunk(b_bar) if need_b else _NO,
+                *[_NO] * (len(args) - 2),
+            )
 
         return y, conv_pullback
 
