@@ -158,7 +158,7 @@ def test_polymul_of_an_empty_operand_is_the_zero_polynomial() -> None:
     a, v = np.zeros(0), np.array([1.0, 2.0, 3.0])
     y, pb = cr.rrule(np.polymul, a, v)
     np.testing.assert_array_equal(y, np.polymul(a, v))  # [0, 0, 0]
-    _, a_bar, v_bar = pb(np.ones(3))
+    _, a_bar, v_bar = (cr.unthunk(c) for c in pb(np.ones(3)))  # deferred cotangents
     assert a_bar.shape == (0,) and v_bar.tolist() == [0.0, 0.0, 0.0]
     _, y_dot = cr.frule((cr.NoTangent(), np.zeros(0), np.ones(3)), np.polymul, a, v)
     assert isinstance(y_dot, cr.ZeroTangent)
