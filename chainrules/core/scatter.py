@@ -96,6 +96,8 @@ class IndexKey:
     front: bool  # ints / integer arrays first, then only full slices or Ellipsis
     arrays: tuple[Any, ...]  # the integer arrays, in order
     consumed: int  # axes of the indexed array consumed by the entries other than Ellipsis
+    # full slices and one 1-D integer array, at this axis (take's key, x[:, idx]); else None
+    axis: int | None = None
 
 
 def _is_full_slice(e: Any) -> bool:
@@ -163,7 +165,12 @@ def parse_key(xp: Any, key: Any, device: Any = None) -> IndexKey:
         n_adv = advanced.index(False) if False in advanced else len(tup)
         front = all(_is_full_slice(e) or e is Ellipsis for e in tup[n_adv:])
     sole = len(tup) == 1 and has_mask
-    return IndexKey(tup, unique, basic, all_arrays, sole, front, tuple(arrays), consumed)
+    axis = None
+    if len(arrays) == 1 and arrays[0].ndim == 1 and not has_mask:
+        at = next(i for i, e in enumerate(tup) if is_array(e))
+        if all(_is_full_slice(e) for i, e in enumerate(tup) if i != at):
+            axis = at
+    return IndexKey(tup, unique, basic, all_arrays, sole, front, tuple(arrays), consumed, axis)
 
 
 def _basic_shapes(
@@ -215,6 +222,20 @@ def _basic_shapes(
     return tuple(keys), tuple(out_shape), tuple(kept_shape)
 
 
+def _axis_first(impl: Callable[..., Any], xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
+    """The scatter through an axis key ``(:, ..., idx)`` (``key.axis > 0``) as the scatter
+    through ``(idx, :, ...)`` of ``dest`` with that axis moved to the front (the dask scatter's
+    chunk-aligned form), moved back after."""
+    ax, nd = key.axis, dest.ndim
+    assert ax is not None
+    perm = (ax, *(d for d in range(nd) if d != ax))
+    inverse = tuple(perm.index(d) for d in range(nd))
+    sel = (*dest.shape[:ax], key.arrays[0].shape[0], *dest.shape[ax + 1 :])
+    vals = xp.permute_dims(xp.broadcast_to(values, sel), perm)
+    front = parse_key(xp, (key.arrays[0], *(slice(None),) * (nd - 1)))
+    return xp.permute_dims(impl(xp, xp.permute_dims(dest, perm), front, vals), inverse)
+
+
 # --- the backends ------------------------------------------------------------------------------
 # Each takes (xp, dest, key, values) with values already of dest's library and dtype, and returns
 # a new array; none of them writes into dest.
@@ -233,6 +254,8 @@ def _scatter_numpy(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     # about how many elements the key selects (exact when the arrays lead, a heuristic otherwise)
     m = math.prod(np.broadcast_shapes(*(a.shape for a in key.arrays)))
     m *= math.prod(out.shape[key.consumed :])
+    if key.axis is not None:  # x[:, idx] (take's key): the leading axes count too
+        m *= math.prod(out.shape[: key.axis])
     if 4 * m < out.size:
         # few elements of a large array: np.add.at with the key itself costs O(m) beyond the
         # copy, while flat positions cost an O(size) arange
@@ -310,6 +333,15 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         out = dest.clone()  # an expanded (stride-0) dest clones to a contiguous tensor
         out[key.entries] += values
         return out
+    if key.axis is not None and len(key.entries) == dest.ndim > 1 and not _torch_compiling():
+        # a key spelling every axis as a full slice but one (take's key, x[:, idx]): index_add
+        # along that axis, as torch's own index_select backward, so DTensor keeps the placement
+        # of the other axes (an index_put is computed replicated). x[idx] keeps index_put, as
+        # torch's own indexing backward does (the same placements as native torch either way)
+        ax, (idx,) = key.axis, key.arrays
+        sel = (*dest.shape[:ax], idx.shape[0], *dest.shape[ax + 1 :])
+        idx = torch.where(idx < 0, idx + dest.shape[ax], idx)  # index_add takes no negatives
+        return dest.index_add(ax, idx, torch.broadcast_to(values, sel))
     if key.front:
         # index_put_ takes a tuple of index tensors for the leading axes; the rest are whole
         idx = tuple(
@@ -366,6 +398,19 @@ def scatter_add_generic(dest: Any, index: Any, values: Any, /) -> Any:
 
 def _scatter_generic(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     dev = device_of(dest)
+    if key.axis is not None and dest.ndim > 1:
+        # slices beside an integer array: the standard leaves that key unspecified (strict
+        # refuses it), so an arange grid on every other axis, the standard's all-array form
+        ax, (idx,) = key.axis, key.arrays
+        grids = [
+            xp.reshape(
+                xp.arange(n, dtype=idx.dtype, device=dev),
+                (1,) * d + (n,) + (1,) * (dest.ndim - d - 1),
+            )
+            for d, n in enumerate(dest.shape)
+        ]
+        grids[ax] = xp.reshape(idx, (1,) * ax + (idx.shape[0],) + (1,) * (dest.ndim - ax - 1))
+        key = parse_key(xp, tuple(grids))
     shape = tuple(dest.shape)
     if key.basic:
         # ints become size-1 slices, so a guarded device array sees a slice write, not an
@@ -411,6 +456,8 @@ def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     this path; others (slices, masks, arrays after a slice) the generic one. Out-of-range indices
     are dropped (dask has no bounds check that stays lazy).
     """
+    if key.axis:  # x[:, idx]: the axis to the front, chunk-aligned there
+        return _axis_first(_scatter_dask, xp, dest, key, values)
     if key.basic or not key.arrays or not key.front or any(e is Ellipsis for e in key.entries):
         return _scatter_generic(xp, dest, key, values)
     import dask
@@ -685,10 +732,11 @@ def _examples(rng: np.random.Generator) -> list[Any]:
 
 
 # the standard leaves integer arrays mixed with slices, and separated index arrays, unspecified:
-# array-api-strict refuses those keys
+# array-api-strict refuses those keys (scatter_add takes (slice, index array), the form of take,
+# as an arange grid on the slice's axis)
 _STRICT_KEYS = tuple(
     Expect("array_api_strict", "the standard leaves this key unspecified", "skip", note)
-    for note in ("(slice, index array)", "(..., None, array)", "separated")
+    for note in ("(..., None, array)", "separated")
 )
 # the libraries' own limit: a mask key's output shape is its data's (also getitem's)
 MASK_KEY_UNDER_JIT = Expect(
@@ -723,7 +771,10 @@ def _scatter_add_rrule(dest: Any, index: Any, values: Any, /) -> tuple[Any, Any]
         check_cotangent("scatter_add", y_bar, y)
         # the gather y_bar[key] is getitem (and reshape), which have rules of their own: this
         # pullback is differentiable again
-        gathered = y_bar[gather_key]
+        if key.axis is not None:  # take along the axis: the standard's form, also on dask
+            gathered = xp.take(y_bar, key.arrays[0], axis=key.axis)
+        else:
+            gathered = y_bar[gather_key]
         if gather_shape is not None:
             gathered = xp.reshape(gathered, gather_shape)
         return _NO, proj_dest(y_bar), _NO, proj_values(gathered)
@@ -767,6 +818,9 @@ def _scatter_add_frule(tangents: tuple[Any, ...], dest: Any, index: Any, values:
     nc = len(chunk)
     if nc == 0:
         return y, scatter_add(d_dot, index, v_dot)
+    if key.axis is not None:  # the chunk axes are more full slices in front: still an axis key
+        v_dot = xp.reshape(v_dot, (*chunk, *(1,) * (len(shape) - len(vshape)), *vshape))
+        return y, scatter_add(d_dot, (*(slice(None),) * nc, *key.entries), v_dot)
     if key.all_arrays:
         # chunk aranges in front of the key; values get unit axes up to the rank of dest[key]
         pad = _indexed_ndim(key, len(shape)) - len(vshape)

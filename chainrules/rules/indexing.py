@@ -251,9 +251,9 @@ def _apply_mode(xp: Any, idx: Any, n: int, mode: Any) -> Any:
 
 
 def _take_key(xp: Any, x: Any, indices: Any, axis: Any, mode: Any, name: str) -> IndexKey:
-    """The key with ``x[key] == take(x, indices, axis=axis)``: one integer array per axis of
-    ``x``, broadcasting to the output's shape (``axis=None``: positions in the flattened ``x``,
-    unravelled)."""
+    """The key with ``x[key] == take(x, indices, axis=axis)``: full slices and ``indices`` on
+    ``axis`` for 1-D indices; else one integer array per axis of ``x``, broadcasting to the
+    output's shape (``axis=None``: positions in the flattened ``x``, unravelled)."""
     dev = device_of(x)
     idx = _as_index_array(xp, indices, dev)
     shape = tuple(x.shape)
@@ -273,8 +273,12 @@ def _take_key(xp: Any, x: Any, indices: Any, axis: Any, mode: Any, name: str) ->
         return parse_key(xp, tuple(entries), dev)
     ax = _axis(axis, len(shape), name)
     idx = _apply_mode(xp, idx, shape[ax], mode)
-    if len(shape) == 1:
-        return parse_key(xp, (idx,), dev)
+    if len(shape) == 1 or idx.ndim == 1:
+        # x[:, ..., idx]: one integer array on the taken axis only, so the pullback's scatter is
+        # an index_add along that axis (torch keeps a DTensor's shards of the other axes, dask
+        # stays chunk-aligned), not an n-d scatter with an arange grid for every axis
+        full = slice(None)
+        return parse_key(xp, (*(full,) * ax, idx, *(full,) * (len(shape) - ax - 1)), dev)
     ishape = tuple(idx.shape)
     out_nd = len(shape) - 1 + len(ishape)
     keys: list[Any] = []

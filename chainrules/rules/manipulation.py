@@ -793,9 +793,12 @@ def _repeat_rules(sig: Signature) -> _Rules:
     def repeat_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, y, ax, wshape, r, src = primal(args, kwargs)
         xshape = tuple(x.shape)
+        empty = math.prod(tuple(y.shape)) == 0  # host-known from the shapes
 
         @_linear_pullback("repeat", x, y, args, xp)
         def repeat_pullback(g: Any) -> Any:
+            if empty:  # nothing was copied: no reshape of a zero-size cotangent (dask refuses)
+                return xp.zeros_like(x, dtype=g.dtype)
             if src is None:  # the sum of each element's block of r copies
                 blocks = xp.reshape(g, (*wshape[:ax], wshape[ax], r, *wshape[ax + 1 :]))
                 return xp.reshape(xp.sum(blocks, axis=ax + 1), xshape)
@@ -872,9 +875,12 @@ def _tile_rules(sig: Signature) -> _Rules:
     def tile_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, y, xs, rs = primal(args, kwargs)
         inter = tuple(v for pair in zip(rs, xs) for v in pair)  # (r0, s0, r1, s1, ...)
+        empty = math.prod(tuple(y.shape)) == 0  # host-known from the shapes
 
         @_linear_pullback("tile", x, y, args, xp)
         def tile_pullback(g: Any) -> Any:
+            if empty:  # nothing was copied: no reshape of a zero-size cotangent (dask refuses)
+                return xp.zeros_like(x, dtype=g.dtype)
             summed = xp.sum(xp.reshape(g, inter), axis=tuple(range(0, len(inter), 2)))
             return xp.reshape(summed, tuple(x.shape))
 

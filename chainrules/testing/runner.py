@@ -415,7 +415,6 @@ DASK_LIMITS: dict[str, list[tuple[tuple[str, ...] | None, str]]] = {
 # Failures of the lazy column at the examples named: dask's own (outputs of unknown size) and
 # this library's defects not fixed yet. Strict: one that passes is reported, so a fix is noticed.
 _UNKNOWN = "the output's shape is unknown (nan) in dask, so no cotangent of a known shape matches"
-_EYE = "builds da.eye(N, M > N), a broken graph (dask issue 11937), or a zero-size eye"
 DASK_XFAILS: dict[str, list[tuple[tuple[str, ...] | None, str]]] = {
     **{f"unique_{n}": [(None, _UNKNOWN)] for n in ("all", "counts", "inverse", "values")},
     "operator.getitem": [(("#8", "#16", "#17"), f"mask keys: {_UNKNOWN}")],
@@ -423,12 +422,8 @@ DASK_XFAILS: dict[str, list[tuple[tuple[str, ...] | None, str]]] = {
         (("#2", "#9", "#11"), "defect: its pullback and frule gather n-d, which dask lacks"),
         (("#6", "#12", "#14", "#15"), "defect: mask and n-d keys on dask (unknown sizes)"),
     ],
-    "eye": [(("#1",), f"defect: {_EYE}")],
-    "linalg.trace": [(("#1", "#2", "#4"), f"defect: the pullback {_EYE}")],
-    "linalg.diagonal": [(("#1", "#2", "#3", "#4", "#5", "#6"), f"defect: the pullback {_EYE}")],
-    "repeat": [(("#3",), "defect: the pullback fails at zero repeats (a zero-size reshape)")],
-    "tile": [(("#5", "#6"), "defect: the pullback fails at zero size (a zero-size reshape)")],
-    "sort": [(None, "defect: the pullback calls take_along_axis, which dask lacks")],
+    # the primal, dask's own eye, builds a graph that fails when computed
+    "eye": [(("#1",), "da.eye(N, M > N) builds a broken graph (dask issue 11937)")],
 }
 
 

@@ -73,15 +73,7 @@ CASES: dict[str, tuple[Any, Build, dict[str, Any]]] = {
 
 # placements that differ from native torch's, with the reason (the values agree): (case, placement)
 # -> (process groups, reason)
-_TAKE = (
-    "take's pullback scatters through an n-d key (integer arrays for every axis, arange grids for "
-    "the others), which DTensor's index_put computes replicated; torch's own index_select "
-    "backward is an index_add along the taken axis, which keeps the cotangent's placement"
-)
-PLACEMENT_LIMITS = {
-    ("take_axis1", "shard0"): (("gloo", "fake"), _TAKE),
-    ("take_axis0", "shard0"): (("fake",), _TAKE),  # native: Shard(1) when 4 ranks split axis 0
-}
+PLACEMENT_LIMITS: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {}
 # warnings torch raises inside a rule, not the bridge's own
 RULE_WARNINGS = {
     "prod": "array_api_compat's cumulative_prod(include_initial=True) concatenates a plain tensor "
