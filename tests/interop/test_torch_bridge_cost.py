@@ -80,9 +80,14 @@ def test_a_call_of_positional_tensors_binds_no_signature(monkeypatch: pytest.Mon
     x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
     a = torch.tensor([3.0, 4.0], dtype=torch.float64)
     f(x, a)  # build, warm
-    seen = []
+    seen: list[Any] = []
     real = inspect.signature
-    monkeypatch.setattr(inspect, "signature", lambda *a, **k: seen.append(a) or real(*a, **k))
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        seen.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inspect, "signature", counting)
     (g,) = torch.autograd.grad(f(x, a), x, torch.ones(2, dtype=torch.float64))
     torch.testing.assert_close(g, a)
     assert seen == []
