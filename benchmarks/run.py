@@ -51,6 +51,8 @@ SUITES = {
         "scipy_linalg",
         "ad",
         "interop",
+        "torch_bridge",
+        "jax_bridge",
     )
 }
 IMG = Path(__file__).resolve().parents[1] / "docs" / "img"

@@ -19,10 +19,12 @@ from ..core.registry import NoRuleError, find_frule, find_rrule, function_name
 from ..core.tangents import AbstractZero, NoTangent, Tangent, unthunk
 
 __all__ = [
+    "FlatSplit",
     "Rules",
     "Split",
     "cotangent_leaves",
     "find_rules",
+    "flat_split",
     "split",
     "tangent_of",
 ]
@@ -143,6 +145,28 @@ def split(
     return Split(skeleton, leaves, dynamic, arg_of, len(args))
 
 
+class FlatSplit(Split):
+    """The split of ``n`` positional arrays and no keyword arguments (the common call): its
+    ``rebuild`` is ``(tuple(values), {})``, with no walk of a skeleton."""
+
+    def rebuild(self, dynamic_values: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return tuple(dynamic_values), {}
+
+
+_FLAT: dict[int, Split] = {}
+
+
+def flat_split(n: int) -> Split:
+    """The ``Split`` of a call with ``n`` positional arguments that are all dynamic leaves and no
+    keyword arguments, shared by every such call (its ``leaves`` are placeholders: a bridge
+    passes the values to ``rebuild``)."""
+    sp = _FLAT.get(n)
+    if sp is None:
+        skeleton = (tuple, ((tuple, (None,) * n), (dict, ())))
+        sp = _FLAT[n] = FlatSplit(skeleton, [None] * n, list(range(n)), list(range(n)), n)
+    return sp
+
+
 def _unflatten_tangent(skel: Any, it: Any) -> Any:
     if skel is None:
         return next(it)
@@ -228,5 +252,5 @@ def tangent_output_leaves(y_dot: Any, n: int) -> list[Any]:
         return [None] * n
     if n == 1 and not isinstance(y_dot, (tuple, Tangent)):
         return [y_dot]
-    vals = list(y_dot)
-    return [None if isinstance(unthunk(v), AbstractZero) else unthunk(v) for v in vals]
+    vals = [unthunk(v) for v in y_dot]  # each forced once
+    return [None if isinstance(v, AbstractZero) else v for v in vals]

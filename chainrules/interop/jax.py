@@ -55,6 +55,7 @@ from ._common import (
     check_leaf,
     cotangent_leaves,
     find_rules,
+    flat_split,
     output_leaves,
     split,
     tangent_output_leaves,
@@ -127,9 +128,15 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        sp = split(args, kwargs, _is_dynamic)
-        dyn = [jnp.asarray(sp.leaves[i]) for i in sp.dynamic]
-        key = _static_key(sp)
+        if not kwargs and all(isinstance(a, jax.Array) for a in args):
+            # the common call, positional JAX arrays: no walk of the arguments; its key (an int)
+            # differs from every _static_key (a tuple)
+            # (asarray still: a tracer of grad(f)(numpy_x) carries the NumPy literal as primal)
+            sp, dyn, key = flat_split(len(args)), tuple(map(jnp.asarray, args)), len(args)
+        else:
+            sp = split(args, kwargs, _is_dynamic)
+            dyn = tuple(jnp.asarray(sp.leaves[i]) for i in sp.dynamic)
+            key = _static_key(sp)
         call = built.get(key) if key is not None else None
         if call is None:
             call = build(rules, sp)

@@ -32,15 +32,18 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch._C._functorch import unwrap_if_dead as _unwrap_if_dead
 from torch.autograd import forward_ad
 
-from ..core.tangents import NoTangent
+from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._common import (
+    FlatSplit,
     Rules,
     Split,
     check_leaf,
     cotangent_leaves,
     find_rules,
+    flat_split,
     output_leaves,
     split,
     tangent_output_leaves,
@@ -73,16 +76,28 @@ def wrap(f: Any) -> Any:
     """
     rules = find_rules(f, "torch", need="both")
     plain, with_jvp = _functions(rules)
+    # Function.apply binds its arguments to forward's signature with inspect on every call (half
+    # of the bridge's fixed cost at n = 10), an identity for forward(call, *dyn). Outside
+    # torch.func transforms and torch.compile it then calls the C apply: call that directly
+    c_apply = {fn: super(torch.autograd.Function, fn).apply for fn in (plain, with_jvp)}
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        sp = split(args, kwargs, _is_dynamic)
-        dyn = [
-            torch.as_tensor(sp.leaves[i]) if isinstance(sp.leaves[i], np.ndarray) else sp.leaves[i]
-            for i in sp.dynamic
-        ]
+        if not kwargs and all(isinstance(a, torch.Tensor) for a in args):
+            sp, dyn = flat_split(len(args)), args  # the common call: no walk of the arguments
+        else:
+            sp = split(args, kwargs, _is_dynamic)
+            dyn = tuple(
+                torch.as_tensor(sp.leaves[i])
+                if isinstance(sp.leaves[i], np.ndarray)
+                else sp.leaves[i]
+                for i in sp.dynamic
+            )
         fn = with_jvp if _has_forward_tangent(dyn) else plain
-        return fn.apply(_Call(sp), *dyn)
+        if torch._C._are_functorch_transforms_active() or torch.compiler.is_compiling():
+            return fn.apply(_Call(sp), *dyn)
+        # what Function.apply does next (see NOTE: [functorch vjp and autograd interaction])
+        return c_apply[fn](_Call(sp), *map(_unwrap_if_dead, dyn))
 
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
@@ -99,7 +114,7 @@ class _Call:
         self.pullback: Any = None
 
 
-def _has_forward_tangent(dyn: list[Any]) -> bool:
+def _has_forward_tangent(dyn: tuple[Any, ...]) -> bool:
     # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
     if forward_ad._current_level < 0 or torch.compiler.is_compiling():
         return False
@@ -160,7 +175,10 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         ctx.pullback = call.pullback
         call.pullback = None  # the ctx holds it now, and is freed with the graph
         ctx.save_for_backward(*dyn)
-        ctx.save_for_forward(*dyn)
+
+    def setup_context_fwd(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        setup_context(ctx, inputs, output)
+        ctx.save_for_forward(*inputs[1:])
 
     def backward(ctx: Any, *grads: Any) -> Any:
         sp: Split = ctx.sp
@@ -179,6 +197,22 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             pullback, rebuild, args = ctx.pullback
             bars = list(grads)
         need = ctx.needs_input_grad
+        if type(sp) is FlatSplit:  # one positional tensor per input: no leaf bookkeeping
+            cts = None
+            res: list[Any] = [None]
+            for k, p in enumerate(dyn, 1):
+                if not (need[k] and _inexact(p)):
+                    res.append(None)
+                    continue
+                if cts is None:
+                    cts = pullback(rebuild(bars))
+                c = unthunk(cts[k])  # the others' entries (Thunks) are never forced
+                if isinstance(c, AbstractZero):
+                    res.append(None)
+                    continue
+                check_leaf(name, "rrule", k - 1, c, p, c.dtype == p.dtype)
+                res.append(c)
+            return tuple(res)
         wanted = {
             sp.arg_of[pos]
             for k, (pos, p) in enumerate(zip(sp.dynamic, dyn, strict=True))
@@ -228,6 +262,8 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
     short = name.rsplit(".", 1)[-1]
     plain = type(f"{short}_rule", (torch.autograd.Function,), dict(body))
     with_jvp = type(
-        f"{short}_rule_fwd", (torch.autograd.Function,), {**body, "jvp": staticmethod(jvp)}
+        f"{short}_rule_fwd",
+        (torch.autograd.Function,),
+        {**body, "setup_context": staticmethod(setup_context_fwd), "jvp": staticmethod(jvp)},
     )
     return plain, with_jvp

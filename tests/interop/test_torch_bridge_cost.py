@@ -69,3 +69,58 @@ def test_create_graph_recomputes_so_second_derivatives_flow() -> None:
     (gxa,) = torch.autograd.grad(gx.sum(), a)  # d/da of d/dx sum(x * a) = 1
     torch.testing.assert_close(gxa, torch.ones(2, dtype=torch.float64))
     assert CALLS["rrule"] == 2  # the forward, and the recorded backward's recomputation
+
+
+def test_a_call_of_positional_tensors_binds_no_signature(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Function.apply binds its arguments with inspect.signature on every call (about half of
+    # the bridge's fixed cost at n = 10); the bridge calls the C apply directly instead
+    import inspect
+
+    f = crtorch.wrap(scaled_product)
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    a = torch.tensor([3.0, 4.0], dtype=torch.float64)
+    f(x, a)  # build, warm
+    seen: list[Any] = []
+    real = inspect.signature
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        seen.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inspect, "signature", counting)
+    (g,) = torch.autograd.grad(f(x, a), x, torch.ones(2, dtype=torch.float64))
+    torch.testing.assert_close(g, a)
+    assert seen == []
+
+
+def test_the_fast_path_agrees_with_the_general_one() -> None:
+    # positional tensors only take the fast path; a NumPy argument, a keyword, a tuple do not
+    import numpy as np
+
+    f = crtorch.wrap(scaled_product)
+    x = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+    a = np.array([3.0, 5.0])
+    ones = torch.ones(2, dtype=torch.float64)
+    fast = torch.autograd.grad(f(x, torch.as_tensor(a)), x, ones)
+    general = torch.autograd.grad(f(x, a), x, ones)
+    keyword = torch.autograd.grad(f(x, a=torch.as_tensor(a)), x, ones)
+    for g in (fast, general, keyword):
+        torch.testing.assert_close(g[0], torch.as_tensor(a))
+    # both arguments wanted: both thunks forced, once each
+    xa = torch.tensor(a, requires_grad=True)
+    gx, ga = torch.autograd.grad(f(x, xa), (x, xa), ones)
+    torch.testing.assert_close(gx, xa.detach())
+    torch.testing.assert_close(ga, x.detach())
+    assert CALLS["x_bar"] == 3 + 1 and CALLS["a_bar"] == 1
+
+
+def test_transforms_still_go_through_function_apply() -> None:
+    # under torch.func the C apply would skip functorch's custom_function_call: the gradient
+    # would be wrong or raise; it must match the eager one
+    f = crtorch.wrap(scaled_product)
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    a = torch.tensor([3.0, 4.0], dtype=torch.float64)
+    g = torch.func.grad(lambda x: f(x, a).sum())(x)
+    torch.testing.assert_close(g, a)
+    gv = torch.func.vmap(torch.func.grad(lambda x: f(x, a).sum()))(torch.stack([x, 2 * x]))
+    torch.testing.assert_close(gv, torch.stack([a, a]))
