@@ -21,6 +21,7 @@ _NDARRAY = np.ndarray
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
+    "DEFAULT_REV_CHUNK",
     "default_chunk_size",
     "grad",
     "hessian",
@@ -32,6 +33,11 @@ __all__ = [
 
 DEFAULT_CHUNK_THRESHOLD = 16
 """Inputs up to this many elements are pushed forward in one chunk (ForwardDiff uses 12)."""
+
+DEFAULT_REV_CHUNK = 128
+"""``jacobian(mode="rev")``: outputs up to this many elements are pulled back in one chunk of
+cotangents; larger ones in ``ceil(m / 128)`` nearly equal chunks. Each pass's arrays are ``chunk``
+times the size of one backward pass's, so the chunk is bounded (``chunk_size=`` overrides it)."""
 
 
 def default_chunk_size(n: int, threshold: int | None = None) -> int:
@@ -194,9 +200,12 @@ def _number_like(t: Any, x: Any) -> Any:
     return xp.asarray(t, dtype=p.dtype, device=getattr(p, "device", None))
 
 
-def _finish_ct(ct: Any, x: Any) -> Any:
+def _finish_ct(ct: Any, x: Any, chunk: int = 0) -> Any:
     ct = unthunk(ct)
     if ct is None or isinstance(ct, AbstractZero):
+        if chunk:
+            p = primal(x)
+            return namespace_of(p).zeros((chunk, *tuple(p.shape)), dtype=p.dtype)
         return _zeros_like(x)
     return ct
 
@@ -224,19 +233,21 @@ class _Recording:
         self.out = call_user(f, _substitute(args, nums, defs, counts, wrapped), kwargs)
         self.defs = (defs, counts)
 
-    def pull(self, seeds: list[tuple[Any, Any]], release: bool) -> list[Any]:
-        """Cotangents of the inputs for ``seeds`` = [(output leaf, cotangent), ...]."""
+    def pull(self, seeds: list[tuple[Any, Any]], release: bool, chunk: int = 0) -> list[Any]:
+        """Cotangents of the inputs for ``seeds`` = [(output leaf, cotangent), ...]; with
+        ``chunk`` > 0 each cotangent carries a leading axis of that length (a chunk pulled back
+        in one pass) and so does each input's cotangent."""
         trace = self.trace
         node_seeds: list[tuple[Node, Any]] = []
         for y, ct in seeds:
             if isinstance(y, Tracer) and y._trace is trace and y._aux is not None:
                 node_seeds.append((y._aux, ct))
-        backward(trace.tape, node_seeds, release)
+        backward(trace.tape, node_seeds, release, chunk)
         if release:
             trace.tape = []
         out = []
         for node, x in zip(self.in_nodes, self.in_values):
-            out.append(_finish_ct(node.ct, x))
+            out.append(_finish_ct(node.ct, x, chunk))
             node.ct = None
             node.owned = False
         return out
@@ -495,8 +506,11 @@ def jacobian(
     through the chunked frules (``ceil(n / chunk_size)`` passes for an input of ``n`` elements;
     the default follows ForwardDiff, see :func:`default_chunk_size`) and writes each pass's
     columns into the preallocated result through a reshaped 2-D view. ``mode="rev"`` records
-    ``f`` once and runs the tape backwards once per output element, writing a block of
-    ``chunk_size`` rows at a time. Pytrees of inputs and outputs give nested results: the output
+    ``f`` once and runs the tape backwards once per chunk of ``chunk_size`` one-hot cotangents
+    (``ceil(m / chunk_size)`` passes for an output of ``m`` elements; by default chunks of up to
+    :data:`DEFAULT_REV_CHUNK`), each pass writing a block of rows of the result. Rules
+    registered with ``chunked_pullback=True`` pull the whole chunk back in one call; others run
+    once per cotangent of the chunk. Pytrees of inputs and outputs give nested results: the output
     structure outside, the input structure inside.
     """
     if mode not in ("fwd", "rev"):
@@ -591,22 +605,20 @@ def _jac_rev(
         m = math.prod(y.shape)
         if not (isinstance(o, Tracer) and o._trace is rec.trace and o._aux is not None):
             continue
-        b = chunk_size_for(m, chunk_size)
-        xp = _ns(y)
+        b = chunk_size if chunk_size is not None else default_chunk_size(m, DEFAULT_REV_CHUNK)
         for start in range(0, m, b):
             bb = min(b, m - start)
-            eye = _seed_chunk(y, start, bb)  # bb one-hot cotangents of the output
-            rows: list[list[Any]] = [[] for _ in leaves]
-            for r in range(bb):
-                seed = xp.reshape(eye[r : r + 1, ...], tuple(y.shape))  # a slice: no element read
-                grads = rec.pull([(o, seed)], release=False)
-                for ii, g in enumerate(grads):
-                    rows[ii].append(g)
-            for ii, x in enumerate(leaves):
+            seed = _seed_chunk(y, start, bb)  # bb one-hot cotangents of the output, one chunk
+            grads = rec.pull([(o, seed)], release=False, chunk=bb)
+            for ii, (x, g) in enumerate(zip(leaves, grads)):
                 n = math.prod(x.shape)
-                xp = _ns(y, *rows[ii])
-                block = xp.stack([xp.reshape(g, (n,)) for g in rows[ii]], axis=0)
-                blocks.write((oi, ii), m, n, start, block)
+                if tuple(g.shape) != (bb, *tuple(x.shape)):
+                    raise ValueError(
+                        f"jacobian: a chunk of {bb} cotangents came back to the input of shape "
+                        f"{tuple(x.shape)} with shape {tuple(g.shape)}: a rule registered with "
+                        "chunked_pullback=True dropped or mangled the chunk axis"
+                    )
+                blocks.write((oi, ii), m, n, start, _ns(y, g).reshape(g, (bb, n)))
     return out_leaves, od, blocks
 
 

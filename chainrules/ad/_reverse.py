@@ -16,8 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from ..core.registry import find_rrule
-from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, accumulate, add_tangents
+from ..core.namespaces import namespace_of
+from ..core.registry import _CHUNKED, find_rrule, takes_chunks
+from ..core.tangents import (
+    AbstractZero,
+    NoTangent,
+    Tangent,
+    ZeroTangent,
+    accumulate,
+    add_tangents,
+    unthunk,
+)
 from ._core import (
     CREATED,
     Trace,
@@ -48,13 +57,16 @@ class Node:
     ``True`` for other engine-made sums (added into through ``accumulate``, which checks).
     """
 
-    __slots__ = ("ct", "owned", "parents", "pb")
+    __slots__ = ("ct", "owned", "parents", "pb", "rule")
 
-    def __init__(self, pb: Callable[[Any], Any] | None, parents: tuple[Any, ...]) -> None:
+    def __init__(
+        self, pb: Callable[..., Any] | None, parents: tuple[Any, ...], rule: Any = None
+    ) -> None:
         self.pb = pb
         self.parents = parents  # ((position in the pullback's tuple, element or -1, Node), ...)
         self.ct: Any = None
         self.owned: Any = False
+        self.rule = rule  # the rrule that made pb: whether it takes a chunk (takes_chunks)
 
     def receive(self, g: Any) -> None:
         ct = self.ct
@@ -150,10 +162,10 @@ class ReverseTrace(Trace):
             if k != "f" and k != "c":
                 return y
         elif ty is tuple or ty is list or isinstance(y, tuple):  # several outputs (split: a list)
-            return self._wrap_tuple(y, pb, parents)
+            return self._wrap_tuple(y, pb, parents, rule)
         elif not floating(y):
             return y
-        node = Node(pb, parents)
+        node = Node(pb, parents, rule)
         self.tape.append(node)
         t: Any = _new(cls)
         t._trace = self
@@ -233,8 +245,8 @@ class ReverseTrace(Trace):
                 kwargs.update(zip(kwargs, kw))
         return vals, tuple(parents)
 
-    def _wrap_tuple(self, y: Any, pb: Any, parents: tuple[Any, ...]) -> Any:
-        node = Node(pb, parents)
+    def _wrap_tuple(self, y: Any, pb: Any, parents: tuple[Any, ...], rule: Any) -> Any:
+        node = Node(pb, parents, rule)
         self.tape.append(node)
         n = len(y)
         ptype = type(y)
@@ -243,7 +255,7 @@ class ReverseTrace(Trace):
             if not floating(e):
                 parts.append(e)
                 continue
-            child = Node(_selector(i, n, ptype), ((1, -1, node),))
+            child = Node(_selector(i, n, ptype), ((1, -1, node),), _selector)
             self.tape.append(child)
             parts.append(self.wrap(e, child))
         return ptype(*parts) if hasattr(y, "_fields") else ptype(parts)
@@ -261,15 +273,18 @@ def _plain_kwargs(trace: ReverseTrace, kwargs: dict[str, Any]) -> dict[str, Any]
     return kwargs
 
 
-def _selector(i: int, n: int, ptype: type) -> Callable[[Any], Any]:
+def _selector(i: int, n: int, ptype: type) -> Callable[..., Any]:
     """The pullback of taking element ``i`` of an ``n``-tuple output: a structural cotangent."""
 
-    def select_pullback(ct: Any) -> tuple[Any, Any]:
+    def select_pullback(ct: Any, chunk: int = 0) -> tuple[Any, Any]:
         parts = [_ZERO] * n
         parts[i] = ct
         return _NO, Tangent(*parts, primal_type=ptype)
 
     return select_pullback
+
+
+setattr(_selector, _CHUNKED, True)  # structural: a chunk passes through as it is
 
 
 def _const_result(trace: ReverseTrace, y: Any) -> Any:
@@ -296,8 +311,15 @@ def _bad_pullback(pb: Any, out: Any, node: Node) -> TypeError:
     )
 
 
-def backward(tape: list[Node], seeds: list[tuple[Node, Any]], release: bool) -> None:
-    """Run the tape backwards from ``seeds`` (node, cotangent); inputs' nodes keep their ``ct``."""
+def backward(
+    tape: list[Node], seeds: list[tuple[Node, Any]], release: bool, chunk: int = 0
+) -> None:
+    """Run the tape backwards from ``seeds`` (node, cotangent); inputs' nodes keep their ``ct``.
+
+    ``chunk`` > 0: every cotangent carries one leading axis of length ``chunk`` (a chunk of
+    cotangents pulled back in one pass). A rule registered with ``chunked_pullback=True`` gets
+    the whole chunk (``pb(ct, chunk=1)``); any other pullback runs once per cotangent of the
+    chunk and its results are stacked (correct, only slower)."""
     for node, ct in seeds:
         node.receive(ct)
     for node in reversed(tape):
@@ -310,7 +332,14 @@ def backward(tape: list[Node], seeds: list[tuple[Node, Any]], release: bool) -> 
         if release:
             node.pb = None
         assert pb is not None, "a pullback ran twice on a released tape"
-        out = pb(ct)
+        if chunk:
+            if takes_chunks(node.rule):
+                out = pb(ct, chunk=1)
+            else:
+                _loop(pb, ct, chunk, node)
+                continue
+        else:
+            out = pb(ct)
         del ct
         for pos, j, parent in node.parents:
             try:
@@ -325,3 +354,42 @@ def backward(tape: list[Node], seeds: list[tuple[Node, Any]], release: bool) -> 
                 parent.ct = g
             else:
                 parent.receive(g)
+
+
+def _row(ct: Any, r: int) -> Any:
+    """Cotangent ``r`` of a chunk (one leading axis): a slice, never an element read."""
+    ct = unthunk(ct)
+    if isinstance(ct, AbstractZero):
+        return ct
+    if isinstance(ct, Tangent):
+        if ct._elements is not None:
+            return Tangent(*(_row(e, r) for e in ct._elements), primal_type=ct.primal_type)
+        fields = ct._fields or {}
+        return Tangent(primal_type=ct.primal_type, **{f: _row(v, r) for f, v in fields.items()})
+    xp = ct.__array_namespace__() if isinstance(ct, Tracer) else namespace_of(ct)
+    # a size-1 slice reshaped: no element read (a guarded device array refuses ct[r] of a 1-D
+    # chunk), and a full index (array-api-strict refuses a partial one)
+    return xp.reshape(ct[r : r + 1, ...], tuple(ct.shape[1:]))
+
+
+def _loop(pb: Any, ct: Any, k: int, node: Node) -> None:
+    """A chunk through a pullback that takes one cotangent at a time: ``k`` calls, and each
+    parent receives its ``k`` cotangents stacked along a new leading axis."""
+    outs = [pb(_row(ct, r)) for r in range(k)]
+    for pos, j, parent in node.parents:
+        gs = []
+        for out in outs:
+            try:
+                g = out[pos]
+            except (IndexError, TypeError, KeyError):
+                raise _bad_pullback(pb, out, node) from None
+            g = unthunk(g)
+            if j >= 0 and not isinstance(g, AbstractZero):
+                g = unthunk(g[j])
+            gs.append(g)
+        like = next((g for g in gs if not isinstance(g, AbstractZero)), None)
+        if like is None:
+            continue
+        xp = like.__array_namespace__() if isinstance(like, Tracer) else namespace_of(like)
+        gs = [xp.zeros_like(like) if isinstance(g, AbstractZero) else g for g in gs]
+        parent.receive(xp.stack(gs, axis=0))

@@ -7,7 +7,8 @@ NumPy array costs a few microseconds, and the generic path -- the one every libr
 double it. For **real NumPy arrays and Python floats with a NumPy cotangent of the output's
 shape**, these functions compute exactly what the generic path computes, without the checks that
 cannot fail there and without building projectors. Anything else (another library, a complex or
-integer argument, a ``Thunk``, a zero or a mis-shaped cotangent) goes to the generic path.
+integer argument, a ``Thunk``, a zero or a mis-shaped cotangent, a chunk of cotangents pulled
+back with ``chunk=k``) goes to the generic path.
 
 Two primals and pullbacks of other rules have NumPy fast paths here too; each returns ``None``
 when it does not apply:
@@ -119,9 +120,9 @@ def unary_rrule(
         if type(x) is _ND and x.dtype.kind == "f":
             out_shape = out.shape
 
-            def real_pullback(y_bar: Any) -> tuple[Any, Any]:
-                if type(y_bar) is not _ND or y_bar.shape != out_shape:
-                    return generic(name, partial, x, xp, out, "f", None, y_bar)
+            def real_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:
+                if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
+                    return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
                 if is_zero:
                     return _NO, _ZERO
                 v = _times(p, y_bar) if is_const else y_bar * p(xp, out, x)
@@ -132,8 +133,8 @@ def unary_rrule(
             return out, real_pullback
         kind, proj = arg_kind(x, xp)
 
-        def scalar_pullback(y_bar: Any) -> tuple[Any, Any]:
-            return generic(name, partial, x, xp, out, kind, proj, y_bar)
+        def scalar_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:
+            return generic(name, partial, x, xp, out, kind, proj, y_bar, chunk)
 
         return out, scalar_pullback
 
@@ -179,9 +180,9 @@ def binary_rrule(
             both_arrays = tx is _ND and ty is _ND
             out_shape = out.shape
 
-            def real_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-                if type(y_bar) is not _ND or y_bar.shape != out_shape:
-                    return generic(name, spec, args, xp, out, _REAL2, y_bar)
+            def real_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any, Any]:
+                if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
+                    return generic(name, spec, args, xp, out, _REAL2, y_bar, chunk)
                 pargs = args if both_arrays else None
                 if z0:
                     rx: Any = _ZERO
@@ -212,8 +213,8 @@ def binary_rrule(
             return out, real_pullback
         kinds = (*arg_kind(x, xp), *arg_kind(y, xp))
 
-        def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
-            return generic(name, spec, args, xp, out, kinds, y_bar)
+        def scalar_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
+            return generic(name, spec, args, xp, out, kinds, y_bar, chunk)
 
         return out, scalar_pullback
 

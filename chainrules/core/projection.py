@@ -90,7 +90,10 @@ class ProjectTo:
         """False for integer and boolean primals (their projection is always ``NoTangent``)."""
         return self.kind in "fct"
 
-    def __call__(self, dx: Any) -> Any:
+    def __call__(self, dx: Any, extra: int = 0) -> Any:
+        """``dx`` projected; ``extra`` leading chunk axes of ``dx`` (a chunk of cotangents, see
+        ``docs/conventions.md``, "Reverse-mode chunks") are kept: only the broadcast axes after
+        them are summed."""
         if type(dx) is self._fast and dx.shape == self.shape and dx.dtype == self.dtype:  # type: ignore[attr-defined]
             return dx
         kind = self.kind
@@ -102,8 +105,8 @@ class ProjectTo:
         if isinstance(dx, AbstractZero):
             return dx
         if self._parts is not None:
-            return self._project_parts(dx)
-        if type(dx) in _SCALAR_TYPES:
+            return self._project_parts(dx, extra)
+        if type(dx) in _SCALAR_TYPES and not extra:
             if kind == "f" and type(dx) is complex:
                 dx = dx.real
             if self.dtype is None:
@@ -111,14 +114,14 @@ class ProjectTo:
             return self.xp.asarray(dx, dtype=self.dtype, device=self.device)
         # fast path: the cotangent already matches
         if dx.shape == self.shape and dx.dtype == self.dtype and not self._check_device:
-            return dx
-        return self._slow(dx)
+            return dx  # (never with chunk axes: dx has at least extra axes more than x)
+        return self._slow(dx, extra)
 
-    def _slow(self, dx: Any) -> Any:
+    def _slow(self, dx: Any, extra: int = 0) -> Any:
         xp = self.xp if self.xp is not None else namespace_of(dx)
         shape = tuple(dx.shape)
-        if shape != self.shape:
-            dx = _unbroadcast(xp, dx, shape, self.shape)
+        if shape[extra:] != self.shape:
+            dx = _unbroadcast(xp, dx, shape, self.shape, extra)
         if self.kind == "f" and dtype_kind(dx.dtype, xp) == "c":
             dx = xp.real(dx)
         if self.dtype is not None and dx.dtype != self.dtype:
@@ -127,31 +130,39 @@ class ProjectTo:
             dx = array_api_compat.to_device(dx, self.device)
         return dx
 
-    def _project_parts(self, dx: Any) -> Any:
+    def _project_parts(self, dx: Any, extra: int = 0) -> Any:
         assert self._parts is not None
         elements = dx.elements() if isinstance(dx, Tangent) else tuple(dx)
         if len(elements) != len(self._parts):
             raise ValueError(
                 f"cotangent has {len(elements)} elements for a primal of {len(self._parts)}"
             )
-        return Tangent(*(p(e) for p, e in zip(self._parts, elements)))
+        return Tangent(*(p(e, extra) for p, e in zip(self._parts, elements)))
 
     def __repr__(self) -> str:
         return f"ProjectTo(shape={self.shape}, dtype={self.dtype}, kind={self.kind!r})"
 
 
-def _unbroadcast(xp: Any, dx: Any, shape: tuple[int, ...], target: tuple[int, ...]) -> Any:
-    """Sum ``dx`` (of ``shape``) down to ``target``, the shape it was broadcast from."""
-    lead = len(shape) - len(target)
-    ok = lead >= 0 and all(t == s or t == 1 for t, s in zip(target, shape[lead:]))
+def _unbroadcast(
+    xp: Any, dx: Any, shape: tuple[int, ...], target: tuple[int, ...], extra: int = 0
+) -> Any:
+    """Sum ``dx`` (of ``shape``) down to ``target``, the shape it was broadcast from, after
+    ``extra`` leading chunk axes that are kept."""
+    lead = len(shape) - extra - len(target)
+    ok = lead >= 0 and all(t == s or t == 1 for t, s in zip(target, shape[extra + lead :]))
     if not ok:
+        what = f" after {extra} chunk axis(es)" if extra else ""
         raise ValueError(
-            f"cotangent of shape {shape} cannot be projected onto a primal of shape {target}: "
-            "the primal does not broadcast to it"
+            f"cotangent of shape {shape} cannot be projected onto a primal of shape {target}"
+            f"{what}: the primal does not broadcast to it"
         )
     if lead:
-        dx = xp.sum(dx, axis=tuple(range(lead)))
-    axes = tuple(i for i, (t, s) in enumerate(zip(target, shape[lead:])) if t == 1 and s != 1)
+        dx = xp.sum(dx, axis=tuple(range(extra, extra + lead)))
+    axes = tuple(
+        i + extra
+        for i, (t, s) in enumerate(zip(target, shape[extra + lead :]))
+        if t == 1 and s != 1
+    )
     if axes:
         dx = xp.sum(dx, axis=axes, keepdims=True)
     return dx

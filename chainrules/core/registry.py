@@ -25,6 +25,7 @@ rule); among equals the later registration wins, so a user can override a librar
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import sys
@@ -54,6 +55,7 @@ __all__ = [
     "resolve",
     "rrule",
     "scipy_namespace",
+    "takes_chunks",
     "traceable",
 ]
 
@@ -217,6 +219,12 @@ class Registration:
         """``generic=True``: a callable target that works on every library's arrays
         (``operator.getitem``, ``scatter_add``), so every backend checks it."""
         return bool(self.meta.get("generic", False))
+
+    @property
+    def chunked_pullback(self) -> bool:
+        """``chunked_pullback=True``: the rule's pullbacks take a chunk of cotangents,
+        ``pullback(y_bar, chunk=k)`` (see :func:`takes_chunks`)."""
+        return bool(self.meta.get("chunked_pullback", False))
 
     @property
     def module(self) -> str | None:
@@ -422,7 +430,8 @@ def _resolve_into(
         e.keys.append((reg.family, name))
     bind = reg.bind
     if reg.rrule is not None:
-        _install(table, "r", obj, reg.rrule if bind is None else bind(obj, "r"), prio)
+        r = reg.rrule if bind is None else _mark_chunked(bind(obj, "r"), reg.meta)
+        _install(table, "r", obj, r, prio)
     if reg.frule is not None:
         _install(table, "f", obj, reg.frule if bind is None else bind(obj, "f"), prio)
 
@@ -480,7 +489,29 @@ META_KEYS: dict[str, str] = {
     "non_differentiable": "set by chainrules.non_differentiable",
     "module": "the module that registered the rule (default: the rule's own module)",
     "standard_name": "the standard's name of an operator target (operator.add: 'add')",
+    "chunked_pullback": "True where the rule's pullbacks take pullback(y_bar, chunk=k): a "
+    "cotangent with k leading chunk axes, pulled back in one call (engines loop over the "
+    "chunk for the other rules)",
 }
+# The attribute that marks an rrule registered with chunked_pullback=True (takes_chunks reads it).
+_CHUNKED = "__chainrules_chunked_pullback__"
+
+
+def takes_chunks(rule: Any) -> bool:
+    """Whether the rrule ``rule`` (as :func:`find_rrule` returns it) was registered with
+    ``chunked_pullback=True``: its pullbacks then take ``pullback(y_bar, chunk=k)``, a cotangent
+    with ``k`` leading chunk axes, and return cotangents with the same leading axes. An engine
+    pulls a chunk back through any other rule one cotangent at a time."""
+    return getattr(rule, _CHUNKED, False) is True
+
+
+def _mark_chunked(rule: Any, meta: dict[str, Any]) -> Any:
+    if meta.get("chunked_pullback"):
+        with contextlib.suppress(AttributeError, TypeError):  # a builtin: not marked
+            setattr(rule, _CHUNKED, True)
+    return rule
+
+
 _CALLABLE_META = ("examples", "bind")
 
 
@@ -503,6 +534,8 @@ def _register(
     if not callable(rule):
         raise TypeError(f"a rule must be callable, got {type(rule).__name__}")
     _check_meta(meta)
+    if kind == "r":
+        _mark_chunked(rule, meta)
     if "expect" in meta:
         expect = meta["expect"]
         expect = (expect,) if isinstance(expect, Expect) else tuple(expect)

@@ -173,8 +173,8 @@ def _make_rules(
         # holomorphic partials are conjugated in the pullback when the arguments are complex
         conj = any(p.kind == "c" for p in projs)
 
-        def scalar_pullback(y_bar: Any) -> tuple[Any, ...]:
-            y_bar = check_cotangent(name, y_bar, out)
+        def scalar_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
+            y_bar = check_cotangent(name, y_bar, out, extra=chunk)
             if isinstance(y_bar, AbstractZero):
                 return (_NO, *(_ZERO if p.differentiable else _NO for p in projs))
             res: list[Any] = [_NO]
@@ -185,7 +185,7 @@ def _make_rules(
                 elif is_zero:
                     res.append(_ZERO)
                 else:
-                    res.append(proj(_apply(p, is_const, y_bar, conj, xp, out, pargs)))
+                    res.append(proj(_apply(p, is_const, y_bar, conj, xp, out, pargs), chunk))
             return tuple(res)
 
         return out, scalar_pullback
@@ -238,10 +238,13 @@ def _arg_kind(a: Any, xp: Any) -> tuple[str, ProjectTo | None]:
     return proj.kind, proj
 
 
-def _project(a: Any, proj: ProjectTo | None, v: Any, xp: Any) -> Any:
+def _project(a: Any, proj: ProjectTo | None, v: Any, xp: Any, chunk: int = 0) -> Any:
     """``ProjectTo(a, xp)(v)`` for a differentiable argument ``a`` (``proj`` from
     :func:`_arg_kind`): a matching NumPy cotangent is returned as is, the cotangent of a Python
-    float is ``v`` summed to a scalar, and only the other cases build the projector."""
+    float is ``v`` summed to a scalar, and only the other cases build the projector. ``chunk``
+    leading chunk axes of ``v`` are kept."""
+    if chunk:
+        return (proj if proj is not None else ProjectTo(a, xp))(v, chunk)
     if proj is not None:
         return proj(v)
     fast = numpy_fast.project(a, v)
@@ -256,6 +259,7 @@ def _binary_pullback(
     out: Any,
     kinds: tuple[str, ProjectTo | None, str, ProjectTo | None],
     y_bar: Any,
+    chunk: int = 0,
 ) -> tuple[Any, Any, Any]:
     """The pullback of a two-argument scalar rule, for any arguments and cotangent (``kinds``:
     each argument's kind and projector from :func:`_arg_kind`)."""
@@ -263,7 +267,7 @@ def _binary_pullback(
     kx, px, ky, py = kinds
     dx = kx in "fct"
     dy = ky in "fct"
-    y_bar = check_cotangent(name, y_bar, out)
+    y_bar = check_cotangent(name, y_bar, out, extra=chunk)
     if isinstance(y_bar, AbstractZero):
         return _NO, (_ZERO if dx else _NO), (_ZERO if dy else _NO)
     # holomorphic partials are conjugated in the pullback when an argument is complex
@@ -275,22 +279,22 @@ def _binary_pullback(
     elif z0:
         rx = _ZERO
     elif c0:
-        rx = _project(x, px, _apply(p0, True, y_bar, conj, xp, out, ()), xp)
+        rx = _project(x, px, _apply(p0, True, y_bar, conj, xp, out, ()), xp, chunk)
     else:
         pargs = _partial_args(xp, out, args)
         d = p0(xp, out, *pargs)
-        rx = _project(x, px, y_bar * (xp.conj(d) if conj else d), xp)
+        rx = _project(x, px, y_bar * (xp.conj(d) if conj else d), xp, chunk)
     if not dy:
         ry: Any = _NO
     elif z1:
         ry = _ZERO
     elif c1:
-        ry = _project(y, py, _apply(p1, True, y_bar, conj, xp, out, ()), xp)
+        ry = _project(y, py, _apply(p1, True, y_bar, conj, xp, out, ()), xp, chunk)
     else:
         if pargs is None:
             pargs = _partial_args(xp, out, args)
         d = p1(xp, out, *pargs)
-        ry = _project(y, py, y_bar * (xp.conj(d) if conj else d), xp)
+        ry = _project(y, py, y_bar * (xp.conj(d) if conj else d), xp, chunk)
     return _NO, rx, ry
 
 
@@ -316,11 +320,12 @@ def _unary_pullback(
     kind: str,
     proj: ProjectTo | None,
     y_bar: Any,
+    chunk: int = 0,
 ) -> tuple[Any, Any]:
     """The pullback of a one-argument scalar rule, for any argument and cotangent."""
     p, is_const, is_zero = partial
     diff = kind == "f" or kind == "c"
-    y_bar = check_cotangent(name, y_bar, out)
+    y_bar = check_cotangent(name, y_bar, out, extra=chunk)
     if isinstance(y_bar, AbstractZero):
         return _NO, (_ZERO if diff else _NO)
     if not diff:
@@ -329,9 +334,9 @@ def _unary_pullback(
         return _NO, _ZERO
     conj = kind == "c"
     if is_const:
-        return _NO, _project(x, proj, _apply(p, True, y_bar, conj, xp, out, ()), xp)
+        return _NO, _project(x, proj, _apply(p, True, y_bar, conj, xp, out, ()), xp, chunk)
     d = p(xp, out, x if type(x) not in (float, complex) else xp.asarray(x, dtype=out.dtype))
-    return _NO, _project(x, proj, y_bar * (xp.conj(d) if conj else d), xp)
+    return _NO, _project(x, proj, y_bar * (xp.conj(d) if conj else d), xp, chunk)
 
 
 def _make_unary_rrule(
@@ -376,6 +381,7 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
         if not (isinstance(p, Number) or callable(p)):
             raise TypeError(f"a partial must be a number or a callable, got {type(p).__name__}")
     meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
+    meta.setdefault("chunked_pullback", True)  # elementwise: the chunk axes broadcast
     for target in targets:
         name = _target_name(target)
         r, f = _make_rules(name, _primal_getter(target), partials)

@@ -192,7 +192,16 @@ def _mismatch(name: str, got: Any, want: Any) -> ValueError:
     )
 
 
-def check_cotangent(name: str, y_bar: Any, y: Any, *, what: str = "the cotangent") -> Any:
+def _chunk_mismatch(name: str, got: Any, want: Any, extra: int) -> ValueError:
+    return ValueError(
+        f"{name}: cotangent of shape {tuple(got)} does not match the output's shape "
+        f"{tuple(want)} after {extra} leading chunk axis(es)"
+    )
+
+
+def check_cotangent(
+    name: str, y_bar: Any, y: Any, *, what: str = "the cotangent", extra: int = 0
+) -> Any:
     """``y_bar`` checked and brought to ``y``: what every pullback does with its cotangent.
 
     * a ``Thunk`` is forced; zero markers (``ZeroTangent()``, ``NoTangent()``) have every shape
@@ -209,7 +218,10 @@ def check_cotangent(name: str, y_bar: Any, y: Any, *, what: str = "the cotangent
       integer or boolean cotangent of a real output is cast; another precision of the same kind
       passes (each argument's projector casts to the argument's dtype).
 
-    ``what`` names the cotangent in messages (``"the cotangent of output 1"``).
+    ``what`` names the cotangent in messages (``"the cotangent of output 1"``). ``extra`` is the
+    number of leading chunk axes the caller declares (a chunk of cotangents pulled back in one
+    call, the forward mode's chunk convention in reverse): the cotangent's shape must then be
+    ``y``'s after exactly ``extra`` leading axes.
 
     >>> import numpy as np, chainrules as cr
     >>> cr.check_cotangent("f", 2.0, np.float64(1.0)).shape
@@ -225,7 +237,9 @@ def check_cotangent(name: str, y_bar: Any, y: Any, *, what: str = "the cotangent
         return y_bar
     y_dtype = getattr(y, "dtype", None)
     if y_dtype is None:  # a Python scalar output: any scalar or 0-d cotangent
-        if getattr(y_bar, "shape", ()) != ():
+        if len(getattr(y_bar, "shape", ())) != extra:
+            if extra:
+                raise _chunk_mismatch(name, getattr(y_bar, "shape", ()), (), extra)
             raise _mismatch(name, getattr(y_bar, "shape", ()), ())
         return y_bar
     y_shape = y.shape
@@ -239,7 +253,10 @@ def check_cotangent(name: str, y_bar: Any, y: Any, *, what: str = "the cotangent
         if lib is None or lib != _LIBRARY.get(type(y)) or lib in _CHECKS_DEVICE:
             y_bar = bring(name, what, y_bar, y)
     b_shape = getattr(y_bar, "shape", ())
-    if b_shape != y_shape and tuple(b_shape) != tuple(y_shape):
+    if extra:
+        if len(b_shape) - extra != len(y_shape) or tuple(b_shape[extra:]) != tuple(y_shape):
+            raise _chunk_mismatch(name, b_shape, y_shape, extra)
+    elif b_shape != y_shape and tuple(b_shape) != tuple(y_shape):
         raise _mismatch(name, b_shape, y_shape)
     dt = getattr(y_bar, "dtype", None)
     if dt is not None and dt != y_dtype:
@@ -428,8 +445,8 @@ def _pullback_name(body: Callable[..., Any]) -> str:
 
 
 def pullback(
-    y: Any, args: Sequence[Any], *, name: str | None = None
-) -> Callable[[Callable[..., Any]], Callable[[Any], tuple[Any, ...]]]:
+    y: Any, args: Sequence[Any], *, name: str | None = None, chunked: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., tuple[Any, ...]]]:
     """Decorator: make ``body(y_bar)`` the pullback of a rule with output ``y`` and positional
     arguments ``args``.
 
@@ -448,6 +465,13 @@ def pullback(
     ``name`` (for messages) defaults to the body's name without ``_pullback``. An argument
     whose cotangent is always ``NoTangent()`` although it is floating (a function with no
     derivative in it) is passed as ``NoTangent()`` in ``args``.
+
+    ``chunked=True`` declares that the body also takes a chunk of cotangents: the pullback is
+    then called as ``pullback(y_bar, chunk=k)`` with ``k`` leading chunk axes on ``y_bar``
+    (checked by :func:`check_cotangent`), and the body returns each argument's cotangent with
+    the same leading axes. Without it ``chunk=`` is refused. Register such a rule with
+    ``chunked_pullback=True`` so that engines know (``docs/conventions.md``, "Reverse-mode
+    chunks").
     """
     # the arguments' zero cotangents, not the arguments: a pullback must not keep its inputs alive
     zeros = (_NO, *map(zero_tangent, args))
@@ -459,7 +483,9 @@ def pullback(
         if multi:
             whats = tuple(f"the cotangent of output {i}" for i in range(len(y)))
 
-            def multi_pullback(y_bar: Any) -> tuple[Any, ...]:
+            def multi_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
+                if chunk and not chunked:
+                    raise _no_chunk(nm)
                 y_bar = unthunk(y_bar)
                 if isinstance(y_bar, AbstractZero):
                     return zeros
@@ -467,18 +493,23 @@ def pullback(
                 if all(isinstance(p, AbstractZero) for p in parts):
                     return zeros
                 checked = tuple(
-                    check_cotangent(nm, p, v, what=w) for p, v, w in zip(parts, y, whats)
+                    check_cotangent(nm, p, v, what=w, extra=chunk)
+                    for p, v, w in zip(parts, y, whats)
                 )
                 return _finish(nm, n, body(checked))
 
             wrapper = multi_pullback
         else:
 
-            def single_pullback(y_bar: Any) -> tuple[Any, ...]:
+            def single_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
                 if isinstance(y_bar, Thunk):
                     y_bar = unthunk(y_bar)
                 if isinstance(y_bar, AbstractZero):
                     return zeros
+                if chunk:
+                    if not chunked:
+                        raise _no_chunk(nm)
+                    return _finish(nm, n, body(check_cotangent(nm, y_bar, y, extra=chunk)))
                 return _finish(nm, n, body(check_cotangent(nm, y_bar, y)))
 
             wrapper = single_pullback
@@ -488,6 +519,14 @@ def pullback(
         return wrapper
 
     return decorator
+
+
+def _no_chunk(name: str) -> TypeError:
+    return TypeError(
+        f"{name}: this pullback takes no chunk of cotangents (chunk=); pull each cotangent "
+        "back on its own, or declare the rule chunk-capable (pullback(..., chunked=True) and "
+        "register_rrule(..., chunked_pullback=True))"
+    )
 
 
 def _finish(name: str, n: int, out: Any) -> tuple[Any, ...]:

@@ -226,30 +226,50 @@ def _matmul_shapes(a: Any, b: Any) -> tuple[tuple[int, ...], ...]:
     return ashape, bshape, (*batch, ashape[-2], bshape[-1]), (*batch, *rows, *cols)
 
 
-@register_rrule("matmul", examples=_matmul_ex)
+@register_rrule("matmul", examples=_matmul_ex, chunked_pullback=True)
 def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
     x1, x2 = bind_pair(_MATMUL, args, kwargs)
     xp = namespace_of(x1, x2, fname="matmul")
     a, b = arrays(xp, (x1, x2))
-    ashape, bshape, yshape, _ = _matmul_shapes(a, b)
+    ashape, bshape, yshape, out_shape = _matmul_shapes(a, b)
     y = xp.matmul(a, b)
     project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+    rank = len(yshape)
 
-    @pullback(y, args)
+    @pullback(y, args, chunked=True)
     def matmul_pullback(y_bar: Any) -> Any:
-        g = reshape_to(xp, y_bar, yshape)
+        # a chunk of cotangents (extra leading axes) rides along as batch axes of the products
+        extra = y_bar.ndim - len(out_shape)
+        lead = tuple(y_bar.shape[:extra])
+        if extra and a.ndim == 2 and b.ndim == 1:  # J^T of a matrix-vector product: one GEMM
+            g = y_bar
+
+            def b_bar() -> Any:
+                return project_b(xp.matmul(g, conj(xp, a)), extra)
+
+        else:
+            g = pad_chunk(xp, reshape_to(xp, y_bar, (*lead, *yshape)), extra, rank)
+
+            def b_bar() -> Any:
+                r = xp.matmul(adjoint(xp, reshape_to(xp, a, ashape)), g)
+                r = sum_to(xp, r, (*lead, *pad_shape(bshape, rank)))
+                return project_b(reshape_to(xp, r, (*lead, *tuple(b.shape))), extra)
 
         def a_bar() -> Any:
-            r = xp.matmul(g, adjoint(xp, reshape_to(xp, b, bshape)))
-            return project_a(reshape_to(xp, sum_to(xp, r, ashape), a.shape))
-
-        def b_bar() -> Any:
-            r = xp.matmul(adjoint(xp, reshape_to(xp, a, ashape)), g)
-            return project_b(reshape_to(xp, sum_to(xp, r, bshape), b.shape))
+            gg = pad_chunk(xp, reshape_to(xp, y_bar, (*lead, *yshape)), extra, rank)
+            r = xp.matmul(gg, adjoint(xp, reshape_to(xp, b, bshape)))
+            r = sum_to(xp, r, (*lead, *pad_shape(ashape, rank)))
+            return project_a(reshape_to(xp, r, (*lead, *tuple(a.shape))), extra)
 
         return lazy(project_a, a_bar), lazy(project_b, b_bar)
 
     return y, matmul_pullback
+
+
+def pad_shape(shape: Sequence[int], rank: int) -> tuple[int, ...]:
+    """``shape`` with length-1 axes in front up to ``rank`` (how it broadcasts against a product
+    of that rank: :func:`sum_to` then keeps a chunk's leading axes apart from batch axes)."""
+    return (1,) * (rank - len(shape)) + tuple(shape)
 
 
 @register_frule("matmul", examples=_matmul_ex)

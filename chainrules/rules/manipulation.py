@@ -178,24 +178,29 @@ def _no_dtype(name: str, a: dict[str, Any]) -> None:
 
 # --- the linear map of one array: its pullback and pushforward -----------------------------------
 def _linear_pullback(
-    name: str, x: Any, y: Any, args: Sequence[Any], xp: Any
+    name: str, x: Any, y: Any, args: Sequence[Any], xp: Any, chunked: bool = False
 ) -> Callable[[Callable[[Any], Any]], Callable[[Any], tuple[Any, ...]]]:
     """Decorator: the pullback of a linear ``y = L x`` (``x`` the first of the positional
     ``args``) from its transpose, ``transpose(g) = Lᵀ g``, made with :func:`pullback`: ``g`` is
     the cotangent in ``y``'s dtype, ``Lᵀ g`` is projected onto ``x``, and the other arguments
-    (shapes, axes, counts) have ``NoTangent()``."""
+    (shapes, axes, counts) have ``NoTangent()``. ``chunked=True``: ``transpose`` keeps leading
+    chunk axes of ``g`` (see :func:`chainrules.pullback`), and so does the pullback."""
     project, project_y = ProjectTo(x, xp), ProjectTo(y, xp)
     rest = (_NO,) * (len(args) - 1)
+    y_rank = len(project_y.shape)
 
     def decorator(transpose: Callable[[Any], Any]) -> Callable[[Any], tuple[Any, ...]]:
         def linear_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project.differentiable:
                 return (_NO, *rest)
+            extra = y_bar.ndim - y_rank if chunked else 0
+            if extra:
+                return (project(transpose(project_y(y_bar, extra)), extra), *rest)
             return (project(transpose(project_y(y_bar))), *rest)
 
         # the rule's own name (reshape_pullback); cheaper than functools.wraps on every call
         linear_pullback.__name__ = linear_pullback.__qualname__ = transpose.__name__
-        return pullback(y, args, name=name)(linear_pullback)
+        return pullback(y, args, name=name, chunked=chunked)(linear_pullback)
 
     return decorator
 
@@ -221,9 +226,11 @@ def _pushforward(
     return in_dtype(xp, push(dots[0], dots.extra), y.dtype)
 
 
-def _register(targets: tuple[str, ...], rules: _Rules, examples: Any, expect: Any = ()) -> None:
+def _register(
+    targets: tuple[str, ...], rules: _Rules, examples: Any, expect: Any = (), chunked: bool = False
+) -> None:
     r, f = rules
-    register_rrule(*targets, examples=examples, expect=expect)(r)
+    register_rrule(*targets, examples=examples, expect=expect, chunked_pullback=chunked)(r)
     register_frule(*targets, examples=examples, expect=expect)(f)
 
 
@@ -374,9 +381,11 @@ def _reshape_rules(sig: Signature) -> _Rules:
     def reshape_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, y = primal(args, kwargs)
 
-        @_linear_pullback(name, x, y, args, xp)
-        def reshape_pullback(g: Any) -> Any:
-            return xp.reshape(g, tuple(x.shape))
+        x_shape, y_rank = tuple(x.shape), y.ndim
+
+        @_linear_pullback(name, x, y, args, xp, chunked=True)
+        def reshape_pullback(g: Any) -> Any:  # a chunk's leading axes kept
+            return xp.reshape(g, _lead(g, g.ndim - y_rank) + x_shape)
 
         return y, reshape_pullback
 
@@ -392,13 +401,15 @@ def _reshape_rules(sig: Signature) -> _Rules:
     return reshape_rrule, reshape_frule
 
 
-_register(("reshape",), _reshape_rules(_RESHAPE), _reshape_ex(False))
-_register(("numpy:reshape",), _reshape_rules(_NUMPY_RESHAPE), _reshape_ex(True))
-_register(("numpy:ravel",), _reshape_rules(_RAVEL), _ravel_ex)
-_register(("squeeze",), _reshape_rules(_SQUEEZE), _squeeze_ex(False))
-_register(("numpy:squeeze",), _reshape_rules(_NUMPY_SQUEEZE), _squeeze_ex(True))
-_register(("expand_dims",), _reshape_rules(_EXPAND_DIMS), _expand_dims_ex(False))
-_register(("numpy:expand_dims",), _reshape_rules(_NUMPY_EXPAND_DIMS), _expand_dims_ex(True))
+_register(("reshape",), _reshape_rules(_RESHAPE), _reshape_ex(False), chunked=True)
+_register(("numpy:reshape",), _reshape_rules(_NUMPY_RESHAPE), _reshape_ex(True), chunked=True)
+_register(("numpy:ravel",), _reshape_rules(_RAVEL), _ravel_ex, chunked=True)
+_register(("squeeze",), _reshape_rules(_SQUEEZE), _squeeze_ex(False), chunked=True)
+_register(("numpy:squeeze",), _reshape_rules(_NUMPY_SQUEEZE), _squeeze_ex(True), chunked=True)
+_register(("expand_dims",), _reshape_rules(_EXPAND_DIMS), _expand_dims_ex(False), chunked=True)
+_register(
+    ("numpy:expand_dims",), _reshape_rules(_NUMPY_EXPAND_DIMS), _expand_dims_ex(True), chunked=True
+)
 
 
 # --- permutations: permute_dims, transpose, swapaxes, moveaxis ----------------------------------

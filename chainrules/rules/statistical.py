@@ -191,6 +191,7 @@ def _register(
     examples: Any,
     numpy_examples: Any = None,
     expect: Any = (),
+    chunked: bool = False,
 ) -> None:
     """Register ``rules(name, sig, numpy)`` under the standard's name and NumPy's names
     (``expect``: the known limits of the standard's registration)."""
@@ -201,7 +202,7 @@ def _register(
     ):
         rrule, frule = rules(name, sig, numpy)
         limits = () if numpy else expect
-        register_rrule(*targets, examples=ex, expect=limits)(rrule)
+        register_rrule(*targets, examples=ex, expect=limits, chunked_pullback=chunked)(rrule)
         register_frule(*targets, examples=ex, expect=limits)(frule)
 
 
@@ -230,11 +231,17 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         project = ProjectTo(x, xp)
         shape, keepdims, nos = tuple(x.shape), kw["keepdims"], _consts(args)
         n = max(reduced_size(shape, axes), 1) if mean else 1
+        y_rank = len(shape) if keepdims else len(shape) - len(axes)
 
-        @pullback(y, (x, *nos), name=name)
+        @pullback(y, (x, *nos), name=name, chunked=True)
         def sum_pullback(y_bar: Any) -> tuple[Any, ...]:
             if mean:
                 y_bar = y_bar / n
+            extra = y_bar.ndim - y_rank  # a chunk's leading axes: the reduced axes move past them
+            if extra:
+                lead = tuple(y_bar.shape[:extra])
+                g = unsum(y_bar, (*lead, *shape), chunk_axes(axes, extra), keepdims)
+                return (project(g, extra), *nos)
             return (project(unsum(y_bar, shape, axes, keepdims)), *nos)
 
         return y, sum_pullback
@@ -251,8 +258,8 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
     return sum_rrule, sum_frule
 
 
-_register("sum", ("sum",), _sum_rules, _SUM, _reduce_ex)
-_register("mean", ("mean",), _sum_rules, _MEAN, _reduce_ex)
+_register("sum", ("sum",), _sum_rules, _SUM, _reduce_ex, chunked=True)
+_register("mean", ("mean",), _sum_rules, _MEAN, _reduce_ex, chunked=True)
 
 
 # --- prod ----------------------------------------------------------------------------------------
