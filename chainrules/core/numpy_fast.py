@@ -33,6 +33,7 @@ import numpy as np
 from .namespaces import _NS_BY_TYPE, namespace_of
 from .projection import ProjectTo
 from .tangents import NoTangent, ZeroTangent
+from .toolkit import Output, output
 
 __all__ = [
     "binary_rrule",
@@ -118,6 +119,22 @@ def unary_rrule(
             out = get[xp](x)
         if type(x) is _ND and x.dtype.kind == "f":
             out_shape = out.shape
+            if is_const:  # -x, +x: x's shape and dtype, not x (the pullback must not keep it)
+                x_shape, x_dtype = x.shape, x.dtype
+
+                def real_pullback(y_bar: Any) -> tuple[Any, Any]:
+                    if type(y_bar) is not _ND or y_bar.shape != out_shape:
+                        xr = Output(x_shape, x_dtype, _ND, xp, "numpy", None, True)
+                        return generic(name, partial, xr, xp, out, "f", None, y_bar)
+                    if is_zero:
+                        return _NO, _ZERO
+                    v = _times(p, y_bar)
+                    if type(v) is _ND and v.shape == x_shape and v.dtype == x_dtype:
+                        return _NO, v
+                    xr = Output(x_shape, x_dtype, _ND, xp, "numpy", None, True)
+                    return _NO, ProjectTo(xr, xp)(v)  # a cotangent of another dtype
+
+                return out, real_pullback
 
             def real_pullback(y_bar: Any) -> tuple[Any, Any]:
                 if type(y_bar) is not _ND or y_bar.shape != out_shape:
@@ -131,9 +148,11 @@ def unary_rrule(
 
             return out, real_pullback
         kind, proj = arg_kind(x, xp)
+        # a constant partial reads only x's shape and dtype: its record, not x
+        xk = output(x) if is_const and type(x) is _ND else x
 
         def scalar_pullback(y_bar: Any) -> tuple[Any, Any]:
-            return generic(name, partial, x, xp, out, kind, proj, y_bar)
+            return generic(name, partial, xk, xp, out, kind, proj, y_bar)
 
         return out, scalar_pullback
 
