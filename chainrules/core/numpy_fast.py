@@ -119,10 +119,12 @@ def unary_rrule(
             out = get[xp](x)
         if type(x) is _ND and x.dtype.kind == "f":
             out_shape = out.shape
-            if is_const:  # -x, +x: x's shape and dtype, not x (the pullback must not keep it)
-                x_shape, x_dtype = x.shape, x.dtype
+            if is_const:  # -x, +x: x's shape and dtype, not x (the pullback must not keep it);
+                # bound as defaults: closure cells would cost every unary rule's call
 
-                def real_pullback(y_bar: Any) -> tuple[Any, Any]:
+                def real_pullback(
+                    y_bar: Any, x_shape: Any = x.shape, x_dtype: Any = x.dtype, /
+                ) -> tuple[Any, Any]:
                     if type(y_bar) is not _ND or y_bar.shape != out_shape:
                         xr = Output(x_shape, x_dtype, _ND, xp, "numpy", None, True)
                         return generic(name, partial, xr, xp, out, "f", None, y_bar)
@@ -136,7 +138,7 @@ def unary_rrule(
 
                 return out, real_pullback
 
-            def real_pullback(y_bar: Any) -> tuple[Any, Any]:
+            def real_pullback(y_bar: Any) -> tuple[Any, Any]:  # type: ignore[misc]
                 if type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, partial, x, xp, out, "f", None, y_bar)
                 if is_zero:

@@ -89,7 +89,9 @@ def _like(x: Any) -> Any:
     """What a pullback keeps of ``x`` for :func:`_zeros`: its shape, dtype and device (an
     ``Output`` record), not ``x``, which the pullback must not keep alive; a dask array itself
     (``zeros_like`` keeps its chunks, and a dask array is a graph, not data)."""
-    return x if array_api_compat.is_dask_array(x) else output(x)
+    if type(x) is not np.ndarray and array_api_compat.is_dask_array(x):
+        return x
+    return output(x)
 
 
 def _ungather(xp: Any, x: Any, key: IndexKey, project: ProjectTo, y_bar: Any) -> Any:
