@@ -34,6 +34,7 @@ import numpy as np
 from .namespaces import _NS_BY_TYPE, namespace_of
 from .projection import ProjectTo
 from .tangents import NoTangent, ZeroTangent
+from .toolkit import Output, output
 
 __all__ = [
     "binary_rrule",
@@ -119,8 +120,26 @@ def unary_rrule(
             out = get[xp](x)
         if type(x) is _ND and x.dtype.kind == "f":
             out_shape = out.shape
+            if is_const:  # -x, +x: x's shape and dtype, not x (the pullback must not keep it);
+                # bound as defaults: closure cells would cost every unary rule's call
 
-            def real_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:
+                def real_pullback(
+                    y_bar: Any, x_shape: Any = x.shape, x_dtype: Any = x.dtype, /, *, chunk: int = 0
+                ) -> tuple[Any, Any]:
+                    if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
+                        xr = Output(x_shape, x_dtype, _ND, xp, "numpy", None, True)
+                        return generic(name, partial, xr, xp, out, "f", None, y_bar, chunk)
+                    if is_zero:
+                        return _NO, _ZERO
+                    v = _times(p, y_bar)
+                    if type(v) is _ND and v.shape == x_shape and v.dtype == x_dtype:
+                        return _NO, v
+                    xr = Output(x_shape, x_dtype, _ND, xp, "numpy", None, True)
+                    return _NO, ProjectTo(xr, xp)(v)  # a cotangent of another dtype
+
+                return out, real_pullback
+
+            def real_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:  # type: ignore[misc]
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
                 if is_zero:
@@ -132,9 +151,11 @@ def unary_rrule(
 
             return out, real_pullback
         kind, proj = arg_kind(x, xp)
+        # a constant partial reads only x's shape and dtype: its record, not x
+        xk = output(x) if is_const and type(x) is _ND else x
 
         def scalar_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:
-            return generic(name, partial, x, xp, out, kind, proj, y_bar, chunk)
+            return generic(name, partial, xk, xp, out, kind, proj, y_bar, chunk)
 
         return out, scalar_pullback
 

@@ -46,10 +46,12 @@ import numpy as np
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 
 __all__ = [
+    "Output",
     "Signature",
     "TangentsIn",
     "bring",
     "check_cotangent",
+    "output",
     "pullback",
     "signature",
     "tangents_in",
@@ -199,6 +201,74 @@ def _chunk_mismatch(name: str, got: Any, want: Any, extra: int) -> ValueError:
     )
 
 
+class Output:
+    """What a pullback keeps of its output ``y`` to check a cotangent: the shape, the dtype, the
+    array type, its namespace, library and device -- not ``y`` itself. ``y`` is often a view of
+    the rule's input (``reshape``, ``permute_dims``, ``getitem``), and holding it would keep the
+    input alive as long as the pullback (issue 15: a linear rule's pullback holds shapes and
+    dtypes, not its inputs). Built by :func:`output`; :func:`check_cotangent` and :func:`bring`
+    accept it wherever they take the output."""
+
+    __slots__ = ("cpu", "device", "dtype", "lib", "shape", "type", "xp")
+
+    def __init__(
+        self, shape: Any, dtype: Any, t: type, xp: Any, lib: Any, device: Any, cpu: Any
+    ) -> None:
+        self.shape, self.dtype, self.type, self.xp = shape, dtype, t, xp
+        self.lib, self.device, self.cpu = lib, device, cpu
+
+    def __repr__(self) -> str:
+        return f"Output(shape={tuple(self.shape)}, dtype={self.dtype}, library={self.lib!r})"
+
+
+def output(y: Any) -> Any:
+    """The :class:`Output` record of an array ``y`` (for a tuple or list: a tuple of records);
+    a Python scalar, a NumPy scalar (it owns its value) and anything without a dtype are kept
+    as they are. Reads no array value: only the shape, the dtype and the device."""
+    t = type(y)
+    if t is _ND:
+        xp = _NUMPY_XP[0] if _NUMPY_XP else _numpy_xp()
+        return Output(y.shape, y.dtype, t, xp, "numpy", None, True)
+    if t in _SCALARS or isinstance(y, np.generic):
+        return y
+    if isinstance(y, (tuple, list)):
+        return tuple(map(output, y))
+    dtype = getattr(y, "dtype", None)
+    if dtype is None:
+        return y
+    from .namespaces import namespace_of
+
+    lib = _library(y)
+    device = cpu = None
+    if lib not in ("", "numpy"):
+        import array_api_compat
+
+        try:
+            device = array_api_compat.device(y)
+        except Exception:  # noqa: BLE001 -- a JAX tracer, a sharded array: no one device
+            device = None
+        cpu = _on_cpu(y)
+    return Output(y.shape, dtype, t, namespace_of(y), lib, device, cpu)
+
+
+_NUMPY_XP: list[Any] = []
+
+
+def _numpy_xp() -> Any:
+    from .namespaces import _numpy_namespace
+
+    _NUMPY_XP.append(_numpy_namespace())
+    return _NUMPY_XP[0]
+
+
+def _xp_of(like: Any) -> Any:
+    if type(like) is Output:
+        return like.xp
+    from .namespaces import namespace_of
+
+    return namespace_of(like)
+
+
 def check_cotangent(
     name: str, y_bar: Any, y: Any, *, what: str = "the cotangent", extra: int = 0
 ) -> Any:
@@ -218,9 +288,10 @@ def check_cotangent(
       integer or boolean cotangent of a real output is cast; another precision of the same kind
       passes (each argument's projector casts to the argument's dtype).
 
-    ``what`` names the cotangent in messages (``"the cotangent of output 1"``). ``extra`` is the
-    number of leading chunk axes the caller declares (a chunk of cotangents pulled back in one
-    call, the forward mode's chunk convention in reverse): the cotangent's shape must then be
+    ``what`` names the cotangent in messages (``"the cotangent of output 1"``). ``y`` may be
+    the output itself or its :func:`output` record (what :func:`pullback` keeps). ``extra`` is
+    the number of leading chunk axes the caller declares (a chunk of cotangents pulled back in
+    one call, the forward mode's chunk convention in reverse): the cotangent's shape must then be
     ``y``'s after exactly ``extra`` leading axes.
 
     >>> import numpy as np, chainrules as cr
@@ -244,13 +315,14 @@ def check_cotangent(
         return y_bar
     y_shape = y.shape
     t = type(y_bar)
+    yt = type(y)
+    if yt is Output:
+        yt = y.type
     if t in _SCALARS and y_shape == ():
-        from .namespaces import namespace_of
-
-        return namespace_of(y).asarray(y_bar, dtype=y_dtype)
-    if t is not _ND or type(y) is not _ND:  # NumPy for NumPy needs no check
+        return _xp_of(y).asarray(y_bar, dtype=y_dtype)
+    if t is not _ND or yt is not _ND:  # NumPy for NumPy needs no check
         lib = _LIBRARY.get(t)
-        if lib is None or lib != _LIBRARY.get(type(y)) or lib in _CHECKS_DEVICE:
+        if lib is None or lib != _LIBRARY.get(yt) or lib in _CHECKS_DEVICE:
             y_bar = bring(name, what, y_bar, y)
     b_shape = getattr(y_bar, "shape", ())
     if extra:
@@ -267,7 +339,7 @@ def check_cotangent(
 def _to_kind(v: Any, dt: Any, like: Any, dtype: Any) -> Any:
     """``v`` (of dtype ``dt``) brought to the dtype kind of ``like`` (of ``dtype``), as
     :func:`check_cotangent` documents; integer and boolean primals take any cotangent."""
-    from .namespaces import dtype_kind, namespace_of
+    from .namespaces import dtype_kind
 
     want = dtype_kind(dtype)
     if want not in "fc":
@@ -278,7 +350,7 @@ def _to_kind(v: Any, dt: Any, like: Any, dtype: Any) -> Any:
         return v
     if got == want:
         return v
-    xp = namespace_of(like)
+    xp = _xp_of(like)
     if want == "f" and got == "c":
         return xp.real(v)
     return xp.astype(v, dtype)
@@ -338,13 +410,16 @@ def _on_cpu(x: Any) -> bool | None:
 
 def _where(x: Any) -> str:
     t = type(x)
-    lib = _library(x)
-    try:
-        import array_api_compat
+    if t is Output:
+        t, lib, dev = x.type, x.lib, x.device
+    else:
+        lib = _library(x)
+        try:
+            import array_api_compat
 
-        dev = array_api_compat.device(x)
-    except Exception:  # noqa: BLE001 -- only for the message
-        dev = None
+            dev = array_api_compat.device(x)
+        except Exception:  # noqa: BLE001 -- only for the message
+            dev = None
     on = f" on {dev}" if dev is not None and lib != "numpy" else ""
     return f"a {lib} array ({t.__module__}.{t.__qualname__}){on}"
 
@@ -368,7 +443,8 @@ def bring(name: str, what: str, v: Any, like: Any) -> Any:
     * ``like`` a Python scalar, or either side an array wrapper of its own kind (``chainrules.ad``
       tracers, ``testing.device_array``): ``v`` itself -- their namespaces decide.
     """
-    lib_like = _library(like)
+    rec = type(like) is Output
+    lib_like = like.lib if rec else _library(like)
     if lib_like is None or lib_like in ("", "scalar"):
         return v
     lib = _library(v)
@@ -376,7 +452,8 @@ def bring(name: str, what: str, v: Any, like: Any) -> Any:
         if lib in _CHECKS_DEVICE:
             import array_api_compat
 
-            dv, dl = array_api_compat.device(v), array_api_compat.device(like)
+            dv = array_api_compat.device(v)
+            dl = like.device if rec else array_api_compat.device(like)
             if dv != dl:
                 raise TypeError(
                     f"{name}: {what} is on device {dv}, but the primal is on {dl} (both "
@@ -393,11 +470,9 @@ def bring(name: str, what: str, v: Any, like: Any) -> Any:
             f"scalar or a tangent marker, got {t.__module__}.{t.__qualname__}"
         )
     here = _on_cpu(v)
-    there = True if lib_like == "numpy" else _on_cpu(like)
+    there = True if lib_like == "numpy" else like.cpu if rec else _on_cpu(like)
     if here and there is not False:
-        from .namespaces import namespace_of
-
-        xp = namespace_of(like)
+        xp = _xp_of(like)
         try:
             try:
                 return xp.from_dlpack(v)
@@ -473,10 +548,20 @@ def pullback(
     ``chunked_pullback=True`` so that engines know (``docs/conventions.md``, "Reverse-mode
     chunks").
     """
-    # the arguments' zero cotangents, not the arguments: a pullback must not keep its inputs alive
+    # the arguments' zero cotangents and the output's record, not the arguments and the output
+    # (often a view of an argument): a pullback must not keep its inputs alive
     zeros = (_NO, *map(zero_tangent, args))
     n = len(zeros) - 1
     multi = isinstance(y, (tuple, list))  # named tuples (EighResult) too
+    if multi:
+        fields = getattr(type(y), "_fields", None)
+        y = tuple(map(output, y))
+    elif type(y) is _ND:  # output(y), written out: once per rule call
+        y = Output(
+            y.shape, y.dtype, _ND, _NUMPY_XP[0] if _NUMPY_XP else _numpy_xp(), "numpy", None, True
+        )
+    else:
+        y = output(y)
 
     def decorator(body: Callable[..., Any]) -> Callable[[Any], tuple[Any, ...]]:
         nm = name or _pullback_name(body)
@@ -489,7 +574,7 @@ def pullback(
                 y_bar = unthunk(y_bar)
                 if isinstance(y_bar, AbstractZero):
                     return zeros
-                parts = _entries(nm, y_bar, y)
+                parts = _entries(nm, y_bar, len(y), fields)
                 if all(isinstance(p, AbstractZero) for p in parts):
                     return zeros
                 checked = tuple(
@@ -546,13 +631,12 @@ def _finish(name: str, n: int, out: Any) -> tuple[Any, ...]:
     return (_NO, out)
 
 
-def _entries(name: str, y_bar: Any, y: Any) -> tuple[Any, ...]:
-    """The entries of the cotangent of a tuple output ``y``, forced. A ``Tangent`` reads missing
-    entries as zeros, and named fields in the order of ``y``'s fields (a named tuple such as
-    ``EighResult``); a tuple (a named tuple too) gives its entries in order."""
-    n = len(y)
+def _entries(name: str, y_bar: Any, n: int, fields: Any) -> tuple[Any, ...]:
+    """The entries of the cotangent of a tuple output of ``n`` entries, forced. A ``Tangent``
+    reads missing entries as zeros, and named fields in the order of the output's ``fields`` (a
+    named tuple such as ``EighResult``; ``None`` for a plain tuple); a tuple (a named tuple
+    too) gives its entries in order."""
     if isinstance(y_bar, Tangent):
-        fields = getattr(type(y), "_fields", None)
         named = y_bar._fields  # a Tangent(name=...) of a named tuple's fields
         if named is not None and fields is not None:
             parts = tuple(unthunk(named.get(f, _ZERO)) for f in fields)

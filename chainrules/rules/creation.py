@@ -492,13 +492,14 @@ def _identity_rules(name: str, numpy: bool) -> _Rules:
         back = None if seq or not is_array(obj) else namespace_of(obj)
         # a nested list as a whole gets ZeroTangent() for a zero cotangent (the output stands in)
         zeros_of = (y if seq else obj, *args[1:])
+        nested = obj if seq else None  # an array obj is not kept: the pullback must not hold it
 
         @pullback(y, _tangent_args(zeros_of, diff))
         def identity_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not diff:
                 return (_NO, *rest)
             if seq:
-                return (_sequence_cotangent(xp, y_bar, obj), *rest)
+                return (_sequence_cotangent(xp, y_bar, nested), *rest)
             assert p is not None
             if not p.differentiable:
                 return (_NO, *rest)
@@ -569,14 +570,14 @@ def _triangle_rules(name: str) -> _Rules:
     def triangle_rrule(*args: Any, **kwargs: Any) -> Any:
         x, xp, y = setup(args, kwargs)
         project = ProjectTo(x, xp)
-        rest = (_NO,) * (len(args) - 1)
+        rest, k = (_NO,) * (len(args) - 1), args[1:]  # k, not x: the pullback must not keep x
 
         @pullback(y, args)
         def triangle_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project.differentiable:
                 return (_NO, *rest)
             # the same mask again: tril/triu of the cotangent (a function with this rule)
-            return (project(getattr(xp, name)(y_bar, *args[1:], **kwargs)), *rest)
+            return (project(getattr(xp, name)(y_bar, *k, **kwargs)), *rest)
 
         return y, triangle_pullback
 

@@ -64,6 +64,7 @@ from ..core import (
 )
 from ..core.numpy_fast import numpy_result
 from ..core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
+from ..core.toolkit import output
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
@@ -82,6 +83,15 @@ def _zeros(xp: Any, x: Any) -> Any:
     dev = device_of(x)
     z = xp.zeros((), dtype=x.dtype) if dev is None else xp.zeros((), dtype=x.dtype, device=dev)
     return xp.broadcast_to(z, tuple(x.shape))
+
+
+def _like(x: Any) -> Any:
+    """What a pullback keeps of ``x`` for :func:`_zeros`: its shape, dtype and device (an
+    ``Output`` record), not ``x``, which the pullback must not keep alive; a dask array itself
+    (``zeros_like`` keeps its chunks, and a dask array is a graph, not data)."""
+    if type(x) is not np.ndarray and array_api_compat.is_dask_array(x):
+        return x
+    return output(x)
 
 
 def _ungather(xp: Any, x: Any, key: IndexKey, project: ProjectTo, y_bar: Any) -> Any:
@@ -124,7 +134,7 @@ def _sequence_getitem_rrule(x: Any, key: Any) -> tuple[Any, Any]:
     """``t[i]`` / ``t[a:b]`` of a tuple or list (the output of a multi-output function)."""
     positions = _sequence_positions(x, key)
     y = x[key]
-    n = len(x)
+    n, kind = len(x), type(x)
 
     @pullback(y, (x, key))
     def getitem_pullback(y_bar: Any) -> tuple[Any, Any]:
@@ -135,7 +145,7 @@ def _sequence_getitem_rrule(x: Any, key: Any) -> tuple[Any, Any]:
         else:
             for p, e in zip(positions, y_bar):
                 parts[p] = e  # a slice selects each position at most once
-        return Tangent(*parts, primal_type=type(x)), _NO
+        return Tangent(*parts, primal_type=kind), _NO
 
     return y, getitem_pullback
 
@@ -209,11 +219,11 @@ def getitem_rrule(x: Any, key: Any, /) -> tuple[Any, Any]:
     k = parse_key(xp, key, device_of(x))
     y = numpy_result(gather(xp, x, k, x.ndim))  # x[key]: a single element read through a
     # size-1 slice, a NumPy scalar as NumPy gives
-    project = ProjectTo(y, xp)
+    project, like = ProjectTo(y, xp), _like(x)
 
     @pullback(y, (x, key))
     def getitem_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return _ungather(xp, x, k, project, y_bar), _NO
+        return _ungather(xp, like, k, project, y_bar), _NO
 
     return y, getitem_pullback
 
@@ -397,11 +407,11 @@ def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
     # axis=None is passed only when given: dask's take refuses an explicit None
     y = xp.take(x, indices) if axis is None else xp.take(x, indices, axis=axis)
     key = _take_key(xp, x, indices, axis, None, "take")
-    project = ProjectTo(y, xp)
+    project, like = ProjectTo(y, xp), _like(x)
 
     @pullback(y, (x, indices))
     def take_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return _ungather(xp, x, key, project, y_bar), _NO
+        return _ungather(xp, like, key, project, y_bar), _NO
 
     return y, take_pullback
 
@@ -434,12 +444,12 @@ def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         return _take_0d_rrule(xp, x, args, kwargs)
     y = _numpy_module(x).take(*args, **kwargs)
     key = _take_key(xp, x, indices, a["axis"], a["mode"], "take")
-    project = ProjectTo(y, xp)
+    project, like = ProjectTo(y, xp), _like(x)
     rest = (_NO,) * (len(args) - 1)
 
     @pullback(y, args)
     def take_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (_ungather(xp, x, key, project, y_bar), *rest)
+        return (_ungather(xp, like, key, project, y_bar), *rest)
 
     return y, take_pullback
 
@@ -477,11 +487,11 @@ def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[A
     xp = namespace_of(x, indices, fname="take_along_axis")
     y = xp.take_along_axis(x, indices, axis=axis)
     key = _along_key(xp, x, indices, axis, "take_along_axis")
-    project = ProjectTo(y, xp)
+    project, like = ProjectTo(y, xp), _like(x)
 
     @pullback(y, (x, indices))
     def take_along_axis_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return _ungather(xp, x, key, project, y_bar), _NO
+        return _ungather(xp, like, key, project, y_bar), _NO
 
     return y, take_along_axis_pullback
 
@@ -503,12 +513,12 @@ def numpy_take_along_axis_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take_along_axis")
     y = _numpy_module(x).take_along_axis(*args, **kwargs)
     key = _along_key(xp, x, indices, a["axis"], "take_along_axis")
-    project = ProjectTo(y, xp)
+    project, like = ProjectTo(y, xp), _like(x)
     rest = (_NO,) * (len(args) - 1)
 
     @pullback(y, args)
     def take_along_axis_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (_ungather(xp, x, key, project, y_bar), *rest)
+        return (_ungather(xp, like, key, project, y_bar), *rest)
 
     return y, take_along_axis_pullback
 

@@ -82,6 +82,7 @@ from ..core import (
     unthunk,
 )
 from ..core.numpy_fast import numpy_result
+from ..core.toolkit import output
 from ._util import along, in_dtype
 
 __all__: list[str] = []  # rules only: nothing to import from here
@@ -381,7 +382,7 @@ def _reshape_rules(sig: Signature) -> _Rules:
     def reshape_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, y = primal(args, kwargs)
 
-        x_shape, y_rank = tuple(x.shape), y.ndim
+        x_shape, y_rank = tuple(x.shape), y.ndim  # shapes, not x: the pullback must not keep x
 
         @_linear_pullback(name, x, y, args, xp, chunked=True)
         def reshape_pullback(g: Any) -> Any:  # a chunk's leading axes kept
@@ -710,10 +711,11 @@ def _broadcast_to_rules(sig: Signature) -> _Rules:
 
     def broadcast_to_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, _, y = primal(args, kwargs)
+        xshape = tuple(x.shape)  # the shape, not x: the pullback must not keep x alive
 
         @_linear_pullback("broadcast_to", x, y, args, xp)
         def broadcast_to_pullback(g: Any) -> Any:
-            return _unbroadcast(xp, g, tuple(x.shape))
+            return _unbroadcast(xp, g, xshape)
 
         return y, broadcast_to_pullback
 
@@ -805,16 +807,17 @@ def _repeat_rules(sig: Signature) -> _Rules:
         xp, x, y, ax, wshape, r, src = primal(args, kwargs)
         xshape = tuple(x.shape)
         empty = math.prod(tuple(y.shape)) == 0  # host-known from the shapes
+        like = output(x)  # x's shape, dtype and device, not x: the pullback must not keep x alive
 
         @_linear_pullback("repeat", x, y, args, xp)
         def repeat_pullback(g: Any) -> Any:
             if empty:  # nothing was copied: no reshape of a zero-size cotangent (dask refuses)
-                return xp.zeros_like(x, dtype=g.dtype)
+                return _zeros(xp, xshape, g.dtype, like)
             if src is None:  # the sum of each element's block of r copies
                 blocks = xp.reshape(g, (*wshape[:ax], wshape[ax], r, *wshape[ax + 1 :]))
                 return xp.reshape(xp.sum(blocks, axis=ax + 1), xshape)
-            key = _axis_key(xp, tuple(g.shape), ax, src, x)
-            zeros = _zeros(xp, wshape, g.dtype, x)
+            key = _axis_key(xp, tuple(g.shape), ax, src, like)
+            zeros = _zeros(xp, wshape, g.dtype, like)
             return xp.reshape(scatter_add(zeros, key, g), xshape)
 
         return y, repeat_pullback
@@ -887,13 +890,15 @@ def _tile_rules(sig: Signature) -> _Rules:
         xp, x, y, xs, rs = primal(args, kwargs)
         inter = tuple(v for pair in zip(rs, xs) for v in pair)  # (r0, s0, r1, s1, ...)
         empty = math.prod(tuple(y.shape)) == 0  # host-known from the shapes
+        xshape = tuple(x.shape)  # the shape, not x: the pullback must not keep x alive
+        like = output(x)
 
         @_linear_pullback("tile", x, y, args, xp)
         def tile_pullback(g: Any) -> Any:
             if empty:  # nothing was copied: no reshape of a zero-size cotangent (dask refuses)
-                return xp.zeros_like(x, dtype=g.dtype)
+                return _zeros(xp, xshape, g.dtype, like)
             summed = xp.sum(xp.reshape(g, inter), axis=tuple(range(0, len(inter), 2)))
-            return xp.reshape(summed, tuple(x.shape))
+            return xp.reshape(summed, xshape)
 
         return y, tile_pullback
 
@@ -1014,16 +1019,17 @@ def _concat_rules(sig: Signature) -> _Rules:
         sizes = [math.prod(v.shape) if axis is None else v.shape[axis] for v in arrays]
         starts = [sum(sizes[:i]) for i in range(len(sizes))]
         kind, rest = type(arrays), (_NO,) * (len(args) - 1)
+        shapes = [tuple(v.shape) for v in arrays]  # not the arrays: the pullback must not keep them
 
         @pullback(y, args, name=name)
         def concat_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project_y.differentiable:
-                return (Tangent(*(_NO for _ in arrays), primal_type=kind), *rest)
+                return (Tangent(*(_NO for _ in shapes), primal_type=kind), *rest)
             g = project_y(y_bar)
             parts = []
-            for v, p, s, n in zip(arrays, projects, starts, sizes):
+            for shape, p, s, n in zip(shapes, projects, starts, sizes):
                 if axis is None:  # a slice of the flat cotangent, in the array's shape
-                    piece = xp.reshape(g[s : s + n], tuple(v.shape))
+                    piece = xp.reshape(g[s : s + n], shape)
                 else:
                     piece = g[along(axis, slice(s, s + n))]
                 parts.append(p(piece))
@@ -1099,7 +1105,7 @@ def _stack_rules(sig: Signature) -> _Rules:
         @pullback(y, args)
         def stack_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project_y.differentiable:
-                return (Tangent(*(_NO for _ in arrays), primal_type=kind), *rest)
+                return (Tangent(*(_NO for _ in projects), primal_type=kind), *rest)
             parts = xp.unstack(project_y(y_bar), axis=axis)
             return (Tangent(*(p(e) for p, e in zip(projects, parts)), primal_type=kind), *rest)
 
@@ -1156,13 +1162,16 @@ def unstack_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, x, axis, ys = _unstack(args, kwargs)
     project = ProjectTo(x, xp)
     piece = tuple(s for i, s in enumerate(x.shape) if i != axis)
+    like = output(x)  # x's shape, dtype and device, not x: the pullback must not keep x alive
 
     @pullback(ys, args)
     def unstack_pullback(y_bar: tuple[Any, ...]) -> Any:
         if not project.differentiable:
             return _NO
         parts = [
-            _zeros(xp, piece, x.dtype, x) if isinstance(e, AbstractZero) else _cast_like(xp, e, x)
+            _zeros(xp, piece, like.dtype, like)
+            if isinstance(e, AbstractZero)
+            else _cast_like(xp, e, like)
             for e in y_bar
         ]
         return project(xp.stack(parts, axis=axis))
@@ -1210,6 +1219,7 @@ def _broadcast_arrays_rules(sig: Signature) -> _Rules:
         xp, arrays, ys = primal(args, kwargs)
         projects = [ProjectTo(v, xp) for v in arrays]
         yprojects = [ProjectTo(y, xp) for y in ys]
+        shapes = [tuple(v.shape) for v in arrays]  # not the arrays: the pullback must not keep them
 
         @pullback(ys, args)
         def broadcast_arrays_pullback(y_bar: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -1218,8 +1228,8 @@ def _broadcast_arrays_rules(sig: Signature) -> _Rules:
                 if not p.differentiable
                 else _ZERO
                 if isinstance(e, AbstractZero)
-                else p(_unbroadcast(xp, py(e), tuple(v.shape)))
-                for e, v, p, py in zip(y_bar, arrays, projects, yprojects)
+                else p(_unbroadcast(xp, py(e), shape))
+                for e, shape, p, py in zip(y_bar, shapes, projects, yprojects)
             )
 
         return ys, broadcast_arrays_pullback

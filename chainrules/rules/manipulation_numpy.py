@@ -59,6 +59,7 @@ from ..core import (
     tangents_in,
     unthunk,
 )
+from ..core.toolkit import output
 from ._util import in_dtype
 from .manipulation import _ex as ex  # the examples' helpers of the standard's family
 from .manipulation import _rng_arrays as rng_arrays
@@ -210,6 +211,14 @@ def _cotangents(args: tuple[Any, ...], got: dict[tuple[int, tuple[int, ...]], An
     return tuple(build(a, k, ()) for k, a in enumerate(args))
 
 
+def _nesting(v: Any) -> Any:
+    """``v``'s nesting of tuples and lists with ``None`` for every leaf: what
+    :func:`_cotangents` reads of the arguments, without keeping them alive."""
+    if isinstance(v, (tuple, list)) and not is_array(v):
+        return type(v)(map(_nesting, v))
+    return None
+
+
 Plan = Callable[[Any, tuple[Any, ...], dict[str, Any]], Gather]
 
 
@@ -227,11 +236,18 @@ def gather_rules(name: str, plan: Plan) -> tuple[Callable[..., Any], Callable[[A
             like = ys[0]
             live = ys and _differentiable(xp, like)
             projects_y = [ProjectTo(v, xp) for v in ys]
-            sizes = [math.prod(tuple(as_array(xp, s.value, like).shape)) for s in g.sources]
+            shapes = [tuple(as_array(xp, s.value, like).shape) for s in g.sources]
+            sizes = [math.prod(shape) for shape in shapes]
             total = 1 + sum(sizes)
-            owed = [(i, s, ProjectTo(s.value, xp)) for i, s in enumerate(g.sources)]
-            owed = [o for o in owed if _has_cotangent(xp, o[1]) and live]
+            # shapes, positions and projectors, not the sources, the arguments or an output (a
+            # view of one): the pullback must not keep the inputs alive
+            owed = [
+                (i, s.pos, s.path, ProjectTo(s.value, xp))
+                for i, s in enumerate(g.sources)
+                if _has_cotangent(xp, s) and live
+            ]
             starts = [1 + sum(sizes[:i]) for i in range(len(sizes))]
+            like, nesting = output(like), _nesting(args)
 
             @pullback(y, args if live else (None,) * len(args), name=name)
             def gather_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -242,18 +258,17 @@ def gather_rules(name: str, plan: Plan) -> tuple[Callable[..., Any], Callable[[A
                         keys.append(xp.reshape(s, (-1,)))
                         vals.append(xp.reshape(p(b), (-1,)))
                 if not keys:
-                    return _cotangents(args, {})
+                    return _cotangents(nesting, {})
                 key = keys[0] if len(keys) == 1 else xp.concat(keys)
                 val = vals[0] if len(vals) == 1 else xp.concat(vals)
                 zero = xp.zeros((), dtype=like.dtype, **_dev(like))
                 flat = scatter_add(xp.broadcast_to(zero, (total,)), key, val)
                 got: dict[tuple[int, tuple[int, ...]], Any] = {}
-                for i, s, p in owed:
-                    assert s.pos is not None  # _has_cotangent: a positional source
-                    shape = tuple(as_array(xp, s.value, like).shape)
+                for i, pos, path, p in owed:
+                    assert pos is not None  # _has_cotangent: a positional source
                     piece = flat[starts[i] : starts[i] + sizes[i]]
-                    got[(s.pos, s.path)] = p(xp.reshape(piece, shape))
-                return _cotangents(args, got)
+                    got[(pos, path)] = p(xp.reshape(piece, shapes[i]))
+                return _cotangents(nesting, got)
 
             gather_pullback.__name__ = gather_pullback.__qualname__ = f"{name}_pullback"
             return y, gather_pullback
@@ -765,11 +780,11 @@ def _copy_rules(fn: Any, kind: str) -> Callable[..., Any]:
 
     def copy_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, y = primal(args, kwargs)
-        project = ProjectTo(x, xp)
+        project, rest = ProjectTo(x, xp), (_NO,) * (len(args) - 1)
 
         @pullback(y, args)
         def copy_pullback(y_bar: Any) -> Any:
-            return (project(y_bar), *(_NO,) * (len(args) - 1))
+            return (project(y_bar), *rest)
 
         return y, copy_pullback
 

@@ -543,18 +543,20 @@ def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         project = ProjectTo(x, xp)
         first = 1 if kw["include_initial"] else 0
         nos = _consts(args)
+        # the shape, not x, and the input only for the product: the pullback must not keep x
+        xshape, prod_in = tuple(x.shape), work if is_prod else None
 
         @pullback(y, (x, *nos), name=name)
         def cumulative_pullback(y_bar: Any) -> tuple[Any, ...]:
             g = y_bar[along(ax, slice(1, None))] if first else y_bar
             if is_prod:
-                b, f, cp, xs = _cumprod_parts(xp, work, ax)
+                b, f, cp, xs = _cumprod_parts(xp, prod_in, ax)
                 if project.kind == "c":  # conjugated partials: complex inputs' convention
                     cp, xs = xp.conj(cp), xp.conj(xs)
                 w_bar = b * _revcumsum(xp, g * cp * b, ax) / xs + f * _revcumsum(xp, g * cp, ax)
             else:
                 w_bar = _revcumsum(xp, g, ax)
-            x_bar = xp.reshape(w_bar, tuple(x.shape)) if x.ndim != 1 else w_bar
+            x_bar = xp.reshape(w_bar, xshape) if len(xshape) != 1 else w_bar
             return (project(x_bar), *nos)
 
         return y, cumulative_pullback
