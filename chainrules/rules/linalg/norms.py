@@ -119,10 +119,11 @@ def _at_inf(
     if xp.isdtype(x.dtype, "complex floating"):
         return make(x)  # complex infinity has no direction: NaN (docs/conventions.md)
     big = xp.isinf(x)  # for p > 0 an infinite entry makes y inf (or NaN: kept below)
-    g = make(xp.where(big, xp.zeros_like(x), x))
+    # (scalar and same-shape operands only: NumPy's where is 5-10x slower with broadcast ones)
+    g = make(xp.where(big, 0.0, x))
     k = xp.astype(count_true(xp, big, axes), ye.dtype)
     w = xp.pow(safe(xp, k), 1.0 / p - 1.0)
-    w = xp.copysign(xp.where(xp.isnan(ye), ye, w), x)  # the sign of x first: scale may be < 0
+    w = xp.copysign(xp.where(xp.isnan(ye), ye, w), x)  # w >= 0; the sign of x
     return xp.where(big, w if isinstance(scale, float) else w * scale, g)
 
 
