@@ -511,6 +511,52 @@ def _revcumsum(xp: Any, v: Any, axis: int) -> Any:
     return xp.flip(xp.cumulative_sum(xp.flip(v, axis=axis), axis=axis), axis=axis)
 
 
+def _mul0(xp: Any, a: Any, b: Any) -> Any:
+    """``a * b`` with ``0 * anything = 0``: in exact arithmetic an overflowed ``inf`` times an
+    exact zero is 0, and no ``inf * 0`` is formed (no NaN, no warning)."""
+    z = (a == 0) | (b == 0)
+    return xp.where(z, 0.0, a) * xp.where(z, 0.0, b)
+
+
+def _shift(xp: Any, v: Any, s: int, axis: int, fill: float, reverse: bool) -> Any:
+    """``v`` moved ``s`` places along ``axis`` (towards the end; to the start if ``reverse``),
+    the vacated places set to ``fill``: slices and a concat, no flip."""
+    pad = xp.full_like(v[along(axis, slice(0, s))], fill)
+    if reverse:
+        return xp.concat((v[along(axis, slice(s, None))], pad), axis=axis)
+    return xp.concat((pad, v[along(axis, slice(None, -s))]), axis=axis)
+
+
+def _affine_scan(xp: Any, a: Any, b: Any, axis: int, reverse: bool) -> Any:
+    """``h`` with ``h_i = b_i + a_i * h_{i-1}`` along ``axis`` (``h_{i+1}`` if ``reverse``), from
+    ``h = 0`` outside: a parallel (Hillis-Steele) scan of the affine maps, ``ceil(log2 n)`` steps
+    of slices and zero-safe products (``_mul0``), with no division -- the array API has no scan."""
+    n, s = a.shape[axis], 1
+    while s < n:  # n is a shape: known on the host
+        b = b + _mul0(xp, a, _shift(xp, b, s, axis, 0.0, reverse))
+        a = _mul0(xp, a, _shift(xp, a, s, axis, 1.0, reverse))
+        s *= 2
+    return b
+
+
+def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
+    """The pullback of ``cumulative_prod`` along ``axis``, with no division:
+    ``x_bar_i = E_i * h_i``, ``E_i = prod_{k<i} x_k`` (the exclusive product, 0 after a zero) and
+    ``h_i = g_i + x_{i+1} h_{i+1}`` (a reverse affine scan). Exact with zeros, and finite where
+    the cumulative product overflows (rows of 1e300 with zeros: no ``inf * 0``)."""
+    nonzero = xp.astype(x != 0, x.dtype)
+    upto = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)[
+        along(axis, slice(None, -1))
+    ]
+    xs = xp.where(x == 0, xp.ones_like(x), x)
+    e = xp.cumulative_prod(xs, axis=axis, include_initial=True)[along(axis, slice(None, -1))]
+    e = xp.where(upto == 1, e, xp.zeros_like(e))  # 0 after the first zero
+    if conj:  # conjugated partials: complex inputs' convention
+        x, e = xp.conj(x), xp.conj(e)
+    h = _affine_scan(xp, _shift(xp, x, 1, axis, 0.0, True), g, axis, True)
+    return _mul0(xp, e, h)
+
+
 def _cumprod_parts(xp: Any, x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
     """(B, F, C, x_safe): before-the-first-zero mask, first-zero mask (both in x's dtype), the
     cumulative product with the first zero replaced by 1, and x with zeros replaced by 1."""
@@ -541,10 +587,7 @@ def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         def cumulative_pullback(y_bar: Any) -> tuple[Any, ...]:
             g = y_bar[along(ax, slice(1, None))] if first else y_bar
             if is_prod:
-                b, f, cp, xs = _cumprod_parts(xp, work, ax)
-                if project.kind == "c":  # conjugated partials: complex inputs' convention
-                    cp, xs = xp.conj(cp), xp.conj(xs)
-                w_bar = b * _revcumsum(xp, g * cp * b, ax) / xs + f * _revcumsum(xp, g * cp, ax)
+                w_bar = _cumprod_back(xp, work, g, ax, project.kind == "c")
             else:
                 w_bar = _revcumsum(xp, g, ax)
             x_bar = xp.reshape(w_bar, tuple(x.shape)) if x.ndim != 1 else w_bar
