@@ -16,11 +16,12 @@ Maths notes
 * ``var``/``std``: ``d var = 2 Re(conj(x - mean) dx) / (N - correction)``; ``std``'s is that over
   ``2 std``, and 0 where ``std`` is 0 (a constant slice: the minimum-norm subgradient).
 * ``cumulative_sum``: the pullback is the reversed cumulative sum of ``y_bar``.
-* ``cumulative_prod``: exact with zeros. With ``B`` marking the positions before the first zero of
-  each slice, ``F`` the first zero itself and ``C`` the cumulative product of ``x`` with that first
-  zero replaced by 1: ``x_bar = B * revcumsum(y_bar * C * B) / x + F * revcumsum(y_bar * C)``
-  (conjugated partials for complex ``x``), and ``y_dot = C * (B * cumsum(B * x_dot / x) +
-  cumsum(F * x_dot))``. Every term is a mask or a cumulative sum: no host reads.
+* ``cumulative_prod``: exact with zeros and with no division (so finite where the product
+  overflows: rows of 1e300 with zeros). With ``E_i = prod_{k<i} x_k`` the exclusive product (0
+  after the first zero), ``x_bar_i = E_i * h_i`` for ``h_i = y_bar_i + x_{i+1} h_{i+1}`` (conjugated
+  partials for complex ``x``), and ``y_dot_j = x_j y_dot_{j-1} + E_j x_dot_j``. The array API has no
+  scan: both recurrences are parallel scans of affine maps (``ceil(log2 n)`` steps of slices and
+  products, taking ``0 * inf`` as 0). No host reads.
 * ``ptp = max - min``: each end splits its cotangent among its ties (a constant slice gets 0); the
   NaN variants give NaN entries a zero cotangent (a mask, no host reads); ``average``'s weights
   are differentiated when positional (``np.average(a, axis, weights)``), never as a keyword.
@@ -544,31 +545,30 @@ def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
     ``x_bar_i = E_i * h_i``, ``E_i = prod_{k<i} x_k`` (the exclusive product, 0 after a zero) and
     ``h_i = g_i + x_{i+1} h_{i+1}`` (a reverse affine scan). Exact with zeros, and finite where
     the cumulative product overflows (rows of 1e300 with zeros: no ``inf * 0``)."""
-    nonzero = xp.astype(x != 0, x.dtype)
-    upto = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)[
-        along(axis, slice(None, -1))
-    ]
-    xs = xp.where(x == 0, xp.ones_like(x), x)
-    e = xp.cumulative_prod(xs, axis=axis, include_initial=True)[along(axis, slice(None, -1))]
-    e = xp.where(upto == 1, e, xp.zeros_like(e))  # 0 after the first zero
+    e = _exclusive_prod(xp, x, axis)
     if conj:  # conjugated partials: complex inputs' convention
         x, e = xp.conj(x), xp.conj(e)
     h = _affine_scan(xp, _shift(xp, x, 1, axis, 0.0, True), g, axis, True)
     return _mul0(xp, e, h)
 
 
-def _cumprod_parts(xp: Any, x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
-    """(B, F, C, x_safe): before-the-first-zero mask, first-zero mask (both in x's dtype), the
-    cumulative product with the first zero replaced by 1, and x with zeros replaced by 1."""
-    one = xp.ones_like(x)
+def _exclusive_prod(xp: Any, x: Any, axis: int) -> Any:
+    """``E_i = prod_{k<i} x_k`` along ``axis``, exactly 0 after the first zero (never the NaN of
+    an overflowed ``inf`` times that zero)."""
+    drop_last = along(axis, slice(None, -1))
     nonzero = xp.astype(x != 0, x.dtype)
-    before = xp.cumulative_prod(nonzero, axis=axis)  # 1 until the first zero, then 0
-    # the exclusive version: 1 for every position up to and including the first zero
-    upto = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)
-    upto = upto[along(axis, slice(None, -1))]
-    first = upto - before  # 1 exactly at the first zero
-    x1 = xp.where(first == 1, one, x)
-    return before, first, xp.cumulative_prod(x1, axis=axis), xp.where(x == 0, one, x)
+    upto = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)[drop_last]
+    xs = xp.where(x == 0, xp.ones_like(x), x)
+    e = xp.cumulative_prod(xs, axis=axis, include_initial=True)[drop_last]
+    return xp.where(upto == 1, e, xp.zeros_like(e))
+
+
+def _cumprod_dot(xp: Any, x: Any, t: Any, axis: int, extra: int) -> Any:
+    """The pushforward of ``cumulative_prod``: ``y_dot_j = x_j y_dot_{j-1} + E_j t_j`` (a forward
+    affine scan; ``t`` may carry ``extra`` leading chunk axes), with no division."""
+    e = _exclusive_prod(xp, x, axis)
+    a = xp.broadcast_to(x, tuple(t.shape)) if extra else x
+    return _affine_scan(xp, a, _mul0(xp, e, t), axis + extra, False)
 
 
 def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
@@ -607,9 +607,7 @@ def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         if not is_prod:
             y_dot = xp.cumulative_sum(t, axis=ax + extra, include_initial=kw["include_initial"])
             return y, in_dtype(xp, y_dot, y.dtype)
-        b, f, cp, xs = _cumprod_parts(xp, work, ax)
-        cs = xp.cumulative_sum
-        y_dot = cp * (b * cs(b * t / xs, axis=ax + extra) + cs(f * t, axis=ax + extra))
+        y_dot = _cumprod_dot(xp, work, t, ax, extra)
         if kw["include_initial"]:
             zero = xp.zeros_like(y_dot[along(ax + extra, slice(0, 1))])
             y_dot = xp.concat((zero, y_dot), axis=ax + extra)

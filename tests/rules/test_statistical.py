@@ -100,6 +100,16 @@ def test_cumprod_pullback_is_finite_where_the_product_overflows() -> None:
         [1.0, 1e300 * (1.0 + 1e300 + 1e300 * 1e300), 0.0, 0.0],  # = inf: x0 (1 + x2 + x2 x3)
         [1.0 + 3.0, 2.0, 2.0 * 3.0 * (1.0 + 4.0), 0.0],
     ]
+    # the pushforward along each basis vector gives the same Jacobian, transposed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the primal's own inf * 0
+        cols = [cr.frule((cr.NoTangent(), e), np.cumprod, x[0])[1] for e in np.eye(4)]
+    assert [c.tolist() for c in cols] == [
+        [1.0, 1e300, 0.0, 0.0],
+        [0.0, 1e300, 0.0, 0.0],
+        [0.0, 0.0, np.inf, np.inf],
+        [0.0, 0.0, 0.0, 0.0],
+    ]
     # a complex row: conjugated partials, the same structure. (A complex product that overflows
     # is NaN in NumPy itself -- (0 + inf j) * (1 + 0j) forms inf * 0 -- a declared limit.)
     z = np.array([2j, 1e300 + 0j, 0j, 2.0 + 0j])
