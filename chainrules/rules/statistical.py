@@ -15,7 +15,12 @@ Maths notes
   never an ``argmax`` read on the host.
 * ``var``/``std``: ``d var = 2 Re(conj(x - mean) dx) / (N - correction)``; ``std``'s is that over
   ``2 std``, and 0 where ``std`` is 0 (a constant slice: the minimum-norm subgradient).
-* ``cumulative_sum``: the pullback is the reversed cumulative sum of ``y_bar``.
+* ``cumulative_sum``: the pullback is the reversed cumulative sum of ``y_bar``, as two flips
+  around a ``cumulative_sum`` (the standard has no reverse scan). The flip-free
+  ``sum(y_bar) - cumulative_sum(y_bar) + y_bar`` is not used: it is NaN wherever ``y_bar`` holds an
+  ``inf`` (``inf - inf``), and it matched the flips bitwise in 0 of 200 random rows of 1000
+  (relative error to 3e-15 in float64, 2e-6 in float32). Each flip of a sharded axis costs a
+  collective-permute under JAX's SPMD, a price paid for exactness.
 * ``cumulative_prod``: exact with zeros and with no division (so finite where the product
   overflows: rows of 1e300 with zeros). With ``E_i = prod_{k<i} x_k`` the exclusive product (0
   after the first zero), ``x_bar_i = E_i * h_i`` for ``h_i = y_bar_i + x_{i+1} h_{i+1}`` (conjugated
