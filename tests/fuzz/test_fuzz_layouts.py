@@ -17,7 +17,7 @@ The run is a subprocess (this file run as a script) with a per-call watchdog, as
 ``test_fuzz.py``: a hang fails the test with the case named. ``layouts_residuals.json`` declares
 each case that does not pass, with its outcome as the reason; the test fails on a new failing
 case and on a declared one that passes now. The tallies per category are printed (``-s``).
-About 15 s.
+About 20 s; a hypothesis test of random layouts, in process, about 3 s more.
 """
 
 # ruff: noqa: BLE001 -- a fuzzer records every exception a rule raises, by design
@@ -369,6 +369,86 @@ def test_layouts_precisions_magnitudes_and_foreign_cotangents(tmp_path: Path) ->
     fixed = sorted(set(declared) - set(outcomes))
     assert not new, f"{len(new)} new failing cases (or a changed outcome): {new}"
     assert not fixed, f"declared in layouts_residuals.json but passing now (remove them): {fixed}"
+
+
+def _numpy_cases() -> list[tuple[str, Any, tuple[Any, ...], dict[str, Any], int]]:
+    """``(name, f, args, kwargs, i)`` for each NumPy registration's first example, ``i`` its
+    first floating array argument."""
+    from chainrules.core.registry import registrations
+    from chainrules.testing.backends import BACKENDS
+    from chainrules.testing.examples import examples_for
+
+    out = []
+    for reg in registrations():
+        f = BACKENDS["numpy"].function(reg)
+        if f is None or reg.non_differentiable:
+            continue
+        try:
+            exs = examples_for(reg)
+        except Exception:
+            continue
+        if not exs:
+            continue
+        args, kwargs = tuple(exs[0].args), dict(exs[0].kwargs)
+        i = next((k for k, a in enumerate(args) if _is_np(a) and a.dtype.kind in "fc"), None)
+        if i is None or not args[i].ndim:
+            continue
+        try:  # an example f itself refuses (a keyword only the rule takes) is no case here
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                f(*args, **kwargs)
+        except Exception:
+            continue
+        out.append((reg.name, f, args, kwargs, i))
+    return out
+
+
+def test_any_layout_gives_the_same_numbers() -> None:
+    """Hypothesis draws a registration and a layout -- a step and an offset into a larger
+    buffer, a reversed view, C or Fortran order, the byte order, writeable or not -- for its
+    first floating argument: the rule's primal and cotangents equal those of the plain input
+    (bitwise), wherever ``f``'s own value does. About 3 s."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    import chainrules as cr
+
+    residual = {k.split(" [")[0] for k in json.loads((HERE / "layouts_residuals.json").read_text())}
+    cases = [c for c in _numpy_cases() if c[0] not in residual]
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(
+        st.sampled_from(cases),
+        st.integers(1, 3),
+        st.integers(0, 2),
+        st.booleans(),
+        st.sampled_from("CF"),
+        st.sampled_from("<>"),
+        st.booleans(),
+    )
+    def check(case: Any, step: int, offset: int, rev: bool, order: str, bo: str, ro: bool) -> None:
+        name, f, args, kwargs, i = case
+        a = args[i]
+        big = np.zeros((offset + step * a.shape[0], *a.shape[1:]), a.dtype.newbyteorder(bo))
+        view = big[offset::step][: a.shape[0]]
+        view[...] = a[::-1] if rev else a
+        v = view[::-1] if rev else view
+        v = np.asfortranarray(v) if order == "F" else v
+        v.flags.writeable = not ro and v.flags.writeable
+        bad = (*args[:i], v, *args[i + 1 :])
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            if _same_primal(f(*bad, **kwargs), f(*args, **kwargs), dtypes=False) is not None:
+                return  # f itself gives other last bits in this layout: no bitwise reference
+            y0, pb0 = cr.rrule(f, *args, **kwargs)
+            y, pb = cr.rrule(f, *bad, **kwargs)
+            assert _same_primal(y, y0, dtypes=False) is None, name
+            if _differentiable(y0):
+                g0 = _grads(pb0(_cotangent(y0, np.ones_like)))
+                assert _arrays_equal(_grads(pb(_cotangent(y, np.ones_like))), g0), name
+        assert np.array_equal(v, a, equal_nan=True)  # nothing written into the input
+
+    check()
 
 
 if __name__ == "__main__":
