@@ -84,8 +84,8 @@ def _vector_direction(
         # x / y is sign(x) on the mask: copysign(1 / count, x), finite also at y = inf (where
         # x * (1 / y) would be inf * 0); 0 at the zero vector (y = 0, every element tied)
         c = 1 / safe(xp, count)
-        g = xp.copysign(xp.where(ye == 0, xp.zeros_like(c), c), x)
-        return xp.where(mask, g if scale is None else g * scale, 0.0)
+        g = xp.copysign(xp.where(ye == 0, xp.zeros_like(c), c), x)  # c >= 0: sign(x) / count
+        return masked_product(xp, mask, g, 1.0 if scale is None else scale)
     ax = xp.abs(x)
     if ord == 1:
         g = unit(xp, x, ax)
