@@ -21,12 +21,16 @@ Maths notes
   ``inf`` (``inf - inf``), and it matched the flips bitwise in 0 of 200 random rows of 1000
   (relative error to 3e-15 in float64, 2e-6 in float32). Each flip of a sharded axis costs a
   collective-permute under JAX's SPMD, a price paid for exactness.
-* ``cumulative_prod``: exact with zeros and with no division (so finite where the product
-  overflows: rows of 1e300 with zeros). With ``E_i = prod_{k<i} x_k`` the exclusive product (0
-  after the first zero), ``x_bar_i = E_i * h_i`` for ``h_i = y_bar_i + x_{i+1} h_{i+1}`` (conjugated
-  partials for complex ``x``), and ``y_dot_j = x_j y_dot_{j-1} + E_j x_dot_j``. The array API has no
-  scan: both recurrences are parallel scans of affine maps (``ceil(log2 n)`` steps of slices and
-  products, taking ``0 * inf`` as 0). No host reads.
+* ``cumulative_prod``: exact with zeros. The pullback divides by nothing (so it is finite where
+  the product overflows: rows of 1e300 with zeros): with ``E_i = prod_{k<i} x_k`` the exclusive
+  product (0 after a zero, also where NumPy's ``inf * 0`` gives NaN), ``x_bar_i = E_i * h_i`` for
+  ``h_i = y_bar_i + x_{i+1} h_{i+1}`` (conjugated partials for complex ``x``). The array API has no
+  scan: ``h`` is a parallel scan of affine maps (``ceil(log2 n)`` steps of slices and products,
+  taking ``0 * inf`` as 0). It is differentiable at exact zeros too (second derivatives). The
+  pushforward keeps the division formula ``y_dot = C * (B * cumsum(B * x_dot / x) +
+  cumsum(F * x_dot))`` (``B`` before the first zero, ``F`` the first zero, ``C`` the cumulative
+  product with that zero replaced by 1): a scan's zero masks would depend on the tangent, which
+  JAX cannot transpose. No host reads.
 * ``ptp = max - min``: each end splits its cotangent among its ties (a constant slice gets 0); the
   NaN variants give NaN entries a zero cotangent (a mask, no host reads); ``average``'s weights
   are differentiated when positional (``np.average(a, axis, weights)``), never as a keyword.
@@ -518,9 +522,10 @@ def _revcumsum(xp: Any, v: Any, axis: int) -> Any:
 
 
 def _mul0(xp: Any, a: Any, b: Any) -> Any:
-    """``a * b`` with ``0 * anything = 0``: in exact arithmetic an overflowed ``inf`` times an
-    exact zero is 0, and no ``inf * 0`` is formed (no NaN, no warning)."""
-    z = (a == 0) | (b == 0)
+    """``a * b`` with ``0 * inf = 0``: in exact arithmetic an overflowed ``inf`` times an exact
+    zero is 0, and no ``inf * 0`` is formed (no NaN, no warning). Only those places are masked,
+    so the product stays differentiable at ordinary zeros (second derivatives)."""
+    z = ((a == 0) & xp.isinf(b)) | ((b == 0) & xp.isinf(a))
     return xp.where(z, 0.0, a) * xp.where(z, 0.0, b)
 
 
@@ -549,7 +554,7 @@ def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
     """The pullback of ``cumulative_prod`` along ``axis``, with no division:
     ``x_bar_i = E_i * h_i``, ``E_i = prod_{k<i} x_k`` (the exclusive product, 0 after a zero) and
     ``h_i = g_i + x_{i+1} h_{i+1}`` (a reverse affine scan). Exact with zeros, and finite where
-    the cumulative product overflows (rows of 1e300 with zeros: no ``inf * 0``)."""
+    the cumulative product overflows (rows of 1e300 with zeros)."""
     e = _exclusive_prod(xp, x, axis)
     if conj:  # conjugated partials: complex inputs' convention
         x, e = xp.conj(x), xp.conj(e)
@@ -558,22 +563,28 @@ def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
 
 
 def _exclusive_prod(xp: Any, x: Any, axis: int) -> Any:
-    """``E_i = prod_{k<i} x_k`` along ``axis``, exactly 0 after the first zero (never the NaN of
-    an overflowed ``inf`` times that zero)."""
+    """``E_i = prod_{k<i} x_k`` along ``axis``, exactly 0 after a zero even where the product
+    before it overflowed (NumPy's ``inf * 0`` is NaN there). The product itself is taken of
+    ``x``, so its derivative is the true one at zeros (second derivatives)."""
     drop_last = along(axis, slice(None, -1))
+    e = xp.cumulative_prod(x, axis=axis, include_initial=True)[drop_last]
     nonzero = xp.astype(x != 0, x.dtype)
-    upto = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)[drop_last]
-    xs = xp.where(x == 0, xp.ones_like(x), x)
-    e = xp.cumulative_prod(xs, axis=axis, include_initial=True)[drop_last]
-    return xp.where(upto == 1, e, xp.zeros_like(e))
+    after = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)[drop_last] == 0
+    return xp.where(after & xp.isnan(e), xp.zeros_like(e), e)
 
 
-def _cumprod_dot(xp: Any, x: Any, t: Any, axis: int, extra: int) -> Any:
-    """The pushforward of ``cumulative_prod``: ``y_dot_j = x_j y_dot_{j-1} + E_j t_j`` (a forward
-    affine scan; ``t`` may carry ``extra`` leading chunk axes), with no division."""
-    e = _exclusive_prod(xp, x, axis)
-    a = xp.broadcast_to(x, tuple(t.shape)) if extra else x
-    return _affine_scan(xp, a, _mul0(xp, e, t), axis + extra, False)
+def _cumprod_parts(xp: Any, x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
+    """(B, F, C, x_safe): before-the-first-zero mask, first-zero mask (both in x's dtype), the
+    cumulative product with the first zero replaced by 1, and x with zeros replaced by 1."""
+    one = xp.ones_like(x)
+    nonzero = xp.astype(x != 0, x.dtype)
+    before = xp.cumulative_prod(nonzero, axis=axis)  # 1 until the first zero, then 0
+    # the exclusive version: 1 for every position up to and including the first zero
+    upto = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)
+    upto = upto[along(axis, slice(None, -1))]
+    first = upto - before  # 1 exactly at the first zero
+    x1 = xp.where(first == 1, one, x)
+    return before, first, xp.cumulative_prod(x1, axis=axis), xp.where(x == 0, one, x)
 
 
 def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
@@ -612,7 +623,11 @@ def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         if not is_prod:
             y_dot = xp.cumulative_sum(t, axis=ax + extra, include_initial=kw["include_initial"])
             return y, in_dtype(xp, y_dot, y.dtype)
-        y_dot = _cumprod_dot(xp, work, t, ax, extra)
+        # the pushforward keeps the division formula: a scan's zero masks would depend on the
+        # tangent, which JAX cannot transpose (a custom_jvp's linear map); see the maths notes
+        b, f, cp, xs = _cumprod_parts(xp, work, ax)
+        cs = xp.cumulative_sum
+        y_dot = cp * (b * cs(b * t / xs, axis=ax + extra) + cs(f * t, axis=ax + extra))
         if kw["include_initial"]:
             zero = xp.zeros_like(y_dot[along(ax + extra, slice(0, 1))])
             y_dot = xp.concat((zero, y_dot), axis=ax + extra)
