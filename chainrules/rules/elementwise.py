@@ -81,15 +81,37 @@ scalar_rule(
     domain=(UNIT,),
     complex=C_UNIT,
 )
-scalar_rule(
-    ("atan", "numpy:arctan"), lambda xp, out, x: 1 / (1 + x * x), domain=(R,), complex=C_UNIT
-)
-scalar_rule(
-    ("asinh", "numpy:arcsinh"),
-    lambda xp, out, x: 1 / xp.sqrt(1 + x * x),
-    domain=(R,),
-    complex=C_UNIT,
-)
+
+
+def _scaled(xp: Any, x: Any) -> tuple[Any, Any]:
+    """``(r, u)`` with ``r = 1 / s`` and ``u = x / s`` for ``s = max(|Re x|, |Im x|, 1)`` (real,
+    >= 1): ``1 + x^2 = s^2 (r^2 + u^2)`` with no overflow in ``x^2`` at ``|x| ~ 1e300``, and
+    ``s = 1``, so the same arithmetic as before, wherever ``|x| <= 1``."""
+    if xp.isdtype(x.dtype, "complex floating"):
+        a = xp.maximum(xp.abs(xp.real(x)), xp.abs(xp.imag(x)))
+    else:
+        a = xp.abs(x)
+    s = xp.where(a > 1, a, xp.ones_like(a))
+    return 1 / s, x / s
+
+
+def _atan_dx(xp: Any, out: Any, x: Any) -> Any:
+    r, u = _scaled(xp, x)  # 1 / (1 + x^2) = r (r / (r^2 + u^2))
+    return r * (r / (r * r + u * u))
+
+
+def _asinh_dx(xp: Any, out: Any, x: Any) -> Any:
+    r, u = _scaled(xp, x)  # 1 / sqrt(1 + x^2) = r / sqrt(r^2 + u^2): s > 0 keeps the branch
+    return r / xp.sqrt(r * r + u * u)
+
+
+def _atanh_dx(xp: Any, out: Any, x: Any) -> Any:
+    r, u = _scaled(xp, x)  # 1 / (1 - x^2) = r (r / (r^2 - u^2))
+    return r * (r / (r * r - u * u))
+
+
+scalar_rule(("atan", "numpy:arctan"), _atan_dx, domain=(R,), complex=C_UNIT)
+scalar_rule(("asinh", "numpy:arcsinh"), _asinh_dx, domain=(R,), complex=C_UNIT)
 # sqrt(x - 1) * sqrt(x + 1), not sqrt(x*x - 1): the principal branch of acosh for complex x
 scalar_rule(
     ("acosh", "numpy:arccosh"),
@@ -97,9 +119,7 @@ scalar_rule(
     domain=((1.2, 3.0),),
     complex=(1.2, 2.5, -1.0, 1.0),
 )
-scalar_rule(
-    ("atanh", "numpy:arctanh"), lambda xp, out, x: 1 / (1 - x * x), domain=(UNIT,), complex=C_UNIT
-)
+scalar_rule(("atanh", "numpy:arctanh"), _atanh_dx, domain=(UNIT,), complex=C_UNIT)
 scalar_rule("exp", lambda xp, out, x: out, domain=(R,), complex=C_ANY)
 scalar_rule("expm1", lambda xp, out, x: out + 1, domain=(R,), complex=C_ANY)
 scalar_rule("log", lambda xp, out, x: 1 / x, domain=(POS,), complex=C_RIGHT)
@@ -204,17 +224,25 @@ def _sigmoid(xp: Any, t: Any) -> Any:
 
 # d/dx1 logaddexp(x1, x2) = sigmoid(x1 - x2): exact at large equal arguments, where exp(x1 - out)
 # loses log(2) to rounding (1 instead of 1/2 at 1e20), and finite at infinite ones
+def _gap(xp: Any, x1: Any, x2: Any) -> Any:
+    """``x1 - x2``, and 0 at equal infinities (``inf - inf``): there each argument's share is
+    1/2, the limit along the diagonal and the tie convention of ``maximum``. Finite ties keep
+    ``x1 - x2`` itself, so second derivatives there stay right."""
+    tie = xp.isinf(x1) & (x1 == x2)
+    return xp.where(tie, xp.zeros_like(x1), x1) - xp.where(tie, xp.zeros_like(x2), x2)
+
+
 scalar_rule(
     "logaddexp",
-    lambda xp, out, x1, x2: _sigmoid(xp, x1 - x2),
-    lambda xp, out, x1, x2: _sigmoid(xp, x2 - x1),
+    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x1, x2)),
+    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x2, x1)),
     domain=(R, R),
     expect=TORCH_NO_SCALAR,
 )
 scalar_rule(
     "numpy:logaddexp2",
-    lambda xp, out, x1, x2: _sigmoid(xp, (x1 - x2) * math.log(2)),
-    lambda xp, out, x1, x2: _sigmoid(xp, (x2 - x1) * math.log(2)),
+    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x1, x2) * math.log(2)),
+    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x2, x1) * math.log(2)),
     domain=(R, R),
 )
 

@@ -15,12 +15,22 @@ Maths notes
   never an ``argmax`` read on the host.
 * ``var``/``std``: ``d var = 2 Re(conj(x - mean) dx) / (N - correction)``; ``std``'s is that over
   ``2 std``, and 0 where ``std`` is 0 (a constant slice: the minimum-norm subgradient).
-* ``cumulative_sum``: the pullback is the reversed cumulative sum of ``y_bar``.
-* ``cumulative_prod``: exact with zeros. With ``B`` marking the positions before the first zero of
-  each slice, ``F`` the first zero itself and ``C`` the cumulative product of ``x`` with that first
-  zero replaced by 1: ``x_bar = B * revcumsum(y_bar * C * B) / x + F * revcumsum(y_bar * C)``
-  (conjugated partials for complex ``x``), and ``y_dot = C * (B * cumsum(B * x_dot / x) +
-  cumsum(F * x_dot))``. Every term is a mask or a cumulative sum: no host reads.
+* ``cumulative_sum``: the pullback is the reversed cumulative sum of ``y_bar``, as two flips
+  around a ``cumulative_sum`` (the standard has no reverse scan). The flip-free
+  ``sum(y_bar) - cumulative_sum(y_bar) + y_bar`` is not used: it is NaN wherever ``y_bar`` holds an
+  ``inf`` (``inf - inf``), and it matched the flips bitwise in 0 of 200 random rows of 1000
+  (relative error to 3e-15 in float64, 2e-6 in float32). Each flip of a sharded axis costs a
+  collective-permute under JAX's SPMD, a price paid for exactness.
+* ``cumulative_prod``: exact with zeros. The pullback divides by nothing (so it is finite where
+  the product overflows: rows of 1e300 with zeros): with ``E_i = prod_{k<i} x_k`` the exclusive
+  product (0 after a zero, also where NumPy's ``inf * 0`` gives NaN), ``x_bar_i = E_i * h_i`` for
+  ``h_i = y_bar_i + x_{i+1} h_{i+1}`` (conjugated partials for complex ``x``). The array API has no
+  scan: ``h`` is a parallel scan of affine maps (``ceil(log2 n)`` steps of slices and products,
+  taking ``0 * inf`` as 0). It is differentiable at exact zeros too (second derivatives). The
+  pushforward keeps the division formula ``y_dot = C * (B * cumsum(B * x_dot / x) +
+  cumsum(F * x_dot))`` (``B`` before the first zero, ``F`` the first zero, ``C`` the cumulative
+  product with that zero replaced by 1): a scan's zero masks would depend on the tangent, which
+  JAX cannot transpose. No host reads.
 * ``ptp = max - min``: each end splits its cotangent among its ties (a constant slice gets 0); the
   NaN variants give NaN entries a zero cotangent (a mask, no host reads); ``average``'s weights
   are differentiated when positional (``np.average(a, axis, weights)``), never as a keyword.
@@ -518,6 +528,58 @@ def _revcumsum(xp: Any, v: Any, axis: int) -> Any:
     return xp.flip(xp.cumulative_sum(xp.flip(v, axis=axis), axis=axis), axis=axis)
 
 
+def _mul0(xp: Any, a: Any, b: Any) -> Any:
+    """``a * b`` with ``0 * inf = 0``: in exact arithmetic an overflowed ``inf`` times an exact
+    zero is 0, and no ``inf * 0`` is formed (no NaN, no warning). Only those places are masked,
+    so the product stays differentiable at ordinary zeros (second derivatives)."""
+    z = ((a == 0) & xp.isinf(b)) | ((b == 0) & xp.isinf(a))
+    return xp.where(z, 0.0, a) * xp.where(z, 0.0, b)
+
+
+def _shift(xp: Any, v: Any, s: int, axis: int, fill: float, reverse: bool) -> Any:
+    """``v`` moved ``s`` places along ``axis`` (towards the end; to the start if ``reverse``),
+    the vacated places set to ``fill``: slices and a concat, no flip."""
+    pad = xp.full_like(v[along(axis, slice(0, s))], fill)
+    if reverse:
+        return xp.concat((v[along(axis, slice(s, None))], pad), axis=axis)
+    return xp.concat((pad, v[along(axis, slice(None, -s))]), axis=axis)
+
+
+def _affine_scan(xp: Any, a: Any, b: Any, axis: int, reverse: bool) -> Any:
+    """``h`` with ``h_i = b_i + a_i * h_{i-1}`` along ``axis`` (``h_{i+1}`` if ``reverse``), from
+    ``h = 0`` outside: a parallel (Hillis-Steele) scan of the affine maps, ``ceil(log2 n)`` steps
+    of slices and zero-safe products (``_mul0``), with no division -- the array API has no scan."""
+    n, s = a.shape[axis], 1
+    while s < n:  # n is a shape: known on the host
+        b = b + _mul0(xp, a, _shift(xp, b, s, axis, 0.0, reverse))
+        a = _mul0(xp, a, _shift(xp, a, s, axis, 1.0, reverse))
+        s *= 2
+    return b
+
+
+def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
+    """The pullback of ``cumulative_prod`` along ``axis``, with no division:
+    ``x_bar_i = E_i * h_i``, ``E_i = prod_{k<i} x_k`` (the exclusive product, 0 after a zero) and
+    ``h_i = g_i + x_{i+1} h_{i+1}`` (a reverse affine scan). Exact with zeros, and finite where
+    the cumulative product overflows (rows of 1e300 with zeros)."""
+    e = _exclusive_prod(xp, x, axis)
+    if conj:  # conjugated partials: complex inputs' convention
+        x, e = xp.conj(x), xp.conj(e)
+    h = _affine_scan(xp, _shift(xp, x, 1, axis, 0.0, True), g, axis, True)
+    return _mul0(xp, e, h)
+
+
+def _exclusive_prod(xp: Any, x: Any, axis: int) -> Any:
+    """``E_i = prod_{k<i} x_k`` along ``axis``, exactly 0 after a zero even where the product
+    before it overflowed (NumPy's ``inf * 0`` is NaN there). The product itself is taken of
+    ``x``, so its derivative is the true one at zeros (second derivatives)."""
+    drop_last = along(axis, slice(None, -1))
+    e = xp.cumulative_prod(x, axis=axis, include_initial=True)[drop_last]
+    nonzero = xp.astype(x != 0, x.dtype)
+    after = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)[drop_last] == 0
+    return xp.where(after & xp.isnan(e), xp.zeros_like(e), e)
+
+
 def _cumprod_parts(xp: Any, x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
     """(B, F, C, x_safe): before-the-first-zero mask, first-zero mask (both in x's dtype), the
     cumulative product with the first zero replaced by 1, and x with zeros replaced by 1."""
@@ -550,10 +612,7 @@ def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         def cumulative_pullback(y_bar: Any) -> tuple[Any, ...]:
             g = y_bar[along(ax, slice(1, None))] if first else y_bar
             if is_prod:
-                b, f, cp, xs = _cumprod_parts(xp, prod_in, ax)
-                if project.kind == "c":  # conjugated partials: complex inputs' convention
-                    cp, xs = xp.conj(cp), xp.conj(xs)
-                w_bar = b * _revcumsum(xp, g * cp * b, ax) / xs + f * _revcumsum(xp, g * cp, ax)
+                w_bar = _cumprod_back(xp, prod_in, g, ax, project.kind == "c")
             else:
                 w_bar = _revcumsum(xp, g, ax)
             x_bar = xp.reshape(w_bar, xshape) if len(xshape) != 1 else w_bar
@@ -573,6 +632,8 @@ def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         if not is_prod:
             y_dot = xp.cumulative_sum(t, axis=ax + extra, include_initial=kw["include_initial"])
             return y, in_dtype(xp, y_dot, y.dtype)
+        # the pushforward keeps the division formula: a scan's zero masks would depend on the
+        # tangent, which JAX cannot transpose (a custom_jvp's linear map); see the maths notes
         b, f, cp, xs = _cumprod_parts(xp, work, ax)
         cs = xp.cumulative_sum
         y_dot = cp * (b * cs(b * t / xs, axis=ax + extra) + cs(f * t, axis=ax + extra))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -286,3 +287,44 @@ def test_complex_sign_at_infinity_is_numpys_unit() -> None:
     assert z_bar[:2].tolist() == [0j, 0j]
     _, y_dot = cr.frule((cr.NoTangent(), np.ones(3, complex)), np.sign, z)
     assert y_dot[:2].tolist() == [0j, 0j]
+
+
+# --- limits at extreme and infinite inputs: exact values, never NaN (issue 15, point 6) ---------
+def _dx(f: Any, *args: Any) -> tuple[Any, ...]:
+    y, pb = cr.rrule(f, *(np.asarray(a) for a in args))
+    return tuple(pb(np.ones_like(y))[1:])
+
+
+def test_inverse_trig_derivatives_do_not_overflow_at_1e300() -> None:
+    # 1 / sqrt(1 + z^2) etc. are written through z / max(|Re z|, |Im z|, 1): no z^2 overflow.
+    # The cotangent is conj(f'(z)) (complex convention); each value below is the exact one
+    z = np.array([1e300 + 1e300j, 3e300 + 0j, 1e200j, -1e300 + 0j])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (g,) = _dx(np.arcsinh, z)  # ~ 1 / z on the right half-plane, -1 / z on the left
+        assert g.tolist() == [5e-301 + 5e-301j, 1 / 3e300 + 0j, 1e-200j, 1e-300 + 0j]
+        (g,) = _dx(np.arctan, z)  # ~ 1 / z^2: underflows to 0, exactly
+        assert g.tolist() == [0j] * 4
+        (g,) = _dx(np.arctanh, z)  # ~ -1 / z^2
+        assert g.tolist() == [0j] * 4
+        (g,) = _dx(np.arcsinh, np.array([1e300, -1e300, 1e-300]))  # real: 1 / |x|, and 1
+        assert g.tolist() == [1e-300, 1e-300, 1.0]
+        (g,) = _dx(np.arctan, np.array([1e154]))
+        assert g.tolist() == [1e-154 * 1e-154]
+
+
+def test_logaddexp_abs_pow_limits() -> None:
+    inf = np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _dx(np.logaddexp, inf, 1.0) == (1.0, 0.0)
+        assert _dx(np.logaddexp, -inf, 1.0) == (0.0, 1.0)
+        assert _dx(np.logaddexp, inf, -inf) == (1.0, 0.0)
+        # equal infinities: 1/2 each, the diagonal limit (maximum's tie convention)
+        assert _dx(np.logaddexp, inf, inf) == (0.5, 0.5)
+        assert _dx(np.logaddexp, -inf, -inf) == (0.5, 0.5)
+        assert _dx(np.logaddexp2, -inf, -inf) == (0.5, 0.5)
+        assert _dx(np.abs, np.array([inf, -inf]))[0].tolist() == [1.0, -1.0]
+        assert _dx(np.pow, 0.0, 0.0) == (0.0, 0.0)  # d/dx x**0 = 0; d/dy at 0**0: 0 (declared)
+        assert _dx(np.pow, 0.0, 1.0) == (1.0, 0.0)
+        assert _dx(np.pow, 0.0, 2.0) == (0.0, 0.0)

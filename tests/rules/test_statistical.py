@@ -84,6 +84,30 @@ def test_cumprod_is_exact_with_zeros() -> None:
     assert g.tolist() == [1.0, 2.0 + 2 * 3.0, 0.0, 0.0, 0.0]
 
 
+def test_cumprod_pullback_is_finite_where_the_product_overflows() -> None:
+    # rows of 1e300 with zeros: the primal is inf then NaN (NumPy's inf * 0), but every partial
+    # sum_{j>=i} y_bar_j prod_{k<=j, k!=i} x_k has an exact value: finite, inf (a real overflow)
+    # or 0 -- never NaN, and no warning (no division by an overflowed prefix product)
+    x = np.array([[1e300, 1e300, 0.0, 1e300], [1e300, 0.0, 1e300, 1e300], [2.0, 3.0, 0.0, 4.0]])
+    with warnings.catch_warnings():  # the primal warns, as np.cumprod does (inf * 0)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _, pb = cr.rrule(np.cumulative_prod, x, axis=1)
+    with warnings.catch_warnings():  # the exclusive product warns as NumPy's own cumprod does
+        warnings.simplefilter("ignore", RuntimeWarning)
+        g = pb(np.ones_like(x))[1]
+    assert g.tolist() == [
+        [1e300 + 1.0, 1e300, np.inf, 0.0],  # 1 + x1; x0; x0 x1 (1 + x3) overflows; after a zero
+        [1.0, 1e300 * (1.0 + 1e300 + 1e300 * 1e300), 0.0, 0.0],  # = inf: x0 (1 + x2 + x2 x3)
+        [1.0 + 3.0, 2.0, 2.0 * 3.0 * (1.0 + 4.0), 0.0],
+    ]
+    # a complex row: conjugated partials, the same structure. (A complex product that overflows
+    # is NaN in NumPy itself -- (0 + inf j) * (1 + 0j) forms inf * 0 -- a declared limit.)
+    z = np.array([2j, 1e300 + 0j, 0j, 2.0 + 0j])
+    _, pb = cr.rrule(np.cumprod, z)
+    gz = pb(np.ones(4, complex))[1]
+    assert gz.tolist() == [1 + 1e300, -2j, -6e300j, 0]  # conj of 1 + x1, x0, x0 x1 (1 + x3), 0
+
+
 def test_std_of_a_constant_slice_has_zero_gradient_without_warnings() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -70,28 +70,62 @@ def _vector_direction(
         return None
     if ord == 2:
         c = 1 / safe(xp, ye) if scale is None else scale / safe(xp, ye)
-        return x * c  # x is 0 wherever y is, so dividing by 1 there gives the 0 we want
+        # x is 0 wherever y is, so dividing by 1 there gives the 0 we want
+        return _at_inf(xp, x, ye, axes, lambda v: v * c, 1.0 if scale is None else scale, 2.0)
     if ord in (_INF, -_INF):
         # the elements of largest (smallest) |x| share the cotangent equally: a mask and a count
         # -- no argmax, no index read on the host. For real x, x / y is sign(x) on the mask.
         if xp.isdtype(x.dtype, "complex floating"):
             mask = xp.abs(x) == ye
-        else:
-            mask = (x == ye) | (x == -ye)
+            count = xp.astype(count_true(xp, mask, axes), ye.dtype)
+            c = 1 / (safe(xp, ye) * safe(xp, count))
+            return masked_product(xp, mask, x, c if scale is None else c * scale)
+        mask = (x == ye) | (x == -ye)
         count = xp.astype(count_true(xp, mask, axes), ye.dtype)
-        c = 1 / (safe(xp, ye) * safe(xp, count))
-        if scale is not None:
-            c = c * scale
-        return masked_product(xp, mask, x, c)
+        # x / y is sign(x) on the mask: copysign(1 / count, x), finite also at y = inf (where
+        # x * (1 / y) would be inf * 0); 0 at the zero vector (y = 0, every element tied)
+        c = 1 / safe(xp, count)
+        g = xp.copysign(xp.where(ye == 0, xp.zeros_like(c), c), x)  # c >= 0: sign(x) / count
+        return masked_product(xp, mask, g, 1.0 if scale is None else scale)
     ax = xp.abs(x)
     if ord == 1:
         g = unit(xp, x, ax)
         return g if scale is None else g * scale
     p = float(ord)
-    u = ax / safe(xp, ye)
-    g = unit(xp, x, ax) * xp.pow(safe(xp, u), p - 1.0)
-    g = xp.where((ax == 0) | (ye == 0), xp.zeros_like(g), g)
+
+    def make(v: Any) -> Any:
+        av = xp.abs(v)
+        u = av / safe(xp, ye)
+        g = xp.pow(safe(xp, u), p - 1.0)
+        if p > 0:
+            # |x| / y is 0 at a finite non-zero x only where y = inf (an infinite entry): the
+            # limit of (|x| / y)**(p - 1) there is 0 for p > 1 and inf for p < 1. (For p < 0 an
+            # infinite y comes only from underflow in the primal: left as it was.)
+            lim = xp.zeros_like(u) if p > 1 else xp.full_like(u, _INF)
+            g = xp.where(u == 0, lim, g)
+        return unit(xp, v, av) * xp.where((av == 0) | (ye == 0), xp.zeros_like(g), g)
+
+    g = _at_inf(xp, x, ye, axes, make, 1.0, p) if p > 0 else make(x)
     return g if scale is None else g * scale
+
+
+def _at_inf(
+    xp: Any, x: Any, ye: Any, axes: tuple[int, ...], make: Any, scale: Any, p: float
+) -> Any:
+    """``make(x)`` (the p-norm's gradient, ``p > 0``) with its limit at the infinite entries of
+    real ``x``: ``scale * sign(x) * k**(1/p - 1)`` for ``k`` such entries in a slice -- the
+    gradient at ``x + t * sign(x at the infinite entries)`` as ``t -> inf`` -- and ``make`` of
+    ``x`` with those entries zeroed elsewhere (so no ``inf * 0`` is formed, and no warning).
+    Slices whose norm is NaN stay NaN."""
+    if xp.isdtype(x.dtype, "complex floating"):
+        return make(x)  # complex infinity has no direction: NaN (docs/conventions.md)
+    big = xp.isinf(x)  # for p > 0 an infinite entry makes y inf (or NaN: kept below)
+    # (scalar and same-shape operands only: NumPy's where is 5-10x slower with broadcast ones)
+    g = make(xp.where(big, 0.0, x))
+    k = xp.astype(count_true(xp, big, axes), ye.dtype)
+    w = xp.pow(safe(xp, k), 1.0 / p - 1.0)
+    w = xp.copysign(xp.where(xp.isnan(ye), ye, w), x)  # w >= 0; the sign of x
+    return xp.where(big, w if isinstance(scale, float) else w * scale, g)
 
 
 def _scaled(g: Any, scale: Any) -> Any:
@@ -148,7 +182,8 @@ def _matrix_direction(xp: Any, x: Any, ye: Any, ord: Any) -> Any:
 def norm2_back(
     x: Any, y_bar: Any, axis: Any = None, keepdims: bool = False, *, norm: Any = None
 ) -> Any:
-    """The pullback of the 2-norm: ``y_bar * x / ||x||`` (0 where ``||x|| = 0``).
+    """The pullback of the 2-norm: ``y_bar * x / ||x||`` (0 where ``||x|| = 0``; at an infinite
+    norm, ``y_bar * sign(x) / sqrt(k)`` at the ``k`` infinite entries and 0 elsewhere).
 
     ``axis``/``keepdims`` are those of the norm; ``norm`` may pass the already computed norm
     (a cache: it is never differentiated -- the rules treat it as ``||x||``). Registered with
@@ -157,7 +192,10 @@ def norm2_back(
     xp = namespace_of(x, y_bar)
     axes = normalize_axis(axis, x.ndim, "norm2_back")
     r = norm if norm is not None else xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims)
-    return x * expand_reduced(xp, y_bar / safe(xp, r), axes, keepdims)
+    ye = expand_reduced(xp, y_bar + xp.zeros_like(r), axes, keepdims)  # y_bar may be a scalar
+    re = expand_reduced(xp, r, axes, keepdims)
+    s = ye / safe(xp, re)
+    return _at_inf(xp, x, re, axes, lambda v: v * s, ye, 2.0)
 
 
 _NORM2_BACK = signature(
@@ -166,8 +204,9 @@ _NORM2_BACK = signature(
 
 
 def _norm2_back(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-    """``(xp, x, y_bar, axes, keepdims, ||x|| (safe), s)`` of a ``norm2_back`` call, with
-    ``s = y_bar / ||x||`` (0 where ``||x|| = 0``) broadcast back over the norm's axes."""
+    """``(xp, x, y_bar, axes, keepdims, ||x|| (safe), s, G)`` of a ``norm2_back`` call, with
+    ``s = y_bar / ||x||`` (0 where ``||x||`` is 0 or inf) and ``G`` the norm's gradient
+    direction ``x / ||x||`` (its limit at infinite entries), both broadcast over ``x``."""
     a = _NORM2_BACK.bind(args, kwargs)
     x, y_bar, axis, keepdims, norm = a["x"], a["y_bar"], a["axis"], bool(a["keepdims"]), a["norm"]
     xp = namespace_of(x, y_bar)
@@ -178,42 +217,47 @@ def _norm2_back(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...
     # minimum-norm choice (the value x * s is 0 there either way)
     s = y_bar / rs
     s = xp.where(r == 0, xp.zeros_like(s), s)
-    return xp, x, y_bar, axes, keepdims, rs, expand_reduced(xp, s, axes, keepdims)
+    re = expand_reduced(xp, r, axes, keepdims)
+    rse = safe(xp, re)
+    g = _at_inf(xp, x, re, axes, lambda v: v / rse, 1.0, 2.0)
+    y_bar = y_bar + xp.zeros_like(rs)  # y_bar may be a Python scalar
+    return xp, x, y_bar, axes, keepdims, rs, expand_reduced(xp, s, axes, keepdims), g
 
 
 @register_rrule(norm2_back)
 def _norm2_back_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x, y_bar, axes, keepdims, rs, s = _norm2_back(args, kwargs)
-    z = x * s
+    xp, x, y_bar, axes, keepdims, rs, s, g = _norm2_back(args, kwargs)
+    z = g * expand_reduced(xp, y_bar, axes, keepdims)
     px, py = ProjectTo(x, xp), ProjectTo(y_bar, xp)
     opaque = (_NO,) * (len(args) - 2)  # axis, keepdims
 
     @pullback(z, args, name="norm2_back")
     def norm2_back_pullback(z_bar: Any) -> tuple[Any, ...]:
-        # z = x * y_bar / r:  x_bar = z_bar * s - x * (a * y_bar / r^3),  y_bar_bar = a / r,
-        # with a = sum over the norm's axes of Re(conj(z_bar) x)  (r = ||x||, s = y_bar / r)
-        a = xp.sum(xp.real(xp.conj(z_bar) * x), axis=axes, keepdims=keepdims)
-        x_bar = z_bar * s - x * expand_reduced(xp, a * y_bar / (rs * rs * rs), axes, keepdims)
-        return (px(x_bar), py(a / rs), *opaque)
+        # z = y_bar * G, G = x / r:  x_bar = z_bar * s - G * (a * y_bar / r),  y_bar_bar = a,
+        # with a = sum over the norm's axes of Re(conj(z_bar) G)  (r = ||x||, s = y_bar / r).
+        # Written through G, not x / r**3: finite at r = inf (where it is 0), no r**3 overflow
+        a = xp.sum(xp.real(xp.conj(z_bar) * g), axis=axes, keepdims=keepdims)
+        x_bar = z_bar * s - g * expand_reduced(xp, a * (y_bar / rs), axes, keepdims)
+        return (px(x_bar), py(a), *opaque)
 
     return z, norm2_back_pullback
 
 
 @register_frule(norm2_back)
 def _norm2_back_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x, y_bar, axes, keepdims, rs, s = _norm2_back(args, kwargs)
-    z = x * s
+    xp, x, y_bar, axes, keepdims, rs, s, g = _norm2_back(args, kwargs)
+    z = g * expand_reduced(xp, y_bar, axes, keepdims)
     t = tangents_in("norm2_back", tangents[:3], (x, y_bar))  # axis, keepdims: static
     if t is None:
         return z, _ZERO
     xd, yd = t
     acc: Any = None
     if not isinstance(xd, AbstractZero):
-        # d r = sum Re(conj(x) dx) / r
-        dr = xp.sum(xp.real(xp.conj(x) * xd), axis=chunk_axes(axes, t.extra), keepdims=keepdims)
-        acc = xd * s - x * expand_reduced(xp, y_bar * dr / (rs * rs * rs), axes, keepdims, t.extra)
+        # d r / r = sum Re(conj(G) dx) / r
+        dg = xp.sum(xp.real(xp.conj(g) * xd), axis=chunk_axes(axes, t.extra), keepdims=keepdims)
+        acc = xd * s - g * expand_reduced(xp, dg * (y_bar / rs), axes, keepdims, t.extra)
     if not isinstance(yd, AbstractZero):
-        term = x * expand_reduced(xp, yd / rs, axes, keepdims, t.extra)
+        term = g * expand_reduced(xp, yd, axes, keepdims, t.extra)
         acc = term if acc is None else acc + term
     return z, in_dtype(xp, acc, z.dtype)
 
@@ -264,6 +308,7 @@ def _norm_dot(
     keepdims: bool,
     tangents: Any,
     direction: Any,
+    ord: Any = None,
 ) -> Any:
     """The pushforward of the norm: ``sum(Re(conj(G) x_dot))`` over ``axes``."""
     t = tangents_in(name, tangents[:2], (x,))
@@ -272,7 +317,11 @@ def _norm_dot(
     d = direction(None)
     if d is None:
         return _ZERO
-    y_dot = xp.sum(xp.real(xp.conj(d) * t[0]), axis=chunk_axes(axes, t.extra), keepdims=keepdims)
+    if isinstance(ord, (int, float)) and 0 < ord < 1:
+        # G is inf at finite entries when y = inf (the limit): a zero tangent there adds 0
+        d = xp.where(t[0] == 0, xp.zeros_like(d), d)
+    prod = xp.conj(d) * t[0]
+    y_dot = xp.sum(xp.real(prod), axis=chunk_axes(axes, t.extra), keepdims=keepdims)
     return in_dtype(xp, y_dot, y.dtype)
 
 
@@ -307,7 +356,7 @@ def _vector_norm_frule(
     tangents: Any, x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2
 ) -> Any:
     xp, y, axes, direction = _vector_norm(x, axis, keepdims, ord)
-    return y, _norm_dot("vector_norm", xp, x, y, axes, keepdims, tangents, direction)
+    return y, _norm_dot("vector_norm", xp, x, y, axes, keepdims, tangents, direction, ord)
 
 
 def _matrix_norm(x: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]:

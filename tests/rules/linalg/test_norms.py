@@ -129,3 +129,56 @@ def test_two_norm_pullback_at_zero_is_zero() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.linalg.norms")
+
+
+# --- infinite entries: the gradient is the limit, never NaN (issue 15, point 6) -----------------
+_R2 = 2**-0.5  # k**(1/p - 1) at k = 2, p = 2
+_INF_CASES = [
+    # (x, ord, gradient): ord 2 and p > 0 give sign * k**(1/p - 1) at the k infinite entries and
+    # the limit (|x| / y)**(p - 1) elsewhere (0 for p > 1, inf for p < 1); the inf-norm splits
+    # equally among them; the 1-norm is sign(x); -inf and p < 0 ignore the infinite entries
+    ([math.inf, 1.0, -2.0], 2, [1.0, 0.0, -0.0]),
+    ([math.inf, -math.inf, 1.0], 2, [_R2, -_R2, 0.0]),
+    ([math.inf, -math.inf, 1.0], math.inf, [0.5, -0.5, 0.0]),
+    ([-math.inf, 1.0, -2.0], math.inf, [-1.0, 0.0, 0.0]),
+    ([math.inf, -math.inf, 1.0], 1, [1.0, -1.0, 1.0]),
+    ([math.inf, -math.inf, 1.0], 3, [2 ** (-2 / 3), -(2 ** (-2 / 3)), 0.0]),
+    ([math.inf, -math.inf, 1.0], 0.5, [2.0, -2.0, math.inf]),
+    ([math.inf, 1.0, -2.0], -math.inf, [0.0, 1.0, 0.0]),
+]
+
+
+@pytest.mark.parametrize(("x", "ord", "expected"), _INF_CASES)
+def test_vector_norm_at_inf_is_the_limit(x: list[float], ord: float, expected: list[float]) -> None:
+    x_ = np.array(x)
+    y, pb = cr.rrule(np.linalg.vector_norm, x_, ord=ord)
+    assert y == np.linalg.vector_norm(x_, ord=ord)
+    for y_bar in (1.0, -2.5):
+        np.testing.assert_array_equal(pb(np.array(y_bar))[1], y_bar * np.array(expected))
+    # the pushforward along each basis vector gives the same gradient
+    for i in range(3):
+        e = np.zeros(3)
+        e[i] = 1.0
+        _, y_dot = cr.frule((cr.NoTangent(), e), np.linalg.vector_norm, x_, ord=ord)
+        assert y_dot == expected[i]
+
+
+def test_vector_norm_at_inf_by_rows_and_nan_stays_nan() -> None:
+    x = np.array([[math.inf, 3.0, 4.0], [0.0, 3.0, 4.0], [math.inf, math.nan, 1.0]])
+    _, pb = cr.rrule(np.linalg.vector_norm, x, axis=1)
+    g = pb(np.ones(3))[1]
+    np.testing.assert_array_equal(g[0], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(g[1], [0.0, 0.6, 0.8], rtol=1e-15)
+    assert np.isnan(g[2]).all()  # the norm is NaN: no limit
+
+
+def test_two_norm_second_order_at_inf_is_the_limit() -> None:
+    # the Hessian (I - G G^T) / ||x|| tends to 0; d(norm2_back)/d y_bar is G itself
+    x = np.array([math.inf, -math.inf, 1.0])
+    z, pb = cr.rrule(norm2_back, x, np.array(2.0))
+    np.testing.assert_array_equal(z, [2 * _R2, -2 * _R2, 0.0])
+    x_bar, y_bar_bar = pb(np.array([1.0, 3.0, 5.0]))[1:]
+    np.testing.assert_array_equal(x_bar, np.zeros(3))
+    assert y_bar_bar == _R2 * 1.0 - _R2 * 3.0
+    _, z_dot = cr.frule((cr.NoTangent(), np.ones(3), np.array(1.0)), norm2_back, x, np.array(2.0))
+    np.testing.assert_array_equal(z_dot, [_R2, -_R2, 0.0])
