@@ -965,6 +965,8 @@ def _trapezoid_parts(args: Any, kwargs: Any) -> Any:
         d = xp.diff(xb, axis=ax)
     lo, hi = _pad_both(xp, d, ax)
     w = (lo + hi) / 2  # the trapezoid weights (times dx when x is None)
+    if n == 0:  # no node: no weight (the padding above made one)
+        w = w[tuple(slice(0, 0) if i == ax else slice(None) for i in range(nd))]
     return xp, yv, x, dx, ax, nd, out, w
 
 

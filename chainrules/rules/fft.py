@@ -41,8 +41,10 @@ be differentiated again. Nothing reads an array value on the host: lengths, axes
 positions are static.
 
 Conventions: ``axes=None`` with ``s`` given means the last ``len(s)`` axes (NumPy's); an entry
-``-1`` in ``s`` means the input's length (``2 * (m - 1)`` for the last axis of
-``irfftn``); repeated axes and ``axes=()`` are rejected (ValueError). Forward mode pushes chunks of
+``-1`` in ``s`` means the input's length (``2 * (m - 1)`` for the last axis of ``irfftn``);
+repeated axes and ``axes=()`` are rejected (ValueError), except for ``fftn`` / ``ifftn`` of a 0-d
+array, which transform no axis: the primal is ``f``'s (``x`` itself in NumPy, ``x`` cast to
+complex in the standard's), the pullback the projected cotangent. Forward mode pushes chunks of
 tangents (extra leading axes): the transform axes are counted from the end.
 """
 
@@ -233,6 +235,8 @@ def _transform_args(
     norm = "backward" if a["norm"] is None else a["norm"]
     if norm not in _NORMS:
         raise ValueError(f"{fname}: norm must be one of {_NORMS} or None, got {a['norm']!r}")
+    if name in _NO_AXES and x.ndim == 0 and a["axes"] in (None, ()) and a["s"] in (None, ()):
+        return xp, (), (), norm  # nothing to transform: f gives x (NumPy) or x as complex
     if n_d:
         axes, s = _nd_axes(fname, x.ndim, a["axes"], a["s"])
     else:
@@ -244,6 +248,11 @@ def _transform_args(
         for i, (n, ax) in enumerate(zip(s, axes))
     )
     return xp, axes, lengths, norm
+
+
+# fftn / ifftn of a 0-d array transform no axis: f returns x (NumPy) or x cast to complex (the
+# standard's), a linear map with no scaling under any norm
+_NO_AXES = ("fftn", "ifftn")
 
 
 def _nd_axes(name: str, nd: int, axes: Any, s: Any) -> tuple[tuple[int, ...], tuple[Any, ...]]:
@@ -329,8 +338,18 @@ def _fft_rules(name: str, numpy: bool) -> tuple[Callable[..., Any], Callable[...
         a = _arguments(name, numpy, args, kwargs)
         x = a["x"]
         xp, axes, s, norm = _transform_args(name, a)
-        y = _transform(xp, name, x, s, axes, norm)
         project = ProjectTo(x, xp)
+        if not axes:  # a 0-d fftn / ifftn: the identity (or a cast to complex)
+            y = getattr(xp.fft, name)(x, norm=norm)
+            rest0 = (_NO,) * (len(args) - 1)
+
+            @pullback(y, (x if project.differentiable else None, *args[1:]), name=fname)
+            def cast_pullback(y_bar: Any) -> tuple[Any, ...]:
+                return (project(y_bar) if project.differentiable else _NO, *rest0)
+
+            cast_pullback.__qualname__ = f"{name}_pullback"
+            return y, cast_pullback
+        y = _transform(xp, name, x, s, axes, norm)
         m = tuple(x.shape[ax] for ax in axes)
         back = _SWAP[norm]
         # the lengths of the adjoint's result: s, or on the last axis of a Hermitian input the
@@ -361,10 +380,16 @@ def _fft_rules(name: str, numpy: bool) -> tuple[Callable[..., Any], Callable[...
         a = _arguments(name, numpy, args, kwargs)
         x = a["x"]
         xp, axes, s, norm = _transform_args(name, a)
-        y = _transform(xp, name, x, s, axes, norm)
+        y = (
+            getattr(xp.fft, name)(x, norm=norm)
+            if not axes
+            else _transform(xp, name, x, s, axes, norm)
+        )
         ts = tangents_in(fname, tangents[:2], (x,))  # n / axis / norm have no tangents
         if ts is None or not ProjectTo(x, xp).differentiable:
             return y, _ZERO
+        if not axes:  # a 0-d fftn / ifftn: the tangent (chunk axes included) cast like x
+            return y, in_dtype(xp, ts[0], y.dtype)
         # the axes are negative: they hold for a tangent with leading chunk axes too
         return y, in_dtype(xp, _transform(xp, name, ts[0], s, axes, norm), y.dtype)
 

@@ -133,3 +133,15 @@ def test_unpackbits_on_uint8_arrays() -> None:
     np.testing.assert_array_equal(np.asarray(y), np.unpackbits(x, axis=1))
     with pytest.raises(TypeError, match="unsigned byte"):
         cr.rrule(np.unpackbits, np.array([1, 2]))  # NumPy's own message: uint8 only
+
+
+def test_trapezoid_of_an_empty_axis() -> None:
+    # no node: the integral is 0 and its cotangent has the empty shape of y
+    for y, kw in ((np.zeros(0), {}), (np.zeros((0, 3)), {}), (np.zeros((0, 3)), {"axis": 0})):
+        out, pb = cr.rrule(np.trapezoid, y, **kw)
+        want = np.trapezoid(y, **kw)
+        np.testing.assert_array_equal(out, want)
+        g = cr.unthunk(pb(np.ones(np.shape(want)))[1])
+        assert g.shape == y.shape
+        _, t = cr.frule((cr.NoTangent(), np.ones((2, *y.shape))), np.trapezoid, y, **kw)
+        np.testing.assert_array_equal(t, np.zeros((2, *np.shape(want))))

@@ -196,6 +196,29 @@ def test_zero_size_batches() -> None:
         assert yd.shape == (2, *y.shape)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "array_api_strict"])
+@pytest.mark.parametrize("name", ["fftn", "ifftn"])
+def test_zero_d_transforms_no_axis(backend: str, name: str) -> None:
+    # f of a 0-d array is x itself (NumPy) or x cast to complex (the standard's); the pullback is
+    # the cotangent projected onto x, under every norm (nothing is scaled)
+    xp = np if backend == "numpy" else pytest.importorskip(backend)
+    f = getattr(xp.fft, name)
+    x = xp.asarray(2.5) if backend == "numpy" else xp.asarray(2.5 + 0j)  # strict: complex only
+    for norm in (None, "ortho", "forward"):
+        y, pb = cr.rrule(f, x, norm=norm)
+        want = f(x, norm=norm)
+        assert y.dtype == want.dtype and y.shape == () and bool(y == want)
+        g = cr.unthunk(pb(xp.asarray(3.0, dtype=y.dtype))[1])
+        assert g.dtype == x.dtype and bool(g == xp.asarray(3.0))
+        t = xp.astype(
+            xp.asarray([1.0, -2.0]), x.dtype
+        )  # a chunk of 2 tangents: the chunk axis is not transformed
+        _, yd = cr.frule((cr.NoTangent(), t), f, x, norm=norm)
+        assert yd.dtype == y.dtype and bool(xp.all(yd == xp.astype(t, y.dtype)))
+    test_rrule(f, xp.asarray(1.5 + 0.5j))
+    test_frule(f, xp.asarray(1.5 + 0.5j))
+
+
 def test_float32_stays_float32() -> None:
     x = np.arange(6, dtype=np.float32)
     y, pb = cr.rrule(np.fft.rfft, x)

@@ -389,6 +389,15 @@ def finite_svd(xp: Any, x: Any, full_matrices: bool = True) -> Any:
     return u, s, vh
 
 
+def _finite_svdvals(xp: Any, x: Any) -> Any:
+    """``xp.linalg.svdvals(x)``, NaN for a matrix holding a non-finite entry, guarded as
+    :func:`finite_svd` (no host read); at a finite ``x`` exactly ``svdvals(x)``."""
+    ok = xp.isfinite(x)
+    s = xp.linalg.svdvals(xp.where(ok, x, xp.zeros_like(x)))
+    good = xp.all(ok, axis=(-2, -1))
+    return xp.where(good[..., None], s, xp.full_like(s, float("nan")))
+
+
 # the factors below are the reduced ones, U (m x k), s, Vh (k x n), k = min(m, n), and for
 # full_matrices with m != n the complement bases U2 (m x (m - k)) / Vh2 ((n - k) x n), else None
 _SVD = signature("linalg.svd", lambda x, /, *, full_matrices=True, out=None: None)
@@ -565,7 +574,9 @@ def _svdvals_rrule(*args: Any, **kwargs: Any) -> Any:
     xp = namespace_of(x, fname="linalg.svdvals")
     _matrix("linalg.svdvals", x)
     f = _svd_factors(finite_svd(xp, x, False), False)
-    s = f[1]
+    # f's own values: the SVD without vectors differs from the one with them in the last bits
+    # (LAPACK takes another path); the vectors are what the pullback needs
+    s = _finite_svdvals(xp, x)
     project = ProjectTo(x, xp)
 
     @pullback(s, args, name="linalg.svdvals")
@@ -581,10 +592,23 @@ def _svdvals_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp = namespace_of(x, fname="linalg.svdvals")
     _matrix("linalg.svdvals", x)
     f = _svd_factors(finite_svd(xp, x, False), False)
+    s = _finite_svdvals(xp, x)  # f's own values (see the rrule)
     t = tangents_in("linalg.svdvals", tangents, (x,))
     if t is None:
-        return f[1], _ZERO
-    return f[1], _svd_dot(xp, f, t[0], vectors=False)[1]
+        return s, _ZERO
+    return s, in_dtype(xp, _svd_dot(xp, f, t[0], vectors=False)[1], s.dtype)
+
+
+def named_singular(name: str, why: str, call: Any) -> Any:
+    """``call()``, with the backend's ``LinAlgError`` at a singular matrix re-raised (the same
+    type: NumPy's is a ``ValueError``) naming the rule and why it needs an inverse. No value is
+    read; a backend that does not raise there (JAX) gives inf / NaN."""
+    try:
+        return call()
+    except Exception as e:  # NumPy's / SciPy's LinAlgError, torch's _LinAlgError
+        if "LinAlgError" not in type(e).__name__:
+            raise
+        raise type(e)(f"{name}: {why}, and the matrix is singular ({e})") from e
 
 
 # --- qr ----------------------------------------------------------------------------------------
@@ -646,8 +670,15 @@ def _qr(sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
     return xp, x, r if mode == "r" else (q, r), (q[..., :, :k], r[..., :k, :], q2)
 
 
-def _qr_back(xp: Any, x: Any, f: tuple[Any, Any, Any], q_bar: Any, r_bar: Any) -> Any:
-    """``A_bar`` of ``qr`` from the factors ``f``; ``None`` stands for a zero cotangent."""
+def _qr_back(
+    xp: Any, x: Any, f: tuple[Any, Any, Any], q_bar: Any, r_bar: Any, name: str = "linalg.qr"
+) -> Any:
+    """``A_bar`` of ``qr`` from the factors ``f``; ``None`` stands for a zero cotangent. At a
+    rank-deficient ``A`` the backend's LinAlgError is re-raised naming ``name``."""
+    return named_singular(name, _QR_WHY, lambda: _qr_back_raw(xp, x, f, q_bar, r_bar))
+
+
+def _qr_back_raw(xp: Any, x: Any, f: tuple[Any, Any, Any], q_bar: Any, r_bar: Any) -> Any:
     q, r, q2 = f
     m, n, k = x.shape[-2], x.shape[-1], r.shape[-2]
     if q2 is not None:
@@ -672,7 +703,14 @@ def _qr_back(xp: Any, x: Any, f: tuple[Any, Any, Any], q_bar: Any, r_bar: Any) -
     return xp.concat([x_bar, y_bar], axis=-1)
 
 
-def _qr_dot(xp: Any, x: Any, f: tuple[Any, Any, Any], x_dot: Any) -> tuple[Any, Any]:
+def _qr_dot(
+    xp: Any, x: Any, f: tuple[Any, Any, Any], x_dot: Any, name: str = "linalg.qr"
+) -> tuple[Any, Any]:
+    """``(dQ, dR)`` of ``qr``; at a rank-deficient ``A`` a LinAlgError naming ``name``."""
+    return named_singular(name, _QR_WHY, lambda: _qr_dot_raw(xp, x, f, x_dot))
+
+
+def _qr_dot_raw(xp: Any, x: Any, f: tuple[Any, Any, Any], x_dot: Any) -> tuple[Any, Any]:
     q, r, q2 = f
     m, n = x.shape[-2], x.shape[-1]
     if m >= n:
@@ -690,6 +728,11 @@ def _qr_dot(xp: Any, x: Any, f: tuple[Any, Any, Any], x_dot: Any) -> tuple[Any, 
     return dq, dr
 
 
+# the derivative of Q is not defined at a rank-deficient matrix (Q's columns past the rank are
+# arbitrary there): no finite limit, a clear error
+_QR_WHY = "the derivative needs R^-1 (Q is not differentiable below full rank)"
+
+
 def _qr_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
     xp, x, y, f = _qr(sig, args, kwargs)
     project = ProjectTo(x, xp)
@@ -698,14 +741,14 @@ def _qr_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
 
         @pullback(y, args, name=sig.name)
         def qr_r_pullback(r_bar: Any) -> tuple[Any, ...]:
-            return (project(_qr_back(xp, x, f, None, r_bar)), *_static(args))
+            return (project(_qr_back(xp, x, f, None, r_bar, sig.name)), *_static(args))
 
         return y, qr_r_pullback
 
     @pullback(y, args, name=sig.name)
     def qr_pullback(y_bar: tuple[Any, Any]) -> tuple[Any, ...]:
         q_bar, r_bar = _nonzero(y_bar)
-        return (project(_qr_back(xp, x, f, q_bar, r_bar)), *_static(args))
+        return (project(_qr_back(xp, x, f, q_bar, r_bar, sig.name)), *_static(args))
 
     return y, qr_pullback
 
@@ -715,7 +758,7 @@ def _qr_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     t = tangents_in(sig.name, tangents[:2], (x,))
     if t is None:
         return y, _ZERO
-    dq, dr = _qr_dot(xp, x, f, t[0])
+    dq, dr = _qr_dot(xp, x, f, t[0], sig.name)
     return y, Tangent(dq, dr, primal_type=type(y)) if isinstance(y, tuple) else dr
 
 

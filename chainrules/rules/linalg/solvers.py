@@ -28,7 +28,8 @@ function           pullback / pushforward
                    ``l_dot = Re t``, ``sign_dot = i Im(t) sign`` with ``t = tr(A^{-1} A_dot)``.
                    For real ``A`` the sign is piecewise constant: its cotangent contributes
                    nothing and its tangent is ``ZeroTangent()``. A singular matrix has no finite
-                   derivative of ``log|det|``: NumPy's inverse raises ``LinAlgError``.
+                   derivative of ``log|det|``: the backend's ``LinAlgError`` is re-raised
+                   naming ``linalg.slogdet`` (JAX, which does not raise, gives inf / NaN).
 ``matrix_power``   ``n`` is a static int: the rule runs the repeated-squaring program (a Python
                    loop over the bits of ``n``, never over array values) and differentiates it
                    step by step (``C = P Q``: ``P_bar = C_bar Q^H``, ``Q_bar = P^H C_bar``).
@@ -57,7 +58,7 @@ from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangen
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import in_dtype
 from ..linear_algebra import lazy
-from .decompositions import finite_svd
+from .decompositions import finite_svd, named_singular
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -361,6 +362,10 @@ def _det_frule(tangents: Any, x: Any, /) -> Any:
 
 
 # --- slogdet -------------------------------------------------------------------------------------
+# log|det A| -> -inf at a singular A and its derivative A^-H has no finite limit: a clear error
+_SLOGDET_WHY = "the derivative of log|det A| is A^-H"
+
+
 @register_rrule("linalg.slogdet", examples=lambda rng: _slogdet_ex(rng))
 def _slogdet_rrule(x: Any, /) -> Any:
     xp = namespace_of(x, fname="linalg.slogdet")
@@ -380,7 +385,8 @@ def _slogdet_rrule(x: Any, /) -> Any:
             coeff = rot if coeff is None else coeff + rot
         if coeff is None:  # the real sign is piecewise constant: nothing flows back
             return project(_ZERO)
-        return project(_bcast(xp, coeff) * _adjoint(xp, xp.linalg.inv(x)))
+        inv = named_singular("linalg.slogdet", _SLOGDET_WHY, lambda: xp.linalg.inv(x))
+        return project(_bcast(xp, coeff) * _adjoint(xp, inv))
 
     return y, slogdet_pullback
 
@@ -393,7 +399,8 @@ def _slogdet_frule(tangents: Any, x: Any, /) -> Any:
     t = tangents_in("linalg.slogdet", tangents, (x,))
     if t is None:
         return y, _ZERO
-    tr = _trace_product(xp, xp.linalg.inv(x), t[0])
+    inv = named_singular("linalg.slogdet", _SLOGDET_WHY, lambda: xp.linalg.inv(x))
+    tr = _trace_product(xp, inv, t[0])
     if _complex(xp, tr):
         l_dot = in_dtype(xp, xp.real(tr), logabsdet.dtype)
         s_dot: Any = in_dtype(xp, sign * ((tr - xp.conj(tr)) / 2), sign.dtype)

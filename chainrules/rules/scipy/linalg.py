@@ -56,6 +56,7 @@ from ..linalg.decompositions import (
     cholesky_back,
     finite_svd,
     hermitian,
+    named_singular,
     positive_definite,
 )
 from ..linalg.solvers import adjugate
@@ -228,7 +229,10 @@ def _block(xp: Any, a: Any, e: Any) -> Any:
 def _frechet(fn: Any, mod: Any, xp: Any, a: Any, e: Any, kw: Any) -> Any:
     """``L(A, E)``: ``expm_frechet`` for one matrix, the block identity for stacks and chunks."""
     if a.ndim == 2 and e.ndim == 2 and hasattr(mod, "expm_frechet"):
-        return mod.expm_frechet(a, e, compute_expm=False)
+        try:
+            return mod.expm_frechet(a, e, compute_expm=False)
+        except ValueError:  # SciPy's refuses a NaN / inf; the block identity gives NaN, as expm
+            pass
     n = a.shape[-1]
     return fn(_block(xp, a, e), **kw)[..., :n, n:]
 
@@ -662,20 +666,26 @@ def _lu_solve_chunk(
 def _lu_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     (a,), _ = _first(sig, args, kwargs)
     xp = namespace_of(a, fname="scipy.linalg.lu_factor")
-    _square("lu_factor", a)  # the pullback's products with P go through lu_solve
+    trivial = _trivial_lu("lu_factor", a)
     y = fn(*args, **kwargs)
     lu = y[0]
     project = ProjectTo(a, xp)
 
     @pullback(y, args, name="lu_factor")
     def lu_factor_pullback(y_bar: Any) -> Any:
+        rest = [_NO] * (len(args) - 1)
+        if not project.differentiable:
+            return (_NO, *rest)
         lu_bar = y_bar[0]
+        if trivial:  # a 0-d a is its own LU (L = 1, U = a); a zero-size one has no entries
+            return (project(lu_bar if a.ndim == 0 else xp.zeros_like(a)), *rest)
         f_bar = xp.tril(_h(xp, _unit_lower(xp, lu)) @ xp.tril(lu_bar, k=-1), k=-1)
         f_bar = f_bar + xp.triu(xp.triu(lu_bar) @ _h(xp, xp.triu(lu)))
         # A_bar = P L^-H F_bar U^-H = A^-H U^H (F_bar U^-H)
-        g = _h(xp, mod.solve_triangular(lu, _h(xp, f_bar), lower=False))
+        g = _singular("lu_factor", lambda: mod.solve_triangular(lu, _h(xp, f_bar), lower=False))
+        g = _h(xp, g)
         w = _h(xp, xp.triu(lu)) @ g
-        return (project(mod.lu_solve((lu, y[1]), w, trans=2)), *[_NO] * (len(args) - 1))
+        return (project(mod.lu_solve((lu, y[1]), w, trans=2)), *rest)
 
     return y, lu_factor_pullback
 
@@ -683,12 +693,19 @@ def _lu_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> 
 def _lu_factor_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     (a,), _ = _first(sig, args, kwargs)
     xp = namespace_of(a, fname="scipy.linalg.lu_factor")
-    _square("lu_factor", a)
+    trivial = _trivial_lu("lu_factor", a)
     y = fn(*args, **kwargs)
     t = tangents_in("lu_factor", tangents[:2], (a,))
     if t is None:
         return y, _ZERO
     lu = y[0]
+    if trivial:  # 0-d: dlu = da; zero-size: nothing moves
+        dlu = (
+            t[0]
+            if a.ndim == 0
+            else xp.zeros((*t[0].shape[: t.extra], *lu.shape), dtype=lu.dtype, device=device_of(a))
+        )
+        return y, Tangent(in_dtype(xp, dlu, lu.dtype), _NO, primal_type=type(y))
     u = xp.triu(lu)
     # F = L^-1 P^T dA U^-1 = U (A^-1 dA) U^-1
     z = _lu_solve_chunk(mod, xp, y, t[0], t.extra, False, 0)
@@ -703,6 +720,20 @@ def _general_ex(rng: Any, n: int, cplx: bool = False) -> Any:
     a = 0.4 * (rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if cplx else 0))
     # well conditioned, with its rows in reverse order: partial pivoting permutes them
     return (a + 1.5 * np.eye(n))[::-1]
+
+
+def _trivial_lu(name: str, a: Any) -> bool:
+    """Whether ``a`` is 0-d or zero-size (SciPy factors both: a 0-d ``a`` is its own LU);
+    otherwise ``a`` must be a (stack of) square matrices."""
+    if getattr(a, "ndim", 0) == 0 or 0 in tuple(a.shape):
+        return True
+    _square(name, a)  # the pullback's products with P go through lu_solve
+    return False
+
+
+def _singular(name: str, solve: Any) -> Any:
+    """``solve()``, a singular ``U``'s LinAlgError re-raised naming the rule."""
+    return named_singular(name, "the pullback needs U^-1", solve)
 
 
 def _lu_factor_ex(rng: Any) -> list[Any]:
@@ -875,6 +906,8 @@ def _lu_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args, name="lu")
     def lu_pullback(y_bar: Any) -> Any:
+        if not project.differentiable:  # a bool / int a
+            return (_NO, *[_NO] * (len(args) - 1))
         l_bar, u_bar = (y_bar[0], y_bar[1]) if permute_l else (y_bar[1], y_bar[2])
         if permute_l and not isinstance(l_bar, AbstractZero):
             l_bar = _h(xp, p) @ l_bar  # PL_bar -> L_bar
@@ -891,7 +924,8 @@ def _lu_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
             term = xp.triu(u_bar @ _h(xp, up))
             lau_bar = term if lau_bar is None else lau_bar + term
         x_bar = mod.solve_triangular(lp, lau_bar, trans=2, lower=True, unit_diagonal=True)
-        x_bar = _h(xp, mod.solve_triangular(up, _h(xp, x_bar), lower=False))  # X U_p^-H
+        xh = _h(xp, x_bar)
+        x_bar = _h(xp, _singular("lu", lambda: mod.solve_triangular(up, xh, lower=False)))  # XU^-H
         return (project(p @ x_bar), *[_NO] * (len(args) - 1))
 
     return y, lu_pullback
@@ -1784,7 +1818,7 @@ def _qr_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
         q_bar, r_bar = (None, _nz(y_bar[0])) if mode == "r" else (_nz(y_bar[0]), _nz(y_bar[1]))
         if r_bar is not None and f[2] is None:
             r_bar = r_bar[..., :k, :]  # the rows below are 0 whatever A is
-        g = _qr_back(xp, x, f, q_bar, r_bar)
+        g = _qr_back(xp, x, f, q_bar, r_bar, "qr")
         if g is None:
             g = xp.zeros_like(x)
         if perm is not None:
@@ -1800,7 +1834,7 @@ def _qr_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: 
     if t is None:
         return y, _ZERO
     dx = xp.take(t[0], perm, axis=-1) if perm is not None else t[0]
-    dq, dr = _qr_dot(xp, x, f, dx)
+    dq, dr = _qr_dot(xp, x, f, dx, "qr")
     m, n = a.shape[-2], a.shape[-1]
     if f[2] is None and mode != "economic" and m > n:  # R is m x n: zero rows below
         dr = xp.concat(
@@ -1853,7 +1887,7 @@ def _qr_multiply_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -
             q_bar = None
             if cq_bar is not None:  # right: C Q;  left: Q C
                 q_bar = _h(xp, c) @ cq_bar if right else cq_bar @ _h(xp, c)
-            g = _qr_back(xp, a, f, q_bar, r_bar)
+            g = _qr_back(xp, a, f, q_bar, r_bar, "qr_multiply")
             return pa(xp.zeros_like(a) if g is None else g)
 
         if cq_bar is None:
@@ -1877,7 +1911,7 @@ def _qr_multiply_frule(
     cq_dot: Any = None
     r_dot: Any = _ZERO
     if not isinstance(da, AbstractZero):
-        dq, r_dot = _qr_dot(xp, a, f, da)
+        dq, r_dot = _qr_dot(xp, a, f, da, "qr_multiply")
         cq_dot = c @ dq if right else dq @ c
         r_dot = in_dtype(xp, r_dot, y[1].dtype)
     if not isinstance(dc, AbstractZero):
@@ -1948,6 +1982,8 @@ def _polar_setup(fn: Any, sig: Any, args: Any, kwargs: Any) -> Any:
     xp = namespace_of(a, fname="scipy.linalg.polar")
     side = b.get("side", "right")
     _refuse("polar", "side", side, ("right", "left"))
+    if a.ndim == 2 and 0 in tuple(a.shape):  # no entries: U is empty, P zero, both constant
+        return xp, a, fn(*args, **kwargs), side == "right", None
     if a.ndim != 2 or (a.shape[0] < a.shape[1] if side == "right" else a.shape[0] > a.shape[1]):
         raise ValueError(
             "polar: the rule takes a matrix with m >= n for side='right' (m <= n for 'left'), "
@@ -1962,8 +1998,15 @@ def _polar_setup(fn: Any, sig: Any, args: Any, kwargs: Any) -> Any:
 
 def _polar_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, y, right, f = _polar_setup(fn, sig, args, kwargs)
-    w, s, vh = f[0], f[1], f[2]
     project = ProjectTo(a, xp)
+    if f is None:  # a zero-size a
+
+        @pullback(y, args, name="polar")
+        def polar_empty_pullback(y_bar: Any) -> Any:
+            return (project(xp.zeros_like(a)), *[_NO] * (len(args) - 1))
+
+        return y, polar_empty_pullback
+    w, s, vh = f[0], f[1], f[2]
 
     @pullback(y, args, name="polar")
     def polar_pullback(y_bar: Any) -> Any:
@@ -1990,7 +2033,7 @@ def _polar_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
 def _polar_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, y, right, f = _polar_setup(fn, sig, args, kwargs)
     t = tangents_in("polar", tangents[:2], (a,))
-    if t is None:
+    if t is None or f is None:  # f None: a zero-size a, nothing moves
         return y, _ZERO
     w, s, vh = f[0], f[1], f[2]
     dw, ds, dvh = _svd_dot(xp, f, t[0], vectors=True)

@@ -131,9 +131,16 @@ def _make(name: str) -> tuple[Any, Any]:
         pa, pb = ProjectTo(a, xp), ProjectTo(b, xp)
         need_a = not isinstance(zero_tangent(a), NoTangent)
         need_b = not isinstance(zero_tangent(b), NoTangent)
+        empty = 0 in (*a.shape, *b.shape)  # no product of entries: y does not move
 
         @pullback(y, args, name=name)
         def conv_pullback(y_bar: Any) -> Any:
+            if empty:
+                return (
+                    pa(xp.zeros_like(a)) if need_a else _NO,
+                    pb(xp.zeros_like(b)) if need_b else _NO,
+                    *[_NO] * (len(args) - 2),
+                )
             g = _pad_to(xp, y_bar, windows, full)
 
             def a_bar() -> Any:  # correlate(g, k) with k = b (convolve) or rc(b): convolve(g, b)
@@ -157,7 +164,7 @@ def _make(name: str) -> tuple[Any, Any]:
         xp, a, b, mode, rest = _conv_setup(name, sig, args, kwargs)
         y = fn(*args, **kwargs)
         t = tangents_in(name, tangents[:3], (a, b))
-        if t is None:
+        if t is None or 0 in (*a.shape, *b.shape):  # an empty operand: y does not move
             return y, _ZERO
         nd, extra = a.ndim, t.extra
         windows = [_window(mode, a.shape[i], b.shape[i]) for i in range(nd)]

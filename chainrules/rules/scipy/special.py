@@ -32,7 +32,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...core.namespaces import is_array, namespace_of
+from ...core.namespaces import device_of, is_array, namespace_of
 from ...core.numpy_fast import numpy_result
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_namespace, register_rrule
@@ -419,7 +419,8 @@ def _scipy_factorial(sp: Any, n: Any, exact: bool = False) -> Any:
 
     if exact:
         return sp.factorial(n, exact=True)
-    return np.where(n >= 0, sp.gamma(n + 1), np.float64(0.0))  # float64, as SciPy's
+    # 0 below 0, NaN at NaN (n < 0 is False there), float64: SciPy's
+    return np.where(n < 0, np.float64(0.0), sp.gamma(n + 1))
 
 
 def _scipy_comb(
@@ -535,14 +536,15 @@ def _betainc_dx(c: _Ctx, a: Any, b: Any, x: Any) -> Any:
 def _owens_dh(c: _Ctx, h: Any, a: Any) -> Any:
     # dT/dh = -exp(-h**2/2) erf(h a / sqrt 2) / (2 sqrt(2 pi))
     xp = c.xp
-    return -xp.exp(-h * h / 2) * c.sp.erf(h * a / math.sqrt(2)) / (2 * _SQRT_2PI)
+    # h * h * -0.5, not -h * h / 2: a bool h has no negative
+    return -xp.exp(h * h * -0.5) * c.sp.erf(h * a / math.sqrt(2)) / (2 * _SQRT_2PI)
 
 
 def _owens_da(c: _Ctx, h: Any, a: Any) -> Any:
     # dT/da = exp(-h**2 (1 + a**2) / 2) / (2 pi (1 + a**2))
     xp = c.xp
     q = 1 + a * a
-    return xp.exp(-h * h * q / 2) / (2 * math.pi * q)
+    return xp.exp(h * h * q * -0.5) / (2 * math.pi * q)
 
 
 def _multigammaln_da(c: _Ctx, a: Any, d: Any) -> Any:
@@ -555,7 +557,7 @@ def _multigammaln_da(c: _Ctx, a: Any, d: Any) -> Any:
 
 def _factorial_d(c: _Ctx, n: Any) -> Any:
     xp = c.xp
-    return xp.where(n >= 0, c.out * c.sp.digamma(n + 1), xp.zeros_like(c.out))
+    return xp.where(n < 0, xp.zeros_like(c.out), c.out * c.sp.digamma(n + 1))
 
 
 def _sph_dtheta(c: _Ctx, n: Any, m: Any, theta: Any, phi: Any) -> Any:
@@ -772,7 +774,7 @@ def _reg_elementwise() -> None:
         "rel_entr",
         lambda x, y, out=None: None,
         lambda c, x, y: c.xp.log(x / y) + 1,
-        lambda c, x, y: -x / y,
+        lambda c, x, y: -(x / y),  # not -x / y: a bool x has no negative
         domain=((0.1, 3.0), (0.1, 3.0)),
     )
     e(
@@ -1011,7 +1013,11 @@ def _keep(xp: Any, v: Any, axes: tuple[int, ...], ndim: int) -> Any:
 def _lse(xp: Any, a: Any, b: Any, axes: tuple[int, ...]) -> tuple[Any, Any, Any, Any]:
     """``log |sum(b exp(a))|`` over ``axes`` (kept as length-1 axes), the sum's sign, and what
     the cotangent weight is built from: ``exp(a - max)`` and the sum."""
-    m = xp.max(a, axis=axes, keepdims=True) if axes else a
+    if any(a.shape[ax] == 0 for ax in axes):  # an empty sum: no max; lse = log(0) = -inf
+        kept = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
+        m = xp.zeros(kept, dtype=a.dtype, device=device_of(a))
+    else:
+        m = xp.max(a, axis=axes, keepdims=True) if axes else a
     m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
     e0 = xp.exp(a - m)
     e = e0 if b is None else b * e0
@@ -1054,6 +1060,8 @@ def _logsumexp_forward(xp: Any, bound: dict[str, Any]) -> tuple[Any, Any, Any, A
     a, b = bound["a"], bound["b"]
     if not is_array(a):
         a = xp.asarray(a)
+    if not xp.isdtype(a.dtype, ("real floating", "complex floating")):
+        a = xp.astype(a, _default_float(xp, a))  # SciPy computes bool / int in floating point
     if b is not None:
         if not is_array(b):
             b = xp.asarray(b, dtype=a.dtype)
@@ -1061,6 +1069,8 @@ def _logsumexp_forward(xp: Any, bound: dict[str, Any]) -> tuple[Any, Any, Any, A
     ndim = a.ndim
     axes = _axes(bound["axis"], ndim, "logsumexp")
     lse_k, sgn_k, e0, s = _lse(xp, a, b, axes)
+    if any(a.shape[ax] == 0 for ax in axes):
+        sgn_k = xp.full_like(sgn_k, -1)  # SciPy's sign of an empty sum is sign(-inf)
     # the cotangent weight exp(a - lse) * sign = exp(a - max) / sum, from the forward's
     # exponentials (a second exp over a costs 1.3x native JAX's jit(grad) at n = 1e6); every
     # term zero (sum = 0, lse = -inf) gives 0, not NaN
@@ -1074,6 +1084,14 @@ def _logsumexp_forward(xp: Any, bound: dict[str, Any]) -> tuple[Any, Any, Any, A
         neg = xp.reshape(sgn_k, lse.shape) < 0
         lse = xp.where(neg, xp.full_like(lse, math.nan), lse)
     return numpy_result(lse), w, None, axes, ndim
+
+
+def _default_float(xp: Any, a: Any) -> Any:
+    """The namespace's default real floating dtype (SciPy's ``force_floating``)."""
+    info = getattr(xp, "__array_namespace_info__", None)
+    if info is None:
+        return xp.float64
+    return info().default_dtypes(device=device_of(a))["real floating"]
 
 
 def _squeezed(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
@@ -1136,14 +1154,19 @@ def _softmax_setup(
     x = bound["x"]
     xp = namespace_of(x, fname=name)
     axes = _axes(bound["axis"], x.ndim, name)
-    lse = _lse(xp, x, None, axes)[0]
-    return xp, x, axes, x - lse  # log_softmax
+    # SciPy's own formulas, so that the primal is f's to the last bit (int input included)
+    m = xp.max(x, axis=axes, keepdims=True) if axes else x
+    if name == "softmax":  # exp(x - max) / sum: the max is not guarded, as in SciPy
+        e = xp.exp(x - m)
+        return xp, x, axes, e / (xp.sum(e, axis=axes, keepdims=True) if axes else e)
+    t = x - xp.where(xp.isfinite(m), m, xp.zeros_like(m))
+    et = xp.exp(t)
+    return xp, x, axes, t - xp.log(xp.sum(et, axis=axes, keepdims=True) if axes else et)
 
 
 @register_rrule("scipy:special.softmax", examples=_softmax_examples)
 def softmax_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
-    xp, x, axes, logp = _softmax_setup("softmax", _SOFTMAX, args, kwargs)
-    y = xp.exp(logp)
+    xp, x, axes, y = _softmax_setup("softmax", _SOFTMAX, args, kwargs)
     proj = ProjectTo(x, xp)
 
     @pullback(y, args, name="softmax")
@@ -1157,8 +1180,7 @@ def softmax_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]
 
 @register_frule("scipy:special.softmax", examples=_softmax_examples)
 def softmax_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    xp, x, axes, logp = _softmax_setup("softmax", _SOFTMAX, args, kwargs)
-    y = xp.exp(logp)
+    xp, x, axes, y = _softmax_setup("softmax", _SOFTMAX, args, kwargs)
     dots = tangents_in("softmax", tangents[:2], (x,))
     if dots is None:
         return y, _ZERO

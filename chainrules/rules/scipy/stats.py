@@ -533,7 +533,11 @@ def _mvn_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Callable
             y = obj(*args, **kwargs)
             n = _mvn_dim(method, mean, cov)
             dt = y.dtype
-            xs = xp.reshape(x, (-1, n))  # the samples, one per output element
+            # the samples, one per output element; a 0-d x is one point with every coordinate x
+            # (SciPy broadcasts it to the mean's shape)
+            xs = (
+                xp.reshape(x, (-1, n)) if x.ndim else xp.broadcast_to(xp.reshape(x, (1, 1)), (1, n))
+            )
             d = xs if mean is None else xs - xp.reshape(xp.asarray(mean, dtype=dt), (-1,))
             c = xp.asarray(cov, dtype=dt)
             if c.ndim == 2:
@@ -557,8 +561,9 @@ def _mvn_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Callable
                     yb = yb * w  # d pdf = pdf d logpdf
                 gu = yb[:, None] * u
                 res: list[Any] = []
-                if projs[0] is not None:
-                    res.append(projs[0](xp.reshape(-gu, x.shape)))
+                if projs[0] is not None:  # a 0-d x: the sum over its n copies
+                    gx = xp.reshape(-gu, x.shape) if x.ndim else -xp.sum(gu)
+                    res.append(projs[0](gx))
                 if len(args) > 1:
                     pm = projs[1]
                     res.append(
@@ -591,8 +596,9 @@ def _mvn_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Callable
                 if isinstance(t, AbstractZero) or isinstance(zero_tangent(a), NoTangent):
                     continue
                 ext = tuple(t.shape[: dots.extra])
-                if i == 0:
-                    term = -xp.sum(u * xp.reshape(t, (-1, m, n)), axis=-1)
+                if i == 0:  # a 0-d x moves every coordinate of its point together
+                    shape = (-1, m, n) if a.ndim else (-1, 1, 1)
+                    term = -xp.sum(u * xp.reshape(t, shape), axis=-1)
                 elif i == 1:
                     term = xp.sum(u * xp.reshape(t, (-1, 1, n)), axis=-1)
                 elif c.ndim == 2:

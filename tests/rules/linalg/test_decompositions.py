@@ -394,3 +394,27 @@ def test_named_tuple_cotangents_by_field() -> None:
     np.testing.assert_allclose(by_name, np.eye(3), atol=1e-12)  # d(sum w)/dS = I
     _, pb = cr.rrule(np.linalg.slogdet, s)
     np.testing.assert_allclose(pb(cr.Tangent(logabsdet=1.0))[1], np.linalg.inv(s), atol=1e-12)
+
+
+def test_qr_at_a_rank_deficient_matrix_names_the_rule() -> None:
+    # Q has no derivative below full rank (no finite limit): the backend's LinAlgError, named
+    x = np.array([[1.0, 0.0], [1.0, 0.0]])  # R[1, 1] is exactly 0
+    y, pb = cr.rrule(np.linalg.qr, x)
+    y_bar = cr.Tangent(np.ones((2, 2)), np.ones((2, 2)), primal_type=type(y))
+    with pytest.raises(np.linalg.LinAlgError, match=r"linalg\.qr: the derivative needs R\^-1"):
+        cr.unthunk(pb(y_bar)[1])
+    with pytest.raises(np.linalg.LinAlgError, match=r"linalg\.qr: .* singular"):
+        cr.frule((cr.NoTangent(), np.ones((2, 2))), np.linalg.qr, x)
+
+
+@pytest.mark.parametrize("kind", ["int", "bool", "float"])
+def test_svdvals_primal_is_numpys_to_the_last_bit(kind: str) -> None:
+    # LAPACK's SVD without vectors differs from the one with them in the last bits
+    x = np.random.default_rng(5).standard_normal((4, 3)) * 3
+    x = {"int": np.round(x).astype(np.int64), "bool": x > 0, "float": x}[kind]
+    s, _ = cr.rrule(np.linalg.svdvals, x)
+    want = np.linalg.svdvals(x)
+    assert s.dtype == want.dtype
+    np.testing.assert_array_equal(s, want)
+    s2, _ = cr.frule((cr.NoTangent(), np.ones(x.shape)), np.linalg.svdvals, x)
+    np.testing.assert_array_equal(s2, want)

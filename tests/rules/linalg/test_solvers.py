@@ -394,3 +394,14 @@ def test_chunk_axes_must_agree_in_solve() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.linalg.solvers")
+
+
+def test_slogdet_at_a_singular_matrix_names_the_rule() -> None:
+    # log|det| -> -inf and A^-H has no finite limit: the backend's LinAlgError, named
+    x = np.array([[1.0, 2.0], [2.0, 4.0]])
+    y, pb = cr.rrule(np.linalg.slogdet, x)
+    y_bar = cr.Tangent(cr.ZeroTangent(), np.ones(()), primal_type=type(y))
+    with pytest.raises(np.linalg.LinAlgError, match=r"linalg\.slogdet: the derivative of log"):
+        cr.unthunk(pb(y_bar))
+    with pytest.raises(np.linalg.LinAlgError, match=r"linalg\.slogdet: .* singular"):
+        cr.frule((cr.NoTangent(), np.ones((2, 2))), np.linalg.slogdet, x)

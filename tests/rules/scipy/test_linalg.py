@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -348,3 +349,52 @@ def test_an_empty_structured_matrix_is_constant(name: str, n: int) -> None:
     if y.size == 0:
         assert pb(np.ones_like(y))[1].shape == (n,)
         assert isinstance(cr.frule((cr.NoTangent(), np.ones(n)), f, x)[1], cr.ZeroTangent)
+
+
+def test_lu_factor_of_0d_and_empty_inputs_follows_scipy() -> None:
+    for a in (np.asarray(2.0), np.zeros((0, 3)), np.zeros((0, 0))):
+        (lu, piv), pb = cr.rrule(sl.lu_factor, a)
+        want = sl.lu_factor(a)
+        assert lu.shape == want[0].shape and lu.dtype == want[0].dtype
+        np.testing.assert_array_equal(lu, want[0])
+        np.testing.assert_array_equal(piv, want[1])
+        lu_bar = np.full(lu.shape, 3.0)
+        g = cr.unthunk(pb(cr.Tangent(lu_bar, cr.NoTangent(), primal_type=tuple))[1])
+        assert g.shape == a.shape
+        np.testing.assert_array_equal(g, lu_bar)  # 0-d: LU = (1, a); empty: nothing
+        _, t = cr.frule((cr.NoTangent(), np.ones((2, *a.shape))), sl.lu_factor, a)
+        assert t[0].shape == (2, *lu.shape)
+
+
+def test_lu_of_bool_and_singular_matrices() -> None:
+    b = np.array([[True, False, True], [True, False, True], [True, True, False]])  # singular
+    for f in (sl.lu_factor, sl.lu):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sl.LinAlgWarning)  # lu_factor: U[2, 2] is 0
+            y, pb = cr.rrule(f, b)
+        bars = [np.ones(v.shape, v.dtype) if v.dtype.kind == "f" else cr.NoTangent() for v in y]
+        assert pb(cr.Tangent(*bars, primal_type=tuple))[1] == cr.NoTangent()  # bool: no tangent
+    s = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 0.0]])
+    with pytest.warns(sl.LinAlgWarning):
+        _, pb = cr.rrule(sl.lu_factor, s)
+    with pytest.raises(np.linalg.LinAlgError, match="lu_factor: the pullback needs U"):
+        cr.unthunk(pb(cr.Tangent(np.ones((3, 3)), cr.NoTangent(), primal_type=tuple))[1])
+    y, pb = cr.rrule(sl.lu, s)
+    with pytest.raises(np.linalg.LinAlgError, match="lu: the pullback needs U"):
+        cr.unthunk(pb(cr.Tangent(cr.ZeroTangent(), *np.ones((2, 3, 3)), primal_type=tuple))[1])
+
+
+def test_polar_of_an_empty_matrix_and_expm_at_nonfinite() -> None:
+    a = np.zeros((0, 3))
+    (u, p), pb = cr.rrule(sl.polar, a)
+    want = sl.polar(a)
+    np.testing.assert_array_equal(u, want[0])
+    np.testing.assert_array_equal(p, want[1])
+    g = pb(cr.Tangent(np.ones((0, 3)), np.ones((3, 3)), primal_type=tuple))[1]
+    assert cr.unthunk(g).shape == (0, 3)
+    for v in (np.nan, np.inf, -np.inf):  # SciPy's expm gives NaN there: so does the pullback
+        x = np.full((3, 3), v)
+        with np.errstate(all="ignore"):
+            y, pb = cr.rrule(sl.expm, x)
+            np.testing.assert_array_equal(y, sl.expm(x))
+            assert np.all(np.isnan(cr.unthunk(pb(np.ones((3, 3)))[1])))

@@ -87,3 +87,15 @@ def test_integer_inputs_have_no_tangent() -> None:
     _, a_bar, b_bar = map(cr.unthunk, pb(np.ones(6)))
     assert isinstance(a_bar, cr.NoTangent)
     np.testing.assert_allclose(b_bar, ss.correlate(np.ones(6), a, mode="valid"))
+
+
+def test_an_empty_operand_moves_nothing() -> None:
+    a, k = np.zeros(0), np.array([1.0, 2.0])
+    for f in (ss.correlate, ss.convolve):
+        y, pb = cr.rrule(f, a, k, mode="same")
+        np.testing.assert_array_equal(y, f(a, k, mode="same"))
+        _, ga, gk = (cr.unthunk(g) for g in pb(np.ones(y.shape)))
+        assert ga.shape == (0,)
+        np.testing.assert_array_equal(gk, [0.0, 0.0])  # y has no entries: k does not reach it
+        _, yd = cr.frule((cr.NoTangent(), np.zeros(0), np.ones(2)), f, a, k, mode="same")
+        assert isinstance(yd, cr.ZeroTangent)

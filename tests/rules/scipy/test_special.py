@@ -131,6 +131,51 @@ def test_logsumexp_matches_scipy_with_b_and_return_sign() -> None:
     np.testing.assert_allclose(gb, w)
 
 
+def test_bad_inputs_numpy_accepts() -> None:
+    # bool and int inputs, empty and NaN ones: the primal is SciPy's own, the pullback runs
+    xb = np.array([True, False, True])
+    for f, args in ((sps.owens_t, (xb, np.ones(3))), (sps.rel_entr, (xb, np.full(3, 2.0)))):
+        y, pb = cr.rrule(f, *args)
+        np.testing.assert_array_equal(y, f(*args))
+        g = cr.unthunk(pb(np.ones(3))[2])  # d/d(second argument): the first one is bool
+        assert g.dtype == np.float64 and np.all(np.isfinite(g))
+    np.testing.assert_array_equal(
+        cr.rrule(sps.rel_entr, xb, np.full(3, 2.0))[1](np.ones(3))[2], -(xb / 2.0)
+    )
+    y, pb = cr.rrule(sps.logsumexp, xb)  # SciPy computes a bool input in float64
+    np.testing.assert_allclose(y, sps.logsumexp(xb), rtol=1e-15)
+    for a, kw in (
+        (np.zeros(0), {}),
+        (np.zeros((2, 0)), {"axis": 1}),
+        (np.zeros((0, 2)), {"axis": 0, "return_sign": True}),
+    ):
+        with np.errstate(divide="ignore"):  # an empty sum: log 0 = -inf, sign -1
+            y, pb = cr.rrule(sps.logsumexp, a, **kw)
+            want = sps.logsumexp(a, **kw)
+        np.testing.assert_array_equal(y, want)
+        sign = "return_sign" in kw
+        y_bar = (
+            cr.Tangent(np.ones(np.shape(want[0])), cr.NoTangent())
+            if sign
+            else np.ones(np.shape(want))
+        )
+        g = pb(y_bar)
+        assert cr.unthunk(g[1] if isinstance(g, tuple) else g).shape == a.shape
+    xi = np.array([-3, 0, 2, 5, -1])
+    for f in (sps.softmax, sps.log_softmax):  # to the last bit, int and float
+        for x in (xi, np.random.default_rng(0).standard_normal((2, 3))):
+            y, _ = cr.rrule(f, x)
+            want = f(x)
+            assert y.dtype == want.dtype
+            np.testing.assert_array_equal(y, want)
+    n = np.array([np.nan, -1.0, 2.0])  # factorial: NaN at NaN, 0 below 0
+    y, pb = cr.rrule(sps.factorial, n)
+    np.testing.assert_array_equal(y, sps.factorial(n))
+    with np.errstate(invalid="ignore"):  # 0 * digamma(0), masked out below 0
+        g = cr.unthunk(pb(np.ones(3))[1])
+    assert np.isnan(g[0]) and g[1] == 0.0
+
+
 def test_torch_special_names_follow_scipy() -> None:
     torch = pytest.importorskip("torch")
     from chainrules.rules.scipy.special import TORCH_NAMES

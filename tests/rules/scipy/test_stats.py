@@ -223,3 +223,23 @@ def test_signature_errors_name_the_function() -> None:
         cr.rrule(ss.norm.pdf, np.ones(2), scal=2.0)
     with pytest.raises(TypeError, match="dirichlet"):
         cr.rrule(ss.dirichlet.logpdf, np.ones(2) / 2, np.ones(2), np.ones(2))
+
+
+def test_multivariate_normal_of_a_0d_point_broadcasts_it_to_the_mean() -> None:
+    # SciPy reads a 0-d x as the point (x, ..., x): its cotangent sums over the coordinates
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 3))
+    cov, mean, x = a @ a.T / 3 + np.eye(3), rng.standard_normal(3), np.asarray(0.3)
+    for f in (ss.multivariate_normal.pdf, ss.multivariate_normal.logpdf):
+        y, pb = cr.rrule(f, x, mean, cov)
+        want = f(x, mean, cov)
+        assert type(y) is type(want)
+        np.testing.assert_array_equal(y, want)
+        h = 1e-6
+        fd = (f(x + h, mean, cov) - f(x - h, mean, cov)) / (2 * h)
+        g = cr.unthunk(pb(np.ones(()))[1])
+        assert np.shape(g) == ()
+        np.testing.assert_allclose(g, fd, rtol=1e-7)
+        t = np.array([1.0, -2.0])  # a chunk of two tangents of the 0-d x
+        _, yd = cr.frule((cr.NoTangent(), t, cr.NoTangent(), cr.NoTangent()), f, x, mean, cov)
+        np.testing.assert_allclose(yd, g * t, rtol=1e-14)
