@@ -25,6 +25,7 @@ module                 functions
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
 ``operators``          Python's operators on arrays (``operator.add``, ``x @ y``, ...)
+``torch_numpy``        torch's ``sinc``, ``kron``, ``nan_to_num``, ``nanmean`` (NumPy's rules)
 ``scipy``              SciPy's ``special``, ``linalg``, ``signal`` (each library's own)
 =====================  ================================================================
 
@@ -54,5 +55,6 @@ from . import (  # noqa: F401
     sorting,
     statistical,
     statistical_numpy,
+    torch_numpy,
     utility,
 )
