@@ -72,14 +72,15 @@ class Case:
         """Why a second derivative through this case's ``"frule"`` or ``"rrule"`` is known to be
         wrong, or None."""
         if (
-            through in ("frule", "rrule")
+            through == "frule"
             and self.reg in ZERO_SENSITIVE
             and any(np.any(x == 0) for x in self.split()[0])
         ):
             return (
-                "an exact zero in the input: the cumulative_prod rules' zero masks are piecewise "
-                "constant, so differentiating their pushforward or pullback again misses the "
-                "second-order terms through the zero (first order is exact)"
+                "an exact zero in the input: the cumulative_prod pushforward's zero masks are "
+                "piecewise constant, so differentiating it again misses the second-order terms "
+                "through the zero (first order is exact; the pullback divides by nothing and is "
+                "exact at second order too)"
             )
         return None
 

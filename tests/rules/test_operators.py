@@ -53,7 +53,7 @@ def test_matmul_operator_is_matmul() -> None:
     a, b = np.arange(6.0).reshape(2, 3), np.arange(3.0)
     y, pb = cr.rrule(operator.matmul, a, b)
     assert np.array_equal(y, a @ b)
-    _, ga, gb = pb(np.ones(2))
+    _, ga, gb = (cr.unthunk(c) for c in pb(np.ones(2)))  # deferred cotangents
     assert np.array_equal(ga, np.ones((2, 1)) * b)
     assert np.array_equal(gb, a.sum(0))
 
