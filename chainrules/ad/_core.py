@@ -879,6 +879,8 @@ def _updated(x: Tracer, key: Any, value: Any) -> Any:
     n = 1
     for d in target_shape:
         n *= d
+    if n == 0:  # an empty selection (a False mask): nothing is written
+        return x
     src = base.full(shape, -1, dtype=base.int64, **kw)
     src[skey] = base.reshape(base.arange(n, dtype=base.int64, **kw), starget_shape)
     flat = xp.reshape(xp.broadcast_to(value, target_shape), (n,))
