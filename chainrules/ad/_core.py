@@ -530,15 +530,53 @@ class TracedNamespace(types.ModuleType):
             attr = getattr(self._cr_base, name, None) or registry.scipy_namespace(
                 self._cr_base, "special"
             )
-            if attr is None:
-                raise AttributeError(f"{self.__name__} has no special functions")
-            value: Any = TracedNamespace(attr)
+            if attr is None:  # array-api-strict, device arrays: SciPy's functions, by their rules
+                value: Any = _RuledSpecial.of(self.__name__)
+            else:
+                value = TracedNamespace(attr)
             setattr(self, name, value)
             return value
         attr = getattr(self._cr_base, name)
         value = _adapt(name, attr)
         setattr(self, name, value)
         return value
+
+
+class _RuledSpecial(TracedNamespace):
+    """``special`` of a traced namespace whose library has none (array-api-strict, device
+    arrays): the functions of ``scipy.special`` that have a rule, each recorded through its rule
+    (the rule computes the value with SciPy's function on the library's arrays, as SciPy's
+    array-API code does). Where SciPy's array-API code looks for ``xp.special``, it finds these
+    instead of converting the tracer with ``numpy.asarray``. A function with no rule is an
+    ``AttributeError``, so SciPy falls back to its generic code."""
+
+    def __init__(self, owner: str) -> None:
+        import scipy.special
+
+        super().__init__(scipy.special)
+        self._cr_owner = owner
+
+    @classmethod
+    def of(cls, owner: str) -> Any:
+        try:
+            return cls(owner)
+        except ImportError:
+            raise AttributeError(
+                f"{owner} has no special functions (SciPy is not installed)"
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"<traced namespace chainrules.ad[{self._cr_owner}].special (SciPy's, by rules)>"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        fn = getattr(self._cr_base, name, None)
+        if fn is None or registry.find_rrule(fn) is None:
+            raise AttributeError(
+                f"{self._cr_owner}.special has no {name!r}: scipy.special.{name} has no rule"
+            )
+        return super().__getattr__(name)
 
 
 def _adapt(name: str, attr: Any) -> Any:
