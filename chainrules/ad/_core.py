@@ -379,6 +379,7 @@ def user_frame() -> str:
 # array_namespace(created, tracer) sees one namespace, and plain operations among created arrays
 # stay created (so that buf = xp.ones(n) * 2; buf[k] = t works too).
 ACTIVE: list[Trace] = []
+LIKE_NAMES = frozenset(("empty_like", "full_like", "ones_like", "zeros_like"))
 CREATION_NAMES = frozenset(
     ("arange", "empty", "eye", "from_dlpack", "full", "linspace", "ones", "zeros", "tri")
 )
@@ -606,6 +607,21 @@ def _adapt(name: str, attr: Any) -> Any:
         asarray.__wrapped__ = attr  # type: ignore[attr-defined]
         return asarray
 
+    if name in LIKE_NAMES:  # zeros_like(plain) inside traced code is created too
+
+        def like(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(x, Tracer):
+                return dispatch(attr, (x, *args), kwargs)
+            if kwargs:
+                kwargs = {k: primal(v) if k == "dtype" else v for k, v in kwargs.items()}
+                if any(isinstance(v, Tracer) for v in kwargs.values()):
+                    return dispatch(attr, (x, *args), kwargs)
+            return created(attr(x, *args, **kwargs))
+
+        like.__name__ = name
+        like.__wrapped__ = attr  # type: ignore[attr-defined]
+        return like
+
     if name in CREATION_NAMES:
 
         def create(*args: Any, **kwargs: Any) -> Any:
@@ -658,6 +674,8 @@ def tracer_class(x: Any) -> type[Tracer]:
         attrs["_numpy"] = mod == "numpy"  # NumPy scalars mix with its values as they are
         if bases[-1] is _Slots:
             attrs["__slots__"] = ()
+        if mod == "torch":
+            attrs["__torch_function__"] = classmethod(_torch_function)
         cls = type(f"Tracer[{getattr(base, '__name__', '?')}]", bases, attrs)
         cls.__module__ = __name__
         _CLASSES[id(base)] = cls
@@ -666,6 +684,32 @@ def tracer_class(x: Any) -> type[Tracer]:
 
 
 _SLOTS = ("_aux", "_trace", "_value", "_view")
+
+
+def _torch_function(cls: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    """torch's protocol, for a tracer among the arguments of torch's own functions. A tracer
+    written into a tensor that the code allocated with torch itself (``b = torch.zeros(n);
+    b[k] = t``) cannot become a traced update: ``b`` is torch's object, which the engine cannot
+    make stand for a traced value, and writing the value alone would silently drop the
+    derivative. So it is refused, naming what to write instead. A torch function with a rule
+    (``torch.sin(t)``) is recorded through it; one without is refused, naming it."""
+    import torch
+
+    if func is torch.Tensor.__setitem__:
+        raise TypeError(
+            "chainrules.ad: a traced value written into a torch tensor the code allocated with "
+            "torch itself (b = torch.zeros(n); b[k] = t) cannot be differentiated: torch's "
+            "tensor cannot hold a traced value. Allocate it through the traced namespace, "
+            "xp = t.__array_namespace__(); b = xp.zeros(n), or build it with torch.stack / "
+            "xp.stack"
+        )
+    if registry.find_rrule(func) is not None or registry.find_frule(func) is not None:
+        return dispatch(func, args, kwargs or {})
+    name = registry.function_name(func)
+    raise TypeError(
+        f"chainrules.ad: {name} was given a traced array, and chainrules has no rule for {name}; "
+        "call the traced namespace's function instead (xp = t.__array_namespace__())"
+    )
 
 
 _OPERATORS = {
