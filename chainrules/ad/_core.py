@@ -549,7 +549,8 @@ class _RuledSpecial(TracedNamespace):
     (the rule computes the value with SciPy's function on the library's arrays, as SciPy's
     array-API code does). Where SciPy's array-API code looks for ``xp.special``, it finds these
     instead of converting the tracer with ``numpy.asarray``. A function with no rule is an
-    ``AttributeError``, so SciPy falls back to its generic code."""
+    ``AttributeError``, so SciPy falls back to its generic code. Only in SciPy's array-API mode
+    (``SCIPY_ARRAY_API=1``): outside it SciPy's functions return NumPy arrays."""
 
     def __init__(self, owner: str) -> None:
         import scipy.special
@@ -560,11 +561,17 @@ class _RuledSpecial(TracedNamespace):
     @classmethod
     def of(cls, owner: str) -> Any:
         try:
-            return cls(owner)
+            from scipy._lib._array_api import SCIPY_ARRAY_API
         except ImportError:
             raise AttributeError(
                 f"{owner} has no special functions (SciPy is not installed)"
             ) from None
+        if not SCIPY_ARRAY_API:  # SciPy's ufuncs would hand back NumPy arrays
+            raise AttributeError(
+                f"{owner} has no special functions: SciPy's take {owner}'s arrays only in its "
+                "array-API mode (SCIPY_ARRAY_API=1 before SciPy is imported)"
+            )
+        return cls(owner)
 
     def __repr__(self) -> str:
         return f"<traced namespace chainrules.ad[{self._cr_owner}].special (SciPy's, by rules)>"
