@@ -379,6 +379,7 @@ def user_frame() -> str:
 # array_namespace(created, tracer) sees one namespace, and plain operations among created arrays
 # stay created (so that buf = xp.ones(n) * 2; buf[k] = t works too).
 ACTIVE: list[Trace] = []
+LIKE_NAMES = frozenset(("empty_like", "full_like", "ones_like", "zeros_like"))
 CREATION_NAMES = frozenset(
     ("arange", "empty", "eye", "from_dlpack", "full", "linspace", "ones", "zeros", "tri")
 )
@@ -530,15 +531,60 @@ class TracedNamespace(types.ModuleType):
             attr = getattr(self._cr_base, name, None) or registry.scipy_namespace(
                 self._cr_base, "special"
             )
-            if attr is None:
-                raise AttributeError(f"{self.__name__} has no special functions")
-            value: Any = TracedNamespace(attr)
+            if attr is None:  # array-api-strict, device arrays: SciPy's functions, by their rules
+                value: Any = _RuledSpecial.of(self.__name__)
+            else:
+                value = TracedNamespace(attr)
             setattr(self, name, value)
             return value
         attr = getattr(self._cr_base, name)
         value = _adapt(name, attr)
         setattr(self, name, value)
         return value
+
+
+class _RuledSpecial(TracedNamespace):
+    """``special`` of a traced namespace whose library has none (array-api-strict, device
+    arrays): the functions of ``scipy.special`` that have a rule, each recorded through its rule
+    (the rule computes the value with SciPy's function on the library's arrays, as SciPy's
+    array-API code does). Where SciPy's array-API code looks for ``xp.special``, it finds these
+    instead of converting the tracer with ``numpy.asarray``. A function with no rule is an
+    ``AttributeError``, so SciPy falls back to its generic code. Only in SciPy's array-API mode
+    (``SCIPY_ARRAY_API=1``): outside it SciPy's functions return NumPy arrays."""
+
+    def __init__(self, owner: str) -> None:
+        import scipy.special
+
+        super().__init__(scipy.special)
+        self._cr_owner = owner
+
+    @classmethod
+    def of(cls, owner: str) -> Any:
+        try:
+            from scipy._lib._array_api import SCIPY_ARRAY_API
+        except ImportError:
+            raise AttributeError(
+                f"{owner} has no special functions (SciPy is not installed)"
+            ) from None
+        if not SCIPY_ARRAY_API:  # SciPy's ufuncs would hand back NumPy arrays
+            raise AttributeError(
+                f"{owner} has no special functions: SciPy's take {owner}'s arrays only in its "
+                "array-API mode (SCIPY_ARRAY_API=1 before SciPy is imported)"
+            )
+        return cls(owner)
+
+    def __repr__(self) -> str:
+        return f"<traced namespace chainrules.ad[{self._cr_owner}].special (SciPy's, by rules)>"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        fn = getattr(self._cr_base, name, None)
+        if fn is None or registry.find_rrule(fn) is None:
+            raise AttributeError(
+                f"{self._cr_owner}.special has no {name!r}: scipy.special.{name} has no rule"
+            )
+        return super().__getattr__(name)
 
 
 def _adapt(name: str, attr: Any) -> Any:
@@ -567,6 +613,21 @@ def _adapt(name: str, attr: Any) -> Any:
 
         asarray.__wrapped__ = attr  # type: ignore[attr-defined]
         return asarray
+
+    if name in LIKE_NAMES:  # zeros_like(plain) inside traced code is created too
+
+        def like(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(x, Tracer):
+                return dispatch(attr, (x, *args), kwargs)
+            if kwargs:
+                kwargs = {k: primal(v) if k == "dtype" else v for k, v in kwargs.items()}
+                if any(isinstance(v, Tracer) for v in kwargs.values()):
+                    return dispatch(attr, (x, *args), kwargs)
+            return created(attr(x, *args, **kwargs))
+
+        like.__name__ = name
+        like.__wrapped__ = attr  # type: ignore[attr-defined]
+        return like
 
     if name in CREATION_NAMES:
 
@@ -620,6 +681,8 @@ def tracer_class(x: Any) -> type[Tracer]:
         attrs["_numpy"] = mod == "numpy"  # NumPy scalars mix with its values as they are
         if bases[-1] is _Slots:
             attrs["__slots__"] = ()
+        if mod == "torch":
+            attrs["__torch_function__"] = classmethod(_torch_function)
         cls = type(f"Tracer[{getattr(base, '__name__', '?')}]", bases, attrs)
         cls.__module__ = __name__
         _CLASSES[id(base)] = cls
@@ -628,6 +691,32 @@ def tracer_class(x: Any) -> type[Tracer]:
 
 
 _SLOTS = ("_aux", "_trace", "_value", "_view")
+
+
+def _torch_function(cls: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    """torch's protocol, for a tracer among the arguments of torch's own functions. A tracer
+    written into a tensor that the code allocated with torch itself (``b = torch.zeros(n);
+    b[k] = t``) cannot become a traced update: ``b`` is torch's object, which the engine cannot
+    make stand for a traced value, and writing the value alone would silently drop the
+    derivative. So it is refused, naming what to write instead. A torch function with a rule
+    (``torch.sin(t)``) is recorded through it; one without is refused, naming it."""
+    import torch
+
+    if func is torch.Tensor.__setitem__:
+        raise TypeError(
+            "chainrules.ad: a traced value written into a torch tensor the code allocated with "
+            "torch itself (b = torch.zeros(n); b[k] = t) cannot be differentiated: torch's "
+            "tensor cannot hold a traced value. Allocate it through the traced namespace, "
+            "xp = t.__array_namespace__(); b = xp.zeros(n), or build it with torch.stack / "
+            "xp.stack"
+        )
+    if registry.find_rrule(func) is not None or registry.find_frule(func) is not None:
+        return dispatch(func, args, kwargs or {})
+    name = registry.function_name(func)
+    raise TypeError(
+        f"chainrules.ad: {name} was given a traced array, and chainrules has no rule for {name}; "
+        "call the traced namespace's function instead (xp = t.__array_namespace__())"
+    )
 
 
 _OPERATORS = {
@@ -879,6 +968,8 @@ def _updated(x: Tracer, key: Any, value: Any) -> Any:
     n = 1
     for d in target_shape:
         n *= d
+    if n == 0:  # an empty selection (a False mask): nothing is written
+        return x
     src = base.full(shape, -1, dtype=base.int64, **kw)
     src[skey] = base.reshape(base.arange(n, dtype=base.int64, **kw), starget_shape)
     flat = xp.reshape(xp.broadcast_to(value, target_shape), (n,))

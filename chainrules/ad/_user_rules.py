@@ -95,8 +95,10 @@ def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     and data arguments are constants of it) and the engine's RuleConfig current (rules of
     higher-order functions differentiate through ad), warning when a registered plain function
     is traced through."""
+    from ._compat import install
     from ._core import ACTIVE, enter
 
+    install()  # array_namespace of every array-api-compat copy sees the traced namespace
     trace, args, kwargs = enter(args, kwargs)
     with use_rule_config(AD_CONFIG):
         if trace is None:
