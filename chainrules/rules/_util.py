@@ -50,6 +50,8 @@ def normalize_axis(axis: Any, ndim: int, name: str = "") -> tuple[int, ...]:
     axes of an array of rank ``ndim``."""
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and -ndim <= axis < ndim:  # the common call, before the general parse
+        return (axis % ndim,)
     axes = axis_ints(axis, name)
     out = []
     for a in axes:
