@@ -43,6 +43,7 @@ __all__ = [
     "numpy_result",
     "project",
     "unary_rrule",
+    "unsum",
     "vector_norm",
 ]
 
@@ -240,6 +241,39 @@ def binary_rrule(
         return out, scalar_pullback
 
     return scalar_rrule
+
+
+def unsum(y_bar: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Any:
+    """``broadcast_to(y_bar with the reduced axes restored, shape)`` (the pullback of ``sum``)
+    for a C-contiguous, non-empty floating NumPy ``y_bar``: a read-only view with zero strides
+    along the broadcast axes, built in one constructor call (``np.broadcast_to`` costs 3-4x as
+    much at n=10: its ``nditer``). ``None`` in every other case."""
+    if type(y_bar) is not _ND or not y_bar.flags.c_contiguous or y_bar.dtype.kind not in "fc":
+        return None
+    rank = len(shape) if keepdims else len(shape) - len(axes)
+    if not y_bar.size or 0 in shape or y_bar.ndim != rank:
+        return None
+    if keepdims:
+        src = y_bar.shape
+        strides = y_bar.strides
+    else:  # the reduced axes back as length-1 axes (their stride never matters)
+        src_l, st_l, it = [], [], iter(zip(y_bar.shape, y_bar.strides))
+        for a in range(len(shape)):
+            n, st = (1, 0) if a in axes else next(it)
+            src_l.append(n)
+            st_l.append(st)
+        src, strides = tuple(src_l), tuple(st_l)
+    out_strides = []
+    for n, st, m in zip(src, strides, shape):
+        if n == m:
+            out_strides.append(st)
+        elif n == 1:
+            out_strides.append(0)
+        else:
+            return None  # not broadcastable: the generic path raises
+    out = _ND(shape, y_bar.dtype, y_bar, 0, tuple(out_strides))
+    out.flags.writeable = False  # as broadcast_to's view: never written through
+    return out
 
 
 def vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:

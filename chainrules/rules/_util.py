@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core import numpy_fast
 from ..core.namespaces import namespace_of
+from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule, traceable
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 from ..core.toolkit import check_cotangent, pullback, tangents_in
@@ -50,6 +51,8 @@ def normalize_axis(axis: Any, ndim: int, name: str = "") -> tuple[int, ...]:
     axes of an array of rank ``ndim``."""
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and -ndim <= axis < ndim:  # the common call, before the general parse
+        return (axis % ndim,)
     axes = axis_ints(axis, name)
     out = []
     for a in axes:
@@ -136,8 +139,6 @@ def unsum(y_bar: Any, shape: tuple[int, ...], axis: Any = None, keepdims: bool =
     """The pullback of ``sum(x, axis=axis, keepdims=keepdims)`` for ``x`` of ``shape``:
     ``y_bar`` broadcast back to ``shape``. A function with rules of its own, so that the pullback
     of ``sum`` (and of ``mean``) can be differentiated again."""
-    from ..core.namespaces import namespace_of
-
     xp = namespace_of(y_bar)
     axes = normalize_axis(axis, len(shape), "unsum")
     return xp.broadcast_to(expand_reduced(xp, y_bar, axes, keepdims), tuple(shape))
@@ -145,9 +146,6 @@ def unsum(y_bar: Any, shape: tuple[int, ...], axis: Any = None, keepdims: bool =
 
 @register_rrule(unsum)
 def _unsum_rrule(y_bar: Any, shape: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    from ..core.namespaces import namespace_of
-    from ..core.projection import ProjectTo
-
     xp = namespace_of(y_bar)
     out = unsum(y_bar, shape, axis, keepdims)
     axes = normalize_axis(axis, len(shape), "unsum")
@@ -164,8 +162,6 @@ def _unsum_rrule(y_bar: Any, shape: Any, axis: Any = None, keepdims: bool = Fals
 def _unsum_frule(
     tangents: Any, y_bar: Any, shape: Any, axis: Any = None, keepdims: bool = False
 ) -> Any:
-    from ..core.namespaces import namespace_of
-
     xp = namespace_of(y_bar)
     out = unsum(y_bar, shape, axis, keepdims)
     dots = tangents_in("unsum", tangents[:2], (y_bar,))

@@ -45,8 +45,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from ..core import numpy_fast
 from ..core.examples import Expect
-from ..core.namespaces import namespace_of
+from ..core.namespaces import _NS_BY_TYPE, namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
@@ -216,6 +219,11 @@ def _register(
         register_frule(*targets, examples=ex, expect=limits)(frule)
 
 
+_ND = np.ndarray
+_NO_AXIS_KW = {"keepdims": False}  # _bind's keywords for a reduction over every axis: never mutated
+_AXIS_KW = frozenset(("axis", "keepdims"))
+
+
 # --- sum, mean ---------------------------------------------------------------------------------
 def _reduce_ex(rng: Any) -> list[Any]:
     x2 = rng.standard_normal((3, 4))
@@ -236,7 +244,21 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
     mean = name == "mean"
 
     def sum_rrule(*args: Any, **kwargs: Any) -> Any:
-        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        kw: Any = None
+        if len(args) == 1 and type(args[0]) is _ND and (not kwargs or _AXIS_KW.issuperset(kwargs)):
+            # sum(x, axis=.., keepdims=..) of a NumPy array, the common call: what _bind gives,
+            # without binding (a 0-d array with an axis, which NumPy special-cases, is bound)
+            x = args[0]
+            xp = _NS_BY_TYPE.get(_ND) or namespace_of(x, fname=name)
+            axis = kwargs.get("axis") if kwargs else None
+            if axis is None:
+                axes = tuple(range(x.ndim))
+                kw = {"keepdims": bool(kwargs.get("keepdims"))} if kwargs else _NO_AXIS_KW
+            elif x.ndim:
+                axes = normalize_axis(axis, x.ndim, sig.name)
+                kw = {"axis": axes, "keepdims": bool(kwargs.get("keepdims"))}
+        if kw is None:
+            xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
         y = getattr(xp, name)(x, **kw)
         project = ProjectTo(x, xp)
         shape, keepdims, nos = tuple(x.shape), kw["keepdims"], _consts(args)
@@ -248,6 +270,10 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
             if mean:
                 y_bar = y_bar / n
             extra = y_bar.ndim - y_rank  # a chunk's leading axes: the reduced axes move past them
+            if not extra:
+                g = numpy_fast.unsum(y_bar, shape, axes, keepdims)  # NumPy: one view, no nditer
+                if g is not None:
+                    return (project(g), *nos)
             if extra:
                 lead = tuple(y_bar.shape[:extra])
                 g = unsum(y_bar, (*lead, *shape), chunk_axes(axes, extra), keepdims)
