@@ -294,3 +294,31 @@ def masked_product(mask: Any, a: Any, b: Any) -> Any:
     out = np.zeros(shape, dtype=np.result_type(a, b))
     np.multiply(a, b, out=out, where=mask)
     return out
+
+
+# --- host checks that let a NumPy rule skip a limit's masks ---------------------------------------
+def no_inf(a: Any) -> bool:
+    """True when ``a`` is a NumPy array with no infinite entry. The rules' limits at infinite
+    inputs (the norms' gradients at an infinite entry) cost a few masked passes; a NumPy array
+    lives in host memory, so reading it to skip them forces no device synchronisation. Any other
+    library's array gives False: the rule takes its masked formula, with no host read."""
+    return type(a) is _ND and not np.isinf(a).any()
+
+
+def cumprod_back(x: Any, g: Any, axis: int, conj: bool) -> Any:
+    """The pullback of NumPy's ``cumprod`` along ``axis`` by division,
+    ``x_bar_i = sum_{j >= i} g_j y_j / x_i`` (``y`` the cumulative product; conjugated partials
+    for complex ``x``), or ``None`` where it does not apply: ``x`` or ``g`` not NumPy arrays, or
+    a zero or an overflow in ``y`` (then the generic division-free scan is exact and this is not).
+    Two passes over ``y`` instead of the scan's ``log2 n``."""
+    if type(x) is not _ND or type(g) is not _ND:
+        return None
+    with np.errstate(all="ignore"):
+        y = np.cumprod(x, axis=axis)
+        if not np.isfinite(y).all() or not y.all():
+            return None
+        if conj:
+            y, x = np.conj(y), np.conj(x)
+        w = np.flip(np.cumsum(np.flip(g * y, axis=axis), axis=axis), axis=axis)
+        w = w / x
+    return w

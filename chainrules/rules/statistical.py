@@ -588,6 +588,9 @@ def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
     ``x_bar_i = E_i * h_i``, ``E_i = prod_{k<i} x_k`` (the exclusive product, 0 after a zero) and
     ``h_i = g_i + x_{i+1} h_{i+1}`` (a reverse affine scan). Exact with zeros, and finite where
     the cumulative product overflows (rows of 1e300 with zeros)."""
+    fast = numpy_fast.cumprod_back(x, g, axis, conj)  # NumPy, no zero, no overflow
+    if fast is not None:
+        return fast
     e = _exclusive_prod(xp, x, axis)
     if conj:  # conjugated partials: complex inputs' convention
         x, e = xp.conj(x), xp.conj(e)

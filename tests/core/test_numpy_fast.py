@@ -115,3 +115,30 @@ def test_masked_product_fast_path_agrees(b) -> None:  # type: ignore[no-untyped-
 def test_masked_product_fast_path_declines() -> None:
     assert numpy_fast.masked_product([True], np.ones(1), np.ones(1)) is None
     assert numpy_fast.masked_product(np.ones(1, bool), [1.0], np.ones(1)) is None
+
+
+# --- the host checks that skip a limit's masks agree with the masked formulas ---------------------
+def test_cumprod_back_agrees_with_the_division_free_scan() -> None:
+    xps = pytest.importorskip("array_api_strict")
+    rng = np.random.default_rng(3)
+    for x in (rng.uniform(0.5, 1.5, (4, 6)), rng.standard_normal((3, 5)) + 1j):
+        g = rng.standard_normal(x.shape)
+        assert numpy_fast.cumprod_back(x, g, 1, x.dtype.kind == "c") is not None
+        _, pb = cr.rrule(np.cumprod, x, axis=1)
+        _, pbs = cr.rrule(xps.cumulative_prod, xps.asarray(x), axis=1)
+        np.testing.assert_allclose(pb(g)[1], np.asarray(pbs(xps.asarray(g))[1]), rtol=1e-12)
+    # a zero or an overflow: the fast path declines, and the scan's exact partials are used
+    assert numpy_fast.cumprod_back(np.array([2.0, 0.0, 3.0]), np.ones(3), 0, False) is None
+    assert numpy_fast.cumprod_back(np.array([1e300, 1e300]), np.ones(2), 0, False) is None
+    assert numpy_fast.cumprod_back(xps.ones(3), xps.ones(3), 0, False) is None
+
+
+def test_no_inf_is_a_numpy_host_check_only() -> None:
+    assert numpy_fast.no_inf(np.ones(3)) and not numpy_fast.no_inf(np.array([1.0, np.inf]))
+    assert numpy_fast.no_inf(np.array([np.nan]))  # NaN stays NaN through the formula
+    xps = pytest.importorskip("array_api_strict")
+    assert not numpy_fast.no_inf(xps.ones(3))  # another library: the masked formula, no read
+    x = np.random.default_rng(4).standard_normal(7)
+    _, pb = cr.rrule(np.linalg.norm, x)
+    _, pbs = cr.rrule(xps.linalg.vector_norm, xps.asarray(x))
+    np.testing.assert_allclose(pb(1.5)[1], np.asarray(pbs(xps.asarray(1.5))[1]), rtol=1e-14)

@@ -117,6 +117,8 @@ def _at_inf(
     gradient at ``x + t * sign(x at the infinite entries)`` as ``t -> inf`` -- and ``make`` of
     ``x`` with those entries zeroed elsewhere (so no ``inf * 0`` is formed, and no warning).
     Slices whose norm is NaN stay NaN."""
+    if numpy_fast.no_inf(ye):  # a NumPy norm with no inf: no infinite entry, no limit to take
+        return make(x)
     if xp.isdtype(x.dtype, "complex floating"):
         return make(x)  # complex infinity has no direction: NaN (docs/conventions.md)
     big = xp.isinf(x)  # for p > 0 an infinite entry makes y inf (or NaN: kept below)
