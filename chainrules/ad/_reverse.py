@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.namespaces import namespace_of
-from ..core.registry import _CHUNKED, find_rrule, takes_chunks
+from ..core.registry import find_rrule, mark_chunked, takes_chunks
 from ..core.tangents import (
     AbstractZero,
     NoTangent,
@@ -284,7 +284,7 @@ def _selector(i: int, n: int, ptype: type) -> Callable[..., Any]:
     return select_pullback
 
 
-setattr(_selector, _CHUNKED, True)  # structural: a chunk passes through as it is
+mark_chunked(_selector)  # structural: a chunk passes through as it is
 
 
 def _const_result(trace: ReverseTrace, y: Any) -> Any:

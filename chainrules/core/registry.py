@@ -505,10 +505,17 @@ def takes_chunks(rule: Any) -> bool:
     return getattr(rule, _CHUNKED, False) is True
 
 
+def mark_chunked(rule: Any) -> Any:
+    """Mark ``rule`` (an rrule, or an engine's own structural pullback maker) as taking chunked
+    cotangents, as ``chunked_pullback=True`` does at registration; returns ``rule``."""
+    setattr(rule, _CHUNKED, True)
+    return rule
+
+
 def _mark_chunked(rule: Any, meta: dict[str, Any]) -> Any:
     if meta.get("chunked_pullback"):
         with contextlib.suppress(AttributeError, TypeError):  # a builtin: not marked
-            setattr(rule, _CHUNKED, True)
+            mark_chunked(rule)
     return rule
 
 

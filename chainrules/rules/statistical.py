@@ -49,7 +49,7 @@ import numpy as np
 
 from ..core import numpy_fast
 from ..core.examples import Expect
-from ..core.namespaces import _NS_BY_TYPE, namespace_of
+from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
@@ -249,7 +249,7 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
             # sum(x, axis=.., keepdims=..) of a NumPy array, the common call: what _bind gives,
             # without binding (a 0-d array with an axis, which NumPy special-cases, is bound)
             x = args[0]
-            xp = _NS_BY_TYPE.get(_ND) or namespace_of(x, fname=name)
+            xp = namespace_of(x, fname=name)  # one array: a dict lookup by its type
             axis = kwargs.get("axis") if kwargs else None
             if axis is None:
                 axes = tuple(range(x.ndim))
