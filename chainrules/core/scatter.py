@@ -453,8 +453,9 @@ def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     coordinates) and two ``dest`` blocks, whatever the chunking, and nothing is computed while the
     graph is built. Cost: ``n_values_chunks * n_dest_blocks`` small tasks. Keys of integer arrays
     and ints first, then full slices (``take``, ``take_along_axis``, ``x[i]``, ``x[i, j]``) take
-    this path; others (slices, masks, arrays after a slice) the generic one. Out-of-range indices
-    are dropped (dask has no bounds check that stays lazy).
+    this path; others (slices, masks, arrays after a slice) the generic one. Indices are taken
+    modulo the axis length: negative ones count from the end and out-of-range ones wrap (dask
+    has no bounds check that stays lazy).
     """
     if key.axis:  # x[:, idx]: the axis to the front, chunk-aligned there
         return _axis_first(_scatter_dask, xp, dest, key, values)
@@ -518,6 +519,94 @@ def _block_add(lo: Any, shape: Any, dtype: Any, vals: Any, *coords: Any) -> Any:
         inside &= (c >= a) & (c < a + n)
     np.add.at(out, tuple(c[inside] - a for c, a in zip(coords, lo)), vals[inside])
     return out
+
+
+def _dask_gather_key(src: Any, key: IndexKey) -> bool:
+    """Whether ``src[key]`` is a dask array indexed by a key dask lacks (n-d fancy indexing) and
+    :func:`_gather_dask` takes: integer arrays and ints first, two arrays or one of rank >= 2,
+    then full slices. One 1-D array among ints and slices is dask's own indexing."""
+    if not array_api_compat.is_dask_array(src) or not key.arrays or key.axis is not None:
+        return False
+    if not key.front or any(e is Ellipsis for e in key.entries):
+        return False
+    return len(key.arrays) > 1 or key.arrays[0].ndim > 1
+
+
+def _gather_dask(src: Any, key: IndexKey) -> Any:
+    """``src[key]`` on dask, chunk-aligned: the transpose of :func:`_scatter_dask`, for the keys it
+    routes (integer arrays and ints first, then full slices).
+
+    The result is chunked like the index arrays broadcast together (on their axes) and like
+    ``src`` (on the trailing, sliced axes). For each result block and each block of ``src`` along
+    the indexed axes (the sliced axes are aligned, so one block there) one task picks the
+    elements of that ``src`` block the block's coordinates select, zeros elsewhere; the parts of
+    a result block are summed in a binary tree (each element comes from exactly one part). No
+    task holds more than one result block (with its coordinates) and one block of ``src``, and
+    nothing is computed while the graph is built. Cost: ``n_result_blocks * n_indexed_blocks``
+    small tasks, ``n_indexed_blocks`` the number of ``src`` blocks along the indexed axes.
+    Indices are taken modulo the axis length, as the scatter takes them (negative ones count
+    from the end; dask has no bounds check that stays lazy).
+    """
+    import dask
+    import dask.array as da
+
+    shape = tuple(int(n) for n in src.shape)
+    lead = [e for e in key.entries if not _is_full_slice(e)]
+    k = len(lead)
+    bshape = tuple(np.broadcast_shapes(*(tuple(getattr(e, "shape", ())) for e in lead)))
+    nb = len(bshape)
+    coords = da.broadcast_arrays(*(da.asarray(e) % shape[d] for d, e in enumerate(lead)))
+    cblocks = [c.to_delayed() for c in coords]
+    sblocks = src.to_delayed()
+    pick = dask.delayed(_block_take, pure=True)
+    total = dask.delayed(np.add, pure=True)
+    offsets = [np.concatenate(([0], np.cumsum(c))) for c in src.chunks[:k]]
+    bchunks = coords[0].chunks if coords else ()
+    rest_chunks = src.chunks[k:]
+    out_chunks = (*bchunks, *rest_chunks)
+    grid = np.empty(tuple(len(c) for c in out_chunks), dtype=object)
+    for ob in np.ndindex(*grid.shape):
+        bi, ri = ob[:nb], ob[nb:]
+        bs = tuple(int(out_chunks[d][i]) for d, i in enumerate(ob))
+        todo = [
+            pick(
+                tuple(int(offsets[d][i]) for d, i in enumerate(si)),
+                sblocks[(*si, *ri)],
+                *(cb[bi] for cb in cblocks),
+            )
+            for si in np.ndindex(*src.numblocks[:k])
+        ]
+        while len(todo) > 1:  # a binary tree: no task sums more than two parts
+            todo = [
+                total(*todo[i : i + 2]) if i + 1 < len(todo) else todo[i]
+                for i in range(0, len(todo), 2)
+            ]
+        grid[ob] = (
+            da.from_delayed(todo[0], bs, dtype=src.dtype, meta=src._meta)
+            if todo
+            else da.zeros(bs, dtype=src.dtype, chunks=bs)
+        )
+    return da.block(grid.tolist()) if grid.ndim else grid[()]
+
+
+def _block_take(lo: Any, block: Any, *coords: Any) -> Any:
+    """The elements of one ``src`` block (offsets ``lo`` along the indexed axes) selected by one
+    result block's coordinates, zeros elsewhere (NumPy arrays: runs inside a dask task)."""
+    bshape = np.broadcast_shapes(*(c.shape for c in coords))
+    out = np.zeros(bshape + block.shape[len(lo) :], dtype=block.dtype)
+    inside = np.ones(bshape, dtype=bool)
+    for c, a, n in zip(coords, lo, block.shape):
+        inside &= (c >= a) & (c < a + n)
+    out[inside] = block[tuple(c[inside] - a for c, a in zip(coords, lo))]
+    return out
+
+
+def _dask_gather(xp: Any, src: Any, key: IndexKey, entries: tuple[Any, ...]) -> Any:
+    """``src[entries]`` (``entries`` spelling ``key``), chunk-aligned on dask where dask has no
+    such indexing; the array's own indexing otherwise."""
+    if _dask_gather_key(src, key):
+        return _gather_dask(src, key)
+    return src[entries]
 
 
 # A library test -> its native scatter. Anything else speaking the standard takes the generic one.
@@ -690,8 +779,11 @@ def gather(xp: Any, t: Any, key: IndexKey, ndim: int) -> Any:
             # one element selected by host ints: read it through size-1 slices (a guarded
             # device array refuses x[i, j] as a scalar read; a GPU library keeps it on device)
             return xp.reshape(t[tuple(slice(i, i + 1 or None) for i in e)], ())
-        return t[e]
+        return _dask_gather(xp, t, key, e)
     chunk = tuple(t.shape[:nc])
+    if _dask_gather_key(t, key):  # dask: the chunk axes to the end, a chunk-aligned gather
+        ends = parse_key(xp, (*key.entries, *(slice(None),) * (t.ndim - len(key.entries))))
+        return _to_front(xp, _gather_dask(_to_end(xp, t, nc), ends), nc)
     if key.all_arrays:
         return t[_chunk_front_key(xp, key, chunk, device_of(t))]
     return _to_front(xp, _to_end(xp, t, nc)[_chunk_end_key(key, ndim)], nc)
@@ -773,8 +865,8 @@ def _scatter_add_rrule(dest: Any, index: Any, values: Any, /) -> tuple[Any, Any]
         # pullback is differentiable again
         if key.axis is not None:  # take along the axis: the standard's form, also on dask
             gathered = xp.take(y_bar, key.arrays[0], axis=key.axis)
-        else:
-            gathered = y_bar[gather_key]
+        else:  # dask lacks n-d gathers: a chunk-aligned one there, the transpose of its scatter
+            gathered = _dask_gather(xp, y_bar, key, gather_key)
         if gather_shape is not None:
             gathered = xp.reshape(gathered, gather_shape)
         return _NO, proj_dest(y_bar), _NO, proj_values(gathered)
