@@ -443,6 +443,44 @@ def _scatter_generic(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     return dest + xp.reshape(totals, shape)
 
 
+def _indexed_first(
+    key: IndexKey, ndim: int
+) -> tuple[tuple[int, ...], tuple[Any, ...], tuple[int, ...]] | None:
+    """For a key of ints, integer arrays, full slices and ``Ellipsis`` (at least one array; no
+    ``None``, mask or partial slice) on an array of rank ``ndim``: the permutation ``perm`` of the
+    array's axes putting the indexed ones first, the key on the permuted array (a front key) and
+    the permutation ``vperm`` of the axes of ``x[key]`` that gives ``permute(x, perm)[front]``.
+
+    NumPy's rule: indexed axes side by side put the broadcast axes in their place, separated ones
+    put them first. ``None`` when the key has another form."""
+    if not key.arrays or key.basic or key.sole_mask:
+        return None
+    expanded: list[Any] = []
+    for e in key.entries:
+        if e is Ellipsis:
+            expanded.extend([slice(None)] * (ndim - key.consumed))
+        elif e is None or isinstance(e, bool) or (isinstance(e, slice) and not _is_full_slice(e)):
+            return None
+        elif is_array(e) and not any(e is a for a in key.arrays):
+            return None  # a mask
+        else:
+            expanded.append(e)
+    expanded.extend([slice(None)] * (ndim - len(expanded)))
+    at = [i for i, e in enumerate(expanded) if not isinstance(e, slice)]
+    sliced = [i for i, e in enumerate(expanded) if isinstance(e, slice)]
+    nb = max(getattr(e, "ndim", 0) for e in key.arrays)
+    perm = (*at, *sliced)
+    front = tuple(expanded[i] for i in at)
+    p = at[0] if at == list(range(at[0], at[0] + len(at))) else 0
+    # x[key]'s axes: p sliced ones, the nb broadcast ones, the other sliced ones
+    vperm = (*range(p, p + nb), *range(p), *range(p + nb, nb + len(sliced)))
+    return perm, front, vperm
+
+
+def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(perm.index(d) for d in range(len(perm)))
+
+
 def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     """Chunk-aligned scatter on dask: every selected element is routed to the block of ``dest``
     that holds it, and each block sums its share, one values chunk at a time.
@@ -459,7 +497,17 @@ def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     """
     if key.axis:  # x[:, idx]: the axis to the front, chunk-aligned there
         return _axis_first(_scatter_dask, xp, dest, key, values)
-    if key.basic or not key.arrays or not key.front or any(e is Ellipsis for e in key.entries):
+    if not key.front or any(e is Ellipsis for e in key.entries):
+        moved = _indexed_first(key, dest.ndim)
+        if moved is None:
+            return _scatter_generic(xp, dest, key, values)
+        # the indexed axes to the front (arrays after a slice, separated arrays, an Ellipsis)
+        perm, front, vperm = moved
+        sel = tuple(int(n) for n in _gather_dask_shape(dest.shape, perm, front, vperm))
+        vals = xp.permute_dims(xp.broadcast_to(values, sel), vperm)
+        out = _scatter_dask(xp, xp.permute_dims(dest, perm), parse_key(xp, front), vals)
+        return xp.permute_dims(out, _inverse(perm))
+    if key.basic or not key.arrays:
         return _scatter_generic(xp, dest, key, values)
     import dask
     import dask.array as da
@@ -521,15 +569,35 @@ def _block_add(lo: Any, shape: Any, dtype: Any, vals: Any, *coords: Any) -> Any:
     return out
 
 
+def _gather_dask_shape(
+    shape: tuple[int, ...], perm: tuple[int, ...], front: tuple[Any, ...], vperm: tuple[int, ...]
+) -> tuple[int, ...]:
+    """The shape of ``x[key]`` from :func:`_indexed_first`'s answer for ``x`` of ``shape``."""
+    bshape = np.broadcast_shapes(*(tuple(getattr(e, "shape", ())) for e in front))
+    moved = (*bshape, *(int(shape[d]) for d in perm[len(front) :]))
+    inv = _inverse(vperm)
+    return tuple(moved[inv[d]] for d in range(len(moved)))
+
+
 def _dask_gather_key(src: Any, key: IndexKey) -> bool:
     """Whether ``src[key]`` is a dask array indexed by a key dask lacks (n-d fancy indexing) and
-    :func:`_gather_dask` takes: integer arrays and ints first, two arrays or one of rank >= 2,
-    then full slices. One 1-D array among ints and slices is dask's own indexing."""
+    :func:`_gather_dask` takes: ints, integer arrays (two, or one of rank >= 2), full slices and
+    ``Ellipsis``. One 1-D array among ints and slices is dask's own indexing."""
     if not array_api_compat.is_dask_array(src) or not key.arrays or key.axis is not None:
         return False
-    if not key.front or any(e is Ellipsis for e in key.entries):
+    if len(key.arrays) == 1 and key.arrays[0].ndim <= 1:
         return False
-    return len(key.arrays) > 1 or key.arrays[0].ndim > 1
+    return _indexed_first(key, src.ndim) is not None
+
+
+def _gather_any_dask(xp: Any, src: Any, key: IndexKey) -> Any:
+    """:func:`_gather_dask` for any key :func:`_indexed_first` takes: the indexed axes moved to
+    the front first, the result's axes put in NumPy's order after."""
+    moved = _indexed_first(key, src.ndim)
+    assert moved is not None
+    perm, front, vperm = moved
+    out = _gather_dask(xp.permute_dims(src, perm), parse_key(xp, front))
+    return xp.permute_dims(out, _inverse(vperm)) if vperm != tuple(range(len(vperm))) else out
 
 
 def _gather_dask(src: Any, key: IndexKey) -> Any:
@@ -605,7 +673,7 @@ def _dask_gather(xp: Any, src: Any, key: IndexKey, entries: tuple[Any, ...]) -> 
     """``src[entries]`` (``entries`` spelling ``key``), chunk-aligned on dask where dask has no
     such indexing; the array's own indexing otherwise."""
     if _dask_gather_key(src, key):
-        return _gather_dask(src, key)
+        return _gather_any_dask(xp, src, key)
     return src[entries]
 
 
@@ -782,8 +850,8 @@ def gather(xp: Any, t: Any, key: IndexKey, ndim: int) -> Any:
         return _dask_gather(xp, t, key, e)
     chunk = tuple(t.shape[:nc])
     if _dask_gather_key(t, key):  # dask: the chunk axes to the end, a chunk-aligned gather
-        ends = parse_key(xp, (*key.entries, *(slice(None),) * (t.ndim - len(key.entries))))
-        return _to_front(xp, _gather_dask(_to_end(xp, t, nc), ends), nc)
+        ends = parse_key(xp, _chunk_end_key(key, ndim))
+        return _to_front(xp, _gather_any_dask(xp, _to_end(xp, t, nc), ends), nc)
     if key.all_arrays:
         return t[_chunk_front_key(xp, key, chunk, device_of(t))]
     return _to_front(xp, _to_end(xp, t, nc)[_chunk_end_key(key, ndim)], nc)

@@ -70,6 +70,10 @@ def _nd_gather_cases():  # type: ignore[no-untyped-def]
     yield "2-D index array", x, rows2d, da.ones((8, 6, 30), chunks=(4, 3, 10))
     yield "two index arrays", x, (rows, cols), da.ones(24, chunks=6)
     yield "(int, 2-D index array)", x, (3, rows2d % 30), da.ones((8, 6), chunks=(4, 3))
+    yield "(slice, 2-D index array)", x, (slice(None), rows2d % 30), da.ones((40, 8, 6), chunks=4)
+    x3 = da.from_array(rng.standard_normal((12, 5, 9)), chunks=(4, 5, 3))
+    sep = (rows2d % 12, slice(None), cols[:6] % 9)  # separated: broadcast axes first
+    yield "separated index arrays", x3, sep, da.ones((8, 6, 5), chunks=(4, 3, 5))
 
 
 @pytest.mark.parametrize(
@@ -79,7 +83,8 @@ def _nd_gather_cases():  # type: ignore[no-untyped-def]
 )
 def test_scatter_add_pullback_gathers_n_d_keys_chunk_aligned(name, x, key, v) -> None:  # type: ignore[no-untyped-def]
     """The values cotangent of scatter_add is y_bar[key], a gather dask has no indexing for: it is
-    built lazily, equals NumPy's, and no task returns more than the largest input chunk."""
+    built lazily, equals NumPy's, and no task returns more than the largest input chunk or its
+    own output chunk."""
     from chainrules.testing.runner import _GraphRuns
 
     with warnings.catch_warnings():
@@ -95,5 +100,9 @@ def test_scatter_add_pullback_gathers_n_d_keys_chunk_aligned(name, x, key, v) ->
         )
         want = np.asarray(y_bar)[nkey]
         np.testing.assert_array_equal(np.asarray(v_bar), want)
-        chunk = max(100, *(math.prod(c) for c in itertools.product(*v.chunks)))
-        assert _largest_task_output(v_bar) <= chunk, f"{name}: a task larger than the input chunk"
+        # the largest chunk of the inputs (x, the cotangent, the values) or of v_bar itself (a
+        # block of the index arrays times a block of the sliced axes)
+        chunk = max(
+            math.prod(c) for a in (x, y_bar, v, v_bar) for c in itertools.product(*a.chunks)
+        )
+        assert _largest_task_output(v_bar) <= chunk, f"{name}: a task larger than a chunk"
