@@ -477,6 +477,43 @@ def _indexed_first(
     return perm, front, vperm
 
 
+def _none_key(
+    key: IndexKey, shape: tuple[int, ...]
+) -> tuple[tuple[int, ...], tuple[Any, ...]] | None:
+    """For a key with a ``None`` (and no mask) on an array of ``shape``: the shape with a
+    length-1 axis where the key has a ``None``, and the key with a full slice there (NumPy's
+    rule: ``None`` is a new axis indexed by a full slice, so ``a[key]`` is the reshaped array at
+    the new key). ``None`` for any other key."""
+    if not any(e is None for e in key.entries) or key.sole_mask:
+        return None
+    new_shape: list[int] = []
+    entries: list[Any] = []
+    it = iter(int(n) for n in shape)
+    for e in key.entries:
+        if e is None:
+            new_shape.append(1)
+            entries.append(slice(None))
+            continue
+        if e is Ellipsis:
+            new_shape.extend(next(it) for _ in range(len(shape) - key.consumed))
+        elif isinstance(e, bool) or (is_array(e) and not any(e is a for a in key.arrays)):
+            return None  # a mask
+        else:
+            new_shape.append(next(it))
+        entries.append(e)
+    new_shape.extend(it)
+    return tuple(new_shape), tuple(entries)
+
+
+def _none_as_axes(xp: Any, a: Any, key: IndexKey) -> tuple[Any, IndexKey]:
+    """``a`` and ``key`` with every ``None`` of the key a length-1 axis of ``a`` (see
+    :func:`_none_key`); the same ones for any other key."""
+    moved = _none_key(key, tuple(a.shape))
+    if moved is None:
+        return a, key
+    return xp.reshape(a, moved[0]), parse_key(xp, moved[1])
+
+
 def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(perm.index(d) for d in range(len(perm)))
 
@@ -497,6 +534,9 @@ def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     """
     if key.axis:  # x[:, idx]: the axis to the front, chunk-aligned there
         return _axis_first(_scatter_dask, xp, dest, key, values)
+    if key.arrays and any(e is None for e in key.entries):  # a new axis: a length-1 axis
+        wide, key = _none_as_axes(xp, dest, key)
+        return xp.reshape(_scatter_dask(xp, wide, key, values), tuple(dest.shape))
     if not key.front or any(e is Ellipsis for e in key.entries):
         moved = _indexed_first(key, dest.ndim)
         if moved is None:
@@ -585,14 +625,19 @@ def _dask_gather_key(src: Any, key: IndexKey) -> bool:
     ``Ellipsis``. One 1-D array among ints and slices is dask's own indexing."""
     if not array_api_compat.is_dask_array(src) or not key.arrays or key.axis is not None:
         return False
-    if len(key.arrays) == 1 and key.arrays[0].ndim <= 1:
+    ndim = src.ndim
+    moved = _none_key(key, tuple(src.shape))
+    if moved is not None:
+        key, ndim = parse_key(None, moved[1]), len(moved[0])
+    elif len(key.arrays) == 1 and key.arrays[0].ndim <= 1:
         return False
-    return _indexed_first(key, src.ndim) is not None
+    return _indexed_first(key, ndim) is not None
 
 
 def _gather_any_dask(xp: Any, src: Any, key: IndexKey) -> Any:
     """:func:`_gather_dask` for any key :func:`_indexed_first` takes: the indexed axes moved to
     the front first, the result's axes put in NumPy's order after."""
+    src, key = _none_as_axes(xp, src, key)
     moved = _indexed_first(key, src.ndim)
     assert moved is not None
     perm, front, vperm = moved

@@ -420,11 +420,6 @@ DASK_XFAILS: dict[str, list[tuple[tuple[str, ...] | None, str]]] = {
     "operator.getitem": [(("#8", "#16", "#17"), f"mask keys: {_UNKNOWN}")],
     "chainrules.core.scatter.scatter_add": [
         (("#6", "#12"), f"mask keys: {_UNKNOWN}"),
-        (
-            ("#14",),
-            "defect: a None beside an integer array is not routed to dask's blocks, and dask's "
-            "own indexing of the generic scatter's grid with it fails (AssertionError)",
-        ),
     ],
     # the primal, dask's own eye, builds a graph that fails when computed
     "eye": [(("#1",), "da.eye(N, M > N) builds a broken graph (dask issue 11937)")],

@@ -71,6 +71,8 @@ def _nd_gather_cases():  # type: ignore[no-untyped-def]
     yield "two index arrays", x, (rows, cols), da.ones(24, chunks=6)
     yield "(int, 2-D index array)", x, (3, rows2d % 30), da.ones((8, 6), chunks=(4, 3))
     yield "(slice, 2-D index array)", x, (slice(None), rows2d % 30), da.ones((40, 8, 6), chunks=4)
+    none = (Ellipsis, None, rows2d % 30)  # a new axis: a length-1 axis with a full slice
+    yield "(..., None, 2-D index array)", x, none, da.ones((40, 1, 8, 6), chunks=4)
     x3 = da.from_array(rng.standard_normal((12, 5, 9)), chunks=(4, 5, 3))
     sep = (rows2d % 12, slice(None), cols[:6] % 9)  # separated: broadcast axes first
     yield "separated index arrays", x3, sep, da.ones((8, 6, 5), chunks=(4, 3, 5))
