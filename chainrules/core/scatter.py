@@ -894,9 +894,11 @@ def gather(xp: Any, t: Any, key: IndexKey, ndim: int) -> Any:
             return xp.reshape(t[tuple(slice(i, i + 1 or None) for i in e)], ())
         return _dask_gather(xp, t, key, e)
     chunk = tuple(t.shape[:nc])
-    if _dask_gather_key(t, key):  # dask: the chunk axes to the end, a chunk-aligned gather
+    if key.arrays and array_api_compat.is_dask_array(t):
+        # dask: the chunk axes to the end (no arange grids: an n-d key), a chunk-aligned gather
+        # where dask has no such indexing
         ends = parse_key(xp, _chunk_end_key(key, ndim))
-        return _to_front(xp, _gather_any_dask(xp, _to_end(xp, t, nc), ends), nc)
+        return _to_front(xp, _dask_gather(xp, _to_end(xp, t, nc), ends, ends.entries), nc)
     if key.all_arrays:
         return t[_chunk_front_key(xp, key, chunk, device_of(t))]
     return _to_front(xp, _to_end(xp, t, nc)[_chunk_end_key(key, ndim)], nc)
