@@ -443,6 +443,81 @@ def _scatter_generic(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     return dest + xp.reshape(totals, shape)
 
 
+def _indexed_first(
+    key: IndexKey, ndim: int
+) -> tuple[tuple[int, ...], tuple[Any, ...], tuple[int, ...]] | None:
+    """For a key of ints, integer arrays, full slices and ``Ellipsis`` (at least one array; no
+    ``None``, mask or partial slice) on an array of rank ``ndim``: the permutation ``perm`` of the
+    array's axes putting the indexed ones first, the key on the permuted array (a front key) and
+    the permutation ``vperm`` of the axes of ``x[key]`` that gives ``permute(x, perm)[front]``.
+
+    NumPy's rule: indexed axes side by side put the broadcast axes in their place, separated ones
+    put them first. ``None`` when the key has another form."""
+    if not key.arrays or key.basic or key.sole_mask:
+        return None
+    expanded: list[Any] = []
+    for e in key.entries:
+        if e is Ellipsis:
+            expanded.extend([slice(None)] * (ndim - key.consumed))
+        elif e is None or isinstance(e, bool) or (isinstance(e, slice) and not _is_full_slice(e)):
+            return None
+        elif is_array(e) and not any(e is a for a in key.arrays):
+            return None  # a mask
+        else:
+            expanded.append(e)
+    expanded.extend([slice(None)] * (ndim - len(expanded)))
+    at = [i for i, e in enumerate(expanded) if not isinstance(e, slice)]
+    sliced = [i for i, e in enumerate(expanded) if isinstance(e, slice)]
+    nb = max(getattr(e, "ndim", 0) for e in key.arrays)
+    perm = (*at, *sliced)
+    front = tuple(expanded[i] for i in at)
+    p = at[0] if at == list(range(at[0], at[0] + len(at))) else 0
+    # x[key]'s axes: p sliced ones, the nb broadcast ones, the other sliced ones
+    vperm = (*range(p, p + nb), *range(p), *range(p + nb, nb + len(sliced)))
+    return perm, front, vperm
+
+
+def _none_key(
+    key: IndexKey, shape: tuple[int, ...]
+) -> tuple[tuple[int, ...], tuple[Any, ...]] | None:
+    """For a key with a ``None`` (and no mask) on an array of ``shape``: the shape with a
+    length-1 axis where the key has a ``None``, and the key with a full slice there (NumPy's
+    rule: ``None`` is a new axis indexed by a full slice, so ``a[key]`` is the reshaped array at
+    the new key). ``None`` for any other key."""
+    if not any(e is None for e in key.entries) or key.sole_mask:
+        return None
+    new_shape: list[int] = []
+    entries: list[Any] = []
+    it = iter(int(n) for n in shape)
+    for e in key.entries:
+        if e is None:
+            new_shape.append(1)
+            entries.append(slice(None))
+            continue
+        if e is Ellipsis:
+            new_shape.extend(next(it) for _ in range(len(shape) - key.consumed))
+        elif isinstance(e, bool) or (is_array(e) and not any(e is a for a in key.arrays)):
+            return None  # a mask
+        else:
+            new_shape.append(next(it))
+        entries.append(e)
+    new_shape.extend(it)
+    return tuple(new_shape), tuple(entries)
+
+
+def _none_as_axes(xp: Any, a: Any, key: IndexKey) -> tuple[Any, IndexKey]:
+    """``a`` and ``key`` with every ``None`` of the key a length-1 axis of ``a`` (see
+    :func:`_none_key`); the same ones for any other key."""
+    moved = _none_key(key, tuple(a.shape))
+    if moved is None:
+        return a, key
+    return xp.reshape(a, moved[0]), parse_key(xp, moved[1])
+
+
+def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(perm.index(d) for d in range(len(perm)))
+
+
 def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     """Chunk-aligned scatter on dask: every selected element is routed to the block of ``dest``
     that holds it, and each block sums its share, one values chunk at a time.
@@ -453,12 +528,26 @@ def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     coordinates) and two ``dest`` blocks, whatever the chunking, and nothing is computed while the
     graph is built. Cost: ``n_values_chunks * n_dest_blocks`` small tasks. Keys of integer arrays
     and ints first, then full slices (``take``, ``take_along_axis``, ``x[i]``, ``x[i, j]``) take
-    this path; others (slices, masks, arrays after a slice) the generic one. Out-of-range indices
-    are dropped (dask has no bounds check that stays lazy).
+    this path; others (slices, masks, arrays after a slice) the generic one. Indices are taken
+    modulo the axis length: negative ones count from the end and out-of-range ones wrap (dask
+    has no bounds check that stays lazy).
     """
     if key.axis:  # x[:, idx]: the axis to the front, chunk-aligned there
         return _axis_first(_scatter_dask, xp, dest, key, values)
-    if key.basic or not key.arrays or not key.front or any(e is Ellipsis for e in key.entries):
+    if key.arrays and any(e is None for e in key.entries):  # a new axis: a length-1 axis
+        wide, key = _none_as_axes(xp, dest, key)
+        return xp.reshape(_scatter_dask(xp, wide, key, values), tuple(dest.shape))
+    if not key.front or any(e is Ellipsis for e in key.entries):
+        moved = _indexed_first(key, dest.ndim)
+        if moved is None:
+            return _scatter_generic(xp, dest, key, values)
+        # the indexed axes to the front (arrays after a slice, separated arrays, an Ellipsis)
+        perm, front, vperm = moved
+        sel = tuple(int(n) for n in _gather_dask_shape(dest.shape, perm, front, vperm))
+        vals = xp.permute_dims(xp.broadcast_to(values, sel), vperm)
+        out = _scatter_dask(xp, xp.permute_dims(dest, perm), parse_key(xp, front), vals)
+        return xp.permute_dims(out, _inverse(perm))
+    if key.basic or not key.arrays:
         return _scatter_generic(xp, dest, key, values)
     import dask
     import dask.array as da
@@ -518,6 +607,119 @@ def _block_add(lo: Any, shape: Any, dtype: Any, vals: Any, *coords: Any) -> Any:
         inside &= (c >= a) & (c < a + n)
     np.add.at(out, tuple(c[inside] - a for c, a in zip(coords, lo)), vals[inside])
     return out
+
+
+def _gather_dask_shape(
+    shape: tuple[int, ...], perm: tuple[int, ...], front: tuple[Any, ...], vperm: tuple[int, ...]
+) -> tuple[int, ...]:
+    """The shape of ``x[key]`` from :func:`_indexed_first`'s answer for ``x`` of ``shape``."""
+    bshape = np.broadcast_shapes(*(tuple(getattr(e, "shape", ())) for e in front))
+    moved = (*bshape, *(int(shape[d]) for d in perm[len(front) :]))
+    inv = _inverse(vperm)
+    return tuple(moved[inv[d]] for d in range(len(moved)))
+
+
+def _dask_gather_key(src: Any, key: IndexKey) -> bool:
+    """Whether ``src[key]`` is a dask array indexed by a key dask lacks (n-d fancy indexing) and
+    :func:`_gather_dask` takes: ints, integer arrays (two, or one of rank >= 2), full slices and
+    ``Ellipsis``. One 1-D array among ints and slices is dask's own indexing."""
+    if not array_api_compat.is_dask_array(src) or not key.arrays or key.axis is not None:
+        return False
+    ndim = src.ndim
+    moved = _none_key(key, tuple(src.shape))
+    if moved is not None:
+        key, ndim = parse_key(None, moved[1]), len(moved[0])
+    elif len(key.arrays) == 1 and key.arrays[0].ndim <= 1:
+        return False
+    return _indexed_first(key, ndim) is not None
+
+
+def _gather_any_dask(xp: Any, src: Any, key: IndexKey) -> Any:
+    """:func:`_gather_dask` for any key :func:`_indexed_first` takes: the indexed axes moved to
+    the front first, the result's axes put in NumPy's order after."""
+    src, key = _none_as_axes(xp, src, key)
+    moved = _indexed_first(key, src.ndim)
+    assert moved is not None
+    perm, front, vperm = moved
+    out = _gather_dask(xp.permute_dims(src, perm), parse_key(xp, front))
+    return xp.permute_dims(out, _inverse(vperm)) if vperm != tuple(range(len(vperm))) else out
+
+
+def _gather_dask(src: Any, key: IndexKey) -> Any:
+    """``src[key]`` on dask, chunk-aligned: the transpose of :func:`_scatter_dask`, for the keys it
+    routes (integer arrays and ints first, then full slices).
+
+    The result is chunked like the index arrays broadcast together (on their axes) and like
+    ``src`` (on the trailing, sliced axes). For each result block and each block of ``src`` along
+    the indexed axes (the sliced axes are aligned, so one block there) one task picks the
+    elements of that ``src`` block the block's coordinates select, zeros elsewhere; the parts of
+    a result block are summed in a binary tree (each element comes from exactly one part). No
+    task holds more than one result block (with its coordinates) and one block of ``src``, and
+    nothing is computed while the graph is built. Cost: ``n_result_blocks * n_indexed_blocks``
+    small tasks, ``n_indexed_blocks`` the number of ``src`` blocks along the indexed axes.
+    Indices are taken modulo the axis length, as the scatter takes them (negative ones count
+    from the end; dask has no bounds check that stays lazy).
+    """
+    import dask
+    import dask.array as da
+
+    shape = tuple(int(n) for n in src.shape)
+    lead = [e for e in key.entries if not _is_full_slice(e)]
+    k = len(lead)
+    bshape = tuple(np.broadcast_shapes(*(tuple(getattr(e, "shape", ())) for e in lead)))
+    nb = len(bshape)
+    coords = da.broadcast_arrays(*(da.asarray(e) % shape[d] for d, e in enumerate(lead)))
+    cblocks = [c.to_delayed() for c in coords]
+    sblocks = src.to_delayed()
+    pick = dask.delayed(_block_take, pure=True)
+    total = dask.delayed(np.add, pure=True)
+    offsets = [np.concatenate(([0], np.cumsum(c))) for c in src.chunks[:k]]
+    bchunks = coords[0].chunks if coords else ()
+    rest_chunks = src.chunks[k:]
+    out_chunks = (*bchunks, *rest_chunks)
+    grid = np.empty(tuple(len(c) for c in out_chunks), dtype=object)
+    for ob in np.ndindex(*grid.shape):
+        bi, ri = ob[:nb], ob[nb:]
+        bs = tuple(int(out_chunks[d][i]) for d, i in enumerate(ob))
+        todo = [
+            pick(
+                tuple(int(offsets[d][i]) for d, i in enumerate(si)),
+                sblocks[(*si, *ri)],
+                *(cb[bi] for cb in cblocks),
+            )
+            for si in np.ndindex(*src.numblocks[:k])
+        ]
+        while len(todo) > 1:  # a binary tree: no task sums more than two parts
+            todo = [
+                total(*todo[i : i + 2]) if i + 1 < len(todo) else todo[i]
+                for i in range(0, len(todo), 2)
+            ]
+        grid[ob] = (
+            da.from_delayed(todo[0], bs, dtype=src.dtype, meta=src._meta)
+            if todo
+            else da.zeros(bs, dtype=src.dtype, chunks=bs)
+        )
+    return da.block(grid.tolist()) if grid.ndim else grid[()]
+
+
+def _block_take(lo: Any, block: Any, *coords: Any) -> Any:
+    """The elements of one ``src`` block (offsets ``lo`` along the indexed axes) selected by one
+    result block's coordinates, zeros elsewhere (NumPy arrays: runs inside a dask task)."""
+    bshape = np.broadcast_shapes(*(c.shape for c in coords))
+    out = np.zeros(bshape + block.shape[len(lo) :], dtype=block.dtype)
+    inside = np.ones(bshape, dtype=bool)
+    for c, a, n in zip(coords, lo, block.shape):
+        inside &= (c >= a) & (c < a + n)
+    out[inside] = block[tuple(c[inside] - a for c, a in zip(coords, lo))]
+    return out
+
+
+def _dask_gather(xp: Any, src: Any, key: IndexKey, entries: tuple[Any, ...]) -> Any:
+    """``src[entries]`` (``entries`` spelling ``key``), chunk-aligned on dask where dask has no
+    such indexing; the array's own indexing otherwise."""
+    if _dask_gather_key(src, key):
+        return _gather_any_dask(xp, src, key)
+    return src[entries]
 
 
 # A library test -> its native scatter. Anything else speaking the standard takes the generic one.
@@ -690,8 +892,13 @@ def gather(xp: Any, t: Any, key: IndexKey, ndim: int) -> Any:
             # one element selected by host ints: read it through size-1 slices (a guarded
             # device array refuses x[i, j] as a scalar read; a GPU library keeps it on device)
             return xp.reshape(t[tuple(slice(i, i + 1 or None) for i in e)], ())
-        return t[e]
+        return _dask_gather(xp, t, key, e)
     chunk = tuple(t.shape[:nc])
+    if key.arrays and array_api_compat.is_dask_array(t):
+        # dask: the chunk axes to the end (no arange grids: an n-d key), a chunk-aligned gather
+        # where dask has no such indexing
+        ends = parse_key(xp, _chunk_end_key(key, ndim))
+        return _to_front(xp, _dask_gather(xp, _to_end(xp, t, nc), ends, ends.entries), nc)
     if key.all_arrays:
         return t[_chunk_front_key(xp, key, chunk, device_of(t))]
     return _to_front(xp, _to_end(xp, t, nc)[_chunk_end_key(key, ndim)], nc)
@@ -773,8 +980,8 @@ def _scatter_add_rrule(dest: Any, index: Any, values: Any, /) -> tuple[Any, Any]
         # pullback is differentiable again
         if key.axis is not None:  # take along the axis: the standard's form, also on dask
             gathered = xp.take(y_bar, key.arrays[0], axis=key.axis)
-        else:
-            gathered = y_bar[gather_key]
+        else:  # dask lacks n-d gathers: a chunk-aligned one there, the transpose of its scatter
+            gathered = _dask_gather(xp, y_bar, key, gather_key)
         if gather_shape is not None:
             gathered = xp.reshape(gathered, gather_shape)
         return _NO, proj_dest(y_bar), _NO, proj_values(gathered)

@@ -419,8 +419,7 @@ DASK_XFAILS: dict[str, list[tuple[tuple[str, ...] | None, str]]] = {
     **{f"unique_{n}": [(None, _UNKNOWN)] for n in ("all", "counts", "inverse", "values")},
     "operator.getitem": [(("#8", "#16", "#17"), f"mask keys: {_UNKNOWN}")],
     "chainrules.core.scatter.scatter_add": [
-        (("#2", "#9", "#11"), "defect: its pullback and frule gather n-d, which dask lacks"),
-        (("#6", "#12", "#14", "#15"), "defect: mask and n-d keys on dask (unknown sizes)"),
+        (("#6", "#12"), f"mask keys: {_UNKNOWN}"),
     ],
     # the primal, dask's own eye, builds a graph that fails when computed
     "eye": [(("#1",), "da.eye(N, M > N) builds a broken graph (dask issue 11937)")],
