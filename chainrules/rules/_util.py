@@ -23,11 +23,34 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 
 
-def axis_ints(axis: Any, name: str) -> tuple[int, ...]:
+def axis_int(
+    axis: Any, name: str, what: str = "axis", ndim: int | None = None, bool_ok: bool = False
+) -> int:
+    """One axis (an int; NumPy's integer scalars count, as in NumPy) as a Python int, or a
+    ``TypeError`` naming the function ``name``, the argument ``what`` and what was given (a
+    float, a string, a bool unless ``bool_ok``: NumPy takes ``True`` as 1 in a few functions).
+    With ``ndim``, an axis out of bounds for that rank is a ``ValueError`` naming them too."""
+    if isinstance(axis, bool) and not bool_ok:
+        raise TypeError(f"{name}: {what} must be an int, got {axis!r}")
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{name}: {what} must be an int, got {axis!r}") from None
+    if ndim is not None and not -max(ndim, 1) <= a < max(ndim, 1):
+        raise ValueError(f"{name}: {what} {a} is out of bounds for an array of rank {ndim}")
+    return a
+
+
+def axis_opt(axis: Any, name: str, what: str = "axis", **options: Any) -> int | None:
+    """:func:`axis_int` of ``axis``, or ``None`` for ``None`` (the flattened array)."""
+    return None if axis is None else axis_int(axis, name, what, **options)
+
+
+def axis_ints(axis: Any, name: str, what: str = "axis") -> tuple[int, ...]:
     """``axis`` (an int or a sequence of ints; NumPy's integer scalars count, as in NumPy) as a
-    tuple of Python ints, or a ``TypeError`` naming ``name`` and what was given (a float, a bool,
-    a string, ...)."""
-    bad = f"{name}: axis must be an int or a tuple of ints, got {axis!r}"
+    tuple of Python ints, or a ``TypeError`` naming ``name``, the argument ``what`` and what was
+    given (a float, a bool, a string, ...)."""
+    bad = f"{name}: {what} must be an int or a tuple of ints, got {axis!r}"
     if isinstance(axis, bool):
         raise TypeError(bad)
     try:

@@ -65,6 +65,7 @@ from ..core import (
 from ..core.numpy_fast import numpy_result
 from ..core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
 from ..core.toolkit import output
+from ._util import axis_int, axis_opt
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
@@ -404,6 +405,7 @@ def _numpy_take_along_axis_examples(rng: np.random.Generator) -> list[Any]:
 @register_rrule("take", examples=_take_examples)
 def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take")
+    axis_opt(axis, "take")
     # axis=None is passed only when given: dask's take refuses an explicit None
     y = xp.take(x, indices) if axis is None else xp.take(x, indices, axis=axis)
     key = _take_key(xp, x, indices, axis, None, "take")
@@ -421,6 +423,7 @@ def take_frule(
     tangents: tuple[Any, ...], x: Any, indices: Any, /, *, axis: Any = None
 ) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take")
+    axis_opt(axis, "take")
     y = xp.take(x, indices) if axis is None else xp.take(x, indices, axis=axis)
     if axis is not None or x.ndim == 1:
         # take itself on the tangent, past its chunk axes: no n-d gather key (dask has none)
@@ -440,6 +443,7 @@ def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     a = _NUMPY_TAKE.bind(args, kwargs)
     x, indices = a["a"], a["indices"]
     xp = namespace_of(x, fname="take")
+    axis_opt(a["axis"], "take")
     if getattr(x, "ndim", None) == 0:
         return _take_0d_rrule(xp, x, args, kwargs)
     y = _numpy_module(x).take(*args, **kwargs)
@@ -459,6 +463,7 @@ def numpy_take_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tu
     a = _NUMPY_TAKE.bind(args, kwargs)
     x, indices = a["a"], a["indices"]
     xp = namespace_of(x, fname="take")
+    axis_opt(a["axis"], "take")
     if getattr(x, "ndim", None) == 0:  # as from the 1-element vector (NumPy's meaning)
         dots = tangents_in("take", tangents[:2], (x,))
         t = _ZERO if dots is None else xp.reshape(dots[0], (*dots.lead(), 1))
@@ -485,6 +490,7 @@ def _take_0d_rrule(xp: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any
 @register_rrule("take_along_axis", examples=_take_along_axis_examples)
 def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take_along_axis")
+    axis_int(axis, "take_along_axis", ndim=x.ndim, bool_ok=True)
     y = xp.take_along_axis(x, indices, axis=axis)
     key = _along_key(xp, x, indices, axis, "take_along_axis")
     project, like = ProjectTo(y, xp), _like(x)
@@ -501,6 +507,7 @@ def take_along_axis_frule(
     tangents: tuple[Any, ...], x: Any, indices: Any, /, *, axis: int = -1
 ) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take_along_axis")
+    axis_int(axis, "take_along_axis", ndim=x.ndim, bool_ok=True)
     y = xp.take_along_axis(x, indices, axis=axis)
     key = _along_key(xp, x, indices, axis, "take_along_axis")
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)
@@ -511,6 +518,7 @@ def numpy_take_along_axis_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     a = _NUMPY_TAKE_ALONG_AXIS.bind(args, kwargs)
     x, indices = a["arr"], a["indices"]
     xp = namespace_of(x, indices, fname="take_along_axis")
+    axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
     y = _numpy_module(x).take_along_axis(*args, **kwargs)
     key = _along_key(xp, x, indices, a["axis"], "take_along_axis")
     project, like = ProjectTo(y, xp), _like(x)
@@ -530,6 +538,7 @@ def numpy_take_along_axis_frule(
     a = _NUMPY_TAKE_ALONG_AXIS.bind(args, kwargs)
     x, indices = a["arr"], a["indices"]
     xp = namespace_of(x, indices, fname="take_along_axis")
+    axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
     y = _numpy_module(x).take_along_axis(*args, **kwargs)
     key = _along_key(xp, x, indices, a["axis"], "take_along_axis")
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)
