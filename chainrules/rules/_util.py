@@ -46,6 +46,21 @@ def axis_opt(axis: Any, name: str, what: str = "axis", **options: Any) -> int | 
     return None if axis is None else axis_int(axis, name, what, **options)
 
 
+def sample_rank(start: Any, stop: Any) -> int:
+    """The rank of ``linspace(start, stop)`` and its kin (from host shapes), to check ``axis``."""
+    return 1 + max(_rank(v) for v in (start, stop))
+
+
+def _rank(v: Any) -> int:
+    """The rank of an array, or of a Python scalar or nested list (host values)."""
+    if getattr(v, "ndim", None) is not None:
+        return int(v.ndim)
+    r = 0
+    while isinstance(v, (list, tuple)):
+        r, v = r + 1, (v[0] if v else None)
+    return r
+
+
 def axis_ints(axis: Any, name: str, what: str = "axis") -> tuple[int, ...]:
     """``axis`` (an int or a sequence of ints; NumPy's integer scalars count, as in NumPy) as a
     tuple of Python ints, or a ``TypeError`` naming ``name``, the argument ``what`` and what was

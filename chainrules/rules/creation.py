@@ -62,7 +62,7 @@ from ..core import (
     unthunk,
     zero_derivative,
 )
-from ._util import in_dtype
+from ._util import axis_int, in_dtype, sample_rank
 from .searching import lift_tangent, numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
@@ -209,6 +209,7 @@ def _linspace_rules(numpy: bool) -> _Rules:
         start, stop = a["start"], a["stop"]
         num, endpoint = operator.index(a["num"]), bool(a["endpoint"])
         xp = call_namespace((start, stop), kwargs, "linspace")
+        axis_int(a.get("axis", 0), "linspace", ndim=sample_rank(start, stop), bool_ok=True)
         y = _module(numpy, xp, args, kwargs).linspace(*args, **kwargs)
         axis = operator.index(a.get("axis", 0)) % max(y.ndim, 1)
         div = (num - 1) if endpoint else num

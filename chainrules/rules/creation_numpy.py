@@ -42,7 +42,7 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ._util import in_dtype
+from ._util import axis_int, in_dtype, sample_rank
 from .elementwise_numpy import _i1
 from .searching import numpy_like_module, numpy_non_differentiable
 
@@ -74,6 +74,7 @@ def _spaced_rules(name: str, fn: Any = None) -> tuple[Callable[..., Any], Callab
         start, stop = a["start"], a["stop"]
         arrays = [v for v in (start, stop) if is_array(v)]
         xp = namespace_of(*arrays, fname=name) if arrays else namespace_of()
+        axis_int(a["axis"], name, ndim=sample_rank(start, stop), bool_ok=True)
         if fn is not None and not arrays:
             y = fn(*args, **kwargs)
             xp = namespace_of(y, fname=name)

@@ -21,7 +21,6 @@ Conventions
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -39,7 +38,7 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ._util import in_dtype
+from ._util import axis_int, in_dtype
 from .indexing import _along_key
 from .searching import numpy_like_module, numpy_non_differentiable
 
@@ -81,7 +80,7 @@ def _sort_axis(xp: Any, x: Any, axis: Any, numpy: bool) -> tuple[Any, int]:
             raise TypeError("sort: axis must be an int")
         return (xp.reshape(x, (-1,)) if x.ndim != 1 else x), 0
     nd = x.ndim
-    a = operator.index(axis)
+    a = axis_int(axis, "sort", bool_ok=True)
     if not -nd <= a < max(nd, 1) or nd == 0:
         raise ValueError(f"sort: axis {a} is out of bounds for an array of rank {nd}")
     return x, a % nd

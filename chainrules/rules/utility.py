@@ -34,7 +34,7 @@ from ..core.registry import register_frule, register_rrule
 from ..core.scalar_rule import non_differentiable
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ..core.toolkit import Signature, pullback, signature, tangents_in
-from ._util import along, in_dtype
+from ._util import along, axis_int, in_dtype
 from .searching import numpy_like_module
 
 __all__: list[str] = []  # rules only
@@ -63,7 +63,7 @@ def _bind(
     n = operator.index(a["n"])
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, got {n}")
-    nd, axis = x.ndim, operator.index(a["axis"])
+    nd, axis = x.ndim, axis_int(a["axis"], "diff", bool_ok=True)
     if nd == 0 or not -nd <= axis < nd:
         raise ValueError(f"diff: axis {axis} is out of bounds for an array of rank {nd}")
     return xp, x, n, axis % nd, p, q

@@ -1,0 +1,249 @@
+"""Bad axis arguments, over the registry: every registration whose NumPy function has an axis
+parameter (``axis``, ``axes``, ``axis1``, ...) refuses a float or a string axis -- and a bool,
+where NumPy refuses one -- with a ``TypeError`` or ``ValueError`` that names the function, never
+Python's or NumPy's own message ("'float' object cannot be interpreted as an integer")."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Any
+
+import pytest
+
+import chainrules as cr
+from chainrules.testing import examples_for
+from chainrules.testing.backends import get_backend
+
+PARAMS = ("axis", "axes", "axis1", "axis2", "source", "destination", "axisa", "axisb", "axisc")
+BAD = (1.5, "a", True)
+
+# Known gaps, by case id, each group with its reason (strict: fixing one makes it xpass and fail,
+# so its id must leave the list).
+_ND = (
+    "argmax-axis=1.5",
+    "argmax-axis='a'",
+    "argmax-axis=True",
+    "argmin-axis=1.5",
+    "argmin-axis='a'",
+    "argmin-axis=True",
+    "count_nonzero-axis=1.5",
+    "count_nonzero-axis='a'",
+    "count_nonzero-axis=True",
+    "numpy:packbits-axis=1.5",
+    "numpy:packbits-axis='a'",
+    "numpy:packbits-axis=True",
+    "numpy:unpackbits-axis=1.5",
+    "numpy:unpackbits-axis='a'",
+    "numpy:unpackbits-axis=True",
+    "numpy:argpartition-axis=1.5",
+    "numpy:argpartition-axis='a'",
+    "numpy:argpartition-axis=True",
+    "numpy:lexsort-axis=1.5",
+    "numpy:lexsort-axis='a'",
+    "numpy:lexsort-axis=True",
+    "numpy:nanargmax-axis=1.5",
+    "numpy:nanargmax-axis='a'",
+    "numpy:nanargmax-axis=True",
+    "numpy:nanargmin-axis=1.5",
+    "numpy:nanargmin-axis='a'",
+    "numpy:nanargmin-axis=True",
+    "argsort-axis=1.5",
+    "argsort-axis='a'",
+    "argsort-axis=True",
+    "numpy:argsort-axis=1.5",
+    "numpy:argsort-axis='a'",
+    "numpy:argsort-axis=True",
+    "all-axis=1.5",
+    "all-axis='a'",
+    "all-axis=True",
+    "any-axis=1.5",
+    "any-axis='a'",
+    "any-axis=True",
+)
+
+_ALIAS = (
+    "numpy:amax-axis=1.5",
+    "numpy:amax-axis='a'",
+    "numpy:amax-axis=True",
+    "numpy:amin-axis=1.5",
+    "numpy:amin-axis='a'",
+    "numpy:amin-axis=True",
+    "numpy:cumsum-axis=1.5",
+    "numpy:cumsum-axis='a'",
+    "numpy:cumsum-axis=True",
+    "numpy:cumprod-axis=1.5",
+    "numpy:cumprod-axis='a'",
+    "numpy:cumprod-axis=True",
+    "numpy:nanprod-axis=1.5",
+    "numpy:nanprod-axis='a'",
+    "numpy:nanprod-axis=True",
+    "numpy:nancumsum-axis=1.5",
+    "numpy:nancumsum-axis='a'",
+    "numpy:nancumsum-axis=True",
+    "numpy:nancumprod-axis=1.5",
+    "numpy:nancumprod-axis='a'",
+    "numpy:nancumprod-axis=True",
+)
+
+_TODO = (
+    "numpy:cross-axisa=1.5",
+    "numpy:cross-axisa='a'",
+    "numpy:cross-axisb=1.5",
+    "numpy:cross-axisb='a'",
+    "numpy:cross-axisc=1.5",
+    "numpy:cross-axisc='a'",
+    "numpy:cross-axisc=True",
+    "numpy:cross-axis=1.5",
+    "numpy:cross-axis='a'",
+    "numpy:unwrap-axis=1.5",
+    "numpy:unwrap-axis='a'",
+    "numpy:unwrap-axis=True",
+    "numpy:gradient-axis=1.5",
+    "numpy:gradient-axis='a'",
+    "numpy:gradient-axis=True",
+    "numpy:trapezoid-axis=1.5",
+    "numpy:trapezoid-axis='a'",
+    "numpy:trapezoid-axis=True",
+    "fft.fftn-axes=1.5",
+    "numpy:fft.fftn-axes=1.5",
+    "fft.ifftn-axes=1.5",
+    "numpy:fft.ifftn-axes=1.5",
+    "fft.rfftn-axes=1.5",
+    "numpy:fft.rfftn-axes=1.5",
+    "fft.irfftn-axes=1.5",
+    "numpy:fft.irfftn-axes=1.5",
+    "numpy:fft.fft2-axes=1.5",
+    "numpy:fft.ifft2-axes=1.5",
+    "numpy:fft.rfft2-axes=1.5",
+    "numpy:fft.irfft2-axes=1.5",
+    "fft.fftshift-axes=1.5",
+    "numpy:fft.fftshift-axes=1.5",
+    "fft.ifftshift-axes=1.5",
+    "numpy:fft.ifftshift-axes=1.5",
+    "permute_dims-axes=1.5",
+    "permute_dims-axes='a'",
+    "permute_dims-axes=True",
+    "repeat-axis=1.5",
+    "repeat-axis='a'",
+    "repeat-axis=True",
+    "numpy:repeat-axis=1.5",
+    "numpy:repeat-axis='a'",
+    "numpy:repeat-axis=True",
+    "concat-axis=1.5",
+    "concat-axis='a'",
+    "concat-axis=True",
+    "numpy:split-axis=1.5",
+    "numpy:split-axis='a'",
+    "numpy:array_split-axis=1.5",
+    "numpy:array_split-axis='a'",
+    "numpy:append-axis=1.5",
+    "numpy:append-axis='a'",
+    "numpy:append-axis=True",
+    "numpy:rot90-axes=1.5",
+    "numpy:rot90-axes='a'",
+    "numpy:rot90-axes=True",
+    "numpy:delete-axis=1.5",
+    "numpy:delete-axis='a'",
+    "numpy:delete-axis=True",
+    "numpy:insert-axis=1.5",
+    "numpy:insert-axis='a'",
+    "numpy:insert-axis=True",
+    "numpy:trim_zeros-axis=1.5",
+    "numpy:trim_zeros-axis='a'",
+    "numpy:trim_zeros-axis=True",
+    "numpy:compress-axis=1.5",
+    "numpy:compress-axis='a'",
+    "numpy:compress-axis=True",
+    "numpy:linalg.tensorsolve-axes=1.5",
+    "numpy:linalg.tensorsolve-axes='a'",
+    "numpy:linalg.tensorsolve-axes=True",
+    "numpy:partition-axis=1.5",
+    "numpy:partition-axis='a'",
+    "numpy:partition-axis=True",
+    "numpy:unique-axis=1.5",
+    "numpy:unique-axis='a'",
+    "chainrules.rules.fft.resize-axes=1.5",
+    "chainrules.rules.fft.resize-axes='a'",
+    "chainrules.rules.fft.resize-axes=True",
+)
+
+GAPS: dict[str, str] = {
+    **dict.fromkeys(
+        _ND,
+        "non_differentiable: the primal is the library's own call in core/scalar_rule.py, "
+        "which passes NumPy's message through (not in the axis parsers' files)",
+    ),
+    **dict.fromkeys(
+        _ALIAS,
+        "the NumPy name shares the standard's rule and its message names the standard's "
+        "function (max:, cumulative_sum:, prod:), not the one called",
+    ),
+    **dict.fromkeys(_TODO, "not yet routed through _util.axis_int / axis_ints (issue 15.7)"),
+}
+
+
+def _name(reg: cr.Registration) -> str:
+    """The function's short name, as its errors give it (``numpy:fft.fftn`` -> ``fftn``)."""
+    return reg.name.split(":")[-1].split(".")[-1]
+
+
+def _cases() -> list[Any]:
+    backend = get_backend("numpy")
+    out = []
+    for reg in cr.registrations():
+        f = backend.function(reg)
+        exs = examples_for(reg) if f is not None else []
+        if not exs:
+            continue
+        try:
+            params = [p for p in inspect.signature(f).parameters if p in PARAMS]
+        except (TypeError, ValueError):  # a ufunc or builtin without a signature
+            continue
+        for p in params:
+            for bad in BAD:
+                kwargs = {**exs[0].kwargs, p: bad}
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        f(*exs[0].args, **kwargs)
+                    except Exception:  # noqa: BLE001  (NumPy refuses it: so must the rule)
+                        pass
+                    else:
+                        continue  # NumPy accepts it (True as 1): the rule may too
+                gap = GAPS.get(f"{reg.name}-{p}={bad!r}")
+                marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
+                out.append(
+                    pytest.param(
+                        reg, f, exs[0].args, kwargs, id=f"{reg.name}-{p}={bad!r}", marks=marks
+                    )
+                )
+    return out
+
+
+@pytest.mark.parametrize(("reg", "f", "args", "kwargs"), _cases())
+def test_a_bad_axis_names_the_function(
+    reg: cr.Registration, f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    name = _name(reg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if reg.rrule is not None:
+            with pytest.raises((TypeError, ValueError)) as err:
+                cr.rrule(f, *args, **kwargs)
+            assert f"{name}:" in str(err.value), str(err.value)
+        if reg.frule is not None:
+            tangents = (cr.NoTangent(),) * (len(args) + 1)
+            with pytest.raises((TypeError, ValueError)) as err:
+                cr.frule(tangents, f, *args, **kwargs)
+            assert f"{name}:" in str(err.value), str(err.value)
+
+
+def test_numpy_integer_scalars_are_axes() -> None:
+    import numpy as np
+
+    x = np.arange(6.0).reshape(2, 3)
+    y, _ = cr.rrule(np.take, x, np.array([0, 2]), axis=np.int64(1))
+    assert np.array_equal(y, np.take(x, [0, 2], axis=1))
+    y, _ = cr.rrule(np.sort, x, axis=np.int32(0))
+    assert np.array_equal(y, np.sort(x, axis=0))
