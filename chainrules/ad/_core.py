@@ -419,6 +419,18 @@ def plain(a: Any) -> Any:
     return a
 
 
+def plain_kwargs(trace: Trace, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with created arrays and ``trace``'s constants (data lifted by an inner trace)
+    as their values (a copy only when there is one)."""
+    for v in kwargs.values():
+        if isinstance(v, Tracer) and (v._trace is CREATED or v._trace is trace):
+            return {
+                k: e._value if isinstance(e, Tracer) and e._trace is trace else plain(e)
+                for k, e in kwargs.items()
+            }
+    return kwargs
+
+
 def _created(y: Any) -> Any:
     if type(y) is tuple or type(y) is list:
         return type(y)(_created(e) for e in y)

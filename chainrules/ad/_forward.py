@@ -24,6 +24,7 @@ from ._core import (
     lookup_rule,
     number,
     plain,
+    plain_kwargs,
     stack_sequences,
 )
 
@@ -144,11 +145,4 @@ def _plain_kwargs(trace: Trace, fn: Any, kwargs: dict[str, Any]) -> dict[str, An
                 "traced array; rules never differentiate keyword arguments, so pass it "
                 "positionally"
             )
-    for v in kwargs.values():
-        if isinstance(v, Tracer) and (v._trace is CREATED or v._trace is trace):
-            # arrays the code created, and constants of this trace (data lifted by an inner one)
-            return {
-                k: e._value if isinstance(e, Tracer) and e._trace is trace else plain(e)
-                for k, e in kwargs.items()
-            }
-    return kwargs
+    return plain_kwargs(trace, kwargs)

@@ -37,6 +37,7 @@ from ._core import (
     lookup_rule,
     number,
     plain,
+    plain_kwargs,
     stack_sequences,
 )
 
@@ -234,7 +235,7 @@ class ReverseTrace(Trace):
                         f"{getattr(fn, '__name__', fn)} is a traced array; rules never "
                         "differentiate keyword arguments, so pass it positionally"
                     )
-            plain_kw = _plain_kwargs(self, kwargs)
+            plain_kw = plain_kwargs(self, kwargs)
             if plain_kw is not kwargs:  # in place, as the lifting below: the caller reads it
                 kwargs.update(plain_kw)
         if lower is not None:
@@ -259,18 +260,6 @@ class ReverseTrace(Trace):
             self.tape.append(child)
             parts.append(self.wrap(e, child))
         return ptype(*parts) if hasattr(y, "_fields") else ptype(parts)
-
-
-def _plain_kwargs(trace: ReverseTrace, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """``kwargs`` with created arrays and ``trace``'s constants (data lifted by an inner trace)
-    as their values (a copy only when there is one)."""
-    for v in kwargs.values():
-        if isinstance(v, Tracer) and (v._trace is CREATED or v._trace is trace):
-            return {
-                k: e._value if isinstance(e, Tracer) and e._trace is trace else plain(e)
-                for k, e in kwargs.items()
-            }
-    return kwargs
 
 
 def _selector(i: int, n: int, ptype: type) -> Callable[..., Any]:
