@@ -322,3 +322,17 @@ def cumprod_back(x: Any, g: Any, axis: int, conj: bool) -> Any:
         w = np.flip(np.cumsum(np.flip(g * y, axis=axis), axis=axis), axis=axis)
         w = w / x
     return w
+
+
+def cumprod_push(x: Any, t: Any, axis: int) -> Any:
+    """The pushforward of NumPy's ``cumprod`` along ``axis`` (negative: ``t`` may carry leading
+    chunk axes) by division, ``y_dot = y * cumsum(t / x)``, or ``None`` where it does not apply:
+    ``x`` or ``t`` not NumPy arrays, or a zero or an overflow in ``y`` (then the generic
+    division-free scan is exact and this is not). One pass instead of the scan's ``log2 n``."""
+    if type(x) is not _ND or type(t) is not _ND:
+        return None
+    with np.errstate(all="ignore"):
+        y = np.cumprod(x, axis=axis)
+        if not np.isfinite(y).all() or not y.all():
+            return None
+        return y * np.cumsum(t / x, axis=axis)

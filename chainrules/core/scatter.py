@@ -975,7 +975,7 @@ def _scatter_add_rrule(dest: Any, index: Any, values: Any, /) -> tuple[Any, Any]
                 _NO,
                 _ZERO if proj_values.differentiable else _NO,
             )
-        check_cotangent("scatter_add", y_bar, y)
+        y_bar = check_cotangent("scatter_add", y_bar, y)  # converted or refused, never passed
         # the gather y_bar[key] is getitem (and reshape), which have rules of their own: this
         # pullback is differentiable again
         if key.axis is not None:  # take along the axis: the standard's form, also on dask

@@ -27,10 +27,12 @@ Maths notes
   ``h_i = y_bar_i + x_{i+1} h_{i+1}`` (conjugated partials for complex ``x``). The array API has no
   scan: ``h`` is a parallel scan of affine maps (``ceil(log2 n)`` steps of slices and products,
   taking ``0 * inf`` as 0). It is differentiable at exact zeros too (second derivatives). The
-  pushforward keeps the division formula ``y_dot = C * (B * cumsum(B * x_dot / x) +
-  cumsum(F * x_dot))`` (``B`` before the first zero, ``F`` the first zero, ``C`` the cumulative
-  product with that zero replaced by 1): a scan's zero masks would depend on the tangent, which
-  JAX cannot transpose. No host reads.
+  pushforward divides by nothing either: ``y_dot_i = x_i y_dot_{i-1} + E_i x_dot_i``, the same
+  scan forward, its ``0 * inf`` masks read from the primal only (a magnitude scan of ``|x|`` and
+  ``|E|``), so it stays linear in the tangent (JAX transposes it) and exact at second order. Not
+  covered: an overflowed ``E_i`` times a zero tangent entry (NaN; masking it reads the tangent).
+  NumPy inputs with no zero and no overflow take the division formulas (``numpy_fast``). No
+  host reads.
 * ``ptp = max - min``: each end splits its cotangent among its ties (a constant slice gets 0); the
   NaN variants give NaN entries a zero cotangent (a mask, no host reads); ``average``'s weights
   are differentiated when positional (``np.average(a, axis, weights)``), never as a keyword.
@@ -598,6 +600,31 @@ def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
     return _mul0(xp, e, h)
 
 
+def _cumprod_push(xp: Any, x: Any, t: Any, axis: int, extra: int) -> Any:
+    """The pushforward of ``cumulative_prod`` along ``axis`` (``t``'s ``extra`` leading chunk axes
+    before it), with no division: ``y_dot_i = x_i y_dot_{i-1} + E_i t_i``, a forward affine
+    scan (``E`` the exclusive product). Its masks read only the primal, so the map stays linear
+    in ``t`` (JAX transposes it): ``m`` tracks, with ``|x|`` and ``|E|`` for ``x`` and
+    ``E t``, whether a tangent term's coefficient overflowed (``inf``) or is exactly 0, and only
+    a primal 0 times an overflowed coefficient (or an overflowed ``x`` product times a zero
+    coefficient) is taken as 0. Not masked: an overflowed ``E_i`` times a zero tangent entry
+    (NaN; masking it would read the tangent)."""
+    fast = numpy_fast.cumprod_push(x, t, axis - x.ndim)  # NumPy, no zero, no overflow
+    if fast is not None:
+        return fast
+    e = _exclusive_prod(xp, x, axis)
+    a, b, m = x, e * t, xp.abs(e)
+    n, s = x.shape[axis], 1
+    while s < n:  # n is a shape: known on the host
+        ms = _shift(xp, m, s, axis, 0.0, False)
+        z = ((a == 0) & xp.isinf(ms)) | (xp.isinf(a) & (ms == 0))  # primal only
+        b = b + xp.where(z, 0.0, a) * xp.where(z, 0.0, _shift(xp, b, s, axis + extra, 0.0, False))
+        m = m + _mul0(xp, xp.abs(a), ms)
+        a = _mul0(xp, a, _shift(xp, a, s, axis, 1.0, False))
+        s *= 2
+    return b
+
+
 def _exclusive_prod(xp: Any, x: Any, axis: int) -> Any:
     """``E_i = prod_{k<i} x_k`` along ``axis``, exactly 0 after a zero even where the product
     before it overflowed (NumPy's ``inf * 0`` is NaN there). The product itself is taken of
@@ -607,20 +634,6 @@ def _exclusive_prod(xp: Any, x: Any, axis: int) -> Any:
     nonzero = xp.astype(x != 0, x.dtype)
     after = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)[drop_last] == 0
     return xp.where(after & xp.isnan(e), xp.zeros_like(e), e)
-
-
-def _cumprod_parts(xp: Any, x: Any, axis: int) -> tuple[Any, Any, Any, Any]:
-    """(B, F, C, x_safe): before-the-first-zero mask, first-zero mask (both in x's dtype), the
-    cumulative product with the first zero replaced by 1, and x with zeros replaced by 1."""
-    one = xp.ones_like(x)
-    nonzero = xp.astype(x != 0, x.dtype)
-    before = xp.cumulative_prod(nonzero, axis=axis)  # 1 until the first zero, then 0
-    # the exclusive version: 1 for every position up to and including the first zero
-    upto = xp.cumulative_prod(nonzero, axis=axis, include_initial=True)
-    upto = upto[along(axis, slice(None, -1))]
-    first = upto - before  # 1 exactly at the first zero
-    x1 = xp.where(first == 1, one, x)
-    return before, first, xp.cumulative_prod(x1, axis=axis), xp.where(x == 0, one, x)
 
 
 def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
@@ -661,11 +674,7 @@ def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         if not is_prod:
             y_dot = xp.cumulative_sum(t, axis=ax + extra, include_initial=kw["include_initial"])
             return y, in_dtype(xp, y_dot, y.dtype)
-        # the pushforward keeps the division formula: a scan's zero masks would depend on the
-        # tangent, which JAX cannot transpose (a custom_jvp's linear map); see the maths notes
-        b, f, cp, xs = _cumprod_parts(xp, work, ax)
-        cs = xp.cumulative_sum
-        y_dot = cp * (b * cs(b * t / xs, axis=ax + extra) + cs(f * t, axis=ax + extra))
+        y_dot = _cumprod_push(xp, work, t, ax, extra)
         if kw["include_initial"]:
             zero = xp.zeros_like(y_dot[along(ax + extra, slice(0, 1))])
             y_dot = xp.concat((zero, y_dot), axis=ax + extra)

@@ -27,10 +27,7 @@ xs = pytest.importorskip("array_api_strict")
 tx = pytest.importorskip("array_api_compat.torch")
 
 # known residuals, each with its reason (the test fails when one passes: remove it then)
-RESIDUALS = {
-    "chainrules.core.scatter.scatter_add": "core/scatter.py's pullback calls check_cotangent "
-    "but discards its result (y_bar = check_cotangent(...) is missing there)",
-}
+RESIDUALS: dict[str, str] = {}
 
 
 def _leaves(y: Any) -> list[Any]:

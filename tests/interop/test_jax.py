@@ -102,15 +102,7 @@ def test_agrees_with_jax_native(gpu_safe_case, mode):  # type: ignore[no-untyped
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
-_JVP_AT_ZERO = pytest.mark.xfail(
-    strict=True,
-    reason="the cumulative_prod pushforward's zero masks are piecewise constant: its derivative "
-    "misses the second-order terms through an exact zero (check_grads' finite differences step "
-    "off the zero and do not see it); the pullback divides by nothing and is exact",
-)
-
-
-@pytest.mark.parametrize("mode", [pytest.param("jvp", marks=_JVP_AT_ZERO), "vjp"])
+@pytest.mark.parametrize("mode", ["jvp", "vjp"])
 def test_cumulative_prod_hessian_at_a_zero(mode):  # type: ignore[no-untyped-def]
     import array_api_compat.numpy as cnp
 

@@ -108,6 +108,24 @@ def test_cumprod_pullback_is_finite_where_the_product_overflows() -> None:
     assert gz.tolist() == [1 + 1e300, -2j, -6e300j, 0]  # conj of 1 + x1, x0, x0 x1 (1 + x3), 0
 
 
+def test_cumprod_pushforward_is_finite_where_the_product_overflows() -> None:
+    # y_dot_i = sum_{k<=i} t_k prod_{j<=i, j!=k} x_j, exact: finite, inf (a real overflow) or 0
+    # (two zeros) -- never NaN; the division formula gave NaN (inf * 0) and inf for 2e300
+    x = np.array([[1e300, 1e300, 0.0, 0.0], [1e300, 1e300, 0.0, 1e300], [2.0, 3.0, 0.0, 4.0]])
+    t = np.ones((2, *x.shape))  # a chunk of two tangents
+    t[1] *= 2.0
+    with warnings.catch_warnings():  # the primal warns, as np.cumprod does (inf * 0)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _, y_dot = cr.frule((cr.NoTangent(), t), np.cumulative_prod, x, axis=1)
+    want = [
+        [1.0, 1e300 + 1e300, np.inf, 0.0],  # t0; x1 + x0; x0 x1 overflows; two zeros
+        [1.0, 1e300 + 1e300, np.inf, np.inf],  # x0 x1 x3 after the zero
+        [1.0, 2.0 + 3.0, 2.0 * 3.0, 2.0 * 3.0 * 4.0],  # after the zero only t_2's term
+    ]
+    assert y_dot[0].tolist() == want
+    assert y_dot[1].tolist() == (2.0 * np.array(want)).tolist()
+
+
 def test_std_of_a_constant_slice_has_zero_gradient_without_warnings() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -32,6 +32,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ...core.namespaces import device_of, is_array, namespace_of
 from ...core.numpy_fast import numpy_result
 from ...core.projection import ProjectTo
@@ -1025,12 +1027,41 @@ def _lse(xp: Any, a: Any, b: Any, axes: tuple[int, ...]) -> tuple[Any, Any, Any,
     return xp.log(xp.abs(s)) + m, xp.sign(s), e0, s
 
 
-@register_rrule("scipy:special.logsumexp", examples=lambda rng: _logsumexp_examples(rng))
-def logsumexp_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+def _logsumexp_bind(obj: Any, kind: str) -> Callable[..., Any]:
+    """``logsumexp``'s rule for ``obj``, the library's own function (``bind=``)."""
+    if kind == "r":
+
+        def logsumexp_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+            return _logsumexp_rrule(obj, args, kwargs)
+
+        return logsumexp_rrule
+
+    def logsumexp_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
+        return _logsumexp_frule(obj, tangents, args, kwargs)
+
+    return logsumexp_frule
+
+
+def _scipy_primal(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], y: Any) -> Any:
+    """SciPy's own value when ``obj`` is SciPy's function and every array argument is a NumPy
+    array (SciPy splits off the maximal terms and uses ``log1p``: its last bit differs from the
+    namespace formula's); else ``y``. SciPy's converts with ``np.asarray`` and writes in place, so
+    another library's arrays keep the namespace formula."""
+    if getattr(obj, "__module__", "").startswith("scipy.") and all(
+        type(v) is np.ndarray or not is_array(v) for v in (*args, *kwargs.values())
+    ):
+        return obj(*args, **kwargs)
+    return y
+
+
+def _logsumexp_rrule(
+    obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Callable[[Any], Any]]:
     bound = _LOGSUMEXP.bind(args, kwargs)
     a, b = bound["a"], bound["b"]
     xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
     y, w, _sgn, axes, ndim = _logsumexp_forward(xp, bound)
+    y = _scipy_primal(obj, args, kwargs, y)
     proj_a = ProjectTo(a, xp)
     proj_b = ProjectTo(b, xp) if b is not None and len(args) > 2 else None
     pargs = list(args)
@@ -1098,12 +1129,14 @@ def _squeezed(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
-@register_frule("scipy:special.logsumexp", examples=lambda rng: _logsumexp_examples(rng))
-def logsumexp_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+def _logsumexp_frule(
+    obj: Any, tangents: tuple[Any, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any]:
     bound = _LOGSUMEXP.bind(args, kwargs)
     a, b = bound["a"], bound["b"]
     xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
     y, w, _sgn, axes, ndim = _logsumexp_forward(xp, bound)
+    y = _scipy_primal(obj, args, kwargs, y)
     diffs = [a] + ([b] if len(args) > 2 and b is not None else [])
     ts = [tangents[1]] + ([tangents[3]] if len(diffs) > 1 else [])
     dots = tangents_in("logsumexp", (tangents[0], *ts), diffs)
@@ -1133,6 +1166,11 @@ def _logsumexp_examples(rng: Any) -> list[Any]:
         ((rng.standard_normal((2, 3)), 0, rng.uniform(0.5, 2.0, (2, 3))), {"keepdims": True}),
         ((rng.standard_normal((2, 3)), -1, rng.uniform(0.5, 2.0, 3)), {}),
     ]
+
+
+_LSE_META: dict[str, Any] = {"examples": _logsumexp_examples, "bind": _logsumexp_bind}
+register_rrule("scipy:special.logsumexp", **_LSE_META)(_logsumexp_bind(None, "r"))
+register_frule("scipy:special.logsumexp", **_LSE_META)(_logsumexp_bind(None, "f"))
 
 
 _SOFTMAX = signature("softmax", lambda x, axis=None: None)
