@@ -399,8 +399,11 @@ def _library(x: Any) -> str | None:
 def _on_cpu(x: Any) -> bool | None:
     """Whether ``x`` lives in host memory (DLPack's ``kDLCPU``); ``None`` where it cannot say
     (a JAX tracer inside ``jit``, a sharded JAX array, a dask array)."""
-    if _library(x) == "numpy":
+    lib = _library(x)
+    if lib == "numpy":
         return True
+    if lib == "torch":  # torch.compile cannot trace DLPack's device enum; .device it can
+        return bool(x.device.type == "cpu")
     try:
         dev = x.__dlpack_device__()
     except Exception:  # noqa: BLE001 -- no DLPack device: unknown
@@ -553,6 +556,7 @@ def pullback(
     zeros = (_NO, *map(zero_tangent, args))
     n = len(zeros) - 1
     multi = isinstance(y, (tuple, list))  # named tuples (EighResult) too
+    fields = None  # always bound: torch.compile refuses a closure over an unset cell
     if multi:
         fields = getattr(type(y), "_fields", None)
         y = tuple(map(output, y))

@@ -712,8 +712,14 @@ def check_jit(
     inputs: list[Any] = []
     if check.has_rrule:
         enc = _Encoder(jnp)
+        # every argument static: the primal is NumPy's, so is its cotangent (closed over)
+        static_ybar = not positions
         ybar = [
-            None if c is None else c if type(c) in (float, complex) else to_jax(_cot_arg(c), c)
+            None
+            if c is None
+            else c
+            if type(c) in (float, complex) or static_ybar
+            else to_jax(_cot_arg(c), c)
             for c in check.ybar
         ]
 
@@ -721,13 +727,14 @@ def check_jit(
             enc.kinds.clear()  # a retrace records afresh
             phase[0] = "rrule"
             y, pullback = rrule(f_jax, *full_args(traced), **kw)
-            parts = [NoTangent() if c is None else c for c in ybar]
+            parts = [NoTangent() if c is None else c for c in (held if static_ybar else ybar)]
             phase[0] = "pullback"
             res = pullback(check.structure(y, parts))
             return [enc.encode(leaves(y)), *(enc.encode(leaves(r)) for r in res)]
 
+        held = ybar
         programs.append(rrule_and_pullback)
-        inputs.append(ybar)
+        inputs.append([] if static_ybar else ybar)
 
     if check.has_frule:
         enc_f = _Encoder(jnp)

@@ -33,6 +33,12 @@ KNOWN_MORE = {
     "(the standard has no reversed cumulative sum): each flip of the sharded axis is a "
     "collective-permute, 2 more than JAX's own transpose (a reversed cumsum); the fix belongs "
     "in chainrules/rules/statistical.py",
+    **{
+        (mode, "2-norm"): "the 2-norm's gradient takes its limit at infinite entries "
+        "(docs/conventions.md): the count of infinite entries per slice is one more reduction "
+        "over the sharded axis, 1 more all-reduce than JAX's own x / norm (which is NaN there)"
+        for mode in ("jvp", "vjp")
+    },
 }
 
 
