@@ -314,8 +314,8 @@ def cumprod_back(x: Any, g: Any, axis: int, conj: bool) -> Any:
     if type(x) is not _ND or type(g) is not _ND:
         return None
     with np.errstate(all="ignore"):
-        y = np.cumprod(x, axis=axis)
-        if not np.isfinite(y).all() or not y.all():
+        y = _divisible_cumprod(x, axis)
+        if y is None:
             return None
         if conj:
             y, x = np.conj(y), np.conj(x)
@@ -332,7 +332,12 @@ def cumprod_push(x: Any, t: Any, axis: int) -> Any:
     if type(x) is not _ND or type(t) is not _ND:
         return None
     with np.errstate(all="ignore"):
-        y = np.cumprod(x, axis=axis)
-        if not np.isfinite(y).all() or not y.all():
-            return None
-        return y * np.cumsum(t / x, axis=axis)
+        y = _divisible_cumprod(x, axis)
+        return None if y is None else y * np.cumsum(t / x, axis=axis)
+
+
+def _divisible_cumprod(x: Any, axis: int) -> Any:
+    """NumPy's cumulative product of ``x`` along ``axis`` when it has no zero and no overflow
+    (dividing it by ``x`` is then exact enough), else ``None``. Call under ``np.errstate``."""
+    y = np.cumprod(x, axis=axis)
+    return y if np.isfinite(y).all() and y.all() else None
