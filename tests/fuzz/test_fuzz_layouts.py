@@ -23,11 +23,9 @@ About 20 s; a hypothesis test of random layouts, in process, about 3 s more.
 # ruff: noqa: BLE001 -- a fuzzer records every exception a rule raises, by design
 from __future__ import annotations
 
-import faulthandler
 import json
 import subprocess
 import sys
-import time
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -38,7 +36,14 @@ import pytest
 
 HERE = Path(__file__).parent
 RUN_TIMEOUT = 240
-CALL_TIMEOUT = 20.0  # seconds for one call before it counts as a hang
+sys.path.insert(0, str(HERE))  # the bad-input worker's helpers, shared (tests/ is no package)
+from fuzz_worker import (  # noqa: E402
+    _cotangent,
+    _differentiable,
+    _guarded,
+    _leaves,
+    _same_primal,
+)
 
 
 def _strided(a: Any) -> Any:
@@ -80,54 +85,8 @@ CATEGORIES = (*PRECISIONS, *LAYOUTS, *MAGNITUDES, *COTANGENTS)
 
 
 # --- the worker -----------------------------------------------------------------------------
-def _leaves(y: Any) -> list[Any]:
-    return [e for v in y for e in _leaves(v)] if isinstance(y, (tuple, list)) else [y]
-
-
 def _is_np(v: Any) -> bool:
     return isinstance(v, np.ndarray | np.generic)
-
-
-def _same_primal(got: Any, want: Any, values: bool = True, dtypes: bool = True) -> str | None:
-    """Why ``got`` differs from ``want`` (type, dtype if ``dtypes``, shape; value if
-    ``values``), or None."""
-    g, w = _leaves(got), _leaves(want)
-    if len(g) != len(w):
-        return f"{len(g)} outputs, f gives {len(w)}"
-    for i, (a, b) in enumerate(zip(g, w)):
-        if type(a) is not type(b):
-            return f"output {i} is {type(a).__name__}, f gives {type(b).__name__}"
-        if dtypes and getattr(a, "dtype", None) != getattr(b, "dtype", None):
-            return f"output {i} has dtype {a.dtype}, f gives {b.dtype}"
-        if _is_np(b) and b.dtype.kind in "biufc":
-            if np.shape(a) != np.shape(b):
-                return f"output {i} has shape {np.shape(a)}, f gives {np.shape(b)}"
-            if values and not np.array_equal(a, b, equal_nan=True):
-                return f"output {i} differs in value from f's"
-    return None
-
-
-def _differentiable(y: Any) -> bool:
-    return any(_is_np(v) and np.asarray(v).dtype.kind in "fc" for v in _leaves(y))
-
-
-def _cotangent(y: Any, make: Any) -> Any:
-    import chainrules as cr
-
-    if isinstance(y, (tuple, list)):
-        return cr.Tangent(*(_cotangent(v, make) for v in y), primal_type=type(y))
-    if _is_np(y) and np.asarray(y).dtype.kind in "fc":
-        return make(np.asarray(y))
-    return cr.NoTangent()
-
-
-def _guarded(label: str, call: Any) -> Any:
-    print("start", f"{time.perf_counter():.3f}", label, file=sys.stderr, flush=True)
-    faulthandler.dump_traceback_later(CALL_TIMEOUT, exit=True)
-    try:
-        return call()
-    finally:
-        faulthandler.cancel_dump_traceback_later()
 
 
 def _grads(res: Any) -> list[Any]:
