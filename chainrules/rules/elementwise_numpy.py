@@ -608,9 +608,9 @@ _UNWRAP = signature("unwrap", lambda p, discont=None, axis=-1, *, period=2 * mat
 
 
 def _unwrap_p(args: Any, kwargs: Any) -> Any:
-    """``p``, its ``axis`` checked (NumPy takes True as 1)."""
+    """``p``, its ``axis`` checked (NumPy refuses a bool there)."""
     s = _UNWRAP.bind(args, kwargs)
-    axis_int(s["axis"], "unwrap", ndim=getattr(s["p"], "ndim", None), bool_ok=True)
+    axis_int(s["axis"], "unwrap", ndim=getattr(s["p"], "ndim", None))
     return s["p"]
 
 
@@ -966,7 +966,7 @@ def _trapezoid_parts(args: Any, kwargs: Any) -> Any:
     yv, x, dx = s["y"], s["x"], s["dx"]
     xp = namespace_of(yv, x, fname="trapezoid")
     nd = yv.ndim
-    ax = axis_int(s["axis"], "trapezoid", ndim=nd, bool_ok=True) % nd  # NumPy takes True as 1
+    ax = axis_int(s["axis"], "trapezoid", ndim=nd) % nd  # NumPy refuses a bool there
     out = _np(yv, xp).trapezoid(*args, **kwargs)
     n = yv.shape[ax]
     if x is None:
