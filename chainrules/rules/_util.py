@@ -61,27 +61,34 @@ def _rank(v: Any) -> int:
     return r
 
 
-def axis_ints(axis: Any, name: str, what: str = "axis") -> tuple[int, ...]:
+def axis_ints(
+    axis: Any, name: str, what: str = "axis", ndim: int | None = None, bool_ok: bool = False
+) -> tuple[int, ...]:
     """``axis`` (an int or a sequence of ints; NumPy's integer scalars count, as in NumPy) as a
     tuple of Python ints, or a ``TypeError`` naming ``name``, the argument ``what`` and what was
-    given (a float, a bool, a string, ...)."""
+    given (a float, a string, a bool unless ``bool_ok``, as :func:`axis_int`). With ``ndim``, an
+    axis out of bounds for that rank is a ``ValueError`` naming them too."""
     bad = f"{name}: {what} must be an int or a tuple of ints, got {axis!r}"
-    if isinstance(axis, bool):
+    if isinstance(axis, bool) and not bool_ok:
         raise TypeError(bad)
     try:
-        return (operator.index(axis),)
+        seq: tuple[Any, ...] = (operator.index(axis),)
     except TypeError:
-        pass
-    try:
-        seq = tuple(axis)
-    except TypeError:
-        raise TypeError(bad) from None
-    if any(isinstance(a, bool) or not hasattr(a, "__index__") for a in seq):
+        try:
+            seq = tuple(axis)
+        except TypeError:
+            raise TypeError(bad) from None
+    if any((isinstance(a, bool) and not bool_ok) or not hasattr(a, "__index__") for a in seq):
         raise TypeError(bad)
     try:
-        return tuple(operator.index(a) for a in seq)
+        out = tuple(operator.index(a) for a in seq)
     except TypeError:
         raise TypeError(bad) from None
+    if ndim is not None:
+        for a in out:
+            if not -max(ndim, 1) <= a < max(ndim, 1):
+                raise ValueError(f"{name}: {what} {a} is out of bounds for an array of rank {ndim}")
+    return out
 
 
 def normalize_axis(axis: Any, ndim: int, name: str = "") -> tuple[int, ...]:

@@ -42,7 +42,6 @@ fractional part.
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 import numpy as np
@@ -55,7 +54,7 @@ from ..core.scalar_rule import non_differentiable, scalar_rule, zero_derivative
 from ..core.scatter import scatter_add
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
-from ._util import in_dtype
+from ._util import axis_int, axis_ints, in_dtype
 from .searching import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
@@ -163,18 +162,24 @@ def _cross_parts(args: Any, kwargs: Any) -> Any:
     a, b = s["a"], s["b"]
     xp = namespace_of(a, b, fname="cross")
     axa, axb, axc = s["axisa"], s["axisb"], s["axisc"]
+    names = ("axisa", "axisb", "axisc")
     if s["axis"] is not None:
         axa = axb = axc = s["axis"]
-    for v, ax, nm in ((a, axa, "axisa"), (b, axb, "axisb")):
-        if not -v.ndim <= operator.index(ax) < v.ndim:
-            raise ValueError(f"cross: {nm}={ax} is out of bounds for an array of rank {v.ndim}")
+        names = ("axis",) * 3
+    axa, axb = (
+        axis_int(ax, "cross", nm, ndim=v.ndim, bool_ok=True)  # NumPy takes True as 1
+        for v, ax, nm in ((a, axa, names[0]), (b, axb, names[1]))
+    )
+    for v, ax, nm in ((a, axa, names[0]), (b, axb, names[1])):
         if v.shape[ax] not in (2, 3):
             raise ValueError(
                 f"cross: the vectors must have 2 or 3 components, got {v.shape[ax]} along {nm}"
             )
-    y = _np(a, xp).cross(a, b, axisa=axa, axisb=axb, axisc=axc)
     na, nb = a.shape[axa], b.shape[axb]
     vec_out = not (na == 2 and nb == 2)
+    if vec_out:  # NumPy reads axisc only for a vector result (rank max(a.ndim, b.ndim))
+        axc = axis_int(axc, "cross", names[2], ndim=max(a.ndim, b.ndim), bool_ok=True)
+    y = _np(a, xp).cross(a, b, axisa=axa, axisb=axb, axisc=axc)
     return xp, a, b, axa % a.ndim, axb % b.ndim, (axc % y.ndim if vec_out else None), y
 
 
@@ -602,6 +607,13 @@ def real_if_close_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 _UNWRAP = signature("unwrap", lambda p, discont=None, axis=-1, *, period=2 * math.pi: None)
 
 
+def _unwrap_p(args: Any, kwargs: Any) -> Any:
+    """``p``, its ``axis`` checked (NumPy refuses a bool there)."""
+    s = _UNWRAP.bind(args, kwargs)
+    axis_int(s["axis"], "unwrap", ndim=getattr(s["p"], "ndim", None))
+    return s["p"]
+
+
 def _unwrap_ex(rng: Any) -> list[Any]:
     p = np.cumsum(rng.uniform(0.9, 1.4, 8)) * 1.5  # crosses several multiples of pi
     m = np.cumsum(rng.uniform(0.9, 1.4, (2, 6)), axis=0) * 2.0
@@ -610,7 +622,7 @@ def _unwrap_ex(rng: Any) -> list[Any]:
 
 @register_rrule("numpy:unwrap", examples=_unwrap_ex)
 def unwrap_rrule(*args: Any, **kwargs: Any) -> Any:
-    p = _UNWRAP.bind(args, kwargs)["p"]
+    p = _unwrap_p(args, kwargs)
     xp = namespace_of(p, fname="unwrap")
     y = _np(p, xp).unwrap(*args, **kwargs)
     project = ProjectTo(p, xp)
@@ -625,7 +637,7 @@ def unwrap_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:unwrap", examples=_unwrap_ex)
 def unwrap_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    p = _UNWRAP.bind(args, kwargs)["p"]
+    p = _unwrap_p(args, kwargs)
     xp = namespace_of(p, fname="unwrap")
     y = _np(p, xp).unwrap(*args, **kwargs)
     ts = tangents_in("unwrap", tangents[:2], (p,))
@@ -779,8 +791,8 @@ def _gradient_parts(args: Any, kwargs: Any) -> Any:
     f, varargs, axis, edge_order = s["f"], s["varargs"], s["axis"], s["edge_order"]
     xp = namespace_of(f, *(v for v in varargs if hasattr(v, "shape")), fname="gradient")
     nd = f.ndim
-    axes = tuple(range(nd)) if axis is None else ((axis,) if isinstance(axis, int) else axis)
-    axes = tuple(operator.index(a) % nd for a in axes)
+    axes = tuple(range(nd)) if axis is None else axis_ints(axis, "gradient", ndim=nd, bool_ok=True)
+    axes = tuple(a % nd for a in axes)
     if len(varargs) == 0:
         spacing: tuple[Any, ...] = (None,) * len(axes)
         slots: tuple[int | None, ...] = (None,) * len(axes)
@@ -953,9 +965,9 @@ def _trapezoid_parts(args: Any, kwargs: Any) -> Any:
     s = _TRAPEZOID.bind(args, kwargs)
     yv, x, dx = s["y"], s["x"], s["dx"]
     xp = namespace_of(yv, x, fname="trapezoid")
-    out = _np(yv, xp).trapezoid(*args, **kwargs)
     nd = yv.ndim
-    ax = operator.index(s["axis"]) % nd
+    ax = axis_int(s["axis"], "trapezoid", ndim=nd) % nd  # NumPy refuses a bool there
+    out = _np(yv, xp).trapezoid(*args, **kwargs)
     n = yv.shape[ax]
     if x is None:
         d = xp.ones((max(n - 1, 0),), dtype=_real_dtype(xp, yv.dtype), device=device_of(yv))

@@ -73,7 +73,7 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ._util import in_dtype
+from ._util import axis_ints, in_dtype
 
 __all__ = ["resize"]
 
@@ -143,13 +143,12 @@ def resize(x: Any, axes: Any, lengths: Any) -> Any:
 
 def _resize_args(x: Any, axes: Any, lengths: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Axes as negative ints (so that they also hold for a tangent with leading chunk axes)."""
-    axes = (axes,) if isinstance(axes, int) else tuple(axes)
+    axes = axis_ints(axes, "resize", "axes")
     lengths = (lengths,) if isinstance(lengths, int) else tuple(lengths)
     if len(axes) != len(lengths):
         raise ValueError(f"resize: {len(axes)} axes but {len(lengths)} lengths")
     out = []
     for a in axes:
-        a = operator.index(a)
         if not -x.ndim <= a < x.ndim:
             raise ValueError(f"resize: axis {a} is out of bounds for an array of rank {x.ndim}")
         out.append(a - x.ndim if a >= 0 else a)
@@ -159,22 +158,31 @@ def _resize_args(x: Any, axes: Any, lengths: Any) -> tuple[tuple[int, ...], tupl
     return tuple(out), tuple(operator.index(n) for n in lengths)
 
 
+# the rules bind their call by name, so a misplaced argument is an error that names resize
+_RESIZE = signature("resize", lambda x, axes, lengths: None)
+
+
 @register_rrule(resize, examples=lambda rng: _resize_ex(rng), generic=True)
-def resize_rrule(x: Any, axes: Any, lengths: Any) -> Any:
+def resize_rrule(*args: Any, **kwargs: Any) -> Any:
+    bound = _RESIZE.bind(args, kwargs)
+    x, axes, lengths = bound["x"], bound["axes"], bound["lengths"]
     y = resize(x, axes, lengths)
     ax, _ = _resize_args(x, axes, lengths)
     back = tuple(x.shape[a] for a in ax)
     project = ProjectTo(x)
+    rest = (_NO,) * (len(args) - 1)  # axes and lengths, where given by position
 
     @pullback(y, (x, axes, lengths))
     def resize_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return project(resize(y_bar, ax, back)), _NO, _NO
+        return project(resize(y_bar, ax, back)), *rest
 
     return y, resize_pullback
 
 
 @register_frule(resize, examples=lambda rng: _resize_ex(rng), generic=True)
-def resize_frule(tangents: Any, x: Any, axes: Any, lengths: Any) -> Any:
+def resize_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    bound = _RESIZE.bind(args, kwargs)
+    x, axes, lengths = bound["x"], bound["axes"], bound["lengths"]
     y = resize(x, axes, lengths)
     ts = tangents_in("resize", tangents[:2], (x,))  # axes and lengths have no tangents
     if ts is None:
@@ -261,11 +269,9 @@ def _nd_axes(name: str, nd: int, axes: Any, s: Any) -> tuple[tuple[int, ...], tu
     if axes is None:  # all axes, or NumPy's last len(s) axes
         axes = tuple(range(-(nd if s is None else len(s)), 0))
     else:
-        axes = (axes,) if isinstance(axes, int) else tuple(axes)
+        axes = axis_ints(axes, name, "axes")
     out = []
     for a in axes:
-        if not isinstance(a, int) or isinstance(a, bool):
-            raise TypeError(f"{name}: axes must be ints, got {axes!r}")
         if not -nd <= a < nd:
             raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {nd}")
         out.append(a - nd if a >= 0 else a)
@@ -413,9 +419,9 @@ def _shift_rules(name: str, numpy: bool) -> tuple[Callable[..., Any], Callable[.
         if axes is None:
             axes = tuple(range(-nd, 0))
         else:
-            axes = (axes,) if isinstance(axes, int) else tuple(axes)
+            axes = axis_ints(axes, fname, "axes")
             for ax in axes:
-                if not isinstance(ax, int) or isinstance(ax, bool) or not -nd <= ax < nd:
+                if not -nd <= ax < nd:
                     raise ValueError(f"{fname}: invalid axis {ax!r} for an array of rank {nd}")
             axes = tuple(ax - nd if ax >= 0 else ax for ax in axes)
         return x, xp, axes, shift(xp, name, x, axes)

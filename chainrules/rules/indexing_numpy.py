@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..core import Expect, namespace_of
-from .manipulation_numpy import ex, register_gather, rng_arrays, simple_plan
+from .manipulation_numpy import axis_check, ex, register_gather, rng_arrays, simple_plan
 from .searching import numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
@@ -92,7 +92,7 @@ register_gather(
     "compress",
     simple_plan(
         "compress", lambda condition, a, axis=None, out=None, **options: None,
-        {"a": "array"}, from_src=True,
+        {"a": "array"}, axis_check("compress", "a"), from_src=True,
     ),
     _compress_ex,
     _M,

@@ -788,9 +788,9 @@ def _repeat_rules(sig: Signature) -> _Rules:
         repeats, axis = a["repeats"], a["axis"]
         if isinstance(repeats, (list, tuple)):  # host values: an array on x's device
             repeats = xp.asarray(repeats, **_dev(x))
+        ax = 0 if axis is None else _axis("repeat", axis, x.ndim)  # checked before the call
         y = xp.repeat(x, repeats, axis=axis)
         xshape = tuple(x.shape)
-        ax = 0 if axis is None else _axis("repeat", axis, x.ndim)
         wshape = (math.prod(xshape),) if axis is None else xshape
         n, total = wshape[ax], tuple(y.shape)[ax]
         if not is_array(repeats) or math.prod(tuple(repeats.shape)) == 1:

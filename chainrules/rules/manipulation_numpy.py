@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,7 +59,7 @@ from ..core import (
     unthunk,
 )
 from ..core.toolkit import output
-from ._util import in_dtype
+from ._util import axis_int, axis_ints, in_dtype
 from .manipulation import _ex as ex  # the examples' helpers of the standard's family
 from .manipulation import _rng_arrays as rng_arrays
 from .searching import numpy_like_module
@@ -402,6 +401,28 @@ def no_dtype(name: str) -> Callable[[dict[str, Any], dict[str, Any]], None]:
     return check
 
 
+def axis_check(
+    name: str, array: str, what: str = "axis", *, bool_ok: bool = False, count: int = 0
+) -> Callable[[dict[str, Any], dict[str, Any]], None]:
+    """A ``prepare`` of :func:`simple_plan`: the argument ``what`` (None: the flattened array)
+    parsed by ``_util``'s :func:`axis_int` -- one axis, or ``count`` distinct ones with
+    :func:`axis_ints` -- against the rank of the argument ``array``, before NumPy sees it.
+    ``bool_ok``: NumPy takes True as 1 there."""
+
+    def check(a: dict[str, Any], ikw: dict[str, Any]) -> None:
+        v, nd = a.get(what), getattr(a.get(array), "ndim", None)
+        if v is None:
+            return
+        if not count:
+            axis_int(v, name, what, ndim=nd, bool_ok=bool_ok)
+            return
+        axes = axis_ints(v, name, what, ndim=nd, bool_ok=bool_ok)
+        if len(axes) != count or len({ax % max(nd or 1, 1) for ax in axes}) != count:
+            raise ValueError(f"{name}: {what} must be {count} different axes, got {v!r}")
+
+    return check
+
+
 _M = __name__
 
 
@@ -482,7 +503,7 @@ _split_templates: tuple[tuple[str, Callable[..., None]], ...] = (
 for _name, _template in _split_templates:
     register_gather(
         _name,
-        simple_plan(_name, _template, {"ary": "array"}),
+        simple_plan(_name, _template, {"ary": "array"}, axis_check(_name, "ary", bool_ok=True)),
         _split_ex(_name),
         _M,
     )
@@ -505,6 +526,7 @@ register_gather(
         "append",
         lambda arr, values, axis=None: None,
         {"arr": "array", "values": "array"},
+        axis_check("append", "arr"),
     ),
     _append_ex,
     _M,
@@ -566,7 +588,12 @@ def _rot90_ex(rng: np.random.Generator) -> list[Any]:
 
 register_gather(
     "rot90",
-    simple_plan("rot90", lambda m, k=1, axes=(0, 1): None, {"m": "array"}),
+    simple_plan(
+        "rot90",
+        lambda m, k=1, axes=(0, 1): None,
+        {"m": "array"},
+        axis_check("rot90", "m", "axes", count=2),
+    ),
     _rot90_ex,
     _M,
 )
@@ -680,6 +707,7 @@ register_gather(
         "delete",
         lambda arr, obj, axis=None, **library_options: None,
         {"arr": "array"},
+        axis_check("delete", "arr", bool_ok=True),
         from_src=True,
     ),
     _delete_ex,
@@ -704,6 +732,7 @@ register_gather(
         "insert",
         lambda arr, obj, values, axis=None: None,
         {"arr": "array", "values": "array"},
+        axis_check("insert", "arr", bool_ok=True),
     ),
     _insert_ex,
     _M,
@@ -718,10 +747,12 @@ def _trim_zeros_plan(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     a = _TRIM_ZEROS.bind(args, kwargs)
     filt, trim, axis = a["filt"], a["trim"], a["axis"]
     xp, like = namespace("trim_zeros", [filt])
+    if axis is not None:  # NumPy takes True as 1
+        axis = axis_ints(axis, "trim_zeros", ndim=getattr(filt, "ndim", None), bool_ok=True)
     y = function(fn, "trim_zeros", like, xp)(*args, **kwargs)  # syncs: its shape is data
     shape = tuple(filt.shape)
     nd = len(shape)
-    axes = range(nd) if axis is None else [operator.index(v) % nd for v in np.atleast_1d(axis)]
+    axes = range(nd) if axis is None else [v % nd for v in axis]
     nz = filt != 0
     flat: Any = 0
     for d in range(nd):

@@ -28,7 +28,7 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ._util import in_dtype
+from ._util import axis_opt, in_dtype
 from .searching import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
@@ -45,13 +45,11 @@ def _partition_parts(args: Any, kwargs: Any) -> tuple[Any, ...]:
     a = _PARTITION.bind(args, kwargs)
     x = a["a"]
     xp = namespace_of(x, fname="partition")
+    axis = axis_opt(a["axis"], "partition", ndim=x.ndim, bool_ok=True)  # NumPy takes True as 1
     y = numpy_like_module(x, xp).partition(*args, **kwargs)
-    axis = a["axis"]
     if axis is None:  # NumPy flattens
         work_x, ax = xp.reshape(x, (-1,)), 0
     else:
-        if not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
-            raise ValueError(f"partition: axis {axis} is out of bounds for rank {x.ndim}")
         work_x, ax = x, axis % x.ndim
     return xp, x, y, work_x, ax
 

@@ -27,7 +27,6 @@ Conventions (those of the standard's ``unique_*`` rules in :mod:`chainrules.rule
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 from ..core import (
@@ -46,7 +45,7 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ._util import in_dtype
+from ._util import axis_opt, in_dtype
 from .elementwise_numpy import _np
 
 __all__: list[str] = []  # rules only
@@ -172,6 +171,7 @@ def _unique_parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     s = _UNIQUE.bind(args, kwargs)
     ar, axis = s["ar"], s["axis"]
     xp = namespace_of(ar, fname="unique")
+    axis = axis_opt(axis, "unique", ndim=getattr(ar, "ndim", None), bool_ok=True)  # True: 1
     lib = _np(ar, xp)
     y = lib.unique(*args, **kwargs)
     # the groups from the library's own unique, with the same axis / equal_nan / sorted: the
@@ -181,7 +181,7 @@ def _unique_parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     values = y[0] if isinstance(y, tuple) else y
     real = _real(xp, values.dtype) if ProjectTo(ar, xp).differentiable else xp.float64
     groups = _Groups(xp.reshape(full[1], (-1,)), xp.astype(full[2], real), None)
-    ax = None if axis is None else operator.index(axis) % max(ar.ndim, 1)
+    ax = None if axis is None else axis % max(ar.ndim, 1)
     return xp, ar, ax, y, values, groups
 
 

@@ -42,7 +42,7 @@ from ...core.projection import ProjectTo
 from ...core.registry import frule, register_frule, register_rrule, rrule
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
-from .._util import in_dtype
+from .._util import axis_ints, in_dtype
 from ..linear_algebra import lazy
 from .decompositions import finite_svd
 from .solvers import _numpy_module
@@ -697,13 +697,17 @@ def _tensorsolve(args: Any, kwargs: Any) -> tuple[Any, ...]:
     p = _TENSORSOLVE.bind(args, kwargs)
     a, b, axes = p["a"], p["b"], p["axes"]
     xp = namespace_of(a, b, fname="linalg.tensorsolve")
-    y = _numpy_module(xp).linalg.tensorsolve(*args, **kwargs)  # the library checks the shapes
     nd = a.ndim
+    if axes is not None:  # a sequence of axes, as NumPy's (an int or a bool is no sequence)
+        if hasattr(axes, "__index__"):
+            raise TypeError(f"linalg.tensorsolve: axes must be a tuple of ints, got {axes!r}")
+        axes = axis_ints(axes, "linalg.tensorsolve", "axes", ndim=nd)
+    y = _numpy_module(xp).linalg.tensorsolve(*args, **kwargs)  # the library checks the shapes
     perm = list(range(nd))
     if axes is not None:
         for k in axes:
-            perm.remove(operator.index(k) % nd)
-            perm.append(operator.index(k) % nd)
+            perm.remove(k % nd)
+            perm.append(k % nd)
     n = math.prod(y.shape)
     return xp, a, b, y, tuple(perm), n
 
