@@ -781,6 +781,92 @@ def _no_rule(kind: str, f: Any) -> NoRuleError:
     )
 
 
+# Arguments that hold axes: a refused call names the first that is no integer (axis=1.5).
+_AXIS_PARAMS = (
+    "axis",
+    "axes",
+    "axis1",
+    "axis2",
+    "axisa",
+    "axisb",
+    "axisc",
+    "source",
+    "destination",
+)
+
+
+def _not_an_axis(v: Any) -> bool:
+    if v is None:
+        return False
+    if isinstance(v, (tuple, list)):
+        return any(_not_an_axis(a) for a in v)
+    if isinstance(v, bool):
+        return True
+    try:
+        v.__index__()
+    except (AttributeError, TypeError):
+        return True
+    return False
+
+
+def _is_rule_name(head: str) -> bool:
+    """Whether a message's ``head: ...`` names a registered function (``max``, ``prod``)."""
+    short = head.rpartition(".")[2]
+    return short.isidentifier() and any(
+        isinstance(t, str) and t.rpartition(".")[2] == short for _, t in list(_REGISTRATIONS)
+    )
+
+
+def named_error(
+    name: str,
+    err: BaseException,
+    kwargs: Any = None,
+    bare: bool = True,
+    aliases: tuple[str, ...] = (),
+) -> BaseException | None:
+    """``err`` (a ``TypeError`` or ``ValueError``) as the same type, its message naming ``name``,
+    the function the user called: a message that names another registered function first
+    (``max: ...`` from the rule ``amax`` shares, ``prod: ...`` from the rule ``nanprod`` calls) is
+    renamed; with
+    ``bare``, a message naming none (the library's own) is prefixed, with the axis-like keyword
+    that is no integer if there is one. ``None`` when nothing changes or the type cannot carry a
+    new message. ``aliases``: the other names of the same function object (``np.concat`` is
+    ``np.concatenate``), which a message may name as well."""
+    msg = str(err)
+    head, sep, rest = msg.partition(": ")
+    if sep and head.rpartition(".")[2] in (name, *aliases):
+        return None
+    if sep and head not in (kwargs or ()) and _is_rule_name(head):
+        msg = f"{name}: {rest}"  # another rule's name, from a rule shared or called
+    elif not bare:
+        return None
+    else:
+        bad = next(
+            (p for p in _AXIS_PARAMS if p in (kwargs or ()) and _not_an_axis(kwargs[p])), None
+        )
+        arg = f"{bad}={kwargs[bad]!r} is refused: " if bad is not None else ""
+        msg = f"{name}: {arg}{msg}"
+    try:
+        new = type(err)(msg)
+    except Exception:  # noqa: BLE001  (an exception type with its own constructor: keep it)
+        return None
+    return new if str(new) == msg else None
+
+
+def _named(f: Any, e: _Installed | None, err: BaseException, kwargs: Any) -> BaseException | None:
+    """``named_error`` for the called ``f`` (``amax`` for ``np.amax``); a bare message is prefixed
+    for non-differentiable registrations only, whose rule is the library's own call."""
+    if e is None:  # found on a first lookup, which resolved it
+        with contextlib.suppress(TypeError):
+            e = _TABLE.get(f)
+    full = (e.name if e is not None else None) or qualified_name(f)
+    keys = [("callable", f)] if e is None else [("callable", f), *e.keys]
+    regs = [_REGISTRATIONS.get(k) for k in keys]
+    bare = any(r is not None and r.non_differentiable for r in regs)
+    aliases = tuple(str(k[1]).rpartition(".")[2] for k in keys[1:])
+    return named_error(full.rpartition(".")[2], err, kwargs, bare, aliases)
+
+
 def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """Evaluate ``f(*args, **kwargs)`` and return ``(y, pullback)``.
 
@@ -802,7 +888,13 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
         rule = find_rrule(f)
         if rule is None:
             raise _no_rule("rrule", f)
-    return rule(*args, **kwargs)
+    try:
+        return rule(*args, **kwargs)
+    except (TypeError, ValueError) as err:
+        named = _named(f, e, err, kwargs)
+        if named is None:
+            raise
+        raise named from err
 
 
 def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -837,7 +929,13 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
         rule = find_frule(f)
         if rule is None:
             raise _no_rule("frule", f)
-    return rule(tangents, *args, **kwargs)
+    try:
+        return rule(tangents, *args, **kwargs)
+    except (TypeError, ValueError) as err:
+        named = _named(f, e, err, kwargs)
+        if named is None:
+            raise
+        raise named from err
 
 
 _CALLABLES: tuple[Any, tuple[Any, ...]] = (None, ())

@@ -29,7 +29,13 @@ from . import numpy_fast
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
 from .numpy_fast import _times
 from .projection import _NUMPY_KIND, ProjectTo
-from .registry import _parse_target, function_name, register_frule, register_rrule
+from .registry import (
+    _parse_target,
+    function_name,
+    named_error,
+    register_frule,
+    register_rrule,
+)
 from .tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 from .toolkit import check_cotangent, tangents_in
 
@@ -423,10 +429,21 @@ def _nondiff_rules(
     def array_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return namespace_of(*(a for a in args if is_array(a)), fname=name)
 
+    def primal(xp: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        # the library's own call: its refusal of a bad argument names the function (and the
+        # axis-like keyword at fault) for engines too, which call rules without the registry
+        try:
+            return get(xp)(*args, **kwargs)
+        except (TypeError, ValueError) as err:
+            named = named_error(name, err, kwargs)
+            if named is None:
+                raise
+            raise named from err
+
     def nondiff_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         _reject_out(name, kwargs)
         xp = array_args(args, kwargs)
-        out = get(xp)(*args, **kwargs)
+        out = primal(xp, args, kwargs)
         if zero:
             # every floating argument has a tangent space (and a zero derivative); integer
             # arguments (round's decimals) and opaque ones have none
@@ -444,7 +461,7 @@ def _nondiff_rules(
 
     def nondiff_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         _reject_out(name, kwargs)
-        out = get(array_args(args, kwargs))(*args, **kwargs)
+        out = primal(array_args(args, kwargs), args, kwargs)
         return out, (_ZERO if zero else _NO)
 
     return nondiff_rrule, nondiff_frule

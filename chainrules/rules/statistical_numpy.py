@@ -461,7 +461,9 @@ def _filled_rules(name: str, plain: str, fill: float) -> Any:
         filled = xp.where(nan, xp.asarray(fill, dtype=x.dtype), x)
         ts = tangents_in(name, tangents, args)
         if ts is None or isinstance(ts[0], AbstractZero):
-            return f(filled, *args[1:], **kwargs), _ZERO
+            # through the plain rule, which checks the arguments (and names the function)
+            nos = (_NO,) * (len(args) + 1)
+            return _frule(nos, f, filled, *args[1:], **kwargs)[0], _ZERO
         t = ts[0]
         t = xp.where(nan, xp.zeros_like(t), t)
         return _frule((_NO, t, *(_NO,) * (len(args) - 1)), f, filled, *args[1:], **kwargs)
