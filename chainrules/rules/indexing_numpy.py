@@ -186,6 +186,16 @@ def _functional(name: str, target: str) -> Any:
     return check
 
 
+def _checks(*checks: Any) -> Any:
+    """One ``prepare`` of :func:`simple_plan` running each of ``checks`` in turn."""
+
+    def check(a: dict[str, Any], ikw: dict[str, Any]) -> None:
+        for c in checks:
+            c(a, ikw)
+
+    return check
+
+
 def _write(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The functional write: the library's own (``jax.numpy``), or, for NumPy and CuPy, whose
     function only writes in place, the write into a copy of the first argument."""
@@ -272,7 +282,7 @@ register_gather(
         "put_along_axis",
         lambda arr, indices, values, axis, inplace=True, *, mode=None: None,
         {"arr": "array", "values": "array"},
-        _functional("put_along_axis", "arr"),
+        _checks(_functional("put_along_axis", "arr"), axis_check("put_along_axis", "arr")),
         call=_write,
     ),
     _put_along_axis_ex,

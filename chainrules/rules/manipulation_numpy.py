@@ -610,7 +610,12 @@ def _rollaxis_ex(rng: np.random.Generator) -> list[Any]:
 
 register_gather(
     "rollaxis",
-    simple_plan("rollaxis", lambda a, axis, start=0: None, {"a": "array"}),
+    simple_plan(
+        "rollaxis",
+        lambda a, axis, start=0: None,
+        {"a": "array"},
+        axis_check("rollaxis", "a", bool_ok=True),
+    ),
     _rollaxis_ex,
     _M,
 )
