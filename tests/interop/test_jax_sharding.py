@@ -29,10 +29,6 @@ MODES = ("jvp", "vjp")
 # (mode, case) -> why the bridge has more collectives than native there; checked to still hold,
 # so that a fix is noticed
 KNOWN_MORE = {
-    ("vjp", "cumulative_sum"): "the cumulative_sum pullback is flip(cumulative_sum(flip(y_bar))) "
-    "(the standard has no reversed cumulative sum): each flip of the sharded axis is a "
-    "collective-permute, 2 more than JAX's own transpose (a reversed cumsum); the fix belongs "
-    "in chainrules/rules/statistical.py",
     **{
         (mode, "2-norm"): "the 2-norm's gradient takes its limit at infinite entries "
         "(docs/conventions.md): the count of infinite entries per slice is one more reduction "
