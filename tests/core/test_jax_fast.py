@@ -74,3 +74,30 @@ def test_import_chainrules_does_not_import_jax() -> None:
     code = "import sys, chainrules, chainrules.core.jax_fast; print('jax' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("axes", [(0,), (1,), (0, 1)])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_float_count_agrees_with_count_true(axes: tuple[int, ...], dtype: str) -> None:
+    from chainrules.rules._util import count_true
+
+    mask = np.random.default_rng(2).uniform(size=(5, 7)) < 0.4
+    got = jax_fast.float_count(jnp, jnp.asarray(mask), axes, jnp.dtype(dtype))
+    want = count_true(np, mask, axes)
+    assert got is not None and got.dtype == jnp.dtype(dtype) and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want.astype(dtype))
+    assert jax_fast.float_count(np, mask, axes, np.dtype(dtype)) is None
+
+
+@pytest.mark.parametrize("axis", [None, 1])
+def test_two_norm_limit_at_infinite_entries_on_jax(axis: int | None) -> None:
+    # the count of infinite entries goes through float_count on JAX: the same limit as NumPy
+    x = np.array([[1.0, np.inf, -2.0, -np.inf], [3.0, 4.0, np.inf, 0.0]])
+    _, pb = cr.rrule(jnp.linalg.vector_norm, jnp.asarray(x), axis=axis)
+    _, npb = cr.rrule(np.linalg.vector_norm, x, axis=axis)
+    bar = np.ones(()) if axis is None else np.ones(2)
+    got = np.asarray(cr.unthunk(pb(jnp.asarray(bar))[1]))
+    np.testing.assert_array_equal(got, cr.unthunk(npb(bar)[1]))
+    # sign(x) / sqrt(k) at the k infinite entries of a slice: 3 in all, 2 and 1 in the rows
+    want = (3**-0.5, 3**-0.5) if axis is None else (2**-0.5, 1.0)
+    np.testing.assert_allclose((got[0, 1], -got[0, 3], got[1, 2]), (want[0], want[0], want[1]))
