@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...core import numpy_fast
+from ...core import jax_fast, numpy_fast
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
@@ -124,7 +124,9 @@ def _at_inf(
     big = xp.isinf(x)  # for p > 0 an infinite entry makes y inf (or NaN: kept below)
     # (scalar and same-shape operands only: NumPy's where is 5-10x slower with broadcast ones)
     g = make(xp.where(big, 0.0, x))
-    k = xp.astype(count_true(xp, big, axes), ye.dtype)
+    k = jax_fast.float_count(xp, big, axes, ye.dtype)  # JAX: joins the norm's all-reduce
+    if k is None:
+        k = xp.astype(count_true(xp, big, axes), ye.dtype)
     w = xp.pow(safe(xp, k), 1.0 / p - 1.0)
     w = xp.copysign(xp.where(xp.isnan(ye), ye, w), x)  # w >= 0; the sign of x
     return xp.where(big, w if isinstance(scale, float) else w * scale, g)
