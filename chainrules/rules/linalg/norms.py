@@ -77,11 +77,11 @@ def _vector_direction(
         # -- no argmax, no index read on the host. For real x, x / y is sign(x) on the mask.
         if xp.isdtype(x.dtype, "complex floating"):
             mask = xp.abs(x) == ye
-            count = xp.astype(count_true(xp, mask, axes), ye.dtype)
+            count = count_true(xp, mask, axes, dtype=ye.dtype)
             c = 1 / (safe(xp, ye) * safe(xp, count))
             return masked_product(xp, mask, x, c if scale is None else c * scale)
         mask = (x == ye) | (x == -ye)
-        count = xp.astype(count_true(xp, mask, axes), ye.dtype)
+        count = count_true(xp, mask, axes, dtype=ye.dtype)
         # x / y is sign(x) on the mask: copysign(1 / count, x), finite also at y = inf (where
         # x * (1 / y) would be inf * 0); 0 at the zero vector (y = 0, every element tied)
         c = 1 / safe(xp, count)
