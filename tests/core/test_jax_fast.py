@@ -76,22 +76,9 @@ def test_import_chainrules_does_not_import_jax() -> None:
     assert out.stdout.strip() == "False"
 
 
-@pytest.mark.parametrize("axes", [(0,), (1,), (0, 1)])
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_float_count_agrees_with_count_true(axes: tuple[int, ...], dtype: str) -> None:
-    from chainrules.rules._util import count_true
-
-    mask = np.random.default_rng(2).uniform(size=(5, 7)) < 0.4
-    got = jax_fast.float_count(jnp, jnp.asarray(mask), axes, jnp.dtype(dtype))
-    want = count_true(np, mask, axes)
-    assert got is not None and got.dtype == jnp.dtype(dtype) and got.shape == want.shape
-    np.testing.assert_array_equal(np.asarray(got), want.astype(dtype))
-    assert jax_fast.float_count(np, mask, axes, np.dtype(dtype)) is None
-
-
 @pytest.mark.parametrize("axis", [None, 1])
 def test_two_norm_limit_at_infinite_entries_on_jax(axis: int | None) -> None:
-    # the count of infinite entries goes through float_count on JAX: the same limit as NumPy
+    # the count of infinite entries goes through count_as on JAX: the same limit as NumPy
     x = np.array([[1.0, np.inf, -2.0, -np.inf], [3.0, 4.0, np.inf, 0.0]])
     _, pb = cr.rrule(jnp.linalg.vector_norm, jnp.asarray(x), axis=axis)
     _, npb = cr.rrule(np.linalg.vector_norm, x, axis=axis)

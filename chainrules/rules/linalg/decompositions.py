@@ -46,7 +46,10 @@ Maths notes
   ``L^H``. The pullback is made of ``matmul``, ``linalg.solve``, ``matrix_transpose``, ``conj``
   and ``tril`` only -- functions with rules -- so it can be differentiated again. The standard
   has no triangular solve: each ``L^-1``/``L^-H`` is a general ``solve`` (an LU factorisation,
-  about ``2.7 n^3`` flops for ``n`` right-hand sides, instead of ``n^3`` for a triangular solve).
+  about ``2.7 n^3`` flops for ``n`` right-hand sides, instead of ``n^3`` for a triangular solve),
+  except where the library has its own (``chainrules.core.linalg_fast``: SciPy's for NumPy,
+  torch's, JAX's, CuPy's), which that library differentiates again; ``chainrules.ad`` traces
+  and array-api-strict take the general solves.
 * ``eigh`` (``A = V diag(w) V^H``): ``K = V^H dA V``, ``dw = Re diag(K)``, ``dV = V (F ∘ K)``;
   ``A_bar = herm(V (diag(w_bar) + F ∘ (V^H V_bar)) V^H)``; ``eigvalsh``:
   ``A_bar = V diag(w_bar) V^H``.
@@ -69,6 +72,7 @@ from __future__ import annotations
 from functools import partial, wraps
 from typing import Any
 
+from ...core import linalg_fast
 from ...core.namespaces import device_of, namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
@@ -204,16 +208,25 @@ def cholesky_back(factor: Any, factor_bar: Any, upper: bool = False) -> Any:
 
     ``A_bar = L^-H (P + P^H) L^-1 / 2`` with ``P = Φ(L^H tril(L_bar))``, built from ``matmul``,
     ``linalg.solve``, ``matrix_transpose``, ``conj`` and ``tril`` only, so that it can be
-    differentiated again. Two general solves stand in for the triangular ones the standard lacks.
+    differentiated again. The two solves by ``L^H`` are the library's own triangular solve where
+    it has one (:mod:`chainrules.core.linalg_fast`: SciPy for NumPy, torch, JAX, CuPy -- each
+    differentiable by its library), else general solves, which the standard has.
     """
     xp = namespace_of(factor, factor_bar)
     if upper:
         factor, factor_bar = _h(xp, factor), _h(xp, factor_bar)
     lh = _h(xp, factor)
     p = _phi(xp, lh @ xp.tril(factor_bar))
-    x1 = xp.linalg.solve(lh, p + _h(xp, p))  # L^-H S
-    a0 = xp.linalg.solve(lh, _h(xp, x1))  # L^-H S L^-1, conjugate-transposed (it is Hermitian)
+    x1 = _solve_lh(xp, factor, lh, p + _h(xp, p))  # L^-H S
+    a0 = _solve_lh(xp, factor, lh, _h(xp, x1))  # L^-H S L^-1, conjugate-transposed (Hermitian)
     return (a0 + _h(xp, a0)) / 4
+
+
+def _solve_lh(xp: Any, low: Any, lh: Any, b: Any) -> Any:
+    """``L^-H b`` given ``L`` and ``lh = L^H``: the backend's triangular solve, else
+    ``linalg.solve``."""
+    fast = linalg_fast.solve_lower_h(low, b)
+    return xp.linalg.solve(lh, b) if fast is None else fast
 
 
 def _cholesky_dot(xp: Any, factor: Any, x_dot: Any, upper: bool) -> Any:

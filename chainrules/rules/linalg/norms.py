@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...core import jax_fast, numpy_fast
+from ...core import numpy_fast
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
@@ -77,11 +77,11 @@ def _vector_direction(
         # -- no argmax, no index read on the host. For real x, x / y is sign(x) on the mask.
         if xp.isdtype(x.dtype, "complex floating"):
             mask = xp.abs(x) == ye
-            count = xp.astype(count_true(xp, mask, axes), ye.dtype)
+            count = count_true(xp, mask, axes, dtype=ye.dtype)
             c = 1 / (safe(xp, ye) * safe(xp, count))
             return masked_product(xp, mask, x, c if scale is None else c * scale)
         mask = (x == ye) | (x == -ye)
-        count = xp.astype(count_true(xp, mask, axes), ye.dtype)
+        count = count_true(xp, mask, axes, dtype=ye.dtype)
         # x / y is sign(x) on the mask: copysign(1 / count, x), finite also at y = inf (where
         # x * (1 / y) would be inf * 0); 0 at the zero vector (y = 0, every element tied)
         c = 1 / safe(xp, count)
@@ -124,9 +124,7 @@ def _at_inf(
     big = xp.isinf(x)  # for p > 0 an infinite entry makes y inf (or NaN: kept below)
     # (scalar and same-shape operands only: NumPy's where is 5-10x slower with broadcast ones)
     g = make(xp.where(big, 0.0, x))
-    k = jax_fast.float_count(xp, big, axes, ye.dtype)  # JAX: joins the norm's all-reduce
-    if k is None:
-        k = xp.astype(count_true(xp, big, axes), ye.dtype)
+    k = count_true(xp, big, axes, dtype=ye.dtype)  # JAX: a float sum, in the norm's all-reduce
     w = xp.pow(safe(xp, k), 1.0 / p - 1.0)
     w = xp.copysign(xp.where(xp.isnan(ye), ye, w), x)  # w >= 0; the sign of x
     return xp.where(big, w if isinstance(scale, float) else w * scale, g)
