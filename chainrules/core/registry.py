@@ -287,13 +287,27 @@ def register_namespace(
     (``register_namespace("torch.special", "scipy", names, prefix="special.")``: the registration
     ``"scipy:special.erf"`` covers ``torch.special.erf``). Used by array libraries and wrappers
     (``chainrules.testing.device`` registers its guarded namespaces this way).
+
+    Calls add up: a second call for the same ``module`` and ``family`` with other ``names`` or
+    another ``prefix`` adds what it names to what the first made the namespace answer for (a
+    repeated identical call changes nothing). A namespace already imported is resolved at once.
     """
     if family not in _FAMILIES:
-        raise ValueError(f"family must be one of {_FAMILIES}, got {family!r}")
-    if any(p.module == module and p.family == family for p in _PROVIDERS):
-        return
+        raise ValueError(
+            f"register_namespace({module!r}): family must be one of {_FAMILIES}, got {family!r}"
+        )
+    if names is not None:
+        names = frozenset(names)
+    prov = _Provider(module, family, names, prefix=prefix)
     with _LOCK:
-        _PROVIDERS.append(_Provider(module, family, names, prefix=prefix))
+        if any(
+            (p.module, p.family, p.names, p.prefix) == (module, family, names, prefix)
+            for p in _PROVIDERS
+        ):
+            return
+        _PROVIDERS.append(prov)
+        if module in sys.modules:
+            _resolve_new()
 
 
 class _Installed:

@@ -1,10 +1,11 @@
-"""PyTorch's own functions of NumPy's names: ``torch.sinc``, ``torch.kron``, ``torch.nan_to_num``
-and ``torch.nanmean``.
+"""PyTorch's own functions of NumPy's names, and the few of its own names that array-api-extra and
+SciPy call on torch tensors: ``torch.sinc``, ``torch.kron``, ``torch.nan_to_num``,
+``torch.nanmean``, ``torch.cov``, ``torch.diag_embed`` and ``torch.special.psi``.
 
-array-api-extra (``xpx.sinc``, ``kron``, ``nan_to_num``, ``nanmean``) and SciPy delegate to these
-on torch tensors. Their signatures agree with NumPy's for every call those libraries make, so the
-``"numpy:NAME"`` rules (in ``elementwise``, ``linear_algebra``, ``elementwise_numpy`` and
-``statistical``) cover them: this module registers ``torch`` as a NumPy-signature namespace for
+array-api-extra (``xpx.sinc``, ``kron``, ``nan_to_num``, ``nanmean``) and SciPy delegate to the
+first four on torch tensors. Their signatures agree with NumPy's for every call those libraries
+make, so the ``"numpy:NAME"`` rules (in ``elementwise``, ``linear_algebra``, ``elementwise_numpy``
+and ``statistical``) cover them: this module registers ``torch`` as a NumPy-signature namespace for
 these names only. Where torch's signature differs, the NumPy rule's binder refuses the call with an
 error naming the function and the argument, never a silent misreading:
 
@@ -14,14 +15,197 @@ error naming the function and the argument, never a silent misreading:
   space), and the cotangent of ``x`` does not depend on them, so a positional call is differentiated
   correctly although NumPy's second parameter is ``copy``.
 
-``torch.cov`` (``correction=`` instead of ``ddof=``), ``torch.diag_embed`` and ``torch.special.psi``
-have no rule yet.
+Rules of torch's own signature, registered as ``"numpy:torch.NAME"`` (a name only ``torch``
+answers for, through ``register_namespace("torch", "numpy", prefix="torch.")``, so NumPy's
+``cov`` rule never meets torch's keywords):
+
+* ``torch.cov(input, *, correction=1, fweights=None, aweights=None)`` (``xpx.cov``): NumPy's
+  ``cov`` with ``rowvar=True`` and ``ddof=correction``; the weights get no cotangent;
+* ``torch.diag_embed(input, offset=0, dim1=-2, dim2=-1)`` (``xpx.create_diagonal``): linear; the
+  cotangent is the diagonal of the output's cotangent, the pushforward embeds the tangent.
+
+``torch.special.psi`` is an alias of ``digamma`` but a function object of its own, so the
+``"scipy:special.digamma"`` rule does not reach it: ``"scipy:special.psi"`` (``scipy.special.psi``
+*is* ``digamma``) is registered with digamma's derivative, and ``torch.special`` answers for it.
 """
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
+import array_api_compat
+
+from ..core import (
+    AbstractZero,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    namespace_of,
+    pullback,
+    register_frule,
+    register_rrule,
+    signature,
+    tangents_in,
+)
 from ..core.registry import register_namespace
+from ._util import in_dtype
+from .scipy.special import _polygamma, elementwise
+from .statistical_numpy import _Cov
+
+__all__: list[str] = []  # rules only
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
 
 # torch's functions whose calls by array-api-extra and SciPy follow NumPy's signature
 TORCH_NUMPY_NAMES = frozenset({"sinc", "kron", "nan_to_num", "nanmean"})
 register_namespace("torch", "numpy", names=TORCH_NUMPY_NAMES)
+# torch's functions with rules of their own signature, registered as "numpy:torch.NAME"
+TORCH_OWN_NAMES = frozenset({"cov", "diag_embed"})
+register_namespace("torch", "numpy", names=TORCH_OWN_NAMES, prefix="torch.")
+
+
+def _torch() -> Any:
+    return sys.modules["torch"]  # a torch function was called: torch is imported
+
+
+# --- torch.cov ------------------------------------------------------------------------------------
+_TORCH_COV = signature(
+    "torch.cov", lambda input, *, correction=1, fweights=None, aweights=None: None
+)
+
+
+def _cov_parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[_Cov, Any]:
+    a = _TORCH_COV.bind(args, kwargs)
+    spec = {
+        "m": a["input"],
+        "y": None,
+        "rowvar": True,
+        "ddof": a["correction"],
+        "fweights": a["fweights"],
+        "aweights": a["aweights"],
+    }
+    c = _Cov("torch.cov", spec)
+    if array_api_compat.is_torch_array(spec["m"]):
+        return c, _torch().cov(*args, **kwargs)
+    # any other array (a guarded device array in the checks): the same value from _Cov
+    C = c.C if c.C.shape[0] > 1 else c.xp.reshape(c.C, ())
+    return c, in_dtype(c.xp, C, spec["m"].dtype)
+
+
+def _torch_cov_rrule(*args: Any, **kwargs: Any) -> Any:
+    c, y = _cov_parts(args, kwargs)
+    xp = c.xp
+
+    @pullback(y, args, name="torch.cov")
+    def torch_cov_pullback(y_bar: Any) -> Any:
+        p = c.C.shape[0]
+        Cb = in_dtype(xp, xp.reshape(y_bar, (p, p)), c.Xc.dtype)
+        X_bar = ((Cb + xp.matrix_transpose(Cb)) @ c.Xcw) / c.fact
+        return c.back(X_bar)[0]
+
+    return y, torch_cov_pullback
+
+
+def _torch_cov_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    c, y = _cov_parts(args, kwargs)
+    xp = c.xp
+    ts = tangents_in("torch.cov", tangents, args)
+    if ts is None or not ProjectTo(c.m, xp).differentiable:
+        return y, _ZERO
+    lead = ts.lead()
+    dC = c.C_dot(c.X_dot(ts[0], _ZERO, ts.extra, lead))
+    return y, in_dtype(xp, xp.reshape(dC, (*lead, *tuple(y.shape))), y.dtype)
+
+
+def _cov_ex(rng: Any) -> list[Any]:
+    m = rng.standard_normal((3, 6))
+    return [
+        ((m,), {}),
+        ((m,), {"correction": 0}),
+        ((m,), {"correction": 2}),
+        ((rng.standard_normal(6),), {}),  # one variable: a 0-d result
+    ]
+
+
+register_rrule("numpy:torch.cov", examples=_cov_ex)(_torch_cov_rrule)
+register_frule("numpy:torch.cov", examples=_cov_ex)(_torch_cov_frule)
+
+
+# --- torch.diag_embed -----------------------------------------------------------------------------
+_DIAG_EMBED = signature("torch.diag_embed", lambda input, offset=0, dim1=-2, dim2=-1: None)
+
+
+def _embed_parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, int, int, int]:
+    a = _DIAG_EMBED.bind(args, kwargs)
+    x = a["input"]
+    xp = namespace_of(x, fname="torch.diag_embed")
+    offset, nd = a["offset"], x.ndim + 1
+    if array_api_compat.is_torch_array(x):
+        y = _torch().diag_embed(*args, **kwargs)  # checks offset and the dims first
+    elif not all(isinstance(d, int) and -nd <= d < nd for d in (a["dim1"], a["dim2"])):
+        raise ValueError(
+            f"torch.diag_embed: dim1 and dim2 must be ints in [{-nd}, {nd}) for an input of "
+            f"{x.ndim} dimensions, got {a['dim1']!r} and {a['dim2']!r}"
+        )
+    # negative dims: the same axes of a tangent or cotangent with leading chunk axes
+    d1, d2 = a["dim1"] % nd - nd, a["dim2"] % nd - nd
+    if d1 == d2:
+        raise ValueError(f"torch.diag_embed: dim1 and dim2 must differ, got {d1} and {d2}")
+    if not array_api_compat.is_torch_array(x):  # a guarded device array in the checks
+        y = _embed(xp, x, offset, d1, d2)
+    return xp, y, offset, d1, d2
+
+
+def _embed(xp: Any, t: Any, offset: int, d1: int, d2: int) -> Any:
+    """``diag_embed(t, offset, d1, d2)`` (``d1``, ``d2`` negative) with the standard's functions:
+    ``R^T diag(t) C``, ``R`` and ``C`` the ``(n, n + |offset|)`` row and column selectors."""
+    n = t.shape[-1]
+    m = n + abs(offset)
+    dev = array_api_compat.device(t)
+    rows = xp.eye(n, m, k=max(-offset, 0), dtype=t.dtype, device=dev)
+    cols = xp.eye(n, m, k=max(offset, 0), dtype=t.dtype, device=dev)
+    z = (xp.matrix_transpose(rows) * xp.expand_dims(t, axis=-2)) @ cols
+    return xp.moveaxis(z, (-2, -1), (d1, d2))
+
+
+def _diag_embed_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, y, offset, d1, d2 = _embed_parts(args, kwargs)
+    project = ProjectTo(args[0], xp)
+    rest = (_NO,) * (len(args) - 1)  # offset, dim1, dim2 given positionally: integers
+
+    @pullback(y, (args[0], *rest), name="torch.diag_embed")
+    def torch_diag_embed_pullback(y_bar: Any) -> Any:
+        g = xp.moveaxis(y_bar, (d1, d2), (-2, -1))
+        x_bar = project(xp.linalg.diagonal(g, offset=offset))
+        return (x_bar, *rest) if rest else x_bar
+
+    return y, torch_diag_embed_pullback
+
+
+def _diag_embed_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, y, offset, d1, d2 = _embed_parts(args, kwargs)
+    ts = tangents_in("torch.diag_embed", tangents[:2], args[:1])
+    if ts is None or isinstance(ts[0], AbstractZero):
+        return y, _ZERO
+    return y, in_dtype(xp, _embed(xp, ts[0], offset, d1, d2), y.dtype)
+
+
+def _diag_embed_ex(rng: Any) -> list[Any]:
+    return [
+        ((rng.standard_normal(3),), {}),
+        ((rng.standard_normal(3), 1), {}),
+        ((rng.standard_normal(3),), {"offset": -2}),
+        ((rng.standard_normal((2, 3)),), {"dim1": 0, "dim2": 2}),
+        ((rng.standard_normal((2, 3)),), {"offset": 1, "dim1": -1, "dim2": 0}),
+    ]
+
+
+register_rrule("numpy:torch.diag_embed", examples=_diag_embed_ex)(_diag_embed_rrule)
+register_frule("numpy:torch.diag_embed", examples=_diag_embed_ex)(_diag_embed_frule)
+
+
+# --- torch.special.psi ----------------------------------------------------------------------------
+register_namespace("torch.special", "scipy", names=frozenset({"psi"}), prefix="special.")
+elementwise("psi", lambda x, out=None: None, lambda c, x: _polygamma(c, 1, x), domain=((0.3, 2.5),))
