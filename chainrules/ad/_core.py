@@ -464,25 +464,27 @@ def enter(args: Any, kwargs: dict[str, Any]) -> tuple[Trace | None, list[Any], d
     if top is None:
         return top, out, kwargs
     cls = top.cls
-
-    def lift(e: Any) -> Any:
-        if type(e) in _DATA_TYPES.get(cls, ()) and floating(e):
-            return top.const(e)
-        return e
-
-    if cls not in _DATA_TYPES:
-        _DATA_TYPES[cls] = tuple(t for t, c in _BY_TYPE.items() if c is cls)
+    data = _DATA_TYPES.get(cls)
+    if data is None:
+        data = _DATA_TYPES[cls] = tuple(t for t, c in _BY_TYPE.items() if c is cls)
     for i, a in enumerate(out):
         ta = type(a)
         if ta in _SEQ:
-            out[i] = ta(lift(e) for e in a)
+            out[i] = ta(_lift_data(e, data, top) for e in a)
         elif ta is dict:
-            out[i] = {k: lift(v) for k, v in a.items()}
-        else:
-            out[i] = lift(a)
+            out[i] = {k: _lift_data(v, data, top) for k, v in a.items()}
+        elif ta in data:  # else a tracer or a non-array: unchanged (the common case, cheaply)
+            out[i] = _lift_data(a, data, top)
     if kwargs:
-        kwargs = {k: lift(v) for k, v in kwargs.items()}
+        kwargs = {k: _lift_data(v, data, top) for k, v in kwargs.items()}
     return top, out, kwargs
+
+
+def _lift_data(e: Any, data: tuple[type, ...], top: Trace) -> Any:
+    """``e`` as a constant of ``top`` when it is a floating array of the trace's library."""
+    if type(e) in data and floating(e):
+        return top.const(e)
+    return e
 
 
 _DATA_TYPES: dict[type, tuple[type, ...]] = {}
@@ -1154,6 +1156,12 @@ class _NumpyMethods:
                 raise TypeError(f"chainrules.ad: numpy.{ufunc.__name__}(..., out=) writes in place")
         elif len(inputs) == 1:  # np.sin(t): t is self, the only tracer
             return self._trace.process(ufunc, inputs, kwargs)
+        elif len(inputs) == 2:  # np.multiply(t, u): both of self's trace, or u a plain number
+            a, b = inputs
+            other = b if a is self else a
+            to = type(other)
+            if (to is type(self) and other._trace is self._trace) or to is float or to is int:
+                return self._trace.process(ufunc, inputs, kwargs)
         return dispatch(ufunc, inputs, kwargs)
 
     def __array_function__(

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core import registry as _registry
 from ..core.namespaces import namespace_of
 from ..core.registry import find_rrule, mark_chunked, takes_chunks
 from ..core.tangents import (
@@ -29,6 +30,7 @@ from ..core.tangents import (
 )
 from ._core import (
     CREATED,
+    NONDIFF_NAMES,
     Trace,
     Tracer,
     dispatch,
@@ -153,7 +155,17 @@ class ReverseTrace(Trace):
             vals, parents = self._unwrap(fn, args, kwargs)
             if not parents:
                 return _const_result(self, dispatch(fn, vals, kwargs))
-        rule = lookup_rule(find_rrule, "rrule", fn)
+        # lookup_rule(find_rrule, "rrule", fn), its common case inline: a rule in the table
+        rule = None
+        if getattr(fn, "__name__", "") not in NONDIFF_NAMES:
+            try:
+                e = _registry._TABLE.get(fn)
+            except TypeError:  # unhashable: lookup_rule says what is wrong
+                e = None
+            if e is not None:
+                rule = e.rrule
+        if rule is None:
+            rule = lookup_rule(find_rrule, "rrule", fn)
         if rule is None:  # a constant-valued function with no rule
             return _const_result(self, dispatch(fn, vals, kwargs))
         y, pb = rule(*vals, **kwargs) if kwargs else rule(*vals)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import registry
-from ..core.config import use_rule_config
+from ..core.config import _CONFIG
 from ._config import AD_CONFIG
 
 __all__ = ["UntracedRuleWarning", "call_user"]
@@ -95,19 +95,35 @@ def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     and data arguments are constants of it) and the engine's RuleConfig current (rules of
     higher-order functions differentiate through ad), warning when a registered plain function
     is traced through."""
-    from ._compat import install
-    from ._core import ACTIVE, enter
-
+    if _HOT is None:
+        _bind()
+    install, enter, active = _HOT  # type: ignore[misc]
     install()  # array_namespace of every array-api-compat copy sees the traced namespace
     trace, args, kwargs = enter(args, kwargs)
-    with use_rule_config(AD_CONFIG):
+    # use_rule_config(AD_CONFIG) without the context manager's generator (once per call)
+    token = _CONFIG.set(AD_CONFIG)
+    try:
         if trace is None:
             return _call_user(f, args, kwargs)
-        ACTIVE.append(trace)
+        active.append(trace)
         try:
             return _call_user(f, args, kwargs)
         finally:
-            ACTIVE.pop()
+            active.pop()
+    finally:
+        _CONFIG.reset(token)
+
+
+_HOT: tuple[Any, Any, Any] | None = None
+
+
+def _bind() -> None:
+    """Bind the engine's helpers once (``_core`` imports this module: a cycle at import)."""
+    global _HOT
+    from ._compat import install
+    from ._core import ACTIVE, enter
+
+    _HOT = (install, enter, ACTIVE)
 
 
 def _call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
