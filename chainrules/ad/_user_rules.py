@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import registry
-from ..core.config import _CONFIG
+from ..core.config import RULE_CONFIG
 from ._config import AD_CONFIG
 
 __all__ = ["UntracedRuleWarning", "call_user"]
@@ -101,7 +101,7 @@ def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     install()  # array_namespace of every array-api-compat copy sees the traced namespace
     trace, args, kwargs = enter(args, kwargs)
     # use_rule_config(AD_CONFIG) without the context manager's generator (once per call)
-    token = _CONFIG.set(AD_CONFIG)
+    token = RULE_CONFIG.set(AD_CONFIG)
     try:
         if trace is None:
             return _call_user(f, args, kwargs)
@@ -111,7 +111,7 @@ def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
         finally:
             active.pop()
     finally:
-        _CONFIG.reset(token)
+        RULE_CONFIG.reset(token)
 
 
 _HOT: tuple[Any, Any, Any] | None = None

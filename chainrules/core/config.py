@@ -29,7 +29,7 @@ from typing import Any
 
 from .registry import frule, rrule
 
-__all__ = ["RuleConfig", "rule_config", "use_rule_config"]
+__all__ = ["RULE_CONFIG", "RuleConfig", "rule_config", "use_rule_config"]
 
 
 class RuleConfig:
@@ -59,14 +59,17 @@ class RuleConfig:
 
 
 _DEFAULT = RuleConfig()
-_CONFIG: contextvars.ContextVar[RuleConfig | None] = contextvars.ContextVar(
+#: The context variable behind :func:`rule_config` and :func:`use_rule_config` (``None``: the
+#: default configuration). An engine that sets a configuration on every call may ``set`` and
+#: ``reset`` it directly, without the context manager's generator.
+RULE_CONFIG: contextvars.ContextVar[RuleConfig | None] = contextvars.ContextVar(
     "chainrules_rule_config", default=None
 )
 
 
 def rule_config() -> RuleConfig:
     """The ``RuleConfig`` of the engine that is calling rules now (the default otherwise)."""
-    cfg = _CONFIG.get()
+    cfg = RULE_CONFIG.get()
     return _DEFAULT if cfg is None else cfg
 
 
@@ -75,8 +78,8 @@ def use_rule_config(config: RuleConfig) -> Iterator[RuleConfig]:
     """Make ``config`` current inside the ``with`` block (restored on exit, also on errors)."""
     if not isinstance(config, RuleConfig):
         raise TypeError(f"use_rule_config expects a RuleConfig, got {type(config).__name__}")
-    token = _CONFIG.set(config)
+    token = RULE_CONFIG.set(config)
     try:
         yield config
     finally:
-        _CONFIG.reset(token)
+        RULE_CONFIG.reset(token)
