@@ -36,16 +36,30 @@ def interleaved(
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
-def import_time(module: str, repeats: int = 7) -> float:
-    """Median wall time of ``python -c 'import module'`` minus a bare interpreter start."""
+def import_time(module: str, repeats: int = 7, bytecode: bool = True) -> float:
+    """Median wall time of ``python -c 'import module'`` minus a bare interpreter start.
 
-    def run(code: str) -> float:
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True)
-        return time.perf_counter() - t0
+    ``bytecode=True``: with a bytecode cache (a fresh ``PYTHONPYCACHEPREFIX``, written by one
+    warm-up import), as an installed package runs; ``False``: every module compiled from source
+    (``PYTHONDONTWRITEBYTECODE=1`` and an empty cache), as a first import after installing."""
+    import os
+    import tempfile
 
-    base = statistics.median(run("pass") for _ in range(repeats))
-    full = statistics.median(run(f"import {module}") for _ in range(repeats))
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, PYTHONPYCACHEPREFIX=cache)
+        if bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+        else:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+
+        def run(code: str) -> float:
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, env=env)
+            return time.perf_counter() - t0
+
+        run(f"import {module}")  # the warm-up: writes the cache (bytecode=True)
+        base = statistics.median(run("pass") for _ in range(repeats))
+        full = statistics.median(run(f"import {module}") for _ in range(repeats))
     return full - base
 
 
