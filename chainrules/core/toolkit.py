@@ -85,15 +85,26 @@ class Signature:
         "_positional",
         "_required",
         "_sig",
+        "_template",
+        "_unsupported",
         "_var_keyword",
         "name",
-        "unsupported",
     )
 
     def __init__(
         self, name: str, template: Callable[..., Any], unsupported: Sequence[str] = ()
     ) -> None:
+        # parsed on first use (_parse): the library builds about 370 of these at import, and
+        # most rules of a process are never called
         self.name = name
+        self._template: Callable[..., Any] | None = template
+        self._unsupported = tuple(unsupported)
+
+    def _parse(self) -> None:
+        # idempotent, and the template is dropped only once every field is set: a thread that
+        # arrives meanwhile parses again rather than reading a half-built signature
+        template = self._template
+        assert template is not None
         self._sig = inspect.signature(template)
         params = list(self._sig.parameters.values())
         kinds = inspect.Parameter
@@ -115,14 +126,26 @@ class Signature:
         self._required = tuple(p.name for p in params if p.default is p.empty)
         self._names = tuple(p.name for p in params)
         extra = ("out",) if "out" in self._sig.parameters else ()
-        self.unsupported = tuple(dict.fromkeys((*extra, *unsupported)))
+        self._unsupported = tuple(dict.fromkeys((*extra, *self._unsupported)))
+        self._template = None
+
+    @property
+    def unsupported(self) -> tuple[str, ...]:
+        """The keywords the rule refuses unless ``None`` (``out`` whenever the template has it)."""
+        if self._template is not None:
+            self._parse()
+        return self._unsupported
 
     @property
     def names(self) -> tuple[str, ...]:
         """The template's parameter names, in order."""
+        if self._template is not None:
+            self._parse()
         return self._names
 
     def bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        if self._template is not None:
+            self._parse()
         values = self._fast_bind(args, kwargs)
         if values is None:  # anything unusual: inspect binds it, or says what is wrong
             try:
@@ -131,7 +154,7 @@ class Signature:
                 raise TypeError(f"{self.name}: {e}") from None
             bound.apply_defaults()
             values = dict(bound.arguments)
-        for k in self.unsupported:
+        for k in self._unsupported:
             v = values.get(k)
             if v is not None and v is not True:
                 if k == "out":
@@ -169,6 +192,8 @@ class Signature:
         return out
 
     def __repr__(self) -> str:
+        if self._template is not None:
+            self._parse()
         return f"signature({self.name!r}, {self._sig})"
 
 
