@@ -125,7 +125,10 @@ def gather_values(xp: Any, values: Sequence[Any], src: Any, like: Any) -> Any:
         [xp.zeros((1,), dtype=dtype, **_dev(like))]
         + [in_dtype(xp, xp.reshape(a, (-1,)), dtype) for a in arrays]
     )
-    return xp.reshape(xp.take(flat, xp.reshape(src, (-1,))), tuple(src.shape))
+    y = xp.reshape(xp.take(flat, xp.reshape(src, (-1,))), tuple(src.shape))
+    # the function's own dtype: NumPy's concatenation gives native byte order where ``delete``,
+    # ``compress`` and ``extract`` keep a big-endian ``>f8``
+    return in_dtype(xp, y, dtype)
 
 
 def position(args: tuple[Any, ...], k: int) -> int | None:

@@ -53,6 +53,18 @@ def test_compress_agrees_with_numpy() -> None:
     np.testing.assert_array_equal(pb(np.ones((2, 2)))[2], [[1, 1], [0, 0], [1, 1]])
 
 
+@pytest.mark.parametrize("f", [np.compress, np.extract])
+def test_compress_and_extract_keep_a_big_endian_dtype(f: object) -> None:
+    # NumPy keeps ">f8"; the rule's primal (gathered from a concatenation) must too
+    x = np.arange(1.0, 5.0).astype(">f8")
+    cond = np.array([True, False, True, True])
+    y, pb = cr.rrule(f, cond, x)
+    want = f(cond, x)
+    assert y.dtype == want.dtype == np.dtype(">f8")
+    np.testing.assert_array_equal(y, want)
+    np.testing.assert_array_equal(pb(np.array([1.0, 2.0, 3.0]))[2], [1, 0, 2, 3])
+
+
 @pytest.mark.parametrize("kwargs", [{}, {"mode": "wrap"}, {"mode": ("clip", "wrap"), "order": "F"}])
 def test_ravel_multi_index_as_numpys(kwargs: dict) -> None:
     idx = (np.array([0, 2, 4]), np.array([1, 3, -1]))

@@ -56,3 +56,15 @@ def test_delete_by_device_indices_is_scalar_free() -> None:
 def test_dtype_and_out_are_refused() -> None:
     with pytest.raises(TypeError, match="vstack: the rule does not support dtype="):
         cr.rrule(np.vstack, (np.ones(2), np.ones(2)), dtype=np.float32)
+
+
+def test_delete_keeps_a_big_endian_dtype() -> None:
+    # NumPy's delete keeps ">f8"; the rule's primal (gathered from a concatenation) must too
+    x = np.arange(1.0, 6.0).astype(">f8")
+    y, pb = cr.rrule(np.delete, x, np.array([1, 3]))
+    want = np.delete(x, np.array([1, 3]))
+    assert y.dtype == want.dtype == np.dtype(">f8")
+    np.testing.assert_array_equal(y, want)
+    _, t = cr.frule((cr.NoTangent(), np.ones(5), cr.NoTangent()), np.delete, x, 1)
+    np.testing.assert_array_equal(t, np.ones(4))
+    np.testing.assert_array_equal(pb(np.array([1.0, 2.0, 3.0]))[1], [1, 0, 2, 0, 3])

@@ -614,15 +614,17 @@ def _cond(args: Any, kwargs: Any) -> tuple[Any, Any, Any, Any, Any]:
 
 
 def _cond_svd_weights(xp: Any, s: Any, p: Any) -> Any:
-    """``d cond / d s`` for ``cond = s_max / s_min`` (``p=-2``: ``s_min / s_max``)."""
+    """``d cond / d s`` for ``cond = s_max / s_min`` (``p=-2``: ``s_min / s_max``). The ratio is
+    taken first: ``(s_max / s_min) / s_min``, not ``s_max / s_min**2``, whose square underflows
+    to 0 at ``s ~ 1e-300`` (``inf * 0``: NaN where the derivative, ~1e300, is finite)."""
     k = s.shape[-1]
     idx = xp.arange(k, device=device_of(s))
     first = xp.astype(idx == 0, s.dtype)
     last = xp.astype(idx == k - 1, s.dtype)
     hi, lo = s[..., :1], s[..., k - 1 :]
     if p == -2:
-        return last / hi - first * lo / (hi * hi)
-    return first / lo - last * hi / (lo * lo)
+        return last / hi - first * ((lo / hi) / hi)
+    return first / lo - last * ((hi / lo) / lo)
 
 
 def _cond_norm_parts(npm: Any, x: Any, p: Any) -> tuple[Any, Any, Any, Any, Any]:

@@ -136,6 +136,14 @@ def _nz(x: Any) -> Any:
     return None if isinstance(x, AbstractZero) else x
 
 
+def _lapack_float(xp: Any, a: Any) -> Any:
+    """``a``, with float16 cast to float32 for the pullback's own factorisations: LAPACK (NumPy's
+    ``linalg``, SciPy's ``lu_factor``) refuses float16, and SciPy's ``det`` and ``polar`` upcast it
+    for their computation as well. The cotangents are projected back onto ``a``'s dtype."""
+    f16 = getattr(xp, "float16", None)
+    return xp.astype(a, xp.float32) if f16 is not None and a.dtype == f16 else a
+
+
 def _square(name: str, x: Any) -> None:
     if getattr(x, "ndim", 0) < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(
@@ -1147,7 +1155,8 @@ def _det_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args, name="det")
     def det_pullback(y_bar: Any) -> Any:
-        g = xp.expand_dims(xp.expand_dims(y_bar, axis=-1), axis=-1) * _h(xp, adjugate(a))
+        adj = adjugate(_lapack_float(xp, a))
+        g = xp.expand_dims(xp.expand_dims(y_bar, axis=-1), axis=-1) * _h(xp, adj)
         return (project(g), *[_NO] * (len(args) - 1))
 
     return y, det_pullback
@@ -1162,7 +1171,7 @@ def _det_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs:
     if t is None:
         return y, _ZERO
     # tr(adj(A) dA): no inverse, so a singular A has its finite derivative
-    y_dot = xp.sum(_t(xp, adjugate(a)) * t[0], axis=(-2, -1))
+    y_dot = xp.sum(_t(xp, adjugate(_lapack_float(xp, a))) * t[0], axis=(-2, -1))
     return y, in_dtype(xp, y_dot, xp.asarray(y).dtype)
 
 
@@ -1992,7 +2001,7 @@ def _polar_setup(fn: Any, sig: Any, args: Any, kwargs: Any) -> Any:
     y = fn(*args, **kwargs)
     # the guarded SVD: one with vectors of a matrix holding an inf never returns in some
     # OpenBLAS builds (SciPy's polar itself raises there)
-    w, s, vh = finite_svd(xp, a, full_matrices=False)
+    w, s, vh = finite_svd(xp, _lapack_float(xp, a), full_matrices=False)
     return xp, a, y, side == "right", _svd_factors((w, s, vh), False)
 
 

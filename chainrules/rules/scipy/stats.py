@@ -260,21 +260,46 @@ def _t_logg(c: _Ctx, z: Any, df: Any) -> Any:
 
 
 def _t_ddf(c: _Ctx, z: Any, df: Any) -> Any:
+    """``d log g / d df``. Its terms in ``w = |z| / sqrt(df)`` are written so that ``z * z`` never
+    overflows: ``log1p(w^2) = 2 log w + log1p(1 / w^2)`` and ``w^2 / (1 + w^2) = 1 / (1 + 1 / w^2)``
+    for ``w > 1``. At ``|z| ~ 1e300`` the derivative is then finite (about ``-log|z|``), not
+    ``inf - inf``, and the pdf's ``pdf * d`` is its limit 0, not ``0 * NaN``."""
     sp, xp = c.sp, c.xp
-    z2 = z * z
+    w = xp.abs(z) / xp.sqrt(df)
+    big = w > 1
+    hi = xp.where(big, w, xp.ones_like(w))  # w where w > 1 (no division by 0 nor log of 0)
+    inv2 = (1 / hi) * (1 / hi)
+    lo = xp.where(big, xp.zeros_like(w), w)
+    w2 = lo * lo  # w^2 where w <= 1 (no overflow)
+    log1p_w2 = xp.where(big, 2 * xp.log(hi) + xp.log1p(inv2), xp.log1p(w2))
+    frac = xp.where(big, 1 / (1 + inv2), w2 / (1 + w2))  # z^2 / (df + z^2)
     return (
         (sp.digamma((df + 1) / 2) - sp.digamma(df / 2)) / 2
         - 1 / (2 * df)
-        - xp.log1p(z2 / df) / 2
-        + (df + 1) * z2 / (2 * df * (df + z2))
+        - log1p_w2 / 2
+        + (df + 1) * frac / (2 * df)
     )
+
+
+def _t_dz(c: _Ctx, z: Any, df: Any) -> Any:
+    """``d log g / d z = -(df + 1) z / (df + z^2) = -(df + 1) / sqrt(df) w / (1 + w^2)`` with
+    ``w = z / sqrt(df)``, as ``(1 / w) / (1 + 1 / w^2)`` for ``|w| > 1``: no overflow of ``z * z``
+    (``-(df + 1) / z`` at ``|z| ~ 1e300``, not 0)."""
+    xp = c.xp
+    r = xp.sqrt(df)
+    w = z / r
+    big = xp.abs(w) > 1
+    inv = 1 / xp.where(big, w, xp.ones_like(w))
+    lo = xp.where(big, xp.zeros_like(w), w)
+    frac = xp.where(big, inv / (1 + inv * inv), lo / (1 + lo * lo))
+    return -(df + 1) / r * frac
 
 
 _T = _Family(
     "t",
     ("df",),
     _t_logg,
-    lambda c, z, df: -(df + 1) * z / (df + z * z),
+    lambda c, z, df: _t_dz(c, z, df),
     (_t_ddf,),
     lambda x, df, loc=0, scale=1: None,
 )
@@ -438,6 +463,8 @@ def _dirichlet_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Ca
             y = obj(*args, **kwargs)
             k = alpha.shape[0]
             full = x.shape[0] == k
+            # the arguments' own dtypes for their cotangents; SciPy computes in y's (float64)
+            own = (ProjectTo(x, xp), ProjectTo(alpha, xp))
             x, alpha = _in_dtype(xp, x, y), _in_dtype(xp, alpha, y)
             xx = x if full else xp.concat([x, 1 - xp.sum(x, axis=0, keepdims=True)], axis=0)
             a = xp.reshape(alpha, (k,) + (1,) * (x.ndim - 1))
@@ -450,11 +477,10 @@ def _dirichlet_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Ca
             if method == "pdf":
                 w = xp.reshape(y, (1, *x.shape[1:]))
                 gx, ga = w * gx, w * ga
-            return xp, y, x, alpha, gx, ga
+            return xp, y, x, alpha, gx, ga, own
 
         def dirichlet_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
-            xp, y, x, alpha, gx, ga = setup(args, kwargs)
-            px, pa = ProjectTo(x, xp), ProjectTo(alpha, xp)
+            xp, y, x, _, gx, ga, (px, pa) = setup(args, kwargs)
             axes = tuple(range(1, x.ndim))
 
             @pullback(y, args, name=fname)
@@ -466,7 +492,7 @@ def _dirichlet_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Ca
             return y, dirichlet_pullback
 
         def dirichlet_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
-            xp, y, x, alpha, gx, ga = setup(args, kwargs)
+            xp, y, x, alpha, gx, ga, _ = setup(args, kwargs)
             dots = tangents_in(fname, tangents, args)
             if dots is None:
                 return y, _ZERO

@@ -92,6 +92,19 @@ def test_cond_primal_is_numpys(p) -> None:  # type: ignore[no-untyped-def]
     assert pb(1.0)[1].shape == (3, 3)
 
 
+@pytest.mark.parametrize(("p", "want"), [(None, [1.0, -2.0]), (2, [1.0, -2.0]), (-2, [-0.25, 0.5])])
+def test_cond_gradient_at_tiny_singular_values(p, want) -> None:  # type: ignore[no-untyped-def]
+    # cond = s_max / s_min at diag(2, 1) * 1e-300: d cond / d s = (1/s_min, -s_max/s_min^2)
+    # = (1e300, -2e300), finite, where s_min^2 underflows (it gave NaN); p=-2: its inverse
+    y, pb = cr.rrule(np.linalg.cond, np.diag([2e-300, 1e-300]), p)
+    assert y == np.linalg.cond(np.diag([2e-300, 1e-300]), p)
+    np.testing.assert_allclose(np.diag(pb(1.0)[1]), np.array(want) * 1e300, rtol=1e-14)
+    # cond is scale-free: its gradient at c a is the gradient at a over c
+    a = RNG.standard_normal((3, 3)) + 2 * np.eye(3)
+    g = cr.rrule(np.linalg.cond, a, p)[1](1.0)[1]
+    np.testing.assert_allclose(cr.rrule(np.linalg.cond, a * 1e-300, p)[1](1.0)[1], g * 1e300)
+
+
 def test_tensorsolve_axes_and_tensorinv() -> None:
     a = RNG.standard_normal((2, 2, 2, 2)) + 3 * np.eye(4).reshape(2, 2, 2, 2)
     b = RNG.standard_normal((2, 2))

@@ -398,3 +398,26 @@ def test_polar_of_an_empty_matrix_and_expm_at_nonfinite() -> None:
             y, pb = cr.rrule(sl.expm, x)
             np.testing.assert_array_equal(y, sl.expm(x))
             assert np.all(np.isnan(cr.unthunk(pb(np.ones((3, 3)))[1])))
+
+
+def test_det_and_polar_of_float16_upcast_as_scipy() -> None:
+    # SciPy's det and polar take float16 (computing in a wider type); NumPy's linalg and SciPy's
+    # lu_factor refuse it: the rules' factorisations upcast, the cotangents are float16
+    a = np.array([[2.0, 1.0], [0.5, 3.0]], dtype=np.float16)
+    y, pb = cr.rrule(sl.det, a)
+    assert y == sl.det(a) and y.dtype == sl.det(a).dtype
+    g = pb(np.float64(1.0))[1]
+    assert g.dtype == np.float16
+    np.testing.assert_array_equal(g, [[3.0, -0.5], [-1.0, 2.0]])  # adj(a)^T, exact in float16
+    _, t = cr.frule((cr.NoTangent(), np.ones((2, 2), np.float16)), sl.det, a)
+    assert t == 3.5  # tr(adj(a) 1) = 3 - 0.5 - 1 + 2
+    y, pb = cr.rrule(sl.polar, a)
+    want = sl.polar(a)
+    for got, w in zip(y, want):
+        assert got.dtype == w.dtype
+        np.testing.assert_array_equal(got, w)
+    bars = (np.ones((2, 2), np.float32), np.eye(2, dtype=np.float32))
+    g = pb(cr.Tangent(*bars))[1]
+    g32 = cr.rrule(sl.polar, a.astype(np.float32))[1](cr.Tangent(*bars))[1]
+    assert g.dtype == np.float16
+    np.testing.assert_array_equal(g, g32.astype(np.float16))

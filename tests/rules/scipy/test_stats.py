@@ -243,3 +243,42 @@ def test_multivariate_normal_of_a_0d_point_broadcasts_it_to_the_mean() -> None:
         t = np.array([1.0, -2.0])  # a chunk of two tangents of the 0-d x
         _, yd = cr.frule((cr.NoTangent(), t, cr.NoTangent(), cr.NoTangent()), f, x, mean, cov)
         np.testing.assert_allclose(yd, g * t, rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("method", ["pdf", "logpdf"])
+def test_dirichlet_cotangent_of_x_keeps_its_dtype(method: str, dtype: type) -> None:
+    # SciPy computes in float64; the cotangent of x is projected onto x's own dtype. At x = 1/4,
+    # alpha = (2, 3, 1.5, 2.5): d logpdf / d x_i = (alpha_i - 1) / x_i - (alpha_4 - 1) / x_4
+    # (x completed by 1 - sum) = (-2, 2, -4), exact in float16
+    f = getattr(ss.dirichlet, method)
+    x, alpha = np.full(3, 0.25, dtype), np.array([2.0, 3.0, 1.5, 2.5])
+    y, pb = cr.rrule(f, x, alpha)
+    assert y == f(x, alpha)
+    g = pb(np.float64(1.0))[1]
+    assert g.dtype == dtype
+    want = np.array([-2.0, 2.0, -4.0]) * (y if method == "pdf" else 1.0)
+    np.testing.assert_array_equal(g, want.astype(dtype))
+
+
+def test_t_pdf_df_derivative_far_in_the_tail() -> None:
+    # at |x| ~ 1e300, x * x overflows: d logpdf / d df is finite, about -log|x| (the limit of
+    # (psi((df+1)/2) - psi(df/2) - 1/df) / 2 - log(x^2 / df) / 2 + (df + 1) / (2 df)), and the
+    # pdf's derivative pdf * (...) is its limit 0 (it was NaN)
+    from scipy.special import digamma
+
+    x, df = np.array([1e300, -3e300]), np.array([3.0, 1.5])
+    with np.errstate(over="ignore"):  # SciPy's own t.pdf squares x
+        _, pb = cr.rrule(ss.t.pdf, x, df)
+        np.testing.assert_array_equal(cr.unthunk(pb(np.ones(2))[2]), [0.0, 0.0])
+        _, pb = cr.rrule(ss.t.logpdf, x, df)
+        bars = pb(np.ones(2))
+    want = (digamma((df + 1) / 2) - digamma(df / 2) - 1 / df) / 2
+    want = want - (2 * np.log(np.abs(x)) - np.log(df)) / 2 + (df + 1) / (2 * df)
+    np.testing.assert_allclose(cr.unthunk(bars[2]), want, rtol=1e-14)
+    np.testing.assert_allclose(cr.unthunk(bars[1]), -(df + 1) / x, rtol=1e-14)  # d / d x
+    # and near 0 and at moderate |x| (both branches) against central differences
+    x, df, h = np.array([0.3, 2.5]), np.array([3.0, 2.0]), 1e-6
+    _, pb = cr.rrule(ss.t.pdf, x, df)
+    fd = (ss.t.pdf(x, df + h) - ss.t.pdf(x, df - h)) / (2 * h)
+    np.testing.assert_allclose(cr.unthunk(pb(np.ones(2))[2]), fd, rtol=1e-7)
