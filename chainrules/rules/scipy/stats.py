@@ -141,10 +141,15 @@ class _Family:
         dshapes: tuple[Callable[..., Any], ...],
         template: Callable[..., None],
         support: tuple[float, float] | None = None,
+        zdz: Callable[..., Any] | None = None,
     ) -> None:
         self.name, self.shapes, self.logg, self.dz, self.dshapes = name, shapes, logg, dz, dshapes
         self.template = template  # SciPy's signature
         self.support = support  # the open interval of z where the density is positive
+        # z * d log g / dz (the scale derivative's term): a family whose product has a finite
+        # limit as |z| -> inf gives its own (the t's -(df + 1) z^2 / (df + z^2)), where
+        # z * dz(z) would be inf * 0
+        self.zdz = zdz if zdz is not None else (lambda c, z, *th: z * dz(c, z, *th))
 
 
 def _z(c: _Ctx, fam: _Family) -> Any:
@@ -187,14 +192,18 @@ def _dx(c: _Ctx, fam: _Family, method: str) -> Any:
     if "dx" in c.memo:
         return c.memo["dx"]
     xp, z, s, th = c.xp, _z(c, fam), c.v["scale"], _shapes(c, fam)
-    if method == "pdf":
-        d = c.out * fam.dz(c, z, *th) / s
+    if method == "pdf":  # 0 where the pdf is: its limit at |x| -> inf, not 0 * inf
+        d = _masked(c, c.out * fam.dz(c, z, *th)) / s
     elif method == "logpdf":
         d = fam.dz(c, z, *th) / s
     elif method in ("cdf", "sf"):
         d = xp.exp(fam.logg(c, z, *th)) / s
     else:  # logcdf, logsf: g / G in log space
-        d = xp.exp(fam.logg(c, z, *th) - c.out) / s
+        lg = fam.logg(c, z, *th)
+        # in the tail where both g and G underflow (log g = log G = -inf), g / G is its limit,
+        # |d log g / dz| (l'Hopital: G' = +-g), not exp(-inf + inf): the normal's z, the t's 0
+        tail = (lg == -math.inf) & (c.out == -math.inf)
+        d = xp.where(tail, xp.abs(fam.dz(c, z, *th)), xp.exp(xp.where(tail, 0.0, lg - c.out))) / s
     if method in ("sf", "logsf"):
         d = -d
     d = _inside(c, d)
@@ -210,11 +219,16 @@ def _family_partials(fam: _Family, method: str) -> tuple[Partial, ...]:
         return -_dx(c, fam, method)
 
     def dscale(c: _Ctx) -> Any:
-        d = _z(c, fam) * _dx(c, fam, method)
+        # -(z dy/dx + [pdf | 1] / scale), with z dy/dx through the family's z * d log g / dz
+        # (finite limits at |x| -> inf, no inf * 0)
+        z, s = _z(c, fam), c.v["scale"]
         if method == "pdf":
-            d = d + c.out / c.v["scale"]
+            d = _masked(c, c.out * (fam.zdz(c, z, *_shapes(c, fam)) + 1)) / s
         elif method == "logpdf":
-            d = d + 1 / c.v["scale"]
+            d = (fam.zdz(c, z, *_shapes(c, fam)) + 1) / s
+        else:  # the cdfs: z g(z) -> 0 where g underflows to 0 (every density's tails)
+            dx = _dx(c, fam, method)
+            d = c.xp.where(dx == 0, c.xp.zeros_like(dx), z * dx)
         return -_inside(c, d)
 
     def dshape(i: int) -> Partial:
@@ -223,7 +237,7 @@ def _family_partials(fam: _Family, method: str) -> tuple[Partial, ...]:
 
         def d(c: _Ctx) -> Any:
             r = fam.dshapes[i](c, _z(c, fam), *_shapes(c, fam))
-            return _inside(c, c.out * r if method == "pdf" else r)
+            return _inside(c, _masked(c, c.out * r) if method == "pdf" else r)
 
         return d
 
@@ -281,6 +295,17 @@ def _t_ddf(c: _Ctx, z: Any, df: Any) -> Any:
     )
 
 
+def _t_zdz(c: _Ctx, z: Any, df: Any) -> Any:
+    """``z * d log g / dz = -(df + 1) w^2 / (1 + w^2)`` with ``w = z / sqrt(df)``: ``-(df + 1)``
+    in the limit ``|z| -> inf`` (``1 / (1 + 1 / w^2)`` for ``|w| > 1``, no overflow)."""
+    xp = c.xp
+    w = xp.abs(z) / xp.sqrt(df)
+    big = w > 1
+    inv = 1 / xp.where(big, w, xp.ones_like(w))
+    lo = xp.where(big, xp.zeros_like(w), w)
+    return -(df + 1) * xp.where(big, 1 / (1 + inv * inv), lo * lo / (1 + lo * lo))
+
+
 def _t_dz(c: _Ctx, z: Any, df: Any) -> Any:
     """``d log g / d z = -(df + 1) z / (df + z^2) = -(df + 1) / sqrt(df) w / (1 + w^2)`` with
     ``w = z / sqrt(df)``, as ``(1 / w) / (1 + 1 / w^2)`` for ``|w| > 1``: no overflow of ``z * z``
@@ -302,6 +327,7 @@ _T = _Family(
     lambda c, z, df: _t_dz(c, z, df),
     (_t_ddf,),
     lambda x, df, loc=0, scale=1: None,
+    zdz=_t_zdz,
 )
 
 

@@ -282,3 +282,27 @@ def test_t_pdf_df_derivative_far_in_the_tail() -> None:
     _, pb = cr.rrule(ss.t.pdf, x, df)
     fd = (ss.t.pdf(x, df + h) - ss.t.pdf(x, df - h)) / (2 * h)
     np.testing.assert_allclose(cr.unthunk(pb(np.ones(2))[2]), fd, rtol=1e-7)
+
+
+def test_limits_at_infinite_x() -> None:
+    """The derivatives at ``x = +-inf`` (and at ``1e300``, where the tails underflow) are their
+    limits, not ``0 * inf`` or ``exp(-inf + inf)``: the pdf's are 0, the t's logpdf has the finite
+    scale derivative ``df / scale``, and the log-tails go as the hazard ``|d log g / dz|``."""
+    x = np.array([np.inf, -np.inf])
+
+    def grads(f: object, *args: object) -> list[np.ndarray]:
+        y, pb = cr.rrule(f, *args)
+        return [np.asarray(cr.unthunk(g)) for g in pb(np.ones_like(y))[1:]]
+
+    with np.errstate(all="ignore"):
+        gx, gloc, gscale = grads(ss.norm.pdf, x, np.zeros(2), np.full(2, 2.0))
+        for g in (gx, gloc, gscale):
+            np.testing.assert_array_equal(g, 0.0)
+        for g in grads(ss.t.pdf, x, np.full(2, 3.0), np.zeros(2), np.full(2, 2.0)):
+            np.testing.assert_array_equal(g, 0.0)
+        gscale = grads(ss.t.logpdf, x, np.full(2, 3.0), np.zeros(2), np.full(2, 2.0))[3]
+        np.testing.assert_array_equal(gscale, 1.5)  # df / scale
+        (g,) = grads(ss.norm.logsf, np.array([np.inf, 1e300]))
+        np.testing.assert_array_equal(g, [-np.inf, -1e300])  # -z: the normal's hazard
+        (g,) = grads(ss.norm.logcdf, np.array([-np.inf, -1e300]))
+        np.testing.assert_array_equal(g, [np.inf, 1e300])
