@@ -1,9 +1,15 @@
 """PyTorch's own functions of NumPy's names, and the few of its own names that array-api-extra and
 SciPy call on torch tensors: ``torch.sinc``, ``torch.kron``, ``torch.nan_to_num``,
-``torch.nanmean``, ``torch.cov``, ``torch.diag_embed`` and ``torch.special.psi``.
+``torch.nanmean``, ``torch.einsum``, ``torch.cov``, ``torch.diag_embed``, ``torch.special.psi``,
+the comparisons ``torch.eq``, ``ne``, ``lt``, ``le``, ``gt``, ``ge`` and
+``torch.nn.functional.pad``.
 
 array-api-extra (``xpx.sinc``, ``kron``, ``nan_to_num``, ``nanmean``) and SciPy delegate to the
-first four on torch tensors. Their signatures agree with NumPy's for every call those libraries
+first four on torch tensors; ``torch.kron``'s rules call ``einsum``, which a second derivative
+records as ``torch.einsum`` (NumPy's ``einsum`` rules, tested for the subscripts-string form;
+torch's ``einsum(eq, [a, b])`` with a list of operands is not bound).
+
+Their signatures agree with NumPy's for every call those libraries
 make, so the ``"numpy:NAME"`` rules (in ``elementwise``, ``linear_algebra``, ``elementwise_numpy``
 and ``statistical``) cover them: this module registers ``torch`` as a NumPy-signature namespace for
 these names only. Where torch's signature differs, the NumPy rule's binder refuses the call with an
@@ -23,6 +29,17 @@ answers for, through ``register_namespace("torch", "numpy", prefix="torch.")``, 
   ``cov`` with ``rowvar=True`` and ``ddof=correction``; the weights get no cotangent;
 * ``torch.diag_embed(input, offset=0, dim1=-2, dim2=-1)`` (``xpx.create_diagonal``): linear; the
   cotangent is the diagonal of the output's cotangent, the pushforward embeds the tangent.
+
+``torch.eq``, ``ne``, ``lt``, ``le``, ``gt``, ``ge`` (names the standard does not have: its
+``equal``, ``less``... are declared in ``elementwise``) are declared non-differentiable, as
+``"numpy:torch.eq"`` and so on: SciPy calls them on torch tensors (``a == max_`` inside a Hessian
+reaches ``torch.eq`` on the inner level's tracers).
+
+``torch.nn.functional.pad(input, pad, mode="constant", value=None)`` (``xpx.pad`` on torch):
+``mode="constant"`` only (other modes are refused, naming the mode); ``pad`` pairs from the last
+axis backwards, negative entries crop; ``value`` gets no tangent. The cotangent is the output's
+cotangent with the padding sliced off (and zeros where the call cropped); the pushforward pads
+the tangent with zeros.
 
 ``torch.special.psi`` is an alias of ``digamma`` but a function object of its own, so the
 ``"scipy:special.digamma"`` rule does not reach it: ``"scipy:special.psi"`` (``scipy.special.psi``
