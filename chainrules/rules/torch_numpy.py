@@ -1,9 +1,15 @@
 """PyTorch's own functions of NumPy's names, and the few of its own names that array-api-extra and
 SciPy call on torch tensors: ``torch.sinc``, ``torch.kron``, ``torch.nan_to_num``,
-``torch.nanmean``, ``torch.cov``, ``torch.diag_embed`` and ``torch.special.psi``.
+``torch.nanmean``, ``torch.einsum``, ``torch.cov``, ``torch.diag_embed``, ``torch.special.psi``,
+the comparisons ``torch.eq``, ``ne``, ``lt``, ``le``, ``gt``, ``ge`` and
+``torch.nn.functional.pad``.
 
 array-api-extra (``xpx.sinc``, ``kron``, ``nan_to_num``, ``nanmean``) and SciPy delegate to the
-first four on torch tensors. Their signatures agree with NumPy's for every call those libraries
+first four on torch tensors; ``torch.kron``'s rules call ``einsum``, which a second derivative
+records as ``torch.einsum`` (NumPy's ``einsum`` rules, tested for the subscripts-string form;
+torch's ``einsum(eq, [a, b])`` with a list of operands is not bound).
+
+Their signatures agree with NumPy's for every call those libraries
 make, so the ``"numpy:NAME"`` rules (in ``elementwise``, ``linear_algebra``, ``elementwise_numpy``
 and ``statistical``) cover them: this module registers ``torch`` as a NumPy-signature namespace for
 these names only. Where torch's signature differs, the NumPy rule's binder refuses the call with an
@@ -24,6 +30,17 @@ answers for, through ``register_namespace("torch", "numpy", prefix="torch.")``, 
 * ``torch.diag_embed(input, offset=0, dim1=-2, dim2=-1)`` (``xpx.create_diagonal``): linear; the
   cotangent is the diagonal of the output's cotangent, the pushforward embeds the tangent.
 
+``torch.eq``, ``ne``, ``lt``, ``le``, ``gt``, ``ge`` (names the standard does not have: its
+``equal``, ``less``... are declared in ``elementwise``) are declared non-differentiable, as
+``"numpy:torch.eq"`` and so on: SciPy calls them on torch tensors (``a == max_`` inside a Hessian
+reaches ``torch.eq`` on the inner level's tracers).
+
+``torch.nn.functional.pad(input, pad, mode="constant", value=None)`` (``xpx.pad`` on torch):
+``mode="constant"`` only (other modes are refused, naming the mode); ``pad`` pairs from the last
+axis backwards, negative entries crop; ``value`` gets no tangent. The cotangent is the output's
+cotangent with the padding sliced off (and zeros where the call cropped); the pushforward pads
+the tangent with zeros.
+
 ``torch.special.psi`` is an alias of ``digamma`` but a function object of its own, so the
 ``"scipy:special.digamma"`` rule does not reach it: ``"scipy:special.psi"`` (``scipy.special.psi``
 *is* ``digamma``) is registered with digamma's derivative, and ``torch.special`` answers for it.
@@ -42,6 +59,7 @@ from ..core import (
     ProjectTo,
     ZeroTangent,
     namespace_of,
+    non_differentiable,
     pullback,
     register_frule,
     register_rrule,
@@ -59,10 +77,10 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 
 # torch's functions whose calls by array-api-extra and SciPy follow NumPy's signature
-TORCH_NUMPY_NAMES = frozenset({"sinc", "kron", "nan_to_num", "nanmean"})
+TORCH_NUMPY_NAMES = frozenset({"sinc", "kron", "nan_to_num", "nanmean", "einsum"})
 register_namespace("torch", "numpy", names=TORCH_NUMPY_NAMES)
 # torch's functions with rules of their own signature, registered as "numpy:torch.NAME"
-TORCH_OWN_NAMES = frozenset({"cov", "diag_embed"})
+TORCH_OWN_NAMES = frozenset({"cov", "diag_embed", "eq", "ne", "lt", "le", "gt", "ge"})
 register_namespace("torch", "numpy", names=TORCH_OWN_NAMES, prefix="torch.")
 
 
@@ -209,3 +227,108 @@ register_frule("numpy:torch.diag_embed", examples=_diag_embed_ex)(_diag_embed_fr
 # --- torch.special.psi ----------------------------------------------------------------------------
 register_namespace("torch.special", "scipy", names=frozenset({"psi"}), prefix="special.")
 elementwise("psi", lambda x, out=None: None, lambda c, x: _polygamma(c, 1, x), domain=((0.3, 2.5),))
+
+
+# --- torch's comparisons --------------------------------------------------------------------------
+# torch.eq, ne, lt, le, gt, ge: names the standard does not have (its equal, less... are
+# declared in elementwise). SciPy's array-API code calls them on torch tensors directly, and a
+# Hessian's comparisons run on tracers of the inner level.
+def _cmp_ex(rng: Any) -> list[Any]:
+    a = rng.standard_normal(4)
+    return [((a, rng.standard_normal(4)), {}), ((rng.standard_normal((2, 3)), a[:3]), {})]
+
+
+non_differentiable(
+    *(f"numpy:torch.{n}" for n in ("eq", "ne", "lt", "le", "gt", "ge")), examples=_cmp_ex
+)
+
+
+# --- torch.nn.functional.pad ----------------------------------------------------------------------
+_PAD = signature("torch.nn.functional.pad", lambda input, pad, mode="constant", value=None: None)
+
+
+def _pad_parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, tuple[int, ...]]:
+    a = _PAD.bind(args, kwargs)
+    x, pad, mode = a["input"], a["pad"], a["mode"]
+    fname = "torch.nn.functional.pad"
+    if mode != "constant":
+        raise NotImplementedError(
+            f"{fname}: only mode='constant' has a rule (array-api-extra's pad calls no other), "
+            f"got mode={mode!r}"
+        )
+    if not (
+        isinstance(pad, (tuple, list))
+        and all(isinstance(p, int) for p in pad)
+        and len(pad) % 2 == 0
+        and len(pad) <= 2 * x.ndim
+    ):
+        raise ValueError(
+            f"{fname}: pad must be a sequence of ints of even length at most 2 * input.ndim "
+            f"({2 * x.ndim}), got {pad!r}"
+        )
+    pad = tuple(pad)
+    xp = namespace_of(x, fname=fname)
+    if array_api_compat.is_torch_array(x):
+        y = _torch().nn.functional.pad(*args, **kwargs)
+    else:  # a guarded device array in the checks: the same value with the standard's functions
+        v = a["value"]
+        y = _pad(xp, x, pad, 0.0 if v is None else v)
+    return xp, y, pad
+
+
+def _pad(xp: Any, t: Any, pad: tuple[int, ...], value: Any) -> Any:
+    """torch's constant ``pad`` with the standard's functions: pairs ``(before, after)`` from
+    the last axis backwards; a negative entry crops. Negative axes, so leading chunk axes of a
+    tangent pass through."""
+    dev = array_api_compat.device(t)
+    for i in range(len(pad) // 2):
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        axis, rest = -1 - i, (slice(None),) * i
+        n = t.shape[axis]
+        if lo < 0 or hi < 0:
+            t = t[(..., slice(max(-lo, 0), n - max(-hi, 0)), *rest)]
+        parts = []
+        for w in (lo, hi):
+            shape = list(t.shape)
+            shape[axis] = max(w, 0)
+            parts.append(xp.full(tuple(shape), value, dtype=t.dtype, device=dev))
+        if lo > 0 or hi > 0:
+            t = xp.concat([parts[0], t, parts[1]], axis=axis)
+    return t
+
+
+def _pad_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, y, pad = _pad_parts(args, kwargs)
+    project = ProjectTo(args[0], xp)
+    rest = (_NO,) * (len(args) - 1)  # pad, mode, value: no tangent (value is a Python number)
+    back = tuple(-p for p in pad)
+
+    @pullback(y, (args[0], *rest), name="torch.nn.functional.pad")
+    def torch_pad_pullback(y_bar: Any) -> Any:
+        x_bar = project(_pad(xp, y_bar, back, 0.0))  # the slice of the input's entries
+        return (x_bar, *rest) if rest else x_bar
+
+    return y, torch_pad_pullback
+
+
+def _pad_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, y, pad = _pad_parts(args, kwargs)
+    ts = tangents_in("torch.nn.functional.pad", tangents[:2], args[:1])
+    if ts is None or isinstance(ts[0], AbstractZero):
+        return y, _ZERO
+    return y, in_dtype(xp, _pad(xp, ts[0], pad, 0.0), y.dtype)
+
+
+def _pad_ex(rng: Any) -> list[Any]:
+    return [
+        ((rng.standard_normal(3), (1, 2)), {}),
+        ((rng.standard_normal((2, 3)), (1, 1, 2, 0)), {"value": 0.5}),
+        ((rng.standard_normal((3, 4)), (-1, 2)), {}),
+    ]
+
+
+register_namespace(
+    "torch.nn.functional", "numpy", names=frozenset({"pad"}), prefix="torch.nn.functional."
+)
+register_rrule("numpy:torch.nn.functional.pad", examples=_pad_ex)(_pad_rrule)
+register_frule("numpy:torch.nn.functional.pad", examples=_pad_ex)(_pad_frule)

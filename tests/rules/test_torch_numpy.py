@@ -1,7 +1,8 @@
 """torch's functions that array-api-extra and SciPy delegate to on torch tensors (issue 10):
 ``torch.sinc``, ``torch.kron``, ``torch.nan_to_num``, ``torch.nanmean`` (NumPy's rules, through
 ``chainrules/rules/torch_numpy.py``), and ``torch.cov``, ``torch.diag_embed``,
-``torch.special.psi`` (rules of torch's own signature there)."""
+``torch.special.psi``, the comparisons ``torch.eq``/``ne``/``lt``/``le``/``gt``/``ge``,
+``torch.nn.functional.pad`` and ``torch.einsum`` (rules of torch's own signature there)."""
 
 from __future__ import annotations
 
@@ -133,9 +134,102 @@ def test_torch_special_psi_second_derivative() -> None:
     np.testing.assert_allclose(np.diag(to_numpy(h)), want, rtol=1e-9)
 
 
+_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal}
+_CMP.update({"gt": np.greater, "ge": np.greater_equal})
+
+
+@pytest.mark.parametrize("name", sorted(_CMP))
+def test_torch_comparisons_are_non_differentiable(name: str) -> None:
+    f = getattr(torch, name)
+    a, b = np.array([0.3, 1.2, -0.5, 0.7]), np.array([0.3, 1.0, 0.2, 0.7])
+    y, pb = cr.rrule(f, _t(a), _t(b))
+    np.testing.assert_array_equal(y.numpy(), _CMP[name](a, b))
+    assert all(isinstance(g, cr.NoTangent) for g in pb(cr.ZeroTangent()))
+    _, dy = cr.frule((cr.NoTangent(), _t(a), _t(b)), f, _t(a), _t(b))
+    assert isinstance(dy, cr.NoTangent)
+
+
+def test_hessian_through_a_torch_comparison() -> None:
+    """SciPy's logsumexp finds its maximum with ``a == max_`` (torch.eq on the inner level of a
+    Hessian); H of log sum exp is diag(s) - s s^T, s = softmax."""
+    from array_api_compat import array_namespace
+
+    from chainrules import ad
+
+    def f(v: Any) -> Any:
+        xp = array_namespace(v)
+        m = xp.max(v)
+        mask = torch.eq(v, m)  # chainrules.ad: torch.eq had no rule
+        return xp.log(xp.sum(xp.exp(v - m))) + m + xp.sum(xp.where(mask, 0.0, 0.0 * v))
+
+    x = np.array([0.3, 1.2, -0.5])
+    s = np.exp(x) / np.exp(x).sum()
+    h = to_numpy(ad.hessian(f)(_t(x)))
+    np.testing.assert_allclose(h, np.diag(s) - np.outer(s, s), rtol=1e-12, atol=1e-14)
+
+
+_F = torch.nn.functional
+
+
+@pytest.mark.parametrize(
+    ("shape", "pad", "kw"),
+    [
+        ((3,), (1, 2), {}),
+        ((2, 3), (1, 1, 2, 0), {"value": 0.5}),
+        ((3, 4), (-1, 2), {}),
+        ((2, 3, 2), (0, 1, -1, 1, 1, 0), {"mode": "constant"}),
+    ],
+)
+def test_torch_pad(shape: tuple[int, ...], pad: tuple[int, ...], kw: dict[str, Any]) -> None:
+    x = _t(_RNG.standard_normal(shape))
+    test_rrule(_F.pad, x, pad, fkwargs=kw)
+    test_frule(_F.pad, x, pad, fkwargs=kw)
+
+
+def test_torch_pad_refuses_other_modes_clearly() -> None:
+    with pytest.raises(NotImplementedError, match=r"torch.nn.functional.pad.*'reflect'"):
+        cr.rrule(_F.pad, _t([[0.3, 1.0, 2.0]]), (1, 1), mode="reflect")
+    with pytest.raises(ValueError, match=r"torch.nn.functional.pad: pad must be .* got \(1,\)"):
+        cr.rrule(_F.pad, _t([0.3, 1.0]), (1,))
+
+
+def test_second_derivatives_through_torch_pad_and_einsum() -> None:
+    """array-api-extra's pad and kron on torch (torch.nn.functional.pad, torch.einsum)."""
+    xpx = pytest.importorskip("array_api_extra")
+    from array_api_compat import array_namespace
+
+    from chainrules import ad
+
+    x = np.array([0.3, 1.2, -0.5])
+
+    def padded(v: Any) -> Any:
+        return array_namespace(v).sum(xpx.pad(v, 1, constant_values=2.0) ** 3)
+
+    np.testing.assert_allclose(to_numpy(ad.grad(padded)(_t(x))), 3 * x**2, rtol=1e-12)
+    np.testing.assert_allclose(to_numpy(ad.hessian(padded)(_t(x))), np.diag(6 * x), rtol=1e-12)
+
+    def kron(v: Any) -> Any:  # (sum v^2)^2
+        return array_namespace(v).sum(xpx.kron(v, v) ** 2)
+
+    want = 4 * np.sum(x * x) * np.eye(3) + 8 * np.outer(x, x)
+    np.testing.assert_allclose(to_numpy(ad.hessian(kron)(_t(x))), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("subs", "shapes"),
+    [("ij,jk->ik", ((2, 3), (3, 2))), ("i,i", ((3,), (3,))), ("ii->i", ((3, 3),))],
+)
+def test_torch_einsum(subs: str, shapes: tuple[tuple[int, ...], ...]) -> None:
+    ops = [_t(_RNG.standard_normal(s)) for s in shapes]
+    test_rrule(torch.einsum, subs, *ops)
+    test_frule(torch.einsum, subs, *ops)
+
+
 @pytest.mark.parametrize(
     ("f", "args", "kw"),
     [
+        (_F.pad, (_M[0],), {"pad": (1, 2)}),
+        (_F.pad, (_M[:2],), {"pad": (-1, 2, 1, 0), "value": 0.5}),
         (torch.cov, (_M,), {}),
         (torch.cov, (_M,), {"correction": 0}),
         (torch.diag_embed, (_M[0],), {"offset": 1}),

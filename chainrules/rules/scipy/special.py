@@ -383,6 +383,9 @@ def _polygamma(c: _Ctx, n: Any, x: Any) -> Any:
     sp = c.sp
     if sp.__name__ != "scipy.special":
         return sp.polygamma(n, x)
+    if isinstance(n, int):  # a Python constant: SciPy's gamma(n + 1.0) is a NumPy scalar, which
+        # makes a NumPy array of another library's array (array-api-strict)
+        return float((-1) ** (n + 1) * math.factorial(n)) * sp.zeta(n + 1, x)
     return (-1.0) ** (n + 1) * sp.gamma(n + 1.0) * sp.zeta(n + 1, x)
 
 
