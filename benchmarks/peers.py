@@ -278,6 +278,34 @@ def second_order(quick: bool) -> list[tuple[str, dict[str, Callable[[], Any]]]]:
     ]
 
 
+def run(quick: bool = False) -> list[Any]:
+    """The ``--hessian`` rows as a suite of ``benchmarks/run.py`` (``second_order``): one row per
+    engine, our time over theirs; the target is to be ahead of every eager engine (issue 14)."""
+    try:
+        from ._timing import Row, fmt_time
+    except ImportError:  # run as a script
+        from _timing import Row, fmt_time
+
+    rows = []
+    for title, fns in second_order(quick):
+        t = interleaved(fns, rounds=3, budget=0.02 if quick else 0.1)
+        for k in fns:
+            if k == "chainrules":
+                continue
+            r = t["chainrules"] / t[k]
+            rows.append(
+                Row(
+                    f"{title}: vs {k}",
+                    fmt_time(t["chainrules"]),
+                    fmt_time(t[k]) + " " + k,
+                    f"{r:.2f}x",
+                    "< 1x",
+                    r < 1.0,
+                )
+            )
+    return rows
+
+
 def ratios(
     fns: dict[str, Callable[[], Any]], repeats: int, budget: float
 ) -> dict[str, list[float]]:
