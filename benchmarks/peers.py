@@ -20,10 +20,17 @@ gradient and none for ``jax.jit``), then dispatches each primitive on its own; n
 compiled again after the first call, and the timed call ends with ``block_until_ready``, so
 asynchronous dispatch cannot hide work. On jax 0.10.2 here that costs milliseconds per call, where
 chainrules takes tens of microseconds. ``jax.jit`` is the JAX figure to compare a traced engine
-with. ``--hessian`` adds ``hessian`` at n=200 and ``jacobian(mode="rev")`` at n=1000 (slow: one
-backward pass per output row). Engines that are not installed are left out and said so.
+with. Engines that are not installed are left out.
 
-    python benchmarks/peers.py [--quick] [--repeats 3] [--hessian]
+``--hessian`` adds the second-order rows, against every eager engine: ``ad.hessian`` of
+``sum(tanh(B @ x))`` at n=200 (forward over reverse) against ``autograd.hessian``,
+``torch.func.hessian`` and ``jax.hessian``; ``ad.jacobian(mode="fwd")`` of ``tanh(B @ x)`` at
+n=m=1000 (chunked pushforwards) against ``torch.func.jacfwd`` and ``jax.jacfwd``; and
+``ad.jacobian(mode="rev")`` at n=1000 (chunked pullbacks) against ``torch.func.jacrev`` and
+``jax.jacrev``; JAX without ``jit``, autograd's ``jacobian`` (reverse mode, its only one) beside
+both Jacobians. ``--programs`` with no names runs only those rows.
+
+    python benchmarks/peers.py [--quick] [--repeats 3] [--hessian] [--programs [NAME ...]]
 """
 
 from __future__ import annotations
@@ -195,44 +202,108 @@ def engines(name: str, d: dict[str, Any], p: np.ndarray) -> dict[str, Callable[[
     return out
 
 
-def second_order(quick: bool) -> list[tuple[str, dict[str, Callable[[], Any]]]]:
-    """``hessian`` at n=200 and ``jacobian(mode="rev")`` at n=1000 against autograd and
-    ``torch.func``; the data matrix a constant."""
-    rng = np.random.default_rng(1)
-    out = []
-    a = rng.standard_normal((200, 200)) / 14
-    x = rng.standard_normal(200)
-    hess = ad.hessian(lambda x: np.sum(np.tanh(a @ x)))
-    cases: dict[str, Callable[[], Any]] = {"chainrules": lambda: hess(x)}
-    n = 200 if quick else 1000
+def _second_order_cases(
+    label: str, n: int, rng: np.random.Generator
+) -> dict[str, Callable[[], Any]]:
+    """One zero-argument call per engine for ``label`` (``"hessian"``, ``"jacobian(fwd)"`` or
+    ``"jacobian(rev)"``) at size ``n``, each checked against chainrules' result. Engines that are
+    not installed are left out."""
     b = rng.standard_normal((n, n)) / np.sqrt(n)
-    z = rng.standard_normal(n)
-    jac = ad.jacobian(lambda x: np.tanh(b @ x), mode="rev")
-    jcases: dict[str, Callable[[], Any]] = {"chainrules": lambda: jac(z)}
+    x = rng.standard_normal(n)
+    out: dict[str, Callable[[], Any]] = {}
+    if label == "hessian":
+        h = ad.hessian(lambda x: np.sum(np.tanh(b @ x)))
+        out["chainrules"] = lambda: h(x)
+    else:
+        j = ad.jacobian(lambda x: np.tanh(b @ x), mode=label[-4:-1])
+        out["chainrules"] = lambda: j(x)
     try:
         import autograd
         import autograd.numpy as anp
 
-        ah = autograd.hessian(lambda x: anp.sum(anp.tanh(a @ x)))
-        cases["autograd"] = lambda: ah(x)
-        aj = autograd.jacobian(lambda x: anp.tanh(b @ x))
-        jcases["autograd"] = lambda: aj(z)
+        if label == "hessian":
+            ah = autograd.hessian(lambda x: anp.sum(anp.tanh(anp.dot(b, x))))
+        else:  # autograd has reverse mode only: its jacobian is the peer of both modes
+            ah = autograd.jacobian(lambda x: anp.tanh(anp.dot(b, x)))
+        out["autograd"] = lambda: ah(x)
     except ImportError:
         pass
     try:
         import torch
 
-        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
-        tx, tz = torch.from_numpy(x), torch.from_numpy(z)
-        th = torch.func.hessian(lambda x: torch.sum(torch.tanh(ta @ x)))
-        cases["torch.func"] = lambda: th(tx)
-        tj = torch.func.jacrev(lambda x: torch.tanh(tb @ x))
-        jcases["torch.func"] = lambda: tj(tz)
+        torch.set_num_threads(1)
+        tb, tx = torch.from_numpy(b), torch.from_numpy(x)
+        tf = {
+            "hessian": lambda: torch.func.hessian(lambda x: torch.sum(torch.tanh(tb @ x))),
+            "jacobian(fwd)": lambda: torch.func.jacfwd(lambda x: torch.tanh(tb @ x)),
+            "jacobian(rev)": lambda: torch.func.jacrev(lambda x: torch.tanh(tb @ x)),
+        }[label]()
+        out["torch.func"] = lambda: tf(tx)
     except ImportError:
         pass
-    out.append(("hessian, n=200", cases))
-    out.append((f"jacobian(rev), n={n}", jcases))
+    try:
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+
+        jb, jx = jnp.asarray(b), jnp.asarray(x)
+        jf = {  # eager: no jit, as a user calls them
+            "hessian": lambda: jax.hessian(lambda x: jnp.sum(jnp.tanh(jb @ x))),
+            "jacobian(fwd)": lambda: jax.jacfwd(lambda x: jnp.tanh(jb @ x)),
+            "jacobian(rev)": lambda: jax.jacrev(lambda x: jnp.tanh(jb @ x)),
+        }[label]()
+        out["jax"] = lambda: jf(jx).block_until_ready()
+    except ImportError:
+        pass
+    want = np.asarray(out["chainrules"]())
+    for k, fn in out.items():
+        got = fn()
+        got = got.detach().numpy() if hasattr(got, "detach") else np.asarray(got)
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=f"{label}: {k}")
     return out
+
+
+SECOND_ORDER = (("hessian", 200), ("jacobian(fwd)", 1000), ("jacobian(rev)", 1000))
+"""``hessian`` of ``sum(tanh(B @ x))`` and the Jacobians of ``tanh(B @ x)``, B a constant n x n."""
+
+
+def second_order(quick: bool) -> list[tuple[str, dict[str, Callable[[], Any]]]]:
+    """The ``--hessian`` cases against autograd, ``torch.func`` and eager JAX (``--quick``: the
+    Jacobians at n=200)."""
+    rng = np.random.default_rng(1)
+    return [
+        (f"{label}, n={200 if quick else n}", _second_order_cases(label, 200 if quick else n, rng))
+        for label, n in SECOND_ORDER
+    ]
+
+
+def run(quick: bool = False) -> list[Any]:
+    """The ``--hessian`` rows as a suite of ``benchmarks/run.py`` (``second_order``): one row per
+    engine, our time over theirs; the target is to be ahead of every eager engine (issue 14)."""
+    try:
+        from ._timing import Row, fmt_time
+    except ImportError:  # run as a script
+        from _timing import Row, fmt_time
+
+    rows = []
+    for title, fns in second_order(quick):
+        t = interleaved(fns, rounds=3, budget=0.02 if quick else 0.1)
+        for k in fns:
+            if k == "chainrules":
+                continue
+            r = t["chainrules"] / t[k]
+            rows.append(
+                Row(
+                    f"{title}: vs {k}",
+                    fmt_time(t["chainrules"]),
+                    fmt_time(t[k]) + " " + k,
+                    f"{r:.2f}x",
+                    "< 1x",
+                    r < 1.0,
+                )
+            )
+    return rows
 
 
 def ratios(
@@ -287,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         for title, fns in second_order(a.quick):
             rs = ratios(fns, a.repeats, budget)
             cells = [f"over {k}: {fmt(v)}" for k, v in rs.items() if not k.startswith("time:")]
+            cells.append(f"chainrules {fmt_s(rs['time:chainrules'])}")
             print(f"| {title} | " + " | ".join(cells) + " |")
             sys.stdout.flush()
     return 0

@@ -54,7 +54,7 @@ SUITES = {
         "torch_bridge",
         "jax_bridge",
     )
-}
+} | {"second_order": "peers"}  # hessian and jacobian against every eager engine (peers.py)
 IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
 
 _TIME = re.compile(r"^\s*([0-9.]+)\s*(µs|ms|s)\b")

@@ -22,6 +22,7 @@ _NDARRAY = np.ndarray
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
     "DEFAULT_REV_CHUNK",
+    "HESSIAN_CHUNK_THRESHOLD",
     "default_chunk_size",
     "grad",
     "hessian",
@@ -38,6 +39,14 @@ DEFAULT_REV_CHUNK = 128
 """``jacobian(mode="rev")``: outputs up to this many elements are pulled back in one chunk of
 cotangents; larger ones in ``ceil(m / 128)`` nearly equal chunks. Each pass's arrays are ``chunk``
 times the size of one backward pass's, so the chunk is bounded (``chunk_size=`` overrides it)."""
+
+
+HESSIAN_CHUNK_THRESHOLD = 128
+"""``hessian``: inputs up to this many elements are pushed forward in one chunk, larger ones in
+``ceil(n / 128)`` nearly equal chunks. Each forward pass runs the whole reverse pass (a tape and
+its pullbacks) on tracers, so the engine's fixed cost per pass is far larger than in
+``jacobian``, and the chunk that pays is larger: at n = 200 two passes of 100 take a third of the
+time of ForwardDiff's 13 passes of 16 (``benchmarks/peers.py --hessian``)."""
 
 
 def default_chunk_size(n: int, threshold: int | None = None) -> int:
@@ -515,15 +524,28 @@ def jacobian(
     """
     if mode not in ("fwd", "rev"):
         raise ValueError(f"jacobian: mode must be 'fwd' or 'rev', got {mode!r}")
+    return _jacobian(f, argnums, mode, chunk_size, None, "jacobian")
+
+
+def _jacobian(
+    f: Callable[..., Any],
+    argnums: int | Sequence[int],
+    mode: str,
+    chunk_size: int | None,
+    threshold: int | None,
+    fname: str,
+) -> Callable[..., Any]:
+    """``jacobian``; ``threshold`` sets the forward mode's default chunk (see
+    :func:`default_chunk_size`)."""
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
-        raise ValueError(f"jacobian: chunk_size must be a positive int, got {chunk_size!r}")
+        raise ValueError(f"{fname}: chunk_size must be a positive int, got {chunk_size!r}")
 
     def jacobian_f(*args: Any, **kwargs: Any) -> Any:
         nums = _argnums(argnums, len(args), "jacobian")
         leaves, defs, counts = _inputs(f, args, nums, "jacobian")
         if mode == "fwd":
             out_leaves, out_def, blocks = _jac_fwd(
-                f, args, kwargs, nums, leaves, defs, counts, chunk_size
+                f, args, kwargs, nums, leaves, defs, counts, chunk_size, threshold
             )
         else:
             out_leaves, out_def, blocks = _jac_rev(f, args, kwargs, nums, leaves, chunk_size)
@@ -549,13 +571,14 @@ def _jac_fwd(
     defs: list[Any],
     counts: list[int],
     chunk_size: int | None,
+    threshold: int | None = None,
 ) -> tuple[list[Any], Any, _Blocks]:
     blocks = _Blocks(transposed=True)
     out_leaves: list[Any] | None = None
     out_def: Any = None
     for ii, x in enumerate(leaves):
         n = math.prod(x.shape)
-        k = chunk_size_for(n, chunk_size)
+        k = chunk_size if chunk_size is not None else default_chunk_size(n, threshold)
         for start in range(0, max(n, 1), k):
             kk = min(k, n - start)
             trace = ForwardTrace(tracer_class(x))
@@ -626,8 +649,15 @@ def hessian(
     f: Callable[..., Any], argnums: int | Sequence[int] = 0, *, chunk_size: int | None = None
 ) -> Callable[..., Any]:
     """The Hessian of a scalar function: forward mode (chunked frules) over the reverse-mode
-    gradient. Every pullback on the way must be built from functions with registered rules."""
-    return jacobian(grad(f, argnums), argnums, mode="fwd", chunk_size=chunk_size)
+    gradient. Every pullback on the way must be built from functions with registered rules.
+
+    Each forward pass pushes a chunk of ``chunk_size`` basis tangents through the whole gradient
+    computation; by default the whole input up to :data:`HESSIAN_CHUNK_THRESHOLD` (128)
+    elements, else ``ceil(n / 128)`` nearly equal chunks (a larger chunk than ``jacobian``'s,
+    because every pass records and runs a tape)."""
+    return _jacobian(
+        grad(f, argnums), argnums, "fwd", chunk_size, HESSIAN_CHUNK_THRESHOLD, "hessian"
+    )
 
 
 def chunk_size_for(n: int, requested: int | None) -> int:

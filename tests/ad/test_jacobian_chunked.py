@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import chainrules.ad._api as api
-from chainrules.ad import jacobian
+from chainrules.ad import hessian, jacobian
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -69,3 +69,40 @@ def test_tuple_outputs_and_pytrees() -> None:
     for k in ("w", "v0"):
         for i in ("x", "s"):
             np.testing.assert_allclose(got[k][i], ref[k][i], rtol=1e-9, atol=1e-12)
+
+
+def _counting_forward(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    real = api.ForwardTrace
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "ForwardTrace", counted)
+    return calls
+
+
+@pytest.mark.parametrize(("n", "chunk"), [(200, None), (40, None), (200, 16), (129, None)])
+def test_hessian_forward_passes(monkeypatch: pytest.MonkeyPatch, n: int, chunk: int | None) -> None:
+    """hessian pushes whole chunks of up to HESSIAN_CHUNK_THRESHOLD tangents per forward pass
+    (each pass runs a tape), and the chunk does not change the Hessian."""
+    rng = np.random.default_rng(3)
+    b = rng.standard_normal((n, n)) / np.sqrt(n)
+    x = rng.standard_normal(n)
+
+    def f(x: Any) -> Any:
+        return np.sum(np.tanh(b @ x))
+
+    calls = _counting_forward(monkeypatch)
+    h = hessian(f, chunk_size=chunk)(x)
+    k = chunk or api.default_chunk_size(n, api.HESSIAN_CHUNK_THRESHOLD)
+    assert len(calls) == math.ceil(n / k) == (math.ceil(n / 128) if chunk is None else 13)
+    s = 1 - np.tanh(b @ x) ** 2
+    want = b.T @ ((-2 * np.tanh(b @ x) * s)[:, None] * b)  # sum_i tanh''(b_i x) b_i b_i^T
+    np.testing.assert_allclose(h, want, rtol=1e-10, atol=1e-12)
+
+
+def test_hessian_chunk_size_error_names_hessian() -> None:
+    with pytest.raises(ValueError, match="hessian: chunk_size must be a positive int, got 0"):
+        hessian(np.sum, chunk_size=0)
