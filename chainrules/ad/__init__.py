@@ -16,6 +16,7 @@ array([1.        , 3.75604923])
 from ..core.registry import NoRuleError
 from ._api import (
     DEFAULT_CHUNK_THRESHOLD,
+    HESSIAN_CHUNK_THRESHOLD,
     default_chunk_size,
     grad,
     hessian,
@@ -29,6 +30,7 @@ from ._user_rules import UntracedRuleWarning
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
+    "HESSIAN_CHUNK_THRESHOLD",
     "NoRuleError",
     "Tracer",
     "UntracedRuleWarning",

@@ -25,7 +25,7 @@ module                 functions
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
 ``operators``          Python's operators on arrays (``operator.add``, ``x @ y``, ...)
-``torch_numpy``        torch's ``sinc``, ``kron``, ``nan_to_num``, ``nanmean`` (NumPy's rules)
+``torch_numpy``        torch's ``cov``, ``diag_embed``, ``nn.functional.pad``, ``eq``, ...
 ``scipy``              SciPy's ``special``, ``linalg``, ``signal`` (each library's own)
 =====================  ================================================================
 
