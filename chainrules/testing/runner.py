@@ -430,14 +430,8 @@ _NAN_SHAPE = (
     "the output's shape is unknown (nan) in dask, and the testers compare shapes without"
     " computing (nan != nan)"
 )
-_LU_STACK = (
-    "the frule pushes a chunk of tangents forward as one 3-D stack, and dask's lu (behind"
-    " solve / solve_triangular) takes 2-D arrays only (no issue known)"
-)
 DASK_EXPECTS: dict[str, list[Expect]] = {
     "nonzero": [Expect("dask", _NAN_SHAPE)],
-    "linalg.cholesky": [Expect("dask", _LU_STACK, example="#2", phase="test_frule")],
-    "linalg.solve": [Expect("dask", _LU_STACK, example="#8", phase="test_frule")],
     # this library's scatter_add refuses a mask key on dask (the values cannot broadcast to a
     # selection of unknown size): a failure of the lazy column, a refused example of the other
     "chainrules.core.scatter.scatter_add": [
