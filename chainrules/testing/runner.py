@@ -432,12 +432,6 @@ _NAN_SHAPE = (
 )
 DASK_EXPECTS: dict[str, list[Expect]] = {
     "nonzero": [Expect("dask", _NAN_SHAPE)],
-    # this library's scatter_add refuses a mask key on dask (the values cannot broadcast to a
-    # selection of unknown size): a failure of the lazy column, a refused example of the other
-    "chainrules.core.scatter.scatter_add": [
-        *(Expect(LAZY_COLUMN, f"mask keys: {_UNKNOWN}", example=e) for e in ("#6", "#12")),
-        *(Expect("dask", f"mask keys: {_UNKNOWN}", kind="skip", example=e) for e in ("#6", "#12")),
-    ],
     # dask's linspace computes a 0-d array bound while it builds the graph: a refusal of the
     # lazy column only (the dask column's testers do not watch for computations)
     "linspace": [
