@@ -3,8 +3,9 @@
 The Array API standard has no triangular solve, so the generic ``cholesky`` rules (in
 ``chainrules.rules.linalg.decompositions``) stand in a general ``linalg.solve`` for each
 ``L^-1`` / ``L^-H``: an LU factorisation, about 2.7x the flops of a triangular solve, which made
-the ``cholesky`` pullback 1.9x the hand-written ``solve_triangular`` formula. The libraries that
-have one are used here:
+the ``cholesky`` pullback 1.9x the hand-written ``solve_triangular`` formula. ``solve_lower_h``
+(``L^-H b``) serves the pullback, ``solve_lower`` (``L^-1 b``) the pushforward. The libraries
+that have one are used here:
 
 * NumPy: ``scipy.linalg.solve_triangular`` when SciPy is importable (imported on first use, never
   at ``import chainrules``; SciPy >= 1.15 broadcasts batch axes);
@@ -28,7 +29,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["solve_lower_h"]
+__all__ = ["solve_lower", "solve_lower_h"]
 
 _SCIPY: list[Any] = []  # [scipy.linalg.solve_triangular or None], filled on first NumPy use
 
@@ -59,10 +60,24 @@ def solve_lower_h(low: Any, b: Any) -> Any:
     """``L^-H b`` (``L^H x = b``) for a lower-triangular ``L`` (``(..., n, n)``) and ``b``
     (``(..., n, k)``, batch axes broadcast) with the library's triangular solve; ``None`` where
     there is none (the caller solves ``linalg.solve(L^H, b)``)."""
+    return _solve_lower(low, b, adjoint=True)
+
+
+def solve_lower(low: Any, b: Any) -> Any:
+    """``L^-1 b`` (``L x = b``) for a lower-triangular ``L`` (``(..., n, n)``) and ``b``
+    (``(..., n, k)``, batch axes broadcast) with the library's triangular solve; ``None`` where
+    there is none (the caller solves ``linalg.solve(L, b)``)."""
+    return _solve_lower(low, b, adjoint=False)
+
+
+def _solve_lower(low: Any, b: Any, adjoint: bool) -> Any:
+    """``L^-H b`` (``adjoint``) or ``L^-1 b`` with the library's triangular solve, else
+    ``None``."""
     tl, tb = type(low), type(b)
     mod = tl.__module__.split(".", 1)[0]
     if tb.__module__.split(".", 1)[0] != mod:
         return None
+    trans = "C" if adjoint else "N"
     if mod == "numpy":
         import numpy as np
 
@@ -71,7 +86,7 @@ def solve_lower_h(low: Any, b: Any) -> Any:
         solve = _scipy_solve()
         if solve is None or low.dtype.kind not in "fc":
             return None
-        return solve(low, b, lower=True, trans="C", check_finite=False)
+        return solve(low, b, lower=True, trans=trans, check_finite=False)
     if mod == "torch":
         torch = sys.modules.get("torch")
         if torch is None or not isinstance(low, torch.Tensor) or low.dtype != b.dtype:
@@ -82,7 +97,9 @@ def solve_lower_h(low: Any, b: Any) -> Any:
             batch = torch.broadcast_shapes(low.shape[:-2], b.shape[:-2])
             low = low.expand(*batch, *low.shape[-2:])
             b = b.expand(*batch, *b.shape[-2:])
-        return torch.linalg.solve_triangular(low.mH, b, upper=True)
+        if adjoint:
+            return torch.linalg.solve_triangular(low.mH, b, upper=True)
+        return torch.linalg.solve_triangular(low, b, upper=False)
     if mod in ("jax", "jaxlib"):
         jax = sys.modules.get("jax")
         if jax is None or not isinstance(low, jax.Array) or not isinstance(b, jax.Array):
@@ -91,7 +108,7 @@ def solve_lower_h(low: Any, b: Any) -> Any:
             return None
         from jax.scipy.linalg import solve_triangular as jsolve
 
-        return jsolve(low, b, lower=True, trans="C")
+        return jsolve(low, b, lower=True, trans=trans)
     if mod == "cupy":
         if low.ndim != 2 or b.ndim != 2 or low.dtype != b.dtype:
             return None
@@ -99,5 +116,5 @@ def solve_lower_h(low: Any, b: Any) -> Any:
             from cupyx.scipy.linalg import solve_triangular as csolve
         except ImportError:  # pragma: no cover
             return None
-        return csolve(low, b, lower=True, trans="C")
+        return csolve(low, b, lower=True, trans=trans)
     return None

@@ -518,6 +518,96 @@ def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(perm.index(d) for d in range(len(perm)))
 
 
+def _lead_mask(key: IndexKey) -> Any:
+    """The boolean array of a key made of one mask over the leading axes, then only full slices
+    or ``Ellipsis`` (``x[mask]``, ``x[mask, :]``); ``None`` for any other key."""
+    first, *rest = key.entries
+    if not is_array(first) or key.arrays or first.ndim == 0:
+        return None
+    if all(_is_full_slice(e) or e is Ellipsis for e in rest):
+        return first
+    return None
+
+
+def _c_order_count(xp: Any, m: Any) -> Any:
+    """The number of ones of the integer array ``m`` at or before each position, in C order
+    (cumulative sums along the last axis plus the totals of the rows before): the rank of each
+    selected element of a mask, with every chunk of ``m`` kept."""
+    c = xp.cumulative_sum(m, axis=-1)
+    if m.ndim == 1 or m.shape[-1] == 0:
+        return c
+    tot = c[..., -1]
+    return c + xp.expand_dims(_c_order_count(xp, tot) - tot, axis=-1)
+
+
+def _mask_slots(xp: Any, shape: tuple[int, ...], mask: Any, values: Any) -> tuple[Any, Any, int]:
+    """For ``dest[mask] += values`` on dask: the mask shaped to broadcast against ``dest``, the
+    slot of each selected element in ``values`` (its rank among the selected ones; 0 where not
+    selected) and the length ``n`` of ``values`` along the selection axis (1: broadcast)."""
+    k = mask.ndim
+    if tuple(mask.shape) != shape[:k]:
+        raise IndexError(
+            f"scatter_add: a boolean index of shape {tuple(mask.shape)} does not match the "
+            f"leading axes of dest, of shape {shape}"
+        )
+    rest = shape[k:]
+    vshape = tuple(getattr(values, "shape", ()))
+    n = vshape[0] if len(vshape) == len(rest) + 1 else 1
+    rank = _c_order_count(xp, xp.astype(mask, xp.int64)) - 1
+    slot = xp.where(mask, rank, xp.zeros_like(rank))
+    return xp.reshape(mask, (*mask.shape, *(1,) * len(rest))), slot, n
+
+
+def _count_is(total: Any, n: int) -> Any:
+    """0 (a 0-d NumPy array) when a mask selects ``n`` elements; else the error NumPy raises
+    (runs inside a dask task, when the result is computed)."""
+    if int(total) != n:
+        raise ValueError(
+            f"scatter_add: a boolean index selects {int(total)} elements, but {n} values were given"
+        )
+    return np.zeros((), dtype=np.int8)
+
+
+def _scatter_dask_mask(xp: Any, dest: Any, mask: Any, values: Any) -> Any:
+    """``dest[mask] += values`` on dask, lazily and chunk by chunk: dask cannot broadcast the
+    values to a selection of unknown size, so each selected element takes the value at its rank
+    among the selected ones (a gather by a lazy integer array), and ``where`` adds it. The count
+    of selected elements is checked when the result is computed (a 0-d task)."""
+    import dask.array as da
+
+    shape = tuple(int(d) for d in dest.shape)
+    wide, slot, n = _mask_slots(xp, shape, mask, values)
+    rest = shape[mask.ndim :]
+    if n == 1:  # one value (per trailing position) for every selected element
+        spread = values
+    else:
+        vals = xp.reshape(values, (n, *(1,) * (len(rest) + 1 - values.ndim), *values.shape[1:]))
+        spread = _dask_gather(xp, vals, parse_key(xp, (slot,)), (slot,))
+        total = xp.sum(xp.astype(mask, xp.int64))
+        check = da.map_blocks(_count_is, total, n, dtype=np.int8, meta=np.zeros((), np.int8))
+        spread = spread + xp.astype(check, spread.dtype)
+    zero = xp.zeros_like(dest)
+    return dest + xp.where(wide, xp.broadcast_to(spread, shape), zero)
+
+
+def _gather_dask_mask(xp: Any, src: Any, mask: Any, values: Any) -> Any:
+    """``src[mask]`` shaped as the values of ``dest[mask] += values`` (``(n, *rest)``; summed
+    over the selection for broadcast values), lazily on dask: the transpose of
+    :func:`_scatter_dask_mask`, a chunk-aligned scatter of ``src`` into the slots (an extra slot
+    ``n`` takes the elements not selected)."""
+    shape = tuple(int(d) for d in src.shape)
+    wide, slot, n = _mask_slots(xp, shape, mask, values)
+    k, rest = mask.ndim, shape[mask.ndim :]
+    picked = xp.where(wide, src, xp.zeros_like(src))
+    if n == 1:
+        return xp.sum(picked, axis=tuple(range(k)), keepdims=False)[None, ...]
+    slots = xp.where(mask, slot, xp.full_like(slot, n))
+    import dask.array as da
+
+    out = scatter_add(da.zeros((n + 1, *rest), dtype=src.dtype, chunks="auto"), slots, picked)
+    return out[:n]
+
+
 def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     """Chunk-aligned scatter on dask: every selected element is routed to the block of ``dest``
     that holds it, and each block sums its share, one values chunk at a time.
@@ -528,10 +618,14 @@ def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     coordinates) and two ``dest`` blocks, whatever the chunking, and nothing is computed while the
     graph is built. Cost: ``n_values_chunks * n_dest_blocks`` small tasks. Keys of integer arrays
     and ints first, then full slices (``take``, ``take_along_axis``, ``x[i]``, ``x[i, j]``) take
-    this path; others (slices, masks, arrays after a slice) the generic one. Indices are taken
+    this path; a mask over the leading axes :func:`_scatter_dask_mask`; others (slices, arrays
+    after a slice) the generic one. Indices are taken
     modulo the axis length: negative ones count from the end and out-of-range ones wrap (dask
     has no bounds check that stays lazy).
     """
+    mask = _lead_mask(key)
+    if mask is not None:  # a mask over the leading axes: where, and a gather of the values
+        return _scatter_dask_mask(xp, dest, mask, values)
     if key.axis:  # x[:, idx]: the axis to the front, chunk-aligned there
         return _axis_first(_scatter_dask, xp, dest, key, values)
     if key.arrays and any(e is None for e in key.entries):  # a new axis: a length-1 axis
@@ -966,6 +1060,8 @@ def _scatter_add_rrule(dest: Any, index: Any, values: Any, /) -> tuple[Any, Any]
         # an element read, x[1:2, 2:3] a whole-array operation
         gather_key, gather_shape, _ = _basic_shapes(tuple(dest.shape), key.entries)
 
+    dask_mask = _lead_mask(key) if array_api_compat.is_dask_array(dest) else None
+
     def scatter_add_pullback(y_bar: Any) -> tuple[Any, Any, Any, Any]:
         y_bar = unthunk(y_bar)
         if isinstance(y_bar, AbstractZero):
@@ -980,6 +1076,8 @@ def _scatter_add_rrule(dest: Any, index: Any, values: Any, /) -> tuple[Any, Any]
         # pullback is differentiable again
         if key.axis is not None:  # take along the axis: the standard's form, also on dask
             gathered = xp.take(y_bar, key.arrays[0], axis=key.axis)
+        elif dask_mask is not None:  # dask: a selection of unknown size, gathered into slots
+            gathered = _gather_dask_mask(xp, y_bar, dask_mask, values)
         else:  # dask lacks n-d gathers: a chunk-aligned one there, the transpose of its scatter
             gathered = _dask_gather(xp, y_bar, key, gather_key)
         if gather_shape is not None:

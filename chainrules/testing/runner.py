@@ -430,20 +430,8 @@ _NAN_SHAPE = (
     "the output's shape is unknown (nan) in dask, and the testers compare shapes without"
     " computing (nan != nan)"
 )
-_LU_STACK = (
-    "the frule pushes a chunk of tangents forward as one 3-D stack, and dask's lu (behind"
-    " solve / solve_triangular) takes 2-D arrays only (no issue known)"
-)
 DASK_EXPECTS: dict[str, list[Expect]] = {
     "nonzero": [Expect("dask", _NAN_SHAPE)],
-    "linalg.cholesky": [Expect("dask", _LU_STACK, example="#2", phase="test_frule")],
-    "linalg.solve": [Expect("dask", _LU_STACK, example="#8", phase="test_frule")],
-    # this library's scatter_add refuses a mask key on dask (the values cannot broadcast to a
-    # selection of unknown size): a failure of the lazy column, a refused example of the other
-    "chainrules.core.scatter.scatter_add": [
-        *(Expect(LAZY_COLUMN, f"mask keys: {_UNKNOWN}", example=e) for e in ("#6", "#12")),
-        *(Expect("dask", f"mask keys: {_UNKNOWN}", kind="skip", example=e) for e in ("#6", "#12")),
-    ],
     # dask's linspace computes a 0-d array bound while it builds the graph: a refusal of the
     # lazy column only (the dask column's testers do not watch for computations)
     "linspace": [

@@ -18,8 +18,13 @@ def _factor(rng: np.random.Generator, shape: tuple[int, ...], complex_: bool) ->
     return np.linalg.cholesky(a)
 
 
-def _want(low: Any, b: Any) -> Any:
-    return np.linalg.solve(np.conj(np.swapaxes(low, -1, -2)), b)
+def _want(low: Any, b: Any, adjoint: bool = True) -> Any:
+    """The general solve: ``L^-H b`` (``adjoint``) or ``L^-1 b``."""
+    return np.linalg.solve(np.conj(np.swapaxes(low, -1, -2)) if adjoint else low, b)
+
+
+# solve_lower_h (L^-H b, the cholesky pullback's) and solve_lower (L^-1 b, its pushforward's)
+FUNCS = [("solve_lower_h", True), ("solve_lower", False)]
 
 
 # (factor shape, right-hand side shape): one matrix, a stack, a chunk of right-hand sides
@@ -27,56 +32,60 @@ SHAPES = [((4, 4), (4, 3)), ((2, 4, 4), (2, 4, 4)), ((4, 4), (3, 4, 2)), ((2, 4,
 
 
 def _cases() -> list[tuple[Any, ...]]:
-    return [(s, c) for s in SHAPES for c in (False, True)]
+    return [(s, c, f) for s in SHAPES for c in (False, True) for f in FUNCS]
 
 
-@pytest.mark.parametrize(("shapes", "complex_"), _cases())
-def test_numpy_solve_agrees_with_the_general_solve(shapes: Any, complex_: bool) -> None:
+@pytest.mark.parametrize(("shapes", "complex_", "func"), _cases())
+def test_numpy_solve_agrees_with_the_general_solve(shapes: Any, complex_: bool, func: Any) -> None:
     pytest.importorskip("scipy")
     rng = np.random.default_rng(0)
     low = _factor(rng, shapes[0], complex_)
     b = rng.standard_normal(shapes[1]) * (1 + 1j if complex_ else 1)
-    got = linalg_fast.solve_lower_h(low, b)
+    got = getattr(linalg_fast, func[0])(low, b)
     assert got is not None
     assert got.dtype == low.dtype
-    np.testing.assert_allclose(got, _want(low, b), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got, _want(low, b, func[1]), rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize(("shapes", "complex_"), _cases())
-def test_torch_solve_agrees_with_the_general_solve(shapes: Any, complex_: bool) -> None:
+@pytest.mark.parametrize(("shapes", "complex_", "func"), _cases())
+def test_torch_solve_agrees_with_the_general_solve(shapes: Any, complex_: bool, func: Any) -> None:
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(1)
     low = _factor(rng, shapes[0], complex_)
     b = rng.standard_normal(shapes[1]) * (1 + 1j if complex_ else 1)
-    got = linalg_fast.solve_lower_h(torch.asarray(low), torch.asarray(b))
+    got = getattr(linalg_fast, func[0])(torch.asarray(low), torch.asarray(b))
     assert isinstance(got, torch.Tensor)
-    np.testing.assert_allclose(got.numpy(), _want(low, b), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got.numpy(), _want(low, b, func[1]), rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize(("shapes", "complex_"), _cases())
-def test_jax_solve_agrees_with_the_general_solve(shapes: Any, complex_: bool, jax_numpy) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(("shapes", "complex_", "func"), _cases())
+def test_jax_solve_agrees_with_the_general_solve(  # type: ignore[no-untyped-def]
+    shapes: Any, complex_: bool, func: Any, jax_numpy
+) -> None:
     import jax
 
     jnp = jax_numpy
     rng = np.random.default_rng(2)
     low = _factor(rng, shapes[0], complex_)
     b = rng.standard_normal(shapes[1]) * (1 + 1j if complex_ else 1)
-    got = linalg_fast.solve_lower_h(jnp.asarray(low), jnp.asarray(b))
+    got = getattr(linalg_fast, func[0])(jnp.asarray(low), jnp.asarray(b))
     assert got is not None
-    np.testing.assert_allclose(np.asarray(got), _want(low, b), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(got), _want(low, b, func[1]), rtol=1e-12, atol=1e-14)
     # under jit (JAX's tracers take the same path)
-    jitted = jax.jit(linalg_fast.solve_lower_h)(jnp.asarray(low), jnp.asarray(b))
-    np.testing.assert_allclose(np.asarray(jitted), _want(low, b), rtol=1e-12, atol=1e-14)
+    jitted = jax.jit(getattr(linalg_fast, func[0]))(jnp.asarray(low), jnp.asarray(b))
+    np.testing.assert_allclose(np.asarray(jitted), _want(low, b, func[1]), rtol=1e-12, atol=1e-14)
 
 
-def test_no_fast_path_where_the_library_has_none() -> None:
+@pytest.mark.parametrize("func", FUNCS)
+def test_no_fast_path_where_the_library_has_none(func: Any) -> None:
     xps = pytest.importorskip("array_api_strict")
+    solve = getattr(linalg_fast, func[0])
     rng = np.random.default_rng(3)
     low = _factor(rng, (3, 3), False)
     b = rng.standard_normal((3, 3))
-    assert linalg_fast.solve_lower_h(xps.asarray(low), xps.asarray(b)) is None
-    assert linalg_fast.solve_lower_h(low, b.astype(np.float32)) is None  # mixed dtypes
-    assert linalg_fast.solve_lower_h(low.astype(np.int64), b.astype(np.int64)) is None
+    assert solve(xps.asarray(low), xps.asarray(b)) is None
+    assert solve(low, b.astype(np.float32)) is None  # mixed dtypes
+    assert solve(low.astype(np.int64), b.astype(np.int64)) is None
 
 
 @pytest.mark.parametrize("lib", ["numpy", "torch", "jax"])
@@ -113,3 +122,43 @@ def test_cholesky_pullback_takes_the_fast_path_and_agrees(
     monkeypatch.setattr(linalg_fast, "solve_lower_h", lambda low, rhs: None)
     generic = np.asarray(pb(y_bar)[1])
     np.testing.assert_allclose(got, generic, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch", "jax"])
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("complex_", [False, True])
+def test_cholesky_pushforward_takes_one_fast_solve_per_step_and_agrees(
+    lib: str, upper: bool, complex_: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk of 3 tangents against one matrix: each ``L^-1`` is one triangular solve of a
+    2-D right-hand side with all the chunk's columns (3 * 5), and the result equals the generic
+    path's (general solves, one tangent at a time)."""
+    from chainrules.testing.backends import BACKENDS
+
+    if lib != "numpy":
+        pytest.importorskip(lib)
+    else:
+        pytest.importorskip("scipy")
+    xp = BACKENDS[lib].namespace()
+    rng = np.random.default_rng(5)
+    b = rng.standard_normal((5, 5)) + (1j * rng.standard_normal((5, 5)) if complex_ else 0)
+    a = xp.asarray(b @ np.conj(b.T) + 5 * np.eye(5))
+    dots = rng.standard_normal((3, 5, 5)) * (1 + 1j if complex_ else 1)
+    (reg,) = [r for r in cr.registrations() if r.name == "linalg.cholesky"]
+    f = BACKENDS[lib].function(reg)
+
+    shapes = []
+    solve = linalg_fast.solve_lower
+
+    def counted(low: Any, rhs: Any) -> Any:
+        out = solve(low, rhs)
+        shapes.append((tuple(rhs.shape), out is not None))
+        return out
+
+    monkeypatch.setattr(linalg_fast, "solve_lower", counted)
+    got = np.asarray(cr.frule((cr.NoTangent(), xp.asarray(dots)), f, a, upper=upper)[1])
+    assert shapes == [((5, 15), True), ((5, 15), True)]
+    monkeypatch.setattr(linalg_fast, "solve_lower", lambda low, rhs: None)
+    for i in range(3):
+        one = cr.frule((cr.NoTangent(), xp.asarray(dots[i])), f, a, upper=upper)[1]
+        np.testing.assert_allclose(got[i], np.asarray(one), rtol=1e-12, atol=1e-13)

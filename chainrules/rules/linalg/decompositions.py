@@ -69,6 +69,7 @@ Maths notes
 
 from __future__ import annotations
 
+import math
 from functools import partial, wraps
 from typing import Any
 
@@ -138,13 +139,24 @@ def _safe_inverse(xp: Any, s: Any, n: int) -> Any:
     return xp.where(small, xp.zeros_like(s), 1 / xp.where(small, xp.ones_like(s), s))
 
 
-def _solve(xp: Any, a: Any, b: Any) -> Any:
+def _solve(xp: Any, a: Any, b: Any, solve2: Any = None) -> Any:
     """``linalg.solve(a, b)`` for stacks of right-hand sides ``b`` (``(..., n, k)``) whose batch
-    axes extend ``a``'s (a chunk of tangents): ``a`` is broadcast first, as CuPy requires."""
+    axes extend ``a``'s (a chunk of tangents).
+
+    One matrix ``a`` against a stack ``b`` is one 2-D solve with all the columns side by side
+    (the stack axes moved into the columns, then back): one factorisation instead of one per
+    matrix of the stack, and dask's ``lu`` (behind its ``solve``) takes 2-D arrays only. A stack
+    ``a`` is broadcast to ``b``'s batch axes first, as CuPy requires. ``solve2(a, b)``, where
+    given, solves instead of ``linalg.solve`` (a triangular solve)."""
+    solve = xp.linalg.solve if solve2 is None else solve2
     batch = tuple(b.shape[:-2])
+    if a.ndim == 2 and batch:
+        n, k = b.shape[-2:]
+        cols = xp.reshape(xp.moveaxis(b, -2, 0), (n, math.prod(batch) * k))
+        return xp.moveaxis(xp.reshape(solve(a, cols), (n, *batch, k)), 0, -2)
     if tuple(a.shape[:-2]) != batch:
         a = xp.broadcast_to(a, (*batch, *a.shape[-2:]))
-    return xp.linalg.solve(a, b)
+    return solve(a, b)
 
 
 def _square(name: str, x: Any) -> None:
@@ -229,10 +241,17 @@ def _solve_lh(xp: Any, low: Any, lh: Any, b: Any) -> Any:
     return xp.linalg.solve(lh, b) if fast is None else fast
 
 
+def _solve_l(low: Any, b: Any) -> Any:
+    """``L^-1 b`` for a lower-triangular ``L`` (as ``_solve_lh``): the backend's triangular
+    solve, else ``linalg.solve``."""
+    fast = linalg_fast.solve_lower(low, b)
+    return namespace_of(low, b).linalg.solve(low, b) if fast is None else fast
+
+
 def _cholesky_dot(xp: Any, factor: Any, x_dot: Any, upper: bool) -> Any:
     low = _h(xp, factor) if upper else factor
-    y = _solve(xp, low, _herm(xp, x_dot))  # L^-1 dA
-    z = _solve(xp, low, _h(xp, y))  # (L^-1 dA L^-H)^H = L^-1 dA L^-H
+    y = _solve(xp, low, _herm(xp, x_dot), _solve_l)  # L^-1 dA
+    z = _solve(xp, low, _h(xp, y), _solve_l)  # (L^-1 dA L^-H)^H = L^-1 dA L^-H
     d = low @ _phi(xp, z)
     return _h(xp, d) if upper else d
 

@@ -58,7 +58,7 @@ from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangen
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import in_dtype
 from ..linear_algebra import lazy
-from .decompositions import finite_svd, named_singular
+from .decompositions import _solve, finite_svd, named_singular
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -166,11 +166,10 @@ def _solve_frule(tangents: Any, x1: Any, x2: Any, /) -> Any:
     if not isinstance(db, AbstractZero):
         dbm = _lift(xp, xp.expand_dims(db, axis=-1) if vec else db, t.extra, ym.ndim)
         r = dbm if r is None else dbm + r
-    # r has rank >= 2: always the matrix form of solve. A is broadcast over the chunk axes
-    # first: CuPy's solve does not broadcast batch axes
-    batch = tuple(r.shape[:-2])
-    a = x1 if tuple(x1.shape[:-2]) == batch else xp.broadcast_to(x1, batch + tuple(x1.shape[-2:]))
-    y_dot = xp.linalg.solve(a, r)
+    # r has rank >= 2: always the matrix form of solve. One matrix A against the chunk is one
+    # 2-D solve with the chunk's columns side by side (one factorisation; dask's lu is 2-D
+    # only); a stack A is broadcast over the chunk axes (CuPy's solve does not broadcast)
+    y_dot = _solve(xp, x1, r)
     if vec:
         y_dot = xp.squeeze(y_dot, axis=-1)
     return y, in_dtype(xp, y_dot, y.dtype)
