@@ -44,7 +44,7 @@ from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import axis_ints, in_dtype
 from ..linear_algebra import lazy
-from .decompositions import finite_svd
+from .decompositions import _solve, finite_svd
 from .solvers import _numpy_module
 
 _NO = NoTangent()
@@ -81,14 +81,6 @@ def _diag(xp: Any, m: Any) -> Any:
 def _eye_times(xp: Any, v: Any, dtype: Any) -> Any:
     n = v.shape[-1]
     return xp.eye(n, dtype=dtype, device=device_of(v)) * xp.astype(v, dtype)[..., None, :]
-
-
-def _solve(xp: Any, a: Any, b: Any) -> Any:
-    """``solve(a, b)`` with ``a`` broadcast over the extra leading (chunk) axes of ``b``."""
-    batch = tuple(b.shape[:-2])
-    if tuple(a.shape[:-2]) != batch:
-        a = xp.broadcast_to(a, (*batch, *a.shape[-2:]))
-    return xp.linalg.solve(a, b)
 
 
 def _square(name: str, x: Any) -> None:
