@@ -604,7 +604,12 @@ def _gather_dask_mask(xp: Any, src: Any, mask: Any, values: Any) -> Any:
     slots = xp.where(mask, slot, xp.full_like(slot, n))
     import dask.array as da
 
-    out = scatter_add(da.zeros((n + 1, *rest), dtype=src.dtype, chunks="auto"), slots, picked)
+    # the slots chunked as the values are along the selection (one more slot in the last
+    # chunk) and as src along the trailing axes: no task larger than an input chunk
+    vchunks = getattr(values, "chunks", None)
+    first = (*vchunks[0][:-1], vchunks[0][-1] + 1) if vchunks and values.shape[0] == n else n + 1
+    chunks = (first, *src.chunks[k:])
+    out = scatter_add(da.zeros((n + 1, *rest), dtype=src.dtype, chunks=chunks), slots, picked)
     return out[:n]
 
 
