@@ -27,13 +27,14 @@ two, that the fast and the generic path give the same arrays (values, shapes and
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from .namespaces import _NS_BY_TYPE, namespace_of
 from .projection import ProjectTo
-from .tangents import NoTangent, ZeroTangent
+from .tangents import NoTangent, Thunk, ZeroTangent
 from .toolkit import Output, output
 
 __all__ = [
@@ -51,7 +52,12 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 _ND = np.ndarray
 _add_reduce = np.add.reduce
-_REAL2 = ("f", None, "f", None)  # the generic binary pullback's kinds for two real operands
+_REAL2 = ("f", None, "f", None)
+# From this many elements of the cotangent on, a binary fast pullback defers each operand's
+# cotangent that costs a pass (a partial other than 1, a broadcast operand summed back) as a
+# ``Thunk``: an engine forces only the traced operands' (``Y * Z`` with ``Y`` data computes ``Z``'s
+# alone). Below it the thunk's closure (about 1 us) costs more than the pass it may save.
+DEFER_SIZE = 1 << 14  # the generic binary pullback's kinds for two real operands
 
 
 def is_real(a: Any) -> bool:
@@ -205,9 +211,12 @@ def binary_rrule(
             def real_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any, Any]:
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, spec, args, xp, out, _REAL2, y_bar, chunk)
+                big = y_bar.size >= DEFER_SIZE
                 pargs = args if both_arrays else None
                 if z0:
                     rx: Any = _ZERO
+                elif big and not (c0 and p0 == 1 and _same(x, y_bar)):
+                    rx = Thunk(partial(_cotangent, x, p0, c0, y_bar, xp, out, args, partial_args))
                 else:
                     if c0:
                         v = _times(p0, y_bar)
@@ -220,6 +229,8 @@ def binary_rrule(
                         rx = ProjectTo(x, xp)(v)
                 if z1:
                     ry: Any = _ZERO
+                elif big and not (c1 and p1 == 1 and _same(y, y_bar)):
+                    ry = Thunk(partial(_cotangent, y, p1, c1, y_bar, xp, out, args, partial_args))
                 else:
                     if c1:
                         v = _times(p1, y_bar)
@@ -241,6 +252,34 @@ def binary_rrule(
         return out, scalar_pullback
 
     return scalar_rrule
+
+
+def _same(a: Any, y_bar: Any) -> bool:
+    """``a`` is a NumPy array of the cotangent's shape and dtype: a partial of 1 hands ``y_bar``
+    through unchanged, at no cost, so there is nothing to defer."""
+    return type(a) is _ND and a.shape == y_bar.shape and a.dtype == y_bar.dtype
+
+
+def _cotangent(
+    a: Any,
+    p: Any,
+    c: bool,
+    y_bar: Any,
+    xp: Any,
+    out: Any,
+    args: tuple[Any, ...],
+    partial_args: Callable[[Any, Any, tuple[Any, ...]], tuple[Any, ...]],
+) -> Any:
+    """The cotangent of operand ``a`` of a binary formula rule (partial ``p``, constant when
+    ``c``), what the fast pullback computes inline: the body of its deferred ``Thunk``."""
+    if c:
+        v = _times(p, y_bar)
+    else:
+        tx, ty = type(args[0]), type(args[1])
+        pargs = args if tx is _ND and ty is _ND else partial_args(xp, out, args)
+        v = y_bar * p(xp, out, *pargs)
+    r = project(a, v)
+    return ProjectTo(a, xp)(v) if r is None else r
 
 
 def unsum(y_bar: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Any:
