@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from sys import getrefcount
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,7 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 _ND = np.ndarray
 _add_reduce = np.add.reduce
+_multiply = np.multiply
 _REAL2 = ("f", None, "f", None)
 # From this many elements of the cotangent on, a binary fast pullback defers each operand's
 # cotangent that costs a pass (a partial other than 1, a broadcast operand summed back) as a
@@ -96,6 +98,41 @@ def _times(p: Any, v: Any) -> Any:
     if p == -1:
         return -v
     return v * p
+
+
+INPLACE_SIZE = 1 << 12  # elements: from here on a fresh buffer's allocation shows
+
+
+def _count(y_bar: Any, d: Any) -> int:
+    return getrefcount(d)
+
+
+# A partial's result that only its caller holds (a fresh temporary: ``1 / (1 + x)``) can take the
+# product with the cotangent in place, saving a full-size allocation and its page faults. The
+# reference count that means "fresh" here, measured in the call shape ``_scale`` sees; 0 (never
+# in place) where a held array would not count more (another interpreter's counting).
+_FRESH = _count(None, np.zeros(1))
+_held = np.zeros(1)
+if _count(None, _held) <= _FRESH:
+    _FRESH = 0
+del _held
+
+
+def _scale(y_bar: Any, d: Any) -> Any:
+    """``y_bar * d``, written into ``d`` when ``d`` is a fresh NumPy temporary of the product's
+    shape and dtype: it owns its memory (not a view of ``x`` or of the output) and no one else
+    holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written)."""
+    if (
+        type(d) is _ND
+        and d.size >= INPLACE_SIZE  # 0-d: ``y_bar * d`` is a NumPy scalar; small: no gain
+        and getrefcount(d) <= _FRESH
+        and d.shape == y_bar.shape
+        and d.dtype == y_bar.dtype
+        and d.flags.owndata
+        and d.flags.writeable
+    ):
+        return _multiply(y_bar, d, out=d)
+    return y_bar * d
 
 
 def unary_rrule(
@@ -151,7 +188,7 @@ def unary_rrule(
                     return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
                 if is_zero:
                     return _NO, _ZERO
-                v = _times(p, y_bar) if is_const else y_bar * p(xp, out, x)
+                v = _times(p, y_bar) if is_const else _scale(y_bar, p(xp, out, x))
                 if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
                     return _NO, v
                 return _NO, ProjectTo(x, xp)(v)  # a partial of another dtype
@@ -223,7 +260,7 @@ def binary_rrule(
                     else:
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
-                        v = y_bar * p0(xp, out, *pargs)
+                        v = _scale(y_bar, p0(xp, out, *pargs))
                     rx = project(x, v)
                     if rx is None:
                         rx = ProjectTo(x, xp)(v)
@@ -237,7 +274,7 @@ def binary_rrule(
                     else:
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
-                        v = y_bar * p1(xp, out, *pargs)
+                        v = _scale(y_bar, p1(xp, out, *pargs))
                     ry = project(y, v)
                     if ry is None:
                         ry = ProjectTo(y, xp)(v)
@@ -277,7 +314,7 @@ def _cotangent(
     else:
         tx, ty = type(args[0]), type(args[1])
         pargs = args if tx is _ND and ty is _ND else partial_args(xp, out, args)
-        v = y_bar * p(xp, out, *pargs)
+        v = _scale(y_bar, p(xp, out, *pargs))
     r = project(a, v)
     return ProjectTo(a, xp)(v) if r is None else r
 
