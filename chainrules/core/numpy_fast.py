@@ -10,6 +10,10 @@ cannot fail there and without building projectors. Anything else (another librar
 integer argument, a ``Thunk``, a zero or a mis-shaped cotangent, a chunk of cotangents pulled
 back with ``chunk=k``) goes to the generic path.
 
+At scale the fast pullbacks spend no work nobody reads: a binary rule defers an operand's
+cotangent that costs a pass as a ``Thunk`` (``DEFER_SIZE``), and a partial's fresh temporary
+takes the product with the cotangent in place (``INPLACE_SIZE``, :func:`_scale`).
+
 Two primals and pullbacks of other rules have NumPy fast paths here too; each returns ``None``
 when it does not apply:
 
