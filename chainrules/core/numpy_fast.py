@@ -10,6 +10,10 @@ cannot fail there and without building projectors. Anything else (another librar
 integer argument, a ``Thunk``, a zero or a mis-shaped cotangent, a chunk of cotangents pulled
 back with ``chunk=k``) goes to the generic path.
 
+At scale the fast pullbacks spend no work nobody reads: a binary rule defers an operand's
+cotangent that costs a pass as a ``Thunk`` (``DEFER_SIZE``), and a partial's fresh temporary
+takes the product with the cotangent in place (``INPLACE_SIZE``, :func:`_scale`).
+
 Two primals and pullbacks of other rules have NumPy fast paths here too; each returns ``None``
 when it does not apply:
 
@@ -27,13 +31,15 @@ two, that the fast and the generic path give the same arrays (values, shapes and
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from sys import getrefcount
 from typing import Any
 
 import numpy as np
 
 from .namespaces import _NS_BY_TYPE, namespace_of
 from .projection import ProjectTo
-from .tangents import NoTangent, ZeroTangent
+from .tangents import NoTangent, Thunk, ZeroTangent
 from .toolkit import Output, output
 
 __all__ = [
@@ -51,7 +57,13 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 _ND = np.ndarray
 _add_reduce = np.add.reduce
-_REAL2 = ("f", None, "f", None)  # the generic binary pullback's kinds for two real operands
+_multiply = np.multiply
+_REAL2 = ("f", None, "f", None)
+# From this many elements of the cotangent on, a binary fast pullback defers each operand's
+# cotangent that costs a pass (a partial other than 1, a broadcast operand summed back) as a
+# ``Thunk``: an engine forces only the traced operands' (``Y * Z`` with ``Y`` data computes ``Z``'s
+# alone). Below it the thunk's closure (about 1 us) costs more than the pass it may save.
+DEFER_SIZE = 1 << 14  # the generic binary pullback's kinds for two real operands
 
 
 def is_real(a: Any) -> bool:
@@ -90,6 +102,41 @@ def _times(p: Any, v: Any) -> Any:
     if p == -1:
         return -v
     return v * p
+
+
+INPLACE_SIZE = 1 << 12  # elements: from here on a fresh buffer's allocation shows
+
+
+def _count(y_bar: Any, d: Any) -> int:
+    return getrefcount(d)
+
+
+# A partial's result that only its caller holds (a fresh temporary: ``1 / (1 + x)``) can take the
+# product with the cotangent in place, saving a full-size allocation and its page faults. The
+# reference count that means "fresh" here, measured in the call shape ``_scale`` sees; 0 (never
+# in place) where a held array would not count more (another interpreter's counting).
+_FRESH = _count(None, np.zeros(1))
+_held = np.zeros(1)
+if _count(None, _held) <= _FRESH:
+    _FRESH = 0
+del _held
+
+
+def _scale(y_bar: Any, d: Any) -> Any:
+    """``y_bar * d``, written into ``d`` when ``d`` is a fresh NumPy temporary of the product's
+    shape and dtype: it owns its memory (not a view of ``x`` or of the output) and no one else
+    holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written)."""
+    if (
+        type(d) is _ND
+        and d.size >= INPLACE_SIZE  # 0-d: ``y_bar * d`` is a NumPy scalar; small: no gain
+        and getrefcount(d) <= _FRESH
+        and d.shape == y_bar.shape
+        and d.dtype == y_bar.dtype
+        and d.flags.owndata
+        and d.flags.writeable
+    ):
+        return _multiply(y_bar, d, out=d)
+    return y_bar * d
 
 
 def unary_rrule(
@@ -145,7 +192,7 @@ def unary_rrule(
                     return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
                 if is_zero:
                     return _NO, _ZERO
-                v = _times(p, y_bar) if is_const else y_bar * p(xp, out, x)
+                v = _times(p, y_bar) if is_const else _scale(y_bar, p(xp, out, x))
                 if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
                     return _NO, v
                 return _NO, ProjectTo(x, xp)(v)  # a partial of another dtype
@@ -205,28 +252,33 @@ def binary_rrule(
             def real_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any, Any]:
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, spec, args, xp, out, _REAL2, y_bar, chunk)
+                big = y_bar.size >= DEFER_SIZE
                 pargs = args if both_arrays else None
                 if z0:
                     rx: Any = _ZERO
+                elif big and not (c0 and p0 == 1 and _same(x, y_bar)):
+                    rx = Thunk(partial(_cotangent, x, p0, c0, y_bar, xp, out, args, partial_args))
                 else:
                     if c0:
                         v = _times(p0, y_bar)
                     else:
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
-                        v = y_bar * p0(xp, out, *pargs)
+                        v = _scale(y_bar, p0(xp, out, *pargs))
                     rx = project(x, v)
                     if rx is None:
                         rx = ProjectTo(x, xp)(v)
                 if z1:
                     ry: Any = _ZERO
+                elif big and not (c1 and p1 == 1 and _same(y, y_bar)):
+                    ry = Thunk(partial(_cotangent, y, p1, c1, y_bar, xp, out, args, partial_args))
                 else:
                     if c1:
                         v = _times(p1, y_bar)
                     else:
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
-                        v = y_bar * p1(xp, out, *pargs)
+                        v = _scale(y_bar, p1(xp, out, *pargs))
                     ry = project(y, v)
                     if ry is None:
                         ry = ProjectTo(y, xp)(v)
@@ -241,6 +293,34 @@ def binary_rrule(
         return out, scalar_pullback
 
     return scalar_rrule
+
+
+def _same(a: Any, y_bar: Any) -> bool:
+    """``a`` is a NumPy array of the cotangent's shape and dtype: a partial of 1 hands ``y_bar``
+    through unchanged, at no cost, so there is nothing to defer."""
+    return type(a) is _ND and a.shape == y_bar.shape and a.dtype == y_bar.dtype
+
+
+def _cotangent(
+    a: Any,
+    p: Any,
+    c: bool,
+    y_bar: Any,
+    xp: Any,
+    out: Any,
+    args: tuple[Any, ...],
+    partial_args: Callable[[Any, Any, tuple[Any, ...]], tuple[Any, ...]],
+) -> Any:
+    """The cotangent of operand ``a`` of a binary formula rule (partial ``p``, constant when
+    ``c``), what the fast pullback computes inline: the body of its deferred ``Thunk``."""
+    if c:
+        v = _times(p, y_bar)
+    else:
+        tx, ty = type(args[0]), type(args[1])
+        pargs = args if tx is _ND and ty is _ND else partial_args(xp, out, args)
+        v = _scale(y_bar, p(xp, out, *pargs))
+    r = project(a, v)
+    return ProjectTo(a, xp)(v) if r is None else r
 
 
 def unsum(y_bar: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Any:

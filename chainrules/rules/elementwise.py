@@ -395,7 +395,13 @@ def abs_rrule(x: Any, /, **kwargs: Any) -> Any:
 
     @pullback(out, (x,))
     def abs_pullback(y_bar: Any) -> Any:
-        return proj(y_bar * unit(xp, x, out)) if proj.differentiable else _NO
+        if not proj.differentiable:
+            return _NO
+        if type(x) is np.ndarray and x.dtype.kind == "f":
+            # np.sign is what unit() computes for a real array (±1, 0 at ±0, ±1 at ±inf, NaN at
+            # NaN) in one pass, where unit's masks, division and clip take six
+            return proj(y_bar * np.sign(x))
+        return proj(y_bar * unit(xp, x, out))
 
     return out, abs_pullback
 
