@@ -416,3 +416,32 @@ def test_chunked_matvecs_are_one_matrix_product(shapes, monkeypatch) -> None:  #
     np.testing.assert_allclose(yd, np.stack(dots))
     want = [pb(yb[i])[1 if vec_a else 2] for i in range(k)]
     np.testing.assert_allclose(got, np.stack([cr.unthunk(w) for w in want]))
+
+
+@pytest.mark.parametrize("name", ["matvec", "vecmat"])
+def test_chunked_gufunc_tangents_are_one_matrix_product(name, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``np.matvec(A, v)`` / ``np.vecmat(v, A)`` with a chunk of tangents of ``v``: one GEMM
+    (``xp.matmul`` of 2-D operands) in place of the gufunc's loop, equal to one call per
+    tangent (complex: ``vecmat`` conjugates the vector)."""
+    from chainrules.core.namespaces import namespace_of
+
+    a, v = _c(4, 3), _c(3) if name == "matvec" else _c(4)
+    tv = _c(5, *v.shape)
+    xp, f = namespace_of(a), getattr(np, name)
+    args = (a, v) if name == "matvec" else (v, a)
+    calls: list[tuple[int, ...]] = []
+    real = xp.matmul
+
+    def spy(x1, x2, /):  # type: ignore[no-untyped-def]
+        calls.append((x1.ndim, x2.ndim))
+        return real(x1, x2)
+
+    monkeypatch.setattr(xp, "matmul", spy)
+    z = cr.ZeroTangent()
+    _, yd = cr.frule(
+        (cr.NoTangent(), z, tv) if name == "matvec" else (cr.NoTangent(), tv, z), f, *args
+    )
+    monkeypatch.setattr(xp, "matmul", real)
+    assert calls == [(2, 2)]
+    want = [f(a, t) if name == "matvec" else f(t, a) for t in tv]
+    np.testing.assert_allclose(yd, np.stack(want))
