@@ -12,7 +12,10 @@ with the *conjugated* other operands.
 
 * ``matmul``: ``A_bar = y_bar @ B^H``, ``B_bar = A^H @ y_bar``. A 1-D operand is promoted to a
   matrix (a row for ``x1``, a column for ``x2``) as the standard says and the inserted axis is
-  dropped again; batch axes that an operand was broadcast along are summed away.
+  dropped again; batch axes that an operand was broadcast along are summed away. A chunk of
+  tangents or cotangents that would make a stack of mat-vecs (vec-mats) against one matrix is
+  folded into the rows of one matrix product (:func:`stack_left`, :func:`stack_right`): the
+  same sums, one pass over the matrix instead of one per chunk entry.
 * ``matrix_transpose``: the cotangent is transposed back.
 * ``tensordot`` (and ``dot``, ``inner``, which are tensordot contractions): ``A_bar`` is the
   tensordot of ``y_bar`` with ``conj(B)`` over ``B``'s free axes, permuted back into ``A``'s
