@@ -12,7 +12,10 @@ with the *conjugated* other operands.
 
 * ``matmul``: ``A_bar = y_bar @ B^H``, ``B_bar = A^H @ y_bar``. A 1-D operand is promoted to a
   matrix (a row for ``x1``, a column for ``x2``) as the standard says and the inserted axis is
-  dropped again; batch axes that an operand was broadcast along are summed away.
+  dropped again; batch axes that an operand was broadcast along are summed away. A chunk of
+  tangents or cotangents that would make a stack of mat-vecs (vec-mats) against one matrix is
+  folded into the rows of one matrix product (:func:`stack_left`, :func:`stack_right`): the
+  same sums, one pass over the matrix instead of one per chunk entry.
 * ``matrix_transpose``: the cotangent is transposed back.
 * ``tensordot`` (and ``dot``, ``inner``, which are tensordot contractions): ``A_bar`` is the
   tensordot of ``y_bar`` with ``conj(B)`` over ``B``'s free axes, permuted back into ``A``'s
@@ -200,6 +203,9 @@ def _matmul_ex(rng: Any) -> list[Any]:
         ((r((2, 2, 3)), r((3, 2))), {}),  # batched against a broadcast matrix
         ((r((2, 1, 2, 3)), r((3, 3, 2))), {}),  # batch axes broadcast both ways
         ((r(3), r((2, 3, 2))), {}),  # a vector against a stack
+        ((r((2, 3)), r((2, 3, 1))), {}),  # a matrix against a stack of columns (folded)
+        ((r((2, 1, 3)), r((3, 2))), {}),  # a stack of rows against a matrix (folded)
+        ((c, r((2, 3, 1)) + 1j * r((2, 3, 1))), {}),  # folded, complex
         ((r((0, 3)), r((3, 2))), {}),  # zero-size
         ((r((2, 0)), r((0, 3))), {}),
         ((c, r((3, 2)) + 1j * r((3, 2))), {}),  # complex
@@ -224,6 +230,31 @@ def _matmul_shapes(a: Any, b: Any) -> tuple[tuple[int, ...], ...]:
     rows = () if a.ndim == 1 else (a.shape[-2],)
     cols = () if b.ndim == 1 else (b.shape[-1],)
     return ashape, bshape, (*batch, ashape[-2], bshape[-1]), (*batch, *rows, *cols)
+
+
+def stack_left(xp: Any, x: Any, b: Any) -> Any:
+    """``x @ b`` for a stack ``x`` of shape ``(..., m, n)`` and a matrix ``b`` of shape
+    ``(n, p)`` as one matrix product: the stack axes are folded into the rows
+    (``reshape(x, (L*m, n)) @ b``). ``matmul`` would run one product per stack entry, each
+    reading all of ``b``: a chunk of mat-vecs is k passes over the matrix, one GEMM is one."""
+    lead = tuple(x.shape[:-1])
+    r = xp.matmul(xp.reshape(x, (math.prod(lead), x.shape[-1])), b)
+    return xp.reshape(r, (*lead, b.shape[-1]))
+
+
+def stack_right(xp: Any, a: Any, x: Any) -> Any:
+    """``a @ x`` for a matrix ``a`` of shape ``(m, n)`` and a stack ``x`` of columns, shape
+    ``(..., n, 1)``, as one matrix product: ``reshape(x, (L, n)) @ a^T`` (see
+    :func:`stack_left`)."""
+    lead = tuple(x.shape[:-2])
+    r = xp.matmul(xp.reshape(x, (math.prod(lead), x.shape[-2])), xp.matrix_transpose(a))
+    return xp.reshape(r, (*lead, a.shape[-2], 1))
+
+
+def _folds(x: Any, n: int) -> bool:
+    """Whether the stack ``x`` (rank above ``n``, non-empty: host metadata) is worth folding into
+    one matrix product by :func:`stack_left` / :func:`stack_right`."""
+    return x.ndim > n and math.prod(tuple(x.shape)) > 0
 
 
 @register_rrule("matmul", examples=_matmul_ex, chunked_pullback=True)
@@ -251,13 +282,21 @@ def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
             g = pad_chunk(xp, reshape_to(xp, y_bar, (*lead, *yshape)), extra, rank)
 
             def b_bar() -> Any:
-                r = xp.matmul(adjoint(xp, reshape_to(xp, a, ashape)), g)
+                ah = adjoint(xp, reshape_to(xp, a, ashape))
+                if a.ndim <= 2 and bshape[-1] == 1 and _folds(g, 2):  # a stack of mat-vecs
+                    r = stack_right(xp, ah, g)
+                else:
+                    r = xp.matmul(ah, g)
                 r = sum_to(xp, r, (*lead, *pad_shape(bshape, rank)))
                 return project_b(reshape_to(xp, r, (*lead, *tuple(b.shape))), extra)
 
         def a_bar() -> Any:
             gg = pad_chunk(xp, reshape_to(xp, y_bar, (*lead, *yshape)), extra, rank)
-            r = xp.matmul(gg, adjoint(xp, reshape_to(xp, b, bshape)))
+            bh = adjoint(xp, reshape_to(xp, b, bshape))
+            if b.ndim <= 2 and ashape[-2] == 1 and _folds(gg, 2):  # a stack of vec-mats
+                r = stack_left(xp, gg, bh)
+            else:
+                r = xp.matmul(gg, bh)
             r = sum_to(xp, r, (*lead, *pad_shape(ashape, rank)))
             return project_a(reshape_to(xp, r, (*lead, *tuple(a.shape))), extra)
 
@@ -287,10 +326,14 @@ def matmul_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     terms = []
     if da is not None:
         t = pad_chunk(xp, reshape_to(xp, da, (*tuple(da.shape[:extra]), *ashape)), extra, rank)
-        terms.append(xp.matmul(t, reshape_to(xp, b, bshape)))
+        bm = reshape_to(xp, b, bshape)
+        fold = b.ndim <= 2 and ashape[-2] == 1 and _folds(t, 2)  # a stack of vec-mats
+        terms.append(stack_left(xp, t, bm) if fold else xp.matmul(t, bm))
     if db is not None:
         t = pad_chunk(xp, reshape_to(xp, db, (*tuple(db.shape[:extra]), *bshape)), extra, rank)
-        terms.append(xp.matmul(reshape_to(xp, a, ashape), t))
+        am = reshape_to(xp, a, ashape)
+        fold = a.ndim <= 2 and bshape[-1] == 1 and _folds(t, 2)  # a stack of mat-vecs
+        terms.append(stack_right(xp, am, t) if fold else xp.matmul(am, t))
     terms = [reshape_to(xp, r, (*tuple(r.shape[: r.ndim - rank]), *out_shape)) for r in terms]
     return y, total(xp, y, terms)
 
@@ -812,7 +855,10 @@ def matvec_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     batch = y.ndim - 1
     da, dv = tangent(xp, dots[0], a), tangent(xp, dots[1], v)
     ta = None if da is None else f(pad_chunk(xp, da, dots.extra, batch + 2), v)
-    tv = None if dv is None else f(a, pad_chunk(xp, dv, dots.extra, batch + 1))
+    if dv is not None and a.ndim == 2 and _folds(dv, 1):  # a stack of mat-vecs: one GEMM
+        tv = stack_left(xp, dv, xp.matrix_transpose(a))
+    else:
+        tv = None if dv is None else f(a, pad_chunk(xp, dv, dots.extra, batch + 1))
     return y, total(xp, y, [ta, tv])
 
 
@@ -846,7 +892,10 @@ def vecmat_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     f = _numpy_functions(xp).vecmat
     batch = y.ndim - 1
     dv, da = tangent(xp, dots[0], v), tangent(xp, dots[1], a)
-    tv = None if dv is None else f(pad_chunk(xp, dv, dots.extra, batch + 1), a)
+    if dv is not None and a.ndim == 2 and _folds(dv, 1):  # a stack of vec-mats: one GEMM
+        tv = stack_left(xp, conj(xp, dv), a)
+    else:
+        tv = None if dv is None else f(pad_chunk(xp, dv, dots.extra, batch + 1), a)
     ta = None if da is None else f(v, pad_chunk(xp, da, dots.extra, batch + 2))
     return y, total(xp, y, [tv, ta])
 

@@ -372,3 +372,76 @@ def test_matvec_vecmat_against_numpy() -> None:
     np.testing.assert_allclose(a_bar, np.outer(w, h))
     with pytest.raises(ValueError, match="matvec"):
         _rrule(np.matvec, np.ones(3), np.ones(3))
+
+
+# ---- a chunk of mat-vecs is one matrix product (issue 14: Jacobians of B @ x) ------------------
+@pytest.mark.parametrize(
+    "shapes",
+    [((4, 3), (3,)), ((3,), (3, 4)), ((4, 3), (2, 3, 1)), ((2, 1, 3), (3, 4))],
+    ids=["matvec", "vecmat", "column-stack", "row-stack"],
+)
+def test_chunked_matvecs_are_one_matrix_product(shapes, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """With a chunk of k tangents (cotangents) of the vector operand, ``matmul`` of a stack of
+    mat-vecs runs k products that each read the whole matrix; the frule and the chunked pullback
+    fold the stack into one GEMM. Checked by spying on ``xp.matmul``: no product the rule makes
+    has the chunk as a batch axis, and the results equal one call per tangent."""
+    from chainrules.core.namespaces import namespace_of
+
+    a, b = _r(*shapes[0]), _r(*shapes[1])
+    xp = namespace_of(a)
+    calls: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+    real = xp.matmul
+
+    def spy(x1, x2, /):  # type: ignore[no-untyped-def]
+        calls.append((tuple(x1.shape), tuple(x2.shape)))
+        return real(x1, x2)
+
+    k, y = 5, a @ b
+    vec_a = a.ndim == 1 or a.shape[-2] == 1  # the traced operand is the vector (row) one
+    ta = _r(k, *a.shape) if vec_a else None
+    tb = None if vec_a else _r(k, *b.shape)
+    yb = _r(k, *y.shape)
+    monkeypatch.setattr(xp, "matmul", spy)
+    zero = cr.ZeroTangent()
+    _, yd = cr.frule(
+        (cr.NoTangent(), zero if ta is None else ta, zero if tb is None else tb), np.matmul, a, b
+    )
+    _, pb = cr.rrule(np.matmul, a, b)
+    bars = pb(yb, chunk=1)  # type: ignore[call-arg]  # one leading chunk axis
+    got = cr.unthunk(bars[1 if vec_a else 2])
+    monkeypatch.setattr(xp, "matmul", real)
+    assert len(calls) == 4, calls  # two primals, the pushforward, the cotangent asked for
+    assert not any(len(s) > 2 and s[0] == k for c in calls for s in c), calls
+    dots = [ta[i] @ b if vec_a else a @ tb[i] for i in range(k)]  # type: ignore[index]
+    np.testing.assert_allclose(yd, np.stack(dots))
+    want = [pb(yb[i])[1 if vec_a else 2] for i in range(k)]
+    np.testing.assert_allclose(got, np.stack([cr.unthunk(w) for w in want]))
+
+
+@pytest.mark.parametrize("name", ["matvec", "vecmat"])
+def test_chunked_gufunc_tangents_are_one_matrix_product(name, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``np.matvec(A, v)`` / ``np.vecmat(v, A)`` with a chunk of tangents of ``v``: one GEMM
+    (``xp.matmul`` of 2-D operands) in place of the gufunc's loop, equal to one call per
+    tangent (complex: ``vecmat`` conjugates the vector)."""
+    from chainrules.core.namespaces import namespace_of
+
+    a, v = _c(4, 3), _c(3) if name == "matvec" else _c(4)
+    tv = _c(5, *v.shape)
+    xp, f = namespace_of(a), getattr(np, name)
+    args = (a, v) if name == "matvec" else (v, a)
+    calls: list[tuple[int, ...]] = []
+    real = xp.matmul
+
+    def spy(x1, x2, /):  # type: ignore[no-untyped-def]
+        calls.append((x1.ndim, x2.ndim))
+        return real(x1, x2)
+
+    monkeypatch.setattr(xp, "matmul", spy)
+    z = cr.ZeroTangent()
+    _, yd = cr.frule(
+        (cr.NoTangent(), z, tv) if name == "matvec" else (cr.NoTangent(), tv, z), f, *args
+    )
+    monkeypatch.setattr(xp, "matmul", real)
+    assert calls == [(2, 2)]
+    want = [f(a, t) if name == "matvec" else f(t, a) for t in tv]
+    np.testing.assert_allclose(yd, np.stack(want))
