@@ -10,27 +10,9 @@ import numpy as np
 import pytest
 
 import chainrules as cr
+from chainrules.testing.runner import _GraphRuns  # the lazy column's graph counter
 
 da = pytest.importorskip("dask.array")
-
-
-class _Runs:
-    """Counts the graphs dask's local schedulers run inside the block."""
-
-    def __enter__(self) -> _Runs:
-        from dask.callbacks import Callback
-
-        self.count = 0
-
-        def start(dsk: Any) -> None:
-            self.count += 1
-
-        self._cb = Callback(start=start)
-        self._cb.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._cb.__exit__(*exc)
 
 
 def _cases() -> list[tuple[str, Any, Any, Any]]:
@@ -66,7 +48,7 @@ def test_mask_scatter_is_lazy_and_equals_numpy(
         mask,
         values,
     )[1]
-    with _Runs() as runs:
+    with _GraphRuns() as runs:
         y, dpb = cr.rrule(cr.scatter_add, d, m, v)
         bars = dpb(da.from_array(y_bar, chunks=2))
         y_dot = cr.frule(
