@@ -76,6 +76,9 @@ def _nd_gather_cases():  # type: ignore[no-untyped-def]
     x3 = da.from_array(rng.standard_normal((12, 5, 9)), chunks=(4, 5, 3))
     sep = (rows2d % 12, slice(None), cols[:6] % 9)  # separated: broadcast axes first
     yield "separated index arrays", x3, sep, da.ones((8, 6, 5), chunks=(4, 3, 5))
+    mask = rng.uniform(size=40) < 0.5  # a boolean key over the rows: its gather by slots
+    n = int(mask.sum())
+    yield "boolean mask of rows", x, da.from_array(mask, chunks=10), da.ones((n, 30), chunks=6)
 
 
 @pytest.mark.parametrize(
@@ -108,3 +111,5 @@ def test_scatter_add_pullback_gathers_n_d_keys_chunk_aligned(name, x, key, v) ->
             math.prod(c) for a in (x, y_bar, v, v_bar) for c in itertools.product(*a.chunks)
         )
         assert _largest_task_output(v_bar) <= chunk, f"{name}: a task larger than a chunk"
+        if name == "boolean mask of rows":  # chunked as the values along the selection
+            assert v_bar.chunks[0] == v.chunks[0], (v_bar.chunks, v.chunks)
