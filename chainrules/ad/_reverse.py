@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core import registry as _registry
 from ..core.namespaces import namespace_of
 from ..core.registry import find_rrule, mark_chunked, takes_chunks
 from ..core.tangents import (
@@ -155,15 +154,9 @@ class ReverseTrace(Trace):
             vals, parents = self._unwrap(fn, args, kwargs)
             if not parents:
                 return _const_result(self, dispatch(fn, vals, kwargs))
-        # lookup_rule(find_rrule, "rrule", fn), its common case inline: a rule in the table
-        rule = None
-        if getattr(fn, "__name__", "") not in NONDIFF_NAMES:
-            try:
-                e = _registry._TABLE.get(fn)
-            except TypeError:  # unhashable: lookup_rule says what is wrong
-                e = None
-            if e is not None:
-                rule = e.rrule
+        # lookup_rule(find_rrule, "rrule", fn), its common case inline: a rule registered for fn
+        # (through the registry's public lookup; find_rrule never raises)
+        rule = find_rrule(fn) if getattr(fn, "__name__", "") not in NONDIFF_NAMES else None
         if rule is None:
             rule = lookup_rule(find_rrule, "rrule", fn)
         if rule is None:  # a constant-valued function with no rule

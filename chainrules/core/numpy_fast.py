@@ -58,12 +58,12 @@ _ZERO = ZeroTangent()
 _ND = np.ndarray
 _add_reduce = np.add.reduce
 _multiply = np.multiply
-_REAL2 = ("f", None, "f", None)
+_REAL2 = ("f", None, "f", None)  # the generic binary pullback's kinds for two real operands
 # From this many elements of the cotangent on, a binary fast pullback defers each operand's
 # cotangent that costs a pass (a partial other than 1, a broadcast operand summed back) as a
 # ``Thunk``: an engine forces only the traced operands' (``Y * Z`` with ``Y`` data computes ``Z``'s
 # alone). Below it the thunk's closure (about 1 us) costs more than the pass it may save.
-DEFER_SIZE = 1 << 14  # the generic binary pullback's kinds for two real operands
+DEFER_SIZE = 1 << 14
 
 
 def is_real(a: Any) -> bool:
