@@ -613,6 +613,23 @@ def _gather_dask_mask(xp: Any, src: Any, mask: Any, values: Any) -> Any:
     return out[:n]
 
 
+def _summed_block(todo: list[Any], total: Any, shape: tuple[int, ...], like: Any) -> Any:
+    """One block of shape ``shape`` from the delayed parts ``todo``, summed by ``total`` in a
+    binary tree (no task sums more than two parts); zeros when no part falls in the block.
+    ``like``: the dask array whose dtype and meta the block takes (the scatter's and the gather's
+    routing share this)."""
+    import dask.array as da
+
+    while len(todo) > 1:
+        todo = [
+            total(*todo[i : i + 2]) if i + 1 < len(todo) else todo[i]
+            for i in range(0, len(todo), 2)
+        ]
+    if not todo:
+        return da.zeros(shape, dtype=like.dtype, chunks=shape)
+    return da.from_delayed(todo[0], shape, dtype=like.dtype, meta=like._meta)
+
+
 def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
     """Chunk-aligned scatter on dask: every selected element is routed to the block of ``dest``
     that holds it, and each block sums its share, one values chunk at a time.
@@ -676,16 +693,7 @@ def _scatter_dask(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         lo = tuple(int(offsets[d][i]) for d, i in enumerate(b))
         bs = tuple(int(dest.chunks[d][i]) for d, i in enumerate(b))
         todo = [add(lo, bs, dest.dtype, blk[0], *blk[1:]) for blk in zip(*blocks)]
-        while len(todo) > 1:  # a binary tree: no task sums more than two blocks
-            todo = [
-                total(*todo[i : i + 2]) if i + 1 < len(todo) else todo[i]
-                for i in range(0, len(todo), 2)
-            ]
-        grid[b] = (
-            da.from_delayed(todo[0], bs, dtype=dest.dtype, meta=dest._meta)
-            if todo
-            else (da.zeros(bs, dtype=dest.dtype, chunks=bs))
-        )
+        grid[b] = _summed_block(todo, total, bs, dest)
     return dest + da.block(grid.tolist()) if grid.ndim else dest + grid[()]
 
 
@@ -788,16 +796,7 @@ def _gather_dask(src: Any, key: IndexKey) -> Any:
             )
             for si in np.ndindex(*src.numblocks[:k])
         ]
-        while len(todo) > 1:  # a binary tree: no task sums more than two parts
-            todo = [
-                total(*todo[i : i + 2]) if i + 1 < len(todo) else todo[i]
-                for i in range(0, len(todo), 2)
-            ]
-        grid[ob] = (
-            da.from_delayed(todo[0], bs, dtype=src.dtype, meta=src._meta)
-            if todo
-            else da.zeros(bs, dtype=src.dtype, chunks=bs)
-        )
+        grid[ob] = _summed_block(todo, total, bs, src)
     return da.block(grid.tolist()) if grid.ndim else grid[()]
 
 
