@@ -141,7 +141,7 @@ def _substitute(
     out = list(args)
     k = 0
     for i, d, c in zip(nums, defs, counts):
-        out[i] = unflatten(d, new[k : k + c])
+        out[i] = new[k] if d is None else unflatten(d, new[k : k + c])  # None: one array
         k += c
     return out
 
@@ -234,8 +234,12 @@ class _Recording:
         fname: str,
     ) -> None:
         leaves, defs, counts = _inputs(f, args, nums, fname)
-        trace = ReverseTrace(tracer_class(leaves[0]) if leaves else Tracer)
-        wrapped = [trace.wrap(x, Node(None, ()), tracer_class(x)) for x in leaves]
+        cls = tracer_class(leaves[0]) if leaves else Tracer
+        trace = ReverseTrace(cls)
+        wrapped = [
+            trace.wrap(x, Node(None, ()), tracer_class(x) if i else cls)
+            for i, x in enumerate(leaves)
+        ]
         self.trace = trace
         self.in_nodes = [w._aux for w in wrapped]
         self.in_values = leaves

@@ -62,7 +62,9 @@ _REAL2 = ("f", None, "f", None)  # the generic binary pullback's kinds for two r
 # From this many elements of the cotangent on, a binary fast pullback defers each operand's
 # cotangent that costs a pass (a partial other than 1, a broadcast operand summed back) as a
 # ``Thunk``: an engine forces only the traced operands' (``Y * Z`` with ``Y`` data computes ``Z``'s
-# alone). Below it the thunk's closure (about 1 us) costs more than the pass it may save.
+# alone). Below it the thunk's closure (about 1 us) costs more than the pass it may save. A Python
+# float operand's cotangent (a product and a sum to a scalar) is deferred at every size: no engine
+# traces a Python number, so only a direct caller who asks for it pays.
 DEFER_SIZE = 1 << 14
 
 
@@ -192,7 +194,12 @@ def unary_rrule(
                     return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
                 if is_zero:
                     return _NO, _ZERO
-                v = _times(p, y_bar) if is_const else _scale(y_bar, p(xp, out, x))
+                if is_const:
+                    v = _times(p, y_bar)
+                elif y_bar.size < INPLACE_SIZE:  # _scale's small case, without its call
+                    v = y_bar * p(xp, out, x)
+                else:
+                    v = _scale(y_bar, p(xp, out, x))
                 if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
                     return _NO, v
                 return _NO, ProjectTo(x, xp)(v)  # a partial of another dtype
@@ -252,11 +259,12 @@ def binary_rrule(
             def real_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any, Any]:
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, spec, args, xp, out, _REAL2, y_bar, chunk)
-                big = y_bar.size >= DEFER_SIZE
+                size = y_bar.size
+                big, small = size >= DEFER_SIZE, size < INPLACE_SIZE
                 pargs = args if both_arrays else None
                 if z0:
                     rx: Any = _ZERO
-                elif big and not (c0 and p0 == 1 and _same(x, y_bar)):
+                elif (big or tx is float) and not (c0 and p0 == 1 and _same(x, y_bar)):
                     rx = Thunk(partial(_cotangent, x, p0, c0, y_bar, xp, out, args, partial_args))
                 else:
                     if c0:
@@ -264,13 +272,22 @@ def binary_rrule(
                     else:
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
-                        v = _scale(y_bar, p0(xp, out, *pargs))
-                    rx = project(x, v)
-                    if rx is None:
-                        rx = ProjectTo(x, xp)(v)
+                        d = p0(xp, out, *pargs)
+                        v = y_bar * d if small else _scale(y_bar, d)
+                    if (
+                        type(v) is _ND
+                        and type(x) is _ND
+                        and v.shape == x.shape
+                        and v.dtype == x.dtype
+                    ):
+                        rx = v  # project(x, v)'s common case, without its call
+                    else:
+                        rx = project(x, v)
+                        if rx is None:
+                            rx = ProjectTo(x, xp)(v)
                 if z1:
                     ry: Any = _ZERO
-                elif big and not (c1 and p1 == 1 and _same(y, y_bar)):
+                elif (big or ty is float) and not (c1 and p1 == 1 and _same(y, y_bar)):
                     ry = Thunk(partial(_cotangent, y, p1, c1, y_bar, xp, out, args, partial_args))
                 else:
                     if c1:
@@ -278,10 +295,19 @@ def binary_rrule(
                     else:
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
-                        v = _scale(y_bar, p1(xp, out, *pargs))
-                    ry = project(y, v)
-                    if ry is None:
-                        ry = ProjectTo(y, xp)(v)
+                        d = p1(xp, out, *pargs)
+                        v = y_bar * d if small else _scale(y_bar, d)
+                    if (
+                        type(v) is _ND
+                        and type(y) is _ND
+                        and v.shape == y.shape
+                        and v.dtype == y.dtype
+                    ):
+                        ry = v  # project(y, v)'s common case, without its call
+                    else:
+                        ry = project(y, v)
+                        if ry is None:
+                            ry = ProjectTo(y, xp)(v)
                 return _NO, rx, ry
 
             return out, real_pullback
@@ -354,6 +380,40 @@ def unsum(y_bar: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: b
     out = _ND(shape, y_bar.dtype, y_bar, 0, tuple(out_strides))
     out.flags.writeable = False  # as broadcast_to's view: never written through
     return out
+
+
+def sum_rrule(
+    xp: Any,
+    x: Any,
+    axes: tuple[int, ...],
+    keepdims: bool,
+    n: int,
+    nos: tuple[Any, ...],
+    slow: Callable[[Any], Any],
+) -> tuple[Any, Callable[..., Any]]:
+    """``sum`` (``n`` = 1) or ``mean`` (``n``: the count) of a real, non-empty NumPy ``x`` over
+    ``axes``, with its pullback written out: the reduction is ``np.add.reduce`` (what ``np.sum``
+    calls for an ndarray, without ``_wrapreduction``'s frames), and a NumPy cotangent of the
+    output's shape and ``x``'s dtype is pulled back as :func:`unsum`'s view. Any other cotangent
+    (a chunk, a thunk, a zero, another dtype or library) goes to ``slow(y)(y_bar, chunk=chunk)``,
+    the rule's general pullback, built on first use from the output's record."""
+    y = _add_reduce(x, axis=axes, keepdims=keepdims)
+    if n != 1:
+        y = y / n
+    shape, dtype, y_shape = x.shape, x.dtype, y.shape
+    y_rec = y if type(y) is not _ND else None  # a NumPy scalar owns its value: keep it
+
+    def sum_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
+        if not chunk and type(y_bar) is _ND and y_bar.shape == y_shape and y_bar.dtype == dtype:
+            g = unsum(y_bar / n if n != 1 else y_bar, shape, axes, keepdims)
+            if g is not None:
+                return (_NO, g, *nos)
+        yr = y_rec
+        if yr is None:
+            yr = Output(y_shape, dtype, _ND, xp, "numpy", None, True)
+        return slow(yr)(y_bar, chunk=chunk)
+
+    return y, sum_pullback
 
 
 def vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:

@@ -248,13 +248,13 @@ class Output:
 
 def output(y: Any) -> Any:
     """The :class:`Output` record of an array ``y`` (for a tuple or list: a tuple of records);
-    a Python scalar, a NumPy scalar (it owns its value) and anything without a dtype are kept
-    as they are. Reads no array value: only the shape, the dtype and the device."""
+    a Python scalar, a NumPy scalar (it owns its value), a record and anything without a dtype
+    are kept as they are. Reads no array value: only the shape, the dtype and the device."""
     t = type(y)
     if t is _ND:
         xp = _NUMPY_XP[0] if _NUMPY_XP else _numpy_xp()
         return Output(y.shape, y.dtype, t, xp, "numpy", None, True)
-    if t in _SCALARS or isinstance(y, np.generic):
+    if t in _SCALARS or t is Output or isinstance(y, np.generic):  # a record is its own
         return y
     if isinstance(y, (tuple, list)):
         return tuple(map(output, y))

@@ -55,7 +55,7 @@ from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ..core.toolkit import Signature, TangentsIn, pullback, signature, tangents_in
+from ..core.toolkit import Signature, TangentsIn, output, pullback, signature, tangents_in
 from ._util import (
     along,
     chunk_axes,
@@ -245,25 +245,12 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
     """``sum`` (and ``mean``, which divides by the count)."""
     mean = name == "mean"
 
-    def sum_rrule(*args: Any, **kwargs: Any) -> Any:
-        kw: Any = None
-        if len(args) == 1 and type(args[0]) is _ND and (not kwargs or _AXIS_KW.issuperset(kwargs)):
-            # sum(x, axis=.., keepdims=..) of a NumPy array, the common call: what _bind gives,
-            # without binding (a 0-d array with an axis, which NumPy special-cases, is bound)
-            x = args[0]
-            xp = namespace_of(x, fname=name)  # one array: a dict lookup by its type
-            axis = kwargs.get("axis") if kwargs else None
-            if axis is None:
-                axes = tuple(range(x.ndim))
-                kw = {"keepdims": bool(kwargs.get("keepdims"))} if kwargs else _NO_AXIS_KW
-            elif x.ndim:
-                axes = normalize_axis(axis, x.ndim, sig.name)
-                kw = {"axis": axes, "keepdims": bool(kwargs.get("keepdims"))}
-        if kw is None:
-            xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
-        y = getattr(xp, name)(x, **kw)
+    def sum_pullback_of(
+        xp: Any, x: Any, y: Any, axes: tuple[int, ...], keepdims: bool, nos: tuple[Any, ...]
+    ) -> Any:
+        """The rule's pullback (``x``, ``y``: the arrays or their :class:`Output` records)."""
         project = ProjectTo(x, xp)
-        shape, keepdims, nos = tuple(x.shape), kw["keepdims"], _consts(args)
+        shape = tuple(x.shape)
         n = max(reduced_size(shape, axes), 1) if mean else 1
         y_rank = len(shape) if keepdims else len(shape) - len(axes)
 
@@ -282,7 +269,39 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
                 return (project(g, extra), *nos)
             return (project(unsum(y_bar, shape, axes, keepdims)), *nos)
 
-        return y, sum_pullback
+        return sum_pullback
+
+    def sum_rrule(*args: Any, **kwargs: Any) -> Any:
+        kw: Any = None
+        if len(args) == 1 and type(args[0]) is _ND and (not kwargs or _AXIS_KW.issuperset(kwargs)):
+            # sum(x, axis=.., keepdims=..) of a NumPy array, the common call: what _bind gives,
+            # without binding (a 0-d array with an axis, which NumPy special-cases, is bound)
+            x = args[0]
+            xp = namespace_of(x, fname=name)  # one array: a dict lookup by its type
+            axis = kwargs.get("axis") if kwargs else None
+            if axis is None:
+                axes = tuple(range(x.ndim))
+                kw = {"keepdims": bool(kwargs.get("keepdims"))} if kwargs else _NO_AXIS_KW
+            elif x.ndim:
+                axes = normalize_axis(axis, x.ndim, sig.name)
+                kw = {"axis": axes, "keepdims": bool(kwargs.get("keepdims"))}
+            if kw is not None and x.dtype.kind == "f" and x.size and (not mean or x.itemsize > 2):
+                # a real NumPy array: numpy_fast's reduction and pullback (NumPy's mean of
+                # float16 accumulates in float32: the general path)
+                keepdims, nos, xr = kw["keepdims"], _consts(args), output(x)
+                return numpy_fast.sum_rrule(
+                    xp,
+                    x,
+                    axes,
+                    keepdims,
+                    max(reduced_size(x.shape, axes), 1) if mean else 1,
+                    nos,
+                    lambda yr: sum_pullback_of(xp, xr, yr, axes, keepdims, nos),
+                )
+        if kw is None:
+            xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(x, **kw)
+        return y, sum_pullback_of(xp, x, y, axes, kw["keepdims"], _consts(args))
 
     def sum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, x, axes, kw = _bind(sig, numpy, args, kwargs)

@@ -61,7 +61,7 @@ def test_fast_path_agrees_with_the_generic_path(reg: cr.Registration, dtype: typ
         g = rng.standard_normal(np.shape(y)).astype(np.asarray(y).dtype)
         if not isinstance(g, np.ndarray):
             g = np.asarray(g)
-        fast = pb(g)
+        fast = tuple(map(cr.unthunk, pb(g)))  # a Python float's cotangent is deferred
         generic = pb(cr.Thunk(lambda g=g: g))  # a thunk is never taken by the fast path
         assert pb.__name__ == "real_pullback", pb.__name__
         assert len(fast) == len(generic)
@@ -69,6 +69,55 @@ def test_fast_path_agrees_with_the_generic_path(reg: cr.Registration, dtype: typ
             _same(a, b)
         taken += 1
     assert taken, f"no real example of {reg.name} took the fast path"
+
+
+@pytest.mark.parametrize("f", [np.multiply, np.add, np.divide, np.power])
+@pytest.mark.parametrize("size", [3, 1 << 15])  # below and above DEFER_SIZE
+def test_a_python_float_operands_cotangent_is_deferred(f, size) -> None:  # type: ignore[no-untyped-def]
+    x = np.linspace(0.5, 1.5, size)
+    g = np.cos(x)
+    for args in ((x, 2.0), (2.0, x)):
+        _, pb = cr.rrule(f, *args)
+        out = pb(g)
+        i = 1 if type(args[0]) is float else 2
+        assert isinstance(out[i], cr.Thunk)  # no pass until a caller forces it
+        _same(cr.unthunk(out[i]), pb(cr.Thunk(lambda: g))[i])  # a thunk: the generic path
+        _same(cr.unthunk(out[3 - i]), cr.unthunk(pb(cr.Thunk(lambda: g))[3 - i]))
+
+
+@pytest.mark.parametrize("name", ["sum", "mean"])
+@pytest.mark.parametrize(
+    ("shape", "kwargs"),
+    [
+        ((5,), {}),
+        ((3, 4), {"axis": 0}),
+        ((3, 4), {"axis": -1, "keepdims": True}),
+        ((2, 3, 4), {"axis": (0, 2)}),
+        ((2, 3, 4), {}),
+        ((), {}),
+        ((3, 4), {"keepdims": True}),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sum_fast_path_agrees_with_numpy_and_the_generic_path(name, shape, kwargs, dtype) -> None:  # type: ignore[no-untyped-def]
+    f = getattr(np, name)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(dtype)
+    y, pb = cr.rrule(f, x, **kwargs)
+    ref = f(x, **kwargs)
+    assert type(y) is type(ref)  # a NumPy scalar for a full reduction, as NumPy's own
+    _same(y, ref)
+    g = np.asarray(rng.standard_normal(np.shape(y))).astype(dtype)
+    fast = pb(g)
+    assert pb.__name__ == "sum_pullback" and fast[1].base is not None  # the view, no copy
+    generic = pb(cr.Thunk(lambda: g))  # a thunk: the toolkit's pullback
+    assert len(fast) == len(generic) == 2
+    _same(fast[0], generic[0])
+    np.testing.assert_array_equal(fast[1], generic[1])
+    assert fast[1].dtype == generic[1].dtype and fast[1].shape == x.shape
+    assert pb(cr.ZeroTangent()) == (cr.NoTangent(), cr.ZeroTangent())
+    chunk = pb(np.stack([g, 2 * g]), chunk=1)[1]  # a chunk: the general path
+    np.testing.assert_array_equal(chunk[1], 2 * np.asarray(generic[1]))
 
 
 def test_project_declines_what_needs_a_projector() -> None:
