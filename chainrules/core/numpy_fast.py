@@ -397,7 +397,7 @@ def sum_rrule(
     output's shape and ``x``'s dtype is pulled back as :func:`unsum`'s view. Any other cotangent
     (a chunk, a thunk, a zero, another dtype or library) goes to ``slow(y)(y_bar, chunk=chunk)``,
     the rule's general pullback, built on first use from the output's record."""
-    y = _add_reduce(x, axis=axes, keepdims=keepdims)
+    y: Any = _add_reduce(x, axis=axes, keepdims=keepdims)  # type: ignore[call-overload]
     if n != 1:
         y = y / n
     shape, dtype, y_shape = x.shape, x.dtype, y.shape
