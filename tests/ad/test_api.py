@@ -207,6 +207,22 @@ def test_default_chunk_size_floor_and_size() -> None:
     assert ad.default_chunk_size(1000, size=2**19) == 16
 
 
+def test_chunk_table_in_the_docs_is_the_policy() -> None:
+    """docs/ad.md's table of default passes is what default_chunk_size gives (now and before)."""
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "ad.md").read_text()
+    lines = [ln for ln in page.splitlines() if ln.startswith("| ")]
+    head = next(ln for ln in lines if ln.startswith("| input (forward) or output (reverse)"))
+    sizes = [int(float(c)) for c in head.strip("|").split("|")[1:]]
+    now = next(ln for ln in lines if ln.startswith("| passes, forward (chunk) |"))
+    before = next(ln for ln in lines if ln.startswith("| passes before (ForwardDiff's 16) |"))
+    for n, cell, old in zip(sizes, now.strip("|").split("|")[1:], before.strip("|").split("|")[1:]):
+        k = ad.default_chunk_size(n)
+        assert cell.strip() == f"{math.ceil(n / k)} ({k})", n
+        assert int(old) == math.ceil(n / ad.default_chunk_size(n, 16)), n
+
+
 @pytest.mark.parametrize(("n", "passes"), [(40, 1), (1000, 1), (1025, 2), (2048, 4)])
 def test_forward_jacobian_default_passes(n: int, passes: int) -> None:
     """The default forward chunk at the sizes users compare (one pass up to 1024 elements, not
