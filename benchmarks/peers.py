@@ -33,7 +33,8 @@ those rows.
 
 ``--chunks`` prints the curve behind the default chunk (``JACOBIAN_CHUNK_ELEMENTS``): the time of
 both Jacobians of ``tanh(B @ x)`` at n=200 and 1000 against ``chunk_size`` from 16 to n, as a
-ratio to ``torch.func`` (median and range over the repeats), and the default's own row.
+ratio to ``torch.func`` (median and range over the repeats), and the default's own row; in
+reverse mode also the bare product ``eye @ B`` that one pass amounts to, NumPy's over torch's.
 
     python benchmarks/peers.py [--quick] [--repeats 3] [--hessian] [--chunks]
         [--programs [NAME ...]]
@@ -326,6 +327,10 @@ def chunk_curve(repeats: int, budget: float) -> None:
                 j = ad.jacobian(lambda x, b=b: np.tanh(b @ x), mode=mode, chunk_size=c)
                 np.testing.assert_allclose(j(x), want, rtol=1e-9, atol=1e-12)
                 fns[f"chainrules:{c}"] = functools.partial(j, x)
+            if mode == "rev":  # the one product a single reverse pass is made of, bare
+                e = np.eye(n) * 0.5
+                fns["numpy matmul"] = functools.partial(np.matmul, e, b)
+                fns["torch matmul"] = functools.partial(torch.matmul, torch.from_numpy(e), tb)
             runs = [interleaved(fns, rounds=3, budget=budget) for _ in range(repeats)]
             floor = DEFAULT_REV_CHUNK if mode == "rev" else DEFAULT_CHUNK_THRESHOLD
             default = ad.default_chunk_size(n, max(floor, JACOBIAN_CHUNK_ELEMENTS // n))
@@ -338,6 +343,12 @@ def chunk_curve(repeats: int, budget: float) -> None:
                     f"| {fmt_s([r[key] for r in runs])} | {fmt(over)} |"
                 )
                 sys.stdout.flush()
+            if mode == "rev":
+                over = [r["numpy matmul"] / r["torch matmul"] for r in runs]
+                print(
+                    f"| {mode}, n={n} | bare `eye @ B`: NumPy over torch | 1 "
+                    f"| {fmt_s([r['numpy matmul'] for r in runs])} | {fmt(over)} |"
+                )
 
 
 def run(quick: bool = False) -> list[Any]:
