@@ -25,12 +25,19 @@ with. Engines that are not installed are left out.
 ``--hessian`` adds the second-order rows, against every eager engine: ``ad.hessian`` of
 ``sum(tanh(B @ x))`` at n=200 (forward over reverse) against ``autograd.hessian``,
 ``torch.func.hessian`` and ``jax.hessian``; ``ad.jacobian(mode="fwd")`` of ``tanh(B @ x)`` at
-n=m=1000 (chunked pushforwards) against ``torch.func.jacfwd`` and ``jax.jacfwd``; and
-``ad.jacobian(mode="rev")`` at n=1000 (chunked pullbacks) against ``torch.func.jacrev`` and
-``jax.jacrev``; JAX without ``jit``, autograd's ``jacobian`` (reverse mode, its only one) beside
-both Jacobians. ``--programs`` with no names runs only those rows.
+n=m=200 and 1000 (chunked pushforwards) against ``torch.func.jacfwd`` and ``jax.jacfwd``; and
+``ad.jacobian(mode="rev")`` at n=200 and 1000 (chunked pullbacks) against ``torch.func.jacrev``
+and ``jax.jacrev``; JAX without ``jit``, autograd's ``jacobian`` (reverse mode, its only one)
+beside both Jacobians; chainrules with its default chunk. ``--programs`` with no names runs only
+those rows.
 
-    python benchmarks/peers.py [--quick] [--repeats 3] [--hessian] [--programs [NAME ...]]
+``--chunks`` prints the curve behind the default chunk (``JACOBIAN_CHUNK_ELEMENTS``): the time of
+both Jacobians of ``tanh(B @ x)`` at n=200 and 1000 against ``chunk_size`` from 16 to n, as a
+ratio to ``torch.func`` (median and range over the repeats), and the default's own row; in
+reverse mode also the bare product ``eye @ B`` that one pass amounts to, NumPy's over torch's.
+
+    python benchmarks/peers.py [--quick] [--repeats 3] [--hessian] [--chunks]
+        [--programs [NAME ...]]
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -55,6 +63,11 @@ except ImportError:  # run as a script
     from _timing import interleaved
 
 from chainrules import ad  # noqa: E402
+from chainrules.ad._api import (  # noqa: E402  (the chunk policy's constants)
+    DEFAULT_CHUNK_THRESHOLD,
+    DEFAULT_REV_CHUNK,
+    JACOBIAN_CHUNK_ELEMENTS,
+)
 
 
 # --- the programs, written once against a namespace m ------------------------------------------
@@ -264,18 +277,78 @@ def _second_order_cases(
     return out
 
 
-SECOND_ORDER = (("hessian", 200), ("jacobian(fwd)", 1000), ("jacobian(rev)", 1000))
+SECOND_ORDER = (
+    ("hessian", 200),
+    ("jacobian(fwd)", 200),
+    ("jacobian(fwd)", 1000),
+    ("jacobian(rev)", 200),
+    ("jacobian(rev)", 1000),
+)
 """``hessian`` of ``sum(tanh(B @ x))`` and the Jacobians of ``tanh(B @ x)``, B a constant n x n."""
 
 
 def second_order(quick: bool) -> list[tuple[str, dict[str, Callable[[], Any]]]]:
-    """The ``--hessian`` cases against autograd, ``torch.func`` and eager JAX (``--quick``: the
-    Jacobians at n=200)."""
+    """The ``--hessian`` cases against autograd, ``torch.func`` and eager JAX (``--quick``: n=200
+    only)."""
     rng = np.random.default_rng(1)
     return [
-        (f"{label}, n={200 if quick else n}", _second_order_cases(label, 200 if quick else n, rng))
+        (f"{label}, n={n}", _second_order_cases(label, n, rng))
         for label, n in SECOND_ORDER
+        if not (quick and n > 200)
     ]
+
+
+CHUNKS = (16, 32, 64, 128, 256, 512, 1000)
+"""The chunk sizes of ``--chunks`` (those up to n, and n itself)."""
+
+
+def chunk_curve(repeats: int, budget: float) -> None:
+    """``--chunks``: ``ad.jacobian`` of ``tanh(B @ x)`` in both modes at n=200 and 1000 against
+    ``chunk_size``, each as a ratio to ``torch.func``'s ``jacfwd`` / ``jacrev`` measured in the same
+    rounds (median and range over ``repeats``), with chainrules' own median time."""
+    import torch
+
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(1)
+    print("| mode, n | chunk | passes | chainrules time | over torch.func |")
+    print("|---|---|---|---|---|")
+    for mode in ("fwd", "rev"):
+        for n in (200, 1000):
+            b = rng.standard_normal((n, n)) / np.sqrt(n)
+            x = rng.standard_normal(n)
+            tb, tx = torch.from_numpy(b), torch.from_numpy(x)
+            peer = (torch.func.jacfwd if mode == "fwd" else torch.func.jacrev)(
+                lambda x, tb=tb: torch.tanh(tb @ x)
+            )
+            want = peer(tx).numpy()
+            sizes: list[int | None] = [*(c for c in CHUNKS if c < n), n, None]
+            fns: dict[str, Callable[[], Any]] = {"torch.func": functools.partial(peer, tx)}
+            for c in sizes:
+                j = ad.jacobian(lambda x, b=b: np.tanh(b @ x), mode=mode, chunk_size=c)
+                np.testing.assert_allclose(j(x), want, rtol=1e-9, atol=1e-12)
+                fns[f"chainrules:{c}"] = functools.partial(j, x)
+            if mode == "rev":  # the one product a single reverse pass is made of, bare
+                e = np.eye(n) * 0.5
+                fns["numpy matmul"] = functools.partial(np.matmul, e, b)
+                fns["torch matmul"] = functools.partial(torch.matmul, torch.from_numpy(e), tb)
+            runs = [interleaved(fns, rounds=3, budget=budget) for _ in range(repeats)]
+            floor = DEFAULT_REV_CHUNK if mode == "rev" else DEFAULT_CHUNK_THRESHOLD
+            default = ad.default_chunk_size(n, max(floor, JACOBIAN_CHUNK_ELEMENTS // n))
+            for c in sizes:
+                key = f"chainrules:{c}"
+                over = [r[key] / r["torch.func"] for r in runs]
+                name = "default" if c is None else str(c)
+                print(
+                    f"| {mode}, n={n} | {name} | {-(-n // (c or default))} "
+                    f"| {fmt_s([r[key] for r in runs])} | {fmt(over)} |"
+                )
+                sys.stdout.flush()
+            if mode == "rev":
+                over = [r["numpy matmul"] / r["torch matmul"] for r in runs]
+                print(
+                    f"| {mode}, n={n} | bare `eye @ B`: NumPy over torch | 1 "
+                    f"| {fmt_s([r['numpy matmul'] for r in runs])} | {fmt(over)} |"
+                )
 
 
 def run(quick: bool = False) -> list[Any]:
@@ -338,9 +411,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="shorter runs, noisier")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--hessian", action="store_true", help="add hessian and jacobian(rev)")
+    ap.add_argument("--chunks", action="store_true", help="jacobian time against chunk_size")
     ap.add_argument("--programs", nargs="*", default=list(PROGRAMS))
     a = ap.parse_args(argv)
     budget = 0.02 if a.quick else 0.1
+    if a.chunks:
+        chunk_curve(a.repeats, budget)
+        if not a.programs and not a.hessian:
+            return 0
     peers = ["numpy", "autograd", "torch", "jax", "jax.jit"]
     heads = [f"over {p}" for p in peers] + ["chainrules time", "jax (eager) time"]
     print("| program | " + " | ".join(heads) + " |")

@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
     "DEFAULT_REV_CHUNK",
     "HESSIAN_CHUNK_THRESHOLD",
+    "JACOBIAN_CHUNK_ELEMENTS",
     "default_chunk_size",
     "grad",
     "hessian",
@@ -33,12 +34,24 @@ __all__ = [
 ]
 
 DEFAULT_CHUNK_THRESHOLD = 16
-"""Inputs up to this many elements are pushed forward in one chunk (ForwardDiff uses 12)."""
+"""The smallest default chunk of ``jacobian(mode="fwd")`` (ForwardDiff's choice, which uses 12):
+inputs so large that :data:`JACOBIAN_CHUNK_ELEMENTS` allows fewer tangents per pass still get 16."""
 
 DEFAULT_REV_CHUNK = 128
-"""``jacobian(mode="rev")``: outputs up to this many elements are pulled back in one chunk of
-cotangents; larger ones in ``ceil(m / 128)`` nearly equal chunks. Each pass's arrays are ``chunk``
-times the size of one backward pass's, so the chunk is bounded (``chunk_size=`` overrides it)."""
+"""The smallest default chunk of ``jacobian(mode="rev")``: outputs too large for
+:data:`JACOBIAN_CHUNK_ELEMENTS` are still pulled back 128 cotangents per pass."""
+
+JACOBIAN_CHUNK_ELEMENTS = 2**20
+"""The element budget of ``jacobian``'s default chunk: ``chunk * size <= 2**20`` (8 MiB of
+float64), where ``size`` is the largest array the chunk multiplies that the engine knows before
+the passes (forward mode: the input; reverse mode: the output and each input), so each chunked
+seed, input tangent and cotangent stays within 8 MiB. The budget also fixes the work per pass:
+``chunk * n`` columns' worth of arithmetic, against a fixed Python cost per pass, so the chunk
+shrinks as the arrays grow and the overhead's share stays the same. At n = m = 1000 it is one
+pass (time against chunk is flat from about 250 up, ``benchmarks/peers.py --chunks``); past
+2**20 / 16 = 65536 elements the floors (:data:`DEFAULT_CHUNK_THRESHOLD`,
+:data:`DEFAULT_REV_CHUNK`) take over. Intermediates larger than those arrays are ``chunk`` times
+their own size and are not seen by the budget: pass ``chunk_size=`` for such functions."""
 
 
 HESSIAN_CHUNK_THRESHOLD = 128
@@ -49,16 +62,26 @@ its pullbacks) on tracers, so the engine's fixed cost per pass is far larger tha
 time of ForwardDiff's 13 passes of 16 (``benchmarks/peers.py --hessian``)."""
 
 
-def default_chunk_size(n: int, threshold: int | None = None) -> int:
-    """ForwardDiff's choice: the whole input up to ``threshold`` elements, else the smallest
-    chunk that splits ``n`` into ``ceil(n / threshold)`` nearly equal passes."""
-    t = DEFAULT_CHUNK_THRESHOLD if threshold is None else threshold
+def default_chunk_size(n: int, threshold: int | None = None, *, size: int | None = None) -> int:
+    """The default chunk of ``jacobian(mode="fwd")`` for an input of ``n`` elements.
+
+    The whole input up to ``threshold`` elements, else the smallest chunk that splits ``n`` into
+    ``ceil(n / threshold)`` nearly equal passes (ForwardDiff's split). Without ``threshold`` it
+    is the element budget's: ``max(DEFAULT_CHUNK_THRESHOLD, JACOBIAN_CHUNK_ELEMENTS // size)``
+    with ``size`` the largest array a pass multiplies by the chunk (``n`` by default), so the
+    whole input is one pass up to 1024 elements, and 2048 elements give 4 passes of 512."""
+    t = threshold if threshold is not None else _budget_threshold(DEFAULT_CHUNK_THRESHOLD, n, size)
     if n <= t:
         return max(n, 1)
     return math.ceil(n / math.ceil(n / t))
 
 
-# --- arguments ---------------------------------------------------------------------------------
+def _budget_threshold(floor: int, n: int, size: int | None) -> int:
+    """The largest chunk the element budget allows for arrays of ``max(n, size)`` elements, and
+    at least ``floor``."""
+    return max(floor, JACOBIAN_CHUNK_ELEMENTS // max(n, size or 0, 1))
+
+
 def _argnums(argnums: int | Sequence[int], nargs: int, fname: str) -> tuple[int, ...]:
     if type(argnums) is int and 0 <= argnums < nargs:  # the common case
         return (argnums,)
@@ -516,12 +539,16 @@ def jacobian(
 
     For an output of shape ``out`` and an input of shape ``in`` the block has shape
     ``(*out, *in)`` (JAX's layout). ``mode="fwd"`` pushes ``chunk_size`` basis tangents per pass
-    through the chunked frules (``ceil(n / chunk_size)`` passes for an input of ``n`` elements;
-    the default follows ForwardDiff, see :func:`default_chunk_size`) and writes each pass's
-    columns into the preallocated result through a reshaped 2-D view. ``mode="rev"`` records
-    ``f`` once and runs the tape backwards once per chunk of ``chunk_size`` one-hot cotangents
-    (``ceil(m / chunk_size)`` passes for an output of ``m`` elements; by default chunks of up to
-    :data:`DEFAULT_REV_CHUNK`), each pass writing a block of rows of the result. Rules
+    through the chunked frules (``ceil(n / chunk_size)`` passes for an input of ``n`` elements)
+    and writes each pass's columns into the preallocated result through a reshaped 2-D view.
+    ``mode="rev"`` records ``f`` once and runs the tape backwards once per chunk of
+    ``chunk_size`` one-hot cotangents (``ceil(m / chunk_size)`` passes for an output of ``m``
+    elements), each pass writing a block of rows of the result. The default chunk in both modes
+    is bounded by an element budget, :data:`JACOBIAN_CHUNK_ELEMENTS` (``chunk * size <= 2**20``,
+    ``size`` the input's elements in forward mode, the largest of the output's and each input's
+    in reverse mode), split into nearly equal passes (:func:`default_chunk_size`), and is at
+    least :data:`DEFAULT_CHUNK_THRESHOLD` (forward) or :data:`DEFAULT_REV_CHUNK` (reverse):
+    up to 1024 elements, one pass. Rules
     registered with ``chunked_pullback=True`` pull the whole chunk back in one call; others run
     once per cotangent of the chunk. Pytrees of inputs and outputs give nested results: the output
     structure outside, the input structure inside.
@@ -632,7 +659,11 @@ def _jac_rev(
         m = math.prod(y.shape)
         if not (isinstance(o, Tracer) and o._trace is rec.trace and o._aux is not None):
             continue
-        b = chunk_size if chunk_size is not None else default_chunk_size(m, DEFAULT_REV_CHUNK)
+        if chunk_size is not None:
+            b = chunk_size
+        else:  # the budget bounds the chunked output cotangent and each input's cotangent
+            widest = max((math.prod(x.shape) for x in leaves), default=1)
+            b = default_chunk_size(m, _budget_threshold(DEFAULT_REV_CHUNK, m, widest))
         for start in range(0, m, b):
             bb = min(b, m - start)
             seed = _seed_chunk(y, start, bb)  # bb one-hot cotangents of the output, one chunk
@@ -665,5 +696,6 @@ def hessian(
 
 
 def chunk_size_for(n: int, requested: int | None) -> int:
-    """``requested``, or the default chunk for ``n`` elements."""
+    """``requested``, or the forward mode's default chunk for ``n`` elements
+    (:func:`default_chunk_size`)."""
     return requested if requested is not None else default_chunk_size(n)

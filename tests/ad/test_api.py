@@ -13,6 +13,7 @@ from array_api_compat import array_namespace
 
 import chainrules as cr
 from chainrules import ad
+from chainrules.ad import _api as api
 from chainrules.ad import _core
 
 
@@ -186,6 +187,56 @@ def test_reverse_over_reverse() -> None:
 def test_default_chunk_size_is_forwarddiffs(n: int, t: int, k: int) -> None:
     assert ad.default_chunk_size(n, t) == k
     assert math.ceil(n / k) == math.ceil(n / t)  # no more passes than the threshold needs
+
+
+@pytest.mark.parametrize(
+    ("n", "k"), [(1, 1), (40, 40), (1000, 1000), (1024, 1024), (1025, 513), (2048, 512)]
+)
+def test_default_chunk_size_is_bounded_by_the_element_budget(n: int, k: int) -> None:
+    """Without a threshold the chunk is the element budget's: chunk * n <= 2**20, split evenly."""
+    assert ad.default_chunk_size(n) == k
+    assert k * n <= api.JACOBIAN_CHUNK_ELEMENTS
+    assert math.ceil(n / k) == math.ceil(n / (api.JACOBIAN_CHUNK_ELEMENTS // n))
+
+
+def test_default_chunk_size_floor_and_size() -> None:
+    """Past 2**20 / 16 elements the floor of 16 holds; ``size`` (a wider array) shrinks it."""
+    assert ad.default_chunk_size(100_000) == api.DEFAULT_CHUNK_THRESHOLD == 16
+    assert ad.default_chunk_size(70_000) == 16  # the budget alone would allow 14
+    assert ad.default_chunk_size(1000, size=4096) == 250  # 256 allowed: 4 passes of 250
+    assert ad.default_chunk_size(1000, size=2**19) == 16
+
+
+def test_chunk_table_in_the_docs_is_the_policy() -> None:
+    """docs/ad.md's table of default passes is what default_chunk_size gives (now and before)."""
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "ad.md").read_text()
+    lines = [ln for ln in page.splitlines() if ln.startswith("| ")]
+    head = next(ln for ln in lines if ln.startswith("| input elements (forward mode) |"))
+    sizes = [int(float(c)) for c in head.strip("|").split("|")[1:]]
+    now = next(ln for ln in lines if ln.startswith("| passes, forward (chunk) |"))
+    before = next(ln for ln in lines if ln.startswith("| passes before (ForwardDiff's 16) |"))
+    for n, cell, old in zip(sizes, now.strip("|").split("|")[1:], before.strip("|").split("|")[1:]):
+        k = ad.default_chunk_size(n)
+        assert cell.strip() == f"{math.ceil(n / k)} ({k})", n
+        assert int(old) == math.ceil(n / ad.default_chunk_size(n, 16)), n
+
+
+@pytest.mark.parametrize(("n", "passes"), [(40, 1), (1000, 1), (1025, 2), (2048, 4)])
+def test_forward_jacobian_default_passes(n: int, passes: int) -> None:
+    """The default forward chunk at the sizes users compare (one pass up to 1024 elements, not
+    ForwardDiff's ceil(n / 16)); f's output is small so the Jacobian is cheap."""
+    calls = []
+
+    def f(x: Any) -> Any:
+        calls.append(1)
+        return np.sin(x[:3]) * np.sum(x)
+
+    x = np.linspace(0.1, 1.0, n)
+    J = ad.jacobian(f)(x)
+    assert len(calls) == passes
+    close(J, ad.jacobian(f, chunk_size=n)(x))
 
 
 @pytest.mark.parametrize(("n", "chunk"), [(10, 1), (10, 4), (10, 10), (10, None), (40, None)])

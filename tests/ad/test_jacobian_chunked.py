@@ -36,9 +36,30 @@ def test_passes_and_values(monkeypatch: pytest.MonkeyPatch, chunk: int | None) -
 
     calls = _counting(monkeypatch)
     j_rev = jacobian(f, mode="rev", chunk_size=chunk)(x)
-    want = math.ceil(50 / (chunk or api.DEFAULT_REV_CHUNK))
+    want = 1 if chunk is None else math.ceil(50 / chunk)  # 50 * 50 is within the budget
     assert len(calls) == want
     np.testing.assert_allclose(j_rev, jacobian(f)(x), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(("m", "n", "passes"), [(200, 200, 1), (1000, 1000, 1), (300, 4096, 2)])
+def test_default_reverse_chunk_is_bounded_by_the_element_budget(
+    monkeypatch: pytest.MonkeyPatch, m: int, n: int, passes: int
+) -> None:
+    """The default reverse chunk is the element budget's (chunk * max(m, n) <= 2**20, at least
+    DEFAULT_REV_CHUNK): one pass up to 1024 outputs; a 4096-element input halves it to 256, so
+    300 outputs take 2 passes of 150 (ceil(300 / 128) = 3 before the budget)."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(n)
+
+    def f(x: Any) -> Any:  # m outputs of an n-element input, chunked pullbacks only
+        return np.sin(x[:m]) * np.sum(x)
+
+    calls = _counting(monkeypatch)
+    j_rev = jacobian(f, mode="rev")(x)
+    assert len(calls) == passes
+    b = math.ceil(m / passes)
+    assert b * max(m, n) <= api.JACOBIAN_CHUNK_ELEMENTS
+    np.testing.assert_allclose(j_rev, jacobian(f, mode="rev", chunk_size=m)(x), rtol=1e-12)
 
 
 def test_rules_without_chunks_loop(monkeypatch: pytest.MonkeyPatch) -> None:
