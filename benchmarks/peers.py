@@ -63,7 +63,7 @@ except ImportError:  # run as a script
     from _timing import interleaved
 
 from chainrules import ad  # noqa: E402
-from chainrules.ad._api import (  # noqa: E402  (the chunk policy's constants)
+from chainrules.ad import (  # noqa: E402  (the chunk policy's constants)
     DEFAULT_CHUNK_THRESHOLD,
     DEFAULT_REV_CHUNK,
     JACOBIAN_CHUNK_ELEMENTS,

@@ -16,7 +16,9 @@ array([1.        , 3.75604923])
 from ..core.registry import NoRuleError
 from ._api import (
     DEFAULT_CHUNK_THRESHOLD,
+    DEFAULT_REV_CHUNK,
     HESSIAN_CHUNK_THRESHOLD,
+    JACOBIAN_CHUNK_ELEMENTS,
     default_chunk_size,
     grad,
     hessian,
@@ -30,7 +32,9 @@ from ._user_rules import UntracedRuleWarning
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
+    "DEFAULT_REV_CHUNK",
     "HESSIAN_CHUNK_THRESHOLD",
+    "JACOBIAN_CHUNK_ELEMENTS",
     "NoRuleError",
     "Tracer",
     "UntracedRuleWarning",

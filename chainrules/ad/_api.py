@@ -82,6 +82,7 @@ def _budget_threshold(floor: int, n: int, size: int | None) -> int:
     return max(floor, JACOBIAN_CHUNK_ELEMENTS // max(n, size or 0, 1))
 
 
+# --- arguments ---------------------------------------------------------------------------------
 def _argnums(argnums: int | Sequence[int], nargs: int, fname: str) -> tuple[int, ...]:
     if type(argnums) is int and 0 <= argnums < nargs:  # the common case
         return (argnums,)
