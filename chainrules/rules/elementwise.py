@@ -37,6 +37,7 @@ from ..core import (
     ZeroTangent,
     namespace_of,
     non_differentiable,
+    numpy_fast,
     pullback,
     register_frule,
     register_rrule,
@@ -63,12 +64,17 @@ C_UNIT = (-0.6, 0.6, -0.6, 0.6)  # asin, acos, atanh, atan, asinh
 
 
 # --- holomorphic unary functions --------------------------------------------------------------
+def _tanh_dx(xp: Any, out: Any, x: Any) -> Any:
+    fast = numpy_fast.one_minus_square(out)  # one buffer, not two (numpy_fast)
+    return 1 - out * out if fast is None else fast
+
+
 scalar_rule("sin", lambda xp, out, x: xp.cos(x), domain=(R,), complex=C_ANY)
 scalar_rule("cos", lambda xp, out, x: -xp.sin(x), domain=(R,), complex=C_ANY)
 scalar_rule("tan", lambda xp, out, x: 1 + out * out, domain=((-1.2, 1.2),), complex=C_ANY)
 scalar_rule("sinh", lambda xp, out, x: xp.cosh(x), domain=(R,), complex=C_ANY)
 scalar_rule("cosh", lambda xp, out, x: xp.sinh(x), domain=(R,), complex=C_ANY)
-scalar_rule("tanh", lambda xp, out, x: 1 - out * out, domain=(R,), complex=C_ANY)
+scalar_rule("tanh", _tanh_dx, domain=(R,), complex=C_ANY)
 scalar_rule(
     ("asin", "numpy:arcsin"),
     lambda xp, out, x: 1 / xp.sqrt(1 - x * x),
@@ -120,10 +126,18 @@ scalar_rule(
     complex=(1.2, 2.5, -1.0, 1.0),
 )
 scalar_rule(("atanh", "numpy:arctanh"), _atanh_dx, domain=(UNIT,), complex=C_UNIT)
+
+
+def _log1p_dx(xp: Any, out: Any, x: Any) -> Any:
+    # 1 / (1 + x) allocates twice (NumPy elides a temporary only as a left operand): one buffer
+    fast = numpy_fast.reciprocal_1p(x)
+    return 1 / (1 + x) if fast is None else fast
+
+
 scalar_rule("exp", lambda xp, out, x: out, domain=(R,), complex=C_ANY)
 scalar_rule("expm1", lambda xp, out, x: out + 1, domain=(R,), complex=C_ANY)
 scalar_rule("log", lambda xp, out, x: 1 / x, domain=(POS,), complex=C_RIGHT)
-scalar_rule("log1p", lambda xp, out, x: 1 / (1 + x), domain=((-0.6, 2.0),), complex=C_RIGHT)
+scalar_rule("log1p", _log1p_dx, domain=((-0.6, 2.0),), complex=C_RIGHT)
 scalar_rule("log2", lambda xp, out, x: 1 / (x * math.log(2)), domain=(POS,), complex=C_RIGHT)
 scalar_rule("log10", lambda xp, out, x: 1 / (x * math.log(10)), domain=(POS,), complex=C_RIGHT)
 scalar_rule("sqrt", lambda xp, out, x: 1 / (2 * out), domain=(POS,), complex=C_RIGHT)

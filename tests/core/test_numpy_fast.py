@@ -3,6 +3,8 @@ the generic path gives: for every elementwise formula rule of the library, at it
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -191,3 +193,52 @@ def test_no_inf_is_a_numpy_host_check_only() -> None:
     _, pb = cr.rrule(np.linalg.norm, x)
     _, pbs = cr.rrule(xps.linalg.vector_norm, xps.asarray(x))
     np.testing.assert_allclose(pb(1.5)[1], np.asarray(pbs(xps.asarray(1.5))[1]), rtol=1e-14)
+
+
+# --- partials written in one buffer (log1p, tanh): the formula's values, half the allocations ----
+_ONE_BUFFER = [
+    ("log1p", numpy_fast.reciprocal_1p, lambda x, y: 1 / (1 + x)),
+    ("tanh", numpy_fast.one_minus_square, lambda x, y: 1 - y * y),
+]
+
+
+def _big(dtype: type) -> Any:
+    x: Any = np.random.default_rng(5).uniform(-0.9, 3.0, 2 * numpy_fast.INPLACE_SIZE).astype(dtype)
+    x[:5] = [-1.0, np.inf, np.nan, -0.0, 1e30]  # a pole, the limits, NaN, a huge square
+    return x
+
+
+@pytest.mark.parametrize(("name", "fast", "formula"), _ONE_BUFFER, ids=["log1p", "tanh"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_one_buffer_partial_is_the_formula(name, fast, formula, dtype) -> None:  # type: ignore[no-untyped-def]
+    x = _big(dtype)
+    with np.errstate(all="ignore"):  # log1p(-1) = -inf, 1 / 0
+        y = getattr(np, name)(x)
+        got, want = fast(x if name == "log1p" else y), formula(x, y)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    # small, integer, complex and non-NumPy arguments keep the formula
+    assert fast(np.ones(3, dtype)) is None and fast(np.ones(numpy_fast.INPLACE_SIZE, int)) is None
+    assert fast(np.ones(numpy_fast.INPLACE_SIZE, complex)) is None and fast([1.0] * 5000) is None
+
+
+@pytest.mark.parametrize("name", ["log1p", "tanh"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_one_buffer_pullback_agrees_and_allocates_once(name: str, dtype: type) -> None:
+    import tracemalloc
+
+    f = getattr(np, name)
+    x = _big(dtype)[5:]  # finite, away from the pole
+    g: Any = np.random.default_rng(6).standard_normal(x.shape).astype(dtype)
+    _, pb = cr.rrule(f, x)
+    fast = pb(g)[1]
+    _same(fast, pb(cr.Thunk(lambda: g))[1])  # the generic path's cotangent
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        pb(g)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the cotangent's own buffer and no second one (the formula's peak is 2x)
+    assert peak < 1.5 * x.nbytes, (name, peak / x.nbytes)
