@@ -189,7 +189,20 @@ def unary_rrule(
 
                 return out, real_pullback
 
-            def real_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:  # type: ignore[misc]
+            def real_pullback(  # type: ignore[misc]
+                y_bar: Any,
+                chunk: int = 0,
+                x: Any = x,
+                xp: Any = xp,
+                out: Any = out,
+                out_shape: Any = out_shape,
+                name: str = name,
+                partial: Any = partial,
+                generic: Any = generic,
+                p: Any = p,
+                is_const: bool = is_const,
+                is_zero: bool = is_zero,
+            ) -> tuple[Any, Any]:  # values bound as defaults (see binary_rrule)
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
                 if is_zero:
@@ -256,7 +269,31 @@ def binary_rrule(
             both_arrays = tx is _ND and ty is _ND
             out_shape = out.shape
 
-            def real_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any, Any]:
+            # every value bound as a default, none in a closure cell: cells cost each call of the
+            # rule (a pullback takes one positional cotangent and ``chunk``; nothing passes more)
+            def real_pullback(
+                y_bar: Any,
+                chunk: int = 0,
+                x: Any = x,
+                y: Any = y,
+                tx: Any = tx,
+                ty: Any = ty,
+                args: Any = args,
+                xp: Any = xp,
+                out: Any = out,
+                out_shape: Any = out_shape,
+                both_arrays: bool = both_arrays,
+                name: str = name,
+                spec: Any = spec,
+                generic: Any = generic,
+                partial_args: Any = partial_args,
+                p0: Any = p0,
+                c0: bool = c0,
+                z0: bool = z0,
+                p1: Any = p1,
+                c1: bool = c1,
+                z1: bool = z1,
+            ) -> tuple[Any, Any, Any]:
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, spec, args, xp, out, _REAL2, y_bar, chunk)
                 size = y_bar.size
