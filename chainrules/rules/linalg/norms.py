@@ -75,7 +75,9 @@ def _vector_direction(
     if ord in (_INF, -_INF):
         # the elements of largest (smallest) |x| share the cotangent equally: a mask and a count
         # -- no argmax, no index read on the host. For real x, x / y is sign(x) on the mask.
-        if xp.isdtype(x.dtype, "complex floating"):
+        if xp.isdtype(x.dtype, "complex floating") or numpy_fast.no_inf(ye):
+            # x / y on the mask, in one masked pass (a NumPy norm with no infinite entry reads
+            # its reduced norm on the host to take this path: no inf / inf to guard against)
             mask = xp.abs(x) == ye
             count = count_true(xp, mask, axes, dtype=ye.dtype)
             c = 1 / (safe(xp, ye) * safe(xp, count))
