@@ -14,9 +14,15 @@ import numpy as np
 from ..core.namespaces import namespace_of
 from ..core.tangents import AbstractZero, Tangent, unthunk
 
-__all__ = ["from_numpy", "leaves", "like", "real_dtype", "to_numpy"]
+__all__ = ["TOLERANCES", "from_numpy", "leaves", "like", "real_dtype", "to_numpy"]
 
 _SCALARS = (bool, int, float, complex)
+
+
+# (rtol, atol) by the precision of the array under test, for every comparison of the testers
+# (finite differences in tester.py, the device and jit checks in checks.py); atol is relative to
+# max(1, |reference|)
+TOLERANCES = {"64": (1e-6, 1e-8), "32": (2e-3, 2e-4)}
 
 
 def to_numpy(x: Any) -> Any:

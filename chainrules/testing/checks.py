@@ -35,13 +35,11 @@ from ..core.namespaces import is_array
 from ..core.registry import counterpart, find_frule, find_rrule, frule, function_name, rrule
 from ..core.scalar import ScalarIndexingError, allowscalar
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from .arrays import leaves, to_numpy
+from .arrays import TOLERANCES, leaves, to_numpy
 from .device import DeviceMismatchError, device_array, is_device_array
 
 __all__ = ["CheckNotApplicable", "check_jit", "check_scalar_free"]
 
-# (rtol, atol) by the precision the rule runs in; atol is relative to max(1, max |reference|)
-TOLERANCES = {"32": (2e-3, 2e-4), "64": (1e-6, 1e-8)}
 _ARRAY_KINDS = ("f", "c", "i", "b")
 
 

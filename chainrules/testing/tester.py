@@ -32,14 +32,12 @@ import numpy as np
 from ..core.namespaces import dtype_kind, namespace_of
 from ..core.registry import counterpart, find_rrule, frule, function_name, rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
-from .arrays import is_zero_value, leaves, like, to_numpy
+from .arrays import TOLERANCES, is_zero_value, leaves, like, to_numpy
 from .finite_differences import STEP, directional_derivative, gradient
 
 __all__ = ["test_frule", "test_rrule"]
 
 _SCALARS = (bool, int, float, complex)
-# (rtol, atol) by the precision of the array under test; atol is relative to max(1, |reference|)
-TOLERANCES = {"64": (1e-6, 1e-8), "32": (2e-3, 2e-4)}
 FD_FULL_MAX = 36  # arguments with more elements are checked by the dot-product test
 
 
