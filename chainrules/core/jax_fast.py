@@ -20,6 +20,11 @@ imports no JAX.
   The float sum is exact while the count stays below ``2**(mantissa bits + 1)`` entries per slice
   (``2**24`` for float32, ``2**53`` for float64); bigger slices take the integer count.
 
+* :func:`unless_any_inf`: ``jax.lax.cond`` on "any entry of the reduced norm is infinite", so the
+  norms' pullbacks run their limit at infinite entries (a count and four masked passes) only when
+  there is one, on the device and under ``jit`` (no host read): the plain branch is the one
+  pass ``x * c``. (NumPy reads its reduced norm on the host instead: ``numpy_fast.no_inf``.)
+
 ``tests/core/test_jax_fast.py`` and ``test_jax_fast_count.py`` check that each agrees with the
 generic path.
 """
@@ -30,7 +35,7 @@ import math
 import sys
 from typing import Any
 
-__all__ = ["count_as", "reversed_cumsum"]
+__all__ = ["count_as", "reversed_cumsum", "unless_any_inf"]
 
 
 def _jax_lax(xp: Any) -> Any:
@@ -64,3 +69,15 @@ def count_as(mask: Any, axes: tuple[int, ...], keepdims: bool, dtype: Any) -> An
     if size >= 2 ** (jnp.finfo(dtype).nmant + 1):  # the float sum would round
         return None
     return jnp.sum(mask, axis=axes, keepdims=keepdims, dtype=dtype)
+
+
+def unless_any_inf(xp: Any, ye: Any, plain: Any, limit: Any) -> Any:
+    """``limit()`` if any entry of the JAX array ``ye`` is infinite, else ``plain()``, chosen on
+    the device by ``jax.lax.cond`` (one branch runs; under ``vmap`` both, as a select), when ``ye``
+    is traced (``jit``, ``grad``); ``None`` when ``xp`` is not ``jax.numpy`` or ``ye`` is an eager
+    array, for which a ``cond`` closing over it would be traced and compiled on every call.
+    Both branches give arrays of the same shape and dtype."""
+    lax = _jax_lax(xp)
+    if lax is None or not isinstance(ye, sys.modules["jax"].core.Tracer):
+        return None  # eagerly, each call would trace and compile both branches again
+    return lax.cond(xp.any(xp.isinf(ye)), limit, plain)

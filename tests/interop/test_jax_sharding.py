@@ -28,7 +28,13 @@ COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute
 MODES = ("jvp", "vjp")
 # (mode, case) -> why the bridge has more collectives than native there; checked to still hold,
 # so that a fix is noticed
-KNOWN_MORE: dict[tuple[str, str], str] = {}
+_COND = (
+    "the 2-norm's limit at infinite entries runs in a device-side lax.cond (jax_fast."
+    "unless_any_inf), whose branch holds the count's all-reduce: compiled, but executed only when "
+    "the norm is infinite, so the common path runs native's one (unsharded jit(grad) at n=1e6: "
+    "1.95x -> 0.99x of native)"
+)
+KNOWN_MORE: dict[tuple[str, str], str] = {("jvp", "2-norm"): _COND, ("vjp", "2-norm"): _COND}
 
 
 def count_collectives(hlo: str) -> int:
@@ -259,8 +265,8 @@ def test_no_more_collectives_than_native(measured: dict[str, Any], mode: str) ->
 
 
 def test_known_extra_collectives_still_there(measured: dict[str, Any]) -> None:
-    # every declaration still holds (none is declared now: the 2-norm and cumulative_sum were
-    # fixed through chainrules.core.jax_fast)
+    # every declaration still holds (the 2-norm's compiled but rarely taken branch; its count and
+    # cumulative_sum's flips were fixed through chainrules.core.jax_fast)
     for (mode, case), why in KNOWN_MORE.items():
         r = measured["auto"][case]
         assert r[mode] > r["native"], f"fixed? {(mode, case)}: {why}"

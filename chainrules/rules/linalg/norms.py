@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...core import numpy_fast
+from ...core import jax_fast, numpy_fast
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
@@ -123,13 +123,20 @@ def _at_inf(
         return make(x)
     if xp.isdtype(x.dtype, "complex floating"):
         return make(x)  # complex infinity has no direction: NaN (docs/conventions.md)
-    big = xp.isinf(x)  # for p > 0 an infinite entry makes y inf (or NaN: kept below)
-    # (scalar and same-shape operands only: NumPy's where is 5-10x slower with broadcast ones)
-    g = make(xp.where(big, 0.0, x))
-    k = count_true(xp, big, axes, dtype=ye.dtype)  # JAX: a float sum, in the norm's all-reduce
-    w = xp.pow(safe(xp, k), 1.0 / p - 1.0)
-    w = xp.copysign(xp.where(xp.isnan(ye), ye, w), x)  # w >= 0; the sign of x
-    return xp.where(big, w if isinstance(scale, float) else w * scale, g)
+
+    def limit() -> Any:
+        big = xp.isinf(x)  # for p > 0 an infinite entry makes y inf (or NaN: kept below)
+        # (scalar and same-shape operands only: NumPy's where is 5-10x slower with broadcast ones)
+        g = make(xp.where(big, 0.0, x))
+        k = count_true(xp, big, axes, dtype=ye.dtype)  # JAX: a float sum (jax_fast.count_as)
+        w = xp.pow(safe(xp, k), 1.0 / p - 1.0)
+        w = xp.copysign(xp.where(xp.isnan(ye), ye, w), x)  # w >= 0; the sign of x
+        return xp.where(big, w if isinstance(scale, float) else w * scale, g)
+
+    # under a JAX trace, the limit's masked passes only when the norm is infinite somewhere: a
+    # branch on the device, never a host read (eager arrays take the masks)
+    g = jax_fast.unless_any_inf(xp, ye, lambda: make(x), limit)
+    return limit() if g is None else g
 
 
 def _scaled(g: Any, scale: Any) -> Any:
