@@ -88,3 +88,31 @@ def test_two_norm_limit_at_infinite_entries_on_jax(axis: int | None) -> None:
     # sign(x) / sqrt(k) at the k infinite entries of a slice: 3 in all, 2 and 1 in the rows
     want = (3**-0.5, 3**-0.5) if axis is None else (2**-0.5, 1.0)
     np.testing.assert_allclose((got[0, 1], -got[0, 3], got[1, 2]), (want[0], want[0], want[1]))
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        [3.0, -4.0, 0.0],
+        [np.inf, 1.0, -np.inf],  # the limit: sign(x) / sqrt(2) at the infinite entries
+        [np.inf, np.nan],
+        [0.0, 0.0],
+        [[1.0, np.inf], [2.0, -2.0]],  # one slice infinite, one finite (axis=1)
+    ],
+)
+def test_the_2_norm_limit_branch_agrees_with_the_masks(x: Any) -> None:
+    """Under jit the 2-norm pullback branches on the device (``unless_any_inf``); eagerly it takes
+    the masked formula. Both give the same cotangent, with and without infinite entries."""
+    x = jnp.asarray(x)
+    kw = {"axis": 1} if x.ndim == 2 else {}
+
+    def pull(x: Any) -> Any:
+        y, pb = cr.rrule(jnp.linalg.vector_norm, x, **kw)
+        return pb(2.0 * jnp.ones_like(y))[1]
+
+    eager = pull(x)
+    jitted = jax.jit(pull)(x)
+    np.testing.assert_array_equal(np.asarray(jitted), np.asarray(eager))
+    assert "cond" in str(jax.make_jaxpr(pull)(x))  # the branch is taken under a trace
+    assert jax_fast.unless_any_inf(jnp, jnp.ones(2), lambda: 0, lambda: 1) is None  # eager: None
+    assert jax_fast.unless_any_inf(np, np.ones(2), lambda: 0, lambda: 1) is None  # not JAX
