@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 
 from ..core.namespaces import dtype_kind, is_array, namespace_of
+from ..core.pytree import flatten, unflatten
 from ..core.tangents import AbstractZero, unthunk
 from ._core import CREATED, Tracer, lift_like, primal, tracer_class
 from ._forward import ForwardTrace
 from ._reverse import Node, ReverseTrace, backward
-from ._tree import flatten, unflatten
 from ._user_rules import call_user
 
 _NDARRAY = np.ndarray

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from ..core import registry
 from ..core.namespaces import dtype_kind, is_array, namespace_of
+from ..core.pytree import flatten
 from ..core.registry import NoRuleError, function_name
 
 __all__ = ["Trace", "TracedNamespace", "Tracer", "dispatch", "primal", "tracer_class"]
@@ -491,8 +492,6 @@ _DATA_TYPES: dict[type, tuple[type, ...]] = {}
 
 
 def _tree_leaves(a: Any) -> list[Any]:
-    from ._tree import flatten
-
     return flatten(a)[0]
 
 

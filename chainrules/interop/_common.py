@@ -1,10 +1,11 @@
 """What the engine bridges share: finding the rules at wrap time, splitting arguments into
 differentiable leaves and static parts, and checking what a rule returns.
 
-An argument is walked like a pytree of tuples, lists and dicts (keyword arguments included). Its
-*leaves* are classified by ``is_dynamic`` (an engine-specific test: "is this one of my arrays?").
-Dynamic leaves are what an engine traces; every other leaf (Python ints, floats, strings, slices,
-``None``, ``Ellipsis``) is static and closed over. Only floating and complex dynamic leaves of the
+An argument is walked as a pytree (``chainrules.core.pytree``: tuples, lists, named tuples and
+dicts, keyword arguments included), as the AD engine walks it. Its *leaves* are classified by
+``is_dynamic`` (an engine-specific test: "is this one of my arrays?"). Dynamic leaves are what an
+engine traces; every other leaf (Python ints, floats, strings, slices, ``None``, ``Ellipsis``) is
+static and closed over. Only floating and complex dynamic leaves of the
 *positional* arguments receive cotangents: integer and boolean arrays (index arrays, masks) are
 traced but get no derivative, and keyword arguments are never differentiated (the rrule contract).
 """
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.pytree import TreeDef, flatten, is_named_tuple, unflatten
 from ..core.registry import NoRuleError, find_frule, find_rrule, function_name
 from ..core.tangents import AbstractZero, NoTangent, Tangent, unthunk
 
@@ -26,7 +28,6 @@ __all__ = [
     "find_rules",
     "flat_split",
     "split",
-    "tangent_of",
 ]
 
 
@@ -64,30 +65,6 @@ def find_rules(f: Any, engine: str, *, need: str = "any") -> Rules:
     return Rules(f, name, rr, fr)
 
 
-def _is_container(x: Any) -> bool:
-    return type(x) in (tuple, list, dict)
-
-
-def _flatten(x: Any, out: list[Any]) -> Any:
-    """Append ``x``'s leaves to ``out``; return a skeleton (``None`` marks a leaf)."""
-    t = type(x)
-    if t is tuple or t is list:
-        return (t, tuple(_flatten(e, out) for e in x))
-    if t is dict:
-        return (dict, tuple((k, _flatten(v, out)) for k, v in x.items()))
-    out.append(x)
-    return None
-
-
-def _unflatten(skel: Any, it: Any) -> Any:
-    if skel is None:
-        return next(it)
-    t, parts = skel
-    if t is dict:
-        return {k: _unflatten(v, it) for k, v in parts}
-    return t(_unflatten(p, it) for p in parts)
-
-
 @dataclass
 class Split:
     """``(args, kwargs)`` split into the dynamic leaves and the rest.
@@ -97,7 +74,7 @@ class Split:
     keyword arguments).
     """
 
-    skeleton: Any
+    skeleton: TreeDef
     leaves: list[Any]
     dynamic: list[int]
     arg_of: list[int]
@@ -108,14 +85,15 @@ class Split:
         leaves = list(self.leaves)
         for i, v in zip(self.dynamic, dynamic_values, strict=True):
             leaves[i] = v
-        args, kwargs = _unflatten(self.skeleton, iter(leaves))
+        args, kwargs = unflatten(self.skeleton, leaves)
         return tuple(args), kwargs
 
     def tangents(self, leaf_tangents: dict[int, Any], zero: Any) -> tuple[Any, ...]:
         """One tangent per positional argument: ``leaf_tangents[i]`` for leaf ``i`` (``zero`` for
-        the leaves not in it); tuples and lists become a ``Tangent`` that indexes like them."""
+        the leaves not in it); tuples, lists and named tuples become a ``Tangent`` that indexes like
+        them (and a named tuple's by field name too)."""
         it = iter([leaf_tangents.get(i, zero) for i in range(len(self.leaves))])
-        return tuple(_unflatten_tangent(s, it) for s in self.skeleton[1][0][1])
+        return tuple(_unflatten_tangent(d, it) for d in self.skeleton[2][0][2])
 
     def cotangents(self, cts: Any, args: tuple[Any, ...]) -> list[Any]:
         """A pullback's ``(f_bar, *arg_bars)`` as one entry per leaf (``None`` for zeros and for
@@ -132,15 +110,17 @@ def split(
     """Split a call's arguments; see the module docstring."""
     leaves: list[Any] = []
     arg_of: list[int] = []
-    arg_skels = []
+    arg_defs = []
     for i, a in enumerate(args):
-        n0 = len(leaves)
-        arg_skels.append(_flatten(a, leaves))
-        arg_of.extend([i] * (len(leaves) - n0))
-    n0 = len(leaves)
-    kw_skel = _flatten(dict(kwargs), leaves)
-    arg_of.extend([-1] * (len(leaves) - n0))
-    skeleton = (tuple, ((tuple, tuple(arg_skels)), kw_skel))
+        ls, d = flatten(a)
+        leaves.extend(ls)
+        arg_defs.append(d)
+        arg_of.extend([i] * len(ls))
+    ls, kw_def = flatten(dict(kwargs))
+    leaves.extend(ls)
+    arg_of.extend([-1] * len(ls))
+    # the tree definition of (args, kwargs)
+    skeleton = (tuple, None, ((tuple, None, tuple(arg_defs)), kw_def))
     dynamic = [i for i, x in enumerate(leaves) if is_dynamic(x)]
     return Split(skeleton, leaves, dynamic, arg_of, len(args))
 
@@ -162,57 +142,45 @@ def flat_split(n: int) -> Split:
     passes the values to ``rebuild``)."""
     sp = _FLAT.get(n)
     if sp is None:
-        skeleton = (tuple, ((tuple, (None,) * n), (dict, ())))
+        skeleton = (tuple, None, ((tuple, None, (None,) * n), (dict, (), ())))
         sp = _FLAT[n] = FlatSplit(skeleton, [None] * n, list(range(n)), list(range(n)), n)
     return sp
 
 
-def _unflatten_tangent(skel: Any, it: Any) -> Any:
-    if skel is None:
+def _unflatten_tangent(treedef: TreeDef, it: Any) -> Any:
+    if treedef is None:
         return next(it)
-    t, parts = skel
-    if t is dict:
-        for _, v in parts:  # dict arguments are not differentiated
-            _unflatten_tangent(v, it)
+    t, keys, children = treedef
+    if keys is not None:
+        for c in children:  # dict arguments are not differentiated
+            _unflatten_tangent(c, it)
         return NoTangent()
-    return Tangent(*(_unflatten_tangent(p, it) for p in parts))
-
-
-def tangent_of(arg: Any, leaf_tangent: Callable[[Any], Any]) -> Any:
-    """The tangent a rule expects for positional argument ``arg``.
-
-    ``leaf_tangent(leaf)`` gives the tangent of one leaf (``NoTangent()`` for static and integer
-    leaves). Tuples and lists get a ``Tangent`` that indexes like them.
-    """
-    t = type(arg)
+    parts = [_unflatten_tangent(c, it) for c in children]
     if t is tuple or t is list:
-        return Tangent(*(tangent_of(e, leaf_tangent) for e in arg))
-    return leaf_tangent(arg)
+        return Tangent(*parts)
+    return Tangent(*parts, primal_type=t)  # a named tuple: t.field reads like the primal
 
 
 def cotangent_leaves(ct: Any, arg: Any) -> list[Any]:
     """The cotangent ``ct`` of positional argument ``arg``, one entry per leaf of ``arg``.
 
-    Zero markers (``NoTangent()``, ``ZeroTangent()``) become ``None`` for each leaf.
+    Zero markers (``NoTangent()``, ``ZeroTangent()``) become ``None`` for each leaf. The cotangent
+    of a tuple, list or named tuple is indexed like it (a named tuple's ``Tangent`` of named fields
+    by field name); dict arguments are not differentiated.
     """
     ct = unthunk(ct)
     t = type(arg)
-    if t is tuple or t is list:
+    if t is tuple or t is list or is_named_tuple(arg):
         if isinstance(ct, AbstractZero):
-            return [None] * _count_leaves(arg)
+            return [None] * len(flatten(arg)[0])
+        names = arg._fields if isinstance(ct, Tangent) and not ct.is_sequence else None
         out: list[Any] = []
         for j, e in enumerate(arg):
-            out.extend(cotangent_leaves(ct[j], e))
+            out.extend(cotangent_leaves(ct[j] if names is None else ct[names[j]], e))
         return out
     if t is dict:
-        return [None] * _count_leaves(arg)
+        return [None] * len(flatten(arg)[0])
     return [None if isinstance(ct, AbstractZero) else ct]
-
-
-def _count_leaves(x: Any) -> int:
-    out: list[Any] = []
-    _flatten(x, out)
-    return len(out)
 
 
 def check_leaf(name: str, kind: str, argpos: int, got: Any, primal: Any, dtype_ok: bool) -> None:
