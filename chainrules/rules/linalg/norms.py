@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...core import jax_fast, numpy_fast
+from ...core import jax_fast, numpy_fast, torch_fast
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
@@ -75,9 +75,10 @@ def _vector_direction(
     if ord in (_INF, -_INF):
         # the elements of largest (smallest) |x| share the cotangent equally: a mask and a count
         # -- no argmax, no index read on the host. For real x, x / y is sign(x) on the mask.
-        if xp.isdtype(x.dtype, "complex floating") or numpy_fast.no_inf(ye):
-            # x / y on the mask, in one masked pass (a NumPy norm with no infinite entry reads
-            # its reduced norm on the host to take this path: no inf / inf to guard against)
+        if xp.isdtype(x.dtype, "complex floating") or _no_inf(ye):
+            # x / y on the mask, in one masked pass (a NumPy or torch CPU norm with no infinite
+            # entry reads its reduced norm on the host to take this path: no inf / inf to guard
+            # against)
             mask = xp.abs(x) == ye
             count = count_true(xp, mask, axes, dtype=ye.dtype)
             c = 1 / (safe(xp, ye) * safe(xp, count))
@@ -111,6 +112,11 @@ def _vector_direction(
     return g if scale is None else g * scale
 
 
+def _no_inf(ye: Any) -> bool:
+    """The reduced norm ``ye`` is in host memory and has no infinite entry (NumPy, CPU torch)."""
+    return numpy_fast.no_inf(ye) or torch_fast.no_inf(ye)
+
+
 def _at_inf(
     xp: Any, x: Any, ye: Any, axes: tuple[int, ...], make: Any, scale: Any, p: float
 ) -> Any:
@@ -119,7 +125,7 @@ def _at_inf(
     gradient at ``x + t * sign(x at the infinite entries)`` as ``t -> inf`` -- and ``make`` of
     ``x`` with those entries zeroed elsewhere (so no ``inf * 0`` is formed, and no warning).
     Slices whose norm is NaN stay NaN."""
-    if numpy_fast.no_inf(ye):  # a NumPy norm with no inf: no infinite entry, no limit to take
+    if _no_inf(ye):  # a NumPy or CPU torch norm with no inf: no infinite entry, no limit to take
         return make(x)
     if xp.isdtype(x.dtype, "complex floating"):
         return make(x)  # complex infinity has no direction: NaN (docs/conventions.md)
