@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..core.namespaces import dtype_kind, is_array, namespace_of
-from ..core.pytree import flatten, unflatten
+from ..core.pytree import flatten, is_named_tuple, unflatten
 from ..core.tangents import AbstractZero, unthunk
 from ._core import CREATED, Tracer, lift_like, primal, tracer_class
 from ._forward import ForwardTrace
@@ -148,7 +148,7 @@ def _inputs(
     counts: list[Any] = []
     for i in nums:
         a = args[i]
-        if type(a) in (tuple, list, dict):
+        if type(a) in (tuple, list, dict) or is_named_tuple(a):  # a pytree (core.pytree)
             ls, d = flatten(a)
         else:
             ls, d = [a], None

@@ -390,3 +390,15 @@ def test_a_pullback_called_on_an_outer_traces_cotangent_keeps_its_derivative() -
     close(y_dot, 2 * x)
     _, y_dot = ad.jvp(pulled, (g, x), (np.zeros(2), np.ones(2)))
     close(y_dot, 2 * g)
+
+
+def test_grad_of_a_named_tuple_argument_is_the_same_named_tuple() -> None:
+    """A named tuple is a pytree node (chainrules.core.pytree), in ad as in the bridges."""
+    import collections
+
+    P = collections.namedtuple("P", "w b")
+    p = P(np.array([1.0, 2.0]), np.array(0.5))
+    g = ad.grad(lambda p: np.sum(p.w**2) + p.b * 3.0)(p)
+    assert type(g) is P
+    np.testing.assert_array_equal(g.w, [2.0, 4.0])
+    assert float(g.b) == 3.0
