@@ -336,7 +336,7 @@ def value_and_grad(
     """``f``'s value and its gradient with respect to the arguments ``argnums``.
 
     ``f`` returns a real scalar (a 0-d array). Arguments may be arrays or pytrees (tuples, lists,
-    dicts) of arrays; the gradient has the same structure. For a complex input the gradient is
+    named tuples, dicts) of arrays; the gradient has the same structure. For a complex input the gradient is
     ``dL/dRe + i dL/dIm`` (chainrules' convention: JAX returns its conjugate).
     """
 
