@@ -336,8 +336,8 @@ def value_and_grad(
     """``f``'s value and its gradient with respect to the arguments ``argnums``.
 
     ``f`` returns a real scalar (a 0-d array). Arguments may be arrays or pytrees (tuples, lists,
-    named tuples, dicts) of arrays; the gradient has the same structure. For a complex input the gradient is
-    ``dL/dRe + i dL/dIm`` (chainrules' convention: JAX returns its conjugate).
+    named tuples, dicts) of arrays; the gradient has the same structure. For a complex input the
+    gradient is ``dL/dRe + i dL/dIm`` (chainrules' convention: JAX returns its conjugate).
     """
 
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
