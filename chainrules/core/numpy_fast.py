@@ -426,14 +426,15 @@ def sum_rrule(
     keepdims: bool,
     n: int,
     nos: tuple[Any, ...],
-    slow: Callable[[Any], Any],
+    slow: Callable[[Any, Any], Any],
 ) -> tuple[Any, Callable[..., Any]]:
     """``sum`` (``n`` = 1) or ``mean`` (``n``: the count) of a real, non-empty NumPy ``x`` over
     ``axes``, with its pullback written out: the reduction is ``np.add.reduce`` (what ``np.sum``
     calls for an ndarray, without ``_wrapreduction``'s frames), and a NumPy cotangent of the
     output's shape and ``x``'s dtype is pulled back as :func:`unsum`'s view. Any other cotangent
-    (a chunk, a thunk, a zero, another dtype or library) goes to ``slow(y)(y_bar, chunk=chunk)``,
-    the rule's general pullback, built on first use from the output's record."""
+    (a chunk, a thunk, a zero, another dtype or library) goes to
+    ``slow(x_rec, y_rec)(y_bar, chunk=chunk)``, the rule's general pullback, built on first use
+    from the records of ``x`` and of the output (the pullback keeps neither array)."""
     y: Any = _add_reduce(x, axis=axes, keepdims=keepdims)  # type: ignore[call-overload]
     if n != 1:
         y = y / n
@@ -448,7 +449,7 @@ def sum_rrule(
         yr = y_rec
         if yr is None:
             yr = Output(y_shape, dtype, _ND, xp, "numpy", None, True)
-        return slow(yr)(y_bar, chunk=chunk)
+        return slow(Output(shape, dtype, _ND, xp, "numpy", None, True), yr)(y_bar, chunk=chunk)
 
     return y, sum_pullback
 

@@ -55,7 +55,7 @@ from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ..core.toolkit import Signature, TangentsIn, output, pullback, signature, tangents_in
+from ..core.toolkit import Signature, TangentsIn, pullback, signature, tangents_in
 from ._util import (
     along,
     chunk_axes,
@@ -288,7 +288,7 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
             if kw is not None and x.dtype.kind == "f" and x.size and (not mean or x.itemsize > 2):
                 # a real NumPy array: numpy_fast's reduction and pullback (NumPy's mean of
                 # float16 accumulates in float32: the general path)
-                keepdims, nos, xr = kw["keepdims"], _consts(args), output(x)
+                keepdims, nos = kw["keepdims"], _consts(args)
                 return numpy_fast.sum_rrule(
                     xp,
                     x,
@@ -296,7 +296,7 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
                     keepdims,
                     max(reduced_size(x.shape, axes), 1) if mean else 1,
                     nos,
-                    lambda yr: sum_pullback_of(xp, xr, yr, axes, keepdims, nos),
+                    lambda xr, yr: sum_pullback_of(xp, xr, yr, axes, keepdims, nos),
                 )
         if kw is None:
             xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
