@@ -544,3 +544,99 @@ def one_minus_square(y: Any) -> Any:
         return None
     t = _multiply(y, y)
     return np.subtract(1, t, out=t)
+
+
+# --- matmul of real NumPy matrices and vectors --------------------------------------------------
+_matmul = np.matmul
+
+
+def _x1_bar(g: Any, b: Any) -> Any:
+    """``x1``'s cotangent of a real ``x1 @ b``: ``g @ b^T``, or the outer product ``g b^T`` when
+    ``b`` is a vector (then ``x1`` is a matrix)."""
+    return g[:, None] * b if b.ndim == 1 else _matmul(g, b.T)
+
+
+def _x2_bar(a: Any, g: Any) -> Any:
+    """``x2``'s cotangent of a real ``a @ x2``: ``a^T @ g``, or the outer product ``a g^T`` when
+    ``a`` is a vector (then ``x2`` is a matrix)."""
+    return a[:, None] * g if a.ndim == 1 else _matmul(a.T, g)
+
+
+def matmul_rrule(
+    a: Any, b: Any, slow: Callable[[Any], Callable[..., Any]]
+) -> tuple[Any, Callable[..., Any]] | None:
+    """``a @ b`` for non-empty real NumPy operands of one dtype, each a matrix or a vector (not
+    both vectors), with its pullback written out: the product is ``np.matmul`` (the compat
+    wrapper and the generic rule's shape bookkeeping cost about 7 us at n=10, around a 1 us
+    product). A NumPy cotangent of the output's shape and dtype gets each operand's cotangent as
+    a ``Thunk`` (the contract's "only the cotangents asked for": an engine forces only a traced
+    operand's); any other cotangent (a chunk, a thunk, a zero, another dtype or library) goes to
+    ``slow(y)``, the generic rule's pullback of this product, built on first use. ``None`` where
+    the fast path does not apply."""
+    if type(a) is not _ND or type(b) is not _ND:
+        return None
+    dtype, na, nb = a.dtype, a.ndim, b.ndim
+    if dtype.kind != "f" or b.dtype != dtype or na + nb < 3 or na > 2 or nb > 2:
+        return None  # (na + nb < 3: a vector and a vector, or a 0-d operand)
+    if not a.size or not b.size:
+        return None
+    y = _matmul(a, b)
+    y_shape = y.shape
+
+    def matmul_pullback(
+        y_bar: Any, chunk: int = 0, a: Any = a, b: Any = b, y: Any = y
+    ) -> tuple[Any, Any, Any]:  # values bound as defaults (see binary_rrule)
+        if chunk or type(y_bar) is not _ND or y_bar.shape != y_shape or y_bar.dtype != dtype:
+            return slow(y)(y_bar, chunk=chunk)
+        return _NO, Thunk(partial(_x1_bar, y_bar, b)), Thunk(partial(_x2_bar, a, y_bar))
+
+    return y, matmul_pullback
+
+
+# --- max and min of a real NumPy array ----------------------------------------------------------
+_EXTREMUM = {"max": np.maximum.reduce, "min": np.minimum.reduce}
+_where = np.where
+
+
+def _ties_bar(x: Any, y: Any, g: Any, axes: tuple[int, ...], kshape: Any) -> Any:
+    """The cotangent of ``x`` for its extremum ``y`` over ``axes``: ``g`` shared equally among
+    the elements equal to ``y`` -- the generic ``_extremum_bar``'s values from one mask and one
+    count. ``kshape`` is the output's shape with the reduced axes kept (``None``: ``y`` and
+    ``g`` already have it); a reduction over every axis counts with ``count_nonzero``'s C loop,
+    a host integer (NumPy arrays live on the host: no device to synchronise)."""
+    if kshape is None:
+        mask = x == y
+        count: Any = _add_reduce(mask, axis=axes, keepdims=True, dtype=x.dtype)
+        return _where(mask, g / _where(count == 0, 1, count), 0.0)
+    if len(axes) == x.ndim:
+        mask = x == y
+        return _where(mask, g / (int(np.count_nonzero(mask)) or 1), 0.0)  # a Python int: weak
+    mask = x == y.reshape(kshape)
+    count = _add_reduce(mask, axis=axes, keepdims=True, dtype=x.dtype)
+    return _where(mask, g.reshape(kshape) / _where(count == 0, 1, count), 0.0)
+
+
+def extremum_rrule(
+    name: str,
+    x: Any,
+    axes: tuple[int, ...],
+    keepdims: bool,
+    slow: Callable[[Any], Callable[..., Any]],
+) -> tuple[Any, Callable[..., Any]]:
+    """``max`` or ``min`` (``name``) of a real, non-empty NumPy ``x`` over ``axes`` with its
+    pullback written out: the reduction is the ufunc's (what ``np.max`` calls for an ndarray),
+    and a NumPy cotangent of the output's shape and ``x``'s dtype is shared among the ties
+    (:func:`_ties_bar`). Any other cotangent (a chunk, a thunk, a zero, another dtype or library)
+    goes to ``slow(y)``, the rule's general pullback, built on first use."""
+    y: Any = _EXTREMUM[name](x, axis=axes, keepdims=keepdims)  # type: ignore[call-overload]
+    y_shape, dtype = np.shape(y), x.dtype
+    kshape = None if keepdims else tuple(1 if a in axes else n for a, n in enumerate(x.shape))
+
+    def extremum_pullback(
+        y_bar: Any, chunk: int = 0, x: Any = x, y: Any = y
+    ) -> tuple[Any, Any]:  # values bound as defaults (see binary_rrule)
+        if not chunk and type(y_bar) is _ND and y_bar.shape == y_shape and y_bar.dtype == dtype:
+            return _NO, _ties_bar(x, y, y_bar, axes, kshape)
+        return slow(y)(y_bar, chunk=chunk)
+
+    return y, extremum_pullback

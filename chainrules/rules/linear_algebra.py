@@ -62,6 +62,7 @@ from typing import Any
 
 import array_api_compat
 
+from ..core import numpy_fast
 from ..core.examples import Expect
 from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
@@ -259,11 +260,25 @@ def _folds(x: Any, n: int) -> bool:
 
 @register_rrule("matmul", examples=_matmul_ex, chunked_pullback=True)
 def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
+    if len(args) == 2 and not kwargs:  # real NumPy matrices and vectors: numpy_fast's product
+        fast = numpy_fast.matmul_rrule(
+            args[0], args[1], lambda y: _matmul_pullback(namespace_of(args[0]), args, y)
+        )
+        if fast is not None:
+            return fast
     x1, x2 = bind_pair(_MATMUL, args, kwargs)
     xp = namespace_of(x1, x2, fname="matmul")
     a, b = arrays(xp, (x1, x2))
-    ashape, bshape, yshape, out_shape = _matmul_shapes(a, b)
+    _matmul_shapes(a, b)  # a 0-d operand: our message, not the library's
     y = xp.matmul(a, b)
+    return y, _matmul_pullback(xp, (x1, x2), y)
+
+
+def _matmul_pullback(xp: Any, args: tuple[Any, Any], y: Any) -> Callable[..., Any]:
+    """The pullback of ``y = matmul(*args)`` in namespace ``xp``, for every library."""
+    x1, x2 = args
+    a, b = arrays(xp, (x1, x2))
+    ashape, bshape, yshape, out_shape = _matmul_shapes(a, b)
     project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
     rank = len(yshape)
 
@@ -302,7 +317,7 @@ def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
 
         return lazy(project_a, a_bar), lazy(project_b, b_bar)
 
-    return y, matmul_pullback
+    return matmul_pullback
 
 
 def pad_shape(shape: Sequence[int], rank: int) -> tuple[int, ...]:

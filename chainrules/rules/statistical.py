@@ -226,6 +226,28 @@ _NO_AXIS_KW = {"keepdims": False}  # _bind's keywords for a reduction over every
 _AXIS_KW = frozenset(("axis", "keepdims"))
 
 
+def _bind_real_numpy(
+    sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[int, ...], dict[str, Any]] | None:
+    """``(axes, kw)`` as :func:`_bind` gives them for the common call of a reduction -- one
+    real, non-empty NumPy array, with ``axis=`` and ``keepdims=`` at most -- without binding;
+    ``None`` for every other call (a 0-d array with an axis, which NumPy special-cases,
+    included), which :func:`_bind` then takes."""
+    if len(args) != 1 or (kwargs and not _AXIS_KW.issuperset(kwargs)):
+        return None
+    x = args[0]
+    if type(x) is not _ND or x.dtype.kind != "f" or not x.size:
+        return None
+    axis = kwargs.get("axis") if kwargs else None
+    if axis is None:
+        kw = {"keepdims": bool(kwargs.get("keepdims"))} if kwargs else _NO_AXIS_KW
+        return tuple(range(x.ndim)), kw
+    if not x.ndim:
+        return None
+    axes = normalize_axis(axis, x.ndim, sig.name)
+    return axes, {"axis": axes, "keepdims": bool(kwargs.get("keepdims"))}
+
+
 # --- sum, mean ---------------------------------------------------------------------------------
 def _reduce_ex(rng: Any) -> list[Any]:
     x2 = rng.standard_normal((3, 4))
@@ -272,34 +294,22 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         return sum_pullback
 
     def sum_rrule(*args: Any, **kwargs: Any) -> Any:
-        kw: Any = None
-        if len(args) == 1 and type(args[0]) is _ND and (not kwargs or _AXIS_KW.issuperset(kwargs)):
-            # sum(x, axis=.., keepdims=..) of a NumPy array, the common call: what _bind gives,
-            # without binding (a 0-d array with an axis, which NumPy special-cases, is bound)
-            x = args[0]
+        fast = _bind_real_numpy(sig, args, kwargs)
+        if fast is not None and (not mean or args[0].itemsize > 2):
+            # a real NumPy array: numpy_fast's reduction and pullback (NumPy's mean of float16
+            # accumulates in float32: the general path)
+            x, axes, keepdims, nos = args[0], fast[0], fast[1]["keepdims"], ()
             xp = namespace_of(x, fname=name)  # one array: a dict lookup by its type
-            axis = kwargs.get("axis") if kwargs else None
-            if axis is None:
-                axes = tuple(range(x.ndim))
-                kw = {"keepdims": bool(kwargs.get("keepdims"))} if kwargs else _NO_AXIS_KW
-            elif x.ndim:
-                axes = normalize_axis(axis, x.ndim, sig.name)
-                kw = {"axis": axes, "keepdims": bool(kwargs.get("keepdims"))}
-            if kw is not None and x.dtype.kind == "f" and x.size and (not mean or x.itemsize > 2):
-                # a real NumPy array: numpy_fast's reduction and pullback (NumPy's mean of
-                # float16 accumulates in float32: the general path)
-                keepdims, nos = kw["keepdims"], _consts(args)
-                return numpy_fast.sum_rrule(
-                    xp,
-                    x,
-                    axes,
-                    keepdims,
-                    max(reduced_size(x.shape, axes), 1) if mean else 1,
-                    nos,
-                    lambda xr, yr: sum_pullback_of(xp, xr, yr, axes, keepdims, nos),
-                )
-        if kw is None:
-            xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+            return numpy_fast.sum_rrule(
+                xp,
+                x,
+                axes,
+                keepdims,
+                max(reduced_size(x.shape, axes), 1) if mean else 1,
+                nos,
+                lambda xr, yr: sum_pullback_of(xp, xr, yr, axes, keepdims, nos),
+            )
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
         y = getattr(xp, name)(x, **kw)
         return y, sum_pullback_of(xp, x, y, axes, kw["keepdims"], _consts(args))
 
@@ -428,19 +438,34 @@ def _extremum_ex(rng: Any) -> list[Any]:
 
 
 def _extremum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
-    def extremum_rrule(*args: Any, **kwargs: Any) -> Any:
-        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
-        y = getattr(xp, name)(x, **kw)
+    def extremum_pullback_of(
+        xp: Any, x: Any, y: Any, axes: tuple[int, ...], keepdims: bool, nos: tuple[Any, ...]
+    ) -> Any:
         project = ProjectTo(x, xp)
-        nos = _consts(args)
 
         @pullback(y, (x, *nos), name=name)
         def extremum_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project.differentiable:
                 return (_NO, *nos)
-            return (project(_extremum_bar(xp, x, y, y_bar, axes, kw["keepdims"])), *nos)
+            return (project(_extremum_bar(xp, x, y, y_bar, axes, keepdims)), *nos)
 
-        return y, extremum_pullback
+        return extremum_pullback
+
+    def extremum_rrule(*args: Any, **kwargs: Any) -> Any:
+        fast = _bind_real_numpy(sig, args, kwargs)
+        if fast is not None:  # a real NumPy array: numpy_fast's reduction and pullback
+            x, (axes, kw) = args[0], fast
+            keepdims = kw["keepdims"]
+            return numpy_fast.extremum_rrule(
+                name,
+                x,
+                axes,
+                keepdims,
+                lambda y: extremum_pullback_of(namespace_of(x), x, y, axes, keepdims, ()),
+            )
+        xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
+        y = getattr(xp, name)(x, **kw)
+        return y, extremum_pullback_of(xp, x, y, axes, kw["keepdims"], _consts(args))
 
     def extremum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, x, axes, kw = _bind(sig, numpy, args, kwargs)

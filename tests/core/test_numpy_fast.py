@@ -122,6 +122,79 @@ def test_sum_fast_path_agrees_with_numpy_and_the_generic_path(name, shape, kwarg
     np.testing.assert_array_equal(chunk[1], 2 * np.asarray(generic[1]))
 
 
+@pytest.mark.parametrize(
+    "shapes", [((3, 4), (4, 2)), ((3, 4), (4,)), ((4,), (4, 2)), ((1, 1), (1,))]
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matmul_fast_path_agrees_with_numpy_and_the_generic_path(shapes, dtype) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(5)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in shapes)
+    y, pb = cr.rrule(np.matmul, a, b)
+    _same(y, np.matmul(a, b))
+    g = rng.standard_normal(y.shape).astype(dtype)
+    fast = pb(g)
+    assert pb.__name__ == "matmul_pullback" and pb.__module__ == numpy_fast.__name__
+    assert all(isinstance(t, cr.Thunk) for t in fast[1:])  # only the cotangents asked for
+    generic = pb(cr.Thunk(lambda: g))  # a thunk: the generic rule's pullback
+    assert len(fast) == len(generic) == 3
+    for f_, g_ in zip(fast[1:], generic[1:]):
+        f_, g_ = cr.unthunk(f_), cr.unthunk(g_)
+        assert type(f_) is type(g_) and f_.dtype == g_.dtype and f_.shape == g_.shape
+        np.testing.assert_allclose(f_, g_, rtol=1e-6 if dtype == np.float32 else 1e-13)
+    chunk = pb(np.stack([g, 2 * g]), chunk=1)  # a chunk: the generic rule's pullback
+    np.testing.assert_allclose(cr.unthunk(chunk[2])[1], 2 * cr.unthunk(generic[2]), rtol=1e-6)
+    assert pb(cr.ZeroTangent())[1:] == (cr.ZeroTangent(), cr.ZeroTangent())
+
+
+def test_matmul_fast_path_declines() -> None:
+    m, v = np.ones((2, 2)), np.ones(2)
+
+    def slow(y: Any) -> Any:  # never built: each call declines
+        raise AssertionError
+
+    for a, b in [
+        (v, v),  # two vectors: a 0-d product
+        (m, m.astype(np.float32)),  # mixed dtypes: promotion and projection
+        (m + 0j, m + 0j),  # complex: conjugates
+        (np.ones((2, 2, 2)), m),  # a stack
+        (np.ones((0, 2)), m),  # empty
+        (m.astype(int), m.astype(int)),
+        (2.0, m),
+    ]:
+        assert numpy_fast.matmul_rrule(a, b, slow) is None
+
+
+@pytest.mark.parametrize("name", ["max", "min", "amax"])
+@pytest.mark.parametrize(
+    ("x", "kwargs"),
+    [
+        ([1.0, -3.0, 3.0, 2.0, 3.0], {}),  # a tie: shared equally
+        ([[1.0, 5.0, 5.0], [2.0, 2.0, 1.0]], {"axis": 1}),
+        ([[1.0, 5.0, 5.0], [2.0, 2.0, 1.0]], {"axis": 0, "keepdims": True}),
+        ([[1.0, 5.0, 5.0], [2.0, 2.0, 1.0]], {"keepdims": True}),
+        ([[[1.0, 2.0], [2.0, 0.0]], [[2.0, -1.0], [0.5, 2.0]]], {"axis": (0, 2)}),
+        ([1.0, np.nan, 2.0], {}),  # NaN: no element equals the extremum, cotangent 0
+        ([[np.nan, 1.0], [2.0, 2.0]], {"axis": -1}),
+        (4.0, {}),  # 0-d
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_extremum_fast_path_agrees_with_numpy_and_the_generic_path(name, x, kwargs, dtype) -> None:  # type: ignore[no-untyped-def]
+    f = getattr(np, name)
+    x = np.asarray(x, dtype=dtype)
+    y, pb = cr.rrule(f, x, **kwargs)
+    ref = f(x, **kwargs)
+    assert type(y) is type(ref)  # a NumPy scalar for a full reduction, as NumPy's own
+    np.testing.assert_array_equal(y, ref)
+    g = np.asarray(np.random.default_rng(3).standard_normal(np.shape(y))).astype(dtype)
+    fast = pb(g)
+    assert pb.__module__ == numpy_fast.__name__
+    generic = pb(cr.Thunk(lambda: g))  # a thunk: the rule's general pullback
+    assert len(fast) == len(generic) == 2
+    _same(fast[1], generic[1])
+    assert pb(cr.ZeroTangent()) == (cr.NoTangent(), cr.ZeroTangent())
+
+
 def test_project_declines_what_needs_a_projector() -> None:
     x = np.ones((2, 3))
     assert numpy_fast.project(x, np.ones((2, 3))) is not None

@@ -11,6 +11,7 @@ import pytest
 
 import chainrules as cr
 from chainrules import ad
+from chainrules.core import numpy_fast
 from chainrules.rules import linear_algebra
 from chainrules.testing import test_rrule
 
@@ -153,29 +154,42 @@ def test_tester_flags_thunks_that_depend_on_the_order_they_are_forced_in() -> No
 
 
 def _count_adjoints(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the operand cotangents matmul computes: the generic pullback builds one adjoint
+    per operand, NumPy's fast path (real matrices and vectors) calls one function per operand."""
     calls = [0]
-    real = linear_algebra.adjoint
 
-    def counting(xp: Any, x: Any) -> Any:
-        calls[0] += 1
-        return real(xp, x)
+    def counting(module: Any, name: str) -> None:
+        real = getattr(module, name)
 
-    monkeypatch.setattr(linear_algebra, "adjoint", counting)
+        def count(*args: Any) -> Any:
+            calls[0] += 1
+            return real(*args)
+
+        monkeypatch.setattr(module, name, count)
+
+    counting(linear_algebra, "adjoint")
+    counting(numpy_fast, "_x1_bar")
+    counting(numpy_fast, "_x2_bar")
     return calls
 
 
-def test_engine_never_forces_the_cotangent_of_a_constant(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("dtype", [np.float64, np.float16], ids=["fast", "generic"])
+def test_engine_never_forces_the_cotangent_of_a_constant(
+    monkeypatch: pytest.MonkeyPatch, dtype: Any
+) -> None:
     # the data matrix of a regression is a constant: its cotangent (an outer product as large as
-    # the data) is never computed; matmul's pullback builds one adjoint per operand it computes
-    x, w = _r(50, 4), _r(4)
+    # the data) is never computed; on NumPy's fast path (float64) and on the generic one (float16
+    # data meeting float64 weights: mixed dtypes), matmul computes one cotangent per operand
+    x, w = _r(50, 4).astype(dtype), _r(4)
     calls = _count_adjoints(monkeypatch)
     g = ad.grad(lambda w: np.sum(np.tanh(x @ w)))(w)
     np.testing.assert_allclose(g, x.T @ (1 - np.tanh(x @ w) ** 2), rtol=1e-12)
     assert calls[0] == 1
     calls[0] = 0  # both traced: both computed, the same values as an eager product
     gx, gw = ad.grad(lambda x, w: np.sum(x @ w), argnums=(0, 1))(x, w)
-    np.testing.assert_allclose(gx, np.broadcast_to(w, x.shape), rtol=1e-12)
-    np.testing.assert_allclose(gw, x.sum(axis=0), rtol=1e-12)
+    assert gx.dtype == dtype  # projected onto the data's dtype
+    np.testing.assert_allclose(gx, np.broadcast_to(w.astype(dtype), x.shape), rtol=1e-12)
+    np.testing.assert_allclose(gw, x.astype(np.float64).sum(axis=0), rtol=1e-12)
     assert calls[0] == 2
 
 

@@ -410,7 +410,9 @@ def test_chunked_matvecs_are_one_matrix_product(shapes, monkeypatch) -> None:  #
     bars = pb(yb, chunk=1)  # type: ignore[call-arg]  # one leading chunk axis
     got = cr.unthunk(bars[1 if vec_a else 2])
     monkeypatch.setattr(xp, "matmul", real)
-    assert len(calls) == 4, calls  # two primals, the pushforward, the cotangent asked for
+    # two primals, the pushforward, the cotangent asked for; the rrule's primal of matrices and
+    # vectors is numpy_fast's np.matmul, which the spy does not see
+    assert len(calls) == (3 if max(a.ndim, b.ndim) <= 2 else 4), calls
     assert not any(len(s) > 2 and s[0] == k for c in calls for s in c), calls
     dots = [ta[i] @ b if vec_a else a @ tb[i] for i in range(k)]  # type: ignore[index]
     np.testing.assert_allclose(yd, np.stack(dots))
