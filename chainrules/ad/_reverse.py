@@ -49,6 +49,8 @@ _new = object.__new__
 _NDARRAY = np.ndarray
 _np_add = np.add
 _FRESH = 2  # Node.owned: a NumPy array the engine allocated
+_FAST_VALUES = frozenset((_NDARRAY, np.float64))  # process's written-out cases: traced values
+_FAST_CONSTS = frozenset((float, int, _NDARRAY, np.float64))  # ... and plain constants
 
 
 class Node:
@@ -119,9 +121,10 @@ class ReverseTrace(Trace):
         vals: Any = None
         if (n == 1 or n == 2) and not kwargs:
             # the common cases written out: one or two arguments, each a tracer of this trace
-            # holding a NumPy array, or (one of two) a plain constant (Python number, NumPy array)
+            # holding a NumPy array or float64 scalar (what a full reduction gives), or (one of
+            # two) a plain constant (Python number, NumPy array or float64 scalar)
             a = args[0]
-            if type(a) is cls and a._trace is self and type(a._value) is _NDARRAY:
+            if type(a) is cls and a._trace is self and type(a._value) in _FAST_VALUES:
                 na = a._aux
                 if na is not None:
                     if n == 1:
@@ -130,22 +133,21 @@ class ReverseTrace(Trace):
                     else:
                         b = args[1]
                         tb = type(b)
-                        if tb is cls and b._trace is self and type(b._value) is _NDARRAY:
+                        if tb is cls and b._trace is self and type(b._value) in _FAST_VALUES:
                             nb = b._aux
                             if nb is not None:
                                 vals = (a._value, b._value)
                                 parents = ((1, -1, na), (2, -1, nb))
-                        elif tb is float or tb is int or tb is _NDARRAY:
+                        elif tb in _FAST_CONSTS:
                             vals = (a._value, b)
                             parents = ((1, -1, na),)
             elif n == 2:
-                ta = type(a)
                 b = args[1]
                 if (
-                    (ta is float or ta is int or ta is _NDARRAY)
+                    type(a) in _FAST_CONSTS
                     and type(b) is cls
                     and b._trace is self
-                    and type(b._value) is _NDARRAY
+                    and type(b._value) in _FAST_VALUES
                     and b._aux is not None
                 ):
                     vals = (a, b._value)

@@ -57,6 +57,7 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 _ND = np.ndarray
 _add_reduce = np.add.reduce
+_asarray = np.asarray
 _multiply = np.multiply
 _REAL2 = ("f", None, "f", None)  # the generic binary pullback's kinds for two real operands
 # From this many elements of the cotangent on, a binary fast pullback defers each operand's
@@ -68,10 +69,16 @@ _REAL2 = ("f", None, "f", None)  # the generic binary pullback's kinds for two r
 DEFER_SIZE = 1 << 14
 
 
+# NumPy's real floating scalars: what a full reduction of a real array returns (``np.sum(x)`` is an
+# ``np.float64``), so the operations after a reduction meet them as operands and outputs
+_NP_REAL = frozenset((np.float64, np.float32, np.float16))
+
+
 def is_real(a: Any) -> bool:
-    """A real floating NumPy array or a Python float: what the fast paths take."""
+    """A real floating NumPy array, a NumPy real scalar or a Python float: what the fast paths
+    take."""
     t = type(a)
-    return (t is _ND and a.dtype.kind == "f") or t is float
+    return (t is _ND and a.dtype.kind == "f") or t is float or t in _NP_REAL
 
 
 def numpy_result(y: Any) -> Any:
@@ -91,7 +98,8 @@ def project(a: Any, v: Any) -> Any:
             # what ProjectTo(a)(v) computes (np.sum is this reduction), without its checks
             return _add_reduce(v, axis=tuple(range(v.ndim))) if v.ndim else v
         return None
-    if type(v) is _ND and v.shape == a.shape and v.dtype == a.dtype:
+    tv = type(v)
+    if (tv is _ND or tv in _NP_REAL) and v.shape == a.shape and v.dtype == a.dtype:
         return v
     return None
 
@@ -168,7 +176,8 @@ def unary_rrule(
             out = get[xp](x, **kwargs)
         else:
             out = get[xp](x)
-        if type(x) is _ND and x.dtype.kind == "f":
+        tx = type(x)
+        if (tx is _ND and x.dtype.kind == "f") or tx in _NP_REAL:
             out_shape = out.shape
             if is_const:  # -x, +x: x's shape and dtype, not x (the pullback must not keep it);
                 # bound as defaults: closure cells would cost every unary rule's call
@@ -213,7 +222,8 @@ def unary_rrule(
                     v = y_bar * p(xp, out, x)
                 else:
                     v = _scale(y_bar, p(xp, out, x))
-                if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
+                tv = type(v)
+                if (tv is _ND or tv in _NP_REAL) and v.shape == x.shape and v.dtype == x.dtype:
                     return _NO, v
                 return _NO, ProjectTo(x, xp)(v)  # a partial of another dtype
 
@@ -263,8 +273,8 @@ def binary_rrule(
         if xp is None:
             xp = namespace_of(x, y, fname=name)
         out = get[xp](x, y, **kwargs) if kwargs else get[xp](x, y)
-        if ((tx is _ND and x.dtype.kind == "f") or tx is float) and (
-            (ty is _ND and y.dtype.kind == "f") or ty is float
+        if ((tx is _ND and x.dtype.kind == "f") or tx is float or tx in _NP_REAL) and (
+            (ty is _ND and y.dtype.kind == "f") or ty is float or ty in _NP_REAL
         ):  # real NumPy operands (is_real, written out)
             both_arrays = tx is _ND and ty is _ND
             out_shape = out.shape
@@ -442,6 +452,8 @@ def sum_rrule(
     y_rec = y if type(y) is not _ND else None  # a NumPy scalar owns its value: keep it
 
     def sum_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
+        if type(y_bar) in _NP_REAL:  # a NumPy scalar (the cotangent of a full reduction)
+            y_bar = _asarray(y_bar)
         if not chunk and type(y_bar) is _ND and y_bar.shape == y_shape and y_bar.dtype == dtype:
             g = unsum(y_bar / n if n != 1 else y_bar, shape, axes, keepdims)
             if g is not None:
@@ -635,8 +647,35 @@ def extremum_rrule(
     def extremum_pullback(
         y_bar: Any, chunk: int = 0, x: Any = x, y: Any = y
     ) -> tuple[Any, Any]:  # values bound as defaults (see binary_rrule)
-        if not chunk and type(y_bar) is _ND and y_bar.shape == y_shape and y_bar.dtype == dtype:
+        ty = type(y_bar)
+        if (
+            not chunk
+            and (ty is _ND or ty in _NP_REAL)
+            and y_bar.shape == y_shape
+            and y_bar.dtype == dtype
+        ):
             return _NO, _ties_bar(x, y, y_bar, axes, kshape)
         return slow(y)(y_bar, chunk=chunk)
 
     return y, extremum_pullback
+
+
+# --- abs of a real NumPy array ------------------------------------------------------------------
+def abs_rrule(x: Any, slow: Callable[[Any], Callable[..., Any]]) -> tuple[Any, Any] | None:
+    """``abs(x)`` of a real NumPy array of rank >= 1 with its pullback written out:
+    ``y_bar * sign(x)`` (±1, 0 at ±0 -- the minimum-norm subgradient -- ±1 at ±inf, NaN at NaN:
+    what the generic ``unit`` computes, in one pass) for a NumPy cotangent of ``x``'s shape and
+    dtype; any other cotangent goes to ``slow(out)``, the generic pullback, built on first use.
+    ``None`` where the fast path does not apply."""
+    if type(x) is not _ND or x.dtype.kind != "f" or not x.ndim:
+        return None
+    out = np.absolute(x)
+
+    def abs_pullback(
+        y_bar: Any, chunk: int = 0, x: Any = x, out: Any = out
+    ) -> tuple[Any, Any]:  # values bound as defaults (see binary_rrule)
+        if not chunk and type(y_bar) is _ND and y_bar.shape == x.shape and y_bar.dtype == x.dtype:
+            return _NO, y_bar * np.sign(x)
+        return slow(out)(y_bar, chunk=chunk)
+
+    return out, abs_pullback

@@ -404,8 +404,18 @@ def _unary(name: str, x: Any, kwargs: dict[str, Any]) -> tuple[Any, ProjectTo, b
 
 @register_rrule("abs", "numpy:absolute", domain=(R,), complex=C_ANY)
 def abs_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, _ = _unary("abs", x, kwargs)
+    if not kwargs:  # a real NumPy array: numpy_fast's primal and pullback
+        fast = numpy_fast.abs_rrule(x, lambda out: _abs_pullback(namespace_of(x), x, out))
+        if fast is not None:
+            return fast
+    xp, _, _ = _unary("abs", x, kwargs)
     out = xp.abs(x)
+    return out, _abs_pullback(xp, x, out)
+
+
+def _abs_pullback(xp: Any, x: Any, out: Any) -> Any:
+    """The pullback of ``out = abs(x)`` in namespace ``xp``, for every library."""
+    proj = ProjectTo(x, xp)
 
     @pullback(out, (x,))
     def abs_pullback(y_bar: Any) -> Any:
@@ -417,7 +427,7 @@ def abs_rrule(x: Any, /, **kwargs: Any) -> Any:
             return proj(y_bar * np.sign(x))
         return proj(y_bar * unit(xp, x, out))
 
-    return out, abs_pullback
+    return abs_pullback
 
 
 @register_frule("abs", "numpy:absolute", domain=(R,), complex=C_ANY)

@@ -195,6 +195,19 @@ def test_extremum_fast_path_agrees_with_numpy_and_the_generic_path(name, x, kwar
     assert pb(cr.ZeroTangent()) == (cr.NoTangent(), cr.ZeroTangent())
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_abs_fast_path_agrees_with_numpy_and_the_generic_path(dtype) -> None:  # type: ignore[no-untyped-def]
+    x = np.array([[-2.0, -0.0, 0.0, 3.0], [np.inf, -np.inf, np.nan, 1e-300]], dtype=dtype)
+    y, pb = cr.rrule(np.abs, x)
+    _same(y, np.abs(x))
+    g = np.random.default_rng(4).standard_normal(x.shape).astype(dtype)
+    fast = pb(g)
+    assert pb.__module__ == numpy_fast.__name__
+    _same(fast[1], pb(cr.Thunk(lambda: g))[1])  # a thunk: the generic pullback
+    assert numpy_fast.abs_rrule(np.float64(2.0), lambda out: None) is None  # 0-d: generic
+    assert numpy_fast.abs_rrule(x + 1j, lambda out: None) is None  # complex: generic
+
+
 def test_project_declines_what_needs_a_projector() -> None:
     x = np.ones((2, 3))
     assert numpy_fast.project(x, np.ones((2, 3))) is not None
