@@ -37,7 +37,7 @@ ratio to ``torch.func`` (median and range over the repeats), and the default's o
 reverse mode also the bare product ``eye @ B`` that one pass amounts to, NumPy's over torch's.
 
     python benchmarks/peers.py [--quick] [--repeats 3] [--hessian] [--chunks]
-        [--programs [NAME ...]]
+        [--programs [NAME ...]] [--sizes {n10,scale} ...]
 """
 
 from __future__ import annotations
@@ -413,6 +413,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hessian", action="store_true", help="add hessian and jacobian(rev)")
     ap.add_argument("--chunks", action="store_true", help="jacobian time against chunk_size")
     ap.add_argument("--programs", nargs="*", default=list(PROGRAMS))
+    ap.add_argument(
+        "--sizes",
+        nargs="*",
+        choices=["n10", "scale"],
+        default=["n10", "scale"],
+        help="which rows of the programs: n=10 (overhead), at scale, or both",
+    )
     a = ap.parse_args(argv)
     budget = 0.02 if a.quick else 0.1
     if a.chunks:
@@ -424,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| program | " + " | ".join(heads) + " |")
     print("|---" * (len(heads) + 1) + "|")
     rng = np.random.default_rng(0)
-    for scale in (False, True):
+    for scale in [s == "scale" for s in dict.fromkeys(a.sizes)]:
         for name in a.programs:
             d, p = data(name, scale, rng)
             rs = ratios(engines(name, d, p), a.repeats, budget)

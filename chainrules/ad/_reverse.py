@@ -119,10 +119,13 @@ class ReverseTrace(Trace):
         cls = self.cls
         n = len(args)
         vals: Any = None
-        if (n == 1 or n == 2) and not kwargs:
+        if (n == 1 or n == 2) and (
+            not kwargs or not any(isinstance(v, Tracer) for v in kwargs.values())
+        ):
             # the common cases written out: one or two arguments, each a tracer of this trace
             # holding a NumPy array or float64 scalar (what a full reduction gives), or (one of
-            # two) a plain constant (Python number, NumPy array or float64 scalar)
+            # two) a plain constant (Python number, NumPy array or float64 scalar); keywords
+            # with no tracer among them (sum(x, axis=1)), which _unwrap would pass on unchanged
             a = args[0]
             if type(a) is cls and a._trace is self and type(a._value) in _FAST_VALUES:
                 na = a._aux
