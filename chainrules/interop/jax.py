@@ -210,11 +210,14 @@ def _jit_unless_untraceable(call: Any) -> Any:
     Why jit a ``custom_jvp``: eager ``jax.grad`` linearizes it by running its jvp rule under a
     partial-evaluation trace, every primitive of the frule one Python dispatch and one eager
     XLA call, then transposes and evaluates the staged tangent jaxpr primitive by primitive
-    (2.6-10x native JAX at n = 10). Through ``jit``, JAX linearizes the jitted jaxpr instead:
-    its JVP, partial evaluation and transpose are cached per jaxpr, and the eager call is one
-    compiled forward and one compiled backward (0.4-0.8x native at n = 10 and at n = 1e6, where
-    XLA also fuses the rule's elementwise passes). Under an outer ``jit``, ``vmap`` or
-    ``jacfwd`` the inner ``jit`` is inlined: nothing changes there."""
+    (3-10x native JAX at n = 10, ``benchmarks/jax_bridge.py``). Through ``jit``, JAX
+    linearizes the jitted jaxpr instead: its JVP, partial evaluation and transpose are cached
+    per jaxpr, and the eager call is one compiled forward and one compiled backward (0.2-0.9x
+    native at n = 10 and at n = 1e6, where XLA also fuses the rule's elementwise passes).
+    Under an outer ``jit``, ``vmap`` or ``jacfwd`` the inner ``jit`` is inlined: nothing
+    changes there. ``vjp`` mode is not wrapped: its pullback runs when JAX transposes, after
+    this call has returned, so a pullback that reads a value on the host could not fall back
+    to running eagerly."""
     jitted = jax.jit(call)
     use = [jitted]
 
