@@ -214,8 +214,9 @@ def _jit_unless_untraceable(call: Any) -> Any:
     linearizes the jitted jaxpr instead: its JVP, partial evaluation and transpose are cached
     per jaxpr, and the eager call is one compiled forward and one compiled backward (0.2-0.9x
     native at n = 10 and at n = 1e6, where XLA also fuses the rule's elementwise passes).
-    Under an outer ``jit``, ``vmap`` or ``jacfwd`` the inner ``jit`` is inlined: nothing
-    changes there. ``vjp`` mode is not wrapped: its pullback runs when JAX transposes, after
+    Under an outer ``jit`` the inner one is inlined (the same compiled program as without it);
+    ``vmap``, ``jacfwd`` and ``hessian`` transform the jitted program as they would the plain
+    one. ``vjp`` mode is not wrapped: its pullback runs when JAX transposes, after
     this call has returned, so a pullback that reads a value on the host could not fall back
     to running eagerly."""
     jitted = jax.jit(call)
