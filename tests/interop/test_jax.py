@@ -203,6 +203,100 @@ def test_float32_stays_float32(mode):  # type: ignore[no-untyped-def]
     assert g.dtype == jnp.float32
 
 
+# --- eager calls: jvp mode runs its custom_jvp through jax.jit ----------------------------
+
+
+def test_eager_jit_path_agrees_with_plain_custom_jvp(gpu_safe_case):  # type: ignore[no-untyped-def]
+    """Eagerly, ``jvp`` mode calls its ``custom_jvp`` through ``jax.jit`` (one compiled call, not
+    one dispatch per primitive of the frule); its ``vjp`` and ``jvp`` match the ``custom_jvp``
+    called without the ``jit`` (``__wrapped__``), the path a rule that reads values on the host
+    takes."""
+    from chainrules.interop._common import split
+
+    case = gpu_safe_case
+    leaves, rebuild = case.split()
+    xs = [jnp.asarray(x) for x in leaves]
+    wrapped = crjax.wrap(case.f)
+
+    def ours(*vals):  # type: ignore[no-untyped-def]
+        args, kwargs = rebuild(*vals)
+        return wrapped(*args, **kwargs)
+
+    def plain(*vals):  # type: ignore[no-untyped-def]
+        args, kwargs = rebuild(*vals)
+        sp = split(args, kwargs, crjax._is_dynamic)
+        (built,) = wrapped.__chainrules_built__.values()  # one call structure
+        return built.__wrapped__(*(jnp.asarray(sp.leaves[i]) for i in sp.dynamic))
+
+    y1, pb1 = jax.vjp(ours, *xs)
+    y2, pb2 = jax.vjp(plain, *xs)
+    np.testing.assert_allclose(y1, y2, rtol=1e-13, atol=1e-15)
+    rng = np.random.default_rng(2)
+    y_bar = jnp.asarray(rng.standard_normal(np.shape(y1)), dtype=jnp.real(y1).dtype)
+    if jnp.iscomplexobj(y1):
+        y_bar = y_bar + 1j * y_bar[::-1]
+    for a, b in zip(pb1(y_bar), pb2(y_bar), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    dots = [jnp.asarray(rng.standard_normal(x.shape), dtype=x.dtype) for x in xs]
+    _, t1 = jax.jvp(ours, xs, dots)
+    _, t2 = jax.jvp(plain, xs, dots)
+    np.testing.assert_allclose(t1, t2, rtol=1e-13, atol=1e-15)
+
+
+def counted_square(x):  # type: ignore[no-untyped-def]
+    return x * x
+
+
+def host_read_square(x):  # type: ignore[no-untyped-def]
+    return x * x
+
+
+@pytest.fixture
+def counted_rules(clean_registry):  # type: ignore[no-untyped-def]
+    """frules for ``counted_square`` (traceable) and ``host_read_square`` (reads a value on the
+    host, so it runs eagerly but not under ``jit``), counting their calls."""
+    calls = {"counted": 0, "host": 0}
+
+    @cr.register_frule(counted_square)
+    def _counted(tangents, x):  # type: ignore[no-untyped-def]
+        calls["counted"] += 1
+        return x * x, 2 * x * tangents[1]
+
+    @cr.register_frule(host_read_square)
+    def _host(tangents, x):  # type: ignore[no-untyped-def]
+        calls["host"] += 1
+        two = 2.0 if float(jnp.max(jnp.abs(x))) < 1e300 else 0.0  # a host read
+        return x * x, two * x * tangents[1]
+
+    return calls
+
+
+def test_eager_grad_traces_the_frule_once(counted_rules):  # type: ignore[no-untyped-def]
+    f = crjax.wrap(counted_square)
+    grad = jax.grad(lambda x: jnp.sum(f(x)))
+    x = jnp.array([1.0, -2.0, 3.0])
+    np.testing.assert_allclose(grad(x), 2 * x)
+    first = counted_rules["counted"]
+    assert first > 0
+    for k in range(3):  # later calls reuse the compiled forward and backward: no new trace
+        np.testing.assert_allclose(grad(x + k), 2 * (x + k))
+    assert counted_rules["counted"] == first
+
+
+def test_rule_that_reads_on_the_host_runs_eagerly(counted_rules):  # type: ignore[no-untyped-def]
+    f = crjax.wrap(host_read_square)
+    grad = jax.grad(lambda x: jnp.sum(f(x)))
+    x = jnp.array([1.0, -2.0, 3.0])
+    np.testing.assert_allclose(grad(x), 2 * x)
+    # the jit's trace failed once; from then on the structure runs eagerly, one frule call each
+    before = counted_rules["host"]
+    np.testing.assert_allclose(grad(x), 2 * x)
+    assert counted_rules["host"] == before + 1
+    # under an outer jit the rule fails as it did without the bridge's jit
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(grad)(x)
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 
