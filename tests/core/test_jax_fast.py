@@ -100,11 +100,14 @@ def test_two_norm_limit_at_infinite_entries_on_jax(axis: int | None) -> None:
         [[1.0, np.inf], [2.0, -2.0]],  # one slice infinite, one finite (axis=1)
     ],
 )
-def test_the_2_norm_limit_branch_agrees_with_the_masks(x: Any) -> None:
-    """Under jit the 2-norm pullback branches on the device (``unless_any_inf``); eagerly it takes
-    the masked formula. Both give the same cotangent, with and without infinite entries."""
+@pytest.mark.parametrize("ord", [2, np.inf], ids=["2-norm", "inf-norm"])
+def test_the_norm_limit_branch_agrees_with_the_masks(x: Any, ord: Any) -> None:
+    """Under jit the 2-norm's and the inf-norm's pullbacks branch on the device
+    (``unless_any_inf``); eagerly they take the masked formula. Both give the same cotangent,
+    with and without infinite entries (the inf-norm's plain branch is NumPy's formula,
+    ``x / (y * count)`` on the mask, where the masked one is ``sign(x) / count``: equal here)."""
     x = jnp.asarray(x)
-    kw = {"axis": 1} if x.ndim == 2 else {}
+    kw = {"axis": 1, "ord": ord} if x.ndim == 2 else {"ord": ord}
 
     def pull(x: Any) -> Any:
         y, pb = cr.rrule(jnp.linalg.vector_norm, x, **kw)

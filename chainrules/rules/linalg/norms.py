@@ -75,21 +75,28 @@ def _vector_direction(
     if ord in (_INF, -_INF):
         # the elements of largest (smallest) |x| share the cotangent equally: a mask and a count
         # -- no argmax, no index read on the host. For real x, x / y is sign(x) on the mask.
-        if xp.isdtype(x.dtype, "complex floating") or _no_inf(ye):
-            # x / y on the mask, in one masked pass (a NumPy or torch CPU norm with no infinite
-            # entry reads its reduced norm on the host to take this path: no inf / inf to guard
-            # against)
+        def plain() -> Any:  # x / y on the mask, in one masked pass: no inf / inf to guard
             mask = xp.abs(x) == ye
             count = count_true(xp, mask, axes, dtype=ye.dtype)
             c = 1 / (safe(xp, ye) * safe(xp, count))
             return masked_product(xp, mask, x, c if scale is None else c * scale)
-        mask = (x == ye) | (x == -ye)
-        count = count_true(xp, mask, axes, dtype=ye.dtype)
-        # x / y is sign(x) on the mask: copysign(1 / count, x), finite also at y = inf (where
-        # x * (1 / y) would be inf * 0); 0 at the zero vector (y = 0, every element tied)
-        c = 1 / safe(xp, count)
-        g = xp.copysign(xp.where(ye == 0, xp.zeros_like(c), c), x)  # c >= 0: sign(x) / count
-        return masked_product(xp, mask, g, 1.0 if scale is None else scale)
+
+        def limit() -> Any:
+            mask = (x == ye) | (x == -ye)
+            count = count_true(xp, mask, axes, dtype=ye.dtype)
+            # x / y is sign(x) on the mask: copysign(1 / count, x), finite also at y = inf
+            # (where x * (1 / y) would be inf * 0); 0 at the zero vector (y = 0, all tied)
+            c = 1 / safe(xp, count)
+            g = xp.copysign(xp.where(ye == 0, xp.zeros_like(c), c), x)  # c >= 0: sign(x) / count
+            return masked_product(xp, mask, g, 1.0 if scale is None else scale)
+
+        # a NumPy or torch CPU norm with no infinite entry reads its reduced norm on the host to
+        # take the plain pass; under a JAX trace a device-side branch picks it; complex x has no
+        # direction at infinity (NaN, docs/conventions.md), so the plain pass is its formula
+        if xp.isdtype(x.dtype, "complex floating") or _no_inf(ye):
+            return plain()
+        g = jax_fast.unless_any_inf(xp, ye, plain, limit)
+        return limit() if g is None else g
     ax = xp.abs(x)
     if ord == 1:
         g = unit(xp, x, ax)
