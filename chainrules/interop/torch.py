@@ -95,9 +95,14 @@ def wrap(f: Any) -> Any:
             )
         fn = with_jvp if _has_forward_tangent(dyn) else plain
         if torch._C._are_functorch_transforms_active() or torch.compiler.is_compiling():
-            return fn.apply(_Call(sp), *dyn)
-        # what Function.apply does next (see NOTE: [functorch vjp and autograd interaction])
-        return c_apply[fn](_Call(sp), *map(_unwrap_if_dead, dyn))
+            # a torch.func transform's tensors sit outside the pullback's levels, and Dynamo
+            # sees only saved tensors: the backward recomputes the rrule from them
+            return fn.apply(_Call(sp, False), *dyn)
+        # saved-tensor hooks (offloading, checkpointing) must see every residual: with them the
+        # backward recomputes too. Then what Function.apply does next (see NOTE: [functorch vjp
+        # and autograd interaction])
+        keep = torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+        return c_apply[fn](_Call(sp, keep), *map(_unwrap_if_dead, dyn))
 
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
@@ -105,12 +110,15 @@ def wrap(f: Any) -> Any:
 
 class _Call:
     """One call's static state, passed to the Function as its first input: the split arguments,
-    and the pullback of the forward's rrule when it may be reused in the backward pass."""
+    whether the forward's pullback may serve the backward pass (``keep``: not under a
+    ``torch.func`` transform, ``torch.compile`` or saved-tensor hooks, decided by ``wrap``), and
+    that pullback, with the rebuilder of a tuple output's cotangent and the arguments."""
 
-    __slots__ = ("pullback", "sp")
+    __slots__ = ("keep", "pullback", "sp")
 
-    def __init__(self, sp: Split) -> None:
+    def __init__(self, sp: Split, keep: bool) -> None:
         self.sp = sp
+        self.keep = keep
         self.pullback: Any = None
 
 
@@ -119,18 +127,6 @@ def _has_forward_tangent(dyn: tuple[Any, ...]) -> bool:
     if forward_ad._current_level < 0 or torch.compiler.is_compiling():
         return False
     return any(forward_ad.unpack_dual(t).tangent is not None for t in dyn)
-
-
-def _may_keep_pullback() -> bool:
-    """Whether the forward's pullback may serve the backward pass: not under a ``torch.func``
-    transform (its tensors would sit outside the transform's levels), ``torch.compile`` (Dynamo
-    sees only saved tensors), or saved-tensor hooks (offloading, checkpointing: they must see
-    every residual)."""
-    return not (
-        torch._C._are_functorch_transforms_active()
-        or torch.compiler.is_compiling()
-        or torch._C._autograd._top_saved_tensors_default_hooks(False) is not None
-    )
 
 
 def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int]) -> list[Any]:
@@ -147,7 +143,10 @@ def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int
 
 
 def _fresh(y: Any, dyn: tuple[Any, ...]) -> Any:
-    return y.view_as(y) if any(y is d for d in dyn) else y
+    for d in dyn:
+        if y is d:
+            return y.view_as(y)
+    return y
 
 
 def _functions(rules: Rules) -> tuple[Any, Any]:
@@ -155,13 +154,18 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
     assert rrule is not None and frule is not None
 
     def forward(call: _Call, *dyn: Any) -> Any:
-        args, kwargs = call.sp.rebuild(dyn)
-        y, pullback = rrule(*args, **kwargs)
-        if _may_keep_pullback():
-            call.pullback = (pullback, output_leaves(y)[1], args)
+        if type(call.sp) is FlatSplit:
+            args: tuple[Any, ...] = dyn
+            y, pullback = rrule(*dyn)
+        else:
+            args, kwargs = call.sp.rebuild(dyn)
+            y, pullback = rrule(*args, **kwargs)
+        multi = isinstance(y, tuple)
+        if call.keep:
+            call.pullback = (pullback, output_leaves(y)[1] if multi else None, args)
         # an input returned as it is cannot be saved for backward with setup_context: return a
         # view of it (getitem of a tuple, a no-op reshape)
-        if isinstance(y, tuple):
+        if multi:
             return (
                 type(y)(*(_fresh(v, dyn) for v in y))
                 if hasattr(y, "_fields")
@@ -190,12 +194,12 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             args, kwargs = sp.rebuild(dyn)
             y, pullback = rrule(*args, **kwargs)
             ys, rebuild = output_leaves(y)
-            bars = [torch.zeros_like(yi) if g is None else g for g, yi in zip(grads, ys)]
+            bar = rebuild([torch.zeros_like(yi) if g is None else g for g, yi in zip(grads, ys)])
         else:
             # the forward's pullback: its residuals are the arrays it closed over. Gradients
             # are materialised (zeros, never None) unless a user turned that off
             pullback, rebuild, args = ctx.pullback
-            bars = list(grads)
+            bar = grads[0] if rebuild is None else rebuild(list(grads))
         need = ctx.needs_input_grad
         if type(sp) is FlatSplit:  # one positional tensor per input: no leaf bookkeeping
             cts = None
@@ -205,12 +209,15 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
                     res.append(None)
                     continue
                 if cts is None:
-                    cts = pullback(rebuild(bars))
-                c = unthunk(cts[k])  # the others' entries (Thunks) are never forced
-                if isinstance(c, AbstractZero):
-                    res.append(None)
-                    continue
-                check_leaf(name, "rrule", k - 1, c, p, c.dtype == p.dtype)
+                    cts = pullback(bar)
+                c = cts[k]
+                if type(c) is not torch.Tensor:
+                    c = unthunk(c)  # the others' entries (Thunks) are never forced
+                    if isinstance(c, AbstractZero):
+                        res.append(None)
+                        continue
+                if c.shape != p.shape or c.dtype != p.dtype:
+                    check_leaf(name, "rrule", k - 1, c, p, c.dtype == p.dtype)
                 res.append(c)
             return tuple(res)
         wanted = {
@@ -221,7 +228,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         if not wanted:
             return (None,) * (len(dyn) + 1)
         out: list[Any] = [None]
-        cts = _wanted_cotangents(sp, pullback(rebuild(bars)), args, wanted)
+        cts = _wanted_cotangents(sp, pullback(bar), args, wanted)
         for pos, p in zip(sp.dynamic, dyn, strict=True):
             c = cts[pos]
             if c is None or not _inexact(p) or not need[len(out)]:

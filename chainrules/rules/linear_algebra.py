@@ -62,6 +62,7 @@ from typing import Any
 
 import array_api_compat
 
+from ..core import torch_fast
 from ..core.examples import Expect
 from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
@@ -260,10 +261,21 @@ def _folds(x: Any, n: int) -> bool:
 @register_rrule("matmul", examples=_matmul_ex, chunked_pullback=True)
 def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
     x1, x2 = bind_pair(_MATMUL, args, kwargs)
+    # PyTorch matrices and vectors: the products without the generic bookkeeping
+    fast = torch_fast.matmul_rrule(x1, x2, lambda y: _matmul_generic(x1, x2, y, args))
+    if fast is not None:
+        return fast
+    return _matmul_generic(x1, x2, None, args)
+
+
+def _matmul_generic(x1: Any, x2: Any, y: Any, args: tuple[Any, ...]) -> Any:
+    """The generic rule: ``(y, pullback)`` of ``y = matmul(x1, x2)`` called with positional
+    ``args`` (``y`` is computed when ``None``; torch_fast passes the one it computed)."""
     xp = namespace_of(x1, x2, fname="matmul")
     a, b = arrays(xp, (x1, x2))
-    ashape, bshape, yshape, out_shape = _matmul_shapes(a, b)
-    y = xp.matmul(a, b)
+    ashape, bshape, yshape, out_shape = _matmul_shapes(a, b)  # first: it names rank-0 operands
+    if y is None:
+        y = xp.matmul(a, b)
     project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
     rank = len(yshape)
 

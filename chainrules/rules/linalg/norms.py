@@ -365,7 +365,13 @@ def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]
 @register_rrule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
 def _vector_norm_rrule(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
     xp, y, axes, direction = _vector_norm(x, axis, keepdims, ord)
-    return y, _norm_pullback("vector_norm", xp, x, y, axes, keepdims, (x,), direction, ord == 2)
+
+    def generic() -> Any:
+        return _norm_pullback("vector_norm", xp, x, y, axes, keepdims, (x,), direction, ord == 2)
+
+    if ord == 2 and torch_fast.real_tensor(x):  # PyTorch: the 2-norm's pullback, unchecked
+        return y, torch_fast.norm2_pullback(x, y, axes, keepdims, generic)
+    return y, generic()
 
 
 @register_frule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
