@@ -142,11 +142,18 @@ def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int
     return out
 
 
-def _fresh(y: Any, dyn: tuple[Any, ...]) -> Any:
+def _fresh(y: Any, dyn: tuple[Any, ...], keep: bool) -> Any:
+    """What ``forward`` returns for a rule's output ``y``. An input returned as it is cannot be
+    saved for backward with ``setup_context``: a view of it (getitem of a tuple, a no-op
+    reshape). With the pullback kept (``keep``), which may hold ``y`` itself, a detached alias:
+    PyTorch sets the returned tensor's ``grad_fn`` to the node that holds the pullback, and
+    returning ``y`` would close a reference cycle (output -> node -> pullback -> output) that
+    only Python's cyclic collector frees -- every call's outputs and residuals would outlive
+    the graph."""
     for d in dyn:
         if y is d:
             return y.view_as(y)
-    return y
+    return y.detach() if keep and isinstance(y, torch.Tensor) else y
 
 
 def _functions(rules: Rules) -> tuple[Any, Any]:
@@ -160,25 +167,30 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         else:
             args, kwargs = call.sp.rebuild(dyn)
             y, pullback = rrule(*args, **kwargs)
-        multi = isinstance(y, tuple)
-        if call.keep:
+        multi, keep = isinstance(y, tuple), call.keep
+        if keep:
             call.pullback = (pullback, output_leaves(y)[1] if multi else None, args)
-        # an input returned as it is cannot be saved for backward with setup_context: return a
-        # view of it (getitem of a tuple, a no-op reshape)
         if multi:
             return (
-                type(y)(*(_fresh(v, dyn) for v in y))
+                type(y)(*(_fresh(v, dyn, keep) for v in y))
                 if hasattr(y, "_fields")
-                else tuple(_fresh(v, dyn) for v in y)
+                else tuple(_fresh(v, dyn, keep) for v in y)
             )
-        return _fresh(y, dyn)
+        return _fresh(y, dyn, keep)
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
         call, *dyn = inputs
         ctx.sp = call.sp
         ctx.pullback = call.pullback
         call.pullback = None  # the ctx holds it now, and is freed with the graph
-        ctx.save_for_backward(*dyn)
+        if ctx.pullback is None:
+            ctx.save_for_backward(*dyn)
+        else:
+            # the kept pullback reads the inputs and may read the outputs: saved, so that
+            # saved_tensors refuses them when modified in place before the backward pass (as
+            # torch's own functions do) instead of pulling back through the modified values
+            outs = output if isinstance(output, tuple) else (output,)
+            ctx.save_for_backward(*dyn, *(o for o in outs if isinstance(o, torch.Tensor)))
 
     def setup_context_fwd(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
         setup_context(ctx, inputs, output)
@@ -186,7 +198,8 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
 
     def backward(ctx: Any, *grads: Any) -> Any:
         sp: Split = ctx.sp
-        dyn = ctx.saved_tensors  # also torch's check that no input was modified in place
+        # also torch's check that no input (or output, for a kept pullback) was modified in place
+        dyn = ctx.saved_tensors[: len(sp.dynamic)]
         if ctx.pullback is None or torch.is_grad_enabled():
             # create_graph=True (the backward is recorded: the pullback must be differentiable
             # in the inputs, which the forward's, built under no_grad, is not), or a transform
@@ -240,7 +253,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
 
     def jvp(ctx: Any, *tangents: Any) -> Any:
         sp: Split = ctx.sp
-        dyn = ctx.saved_tensors
+        dyn = ctx.saved_tensors[: len(sp.dynamic)]
         args, kwargs = sp.rebuild(dyn)
         leaf_t = {
             pos: t
