@@ -57,7 +57,8 @@ def _is_dynamic(x: Any) -> bool:
 
 
 def _inexact(x: Any) -> bool:
-    return bool(x.is_floating_point() or x.is_complex())
+    dtype = x.dtype
+    return bool(dtype.is_floating_point or dtype.is_complex)
 
 
 def wrap(f: Any) -> Any:
@@ -93,15 +94,16 @@ def wrap(f: Any) -> Any:
                 else sp.leaves[i]
                 for i in sp.dynamic
             )
-        fn = with_jvp if _has_forward_tangent(dyn) else plain
-        if torch._C._are_functorch_transforms_active() or torch.compiler.is_compiling():
+        # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
+        fn = with_jvp if forward_ad._current_level >= 0 and _has_forward_tangent(dyn) else plain
+        if _functorch_active() or _is_compiling():
             # a torch.func transform's tensors sit outside the pullback's levels, and Dynamo
             # sees only saved tensors: the backward recomputes the rrule from them
             return fn.apply(_Call(sp, False), *dyn)
         # saved-tensor hooks (offloading, checkpointing) must see every residual: with them the
         # backward recomputes too. Then what Function.apply does next (see NOTE: [functorch vjp
         # and autograd interaction])
-        keep = torch._C._autograd._top_saved_tensors_default_hooks(False) is None
+        keep = _saved_tensors_hooks(False) is None
         return c_apply[fn](_Call(sp, keep), *map(_unwrap_if_dead, dyn))
 
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
@@ -122,9 +124,13 @@ class _Call:
         self.pullback: Any = None
 
 
+_functorch_active = torch._C._are_functorch_transforms_active
+_is_compiling = torch.compiler.is_compiling
+_saved_tensors_hooks = torch._C._autograd._top_saved_tensors_default_hooks
+
+
 def _has_forward_tangent(dyn: tuple[Any, ...]) -> bool:
-    # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
-    if forward_ad._current_level < 0 or torch.compiler.is_compiling():
+    if _is_compiling():
         return False
     return any(forward_ad.unpack_dual(t).tangent is not None for t in dyn)
 
@@ -176,21 +182,25 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
                 if hasattr(y, "_fields")
                 else tuple(_fresh(v, dyn, keep) for v in y)
             )
+        if keep and type(y) is torch.Tensor and not any(y is d for d in dyn):
+            return y.detach()  # what _fresh returns for it, without the call
         return _fresh(y, dyn, keep)
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
-        call, *dyn = inputs
+        call = inputs[0]
         ctx.sp = call.sp
-        ctx.pullback = call.pullback
+        ctx.pullback = kept = call.pullback
         call.pullback = None  # the ctx holds it now, and is freed with the graph
-        if ctx.pullback is None:
-            ctx.save_for_backward(*dyn)
+        if kept is None:
+            ctx.save_for_backward(*inputs[1:])
+        elif type(output) is torch.Tensor:  # one output
+            ctx.save_for_backward(*inputs[1:], output)
         else:
             # the kept pullback reads the inputs and may read the outputs: saved, so that
             # saved_tensors refuses them when modified in place before the backward pass (as
             # torch's own functions do) instead of pulling back through the modified values
             outs = output if isinstance(output, tuple) else (output,)
-            ctx.save_for_backward(*dyn, *(o for o in outs if isinstance(o, torch.Tensor)))
+            ctx.save_for_backward(*inputs[1:], *(o for o in outs if isinstance(o, torch.Tensor)))
 
     def setup_context_fwd(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
         setup_context(ctx, inputs, output)
@@ -213,12 +223,14 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             # are materialised (zeros, never None) unless a user turned that off
             pullback, rebuild, args = ctx.pullback
             bar = grads[0] if rebuild is None else rebuild(list(grads))
+        # an input that needs a gradient requires grad, which only floating and complex tensors
+        # can: integer and boolean inputs (indices, masks) are never asked for
         need = ctx.needs_input_grad
         if type(sp) is FlatSplit:  # one positional tensor per input: no leaf bookkeeping
             cts = None
             res: list[Any] = [None]
             for k, p in enumerate(dyn, 1):
-                if not (need[k] and _inexact(p)):
+                if not need[k]:
                     res.append(None)
                     continue
                 if cts is None:
@@ -233,18 +245,14 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
                     check_leaf(name, "rrule", k - 1, c, p, c.dtype == p.dtype)
                 res.append(c)
             return tuple(res)
-        wanted = {
-            sp.arg_of[pos]
-            for k, (pos, p) in enumerate(zip(sp.dynamic, dyn, strict=True))
-            if need[k + 1] and _inexact(p)
-        }
+        wanted = {sp.arg_of[pos] for k, pos in enumerate(sp.dynamic, 1) if need[k]}
         if not wanted:
             return (None,) * (len(dyn) + 1)
         out: list[Any] = [None]
         cts = _wanted_cotangents(sp, pullback(bar), args, wanted)
         for pos, p in zip(sp.dynamic, dyn, strict=True):
             c = cts[pos]
-            if c is None or not _inexact(p) or not need[len(out)]:
+            if c is None or not need[len(out)]:
                 out.append(None)
                 continue
             check_leaf(name, "rrule", sp.arg_of[pos], c, p, c.dtype == p.dtype)
