@@ -37,7 +37,14 @@ from typing import Any
 
 from .tangents import NoTangent, Thunk
 
-__all__ = ["matmul_rrule", "no_inf", "norm2_pullback", "real_tensor", "unary_pullback"]
+__all__ = [
+    "matmul_rrule",
+    "no_inf",
+    "norm2_pullback",
+    "norm2_rrule",
+    "real_tensor",
+    "unary_pullback",
+]
 
 _NO = NoTangent()
 
@@ -46,11 +53,12 @@ def _host_readable(a: Any) -> bool:
     """``a`` is a plain eager CPU tensor: reading its values costs no device synchronisation and
     no graph break (see the module)."""
     torch = sys.modules.get("torch")
-    if torch is None or type(a) is not torch.Tensor or a.device.type != "cpu":
+    if torch is None or type(a) is not torch.Tensor or not a.is_cpu:
         return False
     if torch._C._functorch.is_functorch_wrapped_tensor(a) or torch.compiler.is_compiling():
         return False
-    return not (torch.jit.is_tracing() or torch.jit.is_scripting())
+    # (torch.jit.is_tracing() is this after a check of is_scripting, False in eager Python)
+    return not (torch._C._is_tracing() or torch.jit.is_scripting())
 
 
 def no_inf(a: Any) -> bool:
@@ -106,6 +114,25 @@ def unary_pullback(
         return generic(name, partial, x, xp, out, kind, proj, y_bar, chunk)
 
     return real_tensor_pullback
+
+
+def norm2_rrule(x: Any, axis: Any, keepdims: bool, generic: Callable[[Any], Any]) -> Any:
+    """``(y, pullback)`` of the 2-norm of a real tensor ``x`` (:func:`real_tensor`) over every
+    axis or one (``axis`` ``None`` or an int in range), or ``None`` (the generic rule then runs,
+    and parses any other ``axis``). ``y`` is ``torch.linalg.vector_norm``, what
+    ``array_api_compat``'s ``vector_norm`` calls for such an ``axis``; the pullback is
+    :func:`norm2_pullback`, whose fallback is ``generic(y)[1]``, the generic rule's pullback."""
+    if not real_tensor(x) or not (axis is None or type(axis) is int):
+        return None
+    nd = x.ndim
+    if axis is None:
+        axes = tuple(range(nd))
+    elif -nd <= axis < nd:
+        axes = (axis % nd,)
+    else:
+        return None
+    y = sys.modules["torch"].linalg.vector_norm(x, 2, axis, keepdims)
+    return y, norm2_pullback(x, y, axes, keepdims, lambda: generic(y)[1])
 
 
 def norm2_pullback(

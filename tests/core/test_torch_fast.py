@@ -162,3 +162,13 @@ def test_fast_paths_apply_to_plain_real_tensors_only() -> None:
     assert not torch_fast._plain_cotangent(2.0, y)
     assert not torch_fast._plain_cotangent(torch.tensor(2.0, dtype=torch.float32), y)
     torch.testing.assert_close(pb(2.0)[1], pb(torch.tensor(2.0, dtype=torch.float64))[1])
+
+
+def test_norm2_fast_rule_leaves_other_axes_to_the_generic_rule() -> None:
+    x = torch.ones((2, 3), dtype=torch.float64)
+    xp = array_api_compat.array_namespace(x)
+    y, pb = cr.rrule(xp.linalg.vector_norm, x, axis=(0, 1))  # a tuple: the generic rule
+    assert pb.__name__ != "norm2_tensor_pullback"
+    torch.testing.assert_close(pb(torch.tensor(1.0, dtype=torch.float64))[1], x / y)
+    with pytest.raises(ValueError, match="vector_norm: axis 2 is out of bounds"):
+        cr.rrule(xp.linalg.vector_norm, x, axis=2)  # named by the generic rule's parser
