@@ -38,6 +38,7 @@ from typing import Any
 from .tangents import NoTangent, Thunk
 
 __all__ = [
+    "compiling",
     "matmul_rrule",
     "no_inf",
     "norm2_pullback",
@@ -49,13 +50,21 @@ __all__ = [
 _NO = NoTangent()
 
 
+def compiling() -> bool:
+    """``torch.compile`` is tracing the caller: a global cache must not be written (Dynamo
+    refuses a write to a global dict inside an ``autograd.Function``, which the torch bridge is,
+    so a rule that filled a cache on its first call broke the graph when that call was traced)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and bool(torch.compiler.is_compiling())
+
+
 def _host_readable(a: Any) -> bool:
     """``a`` is a plain eager CPU tensor: reading its values costs no device synchronisation and
     no graph break (see the module)."""
     torch = sys.modules.get("torch")
-    if torch is None or type(a) is not torch.Tensor or not a.is_cpu:
-        return False
-    if torch._C._functorch.is_functorch_wrapped_tensor(a) or torch.compiler.is_compiling():
+    if torch is None or type(a) is not torch.Tensor or torch.compiler.is_compiling():
+        return False  # first: Dynamo cannot trace the functorch check below
+    if not a.is_cpu or torch._C._functorch.is_functorch_wrapped_tensor(a):
         return False
     # (torch.jit.is_tracing() is this after a check of is_scripting, False in eager Python)
     return not (torch._C._is_tracing() or torch.jit.is_scripting())
