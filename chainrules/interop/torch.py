@@ -182,8 +182,6 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
                 if hasattr(y, "_fields")
                 else tuple(_fresh(v, dyn, keep) for v in y)
             )
-        if keep and type(y) is torch.Tensor and not any(y is d for d in dyn):
-            return y.detach()  # what _fresh returns for it, without the call
         return _fresh(y, dyn, keep)
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
