@@ -11,28 +11,40 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 
-def median_time(fn: Callable[[], object], *, budget: float = 0.2, repeats: int = 15) -> float:
-    """Median seconds per call over ``repeats`` runs, each sized to about ``budget / repeats``."""
+def median_time(
+    fn: Callable[[], object],
+    *,
+    budget: float = 0.2,
+    repeats: int = 15,
+    timer: Callable[[], float] = time.perf_counter,
+) -> float:
+    """Median seconds per call over ``repeats`` runs, each sized to about ``budget / repeats``.
+    ``timer=time.thread_time`` counts this thread's CPU time only: on a shared machine, the
+    time other processes hold the cores is left out."""
     fn()  # warm up (caches, lazy imports)
     n, t = 1, 0.0
     while True:  # find a loop count that takes about budget/repeats
-        t = timeit.timeit(fn, number=n)
+        t = timeit.timeit(fn, number=n, timer=timer)
         if t >= budget / repeats or n >= 1 << 20:
             break
         n *= 2
-    runs = timeit.repeat(fn, number=n, repeat=repeats)
+    runs = timeit.repeat(fn, number=n, repeat=repeats, timer=timer)
     return statistics.median(runs) / n
 
 
 def interleaved(
-    fns: dict[str, Callable[[], object]], *, rounds: int = 5, budget: float = 0.1
+    fns: dict[str, Callable[[], object]],
+    *,
+    rounds: int = 5,
+    budget: float = 0.1,
+    timer: Callable[[], float] = time.perf_counter,
 ) -> dict[str, float]:
     """Median time of each function, measured in alternating rounds so that drift in the
     machine's speed (shared, noisy) hits all of them alike."""
     samples: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(rounds):
         for k, fn in fns.items():
-            samples[k].append(median_time(fn, budget=budget, repeats=5))
+            samples[k].append(median_time(fn, budget=budget, repeats=5, timer=timer))
     return {k: statistics.median(v) for k, v in samples.items()}
 
 

@@ -15,6 +15,8 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
+from . import torch_fast
+
 __all__ = [
     "device_of",
     "dtype_kind",
@@ -43,7 +45,8 @@ def _lookup(t: type, x: Any) -> Any:
         raise TypeError(
             f"expected an array or a Python scalar, got {t.__module__}.{t.__qualname__}"
         ) from None
-    _NS_BY_TYPE[t] = ns
+    if not torch_fast.compiling():  # torch.compile refuses a write to a global dict
+        _NS_BY_TYPE[t] = ns
     return ns
 
 

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from . import torch_fast
 from .namespaces import _NS_BY_TYPE, namespace_of
 from .projection import ProjectTo
 from .tangents import NoTangent, Thunk, ZeroTangent
@@ -234,6 +235,8 @@ def unary_rrule(
                 return _NO, ProjectTo(x, xp)(v)  # a partial of another dtype
 
             return out, real_pullback
+        if not (is_const or is_zero) and torch_fast.real_tensor(x):
+            return out, torch_fast.unary_pullback(name, partial, generic, arg_kind, x, xp, out)
         kind, proj = arg_kind(x, xp)
         # a constant partial reads only x's shape and dtype: its record, not x
         xk = output(x) if is_const and type(x) is _ND else x

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import torch_fast
 from .examples import Expect
 from .namespaces import qualified_name
 
@@ -1049,7 +1050,9 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
                 t = type(e)
                 hook = _HOOKS.get(t, _UNSEEN)
                 if hook is _UNSEEN:
-                    hook = _HOOKS[t] = getattr(t, "__chainrules_call__", None)
+                    hook = getattr(t, "__chainrules_call__", None)
+                    if not torch_fast.compiling():  # torch.compile refuses a global write
+                        _HOOKS[t] = hook
                 if hook is not None:
                     return hook(traceable_call, args, kwargs)
         return fn(*args, **kwargs)

@@ -57,7 +57,8 @@ def _is_dynamic(x: Any) -> bool:
 
 
 def _inexact(x: Any) -> bool:
-    return bool(x.is_floating_point() or x.is_complex())
+    dtype = x.dtype
+    return bool(dtype.is_floating_point or dtype.is_complex)
 
 
 def wrap(f: Any) -> Any:
@@ -93,11 +94,17 @@ def wrap(f: Any) -> Any:
                 else sp.leaves[i]
                 for i in sp.dynamic
             )
-        fn = with_jvp if _has_forward_tangent(dyn) else plain
-        if torch._C._are_functorch_transforms_active() or torch.compiler.is_compiling():
-            return fn.apply(_Call(sp), *dyn)
-        # what Function.apply does next (see NOTE: [functorch vjp and autograd interaction])
-        return c_apply[fn](_Call(sp), *map(_unwrap_if_dead, dyn))
+        # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
+        fn = with_jvp if forward_ad._current_level >= 0 and _has_forward_tangent(dyn) else plain
+        if _functorch_active() or _is_compiling():
+            # a torch.func transform's tensors sit outside the pullback's levels, and Dynamo
+            # sees only saved tensors: the backward recomputes the rrule from them
+            return fn.apply(_Call(sp, False), *dyn)
+        # saved-tensor hooks (offloading, checkpointing) must see every residual: with them the
+        # backward recomputes too. Then what Function.apply does next (see NOTE: [functorch vjp
+        # and autograd interaction])
+        keep = _saved_tensors_hooks(False) is None
+        return c_apply[fn](_Call(sp, keep), *map(_unwrap_if_dead, dyn))
 
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
@@ -105,32 +112,27 @@ def wrap(f: Any) -> Any:
 
 class _Call:
     """One call's static state, passed to the Function as its first input: the split arguments,
-    and the pullback of the forward's rrule when it may be reused in the backward pass."""
+    whether the forward's pullback may serve the backward pass (``keep``: not under a
+    ``torch.func`` transform, ``torch.compile`` or saved-tensor hooks, decided by ``wrap``), and
+    that pullback, with the rebuilder of a tuple output's cotangent and the arguments."""
 
-    __slots__ = ("pullback", "sp")
+    __slots__ = ("keep", "pullback", "sp")
 
-    def __init__(self, sp: Split) -> None:
+    def __init__(self, sp: Split, keep: bool) -> None:
         self.sp = sp
+        self.keep = keep
         self.pullback: Any = None
 
 
+_functorch_active = torch._C._are_functorch_transforms_active
+_is_compiling = torch.compiler.is_compiling
+_saved_tensors_hooks = torch._C._autograd._top_saved_tensors_default_hooks
+
+
 def _has_forward_tangent(dyn: tuple[Any, ...]) -> bool:
-    # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
-    if forward_ad._current_level < 0 or torch.compiler.is_compiling():
+    if _is_compiling():
         return False
     return any(forward_ad.unpack_dual(t).tangent is not None for t in dyn)
-
-
-def _may_keep_pullback() -> bool:
-    """Whether the forward's pullback may serve the backward pass: not under a ``torch.func``
-    transform (its tensors would sit outside the transform's levels), ``torch.compile`` (Dynamo
-    sees only saved tensors), or saved-tensor hooks (offloading, checkpointing: they must see
-    every residual)."""
-    return not (
-        torch._C._are_functorch_transforms_active()
-        or torch.compiler.is_compiling()
-        or torch._C._autograd._top_saved_tensors_default_hooks(False) is not None
-    )
 
 
 def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int]) -> list[Any]:
@@ -146,8 +148,18 @@ def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int
     return out
 
 
-def _fresh(y: Any, dyn: tuple[Any, ...]) -> Any:
-    return y.view_as(y) if any(y is d for d in dyn) else y
+def _fresh(y: Any, dyn: tuple[Any, ...], keep: bool) -> Any:
+    """What ``forward`` returns for a rule's output ``y``. An input returned as it is cannot be
+    saved for backward with ``setup_context``: a view of it (getitem of a tuple, a no-op
+    reshape). With the pullback kept (``keep``), which may hold ``y`` itself, a detached alias:
+    PyTorch sets the returned tensor's ``grad_fn`` to the node that holds the pullback, and
+    returning ``y`` would close a reference cycle (output -> node -> pullback -> output) that
+    only Python's cyclic collector frees -- every call's outputs and residuals would outlive
+    the graph."""
+    for d in dyn:
+        if y is d:
+            return y.view_as(y)
+    return y.detach() if keep and isinstance(y, torch.Tensor) else y
 
 
 def _functions(rules: Rules) -> tuple[Any, Any]:
@@ -155,26 +167,38 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
     assert rrule is not None and frule is not None
 
     def forward(call: _Call, *dyn: Any) -> Any:
-        args, kwargs = call.sp.rebuild(dyn)
-        y, pullback = rrule(*args, **kwargs)
-        if _may_keep_pullback():
-            call.pullback = (pullback, output_leaves(y)[1], args)
-        # an input returned as it is cannot be saved for backward with setup_context: return a
-        # view of it (getitem of a tuple, a no-op reshape)
-        if isinstance(y, tuple):
+        if type(call.sp) is FlatSplit:
+            args: tuple[Any, ...] = dyn
+            y, pullback = rrule(*dyn)
+        else:
+            args, kwargs = call.sp.rebuild(dyn)
+            y, pullback = rrule(*args, **kwargs)
+        multi, keep = isinstance(y, tuple), call.keep
+        if keep:
+            call.pullback = (pullback, output_leaves(y)[1] if multi else None, args)
+        if multi:
             return (
-                type(y)(*(_fresh(v, dyn) for v in y))
+                type(y)(*(_fresh(v, dyn, keep) for v in y))
                 if hasattr(y, "_fields")
-                else tuple(_fresh(v, dyn) for v in y)
+                else tuple(_fresh(v, dyn, keep) for v in y)
             )
-        return _fresh(y, dyn)
+        return _fresh(y, dyn, keep)
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
-        call, *dyn = inputs
+        call = inputs[0]
         ctx.sp = call.sp
-        ctx.pullback = call.pullback
+        ctx.pullback = kept = call.pullback
         call.pullback = None  # the ctx holds it now, and is freed with the graph
-        ctx.save_for_backward(*dyn)
+        if kept is None:
+            ctx.save_for_backward(*inputs[1:])
+        elif type(output) is torch.Tensor:  # one output
+            ctx.save_for_backward(*inputs[1:], output)
+        else:
+            # the kept pullback reads the inputs and may read the outputs: saved, so that
+            # saved_tensors refuses them when modified in place before the backward pass (as
+            # torch's own functions do) instead of pulling back through the modified values
+            outs = output if isinstance(output, tuple) else (output,)
+            ctx.save_for_backward(*inputs[1:], *(o for o in outs if isinstance(o, torch.Tensor)))
 
     def setup_context_fwd(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
         setup_context(ctx, inputs, output)
@@ -182,7 +206,8 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
 
     def backward(ctx: Any, *grads: Any) -> Any:
         sp: Split = ctx.sp
-        dyn = ctx.saved_tensors  # also torch's check that no input was modified in place
+        # also torch's check that no input (or output, for a kept pullback) was modified in place
+        dyn = ctx.saved_tensors[: len(sp.dynamic)]
         if ctx.pullback is None or torch.is_grad_enabled():
             # create_graph=True (the backward is recorded: the pullback must be differentiable
             # in the inputs, which the forward's, built under no_grad, is not), or a transform
@@ -190,41 +215,42 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             args, kwargs = sp.rebuild(dyn)
             y, pullback = rrule(*args, **kwargs)
             ys, rebuild = output_leaves(y)
-            bars = [torch.zeros_like(yi) if g is None else g for g, yi in zip(grads, ys)]
+            bar = rebuild([torch.zeros_like(yi) if g is None else g for g, yi in zip(grads, ys)])
         else:
             # the forward's pullback: its residuals are the arrays it closed over. Gradients
             # are materialised (zeros, never None) unless a user turned that off
             pullback, rebuild, args = ctx.pullback
-            bars = list(grads)
+            bar = grads[0] if rebuild is None else rebuild(list(grads))
+        # an input that needs a gradient requires grad, which only floating and complex tensors
+        # can: integer and boolean inputs (indices, masks) are never asked for
         need = ctx.needs_input_grad
         if type(sp) is FlatSplit:  # one positional tensor per input: no leaf bookkeeping
             cts = None
             res: list[Any] = [None]
             for k, p in enumerate(dyn, 1):
-                if not (need[k] and _inexact(p)):
+                if not need[k]:
                     res.append(None)
                     continue
                 if cts is None:
-                    cts = pullback(rebuild(bars))
-                c = unthunk(cts[k])  # the others' entries (Thunks) are never forced
-                if isinstance(c, AbstractZero):
-                    res.append(None)
-                    continue
-                check_leaf(name, "rrule", k - 1, c, p, c.dtype == p.dtype)
+                    cts = pullback(bar)
+                c = cts[k]
+                if type(c) is not torch.Tensor:
+                    c = unthunk(c)  # the others' entries (Thunks) are never forced
+                    if isinstance(c, AbstractZero):
+                        res.append(None)
+                        continue
+                if c.shape != p.shape or c.dtype != p.dtype:
+                    check_leaf(name, "rrule", k - 1, c, p, c.dtype == p.dtype)
                 res.append(c)
             return tuple(res)
-        wanted = {
-            sp.arg_of[pos]
-            for k, (pos, p) in enumerate(zip(sp.dynamic, dyn, strict=True))
-            if need[k + 1] and _inexact(p)
-        }
+        wanted = {sp.arg_of[pos] for k, pos in enumerate(sp.dynamic, 1) if need[k]}
         if not wanted:
             return (None,) * (len(dyn) + 1)
         out: list[Any] = [None]
-        cts = _wanted_cotangents(sp, pullback(rebuild(bars)), args, wanted)
+        cts = _wanted_cotangents(sp, pullback(bar), args, wanted)
         for pos, p in zip(sp.dynamic, dyn, strict=True):
             c = cts[pos]
-            if c is None or not _inexact(p) or not need[len(out)]:
+            if c is None or not need[len(out)]:
                 out.append(None)
                 continue
             check_leaf(name, "rrule", sp.arg_of[pos], c, p, c.dtype == p.dtype)
@@ -233,7 +259,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
 
     def jvp(ctx: Any, *tangents: Any) -> Any:
         sp: Split = ctx.sp
-        dyn = ctx.saved_tensors
+        dyn = ctx.saved_tensors[: len(sp.dynamic)]
         args, kwargs = sp.rebuild(dyn)
         leaf_t = {
             pos: t

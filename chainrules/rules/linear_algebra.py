@@ -62,7 +62,7 @@ from typing import Any
 
 import array_api_compat
 
-from ..core import numpy_fast
+from ..core import numpy_fast, torch_fast
 from ..core.examples import Expect
 from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
@@ -260,16 +260,24 @@ def _folds(x: Any, n: int) -> bool:
 
 @register_rrule("matmul", examples=_matmul_ex, chunked_pullback=True)
 def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
-    if len(args) == 2 and not kwargs:  # real NumPy matrices and vectors: numpy_fast's product
-        fast = numpy_fast.matmul_rrule(
-            args[0], args[1], lambda y: _matmul_pullback(namespace_of(args[0]), args, y)
-        )
+    if len(args) == 2 and not kwargs:
+        # real NumPy arrays or PyTorch tensors, matrices and vectors: the backend's products
+        # without the generic bookkeeping (numpy_fast, torch_fast), this rule's pullback for any
+        # cotangent they do not take
+        x1, x2 = args
+
+        def slow(y: Any) -> Callable[..., Any]:
+            return _matmul_pullback(namespace_of(x1, x2), args, y)
+
+        fast = numpy_fast.matmul_rrule(x1, x2, slow)
+        if fast is None:
+            fast = torch_fast.matmul_rrule(x1, x2, slow)
         if fast is not None:
             return fast
     x1, x2 = bind_pair(_MATMUL, args, kwargs)
     xp = namespace_of(x1, x2, fname="matmul")
     a, b = arrays(xp, (x1, x2))
-    _matmul_shapes(a, b)  # a 0-d operand: our message, not the library's
+    _matmul_shapes(a, b)  # first: it names rank-0 operands
     y = xp.matmul(a, b)
     return y, _matmul_pullback(xp, (x1, x2), y)
 

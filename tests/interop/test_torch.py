@@ -150,6 +150,41 @@ def test_compile_backward_without_graph_break():  # type: ignore[no-untyped-def]
     torch.testing.assert_close(x.grad, torch.tensor([4.0, 0.0, 6.0], dtype=torch.float64))
 
 
+@COMPILE_WARNINGS
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            "exp",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="scalar_rule's primal table (scalar_rule._Primals, a dict subclass with "
+                "__missing__) is a closure value Dynamo cannot wrap: every scalar_rule rule "
+                "breaks the graph in the bridge's forward (also before the torch_fast paths)",
+            ),
+        ),
+        "linalg.vector_norm",
+        "matmul",
+    ],
+)
+def test_compile_fast_paths_without_graph_break(name):  # type: ignore[no-untyped-def]
+    # the rules with torch_fast pullbacks (chainrules/core/torch_fast.py), traced by Dynamo in
+    # the backward pass: no graph break, native's gradient
+    torch._dynamo.reset()
+    native = ctorch.linalg.vector_norm if name == "linalg.vector_norm" else getattr(ctorch, name)
+    f = crtorch.wrap(native)
+    a = torch.tensor([[1.0, -2.0], [0.5, 3.0]], dtype=torch.float64)
+    x = torch.tensor([3.0, -4.0], dtype=torch.float64, requires_grad=True)
+
+    def loss(f, x):  # type: ignore[no-untyped-def]
+        return torch.sum(f(a, x) if name == "matmul" else f(x))
+
+    torch.compile(loss, fullgraph=True)(f, x).backward()
+    got, x.grad = x.grad, None
+    loss(native, x).backward()
+    torch.testing.assert_close(got, x.grad)
+
+
 # --- arguments and conventions ----------------------------------------------------------------
 
 

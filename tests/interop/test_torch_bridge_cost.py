@@ -124,3 +124,43 @@ def test_transforms_still_go_through_function_apply() -> None:
     torch.testing.assert_close(g, a)
     gv = torch.func.vmap(torch.func.grad(lambda x: f(x, a).sum()))(torch.stack([x, 2 * x]))
     torch.testing.assert_close(gv, torch.stack([a, a]))
+
+
+def test_outputs_and_residuals_are_freed_without_the_cyclic_collector() -> None:
+    # the kept pullback holds the rule's output; the tensor PyTorch hands out (whose grad_fn
+    # holds the pullback) must not be that object, or each call leaves a reference cycle
+    import gc
+    import weakref
+
+    import array_api_compat.torch as ctorch
+
+    f = crtorch.wrap(ctorch.exp)
+    x = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        y = f(x)
+        ref = weakref.ref(y)
+        (g,) = torch.autograd.grad(y, x, torch.ones(2, dtype=torch.float64))
+        torch.testing.assert_close(g, torch.exp(x.detach()))
+        del y
+        assert ref() is None  # after a backward pass
+        y = f(x)
+        ref = weakref.ref(y)
+        del y
+        assert ref() is None  # with no backward pass
+    finally:
+        if was:
+            gc.enable()
+
+
+def test_an_output_modified_in_place_is_refused_as_torch_refuses_it() -> None:
+    # the kept pullback would read the modified values (exp's pullback reads its output)
+    import array_api_compat.torch as ctorch
+
+    x = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
+    for f in (torch.exp, crtorch.wrap(ctorch.exp)):
+        y = f(x)
+        y.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            torch.autograd.grad(y.sum(), x)

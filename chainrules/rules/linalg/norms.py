@@ -350,17 +350,18 @@ def _norm_dot(
 
 
 # --- vector_norm, matrix_norm --------------------------------------------------------------------
-def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]:
-    """``(xp, y, axes, direction)`` of ``vector_norm(x, axis=axis, keepdims=keepdims,
-    ord=ord)``."""
+def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any, y: Any = None) -> tuple[Any, ...]:
+    """``(xp, y, axes, direction)`` of ``y = vector_norm(x, axis=axis, keepdims=keepdims,
+    ord=ord)`` (computed when ``y`` is ``None``)."""
     xp = namespace_of(x, fname="vector_norm")
     axes = normalize_axis(axis, x.ndim, "vector_norm")
-    fast = numpy_fast.vector_norm(x, axis, keepdims, ord)
-    y = (
-        fast
-        if fast is not None
-        else xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
-    )
+    if y is None:
+        fast = numpy_fast.vector_norm(x, axis, keepdims, ord)
+        y = (
+            fast
+            if fast is not None
+            else xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+        )
 
     def direction(scale: Any) -> Any:
         ye = expand_reduced(xp, y, axes, keepdims)
@@ -371,7 +372,19 @@ def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]
 
 @register_rrule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
 def _vector_norm_rrule(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
-    xp, y, axes, direction = _vector_norm(x, axis, keepdims, ord)
+    if ord == 2:  # PyTorch: the 2-norm and its pullback without the generic bookkeeping
+        fast = torch_fast.norm2_rrule(
+            x, axis, keepdims, lambda y: _vector_norm_generic(x, axis, keepdims, ord, y)[1]
+        )
+        if fast is not None:
+            return fast
+    return _vector_norm_generic(x, axis, keepdims, ord)
+
+
+def _vector_norm_generic(x: Any, axis: Any, keepdims: bool, ord: Any, y: Any = None) -> Any:
+    """The generic rule: ``(y, pullback)`` of ``vector_norm`` (``y`` computed when ``None``;
+    torch_fast passes the one it computed)."""
+    xp, y, axes, direction = _vector_norm(x, axis, keepdims, ord, y)
     return y, _norm_pullback("vector_norm", xp, x, y, axes, keepdims, (x,), direction, ord == 2)
 
 
