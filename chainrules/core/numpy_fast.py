@@ -127,7 +127,12 @@ del _held
 def _scale(y_bar: Any, d: Any) -> Any:
     """``y_bar * d``, written into ``d`` when ``d`` is a fresh NumPy temporary of the product's
     shape and dtype: it owns its memory (not a view of ``x`` or of the output) and no one else
-    holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written)."""
+    holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written). When
+    ``y_bar`` is a single 1 broadcast (zero strides: ``sum``'s pullback hands the first
+    elementwise pullback after it a view of ones), the fresh ``d`` is the product itself and no
+    pass is made (``1 * v == v`` exactly in IEEE arithmetic, signed zeros, infinities and NaNs
+    included). A ``d`` that someone else holds is multiplied as before: returning it would make
+    the cotangent an alias of a primal or of the caller's data."""
     if (
         type(d) is _ND
         and d.size >= INPLACE_SIZE  # 0-d: ``y_bar * d`` is a NumPy scalar; small: no gain
@@ -137,6 +142,8 @@ def _scale(y_bar: Any, d: Any) -> Any:
         and d.flags.owndata
         and d.flags.writeable
     ):
+        if not any(y_bar.strides) and y_bar.item(0) == 1:
+            return d  # y_bar is one 1 broadcast (sum's pullback): 1 * d is d, bit for bit
         return _multiply(y_bar, d, out=d)
     return y_bar * d
 

@@ -242,3 +242,27 @@ def test_one_buffer_pullback_agrees_and_allocates_once(name: str, dtype: type) -
         tracemalloc.stop()
     # the cotangent's own buffer and no second one (the formula's peak is 2x)
     assert peak < 1.5 * x.nbytes, (name, peak / x.nbytes)
+
+
+@pytest.mark.parametrize("name", ["log1p", "tanh", "sin", "exp", "multiply"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("value", [1.0, -1.0, 2.5])
+def test_a_broadcast_constant_cotangent(name: str, dtype: type, value: float) -> None:
+    """``sum``'s pullback hands the next pullback one value broadcast (zero strides). A partial
+    that is a fresh temporary (log1p, tanh, sin) is then the cotangent of a 1 itself, with no
+    pass; a partial that someone holds (exp's output, multiply's other operand) is multiplied,
+    never handed out. Every value equals the generic path's."""
+    f = getattr(np, name)
+    x = _big(dtype)[5:]
+    c = (x[::-1] + 2.0).astype(dtype)
+    args = (x, c) if name == "multiply" else (x,)
+    y, pb = cr.rrule(f, *args)
+    _, spb = cr.rrule(np.sum, y)
+    y_bar = spb(np.asarray(value, dtype))[1]  # the view that sum's pullback gives
+    assert y_bar.strides == (0,)
+    got = tuple(map(cr.unthunk, pb(y_bar)))
+    want = pb(cr.Thunk(lambda: np.full(y.shape, value, dtype)))  # the generic path
+    for a, b in zip(got, want):
+        _same(a, b)
+    for a in got[1:]:
+        assert not any(np.shares_memory(a, v) for v in (x, c, y))
