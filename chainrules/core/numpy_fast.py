@@ -12,7 +12,10 @@ back with ``chunk=k``) goes to the generic path.
 
 At scale the fast pullbacks spend no work nobody reads: a binary rule defers an operand's
 cotangent that costs a pass as a ``Thunk`` (``DEFER_SIZE``), and a partial's fresh temporary
-takes the product with the cotangent in place (``INPLACE_SIZE``, :func:`_scale`).
+takes the product with the cotangent in place (``INPLACE_SIZE``, :func:`_scale`), or is the
+cotangent itself when the cotangent is a broadcast 1 (``sum``'s pullback). They keep no memory
+nobody reads either: a binary rule whose partials never read the output (``multiply``, ``add``:
+:func:`reads_out`) keeps a large output's record, not the output.
 
 Two primals and pullbacks of other rules have NumPy fast paths here too; each returns ``None``
 when it does not apply:
@@ -253,6 +256,9 @@ def binary_rrule(
     ``partial_args(xp, out, args)`` turns Python-float operands into 0-d arrays for the
     partials; a broadcast cotangent is summed back by ``ProjectTo``."""
     (p0, c0, z0), (p1, c1, z1) = spec
+    # partials that never read the output (multiply's, add's): a pullback then keeps the output's
+    # record, not a large output (``Y * Z`` before a ``sum`` is freed as soon as it is summed)
+    keeps_out = reads_out(p0, c0 or z0) or reads_out(p1, c1 or z1)
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != 2:
@@ -275,6 +281,9 @@ def binary_rrule(
         ):  # real NumPy operands (is_real, written out)
             both_arrays = tx is _ND and ty is _ND
             out_shape = out.shape
+            kept = out
+            if not keeps_out and type(out) is _ND and out.size >= INPLACE_SIZE:
+                kept = Output(out_shape, out.dtype, _ND, xp, "numpy", None, True)
 
             # every value bound as a default, none in a closure cell: cells cost each call of the
             # rule (a pullback takes one positional cotangent and ``chunk``; nothing passes more)
@@ -287,7 +296,7 @@ def binary_rrule(
                 ty: Any = ty,
                 args: Any = args,
                 xp: Any = xp,
-                out: Any = out,
+                out: Any = kept,
                 out_shape: Any = out_shape,
                 both_arrays: bool = both_arrays,
                 name: str = name,
@@ -551,3 +560,26 @@ def one_minus_square(y: Any) -> Any:
         return None
     t = _multiply(y, y)
     return np.subtract(1, t, out=t)
+
+
+# --- what a partial reads ----------------------------------------------------------------------
+def reads_out(p: Any, const: bool) -> bool:
+    """Whether the partial ``p(xp, out, *args)`` may read its second parameter, the primal output:
+    False only for a constant partial and for a plain Python function whose code never names that
+    parameter (no load, no closure over it, no ``locals``/``eval``/``vars``). Anything else
+    (a ``functools.partial``, a callable object, ``*args``) may read it."""
+    if const:
+        return False
+    code = getattr(p, "__code__", None)
+    if code is None or code.co_argcount < 2:
+        return True
+    name = code.co_varnames[1]
+    if name in code.co_cellvars or {"locals", "eval", "exec", "vars"} & set(code.co_names):
+        return True
+    import dis
+
+    for ins in dis.get_instructions(code):
+        v = ins.argval
+        if v == name or (type(v) is tuple and name in v):
+            return True
+    return False

@@ -266,3 +266,34 @@ def test_a_broadcast_constant_cotangent(name: str, dtype: type, value: float) ->
         _same(a, b)
     for a in got[1:]:
         assert not any(np.shares_memory(a, v) for v in (x, c, y))
+
+
+def test_reads_out_finds_the_partials_that_read_the_output() -> None:
+    assert not numpy_fast.reads_out(lambda xp, out, x, y: y * x, False)
+    assert not numpy_fast.reads_out(lambda xp, out, x, y: out, True)  # a constant partial
+    assert numpy_fast.reads_out(lambda xp, out, x, y: -out / y, False)
+    assert numpy_fast.reads_out(lambda xp, y, x: (lambda: y)(), False)  # a closure over it
+    assert numpy_fast.reads_out(lambda xp, out, x: locals()["out"], False)
+    assert numpy_fast.reads_out(lambda *a: a[1], False)
+    assert numpy_fast.reads_out(np.cos, False)  # no Python code: it may
+
+
+@pytest.mark.parametrize(("name", "freed"), [("multiply", True), ("add", True), ("divide", False)])
+def test_a_large_output_no_partial_reads_is_not_kept(name: str, freed: bool) -> None:
+    """multiply's and add's partials never read the output: their pullbacks keep its record, so
+    ``Y * Z`` before a ``sum`` is freed once summed. divide's partial reads it: kept. The
+    cotangents are the same either way (a thunk takes the generic path, with the record)."""
+    import gc
+    import weakref
+
+    x = _big(np.float64)[5:]
+    c = x[::-1] + 2.0
+    y, pb = cr.rrule(getattr(np, name), x, c)
+    ref = weakref.ref(y)
+    del y
+    gc.collect()
+    assert (ref() is None) is freed
+    g = np.cos(x)
+    fast = tuple(map(cr.unthunk, pb(g)))
+    for a, b in zip(fast, pb(cr.Thunk(lambda: g))):
+        _same(a, cr.unthunk(b))
