@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..core.namespaces import namespace_of
+from ..core.numpy_fast import add_deferred
 from ..core.registry import find_rrule, mark_chunked, takes_chunks
 from ..core.tangents import (
     AbstractZero,
@@ -118,6 +119,9 @@ def _add_forced(ct: Thunk, g: Any) -> Any:
     """``unthunk(ct) + g`` for a NumPy ``g``: written into the forced value when the thunk made
     a new array that nothing else holds (a binary rule's deferred ``y_bar * partial``), else a
     new array, as ``add_tangents``."""
+    s = add_deferred(ct, g)  # a rule's deferred product, added to g in one pass
+    if s is not None:
+        return s
     a = unthunk(ct)
     if type(a) is _NDARRAY and getrefcount(a) <= _FORCED and _sole(a, g):
         return _np_add(a, g, out=a)

@@ -46,6 +46,7 @@ from .tangents import NoTangent, Thunk, ZeroTangent
 from .toolkit import Output, output
 
 __all__ = [
+    "add_deferred",
     "binary_rrule",
     "is_real",
     "masked_product",
@@ -583,3 +584,42 @@ def reads_out(p: Any, const: bool) -> bool:
         if v == name or (type(v) is tuple and name in v):
             return True
     return False
+
+
+# --- a deferred cotangent added to another --------------------------------------------------------
+def add_deferred(t: Any, g: Any) -> Any:
+    """``unthunk(t) + g`` in one pass where the general way takes two, else ``None``.
+
+    ``t`` must be a binary fast pullback's deferred cotangent ``y_bar * d`` of an operand (see
+    :func:`_cotangent`) whose ``y_bar`` is one +1 or -1 broadcast -- ``sum``'s pullback, alone
+    or after a ``subtract``: ``sum(Y * Z)`` in a loss -- and ``g`` a NumPy array of the
+    operand's shape and dtype (what an engine adds it to). The sum is then ``g + d`` or
+    ``g - d``: exactly ``(y_bar * d) + g`` (``1 * d`` is ``d``, ``-1 * d`` is ``-d``, and
+    ``g - d`` is ``g + (-d)`` in IEEE arithmetic), without the product's pass and buffer. It is
+    written into ``d`` when ``d`` is a fresh temporary (as :func:`_scale`), never into ``g``."""
+    fn = getattr(t, "_fn", None)
+    if type(fn) is not partial or fn.func is not _cotangent or type(g) is not _ND:
+        return None
+    a, p, c, y_bar, xp, out, args, partial_args = fn.args
+    if c or type(y_bar) is not _ND or type(a) is not _ND or any(y_bar.strides):
+        return None
+    if not (a.shape == g.shape == y_bar.shape and a.dtype == g.dtype == y_bar.dtype):
+        return None
+    s = y_bar.item(0)  # a NumPy array in host memory: the read forces no synchronisation
+    if s != 1 and s != -1:
+        return None
+    pargs = args if type(args[0]) is _ND and type(args[1]) is _ND else partial_args(xp, out, args)
+    return _plus(g, s == 1, p(xp, out, *pargs), y_bar, a, xp)
+
+
+def _plus(g: Any, add: bool, d: Any, y_bar: Any, a: Any, xp: Any) -> Any:
+    """``g + d`` (``add``) or ``g - d``, into ``d`` when only this call holds it (the reference
+    count, as :func:`_scale`); a partial of another type or dtype takes the general way."""
+    if type(d) is not _ND or d.dtype != g.dtype:
+        v = y_bar * d
+        r = project(a, v)
+        return (ProjectTo(a, xp)(v) if r is None else r) + g
+    op = np.add if add else np.subtract
+    if getrefcount(d) <= _FRESH and d.shape == g.shape and d.flags.owndata and d.flags.writeable:
+        return op(g, d, out=d)
+    return op(g, d)

@@ -297,3 +297,33 @@ def test_a_large_output_no_partial_reads_is_not_kept(name: str, freed: bool) -> 
     fast = tuple(map(cr.unthunk, pb(g)))
     for a, b in zip(fast, pb(cr.Thunk(lambda: g))):
         _same(a, cr.unthunk(b))
+
+
+@pytest.mark.parametrize("name", ["multiply", "divide", "atan2"])
+@pytest.mark.parametrize("value", [1.0, -1.0, 2.5])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_deferred_cotangent_added_in_one_pass(name: str, value: float, dtype: type) -> None:
+    """``add_deferred``: a deferred ``y_bar * d`` with ``y_bar`` one +-1 broadcast, added to an
+    array, is ``g + d`` or ``g - d``, equal to the thunk's value plus ``g``; written into a fresh
+    ``d`` (divide's ``1 / y``), never into ``g``, an operand or a held partial (multiply's other
+    operand). Any other value of ``y_bar`` declines."""
+    x = np.tile(_big(dtype)[5:], 3)  # above DEFER_SIZE: the cotangents are deferred
+    c = (x[::-1] + 2.0).astype(dtype)
+    keep = (x.copy(), c.copy())
+    _, pb = cr.rrule(getattr(np, name), x, c)
+    y_bar = np.broadcast_to(np.asarray(value, dtype), x.shape)
+    g = np.cos(x)
+    g0 = g.copy()
+    for t in pb(y_bar)[1:]:
+        assert isinstance(t, cr.Thunk)
+        got = numpy_fast.add_deferred(t, g)
+        if value == 2.5:
+            assert got is None
+            continue
+        _same(got, cr.unthunk(t) + g)
+        assert not any(np.shares_memory(got, v) for v in (x, c, g))
+    np.testing.assert_array_equal(g, g0)
+    np.testing.assert_array_equal(x, keep[0])
+    np.testing.assert_array_equal(c, keep[1])
+    assert numpy_fast.add_deferred(cr.Thunk(lambda: g), g) is None  # not a rule's product
+    assert numpy_fast.add_deferred(pb(y_bar)[1], g[:-1]) is None  # another shape
