@@ -215,6 +215,9 @@ def unary_rrule(
                 is_zero: bool = is_zero,
             ) -> tuple[Any, Any]:  # values bound as defaults (see binary_rrule)
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
+                    v = None if chunk or is_const else unary_deferred(y_bar, p, xp, out, x)
+                    if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
+                        return _NO, v  # a multiply's deferred +-1 * d (unary_deferred)
                     return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
                 if is_zero:
                     return _NO, _ZERO
@@ -597,19 +600,53 @@ def add_deferred(t: Any, g: Any) -> Any:
     ``g - d``: exactly ``(y_bar * d) + g`` (``1 * d`` is ``d``, ``-1 * d`` is ``-d``, and
     ``g - d`` is ``g + (-d)`` in IEEE arithmetic), without the product's pass and buffer. It is
     written into ``d`` when ``d`` is a fresh temporary (as :func:`_scale`), never into ``g``."""
-    fn = getattr(t, "_fn", None)
-    if type(fn) is not partial or fn.func is not _cotangent or type(g) is not _ND:
+    if type(g) is not _ND:
         return None
-    a, p, c, y_bar, xp, out, args, partial_args = fn.args
+    parts = _signed(t, g.shape, g.dtype)
+    if parts is None:
+        return None
+    sign, fn = parts
+    y_bar, a, xp = fn.args[3], fn.args[0], fn.args[4]
+    return _plus(g, sign == 1, _partial_of(fn), y_bar, a, xp)
+
+
+def _signed(t: Any, shape: Any, dtype: Any) -> Any:
+    """``(sign, fn)`` when ``t`` is a binary fast pullback's deferred ``y_bar * d`` (``fn``, the
+    ``partial`` of :func:`_cotangent` it forces) of an operand of ``shape`` and ``dtype`` whose
+    ``y_bar`` is one ``sign`` (+1 or -1) broadcast and whose partial ``d`` is not a constant:
+    its value is ``sign * d``. ``None`` otherwise."""
+    fn = getattr(t, "_fn", None)
+    if type(t) is not Thunk or type(fn) is not partial or fn.func is not _cotangent:
+        return None
+    a, _, c, y_bar = fn.args[:4]
     if c or type(y_bar) is not _ND or type(a) is not _ND or any(y_bar.strides):
         return None
-    if not (a.shape == g.shape == y_bar.shape and a.dtype == g.dtype == y_bar.dtype):
+    if not (a.shape == shape == y_bar.shape and a.dtype == dtype == y_bar.dtype):
         return None
     s = y_bar.item(0)  # a NumPy array in host memory: the read forces no synchronisation
-    if s != 1 and s != -1:
-        return None
+    return (s, fn) if s == 1 or s == -1 else None
+
+
+def _partial_of(fn: Any) -> Any:
+    """The partial ``d`` that the deferred product ``fn`` (see :func:`_signed`) multiplies."""
+    _, p, _, _, xp, out, args, partial_args = fn.args
     pargs = args if type(args[0]) is _ND and type(args[1]) is _ND else partial_args(xp, out, args)
-    return _plus(g, s == 1, p(xp, out, *pargs), y_bar, a, xp)
+    return p(xp, out, *pargs)
+
+
+def unary_deferred(t: Any, p: Any, xp: Any, out: Any, x: Any) -> Any:
+    """The cotangent ``unthunk(t) * p(xp, out, x)`` of a unary rule's real NumPy argument ``x``
+    (``p`` its partial, not a constant), in one pass, for a deferred ``t = sign * d`` (see
+    :func:`_signed`: ``sum(sin(x) * exp(x))`` hands ``sin``'s pullback ``1 * exp(x)``): ``d``
+    times the partial through :func:`_scale` (into the partial when it is fresh), negated in
+    place for -1. Exactly ``(sign * d) * partial``: IEEE products are symmetric in sign.
+    ``None`` when ``t`` is no such thunk; the caller checks the product's shape and dtype."""
+    parts = _signed(t, out.shape, out.dtype)
+    if parts is None or out.shape != x.shape or out.dtype != x.dtype:
+        return None
+    sign, fn = parts
+    v = _scale(_partial_of(fn), p(xp, out, x))  # a new array, or the fresh partial itself
+    return v if sign == 1 or type(v) is not _ND else np.negative(v, out=v)
 
 
 def _plus(g: Any, add: bool, d: Any, y_bar: Any, a: Any, xp: Any) -> Any:

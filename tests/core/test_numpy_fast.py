@@ -327,3 +327,24 @@ def test_a_deferred_cotangent_added_in_one_pass(name: str, value: float, dtype: 
     np.testing.assert_array_equal(c, keep[1])
     assert numpy_fast.add_deferred(cr.Thunk(lambda: g), g) is None  # not a rule's product
     assert numpy_fast.add_deferred(pb(y_bar)[1], g[:-1]) is None  # another shape
+
+
+@pytest.mark.parametrize("name", ["sin", "exp", "tanh", "log1p"])
+@pytest.mark.parametrize("value", [1.0, -1.0, 2.5])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_unary_pullback_of_a_deferred_product(name: str, value: float, dtype: type) -> None:
+    """``sum(sin(x) * exp(x))``: multiply's pullback hands each factor's pullback a deferred
+    ``1 * other``; the unary pullback takes it as ``other * partial`` in one pass
+    (``unary_deferred``), equal to the generic path's value of the forced thunk. Nothing that
+    anyone holds is written."""
+    x = np.tile(_big(dtype)[5:], 3)  # above DEFER_SIZE: multiply defers
+    u, pb = cr.rrule(getattr(np, name), x)
+    c = (x[::-1] + 2.0).astype(dtype)
+    keep = (x.copy(), u.copy(), c.copy())
+    _, mpb = cr.rrule(np.multiply, u, c)
+    t = mpb(np.broadcast_to(np.asarray(value, dtype), x.shape))[1]
+    assert isinstance(t, cr.Thunk)
+    want = pb(cr.Thunk(lambda: cr.unthunk(t)))[1]  # a plain thunk: the generic path
+    _same(pb(t)[1], want)
+    for a, b in zip((x, u, c), keep):
+        np.testing.assert_array_equal(a, b)
