@@ -262,7 +262,7 @@ def binary_rrule(
     (p0, c0, z0), (p1, c1, z1) = spec
     # partials that never read the output (multiply's, add's): a pullback then keeps the output's
     # record, not a large output (``Y * Z`` before a ``sum`` is freed as soon as it is summed)
-    keeps_out = reads_out(p0, c0 or z0) or reads_out(p1, c1 or z1)
+    drop_out = not (reads_out(p0, c0 or z0) or reads_out(p1, c1 or z1))
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != 2:
@@ -285,8 +285,8 @@ def binary_rrule(
         ):  # real NumPy operands (is_real, written out)
             both_arrays = tx is _ND and ty is _ND
             out_shape = out.shape
-            kept = out
-            if not keeps_out and type(out) is _ND and out.size >= INPLACE_SIZE:
+            kept = out  # a NumPy array or scalar (two Python floats): both have a size
+            if drop_out and out.size >= INPLACE_SIZE:
                 kept = Output(out_shape, out.dtype, _ND, xp, "numpy", None, True)
 
             # every value bound as a default, none in a closure cell: cells cost each call of the
