@@ -12,7 +12,10 @@ back with ``chunk=k``) goes to the generic path.
 
 At scale the fast pullbacks spend no work nobody reads: a binary rule defers an operand's
 cotangent that costs a pass as a ``Thunk`` (``DEFER_SIZE``), and a partial's fresh temporary
-takes the product with the cotangent in place (``INPLACE_SIZE``, :func:`_scale`).
+takes the product with the cotangent in place (``INPLACE_SIZE``, :func:`_scale`), or is the
+cotangent itself when the cotangent is a broadcast 1 (``sum``'s pullback). They keep no memory
+nobody reads either: a binary rule whose partials never read the output (``multiply``, ``add``:
+:func:`reads_out`) keeps a large output's record, not the output.
 
 Other rules' primals and pullbacks have NumPy fast paths here too; each returns ``None`` when it
 does not apply, and each fast pullback hands any cotangent it does not take (a chunk, a thunk, a
@@ -50,6 +53,7 @@ from .tangents import NoTangent, Thunk, ZeroTangent
 from .toolkit import Output, output
 
 __all__ = [
+    "add_deferred",
     "binary_rrule",
     "is_real",
     "masked_product",
@@ -142,7 +146,12 @@ del _held
 def _scale(y_bar: Any, d: Any) -> Any:
     """``y_bar * d``, written into ``d`` when ``d`` is a fresh NumPy temporary of the product's
     shape and dtype: it owns its memory (not a view of ``x`` or of the output) and no one else
-    holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written)."""
+    holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written). When
+    ``y_bar`` is a single 1 broadcast (zero strides: ``sum``'s pullback hands the first
+    elementwise pullback after it a view of ones), the fresh ``d`` is the product itself and no
+    pass is made (``1 * v == v`` exactly in IEEE arithmetic, signed zeros, infinities and NaNs
+    included). A ``d`` that someone else holds is multiplied as before: returning it would make
+    the cotangent an alias of a primal or of the caller's data."""
     if (
         type(d) is _ND
         and d.size >= INPLACE_SIZE  # 0-d: ``y_bar * d`` is a NumPy scalar; small: no gain
@@ -152,6 +161,8 @@ def _scale(y_bar: Any, d: Any) -> Any:
         and d.flags.owndata
         and d.flags.writeable
     ):
+        if not any(y_bar.strides) and y_bar.item(0) == 1:
+            return d  # y_bar is one 1 broadcast (sum's pullback): 1 * d is d, bit for bit
         return _multiply(y_bar, d, out=d)
     return y_bar * d
 
@@ -220,6 +231,9 @@ def unary_rrule(
                 is_zero: bool = is_zero,
             ) -> tuple[Any, Any]:  # values bound as defaults (see binary_rrule)
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
+                    v = None if chunk or is_const else unary_deferred(y_bar, p, xp, out, x)
+                    if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
+                        return _NO, v  # a multiply's deferred +-1 * d (unary_deferred)
                     return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
                 if is_zero:
                     return _NO, _ZERO
@@ -265,6 +279,9 @@ def binary_rrule(
     ``partial_args(xp, out, args)`` turns Python-float operands into 0-d arrays for the
     partials; a broadcast cotangent is summed back by ``ProjectTo``."""
     (p0, c0, z0), (p1, c1, z1) = spec
+    # partials that never read the output (multiply's, add's): a pullback then keeps the output's
+    # record, not a large output (``Y * Z`` before a ``sum`` is freed as soon as it is summed)
+    drop_out = not (reads_out(p0, c0 or z0) or reads_out(p1, c1 or z1))
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != 2:
@@ -287,6 +304,9 @@ def binary_rrule(
         ):  # real NumPy operands (is_real, written out)
             both_arrays = tx is _ND and ty is _ND
             out_shape = out.shape
+            kept = out  # a NumPy array or scalar (two Python floats): both have a size
+            if drop_out and out.size >= INPLACE_SIZE:
+                kept = Output(out_shape, out.dtype, _ND, xp, "numpy", None, True)
 
             # every value bound as a default, none in a closure cell: cells cost each call of the
             # rule (a pullback takes one positional cotangent and ``chunk``; nothing passes more)
@@ -299,7 +319,7 @@ def binary_rrule(
                 ty: Any = ty,
                 args: Any = args,
                 xp: Any = xp,
-                out: Any = out,
+                out: Any = kept,
                 out_shape: Any = out_shape,
                 both_arrays: bool = both_arrays,
                 name: str = name,
@@ -688,3 +708,99 @@ def abs_rrule(x: Any, slow: Callable[[Any], Callable[..., Any]]) -> tuple[Any, A
         return slow(out)(y_bar, chunk=chunk)
 
     return out, abs_pullback
+
+
+# --- what a partial reads ----------------------------------------------------------------------
+def reads_out(p: Any, const: bool) -> bool:
+    """Whether the partial ``p(xp, out, *args)`` may read its second parameter, the primal output:
+    False only for a constant partial and for a plain Python function whose code never names that
+    parameter (no load, no closure over it, no ``locals``/``eval``/``vars``). Anything else
+    (a ``functools.partial``, a callable object, ``*args``) may read it."""
+    if const:
+        return False
+    code = getattr(p, "__code__", None)
+    if code is None or code.co_argcount < 2:
+        return True
+    name = code.co_varnames[1]
+    if name in code.co_cellvars or {"locals", "eval", "exec", "vars"} & set(code.co_names):
+        return True
+    import dis
+
+    for ins in dis.get_instructions(code):
+        v = ins.argval
+        if v == name or (type(v) is tuple and name in v):
+            return True
+    return False
+
+
+# --- a deferred cotangent added to another --------------------------------------------------------
+def add_deferred(t: Any, g: Any) -> Any:
+    """``unthunk(t) + g`` in one pass where the general way takes two, else ``None``.
+
+    ``t`` must be a binary fast pullback's deferred cotangent ``y_bar * d`` of an operand (see
+    :func:`_cotangent`) whose ``y_bar`` is one +1 or -1 broadcast -- ``sum``'s pullback, alone
+    or after a ``subtract``: ``sum(Y * Z)`` in a loss -- and ``g`` a NumPy array of the
+    operand's shape and dtype (what an engine adds it to). The sum is then ``g + d`` or
+    ``g - d``: exactly ``(y_bar * d) + g`` (``1 * d`` is ``d``, ``-1 * d`` is ``-d``, and
+    ``g - d`` is ``g + (-d)`` in IEEE arithmetic), without the product's pass and buffer. It is
+    written into ``d`` when ``d`` is a fresh temporary (as :func:`_scale`), never into ``g``."""
+    if type(g) is not _ND:
+        return None
+    parts = _signed(t, g.shape, g.dtype)
+    if parts is None:
+        return None
+    sign, fn = parts
+    y_bar, a, xp = fn.args[3], fn.args[0], fn.args[4]
+    return _plus(g, sign == 1, _partial_of(fn), y_bar, a, xp)
+
+
+def _signed(t: Any, shape: Any, dtype: Any) -> Any:
+    """``(sign, fn)`` when ``t`` is a binary fast pullback's deferred ``y_bar * d`` (``fn``, the
+    ``partial`` of :func:`_cotangent` it forces) of an operand of ``shape`` and ``dtype`` whose
+    ``y_bar`` is one ``sign`` (+1 or -1) broadcast and whose partial ``d`` is not a constant:
+    its value is ``sign * d``. ``None`` otherwise."""
+    fn = getattr(t, "_fn", None)
+    if type(t) is not Thunk or type(fn) is not partial or fn.func is not _cotangent:
+        return None
+    a, _, c, y_bar = fn.args[:4]
+    if c or type(y_bar) is not _ND or type(a) is not _ND or any(y_bar.strides):
+        return None
+    if not (a.shape == shape == y_bar.shape and a.dtype == dtype == y_bar.dtype):
+        return None
+    s = y_bar.item(0)  # a NumPy array in host memory: the read forces no synchronisation
+    return (s, fn) if s == 1 or s == -1 else None
+
+
+def _partial_of(fn: Any) -> Any:
+    """The partial ``d`` that the deferred product ``fn`` (see :func:`_signed`) multiplies."""
+    _, p, _, _, xp, out, args, partial_args = fn.args
+    pargs = args if type(args[0]) is _ND and type(args[1]) is _ND else partial_args(xp, out, args)
+    return p(xp, out, *pargs)
+
+
+def unary_deferred(t: Any, p: Any, xp: Any, out: Any, x: Any) -> Any:
+    """The cotangent ``unthunk(t) * p(xp, out, x)`` of a unary rule's real NumPy argument ``x``
+    (``p`` its partial, not a constant), in one pass, for a deferred ``t = sign * d`` (see
+    :func:`_signed`: ``sum(sin(x) * exp(x))`` hands ``sin``'s pullback ``1 * exp(x)``): ``d``
+    times the partial through :func:`_scale` (into the partial when it is fresh), negated in
+    place for -1. Exactly ``(sign * d) * partial``: IEEE products are symmetric in sign.
+    ``None`` when ``t`` is no such thunk; the caller checks the product's shape and dtype."""
+    parts = _signed(t, out.shape, out.dtype)
+    if parts is None or out.shape != x.shape or out.dtype != x.dtype:
+        return None
+    sign, fn = parts
+    v = _scale(_partial_of(fn), p(xp, out, x))  # a new array, or the fresh partial itself
+    return v if sign == 1 or type(v) is not _ND else np.negative(v, out=v)
+
+
+def _plus(g: Any, add: bool, d: Any, y_bar: Any, a: Any, xp: Any) -> Any:
+    """``g + d`` (``add``) or ``g - d``, into ``d`` when only this call holds it (the reference
+    count, as :func:`_scale`); a partial of another type or dtype takes the general way."""
+    if type(d) is not _ND or d.dtype != g.dtype:
+        v = y_bar * d
+        r = project(a, v)
+        return (ProjectTo(a, xp)(v) if r is None else r) + g
+    op = np.add if add else np.subtract
+    if getrefcount(d) <= _FRESH and d.shape == g.shape and d.flags.owndata and d.flags.writeable:
+        return op(g, d, out=d)
+    return op(g, d)

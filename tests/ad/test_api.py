@@ -341,6 +341,70 @@ def test_accumulation_never_corrupts_inputs_or_cotangents() -> None:
     close(ad.grad(f)(x), g)
 
 
+BIG = np.random.default_rng(3).uniform(-1.0, 1.0, 1 << 13)  # above the in-place size
+
+
+def test_accumulation_at_scale_writes_only_arrays_no_one_else_holds(clean_registry: Any) -> None:
+    """From 4096 elements a node adds a second cotangent into its first, or into a forced thunk's
+    value, in place (``Node.receive``): only when the engine is the array's sole holder. A
+    pullback handing back an array it keeps (directly or through a thunk) is never written."""
+    held = BIG * 0.5 + 1.0  # owns its memory: only the reference count protects it
+    want = held.copy()
+
+    @cr.traceable
+    def keep(x: Any) -> Any:
+        return x * 1.0
+
+    @cr.traceable
+    def keep_deferred(x: Any) -> Any:
+        return x * 1.0
+
+    @cr.register_rrule(keep)
+    def _keep_rrule(x: Any) -> Any:
+        return keep(x), lambda y_bar: (cr.NoTangent(), held)
+
+    @cr.register_rrule(keep_deferred)
+    def _keep_deferred_rrule(x: Any) -> Any:
+        return keep_deferred(x), lambda y_bar: (cr.NoTangent(), cr.Thunk(lambda: held))
+
+    for first in (keep, keep_deferred):
+
+        def f(x: Any, first: Any = first) -> Any:
+            return np.sum(np.sin(x)) + np.sum(first(x))  # first's cotangent reaches x first
+
+        g = ad.grad(f)(BIG)
+        np.testing.assert_array_equal(held, want)
+        close(g, np.cos(BIG) + want)
+        close(ad.grad(f)(BIG), g)
+        _, pb = ad.vjp(f, BIG)  # a kept tape: its pullbacks hold their arrays
+        close(pb(np.ones(()))[0], g)
+        close(pb(np.ones(()))[0], g)
+        np.testing.assert_array_equal(held, want)
+
+
+@pytest.mark.parametrize("n", [5, BIG.size])
+def test_accumulated_cotangents_at_scale(n: int) -> None:
+    """Programs whose nodes receive several cotangents (chain: three at x; softmax: a deferred
+    product and an array at Z) give the same gradient in place as by new arrays."""
+    x = BIG[:n].copy()
+    g = ad.grad(lambda x: np.sum(np.sin(x) * np.exp(x) + np.tanh(x)))(x)
+    close(g, np.exp(x) * (np.sin(x) + np.cos(x)) + (1 - np.tanh(x) ** 2))
+    np.testing.assert_array_equal(x, BIG[:n])
+    rng = np.random.default_rng(4)
+    X, W = rng.standard_normal((n, 4)), rng.standard_normal((4, 4)) * 0.1
+    Y = np.eye(4)[rng.integers(0, 4, n)]
+    Xc, Yc = X.copy(), Y.copy()
+
+    def f(W: Any) -> Any:
+        Z = X @ W
+        return np.sum(np.log(np.sum(np.exp(Z), axis=1))) - np.sum(Y * Z)
+
+    e = np.exp(X @ W)
+    close(ad.grad(f)(W), X.T @ (e / e.sum(axis=1, keepdims=True) - Y))
+    np.testing.assert_array_equal(X, Xc)
+    np.testing.assert_array_equal(Y, Yc)
+
+
 # --- registered Python functions are recorded as one operation (chainrules.traceable) --------
 def test_traceable_functions_give_hessians_through_indexing() -> None:
     """getitem's pullback calls ``scatter_add``, a ``traceable`` function: a forward tracer

@@ -328,3 +328,109 @@ def test_one_buffer_pullback_agrees_and_allocates_once(name: str, dtype: type) -
         tracemalloc.stop()
     # the cotangent's own buffer and no second one (the formula's peak is 2x)
     assert peak < 1.5 * x.nbytes, (name, peak / x.nbytes)
+
+
+@pytest.mark.parametrize("name", ["log1p", "tanh", "sin", "exp", "multiply"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("value", [1.0, -1.0, 2.5])
+def test_a_broadcast_constant_cotangent(name: str, dtype: type, value: float) -> None:
+    """``sum``'s pullback hands the next pullback one value broadcast (zero strides). A partial
+    that is a fresh temporary (log1p, tanh, sin) is then the cotangent of a 1 itself, with no
+    pass; a partial that someone holds (exp's output, multiply's other operand) is multiplied,
+    never handed out. Every value equals the generic path's."""
+    f = getattr(np, name)
+    x = _big(dtype)[5:]
+    c = (x[::-1] + 2.0).astype(dtype)
+    args = (x, c) if name == "multiply" else (x,)
+    y, pb = cr.rrule(f, *args)
+    _, spb = cr.rrule(np.sum, y)
+    y_bar = spb(np.asarray(value, dtype))[1]  # the view that sum's pullback gives
+    assert y_bar.strides == (0,)
+    got = tuple(map(cr.unthunk, pb(y_bar)))
+    want = pb(cr.Thunk(lambda: np.full(y.shape, value, dtype)))  # the generic path
+    for a, b in zip(got, want):
+        _same(a, b)
+    for a in got[1:]:
+        assert not any(np.shares_memory(a, v) for v in (x, c, y))
+
+
+def test_reads_out_finds_the_partials_that_read_the_output() -> None:
+    assert not numpy_fast.reads_out(lambda xp, out, x, y: y * x, False)
+    assert not numpy_fast.reads_out(lambda xp, out, x, y: out, True)  # a constant partial
+    assert numpy_fast.reads_out(lambda xp, out, x, y: -out / y, False)
+    assert numpy_fast.reads_out(lambda xp, y, x: (lambda: y)(), False)  # a closure over it
+    assert numpy_fast.reads_out(lambda xp, out, x: locals()["out"], False)
+    assert numpy_fast.reads_out(lambda *a: a[1], False)
+    assert numpy_fast.reads_out(np.cos, False)  # no Python code: it may
+
+
+@pytest.mark.parametrize(("name", "freed"), [("multiply", True), ("add", True), ("divide", False)])
+def test_a_large_output_no_partial_reads_is_not_kept(name: str, freed: bool) -> None:
+    """multiply's and add's partials never read the output: their pullbacks keep its record, so
+    ``Y * Z`` before a ``sum`` is freed once summed. divide's partial reads it: kept. The
+    cotangents are the same either way (a thunk takes the generic path, with the record)."""
+    import gc
+    import weakref
+
+    x = _big(np.float64)[5:]
+    c = x[::-1] + 2.0
+    y, pb = cr.rrule(getattr(np, name), x, c)
+    ref = weakref.ref(y)
+    del y
+    gc.collect()
+    assert (ref() is None) is freed
+    g = np.cos(x)
+    fast = tuple(map(cr.unthunk, pb(g)))
+    for a, b in zip(fast, pb(cr.Thunk(lambda: g))):
+        _same(a, cr.unthunk(b))
+
+
+@pytest.mark.parametrize("name", ["multiply", "divide", "atan2"])
+@pytest.mark.parametrize("value", [1.0, -1.0, 2.5])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_deferred_cotangent_added_in_one_pass(name: str, value: float, dtype: type) -> None:
+    """``add_deferred``: a deferred ``y_bar * d`` with ``y_bar`` one +-1 broadcast, added to an
+    array, is ``g + d`` or ``g - d``, equal to the thunk's value plus ``g``; written into a fresh
+    ``d`` (divide's ``1 / y``), never into ``g``, an operand or a held partial (multiply's other
+    operand). Any other value of ``y_bar`` declines."""
+    x = np.tile(_big(dtype)[5:], 3)  # above DEFER_SIZE: the cotangents are deferred
+    c = (x[::-1] + 2.0).astype(dtype)
+    keep = (x.copy(), c.copy())
+    _, pb = cr.rrule(getattr(np, name), x, c)
+    y_bar = np.broadcast_to(np.asarray(value, dtype), x.shape)
+    g = np.cos(x)
+    g0 = g.copy()
+    for t in pb(y_bar)[1:]:
+        assert isinstance(t, cr.Thunk)
+        got = numpy_fast.add_deferred(t, g)
+        if value == 2.5:
+            assert got is None
+            continue
+        _same(got, cr.unthunk(t) + g)
+        assert not any(np.shares_memory(got, v) for v in (x, c, g))
+    np.testing.assert_array_equal(g, g0)
+    np.testing.assert_array_equal(x, keep[0])
+    np.testing.assert_array_equal(c, keep[1])
+    assert numpy_fast.add_deferred(cr.Thunk(lambda: g), g) is None  # not a rule's product
+    assert numpy_fast.add_deferred(pb(y_bar)[1], g[:-1]) is None  # another shape
+
+
+@pytest.mark.parametrize("name", ["sin", "exp", "tanh", "log1p"])
+@pytest.mark.parametrize("value", [1.0, -1.0, 2.5])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_unary_pullback_of_a_deferred_product(name: str, value: float, dtype: type) -> None:
+    """``sum(sin(x) * exp(x))``: multiply's pullback hands each factor's pullback a deferred
+    ``1 * other``; the unary pullback takes it as ``other * partial`` in one pass
+    (``unary_deferred``), equal to the generic path's value of the forced thunk. Nothing that
+    anyone holds is written."""
+    x = np.tile(_big(dtype)[5:], 3)  # above DEFER_SIZE: multiply defers
+    u, pb = cr.rrule(getattr(np, name), x)
+    c = (x[::-1] + 2.0).astype(dtype)
+    keep = (x.copy(), u.copy(), c.copy())
+    _, mpb = cr.rrule(np.multiply, u, c)
+    t = mpb(np.broadcast_to(np.asarray(value, dtype), x.shape))[1]
+    assert isinstance(t, cr.Thunk)
+    want = pb(cr.Thunk(lambda: cr.unthunk(t)))[1]  # a plain thunk: the generic path
+    _same(pb(t)[1], want)
+    for a, b in zip((x, u, c), keep):
+        np.testing.assert_array_equal(a, b)
