@@ -454,6 +454,8 @@ def enter(args: Any, kwargs: dict[str, Any]) -> tuple[Trace | None, list[Any], d
     library that are not differentiated (data, at the top level or in a tuple, list or dict)
     made constants of it, so that ``array_namespace(data, x)`` and the library's functions see
     one kind of array."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], Tracer):
+        return args[0]._trace, list(args), kwargs  # f(x), x traced: no data to lift (grad's call)
     top: Trace | None = None
     for a in args:
         for e in _leaves(a):
