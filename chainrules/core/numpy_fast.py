@@ -435,6 +435,10 @@ def unsum(y_bar: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: b
     rank = len(shape) if keepdims else len(shape) - len(axes)
     if not y_bar.size or 0 in shape or y_bar.ndim != rank:
         return None
+    if not rank:  # a full reduction (a 0-d y_bar): every stride 0, nothing to match
+        out = _ND(shape, y_bar.dtype, y_bar, 0, (0,) * len(shape))
+        out.flags.writeable = False
+        return out
     if keepdims:
         src = y_bar.shape
         strides = y_bar.strides
