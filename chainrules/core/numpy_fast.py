@@ -643,6 +643,12 @@ _EXTREMUM = {"max": np.maximum.reduce, "min": np.minimum.reduce}
 _where = np.where
 
 
+def _tie_count(mask: Any, axes: tuple[int, ...], dtype: Any) -> Any:
+    """The number of ties per slice, kept axes, in ``dtype``: counted in integers and then cast,
+    as the generic ``count_true`` does, so that both paths round a large count alike."""
+    return _add_reduce(mask, axis=axes, keepdims=True, dtype=np.intp).astype(dtype)
+
+
 def _ties_bar(x: Any, y: Any, g: Any, axes: tuple[int, ...], kshape: Any) -> Any:
     """The cotangent of ``x`` for its extremum ``y`` over ``axes``: ``g`` shared equally among
     the elements equal to ``y`` -- the generic ``_extremum_bar``'s values from one mask and one
@@ -651,13 +657,13 @@ def _ties_bar(x: Any, y: Any, g: Any, axes: tuple[int, ...], kshape: Any) -> Any
     a host integer (NumPy arrays live on the host: no device to synchronise)."""
     if kshape is None:
         mask = x == y
-        count: Any = _add_reduce(mask, axis=axes, keepdims=True, dtype=x.dtype)
+        count: Any = _tie_count(mask, axes, x.dtype)
         return _where(mask, g / _where(count == 0, 1, count), 0.0)
     if len(axes) == x.ndim:
         mask = x == y
         return _where(mask, g / (int(np.count_nonzero(mask)) or 1), 0.0)  # a Python int: weak
     mask = x == y.reshape(kshape)
-    count = _add_reduce(mask, axis=axes, keepdims=True, dtype=x.dtype)
+    count = _tie_count(mask, axes, x.dtype)
     return _where(mask, g.reshape(kshape) / _where(count == 0, 1, count), 0.0)
 
 

@@ -164,6 +164,16 @@ def test_matmul_fast_path_declines() -> None:
         assert numpy_fast.matmul_rrule(a, b, slow) is None
 
 
+def test_extremum_fast_path_counts_many_ties_exactly() -> None:
+    # 3000 ties in float16, past float16's exact integers step of 1 (2048): each gets 1/3000
+    x = np.ones((2, 3000), dtype=np.float16)
+    _, pb = cr.rrule(np.max, x, axis=1, keepdims=True)
+    g = np.ones((2, 1), dtype=np.float16)
+    fast = pb(g)[1]
+    _same(fast, pb(cr.Thunk(lambda: g))[1])
+    np.testing.assert_array_equal(fast, np.full(x.shape, np.float16(1 / 3000)))
+
+
 @pytest.mark.parametrize("name", ["max", "min", "amax"])
 @pytest.mark.parametrize(
     ("x", "kwargs"),
