@@ -655,16 +655,14 @@ def _ties_bar(x: Any, y: Any, g: Any, axes: tuple[int, ...], kshape: Any) -> Any
     count. ``kshape`` is the output's shape with the reduced axes kept (``None``: ``y`` and
     ``g`` already have it); a reduction over every axis counts with ``count_nonzero``'s C loop,
     a host integer (NumPy arrays live on the host: no device to synchronise)."""
-    if kshape is None:
-        mask = x == y
-        count: Any = _tie_count(mask, axes, x.dtype)
-        return _where(mask, g / _where(count == 0, 1, count), 0.0)
     if len(axes) == x.ndim:
         mask = x == y
         return _where(mask, g / (int(np.count_nonzero(mask)) or 1), 0.0)  # a Python int: weak
-    mask = x == y.reshape(kshape)
+    if kshape is not None:
+        y, g = y.reshape(kshape), g.reshape(kshape)
+    mask = x == y
     count = _tie_count(mask, axes, x.dtype)
-    return _where(mask, g.reshape(kshape) / _where(count == 0, 1, count), 0.0)
+    return _where(mask, g / _where(count == 0, 1, count), 0.0)
 
 
 def extremum_rrule(

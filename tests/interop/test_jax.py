@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -271,11 +272,17 @@ def counted_rules(clean_registry):  # type: ignore[no-untyped-def]
     return calls
 
 
-def test_eager_grad_traces_the_frule_once(counted_rules):  # type: ignore[no-untyped-def]
-    f = crjax.wrap(counted_square)
+def _checked_grad_of_square(square: Any) -> tuple[Any, Any]:
+    """Eager ``jax.grad`` of ``sum(square(x))`` through the bridge, checked once at ``x``."""
+    f = crjax.wrap(square)
     grad = jax.grad(lambda x: jnp.sum(f(x)))
     x = jnp.array([1.0, -2.0, 3.0])
     np.testing.assert_allclose(grad(x), 2 * x)
+    return grad, x
+
+
+def test_eager_grad_traces_the_frule_once(counted_rules):  # type: ignore[no-untyped-def]
+    grad, x = _checked_grad_of_square(counted_square)
     first = counted_rules["counted"]
     assert first > 0
     for k in range(3):  # later calls reuse the compiled forward and backward: no new trace
@@ -284,10 +291,7 @@ def test_eager_grad_traces_the_frule_once(counted_rules):  # type: ignore[no-unt
 
 
 def test_rule_that_reads_on_the_host_runs_eagerly(counted_rules):  # type: ignore[no-untyped-def]
-    f = crjax.wrap(host_read_square)
-    grad = jax.grad(lambda x: jnp.sum(f(x)))
-    x = jnp.array([1.0, -2.0, 3.0])
-    np.testing.assert_allclose(grad(x), 2 * x)
+    grad, x = _checked_grad_of_square(host_read_square)
     # the jit's trace failed once; from then on the structure runs eagerly, one frule call each
     before = counted_rules["host"]
     np.testing.assert_allclose(grad(x), 2 * x)
