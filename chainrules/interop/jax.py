@@ -19,6 +19,8 @@ Two modes:
   recomputed. A pullback holding an object the bridge cannot look into falls back to saving the
   inputs and recomputing the rrule in the backward pass. Cotangents of inputs JAX does not
   differentiate are not forced (a ``Thunk`` stays unevaluated) and are returned as zeros.
+  Like ``jvp`` mode it is called through ``jax.jit`` (one compiled forward and backward for an
+  eager ``grad``), unless a first trace of its backward pass fails (``_jit_unless_untraceable``).
   Reverse mode of any order (the backward pass runs ``jax.numpy`` code, which JAX differentiates
   itself); forward mode (``jvp``, ``jacfwd``, ``hessian``) is refused by JAX for a
   ``custom_vjp``, by design.
@@ -203,7 +205,7 @@ _UNTRACEABLE = (
 )
 
 
-def _jit_unless_untraceable(call: Any) -> Any:
+def _jit_unless_untraceable(call: Any, probe: Any = None) -> Any:
     """``jax.jit(call)``, or ``call`` itself once the jit's trace of it fails where ``call``
     runs (a rule that reads values on the host works eagerly, not under ``jit``).
 
@@ -216,14 +218,25 @@ def _jit_unless_untraceable(call: Any) -> Any:
     native at n = 10 and at n = 1e6, where XLA also fuses the rule's elementwise passes).
     Under an outer ``jit`` the inner one is inlined (the same compiled program as without it);
     ``vmap``, ``jacfwd`` and ``hessian`` transform the jitted program as they would the plain
-    one. ``vjp`` mode is not wrapped: its pullback runs when JAX transposes, after
-    this call has returned, so a pullback that reads a value on the host could not fall back
-    to running eagerly."""
+    one.
+
+    ``vjp`` mode's pullback runs when JAX transposes, after this call has returned, where a
+    pullback that reads a value on the host could no longer fall back to running eagerly. So a
+    ``probe`` (the forward and backward pass, traced by ``jax.eval_shape`` on the first call)
+    decides first: a probe that fails for any reason leaves ``call`` to run eagerly, as it
+    did without the jit, where the rule's own errors surface as they would have."""
     jitted = jax.jit(call)
-    use = [jitted]
+    use = [jitted if probe is None else None]
 
     def run(*dyn: Any) -> Any:
         f = use[0]
+        if f is None:
+            try:
+                jax.eval_shape(probe, *dyn)
+                f = jitted
+            except Exception:  # noqa: BLE001 -- any failure: the plain call runs, raising its own
+                f = call
+            use[0] = f
         if f is call:
             return call(*dyn)
         try:
@@ -504,7 +517,14 @@ def _build_vjp(rules: Rules, sp: Any) -> Any:
         )
 
     call.defvjp(call_fwd, call_bwd, symbolic_zeros=True)
-    return call
+
+    def probe(*dyn: Any) -> Any:
+        # the backward pass as eager grad will run it, traced once (jax.eval_shape): a pullback
+        # that reads values on the host fails here, not after the jitted forward has returned
+        y, pullback = jax.vjp(call, *dyn)
+        return pullback(jax.tree.map(_zeros_like_ct, y))
+
+    return _jit_unless_untraceable(call, probe)
 
 
 def _wanted_cotangents(sp: Any, cts: Any, args: tuple[Any, ...], wanted: set[int]) -> list[Any]:

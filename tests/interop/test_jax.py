@@ -301,6 +301,63 @@ def test_rule_that_reads_on_the_host_runs_eagerly(counted_rules):  # type: ignor
         jax.jit(grad)(x)
 
 
+@pytest.fixture
+def counted_pullbacks(clean_registry):  # type: ignore[no-untyped-def]
+    """rrules for ``counted_square`` and ``host_read_square`` whose pullbacks count their calls;
+    the second pullback reads a value on the host (eagerly fine, not under ``jit``)."""
+    calls = {"counted": 0, "host": 0}
+
+    @cr.register_rrule(counted_square)
+    def _counted(x):  # type: ignore[no-untyped-def]
+        def pullback(y_bar):  # type: ignore[no-untyped-def]
+            calls["counted"] += 1
+            return cr.NoTangent(), 2 * x * y_bar
+
+        return x * x, pullback
+
+    @cr.register_rrule(host_read_square)
+    def _host(x):  # type: ignore[no-untyped-def]
+        def pullback(y_bar):  # type: ignore[no-untyped-def]
+            calls["host"] += 1
+            two = 2.0 if float(jnp.max(jnp.abs(x))) < 1e300 else 0.0  # a host read
+            return cr.NoTangent(), two * x * y_bar
+
+        return x * x, pullback
+
+    return calls
+
+
+def _checked_vjp_grad_of_square(square: Any) -> tuple[Any, Any]:
+    f = crjax.wrap(square, mode="vjp")
+    grad = jax.grad(lambda x: jnp.sum(f(x)))
+    x = jnp.array([1.0, -2.0, 3.0])
+    np.testing.assert_allclose(grad(x), 2 * x)
+    return grad, x
+
+
+def test_vjp_mode_eager_grad_traces_the_pullback_once(counted_pullbacks):  # type: ignore[no-untyped-def]
+    """Eager ``grad`` in ``vjp`` mode is one compiled forward and one compiled backward: the
+    first call traces the pullback (the probe, then the jit), later calls run no Python of it."""
+    grad, x = _checked_vjp_grad_of_square(counted_square)
+    first = counted_pullbacks["counted"]
+    assert first > 0
+    for k in range(3):
+        np.testing.assert_allclose(grad(x + k), 2 * (x + k))
+    assert counted_pullbacks["counted"] == first
+
+
+def test_vjp_mode_pullback_that_reads_on_the_host_runs_eagerly(counted_pullbacks):  # type: ignore[no-untyped-def]
+    """The probe's trace of the backward pass fails on the host read, so the structure runs
+    without the jit: every eager grad calls the pullback once, with concrete arrays."""
+    grad, x = _checked_vjp_grad_of_square(host_read_square)
+    for k in range(2):
+        before = counted_pullbacks["host"]
+        np.testing.assert_allclose(grad(x + k), 2 * (x + k))
+        assert counted_pullbacks["host"] == before + 1
+    with pytest.raises(jax.errors.ConcretizationTypeError):
+        jax.jit(grad)(x)
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 
