@@ -15,7 +15,9 @@ cotangent that costs a pass as a ``Thunk`` (``DEFER_SIZE``), and a partial's fre
 takes the product with the cotangent in place (``INPLACE_SIZE``, :func:`_scale`), or is the
 cotangent itself when the cotangent is a broadcast 1 (``sum``'s pullback). They keep no memory
 nobody reads either: a binary rule whose partials never read the output (``multiply``, ``add``:
-:func:`reads_out`) keeps a large output's record, not the output.
+:func:`reads_param`) keeps a large output's record, not the output; a unary rule keeps only
+what its partial reads of its argument and its output (``exp``'s reads only the output,
+``log1p``'s only the argument).
 
 Other rules' primals and pullbacks have NumPy fast paths here too; each returns ``None`` when it
 does not apply, and each fast pullback hands any cotangent it does not take (a chunk, a thunk, a
@@ -181,6 +183,10 @@ def unary_rrule(
     pullback; anything else goes to ``generic(name, partial, x, xp, out, kind, proj, y_bar)``,
     scalar_rule's pullback for every library (``kind, proj = arg_kind(x, xp)``)."""
     p, is_const, is_zero = partial
+    # what a pullback keeps of a large x and output: the record (shape, dtype) of one its partial
+    # never reads (exp's reads the output alone, log1p's the argument alone), not the array
+    drop_x = not reads_param(p, is_const or is_zero, 2)
+    drop_out = not reads_param(p, is_const or is_zero, 1)
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != 1:
@@ -216,12 +222,19 @@ def unary_rrule(
 
                 return out, real_pullback
 
+            x_kept, out_kept = x, out
+            if tx is _ND and x.size >= INPLACE_SIZE:
+                if drop_x:
+                    x_kept = Output(x.shape, x.dtype, _ND, xp, "numpy", None, True)
+                if drop_out and type(out) is _ND:
+                    out_kept = Output(out_shape, out.dtype, _ND, xp, "numpy", None, True)
+
             def real_pullback(  # type: ignore[misc]
                 y_bar: Any,
                 chunk: int = 0,
-                x: Any = x,
+                x: Any = x_kept,
                 xp: Any = xp,
-                out: Any = out,
+                out: Any = out_kept,
                 out_shape: Any = out_shape,
                 name: str = name,
                 partial: Any = partial,
@@ -281,7 +294,7 @@ def binary_rrule(
     (p0, c0, z0), (p1, c1, z1) = spec
     # partials that never read the output (multiply's, add's): a pullback then keeps the output's
     # record, not a large output (``Y * Z`` before a ``sum`` is freed as soon as it is summed)
-    drop_out = not (reads_out(p0, c0 or z0) or reads_out(p1, c1 or z1))
+    drop_out = not (reads_param(p0, c0 or z0) or reads_param(p1, c1 or z1))
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != 2:
@@ -719,17 +732,18 @@ def abs_rrule(x: Any, slow: Callable[[Any], Callable[..., Any]]) -> tuple[Any, A
 
 
 # --- what a partial reads ----------------------------------------------------------------------
-def reads_out(p: Any, const: bool) -> bool:
-    """Whether the partial ``p(xp, out, *args)`` may read its second parameter, the primal output:
-    False only for a constant partial and for a plain Python function whose code never names that
-    parameter (no load, no closure over it, no ``locals``/``eval``/``vars``). Anything else
-    (a ``functools.partial``, a callable object, ``*args``) may read it."""
+def reads_param(p: Any, const: bool, i: int = 1) -> bool:
+    """Whether the partial ``p(xp, out, *args)`` may read its parameter ``i`` (1: the primal
+    output, 2: a unary rule's argument): False only for a constant partial and for a plain
+    Python function whose code never names that parameter (no load, no closure over it, no
+    ``locals``/``eval``/``vars``). Anything else (a ``functools.partial``, a callable object,
+    ``*args``) may read it."""
     if const:
         return False
     code = getattr(p, "__code__", None)
-    if code is None or code.co_argcount < 2:
+    if code is None or code.co_argcount <= i or code.co_flags & 0x04:  # 0x04: *args
         return True
-    name = code.co_varnames[1]
+    name = code.co_varnames[i]
     if name in code.co_cellvars or {"locals", "eval", "exec", "vars"} & set(code.co_names):
         return True
     import dis

@@ -364,14 +364,48 @@ def test_a_broadcast_constant_cotangent(name: str, dtype: type, value: float) ->
         assert not any(np.shares_memory(a, v) for v in (x, c, y))
 
 
-def test_reads_out_finds_the_partials_that_read_the_output() -> None:
-    assert not numpy_fast.reads_out(lambda xp, out, x, y: y * x, False)
-    assert not numpy_fast.reads_out(lambda xp, out, x, y: out, True)  # a constant partial
-    assert numpy_fast.reads_out(lambda xp, out, x, y: -out / y, False)
-    assert numpy_fast.reads_out(lambda xp, y, x: (lambda: y)(), False)  # a closure over it
-    assert numpy_fast.reads_out(lambda xp, out, x: locals()["out"], False)
-    assert numpy_fast.reads_out(lambda *a: a[1], False)
-    assert numpy_fast.reads_out(np.cos, False)  # no Python code: it may
+def test_reads_param_finds_the_partials_that_read_the_output() -> None:
+    assert not numpy_fast.reads_param(lambda xp, out, x, y: y * x, False)
+    assert not numpy_fast.reads_param(lambda xp, out, x, y: out, True)  # a constant partial
+    assert numpy_fast.reads_param(lambda xp, out, x, y: -out / y, False)
+    assert numpy_fast.reads_param(lambda xp, y, x: (lambda: y)(), False)  # a closure over it
+    assert numpy_fast.reads_param(lambda xp, out, x: locals()["out"], False)
+    assert numpy_fast.reads_param(lambda *a: a[1], False)
+    assert numpy_fast.reads_param(np.cos, False)  # no Python code: it may
+    # parameter 2, a unary rule's argument
+    assert not numpy_fast.reads_param(lambda xp, out, x: out, False, 2)
+    assert numpy_fast.reads_param(lambda xp, out, x: 1 / (1 + x), False, 2)
+    assert not numpy_fast.reads_param(lambda xp, out, x: 1 / (1 + x), False, 1)
+    assert numpy_fast.reads_param(lambda xp, out: out, False, 2)  # no such parameter: it may
+    assert numpy_fast.reads_param(lambda xp, out, *a: a[0], False, 2)
+
+
+@pytest.mark.parametrize(
+    ("name", "x_freed", "out_freed"),
+    [("exp", True, False), ("log1p", False, True), ("sin", False, True), ("tanh", True, False)],
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_large_array_no_unary_partial_reads_is_not_kept(
+    name: str, x_freed: bool, out_freed: bool, dtype: type
+) -> None:
+    """A unary rule's pullback keeps the record of a large argument (exp, tanh: the partial
+    reads the output) or output (log1p, sin: the partial reads the argument) it never reads,
+    not the array; the cotangents equal the generic path's (a thunk cotangent takes it)."""
+    import gc
+    import weakref
+
+    x = np.random.default_rng(5).uniform(0.25, 3.0, 2 * numpy_fast.INPLACE_SIZE).astype(dtype)
+    xc = x.copy()
+    y, pb = cr.rrule(getattr(np, name), x)
+    yc = y.copy()
+    refs = weakref.ref(x), weakref.ref(y)
+    del x, y
+    gc.collect()
+    assert (refs[0]() is None, refs[1]() is None) == (x_freed, out_freed)
+    g = np.cos(xc)
+    _same(pb(g)[1], cr.unthunk(pb(cr.Thunk(lambda: g))[1]))
+    d = {"exp": yc, "log1p": 1 / (1 + xc), "sin": np.cos(xc), "tanh": 1 - yc * yc}[name]
+    np.testing.assert_allclose(pb(g)[1], g * d, rtol=1e-6 if dtype == np.float32 else 1e-14)
 
 
 @pytest.mark.parametrize(("name", "freed"), [("multiply", True), ("add", True), ("divide", False)])
