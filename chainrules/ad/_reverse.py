@@ -403,12 +403,17 @@ def backward(
         if chunk:
             if takes_chunks(node.rule):
                 out = pb(ct, chunk=1)
+                del ct
             else:
                 _loop(pb, ct, chunk, node)
                 continue
         else:
-            out = pb(ct)
-        del ct
+            # handed over: the pullback holds the cotangent alone (no local of ours, nor the
+            # last pullback's result), so a unary one may write its product into it
+            # (numpy_fast.HANDED)
+            box = [ct]
+            ct = out = g = None
+            out = pb(box.pop())
         for pos, j, parent in node.parents:
             try:
                 g = out[pos]

@@ -145,7 +145,27 @@ if _count(None, _held) <= _FRESH:
 del _held
 
 
-def _scale(y_bar: Any, d: Any) -> Any:
+def _handed(y_bar: Any, d: Any, handed: bool) -> int:
+    return getrefcount(y_bar)
+
+
+def _pullback_of(y_bar: Any) -> int:
+    return _handed(y_bar, None, True)
+
+
+# A cotangent the engine hands over (``backward`` passes a node's cotangent with no reference of
+# its own left: ``pb(box.pop())``) is held by the pullback alone; a unary pullback's product with
+# its partial may then be written into it (:func:`_scale`'s ``handed``). The count that means so,
+# read in that call shape; 0 (never in place) where a held array would not count more.
+_box = [np.zeros(1)]
+HANDED = _pullback_of(_box.pop())
+_held = np.zeros(1)
+if _pullback_of(_held) <= HANDED:
+    HANDED = 0
+del _box, _held
+
+
+def _scale(y_bar: Any, d: Any, handed: bool = False) -> Any:
     """``y_bar * d``, written into ``d`` when ``d`` is a fresh NumPy temporary of the product's
     shape and dtype: it owns its memory (not a view of ``x`` or of the output) and no one else
     holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written). When
@@ -153,19 +173,31 @@ def _scale(y_bar: Any, d: Any) -> Any:
     elementwise pullback after it a view of ones), the fresh ``d`` is the product itself and no
     pass is made (``1 * v == v`` exactly in IEEE arithmetic, signed zeros, infinities and NaNs
     included). A ``d`` that someone else holds is multiplied as before: returning it would make
-    the cotangent an alias of a primal or of the caller's data."""
+    the cotangent an alias of a primal or of the caller's data.
+
+    ``handed``: the caller is a pullback that reads ``y_bar`` no more after this product (a
+    unary rule's). Then, when ``d`` is held (``exp``'s partial is its output) and ``y_bar`` is a
+    cotangent the engine handed over (the reference count ``HANDED``: no one else holds it), an
+    array of the product's shape and dtype that owns its writeable memory, the product is
+    written into ``y_bar``: a chain of elementwise pullbacks then reuses one buffer."""
     if (
         type(d) is _ND
         and d.size >= INPLACE_SIZE  # 0-d: ``y_bar * d`` is a NumPy scalar; small: no gain
-        and getrefcount(d) <= _FRESH
         and d.shape == y_bar.shape
         and d.dtype == y_bar.dtype
-        and d.flags.owndata
-        and d.flags.writeable
     ):
-        if not any(y_bar.strides) and y_bar.item(0) == 1:
-            return d  # y_bar is one 1 broadcast (sum's pullback): 1 * d is d, bit for bit
-        return _multiply(y_bar, d, out=d)
+        if getrefcount(d) <= _FRESH and d.flags.owndata and d.flags.writeable:
+            if not any(y_bar.strides) and y_bar.item(0) == 1:
+                return d  # y_bar is one 1 broadcast (sum's pullback): 1 * d is d, bit for bit
+            return _multiply(y_bar, d, out=d)
+        if (
+            handed
+            and type(y_bar) is _ND
+            and getrefcount(y_bar) <= HANDED
+            and y_bar.flags.owndata
+            and y_bar.flags.writeable
+        ):
+            return _multiply(y_bar, d, out=y_bar)
     return y_bar * d
 
 
@@ -255,7 +287,7 @@ def unary_rrule(
                 elif y_bar.size < INPLACE_SIZE:  # _scale's small case, without its call
                     v = y_bar * p(xp, out, x)
                 else:
-                    v = _scale(y_bar, p(xp, out, x))
+                    v = _scale(y_bar, p(xp, out, x), True)  # y_bar's last use here
                 tv = type(v)
                 if (tv is _ND or tv in _NP_REAL) and v.shape == x.shape and v.dtype == x.dtype:
                     return _NO, v
