@@ -334,6 +334,33 @@ def _scalar_output(y: Any, fname: str, f: Callable[..., Any]) -> None:
         )
 
 
+def _value_and_grad_of_array(
+    f: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], i: int, x: Any
+) -> tuple[Any, Any]:
+    """``value_and_grad``'s common call -- ``argnums`` one int, that argument a real NumPy array
+    -- with ``_Recording`` (its ``_inputs``, ``_substitute``), ``pull`` and ``_regroup`` written
+    out for the one leaf: at n = 10 their general bookkeeping was 7-9% of a whole gradient."""
+    cls = tracer_class(x)
+    trace = ReverseTrace(cls)
+    node = Node(None, ())
+    wrapped = list(args)
+    wrapped[i] = trace.wrap(x, node, cls)
+    y = call_user(f, wrapped, kwargs)
+    del wrapped
+    _scalar_output(y, "grad", f)
+    value = _output_value(y, trace)
+    if type(value) is float or type(value) is int:
+        value = np.asarray(float(value))
+    seeds = []
+    if isinstance(y, Tracer) and y._trace is trace and y._aux is not None:
+        seeds.append((y._aux, _ones_like(value)))
+    backward(trace.tape, seeds, True)
+    trace.tape = []
+    ct = node.ct
+    node.ct = None
+    return value, _finish_ct(ct, x)
+
+
 def value_and_grad(
     f: Callable[..., Any], argnums: int | Sequence[int] = 0
 ) -> Callable[..., tuple[Any, Any]]:
@@ -345,6 +372,10 @@ def value_and_grad(
     """
 
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        if type(argnums) is int and 0 <= argnums < len(args):
+            x = args[argnums]
+            if type(x) is _NDARRAY and x.dtype.kind == "f":
+                return _value_and_grad_of_array(f, args, kwargs, argnums, x)
         nums = _argnums(argnums, len(args), "grad")
         rec = _Recording(f, args, kwargs, nums, "grad")
         y = rec.out

@@ -137,6 +137,41 @@ def test_unused_input_gets_zeros_and_python_float_input() -> None:
     close(ad.grad(lambda t: np.sin(t) * t)(0.5), np.cos(0.5) * 0.5 + np.sin(0.5))
 
 
+@pytest.mark.parametrize(
+    "loss",
+    [
+        lambda x, c: np.sum(np.sin(x) * c),  # the common case
+        lambda x, c: 3.0,  # a Python float: no dependence on x
+        lambda x, c: np.sum(c),  # a plain NumPy value
+        lambda x, c: np.sum(c * 0.0 + np.ones(4)),
+        lambda x, c: np.sum(x[:1] * 0.0),  # a zero cotangent reaches x
+        lambda x, c: x[1],  # an element: a 0-d output
+        lambda x, c, *, k=2.0: np.sum(x**k),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_grads_common_call_is_the_general_path(loss: Any, dtype: Any) -> None:
+    """``value_and_grad`` with one int ``argnums`` at a real NumPy array takes its written-out
+    path; ``argnums=(1,)`` the general one: the same value and gradient, dtype and type."""
+    x, c = X.astype(dtype), np.arange(4.0).astype(dtype)
+    kw = {"k": 3.0} if "k" in loss.__code__.co_varnames else {}
+    v1, g1 = ad.value_and_grad(loss, argnums=0)(x, c, **kw)
+    v0, (g0,) = ad.value_and_grad(loss, argnums=(0,))(x, c, **kw)
+    assert type(v1) is type(v0) and type(g1) is type(g0)
+    assert g1.dtype == g0.dtype == x.dtype
+    np.testing.assert_array_equal(v1, v0)
+    np.testing.assert_array_equal(g1, g0)
+    _, g2 = ad.value_and_grad(lambda c, x: loss(x, c, **kw), argnums=1)(c, x)
+    np.testing.assert_array_equal(g2, g0)
+
+
+def test_grads_common_call_refuses_what_the_general_path_refuses() -> None:
+    with pytest.raises(ValueError, match="not a scalar"):
+        ad.grad(lambda x: x * 2)(X)
+    with pytest.raises(TypeError, match="real scalar"):
+        ad.grad(lambda x: (x, x))(X)
+
+
 def test_float32_stays_float32() -> None:
     x32 = X.astype(np.float32)
     assert ad.grad(lambda x: np.sum(np.sin(x) * x))(x32).dtype == np.float32
