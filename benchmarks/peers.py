@@ -36,13 +36,29 @@ both Jacobians of ``tanh(B @ x)`` at n=200 and 1000 against ``chunk_size`` from 
 ratio to ``torch.func`` (median and range over the repeats), and the default's own row; in
 reverse mode also the bare product ``eye @ B`` that one pass amounts to, NumPy's over torch's.
 
+``--keep-heap`` runs the programs with glibc keeping the memory it frees (see
+docs/benchmarks.md, "Page faults"): under its defaults each call of a program at scale faults
+its fresh buffers in again (glibc hands the heap's top back to the system after the call), a
+cost of this machine's allocator that falls on every engine and on the hand-written code alike,
+in proportion to the buffers each keeps alive at once.
+
     python benchmarks/peers.py [--quick] [--repeats 3] [--hessian] [--chunks]
-        [--programs [NAME ...]] [--sizes {n10,scale} ...]
+        [--programs [NAME ...]] [--sizes {n10,scale} ...] [--keep-heap]
 """
 
 from __future__ import annotations
 
 import os
+import sys
+
+# --keep-heap: glibc keeps freed memory (no mmap for blocks under 32 MB, no trim of the heap's
+# top), so a call's fresh buffers are not faulted in again on every call; glibc reads these at
+# start-up, so the script runs itself again with them set
+KEEP_HEAP = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
+_unset = any(os.environ.get(k) != v for k, v in KEEP_HEAP.items())
+if __name__ == "__main__" and "--keep-heap" in sys.argv[1:] and _unset:
+    os.environ.update(KEEP_HEAP)
+    os.execv(sys.executable, [sys.executable, *sys.argv])
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
@@ -51,7 +67,6 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=1")
 import argparse  # noqa: E402
 import functools  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -420,7 +435,15 @@ def main(argv: list[str] | None = None) -> int:
         default=["n10", "scale"],
         help="which rows of the programs: n=10 (overhead), at scale, or both",
     )
+    ap.add_argument(
+        "--keep-heap",
+        action="store_true",
+        help="run with glibc keeping freed memory (MALLOC_MMAP_THRESHOLD_, "
+        "MALLOC_TRIM_THRESHOLD_): no page faults of fresh buffers on every call",
+    )
     a = ap.parse_args(argv)
+    heap = {k: os.environ[k] for k in KEEP_HEAP if k in os.environ}
+    print(f"glibc heap: {heap or 'defaults (trimmed, large blocks mmapped)'}")
     budget = 0.02 if a.quick else 0.1
     if a.chunks:
         chunk_curve(a.repeats, budget)
