@@ -249,7 +249,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             if sp.nargs == 1:
                 return None, (flat_cotangent(pullback(bar)[1], saved[0], 0) if need[1] else None)
             # the entries of inputs not needed (Thunks) are never forced
-            cts = pullback(bar) if any(need) else None
+            cts: Any = pullback(bar) if any(need) else None
             res: list[Any] = [None]
             for k in range(1, sp.nargs + 1):
                 res.append(flat_cotangent(cts[k], saved[k - 1], k - 1) if need[k] else None)
