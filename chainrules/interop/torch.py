@@ -84,9 +84,14 @@ def wrap(f: Any) -> Any:
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        if not kwargs and all(isinstance(a, torch.Tensor) for a in args):
-            sp, dyn = flat_split(len(args)), args  # the common call: no walk of the arguments
-        else:
+        sp = None
+        if not kwargs:
+            for a in args:  # a loop, not all() of a generator: half the cost at one argument
+                if not isinstance(a, torch.Tensor):
+                    break
+            else:  # the common call: no walk of the arguments
+                sp, dyn = flat_split(len(args)), args
+        if sp is None:
             sp = split(args, kwargs, _is_dynamic)
             dyn = tuple(
                 torch.as_tensor(sp.leaves[i])
@@ -103,8 +108,10 @@ def wrap(f: Any) -> Any:
         # saved-tensor hooks (offloading, checkpointing) must see every residual: with them the
         # backward recomputes too. Then what Function.apply does next (see NOTE: [functorch vjp
         # and autograd interaction])
-        keep = _saved_tensors_hooks(False) is None
-        return c_apply[fn](_Call(sp, keep), *map(_unwrap_if_dead, dyn))
+        call = _Call(sp, _saved_tensors_hooks(False) is None)
+        if len(dyn) == 1:
+            return c_apply[fn](call, _unwrap_if_dead(dyn[0]))
+        return c_apply[fn](call, *map(_unwrap_if_dead, dyn))
 
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
@@ -173,23 +180,23 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         else:
             args, kwargs = call.sp.rebuild(dyn)
             y, pullback = rrule(*args, **kwargs)
-        multi, keep = isinstance(y, tuple), call.keep
+        keep = call.keep
+        if not isinstance(y, tuple):  # one output
+            if keep:
+                call.pullback = (pullback, None, args)
+            return _fresh(y, dyn, keep)
         if keep:
-            call.pullback = (pullback, output_leaves(y)[1] if multi else None, args)
-        if multi:
-            return (
-                type(y)(*(_fresh(v, dyn, keep) for v in y))
-                if hasattr(y, "_fields")
-                else tuple(_fresh(v, dyn, keep) for v in y)
-            )
-        return _fresh(y, dyn, keep)
+            call.pullback = (pullback, output_leaves(y)[1], args)
+        return (
+            type(y)(*(_fresh(v, dyn, keep) for v in y))
+            if hasattr(y, "_fields")
+            else tuple(_fresh(v, dyn, keep) for v in y)
+        )
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
         call = inputs[0]
-        ctx.sp = call.sp
-        ctx.pullback = kept = call.pullback
-        call.pullback = None  # the ctx holds it now, and is freed with the graph
-        if kept is None:
+        ctx.call = call  # with the kept pullback: freed with the graph
+        if call.pullback is None:
             ctx.save_for_backward(*inputs[1:])
         elif type(output) is torch.Tensor:  # one output
             ctx.save_for_backward(*inputs[1:], output)
@@ -204,45 +211,50 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         setup_context(ctx, inputs, output)
         ctx.save_for_forward(*inputs[1:])
 
+    def flat_cotangent(c: Any, p: Any, i: int) -> Any:
+        """What ``backward`` returns for positional tensor ``i`` (``p``) of a flat call, whose
+        cotangent entry is ``c``: forced if it is a Thunk, ``None`` for a zero, checked against
+        ``p``'s shape and dtype (an error naming the function)."""
+        if type(c) is not torch.Tensor:
+            c = unthunk(c)
+            if isinstance(c, AbstractZero):
+                return None
+        if c.shape != p.shape or c.dtype != p.dtype:
+            check_leaf(name, "rrule", i, c, p, c.dtype == p.dtype)
+        return c
+
     def backward(ctx: Any, *grads: Any) -> Any:
-        sp: Split = ctx.sp
+        call: _Call = ctx.call
+        sp = call.sp
         # also torch's check that no input (or output, for a kept pullback) was modified in place
-        dyn = ctx.saved_tensors[: len(sp.dynamic)]
-        if ctx.pullback is None or torch.is_grad_enabled():
+        saved = ctx.saved_tensors
+        kept = call.pullback
+        if kept is None or torch.is_grad_enabled():
             # create_graph=True (the backward is recorded: the pullback must be differentiable
             # in the inputs, which the forward's, built under no_grad, is not), or a transform
             # or hook that excluded the saved pullback: recompute the rrule from saved tensors
-            args, kwargs = sp.rebuild(dyn)
+            args, kwargs = sp.rebuild(saved[: len(sp.dynamic)])
             y, pullback = rrule(*args, **kwargs)
             ys, rebuild = output_leaves(y)
             bar = rebuild([torch.zeros_like(yi) if g is None else g for g, yi in zip(grads, ys)])
         else:
             # the forward's pullback: its residuals are the arrays it closed over. Gradients
             # are materialised (zeros, never None) unless a user turned that off
-            pullback, rebuild, args = ctx.pullback
+            pullback, rebuild, args = kept
             bar = grads[0] if rebuild is None else rebuild(list(grads))
         # an input that needs a gradient requires grad, which only floating and complex tensors
         # can: integer and boolean inputs (indices, masks) are never asked for
         need = ctx.needs_input_grad
         if type(sp) is FlatSplit:  # one positional tensor per input: no leaf bookkeeping
-            cts = None
+            if sp.nargs == 1:
+                return None, (flat_cotangent(pullback(bar)[1], saved[0], 0) if need[1] else None)
+            # the entries of inputs not needed (Thunks) are never forced
+            cts: Any = pullback(bar) if any(need) else None
             res: list[Any] = [None]
-            for k, p in enumerate(dyn, 1):
-                if not need[k]:
-                    res.append(None)
-                    continue
-                if cts is None:
-                    cts = pullback(bar)
-                c = cts[k]
-                if type(c) is not torch.Tensor:
-                    c = unthunk(c)  # the others' entries (Thunks) are never forced
-                    if isinstance(c, AbstractZero):
-                        res.append(None)
-                        continue
-                if c.shape != p.shape or c.dtype != p.dtype:
-                    check_leaf(name, "rrule", k - 1, c, p, c.dtype == p.dtype)
-                res.append(c)
+            for k in range(1, sp.nargs + 1):
+                res.append(flat_cotangent(cts[k], saved[k - 1], k - 1) if need[k] else None)
             return tuple(res)
+        dyn = saved[: len(sp.dynamic)]
         wanted = {sp.arg_of[pos] for k, pos in enumerate(sp.dynamic, 1) if need[k]}
         if not wanted:
             return (None,) * (len(dyn) + 1)
@@ -258,7 +270,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         return tuple(out)
 
     def jvp(ctx: Any, *tangents: Any) -> Any:
-        sp: Split = ctx.sp
+        sp: Split = ctx.call.sp
         dyn = ctx.saved_tensors[: len(sp.dynamic)]
         args, kwargs = sp.rebuild(dyn)
         leaf_t = {
