@@ -35,7 +35,7 @@ other leaf -- Python numbers, strings, ``None``, slices, axes, orders -- is stat
 boolean arrays are traced (so they may be batched by ``vmap`` or be ``jit`` arguments) and get a
 zero (``float0``) cotangent. Keyword arguments are never differentiated. The ``custom_jvp`` /
 ``custom_vjp`` is built once per call structure (the static leaves and where the arrays are) and
-reused.
+reused, by later ``wrap`` calls of the same function, mode and rules too.
 
 Complex numbers: JAX's cotangent of a complex input is the conjugate of chainrules' (see
 ``DESIGN.md``); the ``vjp`` mode conjugates on the way in and out. Tangents (forward mode) need no
@@ -129,7 +129,7 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
         raise ValueError(f"chainrules.interop.jax.wrap: mode must be 'jvp' or 'vjp', got {mode!r}")
     rules = find_rules(f, "jax", need="frule" if mode == "jvp" else "rrule")
     build = _build_jvp if mode == "jvp" else _build_vjp
-    built: dict[Any, Any] = {}
+    built = _built_for(f, mode, rules)
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -154,6 +154,26 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     wrapped.__chainrules_built__ = built  # type: ignore[attr-defined]
     return wrapped
+
+
+# The callables built per call structure, shared by every ``wrap`` of the same function, mode
+# and rules: ``jax.grad(wrap(f))(x)`` in a loop (a new wrapper each time) reuses the compiled
+# forward and backward instead of tracing and compiling on every call. Keyed by the rules too, so
+# that rules registered again for ``f`` are built afresh.
+_SHARED: dict[Any, dict[Any, Any]] = {}
+
+
+def _built_for(f: Any, mode: str, rules: Rules) -> dict[Any, Any]:
+    key = (f, mode, rules.rrule, rules.frule)
+    try:
+        built = _SHARED.get(key)
+    except TypeError:  # an unhashable callable: its own cache
+        return {}
+    if built is None:
+        if len(_SHARED) >= _CACHE_SIZE:
+            _SHARED.clear()
+        built = _SHARED[key] = {}
+    return built
 
 
 def _primal(rules: Rules, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -205,7 +225,7 @@ _UNTRACEABLE = (
 )
 
 
-def _jit_unless_untraceable(call: Any, probe: Any = None) -> Any:
+def _jit_unless_untraceable(call: Any, probe: Any = None, eager: Any = None) -> Any:
     """``jax.jit(call)``, or ``call`` itself once the jit's trace of it fails where ``call``
     runs (a rule that reads values on the host works eagerly, not under ``jit``).
 
@@ -223,9 +243,11 @@ def _jit_unless_untraceable(call: Any, probe: Any = None) -> Any:
     ``vjp`` mode's pullback runs when JAX transposes, after this call has returned, where a
     pullback that reads a value on the host could no longer fall back to running eagerly. So a
     ``probe`` (the forward and backward pass, traced by ``jax.eval_shape`` on the first call)
-    decides first: a probe that fails for any reason leaves ``call`` to run eagerly, as it
-    did without the jit, where the rule's own errors surface as they would have."""
+    decides first: a probe that fails for any reason leaves ``eager`` (``call`` unless given)
+    to run without the jit, as before, where the rule's own errors surface as they would
+    have."""
     jitted = jax.jit(call)
+    plain = call if eager is None else eager
     use = [jitted if probe is None else None]
 
     def run(*dyn: Any) -> Any:
@@ -235,18 +257,18 @@ def _jit_unless_untraceable(call: Any, probe: Any = None) -> Any:
                 jax.eval_shape(probe, *dyn)
                 f = jitted
             except Exception:  # noqa: BLE001 -- any failure: the plain call runs, raising its own
-                f = call
+                f = plain
             use[0] = f
-        if f is call:
-            return call(*dyn)
+        if f is plain:
+            return plain(*dyn)
         try:
             return jitted(*dyn)
         except _UNTRACEABLE:
-            out = call(*dyn)  # an outer trace's error (or the rule's own) is raised from here
-            use[0] = call  # the rule runs only eagerly: stop tracing it on every call
+            out = plain(*dyn)  # an outer trace's error (or the rule's own) is raised from here
+            use[0] = plain  # the rule runs only eagerly: stop tracing it on every call
             return out
 
-    run.__wrapped__ = call  # type: ignore[attr-defined]
+    run.__wrapped__ = plain  # type: ignore[attr-defined]
     return run
 
 
@@ -435,6 +457,26 @@ def _explicit_mesh() -> Any:
 
 
 def _build_vjp(rules: Rules, sp: Any) -> Any:
+    """The ``custom_vjp`` of a call structure, called through ``jax.jit`` (after the probe), or
+    without it where the probe fails. The jitted one computes the cotangent of every input,
+    perturbed or not: a jitted program's JVP can be served from JAX's caches with a forward
+    traced for another perturbation pattern (seen: an eager ``vjp`` in all arguments after a
+    ``jit(vmap(grad))`` in the first alone gave the second a zero cotangent), and in compiled
+    code the unused cotangents are dead code. Called eagerly, the forward runs on every call and
+    its ``perturbed`` bits spare the work of the others (their ``Thunk``s stay unforced)."""
+    call = _custom_vjp(rules, sp, trust_perturbed=False)
+    eager = _custom_vjp(rules, sp, trust_perturbed=True)
+
+    def probe(*dyn: Any) -> Any:
+        # the backward pass as eager grad will run it, traced once (jax.eval_shape): a pullback
+        # that reads values on the host fails here, not after the jitted forward has returned
+        y, pullback = jax.vjp(call, *dyn)
+        return pullback(jax.tree.map(_zeros_like_ct, y))
+
+    return _jit_unless_untraceable(call, probe, eager)
+
+
+def _custom_vjp(rules: Rules, sp: Any, trust_perturbed: bool) -> Any:
     assert rules.rrule is not None
     rrule = rules.rrule
 
@@ -445,7 +487,7 @@ def _build_vjp(rules: Rules, sp: Any) -> Any:
 
     def call_fwd(*prim: Any) -> Any:
         dyn = tuple(p.value for p in prim)
-        perturbed = tuple(bool(p.perturbed) for p in prim)
+        perturbed = tuple(bool(p.perturbed) or not trust_perturbed for p in prim)
         avals = tuple(jax.typeof(v) for v in dyn)
         args, kwargs = sp.rebuild(dyn)
         y, pullback = rrule(*args, **kwargs)
@@ -517,14 +559,7 @@ def _build_vjp(rules: Rules, sp: Any) -> Any:
         )
 
     call.defvjp(call_fwd, call_bwd, symbolic_zeros=True)
-
-    def probe(*dyn: Any) -> Any:
-        # the backward pass as eager grad will run it, traced once (jax.eval_shape): a pullback
-        # that reads values on the host fails here, not after the jitted forward has returned
-        y, pullback = jax.vjp(call, *dyn)
-        return pullback(jax.tree.map(_zeros_like_ct, y))
-
-    return _jit_unless_untraceable(call, probe)
+    return call
 
 
 def _wanted_cotangents(sp: Any, cts: Any, args: tuple[Any, ...], wanted: set[int]) -> list[Any]:

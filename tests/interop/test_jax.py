@@ -217,6 +217,7 @@ def test_eager_jit_path_agrees_with_plain_custom_jvp(gpu_safe_case):  # type: ig
     case = gpu_safe_case
     leaves, rebuild = case.split()
     xs = [jnp.asarray(x) for x in leaves]
+    crjax._SHARED.clear()  # built callables are shared between wraps: this case's alone below
     wrapped = crjax.wrap(case.f)
 
     def ours(*vals):  # type: ignore[no-untyped-def]
@@ -344,6 +345,68 @@ def test_vjp_mode_eager_grad_traces_the_pullback_once(counted_pullbacks):  # typ
     for k in range(3):
         np.testing.assert_allclose(grad(x + k), 2 * (x + k))
     assert counted_pullbacks["counted"] == first
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_new_wrap_of_the_same_rules_reuses_the_compiled_call(  # type: ignore[no-untyped-def]
+    counted_rules, counted_pullbacks, mode
+):
+    """``jax.grad(wrap(f))(x)`` with a new wrapper on every call (a wrap inside a loop) traces
+    the rule once, not once per wrapper; rules registered again for ``f`` are built afresh."""
+    calls = counted_pullbacks if mode == "vjp" else counted_rules
+
+    def grad_once(x):  # type: ignore[no-untyped-def]
+        return jax.grad(lambda v: jnp.sum(crjax.wrap(counted_square, mode=mode)(v)))(x)
+
+    x = jnp.array([1.0, -2.0, 3.0])
+    np.testing.assert_allclose(grad_once(x), 2 * x)
+    first = calls["counted"]
+    for k in range(3):
+        np.testing.assert_allclose(grad_once(x + k), 2 * (x + k))
+    assert calls["counted"] == first
+    w1, w2 = crjax.wrap(counted_square, mode=mode), crjax.wrap(counted_square, mode=mode)
+    assert w1.__chainrules_built__ is w2.__chainrules_built__
+
+    @cr.register_rrule(counted_square)  # registered again: a new rule
+    def _again(x):  # type: ignore[no-untyped-def]
+        return x * x, lambda y_bar: (cr.NoTangent(), 3 * x * y_bar)
+
+    @cr.register_frule(counted_square)
+    def _again_f(tangents, x):  # type: ignore[no-untyped-def]
+        return x * x, 3 * x * tangents[1]
+
+    assert crjax.wrap(counted_square, mode=mode).__chainrules_built__ is not w1.__chainrules_built__
+    np.testing.assert_allclose(grad_once(x), 3 * x)
+
+
+@pytest.mark.parametrize("f", [np.average, np.multiply], ids=["average", "multiply"])
+def test_vjp_mode_after_a_transform_in_one_argument_differentiates_both(f):  # type: ignore[no-untyped-def]
+    """``jit(grad)``, then ``jit(vmap(grad))`` in the first argument alone, then an eager ``vjp``
+    in both: JAX serves the last from a forward traced for the second pattern (the first
+    argument alone perturbed), so a backward pass that trusted that pattern gave the second
+    argument a zero cotangent. Both cotangents match JAX's own."""
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.standard_normal((3, 4)))
+    w = jnp.asarray(rng.uniform(0.5, 1.5, 4))
+    wrapped = crjax.wrap(f, mode="vjp")
+    native = counterpart(f, jnp)
+    if f is np.average:
+        fn = lambda a, b: wrapped(a, 1, b)
+        nf = lambda a, b: native(a, 1, b)
+    else:
+        fn, nf = wrapped, native
+    check_grads(jax.jit(fn), (x, w), order=2, modes=("rev",))
+
+    def loss(a, b):  # type: ignore[no-untyped-def]
+        y = fn(a, b)
+        return jnp.sum(y * jnp.cos(jnp.arange(y.size).reshape(y.shape)))
+
+    jax.jit(jax.vmap(jax.grad(loss), in_axes=(0, None)))(jnp.stack([x, x + 1]), w)
+    y, pb = jax.vjp(fn, x, w)
+    _, pb2 = jax.vjp(nf, x, w)
+    y_bar = jnp.cos(jnp.arange(jnp.size(y)).reshape(jnp.shape(y)) + 0.5)
+    for a, b in zip(pb(y_bar), pb2(y_bar), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
 
 
 def test_vjp_mode_pullback_that_reads_on_the_host_runs_eagerly(counted_pullbacks):  # type: ignore[no-untyped-def]
