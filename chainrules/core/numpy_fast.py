@@ -59,6 +59,7 @@ __all__ = [
     "binary_rrule",
     "is_real",
     "masked_product",
+    "norm2_back",
     "numpy_result",
     "project",
     "unary_rrule",
@@ -549,6 +550,23 @@ def vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
     if type(x) is not np.ndarray or ord != 2 or axis is not None or x.dtype.kind != "f":
         return None
     return np.linalg.norm(x, None, None, keepdims)
+
+
+def norm2_back(x: Any, y: Any, y_bar: Any) -> Any:
+    """The 2-norm's cotangent ``x * (y_bar / y)`` for a real NumPy ``x`` normed over every axis
+    (``y`` its NumPy scalar norm, finite and positive) and a Python float or real NumPy scalar
+    ``y_bar`` of ``x``'s dtype: what ``norm2_back`` computes there, bit for bit, without its
+    0-d bookkeeping (about 40 us of a 250 us pullback at n = 1e6). Else ``None``."""
+    if type(x) is not _ND or x.dtype.kind != "f" or type(y) not in _NP_REAL:
+        return None
+    ty = type(y_bar)
+    if ty is not float and not (ty in _NP_REAL or (ty is _ND and y_bar.ndim == 0)):
+        return None
+    if ty is not float and y_bar.dtype != x.dtype:
+        return None
+    if not 0 < y < np.inf:  # a zero, infinite or NaN norm: the limits of norm2_back
+        return None
+    return x * (y_bar / y)
 
 
 def masked_product(mask: Any, a: Any, b: Any) -> Any:

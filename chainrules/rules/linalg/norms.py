@@ -310,6 +310,9 @@ def _norm_pullback(
         if not project.differentiable:
             return (_NO, *rest)
         if two_norm:  # through a function with rules: differentiable again
+            fast = numpy_fast.norm2_back(x, y, y_bar)
+            if fast is not None:
+                return (fast, *rest)
             # the norm is passed as a cache, except to an engine tracing the pullback: a
             # keyword argument is never differentiated, so it recomputes it from x
             cache = None if hasattr(type(y), "__chainrules_call__") else y
