@@ -295,7 +295,10 @@ def _matmul_pullback(xp: Any, args: tuple[Any, Any], y: Any) -> Callable[..., An
         # a chunk of cotangents (extra leading axes) rides along as batch axes of the products
         extra = y_bar.ndim - len(out_shape)
         lead = tuple(y_bar.shape[:extra])
-        if extra and a.ndim == 2 and b.ndim == 1:  # J^T of a matrix-vector product: one GEMM
+        if a.ndim == 2 and b.ndim == 1:
+            # a matrix-vector product's b_bar as y_bar @ conj(a): one GEMV (a chunk: one GEMM)
+            # with no transposed copy of a (XLA materialised adjoint(a) @ g as a transpose and
+            # a copy: 1.7x native JAX at 2000 x 2000)
             g = y_bar
 
             def b_bar() -> Any:
