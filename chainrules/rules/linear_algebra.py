@@ -282,6 +282,12 @@ def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
     return y, _matmul_pullback(xp, (x1, x2), y)
 
 
+def _vector_bar(xp: Any, g: Any, a: Any) -> Any:
+    """``A^H g`` for a matrix-vector product's vector (a chunk ``g``: its rows) as ``g @ conj(A)``:
+    no transposed copy of ``A``."""
+    return xp.matmul(g, conj(xp, a))
+
+
 def _matmul_pullback(xp: Any, args: tuple[Any, Any], y: Any) -> Callable[..., Any]:
     """The pullback of ``y = matmul(*args)`` in namespace ``xp``, for every library."""
     x1, x2 = args
@@ -302,7 +308,7 @@ def _matmul_pullback(xp: Any, args: tuple[Any, Any], y: Any) -> Callable[..., An
             g = y_bar
 
             def b_bar() -> Any:
-                return project_b(xp.matmul(g, conj(xp, a)), extra)
+                return project_b(_vector_bar(xp, g, a), extra)
 
         else:
             g = pad_chunk(xp, reshape_to(xp, y_bar, (*lead, *yshape)), extra, rank)

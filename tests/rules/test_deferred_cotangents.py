@@ -155,7 +155,8 @@ def test_tester_flags_thunks_that_depend_on_the_order_they_are_forced_in() -> No
 
 def _count_adjoints(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the operand cotangents matmul computes: the generic pullback builds one adjoint
-    per operand, NumPy's fast path (real matrices and vectors) calls one function per operand."""
+    per operand (a matrix-vector product's vector cotangent one ``_vector_bar``), NumPy's fast
+    path (real matrices and vectors) calls one function per operand."""
     calls = [0]
 
     def counting(module: Any, name: str) -> None:
@@ -168,6 +169,7 @@ def _count_adjoints(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         monkeypatch.setattr(module, name, count)
 
     counting(linear_algebra, "adjoint")
+    counting(linear_algebra, "_vector_bar")
     counting(numpy_fast, "_x1_bar")
     counting(numpy_fast, "_x2_bar")
     return calls
