@@ -143,7 +143,7 @@ def _inputs(
     f: Callable[..., Any], args: tuple[Any, ...], nums: tuple[int, ...], fname: str
 ) -> tuple[list[Any], list[Any], list[Any]]:
     """Leaves of the differentiated arguments, and per argument its tree definition."""
-    if len(nums) == 1:  # one real NumPy array, grad's common call: _leaf's first case, inline
+    if len(nums) == 1:  # one real NumPy array (vjp, jvp, jacobian): _leaf's first case, inline
         a = args[nums[0]]
         if type(a) is _NDARRAY and a.dtype.kind in "fc":
             return [a], [None], [1]
@@ -339,7 +339,7 @@ def _value_and_grad_of_array(
 ) -> tuple[Any, Any]:
     """``value_and_grad``'s common call -- ``argnums`` one int, that argument a real NumPy array
     -- with ``_Recording`` (its ``_inputs``, ``_substitute``), ``pull`` and ``_regroup`` written
-    out for the one leaf: at n = 10 their general bookkeeping was 7-9% of a whole gradient."""
+    out for the one leaf: at n = 10 their general bookkeeping was 8-15% of a whole gradient."""
     cls = tracer_class(x)
     trace = ReverseTrace(cls)
     node = Node(None, ())

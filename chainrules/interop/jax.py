@@ -226,8 +226,9 @@ _UNTRACEABLE = (
 
 
 def _jit_unless_untraceable(call: Any, probe: Any = None, eager: Any = None) -> Any:
-    """``jax.jit(call)``, or ``call`` itself once the jit's trace of it fails where ``call``
-    runs (a rule that reads values on the host works eagerly, not under ``jit``).
+    """``jax.jit(call)``, or the plain call (``eager``, else ``call``) once the jit's trace
+    fails where the plain call runs (a rule that reads values on the host works eagerly, not
+    under ``jit``).
 
     Why jit a ``custom_jvp``: eager ``jax.grad`` linearizes it by running its jvp rule under a
     partial-evaluation trace, every primitive of the frule one Python dispatch and one eager
