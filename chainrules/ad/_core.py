@@ -37,115 +37,11 @@ _LEVELS = itertools.count(1)
 _new = object.__new__
 _SEQ = (list, tuple)
 
-# Functions whose result carries no derivative by nature (indices, masks, shapes, dtypes, new
-# arrays of a given shape). Used only when the registry has no rule for the function: they are
-# evaluated on the values and their result is a constant.
-CONSTANT_NAMES = frozenset(
-    (
-        "all",
-        "allclose",
-        "any",
-        "argmax",
-        "argmin",
-        "argsort",
-        "argwhere",
-        "array_equal",
-        "array_equiv",
-        "can_cast",
-        "count_nonzero",
-        "empty_like",
-        "equal",
-        "finfo",
-        "flatnonzero",
-        "full_like",
-        "greater",
-        "greater_equal",
-        "iinfo",
-        "isdtype",
-        "isfinite",
-        "isclose",
-        "isinf",
-        "isnan",
-        "iscomplexobj",
-        "isrealobj",
-        "less",
-        "less_equal",
-        "ndim",
-        "nonzero",
-        "not_equal",
-        "ones_like",
-        "result_type",
-        "searchsorted",
-        "shape",
-        "signbit",
-        "size",
-        "unique_all",
-        "unique_counts",
-        "unique_inverse",
-        "unique_values",
-        "zeros_like",
-    )
-)
-# Of those, the ones whose result is never a function of the inputs whatever the rule says
-# (booleans, indices, new arrays of a given shape): the engine skips their rules.
-NONDIFF_NAMES = frozenset(
-    (
-        "all",
-        "allclose",
-        "any",
-        "argmax",
-        "argmin",
-        "argsort",
-        "array_equal",
-        "array_equiv",
-        "count_nonzero",
-        "empty_like",
-        "equal",
-        "greater",
-        "greater_equal",
-        "isclose",
-        "isfinite",
-        "isinf",
-        "isnan",
-        "less",
-        "less_equal",
-        "nonzero",
-        "not_equal",
-        "ones_like",
-        "searchsorted",
-        "signbit",
-        "zeros_like",
-    )
-)
-# Functions that take a sequence of arrays as one argument; anywhere else a list or tuple holding
-# traced values stands for the array NumPy would make of it (np.append([x, y], z)), which the
-# engine builds with stack so that rules never see a sequence where they expect an array.
-SEQUENCE_NAMES = frozenset(
-    (
-        "block",
-        "broadcast_arrays",
-        "choose",
-        "column_stack",
-        "concat",
-        "concatenate",
-        "dstack",
-        "einsum",
-        "hstack",
-        "ix_",
-        "lexsort",
-        "meshgrid",
-        "multi_dot",
-        "odeint",  # scipy.integrate.odeint's args=: a tuple of func's extra arguments
-        "piecewise",
-        "row_stack",
-        "select",
-        "stack",
-        "unstack",
-        "vstack",
-    )
-)
-# Namespace functions that only look at dtypes: tracers are replaced by their values.
-_META_NAMES = frozenset(("isdtype", "result_type", "can_cast", "finfo", "iinfo"))
+# What a function is -- a constant (comparisons, index finders, dtype queries), a creation
+# function, one that takes a sequence of arrays, a NumPy view -- is its registration's ``kind``
+# (chainrules.core.registry.KINDS), read through registry.entry_of: one dict access, never the
+# function's name.
+_entry_of = registry.entry_of
 
 
 class Trace:
@@ -293,11 +189,13 @@ def number(a: Any, numpy_values: bool) -> Any:
 
 
 def stack_sequences(fn: Any, args: Any) -> Any:
-    """``args`` with each list or tuple that holds tracers replaced by their stack, unless ``fn``
-    takes sequences (``SEQUENCE_NAMES``) or is a registered Python function (its own rules say
-    what a sequence means)."""
-    name = getattr(fn, "__name__", "")
-    if name in SEQUENCE_NAMES or not (callable(fn) and _numpy_like(fn)):
+    """``args`` with each list or tuple that holds tracers replaced by their stack (the array
+    NumPy would make of it), where ``fn``'s registration says so (``entry.stacks``: registered
+    by a standard, ``numpy:`` or ``scipy:`` name and not of kind ``"sequence"``); unchanged for
+    a function that takes sequences, a callable target (a user's function: its own rules say
+    what a sequence means) or a constant."""
+    e = _entry_of(fn)
+    if e is None or not e.stacks:
         return args
     out = list(args)
     for i, a in enumerate(out):
@@ -310,30 +208,17 @@ def stack_sequences(fn: Any, args: Any) -> Any:
     return tuple(out)
 
 
-def _numpy_like(fn: Any) -> bool:
-    """A function of an array library (NumPy, SciPy, an array namespace), not a user's own."""
-    mod = getattr(fn, "__module__", None) or ""
-    if type(fn).__name__ == "ufunc":
-        return True
-    return mod.split(".")[0] in (
-        "numpy",
-        "scipy",
-        "array_api_compat",
-        "array_api_strict",
-        "torch",
-        "cupy",
-    )
-
-
 def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
     """The ``kind`` rule of ``fn`` (``find`` is the registry's public ``find_rrule`` or
-    ``find_frule``); ``None`` for a function of ``CONSTANT_NAMES`` without one (its result is a
-    constant); else ``NoRuleError``."""
-    name = getattr(fn, "__name__", "")
-    if name in NONDIFF_NAMES:  # evaluated on the values, at every level (a comparison inside a
-        return None  # Hessian: its rule would call the library's function on tracers)
+    ``find_frule``); ``None`` for a function whose registration says its result carries no
+    derivative (``entry.constant``: it is evaluated on the values, at every level -- a comparison
+    inside a Hessian, whose rule would call the library's function on tracers); else
+    ``NoRuleError``."""
+    e = _entry_of(fn)
+    if e is not None and e.constant:
+        return None
     rule = find(fn)
-    if rule is None and name not in CONSTANT_NAMES:
+    if rule is None:
         raise no_rule(kind, fn)
     return rule
 
@@ -380,10 +265,6 @@ def user_frame() -> str:
 # array_namespace(created, tracer) sees one namespace, and plain operations among created arrays
 # stay created (so that buf = xp.ones(n) * 2; buf[k] = t works too).
 ACTIVE: list[Trace] = []
-LIKE_NAMES = frozenset(("empty_like", "full_like", "ones_like", "zeros_like"))
-CREATION_NAMES = frozenset(
-    ("arange", "empty", "eye", "from_dlpack", "full", "linspace", "ones", "zeros", "tri")
-)
 
 
 class CreatedTrace(Trace):
@@ -603,18 +484,22 @@ class _RuledSpecial(TracedNamespace):
 
 
 def _adapt(name: str, attr: Any) -> Any:
+    """The traced namespace's function for the base namespace's attribute ``attr``: what it does
+    is the kind of ``attr``'s registration (``name`` only names the result)."""
     if isinstance(attr, types.ModuleType):
         return TracedNamespace(attr) if name in ("linalg", "fft") else attr
     if name == "__array_namespace_info__" or isinstance(attr, type) or not callable(attr):
         return attr
-    if name in _META_NAMES:
+    e = _entry_of(attr)
+    kind = None if e is None else e.kind
+    if kind == "metadata":
 
         def meta(*args: Any, **kwargs: Any) -> Any:
             return attr(*(primal(a) for a in args), **kwargs)
 
         meta.__name__ = name
         return meta
-    if name == "asarray":
+    if kind == "conversion":
 
         def asarray(obj: Any, /, *args: Any, **kwargs: Any) -> Any:
             if isinstance(obj, Tracer):
@@ -629,7 +514,7 @@ def _adapt(name: str, attr: Any) -> Any:
         asarray.__wrapped__ = attr  # type: ignore[attr-defined]
         return asarray
 
-    if name in LIKE_NAMES:  # zeros_like(plain) inside traced code is created too
+    if kind == "like":  # zeros_like(plain) inside traced code is created too
 
         def like(x: Any, /, *args: Any, **kwargs: Any) -> Any:
             if isinstance(x, Tracer):
@@ -644,7 +529,7 @@ def _adapt(name: str, attr: Any) -> Any:
         like.__wrapped__ = attr  # type: ignore[attr-defined]
         return like
 
-    if name in CREATION_NAMES:
+    if kind == "creation":
 
         def create(*args: Any, **kwargs: Any) -> Any:
             return created(attr(*args, **kwargs))
@@ -1113,29 +998,18 @@ _NUMPY_METHODS = {
     "round": "round",
 }
 _NUMPY_PROPERTIES = {"real": "real", "imag": "imag"}
-# NumPy returns views from these: a write into the result would change the base array, which the
-# engine does not follow (writes through basic-index views do), so such a write is refused
-_VIEW_METHODS = frozenset(("reshape", "transpose", "ravel", "squeeze", "swapaxes", "diagonal"))
+# The methods that return a copy where the function they call returns a view (x.flatten() is
+# np.ravel's values, copied). Every other method's result is a view when its function's
+# registration is of kind "view": NumPy returns views from those, and a write into one would
+# change the base array, which the engine does not follow (writes through basic-index views do),
+# so such a write is refused.
+_COPYING_METHODS = frozenset(("flatten",))
 
 
-def _numpy_view_functions() -> frozenset[Any]:
-    import numpy as np
-
-    names: tuple[str, ...] = ("reshape", "transpose", "ravel", "squeeze", "swapaxes", "moveaxis")
-    names += (
-        "expand_dims",
-        "diagonal",
-        "real",
-        "imag",
-        "atleast_1d",
-        "atleast_2d",
-        "atleast_3d",
-        "matrix_transpose",
-    )
-    return frozenset(getattr(np, n) for n in names if hasattr(np, n))
-
-
-_NUMPY_VIEW_FUNCTIONS = _numpy_view_functions()
+def _is_view(fn: Any) -> bool:
+    """``fn``'s registration says NumPy returns a view of its first argument (kind ``"view"``)."""
+    e = _entry_of(fn)
+    return e is not None and e.kind == "view"
 
 
 def _mark_view(y: Any) -> Any:
@@ -1169,7 +1043,7 @@ class _NumpyMethods:
         self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
         y = dispatch(func, args, kwargs)
-        if func in _NUMPY_VIEW_FUNCTIONS:
+        if _is_view(func):
             _mark_view(y)
         return y
 
@@ -1179,12 +1053,13 @@ class _NumpyMethods:
         fname = _NUMPY_METHODS.get(name)
         if fname is not None:
             fn = getattr(np, fname)
+            view = _is_view(fn) and name not in _COPYING_METHODS
 
             def method(*args: Any, **kwargs: Any) -> Any:
                 if fname in ("reshape", "transpose") and len(args) > 1:
                     args = (args,)  # x.reshape(2, 3) -> np.reshape(x, (2, 3))
                 y = dispatch(fn, (self, *args), kwargs)
-                if name in _VIEW_METHODS:
+                if view:
                     _mark_view(y)
                 return y
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.namespaces import namespace_of
 from ..core.numpy_fast import add_deferred
-from ..core.registry import find_rrule, mark_chunked, takes_chunks
+from ..core.registry import entry_of, find_rrule, mark_chunked, takes_chunks
 from ..core.tangents import (
     AbstractZero,
     NoTangent,
@@ -36,7 +36,6 @@ from ..core.tangents import (
 )
 from ._core import (
     CREATED,
-    NONDIFF_NAMES,
     Trace,
     Tracer,
     dispatch,
@@ -228,13 +227,14 @@ class ReverseTrace(Trace):
             vals, parents = self._unwrap(fn, args, kwargs)
             if not parents:
                 return _const_result(self, dispatch(fn, vals, kwargs))
-        # lookup_rule(find_rrule, "rrule", fn), its common case inline: a rule registered for fn
-        # (through the registry's public lookup; find_rrule never raises)
-        rule = find_rrule(fn) if getattr(fn, "__name__", "") not in NONDIFF_NAMES else None
-        if rule is None:
-            rule = lookup_rule(find_rrule, "rrule", fn)
-        if rule is None:  # a constant-valued function with no rule
+        # lookup_rule(find_rrule, "rrule", fn), its common case inline: fn's entry in the
+        # registry (one dict access) gives its rule, or says its result carries no derivative
+        e = entry_of(fn)
+        if e is not None and e.constant:  # evaluated on the values, at every level
             return _const_result(self, dispatch(fn, vals, kwargs))
+        rule = None if e is None else e.rrule
+        if rule is None:  # a traceable wrapper's, or none: NoRuleError
+            rule = lookup_rule(find_rrule, "rrule", fn)
         y, pb = rule(*vals, **kwargs) if kwargs else rule(*vals)
         ty = type(y)
         if ty is _NDARRAY:

@@ -39,15 +39,18 @@ from .examples import Expect
 from .namespaces import qualified_name
 
 __all__ = [
+    "KINDS",
     "META_KEYS",
     "NoRuleError",
     "Registration",
     "counterpart",
+    "entry_of",
     "find_frule",
     "find_rrule",
     "frule",
     "function_name",
     "register_frule",
+    "register_kind",
     "register_namespace",
     "register_rrule",
     "registered_callables",
@@ -174,6 +177,32 @@ class Registration:
     def non_differentiable(self) -> bool:
         """Declared with ``chainrules.non_differentiable``."""
         return bool(self.meta.get("non_differentiable", False))
+
+    @property
+    def kind(self) -> str | None:
+        """What the function is, for engines (``kind=``, one of :data:`KINDS`): the declared
+        kind, else ``"constant"`` for a function declared with ``chainrules.non_differentiable``,
+        else ``None`` (an ordinary differentiable function)."""
+        kind = self.meta.get("kind")
+        if kind is None and self.non_differentiable:
+            return "constant"
+        return kind
+
+    @property
+    def constant(self) -> bool:
+        """Its result carries no derivative: engines evaluate it on the values and never call its
+        rules (kinds ``"constant"``, ``"metadata"`` and ``"like"``, and every function declared
+        with ``chainrules.non_differentiable``)."""
+        return self.kind in _CONSTANT_KINDS
+
+    @property
+    def takes_sequences(self) -> bool:
+        """A list or tuple argument holding traced arrays reaches its rules as a sequence: kind
+        ``"sequence"``, a callable target (a user's function: its own rules say what a sequence
+        means) or a constant (evaluated on the values as given). Otherwise -- a function
+        registered by a standard, ``numpy:`` or ``scipy:`` name -- such a list stands for the
+        array NumPy would make of it, and engines stack it first."""
+        return self.family == "callable" or self.kind == "sequence" or self.constant
 
     @property
     def expectations(self) -> tuple[Expect, ...]:
@@ -312,22 +341,45 @@ def register_namespace(
 
 
 class _Installed:
-    """What the table holds for one function object: its rules, the precedence each was installed
-    with, the name messages use for it, and the ``(family, name)`` registrations it answers to."""
+    """What the table holds for one function object (what :func:`entry_of` returns): its rules,
+    the precedence each was installed with, the name messages use for it, the ``(family, name)``
+    registrations it answers to, and what engines read of its registration of highest precedence
+    (as plain attributes, one read each): ``kind`` (:attr:`Registration.kind`), ``constant``
+    (:attr:`Registration.constant`) and ``stacks`` (not :attr:`Registration.takes_sequences`)."""
 
-    __slots__ = ("fprio", "frule", "keys", "name", "rprio", "rrule")
+    __slots__ = (
+        "constant",
+        "fprio",
+        "frule",
+        "keys",
+        "kind",
+        "kprio",
+        "name",
+        "rprio",
+        "rrule",
+        "stacks",
+    )
 
     def __init__(self, name: str | None = None) -> None:
         self.rrule: Callable[..., Any] | None = None
         self.frule: Callable[..., Any] | None = None
-        self.rprio = self.fprio = 0
+        self.rprio = self.fprio = self.kprio = 0
         self.name = name
         self.keys: list[tuple[str, str]] = []
+        self.kind: str | None = None
+        self.constant = False
+        self.stacks = False
 
     def copy(self) -> _Installed:
         new = _Installed(self.name)
         new.rrule, new.frule, new.rprio, new.fprio = self.rrule, self.frule, self.rprio, self.fprio
         new.keys = list(self.keys)
+        new.kind, new.constant, new.stacks, new.kprio = (
+            self.kind,
+            self.constant,
+            self.stacks,
+            self.kprio,
+        )
         return new
 
 
@@ -409,6 +461,18 @@ def _install(
         e.frule, e.fprio = rule, prio
 
 
+def _install_kind(e: _Installed, reg: Registration) -> None:
+    """Record what engines read of ``reg`` in ``e``, when ``reg`` takes precedence there (the
+    later among equals, as for rules): the entry then follows its registration of highest
+    precedence, as :func:`registration_of` does."""
+    prio = _PRIORITY[reg.family]
+    if e.kprio <= prio:
+        e.kprio = prio
+        e.kind = reg.kind
+        e.constant = reg.constant
+        e.stacks = not reg.takes_sequences
+
+
 def _in_provider(prov: _Provider, mod: Any, name: str) -> Any:
     """The function the registered ``name`` denotes in ``prov``'s namespace ``mod`` (or None)."""
     if prov.prefix:
@@ -443,6 +507,7 @@ def _resolve_into(
         e.name = f"{prov.module}.{name}"
     if (reg.family, name) not in e.keys:
         e.keys.append((reg.family, name))
+    _install_kind(e, reg)
     bind = reg.bind
     if reg.rrule is not None:
         r = reg.rrule if bind is None else _mark_chunked(bind(obj, "r"), reg.meta)
@@ -507,7 +572,33 @@ META_KEYS: dict[str, str] = {
     "chunked_pullback": "True where the rule's pullbacks take pullback(y_bar, chunk=k): a "
     "cotangent with k leading chunk axes, pulled back in one call (engines loop over the "
     "chunk for the other rules)",
+    "kind": "what the function is, for engines: one of chainrules.core.registry.KINDS "
+    "('constant', 'metadata', 'creation', 'like', 'conversion', 'sequence', 'view'); "
+    "None (the default) for an ordinary differentiable function",
 }
+# The vocabulary of ``kind=``: what each kind makes an engine (``chainrules.ad``) do with a call.
+# A function's kind is its registration's -- the one of highest precedence among those that reach
+# the function object, as for its rules -- never its name.
+KINDS: dict[str, str] = {
+    "constant": "its result carries no derivative (comparisons, predicates, index finders): "
+    "engines evaluate it on the values, at every level of nesting, and never call its rules. "
+    "chainrules.non_differentiable declares it",
+    "metadata": "a query of dtypes or shapes (finfo, result_type, shape): a constant whose "
+    "function in the traced namespace is called on the arrays under the tracers directly",
+    "creation": "makes a new array from shapes and numbers (zeros, arange, full): in traced code "
+    "a floating result made from no traced array is a created array, a plain value to every "
+    "trace, which later writes of traced values turn into a traced array",
+    "like": "makes a new array shaped like its first argument (zeros_like): created as a "
+    "creation function's when that argument is not traced, a constant when it is",
+    "conversion": "asarray: a traced argument is returned as is (cast where a dtype is given), a "
+    "list holding traced arrays is stacked, anything else makes a created array",
+    "sequence": "takes a sequence of arrays as one argument (stack, concat, einsum's operands): "
+    "a list or tuple of traced arrays reaches its rules as such; without it a function "
+    "registered by name gets the array NumPy would make of such a list (np.append([x, y], z))",
+    "view": "returns a view of its first argument in NumPy (reshape, transpose, real): a write "
+    "into its result is refused, as the engine does not carry it back to the base array",
+}
+_CONSTANT_KINDS = frozenset(("constant", "metadata", "like"))
 # The attribute that marks an rrule registered with chunked_pullback=True (takes_chunks reads it).
 _CHUNKED = "__chainrules_chunked_pullback__"
 
@@ -545,18 +636,27 @@ def _check_meta(meta: dict[str, Any]) -> None:
             f"a registration takes {', '.join(META_KEYS)} (see chainrules.core.registry."
             "META_KEYS)"
         )
+    kind = meta.get("kind")
+    if kind is not None and kind not in KINDS:
+        raise TypeError(
+            f"kind={kind!r} is not a kind of function; kind= takes one of "
+            f"{', '.join(map(repr, KINDS))} (see chainrules.core.registry.KINDS), or None for an "
+            "ordinary differentiable function"
+        )
     for key in _CALLABLE_META:
         if meta.get(key) is not None and not callable(meta[key]):
             raise TypeError(f"{key}= must be {META_KEYS[key]}, got {type(meta[key]).__name__}")
 
 
 def _register(
-    kind: str, parsed: list[tuple[str, Any]], rule: Callable[..., Any], **meta: Any
+    which: str, parsed: list[tuple[str, Any]], rule: Callable[..., Any] | None, **meta: Any
 ) -> None:
-    if not callable(rule):
+    """Register ``rule`` as the ``which`` (``"r"`` or ``"f"``) rule of the targets; ``which="k"``
+    (``rule`` None): the metadata alone (:func:`register_kind`)."""
+    if which != "k" and not callable(rule):
         raise TypeError(f"a rule must be callable, got {type(rule).__name__}")
     _check_meta(meta)
-    if kind == "r":
+    if which == "r":
         _mark_chunked(rule, meta)
     if "expect" in meta:
         expect = meta["expect"]
@@ -564,16 +664,21 @@ def _register(
         if not all(isinstance(e, Expect) for e in expect):
             raise TypeError("expect= takes chainrules.Expect declarations (or a tuple of them)")
         meta = {**meta, "expect": expect}
+    # a kind declared beside rules registered elsewhere leaves their module as it is
+    module = meta.pop("module", None) if which == "k" else getattr(rule, "__module__", None)
     with _LOCK:
         for family, target in parsed:
             reg = _REGISTRATIONS.get((family, target))
             if reg is None:
                 reg = _REGISTRATIONS[family, target] = Registration(target, family)
-            setattr(reg, "rrule" if kind == "r" else "frule", rule)
+            if which != "k":
+                setattr(reg, "rrule" if which == "r" else "frule", rule)
             reg.meta.update(meta)
-            reg.meta.setdefault("module", getattr(rule, "__module__", None))
+            reg.meta.setdefault("module", module)
             if family == "callable":
-                _install(_TABLE, kind, target, rule, _PRIORITY[family])
+                if rule is not None:
+                    _install(_TABLE, which, target, rule, _PRIORITY[family])
+                _install_kind(_entry(_TABLE, target, None), reg)
                 continue
             for prov in _PROVIDERS:
                 if prov.resolved and prov.family == family:
@@ -602,6 +707,7 @@ def _rebuild() -> None:
             for kind, rule in (("r", reg.rrule), ("f", reg.frule)):
                 if rule is not None:
                     _install(table, kind, target, rule, _PRIORITY[family])
+            _install_kind(_entry(table, target, None), reg)
     for prov in _PROVIDERS:
         prov.resolved = False
     _resolve_pending(table, None)
@@ -674,6 +780,29 @@ def register_rrule(
     return decorator
 
 
+def register_kind(*targets: Any, kind: str, **meta: Any) -> None:
+    """Declare what functions are, for engines, without registering rules: ``kind=`` is one of
+    :data:`KINDS` (what each makes ``chainrules.ad`` do), the other keywords are those of
+    :data:`META_KEYS`. Targets are those of :func:`register_rrule` (a callable or a name).
+
+    For functions whose rules are registered, give ``kind=`` to ``register_rrule`` /
+    ``register_frule`` instead; this is for the functions that need none: dtype and shape queries
+    (``finfo``, ``result_type``), and a user's function whose result carries no derivative::
+
+        @chainrules.traceable
+        def n_active(x, threshold): ...
+
+        chainrules.register_kind(n_active, kind="constant")
+
+    A declaration without rules is not listed by :func:`registrations` (which lists rules), but
+    :func:`registration_of` finds it, and it takes part in precedence as a registration with
+    rules does.
+    """
+    parsed = _parse_targets(targets)
+    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
+    _register("k", parsed, None, kind=kind, **meta)
+
+
 def register_frule(
     *targets: Any, **meta: Any
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -729,6 +858,25 @@ def find_frule(f: Any) -> Callable[..., Any] | None:
         wrapped = _traceable_of(f)
         return None if wrapped is None else find_frule(wrapped)
     return e.frule
+
+
+def entry_of(f: Any) -> _Installed | None:
+    """What the table holds for the function object ``f`` -- its rules (``.rrule``, ``.frule``)
+    and what engines read of its registration (``.kind``, ``.constant``, ``.stacks``) -- in one
+    dict access, or ``None`` when nothing is registered for it. Named registrations are resolved
+    on a miss; a :func:`traceable` wrapper with no entry of its own answers with the function it
+    wraps. What engines use to decide what a call is: never the function's name."""
+    try:
+        e = _TABLE.get(f)
+    except TypeError:  # unhashable callables cannot be registered
+        return None
+    if e is None:
+        _resolve_new()  # also waits for a resolution in progress: read again either way
+        e = _TABLE.get(f)
+        if e is None:
+            wrapped = _traceable_of(f)
+            return None if wrapped is None else entry_of(wrapped)
+    return e
 
 
 def registration_of(f: Any) -> Registration | None:
@@ -970,9 +1118,12 @@ def registered_callables() -> tuple[Any, ...]:
 
 
 def registrations() -> Iterator[Registration]:
-    """Every registration, named ones first, in registration order."""
+    """Every registration of a rule, named ones first, in registration order (declarations of a
+    kind alone, :func:`register_kind`, are not listed: they have no rule to check)."""
     with _LOCK:
-        regs = list(_REGISTRATIONS.items())
+        regs = [
+            (k, r) for k, r in _REGISTRATIONS.items() if r.rrule is not None or r.frule is not None
+        ]
     yield from (r for (family, _), r in regs if family != "callable")
     yield from (r for (family, _), r in regs if family == "callable")
 

@@ -183,10 +183,16 @@ def _tangent(t: Any, v: Any, xp: Any) -> Any:
 
 
 def _register(
-    target: str, rules: _Rules, examples: Callable[[Any], list[Any]], *expect: Expect
+    target: str,
+    rules: _Rules,
+    examples: Callable[[Any], list[Any]],
+    *expect: Expect,
+    kind: str | None = None,
 ) -> None:
-    register_rrule(target, examples=examples, expect=expect)(rules[0])
-    register_frule(target, examples=examples, expect=expect)(rules[1])
+    """Register ``rules`` for ``target``; ``kind`` is what the function is for engines
+    (``"creation"``, ``"like"``, ``"conversion"``, ``"sequence"``: registry.KINDS)."""
+    register_rrule(target, examples=examples, expect=expect, kind=kind)(rules[0])
+    register_frule(target, examples=examples, expect=expect, kind=kind)(rules[1])
 
 
 # jax.numpy.arange makes its length from its bounds: under jax.jit they must be concrete
@@ -273,8 +279,11 @@ def _num_axis(y: Any, w: Any) -> int:
     return next((i for i, n in enumerate(w.shape) if n != 1), 0) if y.ndim else 0
 
 
-_register("linspace", _linspace_rules(False), lambda rng: _linspace_examples(rng))
-_register("numpy:linspace", _linspace_rules(True), lambda rng: _numpy_linspace_examples(rng))
+_C = "creation"  # the kind of the functions that make arrays from shapes and numbers
+_register("linspace", _linspace_rules(False), lambda rng: _linspace_examples(rng), kind=_C)
+_register(
+    "numpy:linspace", _linspace_rules(True), lambda rng: _numpy_linspace_examples(rng), kind=_C
+)
 
 
 # --- arange ---------------------------------------------------------------------------------------
@@ -335,8 +344,10 @@ def _arange_rules(numpy: bool) -> _Rules:
     return arange_rrule, arange_frule
 
 
-_register("arange", _arange_rules(False), lambda rng: _arange_examples(rng), _ARANGE_JIT)
-_register("numpy:arange", _arange_rules(True), lambda rng: _arange_examples(rng), _ARANGE_JIT)
+_register("arange", _arange_rules(False), lambda rng: _arange_examples(rng), _ARANGE_JIT, kind=_C)
+_register(
+    "numpy:arange", _arange_rules(True), lambda rng: _arange_examples(rng), _ARANGE_JIT, kind=_C
+)
 
 
 # --- full, full_like ------------------------------------------------------------------------------
@@ -386,12 +397,23 @@ def _full_rules(name: str, numpy: bool) -> _Rules:
     return full_rrule, full_frule
 
 
-_register("full", _full_rules("full", False), lambda rng: _full_examples(rng), _STRICT_FILL)
-_register("numpy:full", _full_rules("full", True), lambda rng: _numpy_full_examples(rng))
 _register(
-    "full_like", _full_rules("full_like", False), lambda rng: _full_like_examples(rng), _STRICT_FILL
+    "full", _full_rules("full", False), lambda rng: _full_examples(rng), _STRICT_FILL, kind=_C
 )
-_register("numpy:full_like", _full_rules("full_like", True), lambda rng: _full_like_examples(rng))
+_register("numpy:full", _full_rules("full", True), lambda rng: _numpy_full_examples(rng), kind=_C)
+_register(
+    "full_like",
+    _full_rules("full_like", False),
+    lambda rng: _full_like_examples(rng),
+    _STRICT_FILL,
+    kind="like",
+)
+_register(
+    "numpy:full_like",
+    _full_rules("full_like", True),
+    lambda rng: _full_like_examples(rng),
+    kind="like",
+)
 
 
 # --- meshgrid -------------------------------------------------------------------------------------
@@ -450,8 +472,13 @@ def _meshgrid_rules(numpy: bool) -> _Rules:
     return meshgrid_rrule, meshgrid_frule
 
 
-_register("meshgrid", _meshgrid_rules(False), lambda rng: _meshgrid_examples(rng))
-_register("numpy:meshgrid", _meshgrid_rules(True), lambda rng: _numpy_meshgrid_examples(rng))
+_register("meshgrid", _meshgrid_rules(False), lambda rng: _meshgrid_examples(rng), kind="sequence")
+_register(
+    "numpy:meshgrid",
+    _meshgrid_rules(True),
+    lambda rng: _numpy_meshgrid_examples(rng),
+    kind="sequence",
+)
 
 
 # --- asarray, array, from_dlpack: the identity on arrays ------------------------------------------
@@ -548,14 +575,25 @@ def _stack_tangent(xp: Any, t: Any, obj: Any, y: Any) -> Any:
     return xp.asarray(t, dtype=y.dtype) if type(t) in _SCALARS else t
 
 
-_register("asarray", _identity_rules("asarray", False), lambda rng: _asarray_examples(rng))
-_register("numpy:asarray", _identity_rules("asarray", True), lambda rng: _asarray_examples(rng))
+_register(
+    "asarray",
+    _identity_rules("asarray", False),
+    lambda rng: _asarray_examples(rng),
+    kind="conversion",
+)
+_register(
+    "numpy:asarray",
+    _identity_rules("asarray", True),
+    lambda rng: _asarray_examples(rng),
+    kind="conversion",
+)
 _register("numpy:array", _identity_rules("array", True), lambda rng: _numpy_array_examples(rng))
 _register(
     "from_dlpack",
     _identity_rules("from_dlpack", False),
     lambda rng: _from_dlpack_examples(rng),
     Expect("jit", "jax.numpy.from_dlpack cannot take a tracer (it needs __dlpack__)", kind="skip"),
+    kind=_C,
 )
 
 
@@ -728,14 +766,16 @@ def _eye_examples(rng: Any) -> list[Any]:
 # --- zero derivative, non-differentiable ------------------------------------------------------
 # (an integer x: zero_derivative's frule says ZeroTangent() for its integer output too, so the
 # examples keep to floating ones)
-zero_derivative("zeros_like", "ones_like", examples=_like_examples)
-zero_derivative("empty_like", examples=_empty_like_examples)
-non_differentiable("zeros", "ones", examples=_shape_examples)
-non_differentiable("empty", examples=_empty_examples)
-non_differentiable("eye", examples=_eye_examples)
+# (kinds: "creation" -- in traced code, arrays made from no traced array are created arrays --
+# and "like" -- created likewise from an untraced array, a constant of a traced one)
+zero_derivative("zeros_like", "ones_like", examples=_like_examples, kind="like")
+zero_derivative("empty_like", examples=_empty_like_examples, kind="like")
+non_differentiable("zeros", "ones", examples=_shape_examples, kind=_C)
+non_differentiable("empty", examples=_empty_examples, kind=_C)
+non_differentiable("eye", examples=_eye_examples, kind=_C)
 # NumPy's signatures (a positional dtype, order=...) computed by NumPy's own functions
-numpy_non_differentiable("zeros", "ones", examples=_shape_examples)
-numpy_non_differentiable("empty", examples=_empty_examples)
-numpy_non_differentiable("eye", examples=_eye_examples)
-numpy_non_differentiable("zeros_like", "ones_like", zero=True, examples=_like_examples)
-numpy_non_differentiable("empty_like", zero=True, examples=_empty_like_examples)
+numpy_non_differentiable("zeros", "ones", examples=_shape_examples, kind=_C)
+numpy_non_differentiable("empty", examples=_empty_examples, kind=_C)
+numpy_non_differentiable("eye", examples=_eye_examples, kind=_C)
+numpy_non_differentiable("zeros_like", "ones_like", zero=True, examples=_like_examples, kind="like")
+numpy_non_differentiable("empty_like", zero=True, examples=_empty_like_examples, kind="like")

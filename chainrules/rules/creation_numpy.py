@@ -246,7 +246,7 @@ def _square(rng: np.random.Generator) -> list[Any]:
     return [((rng.standard_normal((3, 3)),), {}), ((rng.standard_normal((3, 4)),), {"k": 1})]
 
 
-numpy_non_differentiable("tri", examples=_ints(((3,), {}), ((2, 3, 1), {})))
+numpy_non_differentiable("tri", examples=_ints(((3,), {}), ((2, 3, 1), {})), kind="creation")
 numpy_non_differentiable("identity", examples=_ints(((3,), {})))
 numpy_non_differentiable("indices", examples=_ints((((2, 3),), {})))
 numpy_non_differentiable("diag_indices", examples=_ints(((3,), {}), ((2, 3), {})))

@@ -1,4 +1,8 @@
-"""Rules for the standard's data-type functions (``data_type_functions``): ``astype``.
+"""Rules for the standard's data-type functions (``data_type_functions``): ``astype``; the
+others (``can_cast``, ``finfo``, ``iinfo``, ``isdtype``, ``result_type``) and NumPy's queries of
+an array's metadata (``shape``, ``ndim``, ``size``, ``iscomplexobj``, ``isrealobj``) have no
+derivative and no rule: they are declared of kind ``"metadata"``, so that engines evaluate them on
+the arrays under their tracers (``chainrules.core.registry.KINDS``).
 
 Maths notes
 -----------
@@ -36,6 +40,7 @@ from ..core import (
     namespace_of,
     pullback,
     register_frule,
+    register_kind,
     register_rrule,
     signature,
     tangents_in,
@@ -144,3 +149,15 @@ def _examples(rng: np.random.Generator) -> list[Any]:
         Example((r(3), f64), {"copy": False}, note="copy=False"),
         Example((np.arange(4), f64), note="int64 -> float64 (no tangent for x)"),
     ]
+
+
+# --- queries of dtypes and shapes: no rule, no derivative ----------------------------------------
+register_kind("can_cast", "finfo", "iinfo", "isdtype", "result_type", kind="metadata")
+register_kind(
+    "numpy:shape",
+    "numpy:ndim",
+    "numpy:size",
+    "numpy:iscomplexobj",
+    "numpy:isrealobj",
+    kind="metadata",
+)

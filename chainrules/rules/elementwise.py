@@ -544,7 +544,7 @@ def conj_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
 
 # real and imag: dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag).
 # imag of a real array is an error in some libraries (torch): its examples are complex only
-@register_rrule("real", domain=(R,), complex=C_ANY)
+@register_rrule("real", domain=(R,), complex=C_ANY, kind="view")
 def real_rrule(x: Any, /, **kwargs: Any) -> Any:
     xp, proj, cplx = _unary("real", x, kwargs)
     out = xp.real(x)
@@ -558,7 +558,7 @@ def real_rrule(x: Any, /, **kwargs: Any) -> Any:
     return out, real_pullback
 
 
-@register_frule("real", domain=(R,), complex=C_ANY)
+@register_frule("real", domain=(R,), complex=C_ANY, kind="view")
 def real_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     xp, proj, cplx = _unary("real", x, kwargs)
     out = xp.real(x)
@@ -568,7 +568,7 @@ def real_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     return out, (xp.real(t[0]) if cplx else t[0])
 
 
-@register_rrule("imag", domain=None, complex=C_ANY)
+@register_rrule("imag", domain=None, complex=C_ANY, kind="view")
 def imag_rrule(x: Any, /, **kwargs: Any) -> Any:
     xp, proj, cplx = _unary("imag", x, kwargs)
     out = xp.imag(x)
@@ -584,7 +584,7 @@ def imag_rrule(x: Any, /, **kwargs: Any) -> Any:
     return out, imag_pullback
 
 
-@register_frule("imag", domain=None, complex=C_ANY)
+@register_frule("imag", domain=None, complex=C_ANY, kind="view")
 def imag_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     xp, proj, cplx = _unary("imag", x, kwargs)
     out = xp.imag(x)

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Expect, namespace_of
+from ..core import Expect, namespace_of, register_kind
 from .manipulation_numpy import axis_check, ex, register_gather, rng_arrays, simple_plan
 from .searching import numpy_non_differentiable
 
@@ -73,6 +73,7 @@ register_gather(
     _choose_ex,
     _M,
     (_CHOOSE_ITERATES, _CHOOSE_RAISE),
+    kind="sequence",
 )
 
 
@@ -169,7 +170,10 @@ register_gather(
     ),
     _select_ex,
     _M,
+    kind="sequence",
 )
+# piecewise(x, condlist, funclist) has no rule; its lists are lists: declared, for engines
+register_kind("numpy:piecewise", kind="sequence")
 
 
 # --- the functional writes: put, place, put_along_axis, fill_diagonal ---------------------------

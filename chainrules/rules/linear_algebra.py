@@ -391,7 +391,7 @@ def _transpose_operand(xp: Any, x: Any) -> Any:
     return a
 
 
-@register_rrule("matrix_transpose", examples=_transpose_ex)
+@register_rrule("matrix_transpose", examples=_transpose_ex, kind="view")
 def matrix_transpose_rrule(*args: Any, **kwargs: Any) -> Any:
     x = _MATRIX_TRANSPOSE.bind(args, kwargs)["x"]
     xp = namespace_of(x, fname="matrix_transpose")
@@ -405,7 +405,7 @@ def matrix_transpose_rrule(*args: Any, **kwargs: Any) -> Any:
     return y, matrix_transpose_pullback
 
 
-@register_frule("matrix_transpose", examples=_transpose_ex)
+@register_frule("matrix_transpose", examples=_transpose_ex, kind="view")
 def matrix_transpose_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     x = _MATRIX_TRANSPOSE.bind(args, kwargs)["x"]
     xp = namespace_of(x, fname="matrix_transpose")
@@ -1140,7 +1140,7 @@ def _einsum_back(xp: Any, spec: Any, ops: Sequence[Any], k: int, y_bar: Any) -> 
     return _einsum(xp, [distinct, *eye_terms], "".join(target), [g, *eyes])
 
 
-@register_rrule("numpy:einsum", examples=_einsum_ex)
+@register_rrule("numpy:einsum", examples=_einsum_ex, kind="sequence")
 def einsum_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, originals, ops, spec, y = _einsum_call(args, kwargs)
     projects = [ProjectTo(o, xp) for o in originals]
@@ -1161,7 +1161,7 @@ def einsum_rrule(*args: Any, **kwargs: Any) -> Any:
     return y, einsum_pullback
 
 
-@register_frule("numpy:einsum", examples=_einsum_ex)
+@register_frule("numpy:einsum", examples=_einsum_ex, kind="sequence")
 def einsum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, originals, ops, spec, y = _einsum_call(args, kwargs)
     letters, out, _, pool = spec

@@ -228,11 +228,20 @@ def _pushforward(
 
 
 def _register(
-    targets: tuple[str, ...], rules: _Rules, examples: Any, expect: Any = (), chunked: bool = False
+    targets: tuple[str, ...],
+    rules: _Rules,
+    examples: Any,
+    expect: Any = (),
+    chunked: bool = False,
+    kind: str | None = None,
 ) -> None:
+    """Register ``rules`` for ``targets``; ``kind`` is what the function is for engines
+    (``"view"``: NumPy returns a view; ``"sequence"``: it takes a sequence of arrays)."""
     r, f = rules
-    register_rrule(*targets, examples=examples, expect=expect, chunked_pullback=chunked)(r)
-    register_frule(*targets, examples=examples, expect=expect)(f)
+    register_rrule(*targets, examples=examples, expect=expect, chunked_pullback=chunked, kind=kind)(
+        r
+    )
+    register_frule(*targets, examples=examples, expect=expect, kind=kind)(f)
 
 
 # --- examples (python -m chainrules check, and the test suite) ----------------------------------
@@ -403,13 +412,22 @@ def _reshape_rules(sig: Signature) -> _Rules:
 
 
 _register(("reshape",), _reshape_rules(_RESHAPE), _reshape_ex(False), chunked=True)
-_register(("numpy:reshape",), _reshape_rules(_NUMPY_RESHAPE), _reshape_ex(True), chunked=True)
-_register(("numpy:ravel",), _reshape_rules(_RAVEL), _ravel_ex, chunked=True)
+# NumPy's reshape, ravel, squeeze and expand_dims return views: kind "view"
+_register(
+    ("numpy:reshape",), _reshape_rules(_NUMPY_RESHAPE), _reshape_ex(True), chunked=True, kind="view"
+)
+_register(("numpy:ravel",), _reshape_rules(_RAVEL), _ravel_ex, chunked=True, kind="view")
 _register(("squeeze",), _reshape_rules(_SQUEEZE), _squeeze_ex(False), chunked=True)
-_register(("numpy:squeeze",), _reshape_rules(_NUMPY_SQUEEZE), _squeeze_ex(True), chunked=True)
+_register(
+    ("numpy:squeeze",), _reshape_rules(_NUMPY_SQUEEZE), _squeeze_ex(True), chunked=True, kind="view"
+)
 _register(("expand_dims",), _reshape_rules(_EXPAND_DIMS), _expand_dims_ex(False), chunked=True)
 _register(
-    ("numpy:expand_dims",), _reshape_rules(_NUMPY_EXPAND_DIMS), _expand_dims_ex(True), chunked=True
+    ("numpy:expand_dims",),
+    _reshape_rules(_NUMPY_EXPAND_DIMS),
+    _expand_dims_ex(True),
+    chunked=True,
+    kind="view",
 )
 
 
@@ -516,9 +534,12 @@ def _permute_rules(sig: Signature) -> _Rules:
 
 _register(("permute_dims",), _permute_rules(_PERMUTE_DIMS), _permute_ex("permute_dims"))
 # np.permute_dims is np.transpose: NumPy's rule serves both
-_register(("numpy:transpose",), _permute_rules(_NUMPY_TRANSPOSE), _permute_ex("transpose"))
-_register(("numpy:swapaxes",), _permute_rules(_SWAPAXES), _permute_ex("swapaxes"))
-_register(("moveaxis", "numpy:moveaxis"), _permute_rules(_MOVEAXIS), _permute_ex("moveaxis"))
+_V = "view"  # NumPy returns views from these
+_register(("numpy:transpose",), _permute_rules(_NUMPY_TRANSPOSE), _permute_ex("transpose"), kind=_V)
+_register(("numpy:swapaxes",), _permute_rules(_SWAPAXES), _permute_ex("swapaxes"), kind=_V)
+_register(
+    ("moveaxis", "numpy:moveaxis"), _permute_rules(_MOVEAXIS), _permute_ex("moveaxis"), kind=_V
+)
 
 
 # --- flip ---------------------------------------------------------------------------------------
@@ -1055,9 +1076,10 @@ def _concat_rules(sig: Signature) -> _Rules:
     return concat_rrule, concat_frule
 
 
-_register(("concat",), _concat_rules(_CONCAT), _concat_ex(False))
+_S = "sequence"  # these take their arrays as one sequence argument
+_register(("concat",), _concat_rules(_CONCAT), _concat_ex(False), kind=_S)
 # np.concat is np.concatenate: NumPy's rule serves both
-_register(("numpy:concatenate",), _concat_rules(_NUMPY_CONCATENATE), _concat_ex(True))
+_register(("numpy:concatenate",), _concat_rules(_NUMPY_CONCATENATE), _concat_ex(True), kind=_S)
 
 
 def _stack_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
@@ -1124,8 +1146,8 @@ def _stack_rules(sig: Signature) -> _Rules:
     return stack_rrule, stack_frule
 
 
-_register(("stack",), _stack_rules(_STACK), _stack_ex(False))
-_register(("numpy:stack",), _stack_rules(_NUMPY_STACK), _stack_ex(True))
+_register(("stack",), _stack_rules(_STACK), _stack_ex(False), kind=_S)
+_register(("numpy:stack",), _stack_rules(_NUMPY_STACK), _stack_ex(True), kind=_S)
 
 
 def _unstack_ex(rng: np.random.Generator) -> list[Any]:
@@ -1157,7 +1179,7 @@ def _cast_like(xp: Any, e: Any, x: Any) -> Any:
     return in_dtype(xp, e, x.dtype)
 
 
-@register_rrule("unstack", examples=_unstack_ex)
+@register_rrule("unstack", examples=_unstack_ex, kind=_S)
 def unstack_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, x, axis, ys = _unstack(args, kwargs)
     project = ProjectTo(x, xp)
@@ -1179,7 +1201,7 @@ def unstack_rrule(*args: Any, **kwargs: Any) -> Any:
     return ys, unstack_pullback
 
 
-@register_frule("unstack", examples=_unstack_ex)
+@register_frule("unstack", examples=_unstack_ex, kind=_S)
 def unstack_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x, axis, ys = _unstack(args, kwargs)
     if not _differentiable(x, xp):
@@ -1255,9 +1277,15 @@ def _broadcast_arrays_rules(sig: Signature) -> _Rules:
     return broadcast_arrays_rrule, broadcast_arrays_frule
 
 
-_register(("broadcast_arrays",), _broadcast_arrays_rules(_BROADCAST_ARRAYS), _broadcast_arrays_ex)
+_register(
+    ("broadcast_arrays",),
+    _broadcast_arrays_rules(_BROADCAST_ARRAYS),
+    _broadcast_arrays_ex,
+    kind=_S,
+)
 _register(
     ("numpy:broadcast_arrays",),
     _broadcast_arrays_rules(_NUMPY_BROADCAST_ARRAYS),
     _broadcast_arrays_ex,
+    kind=_S,
 )

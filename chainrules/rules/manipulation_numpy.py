@@ -319,11 +319,17 @@ def gather_rules(name: str, plan: Plan) -> tuple[Callable[..., Any], Callable[[A
 
 
 def register_gather(
-    name: str, plan: Plan, examples: Any, module: str, expect: tuple[Expect, ...] = ()
+    name: str,
+    plan: Plan,
+    examples: Any,
+    module: str,
+    expect: tuple[Expect, ...] = (),
+    kind: str | None = None,
 ) -> None:
-    """Register the gather rules of ``"numpy:NAME"`` (rrule and frule, one ``bind=`` each)."""
+    """Register the gather rules of ``"numpy:NAME"`` (rrule and frule, one ``bind=`` each);
+    ``kind`` is what the function is for engines (``"sequence"``, ``"view"``)."""
     r, make = gather_rules(name, plan)
-    meta = {"examples": examples, "expect": expect, "module": module, "bind": make}
+    meta = {"examples": examples, "expect": expect, "module": module, "bind": make, "kind": kind}
     register_rrule(f"numpy:{name}", **meta)(r)
     register_frule(f"numpy:{name}", **meta)(make(None, "f"))
 
@@ -459,6 +465,7 @@ for _name, _template in (
         simple_plan(_name, _template, {"tup": "sequence"}, no_dtype(_name)),
         _stack_ex(_name),
         _M,
+        kind="sequence",
     )
 
 
@@ -473,7 +480,7 @@ def _block_ex(rng: np.random.Generator) -> list[Any]:
 
 register_gather(
     "block", simple_plan("block", lambda arrays: None, {"arrays": "sequence"}),
-    _block_ex, _M,
+    _block_ex, _M, kind="sequence",
 )  # fmt: skip
 
 
@@ -562,7 +569,7 @@ def _atleast_ex(rng: np.random.Generator) -> list[Any]:
 
 
 for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
-    register_gather(_name, _atleast_plan(_name), _atleast_ex, _M)
+    register_gather(_name, _atleast_plan(_name), _atleast_ex, _M, kind="view")
 
 
 # --- fliplr, flipud, rot90, rollaxis -------------------------------------------------------------

@@ -533,7 +533,7 @@ def _multi_dot_ex(rng: Any) -> list[Any]:
     ]
 
 
-@register_rrule("numpy:linalg.multi_dot", examples=_multi_dot_ex)
+@register_rrule("numpy:linalg.multi_dot", examples=_multi_dot_ex, kind="sequence")
 def multi_dot_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, arrays, mats, order, values, y = _multi_dot(args, kwargs)
     projects = [ProjectTo(m, xp) for m in arrays]
@@ -560,7 +560,7 @@ def multi_dot_rrule(*args: Any, **kwargs: Any) -> Any:
     return y, multi_dot_pullback
 
 
-@register_frule("numpy:linalg.multi_dot", examples=_multi_dot_ex)
+@register_frule("numpy:linalg.multi_dot", examples=_multi_dot_ex, kind="sequence")
 def multi_dot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, arrays, mats, order, values, y = _multi_dot(args, kwargs)
     t = tangents[1] if len(tangents) > 1 else _ZERO

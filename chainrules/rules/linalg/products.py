@@ -494,13 +494,13 @@ def _np_diagonal_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     return xp, x, f(a), offset, a1, a2, f
 
 
-@register_rrule("numpy:diagonal", examples=_np_diagonal_ex)
+@register_rrule("numpy:diagonal", examples=_np_diagonal_ex, kind="view")
 def np_diagonal_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, x, y, offset, a1, a2, _ = _np_diagonal_call(args, kwargs)
     return diag_rrule("diagonal", args, xp, x, y, offset, a1, a2)
 
 
-@register_frule("numpy:diagonal", examples=_np_diagonal_ex)
+@register_frule("numpy:diagonal", examples=_np_diagonal_ex, kind="view")
 def np_diagonal_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x, y, *_, f = _np_diagonal_call(args, kwargs)
     return diag_frule("diagonal", tangents, xp, x, y, f)

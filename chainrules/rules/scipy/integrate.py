@@ -211,7 +211,12 @@ def odeint_rrule(*args: Any, **kwargs: Any) -> Any:
     return y, odeint_pullback
 
 
-@register_frule("scipy:integrate.odeint", odeint_solve, examples=lambda rng: _examples(rng))
+@register_frule(
+    "scipy:integrate.odeint",
+    odeint_solve,
+    examples=lambda rng: _examples(rng),
+    kind="sequence",  # args=: a tuple of func's extra arguments
+)
 def odeint_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, func, y0, t, fargs, tfirst, solver, primal_kw = _bind(args, kwargs)
     g = _caller(func, tfirst)

@@ -1,0 +1,496 @@
+"""What a function is -- a constant, a creation function, one that takes a sequence, a view -- is
+its registration's ``kind``, never its name (issue 26 item 4, defect 2; issue 27).
+
+The engine once decided by ``__name__`` (lists of names in ``chainrules/ad/_core.py``) and by a
+``__module__`` prefix, so a user's function named ``equal`` with a registered rule got a zero
+gradient. Now the registry records each registration's kind (``registry.KINDS``) and the engine
+reads it with one dict access (``registry.entry_of``).
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules import ad
+from chainrules.ad._core import CREATED, TracedNamespace, Tracer
+from chainrules.core import registry
+
+# Every name of the lists the engine used to decide by (CONSTANT_NAMES, NONDIFF_NAMES,
+# SEQUENCE_NAMES, _META_NAMES, LIKE_NAMES, CREATION_NAMES, _VIEW_METHODS, the NumPy view
+# functions) and the traced namespace's own name test (asarray).
+CONSTANT = (
+    "all allclose any argmax argmin argsort argwhere array_equal array_equiv can_cast "
+    "count_nonzero empty_like equal finfo flatnonzero full_like greater greater_equal iinfo "
+    "isdtype isfinite isclose isinf isnan iscomplexobj isrealobj less less_equal ndim nonzero "
+    "not_equal ones_like result_type searchsorted shape signbit size unique_all unique_counts "
+    "unique_inverse unique_values zeros_like"
+).split()
+SEQUENCE = (
+    "block broadcast_arrays choose column_stack concat concatenate dstack einsum hstack ix_ "
+    "lexsort meshgrid multi_dot odeint piecewise row_stack select stack unstack vstack"
+).split()
+META = "isdtype result_type can_cast finfo iinfo".split()
+LIKE = "empty_like full_like ones_like zeros_like".split()
+CREATION = "arange empty eye from_dlpack full linspace ones zeros tri".split()
+VIEW = (
+    "reshape transpose ravel squeeze swapaxes diagonal moveaxis expand_dims real imag "
+    "atleast_1d atleast_2d atleast_3d matrix_transpose"
+).split()
+OLD_NAMES = sorted({*CONSTANT, *SEQUENCE, *META, *LIKE, *CREATION, *VIEW, "asarray"})
+# the identifiers of the old lists and of the module-prefix test
+OLD_LISTS = (
+    "CONSTANT_NAMES",
+    "NONDIFF_NAMES",
+    "SEQUENCE_NAMES",
+    "LIKE_NAMES",
+    "CREATION_NAMES",
+    "_META_NAMES",
+    "_VIEW_METHODS",
+    "_NUMPY_VIEW_FUNCTIONS",
+    "_numpy_view_functions",
+    "_numpy_like",
+)
+
+
+@pytest.fixture(autouse=True)
+def _registry() -> Any:
+    state = registry.snapshot()
+    yield
+    registry.restore(state)
+
+
+def _user_function(name: str, module: str = "numpy", traceable: bool = True) -> Any:
+    """A user's ``f(x) = x * x`` named ``name`` (and claiming ``module``; ``traceable`` or a
+    plain function), with an rrule and an frule that record their calls in ``f.calls``."""
+
+    def body(x: Any) -> Any:
+        return x * x
+
+    body.__name__ = body.__qualname__ = name
+    body.__module__ = module
+    f = cr.traceable(body) if traceable else body
+    calls: list[str] = []
+
+    @cr.register_rrule(f)
+    def f_rrule(x: Any) -> Any:
+        calls.append("rrule")
+
+        def f_pullback(y_bar: Any) -> Any:
+            calls.append("pullback")
+            return cr.NoTangent(), 2 * x * y_bar
+
+        return x * x, f_pullback
+
+    @cr.register_frule(f)
+    def f_frule(tangents: Any, x: Any) -> Any:
+        calls.append("frule")
+        return x * x, 2 * x * tangents[1]
+
+    f.calls = calls
+    return f
+
+
+@pytest.mark.parametrize("name", OLD_NAMES)
+def test_defect2_user_function_named_like_a_builtin(name: str) -> None:
+    """A user's function with a library function's name (and module) gets its own rule: called
+    directly (a traceable function), and as the function of that name in a traced namespace (a
+    plain one: the namespace records the call)."""
+    x = np.array([1.5, 2.0])
+    f = _user_function(name)
+    g = ad.grad(lambda x: f(x).sum())(x)
+    np.testing.assert_allclose(g, 2 * x)
+    assert f.calls == ["rrule", "pullback"]
+
+    f.calls.clear()
+    _, y_dot = ad.jvp(f, (x,), (np.ones(2),))
+    np.testing.assert_allclose(y_dot, 2 * x)
+    assert f.calls == ["frule"]
+
+    # a namespace whose attribute of that name is the user's function: the traced namespace
+    # does what the function's registration says (an ordinary function: recorded by its rule)
+    h = _user_function(name, traceable=False)
+    ns = TracedNamespace(types.SimpleNamespace(**{name: h, "__name__": "user_namespace"}))
+    g = ad.grad(lambda x: getattr(ns, name)(x).sum())(x)
+    np.testing.assert_allclose(g, 2 * x)
+    assert h.calls == ["rrule", "pullback"]
+
+
+# --- a user's function declared with each kind ---------------------------------------------------
+def test_declared_constant_is_evaluated_not_differentiated() -> None:
+    x = np.array([1.5, 2.0])
+    f = _user_function("my_score")
+    calls = f.calls
+    cr.register_kind(f, kind="constant")
+    assert registry.registration_of(f).kind == "constant"  # type: ignore[union-attr]
+    g = ad.grad(lambda x: (f(x) * x).sum())(x)
+    np.testing.assert_allclose(g, x * x)  # f(x) is a constant factor: d/dx (c * x) = c
+    _, y_dot = ad.jvp(lambda x: f(x) + x, (x,), (np.ones(2),))
+    np.testing.assert_allclose(y_dot, np.ones(2))
+    assert calls == []  # its rules are never called
+
+
+def test_non_differentiable_declares_a_constant() -> None:
+    """``cr.non_differentiable(f)`` keeps working: its kind is ``"constant"``."""
+
+    def step(x: Any) -> Any:
+        return (x > 1.6) * 1.0
+
+    f = cr.traceable(step)
+    cr.non_differentiable(f)
+    reg = registry.registration_of(f)
+    assert reg is not None and reg.non_differentiable and reg.kind == "constant" and reg.constant
+    x = np.array([1.5, 2.0])
+    g = ad.grad(lambda x: (f(x) * x).sum())(x)
+    np.testing.assert_allclose(g, [0.0, 1.0])
+
+
+def test_declared_sequence_reaches_the_rule_as_a_list() -> None:
+    seen: list[Any] = []
+
+    def total(xs: Any) -> Any:
+        return sum(xs)
+
+    f = cr.traceable(total)
+
+    @cr.register_rrule(f, kind="sequence")
+    def total_rrule(xs: Any) -> Any:
+        seen.append(xs)
+
+        def total_pullback(y_bar: Any) -> Any:
+            return cr.NoTangent(), cr.Tangent(*(y_bar for _ in xs), primal_type=type(xs))
+
+        return sum(xs), total_pullback
+
+    assert registry.entry_of(f).kind == "sequence"  # type: ignore[union-attr]
+    assert not registry.entry_of(f).stacks  # type: ignore[union-attr]
+    x, y = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    g = ad.grad(lambda x, y: f([x, 2 * y]).sum(), argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(g[0], np.ones(2))
+    np.testing.assert_allclose(g[1], 2 * np.ones(2))
+    assert type(seen[0]) is list and len(seen[0]) == 2  # a list of the two values, not stacked
+
+
+def test_named_registrations_stack_lists_unless_sequence() -> None:
+    """The library's functions registered by name read a list of traced arrays as NumPy does
+    (``np.append([x, y], z)``: stacked), except those of kind ``"sequence"`` (``np.stack``)."""
+    assert registry.entry_of(np.append).stacks  # type: ignore[union-attr]
+    assert not registry.entry_of(np.stack).stacks  # type: ignore[union-attr]
+    x = np.array([1.0, 2.0])
+    g = ad.grad(lambda x: np.sum(np.append([x, 3 * x], x)))(x)
+    np.testing.assert_allclose(g, 5 * np.ones(2))
+    g = ad.grad(lambda x: np.sum(np.stack([x, 3 * x])))(x)
+    np.testing.assert_allclose(g, 4 * np.ones(2))
+
+
+def _namespace(**functions: Any) -> Any:
+    return TracedNamespace(types.SimpleNamespace(__name__="user_namespace", **functions))
+
+
+def test_declared_metadata_sees_the_arrays_under_the_tracers() -> None:
+    seen: list[Any] = []
+
+    def n_elements(a: Any) -> Any:
+        seen.append(type(a))
+        return a.size
+
+    cr.register_kind(n_elements, kind="metadata")
+    ns = _namespace(n_elements=n_elements)
+    g = ad.grad(lambda x: (x * ns.n_elements(x)).sum())(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(g, 3 * np.ones(3))
+    assert seen == [np.ndarray]
+
+
+def test_declared_creation_makes_created_arrays() -> None:
+    """A created array takes writes of traced values (the engine records them)."""
+
+    def my_zeros(n: int) -> Any:
+        return np.zeros(n)
+
+    cr.register_kind(my_zeros, kind="creation")
+    ns = _namespace(my_zeros=my_zeros)
+
+    def f(x: Any) -> Any:
+        buf = ns.my_zeros(3)
+        assert isinstance(buf, Tracer) and buf._trace is CREATED
+        buf[1] = 2 * x[0]
+        return buf.sum()
+
+    np.testing.assert_allclose(ad.grad(f)(np.array([1.0, 5.0])), [2.0, 0.0])
+
+
+def test_declared_like_is_created_or_constant() -> None:
+    calls: list[str] = []
+
+    def my_ones_like(a: Any) -> Any:
+        calls.append("call")
+        return np.ones(np.shape(a))
+
+    f = cr.traceable(my_ones_like)
+
+    @cr.register_rrule(f, kind="like")
+    def my_ones_like_rrule(a: Any) -> Any:  # never called: a "like" result is a constant
+        calls.append("rrule")
+        raise AssertionError("the rule of a 'like' function is called")
+
+    ns = _namespace(my_ones_like=f)
+
+    def g(x: Any) -> Any:
+        c = ns.my_ones_like(np.zeros(2))  # from a plain array: created
+        assert isinstance(c, Tracer) and c._trace is CREATED
+        return (ns.my_ones_like(x) * x + c * x).sum()
+
+    np.testing.assert_allclose(ad.grad(g)(np.array([1.0, 5.0])), [2.0, 2.0])
+    assert "rrule" not in calls
+
+
+def test_declared_conversion_returns_a_traced_argument() -> None:
+    def to_array(obj: Any, dtype: Any = None) -> Any:
+        return np.asarray(obj, dtype=dtype)
+
+    cr.register_kind(to_array, kind="conversion")
+    ns = _namespace(to_array=to_array, stack=np.stack)
+
+    def f(x: Any) -> Any:
+        assert ns.to_array(x) is x
+        c = ns.to_array([1.0, 2.0])  # no traced value: created
+        assert isinstance(c, Tracer) and c._trace is CREATED
+        return (ns.to_array(x) * c).sum()
+
+    np.testing.assert_allclose(ad.grad(f)(np.array([1.0, 5.0])), [1.0, 2.0])
+
+
+def test_view_kind_marks_numpy_views() -> None:
+    """A write into the result of a function of kind ``"view"`` (``np.reshape``, ``x.ravel()``)
+    is refused; ``x.flatten()`` copies, so writing into it is recorded."""
+    for fn in (np.reshape, np.ravel, np.transpose, np.moveaxis, np.real):
+        assert registry.entry_of(fn).kind == "view", fn  # type: ignore[union-attr]
+
+    def write_into_view(x: Any) -> Any:
+        v = x.ravel()
+        v[0] = 0.0
+        return v.sum()
+
+    with pytest.raises(TypeError, match="view"):
+        ad.grad(write_into_view)(np.array([1.0, 2.0]))
+
+    def write_into_copy(x: Any) -> Any:
+        v = x.flatten()
+        v[0] = 0.0
+        return (v * x).sum()
+
+    np.testing.assert_allclose(ad.grad(write_into_copy)(np.array([1.0, 2.0])), [0.0, 4.0])
+
+
+def test_kind_is_checked_at_registration() -> None:
+    def f(x: Any) -> Any:
+        return x
+
+    with pytest.raises(TypeError, match=r"kind='constnat' is not a kind of function"):
+        cr.register_kind(f, kind="constnat")
+    with pytest.raises(TypeError, match="kind="):
+        cr.register_rrule(f, kind="views")(lambda x: (x, None))
+
+
+def test_kind_follows_the_registration_of_highest_precedence() -> None:
+    """A user's rule registered for the function object itself overrides the library's named
+    registration, kind included: ``np.equal`` with a user's rule is differentiated by it."""
+    assert registry.entry_of(np.equal).constant  # type: ignore[union-attr]
+    calls: list[str] = []
+
+    @cr.register_rrule(np.equal)
+    def equal_rrule(a: Any, b: Any) -> Any:
+        calls.append("rrule")
+        return a - b, lambda y_bar: (cr.NoTangent(), y_bar, -y_bar)
+
+    assert not registry.entry_of(np.equal).constant  # type: ignore[union-attr]
+    g = ad.grad(lambda x: np.equal(x, 1.0).sum())(np.array([1.0, 5.0]))
+    np.testing.assert_allclose(g, [1.0, 1.0])
+    assert calls == ["rrule"]
+
+
+def test_kind_only_declarations_are_not_listed_as_rules() -> None:
+    def f(x: Any) -> Any:
+        return x
+
+    cr.register_kind(f, kind="constant")
+    assert registry.registration_of(f) is not None
+    assert all(r.target is not f for r in cr.registrations())
+
+
+# --- the library's registrations declare the kinds the lists used to give ------------------------
+_EXPECTED = {
+    **dict.fromkeys(CONSTANT, "constant"),
+    **dict.fromkeys("can_cast finfo iinfo isdtype result_type".split(), "metadata"),
+    **dict.fromkeys("iscomplexobj isrealobj ndim shape size".split(), "metadata"),
+    **dict.fromkeys(LIKE, "like"),
+    **dict.fromkeys(CREATION, "creation"),
+    **dict.fromkeys(SEQUENCE, "sequence"),
+    **dict.fromkeys("ix_ lexsort".split(), "constant"),  # non-differentiable: their lists too
+    **dict.fromkeys("unique_all unique_counts unique_inverse unique_values".split(), None),
+    "asarray": "conversion",
+}
+
+
+def _modules() -> list[tuple[str, Any]]:
+    import array_api_compat.numpy as compat_numpy
+    import array_api_strict
+
+    return [("numpy", np), ("array_api_compat.numpy", compat_numpy), ("strict", array_api_strict)]
+
+
+@pytest.mark.parametrize("name", sorted(_EXPECTED))
+def test_library_functions_declare_their_kind(name: str) -> None:
+    """Each library's function of an old list's name has its kind from its registration (torch's
+    and the others' are resolved the same way, by name, when the rules are registered)."""
+    found = 0
+    for label, mod in _modules():
+        fn = getattr(mod, name, None)
+        if fn is None:
+            continue
+        e = registry.entry_of(fn)
+        assert e is not None, f"{label}.{name} has no registration"
+        assert e.kind == _EXPECTED[name], f"{label}.{name}: kind {e.kind!r}"
+        found += 1
+    if name in ("multi_dot", "odeint"):
+        import scipy.integrate
+
+        fn = np.linalg.multi_dot if name == "multi_dot" else scipy.integrate.odeint
+        assert registry.entry_of(fn).kind == "sequence"  # type: ignore[union-attr]
+        found += 1
+    assert found
+
+
+@pytest.mark.parametrize("name", VIEW)
+def test_numpy_view_functions_declare_view(name: str) -> None:
+    assert registry.entry_of(getattr(np, name)).kind == "view"  # type: ignore[union-attr]
+
+
+# --- no decision keyed by a name, in the engine's source -----------------------------------------
+_AD = pathlib.Path(ad.__file__).parent
+_NAME_ATTRS = ("__name__", "__qualname__", "__module__")
+# _user_rules decides by a function's module only whom its UntracedRuleWarning names (a user's
+# plain function, not a library's): a message, not how anything is differentiated.
+_MESSAGE_ONLY = ("_user_rules.py",)
+
+
+def _reads_name(node: ast.AST, tainted: set[str], types_: set[str]) -> bool:
+    """``node`` reads a function's ``__name__``/``__qualname__``/``__module__`` (directly, by
+    ``getattr``, or through a variable assigned one), or a type's name; the module of a type
+    (``type(x).__module__``: which library's array ``x`` is) is not a function's name."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr in _NAME_ATTRS:
+            v = n.value
+            of_type = (isinstance(v, ast.Call) and getattr(v.func, "id", None) == "type") or (
+                isinstance(v, ast.Name) and v.id in types_
+            )
+            if of_type and n.attr == "__module__":
+                continue  # type(x).__module__: which library's array x is
+            return True
+        if (
+            isinstance(n, ast.Call)
+            and getattr(n.func, "id", None) == "getattr"
+            and len(n.args) >= 2
+            and isinstance(n.args[1], ast.Constant)
+            and n.args[1].value in _NAME_ATTRS
+        ):
+            return True
+        if isinstance(n, ast.Name) and n.id in tainted:
+            return True
+    return False
+
+
+def _scope(node: ast.AST) -> list[ast.AST]:
+    """The nodes of one scope (a module's or a function's), nested functions left out."""
+    out: list[ast.AST] = []
+    todo = list(ast.iter_child_nodes(node))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        out.append(n)
+        todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _name_decisions(tree: ast.AST) -> list[int]:
+    """Lines where a comparison, a membership test or a prefix test reads a name."""
+    bad = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.Module, ast.FunctionDef, ast.Lambda)):
+            continue
+        tainted: set[str] = set()
+        types_: set[str] = set()
+        nodes = _scope(fn)
+        for n in sorted((n for n in nodes if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+            if len(n.targets) == 1:
+                t = n.targets[0]
+                if isinstance(t, ast.Name):
+                    v = n.value
+                    if isinstance(v, ast.Call) and getattr(v.func, "id", None) == "type":
+                        types_.add(t.id)
+                    elif _reads_name(v, tainted, types_):
+                        tainted.add(t.id)
+        for n in nodes:
+            if (
+                isinstance(n, ast.Compare)
+                and any(_reads_name(e, tainted, types_) for e in (n.left, *n.comparators))
+            ) or (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in ("startswith", "endswith")
+                and _reads_name(n.func.value, tainted, types_)
+            ):
+                bad.append(n.lineno)
+    return sorted(set(bad))
+
+
+@pytest.mark.parametrize("path", sorted(_AD.glob("*.py")), ids=lambda p: p.name)
+def test_engine_source_has_no_name_lists_or_name_decisions(path: pathlib.Path) -> None:
+    src = path.read_text()
+    tree = ast.parse(src)
+    idents = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    idents |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    idents |= {
+        t.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    idents |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert not idents & set(OLD_LISTS), sorted(idents & set(OLD_LISTS))
+    assert '"ufunc"' not in src and "'ufunc'" not in src
+    if path.name in _MESSAGE_ONLY:
+        return
+    lines = _name_decisions(tree)
+    assert not lines, [f"{path.name}:{i}: {src.splitlines()[i - 1].strip()}" for i in lines]
+
+
+def test_static_check_finds_the_old_decisions() -> None:
+    """The check above flags what the engine used to do (so it would catch it again)."""
+    old = """
+def lookup_rule(fn):
+    name = getattr(fn, "__name__", "")
+    if name in NONDIFF:
+        return None
+
+def _numpy_like(fn):
+    mod = getattr(fn, "__module__", None) or ""
+    if type(fn).__name__ == "ufunc":
+        return True
+    return mod.split(".")[0] in ("numpy", "scipy")
+
+def tracer_class(x):
+    t = type(x)
+    mod = t.__module__
+    return mod == "numpy"
+"""
+    lines = _name_decisions(ast.parse(old))
+    assert lines == [4, 9, 11]
