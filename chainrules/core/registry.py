@@ -882,7 +882,8 @@ def entry_of(f: Any) -> _Installed | None:
 def registration_of(f: Any) -> Registration | None:
     """The registration whose rules a lookup of the function object ``f`` finds -- the one of
     highest precedence (a callable, then a ``"numpy:"``/``"scipy:"`` name, then a standard name;
-    the later among equals) -- or ``None`` when no rule reaches ``f``."""
+    the later among equals), whose ``kind`` engines read -- or ``None`` when no registration
+    (of rules, or of a kind alone: :func:`register_kind`) reaches ``f``."""
     try:
         reg = _REGISTRATIONS.get(("callable", f))
         if reg is not None:
