@@ -310,6 +310,30 @@ def stack_sequences(fn: Any, args: Any) -> Any:
     return tuple(out)
 
 
+def copy_of(t: Any) -> Any:
+    """A new array equal to ``t``, as NumPy's ``copy`` (``xp.asarray(t, copy=True)``,
+    ``t.copy()``): a write into either one is not seen by the other. A tracer's writes rebind the
+    tracer itself (``_assign``), so a new tracer of the same trace and derivative data is a copy
+    of it; the value underneath is copied too where the code can write into it in place: a
+    created array (written in place by the library) or a constant (``numpy.asarray(t)`` hands
+    out its value)."""
+    if not isinstance(t, Tracer):
+        return namespace_of(t).asarray(t, copy=True)
+    value = copy_of(t._value) if t._trace.is_const(t) else t._value
+    return t._trace.wrap(value, t._aux, type(t))
+
+
+def _astype_keeps(x: Any, dtype: Any, kwargs: dict[str, Any]) -> bool:
+    """``astype(x, dtype, copy=False)`` of a tracer already of ``dtype``: NumPy (and the array
+    API) return ``x`` itself, so a write into the result is a write into ``x``."""
+    if kwargs.get("copy") is not False or not isinstance(x, Tracer):
+        return False
+    try:
+        return bool(dtype == x.dtype)
+    except TypeError:
+        return False
+
+
 def _numpy_like(fn: Any) -> bool:
     """A function of an array library (NumPy, SciPy, an array namespace), not a user's own."""
     mod = getattr(fn, "__module__", None) or ""
@@ -619,8 +643,13 @@ def _adapt(name: str, attr: Any) -> Any:
         def asarray(obj: Any, /, *args: Any, **kwargs: Any) -> Any:
             if isinstance(obj, Tracer):
                 dtype = kwargs.get("dtype")
-                if dtype is None or dtype == obj.dtype:
-                    return obj
+                if dtype is None or dtype == obj.dtype:  # copy=True: a new array, as NumPy's
+                    return copy_of(obj) if kwargs.get("copy") else obj
+                if kwargs.get("copy") is False:
+                    raise ValueError(
+                        f"asarray(x, dtype={dtype}, copy=False): x is {obj.dtype}, and a new "
+                        "dtype needs a copy"
+                    )
                 return obj.__array_namespace__().astype(obj, dtype)
             if type(obj) in _SEQ and any(isinstance(e, Tracer) for e in obj):
                 return dispatch(attr, (obj, *args), kwargs)  # stacked by the engine
@@ -628,6 +657,16 @@ def _adapt(name: str, attr: Any) -> Any:
 
         asarray.__wrapped__ = attr  # type: ignore[attr-defined]
         return asarray
+
+    if name == "astype":
+
+        def astype(x: Any, dtype: Any, /, *args: Any, **kwargs: Any) -> Any:
+            if _astype_keeps(x, dtype, kwargs):
+                return x
+            return dispatch(attr, (x, dtype, *args), kwargs)
+
+        astype.__wrapped__ = attr  # type: ignore[attr-defined]
+        return astype
 
     if name in LIKE_NAMES:  # zeros_like(plain) inside traced code is created too
 
@@ -856,7 +895,8 @@ class Tracer:
         if is_constant(self):  # data, not a function of the inputs (a fitted model's mean_)
             import numpy as np
 
-            return np.asarray(primal(self), dtype=dtype)
+            # copy as asked: np.array(t) passes copy=True and trusts the result to be new
+            return np.array(primal(self), dtype=dtype, copy=copy)
         raise TypeError(
             "chainrules.ad: numpy.asarray(x) of a traced array reads its value on the host, "
             "which cannot be differentiated. To build an array from traced values (np.array([x, "
@@ -922,10 +962,25 @@ def _sequence_key(x: Tracer, key: Any) -> Any:
     return arr(key) if type(key) is list else tuple(arr(k) for k in key)
 
 
+def _int_index(k: Any) -> bool:
+    """An integer index: a Python int or a NumPy integer scalar (``x[np.argmax(v)]``, an element
+    of an index array), both basic indexing in NumPy (``x[i]`` of a matrix is a view of a row);
+    not a bool, which NumPy reads as a mask."""
+    return type(k) is int or isinstance(k, _np_integer())
+
+
+def _np_integer() -> type:
+    if len(_GENERIC) < 2:
+        import numpy as np
+
+        _GENERIC[:] = [np.generic, np.integer]
+    return _GENERIC[1]
+
+
 def _basic_key(key: Any) -> bool:
     """A key of ints, slices, ``None`` and ``...``: NumPy's getitem returns a view."""
     for k in key if type(key) is tuple else (key,):
-        if not (type(k) is int or type(k) is slice or k is None or k is Ellipsis):
+        if not (_int_index(k) or type(k) is slice or k is None or k is Ellipsis):
             return False
     return True
 
@@ -999,14 +1054,15 @@ def _int_slices(key: Any, shape: tuple[int, ...]) -> Any:
     if not _basic_key(key):
         return key
     ks = key if type(key) is tuple else (key,)
-    if not any(type(k) is int for k in ks):
+    if not any(_int_index(k) for k in ks):
         return key
     used = sum(1 for k in ks if k is not None and k is not Ellipsis)
     out, axis = [], 0
     for k in ks:
         if k is Ellipsis:
             axis += len(shape) - used
-        elif type(k) is int:
+        elif _int_index(k):
+            k = operator.index(k)  # a NumPy integer as the int it stands for
             size = shape[axis] if axis < len(shape) else 0
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for axis {axis} with size {size}")
@@ -1136,6 +1192,7 @@ def _numpy_view_functions() -> frozenset[Any]:
 
 
 _NUMPY_VIEW_FUNCTIONS = _numpy_view_functions()
+_NP_ASTYPE = getattr(sys.modules.get("numpy"), "astype", None)  # NumPy 2.1's np.astype
 
 
 def _mark_view(y: Any) -> Any:
@@ -1168,10 +1225,16 @@ class _NumpyMethods:
     def __array_function__(
         self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
+        if func is _NP_ASTYPE and len(args) > 1 and _astype_keeps(args[0], args[1], kwargs):
+            return args[0]  # np.astype(t, t.dtype, copy=False): t itself
         y = dispatch(func, args, kwargs)
         if func in _NUMPY_VIEW_FUNCTIONS:
             _mark_view(y)
         return y
+
+    def copy(self, order: str = "K") -> Any:
+        """``t.copy()``: a new array (see :func:`copy_of`)."""
+        return copy_of(self)
 
     def __getattr__(self, name: str) -> Any:
         import numpy as np
@@ -1183,6 +1246,8 @@ class _NumpyMethods:
             def method(*args: Any, **kwargs: Any) -> Any:
                 if fname in ("reshape", "transpose") and len(args) > 1:
                     args = (args,)  # x.reshape(2, 3) -> np.reshape(x, (2, 3))
+                if fname == "astype" and args and _astype_keeps(self, args[0], kwargs):
+                    return self  # t.astype(t.dtype, copy=False): t itself, as NumPy's
                 y = dispatch(fn, (self, *args), kwargs)
                 if name in _VIEW_METHODS:
                     _mark_view(y)
