@@ -318,6 +318,8 @@ def copy_of(t: Any) -> Any:
     created array (written in place by the library) or a constant (``numpy.asarray(t)`` hands
     out its value)."""
     if not isinstance(t, Tracer):
+        if type(t).__module__ == "numpy":  # ndarray (and NumPy scalars): its own copy, fast
+            return t.copy()
         return namespace_of(t).asarray(t, copy=True)
     value = copy_of(t._value) if t._trace.is_const(t) else t._value
     return t._trace.wrap(value, t._aux, type(t))
@@ -454,6 +456,32 @@ def plain_kwargs(trace: Trace, kwargs: dict[str, Any]) -> dict[str, Any]:
                 for k, e in kwargs.items()
             }
     return kwargs
+
+
+def memory_root(v: Any) -> Any:
+    """The array whose memory ``v`` looks into: the end of NumPy's ``base`` chain (a view's
+    array), or ``torch``'s ``_base``; ``v`` itself for an array that is no view or a library
+    that says nothing."""
+    while True:
+        b = getattr(v, "base", None)
+        if b is None:
+            b = getattr(v, "_base", None)
+        if b is None or type(b) is bytes or not hasattr(b, "shape"):
+            return v
+        v = b
+
+
+def forget_written(raw: Any) -> None:
+    """Before a write in place into ``raw`` (the value of a created array): the running reverse
+    traces drop the copies they keep of arrays in its memory (``ReverseTrace._capture``), so
+    that a rule called afterwards gets the written values."""
+    root = None
+    for tr in ACTIVE:
+        c = getattr(tr, "captured", None)
+        if c:
+            if root is None:
+                root = memory_root(raw)
+            c.pop(id(root), None)
 
 
 def _created(y: Any) -> Any:
@@ -929,8 +957,9 @@ class Tracer:
         """``x[key] = v``, recorded as a functional update: ``x`` becomes a new traced value (the
         old one and ``v`` both get cotangents); a view made by basic indexing writes through to
         its base, as in NumPy. A created array written with an untraced value is written in
-        place, by the library itself."""
+        place, by the library itself (rules were given copies of it: ``ReverseTrace._capture``)."""
         if self._trace is CREATED and not isinstance(value, Tracer) and type(value) not in _SEQ:
+            forget_written(self._value)
             self._value[primal_key(key)] = value
             return
         _assign(self, _updated(self, key, value))
