@@ -958,18 +958,33 @@ class Tracer:
         old one and ``v`` both get cotangents); a view made by basic indexing writes through to
         its base, as in NumPy. A created array written with an untraced value is written in
         place, by the library itself (rules were given copies of it: ``ReverseTrace._capture``)."""
-        if self._trace is CREATED and not isinstance(value, Tracer) and type(value) not in _SEQ:
-            forget_written(self._value)
-            self._value[primal_key(key)] = value
-            return
+        if self._trace is CREATED:
+            v = plain(value)
+            if not isinstance(v, Tracer) and type(v) not in _SEQ:
+                forget_written(self._value)
+                self._value[primal_key(key)] = v
+                return
         _assign(self, _updated(self, key, value))
 
     def _inplace(self, op: str, other: Any) -> Any:
+        if self._trace is CREATED:  # with untraced values: the library's own, in place
+            o = plain(other)
+            if not isinstance(o, Tracer) and type(o) not in _SEQ:
+                v = self._value
+                forget_written(v)
+                r = _IN_PLACE[op](v, o)
+                if r is not v:  # a library with no in-place operators (JAX)
+                    _assign(self, self._trace.const(r))
+                return self
         # dispatch: ``other`` may be a tracer of an inner trace (acc += t, acc created)
         _assign(self, dispatch(self._ops[op], (self, other), _NO_KWARGS))
         return self
 
 
+_IN_PLACE: dict[str, Callable[[Any, Any], Any]] = {
+    op: getattr(operator, f"i{op}")
+    for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+}
 _HOST_READS: dict[str, Callable[[Any], Any]] = {
     "bool(x)": bool,
     "float(x)": float,
@@ -1230,6 +1245,42 @@ def _mark_view(y: Any) -> Any:
     return y
 
 
+def _ufunc_into(ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc(*inputs, out=o, where=w)`` with a tracer among the arguments: the result, computed
+    as without ``out``, written into each ``o`` as ``o[...] = y`` (where ``w``): a traced or
+    created ``o`` takes it as any write (its views and base see it), a NumPy array a constant
+    result; NumPy's own return, the ``out`` arrays."""
+    import numpy as np
+
+    kw = dict(kwargs)
+    outs = kw.pop("out")
+    where = kw.pop("where", True)
+    if type(outs) is not tuple:
+        outs = (outs,)
+    y = dispatch(ufunc, inputs, kw)
+    ys = tuple(y) if ufunc.nout > 1 else (y,)
+    done = []
+    for o, yi in zip(outs, ys, strict=True):
+        if o is None:
+            done.append(yi)
+            continue
+        if where is not True:
+            yi = np.where(where, yi, o)
+        if isinstance(o, Tracer):
+            o[...] = yi
+        elif is_constant(yi):
+            o[...] = primal(yi)
+        else:
+            raise TypeError(
+                f"chainrules.ad: numpy.{ufunc.__name__}(..., out=a) with a NumPy array a (or "
+                "a op= t with a traced t): a NumPy array cannot hold a traced value. Allocate a "
+                "through the traced namespace (xp = array_namespace(x); a = xp.zeros(n)) or use "
+                f"the result, a = numpy.{ufunc.__name__}(...)"
+            )
+        done.append(o)
+    return tuple(done) if ufunc.nout > 1 else done[0]
+
+
 class _NumpyMethods:
     """NumPy's protocols (``np.sin(t)``, ``np.sum(t)``) and array methods (``t.sum()``)."""
 
@@ -1240,7 +1291,7 @@ class _NumpyMethods:
             return NotImplemented
         if kwargs:
             if kwargs.get("out") is not None:
-                raise TypeError(f"chainrules.ad: numpy.{ufunc.__name__}(..., out=) writes in place")
+                return _ufunc_into(ufunc, inputs, kwargs)
         elif len(inputs) == 1:  # np.sin(t): t is self, the only tracer
             return self._trace.process(ufunc, inputs, kwargs)
         elif len(inputs) == 2:  # np.multiply(t, u): both of self's trace, or u a plain number

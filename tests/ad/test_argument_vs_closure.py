@@ -185,6 +185,42 @@ def mask_write_of_traced(x: Any, d: Any) -> Any:  # a mask from data selects tra
     return np.sum(c * c * d)
 
 
+# NumPy's out= and op= write into the array given: its views, its base and its other names see it.
+def out_into_data(x: Any, d: Any) -> Any:  # np.multiply(d, 2, out=d): d changes
+    np.multiply(d, 2.0, out=d)
+    return np.sum(x * d)
+
+
+def out_into_data_where(x: Any, d: Any) -> Any:  # where=: the rest of out keeps its values
+    np.add(d, 1.0, out=d, where=d > 1.5)
+    return np.sum(x * d)
+
+
+def out_of_traced_into_created(x: Any, d: Any) -> Any:  # a traced result into a created array
+    c = array_namespace(x, d).zeros(3)
+    r = np.multiply(x, d, out=c)
+    return np.sum(c * c) + np.sum(r)
+
+
+def out_into_created_view(x: Any, d: Any) -> Any:  # into a row view: the base sees it
+    m = array_namespace(x, d).ones((2, 3))
+    np.exp(x, out=m[0])
+    return np.sum(m * m * d)
+
+
+def inplace_created_alias(x: Any, d: Any) -> Any:  # c = xp.asarray(d); c += 1: d changes
+    c = array_namespace(x, d).asarray(d)
+    c += 1.0
+    return np.sum(x * d)
+
+
+def inplace_created_view(x: Any, d: Any) -> Any:  # a view multiplied in place: the base sees it
+    buf = array_namespace(x, d).ones((2, 3))
+    row = buf[1]
+    row *= d
+    return np.sum(x * buf[1])
+
+
 # A created array written in place after a rule was given it: the pullback must keep the value it
 # was given, and every view of the array must see the write, as in NumPy.
 def written_after_use(x: Any, d: Any) -> Any:
@@ -242,6 +278,12 @@ PROGRAMS = [
     view_slice_inplace,
     branch_on_data,
     mask_write_of_traced,
+    out_into_data,
+    out_into_data_where,
+    out_of_traced_into_created,
+    out_into_created_view,
+    inplace_created_alias,
+    inplace_created_view,
 ]
 X = np.array([0.5, 1.5, -2.0])
 DATA = np.array([1.0, 2.0, 3.0])
