@@ -1281,6 +1281,49 @@ def _ufunc_into(ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     return tuple(done) if ufunc.nout > 1 else done[0]
 
 
+def _ufunc_method(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc.reduce`` / ``accumulate`` / ``reduceat`` / ``outer`` / ``at`` with tracers among
+    the arguments, none of which depends on an input (data passed as an argument, created
+    arrays): NumPy's own on the values, the result a constant as it would be closed over; ``at``
+    writes into its first operand as any write does (in place into a created array). A
+    differentiated argument is a ``TypeError`` naming the method."""
+    name = f"numpy.{ufunc.__name__}.{method}"
+    outs = kwargs.get("out")
+    every = (*inputs, *kwargs.values(), *(outs if type(outs) is tuple else ()))
+    if any(isinstance(a, Tracer) and not is_constant(a) for a in every):
+        raise TypeError(
+            f"chainrules.ad: {name} of a traced array cannot be differentiated (no rule); use "
+            "the namespace's functions: xp.sum / xp.max for add / maximum.reduce, xp.cumulative_"
+            "sum for add.accumulate, a write x[idx] = ... (or a scatter) for at"
+        )
+    if outs is not None:  # computed without out=, then written into it
+        kw = {k: v for k, v in kwargs.items() if k != "out"}
+        outs = outs if type(outs) is tuple else (outs,)
+        y = _ufunc_method(ufunc, method, inputs, kw)
+        for o in outs:
+            o[...] = y
+        return outs[0]
+    fn = getattr(ufunc, method)
+    vals = [primal(a) for a in inputs]
+    kw = {k: primal(v) for k, v in kwargs.items()}
+    if method == "at":  # ufunc.at(a, indices, b): a changes
+        a = inputs[0]
+        if not isinstance(a, Tracer):
+            return fn(*vals, **kw)  # a NumPy array: NumPy's, in place
+        if a._trace is CREATED:
+            forget_written(a._value)
+            return fn(*vals, **kw)  # in place into the created array, as its writes are
+        new = copy_of(vals[0])  # a constant of a real trace: a rule may hold its value
+        fn(new, *vals[1:], **kw)
+        _assign(a, lift_like(new, a))
+        return None
+    y = fn(*vals, **kw)
+    like = next(a for a in inputs if isinstance(a, Tracer))
+    if not floating(y) or not is_array(y):
+        return y
+    return _created(y) if like._trace is CREATED else lift_like(y, like)
+
+
 class _NumpyMethods:
     """NumPy's protocols (``np.sin(t)``, ``np.sum(t)``) and array methods (``t.sum()``)."""
 
@@ -1288,7 +1331,7 @@ class _NumpyMethods:
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__":
-            return NotImplemented
+            return _ufunc_method(ufunc, method, inputs, kwargs)
         if kwargs:
             if kwargs.get("out") is not None:
                 return _ufunc_into(ufunc, inputs, kwargs)

@@ -221,6 +221,22 @@ def inplace_created_view(x: Any, d: Any) -> Any:  # a view multiplied in place: 
     return np.sum(x * buf[1])
 
 
+# A ufunc's methods on data: NumPy's own on the values, as closed over.
+def at_on_data(x: Any, d: Any) -> Any:  # np.add.at(d, ...): d changes, repeated indices add
+    np.add.at(d, [0, 0, 2], 1.0)
+    return np.sum(x * d)
+
+
+def reduce_and_accumulate_on_data(x: Any, d: Any) -> Any:
+    return np.sum(x) * np.add.reduce(d) + np.sum(x * np.maximum.accumulate(d[::-1]))
+
+
+def at_on_created(x: Any, d: Any) -> Any:  # counts into a created array, then used
+    counts = array_namespace(x, d).zeros(3)
+    np.add.at(counts, [0, 2, 2], d[:3])
+    return np.sum(x * counts)
+
+
 # A created array written in place after a rule was given it: the pullback must keep the value it
 # was given, and every view of the array must see the write, as in NumPy.
 def written_after_use(x: Any, d: Any) -> Any:
@@ -284,6 +300,9 @@ PROGRAMS = [
     out_into_created_view,
     inplace_created_alias,
     inplace_created_view,
+    at_on_data,
+    reduce_and_accumulate_on_data,
+    at_on_created,
 ]
 X = np.array([0.5, 1.5, -2.0])
 DATA = np.array([1.0, 2.0, 3.0])
@@ -334,3 +353,10 @@ def test_defect1_constant_read_out_with_np_array_is_a_copy() -> None:
 
     ad.grad(f, argnums=0)(X, data)
     np.testing.assert_array_equal(data, DATA)
+
+
+def test_ufunc_method_of_a_differentiated_array_names_it() -> None:
+    with pytest.raises(TypeError, match=r"numpy\.add\.reduce of a traced array"):
+        ad.grad(lambda x: np.add.reduce(x))(X)
+    with pytest.raises(TypeError, match=r"numpy\.multiply\.at of a traced array"):
+        ad.grad(lambda x, d: np.sum(np.multiply.at(d, [0], x[0]) or d), argnums=0)(X, DATA)
