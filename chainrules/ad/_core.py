@@ -208,6 +208,32 @@ def stack_sequences(fn: Any, args: Any) -> Any:
     return tuple(out)
 
 
+def copy_of(t: Any) -> Any:
+    """A new array equal to ``t``, as NumPy's ``copy`` (``xp.asarray(t, copy=True)``,
+    ``t.copy()``): a write into either one is not seen by the other. A tracer's writes rebind the
+    tracer itself (``_assign``), so a new tracer of the same trace and derivative data is a copy
+    of it; the value underneath is copied too where the code can write into it in place: a
+    created array (written in place by the library) or a constant (``numpy.asarray(t)`` hands
+    out its value)."""
+    if not isinstance(t, Tracer):
+        if type(t).__module__ == "numpy":  # ndarray (and NumPy scalars): its own copy, fast
+            return t.copy()
+        return namespace_of(t).asarray(t, copy=True)
+    value = copy_of(t._value) if t._trace.is_const(t) else t._value
+    return t._trace.wrap(value, t._aux, type(t))
+
+
+def _astype_keeps(x: Any, dtype: Any, kwargs: dict[str, Any]) -> bool:
+    """``astype(x, dtype, copy=False)`` of a tracer already of ``dtype``: NumPy (and the array
+    API) return ``x`` itself, so a write into the result is a write into ``x``."""
+    if kwargs.get("copy") is not False or not isinstance(x, Tracer):
+        return False
+    try:
+        return bool(dtype == x.dtype)
+    except TypeError:
+        return False
+
+
 def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
     """The ``kind`` rule of ``fn`` (``find`` is the registry's public ``find_rrule`` or
     ``find_frule``); ``None`` for a function whose registration says its result carries no
@@ -311,6 +337,32 @@ def plain_kwargs(trace: Trace, kwargs: dict[str, Any]) -> dict[str, Any]:
                 for k, e in kwargs.items()
             }
     return kwargs
+
+
+def memory_root(v: Any) -> Any:
+    """The array whose memory ``v`` looks into: the end of NumPy's ``base`` chain (a view's
+    array), or ``torch``'s ``_base``; ``v`` itself for an array that is no view or a library
+    that says nothing."""
+    while True:
+        b = getattr(v, "base", None)
+        if b is None:
+            b = getattr(v, "_base", None)
+        if b is None or type(b) is bytes or not hasattr(b, "shape"):
+            return v
+        v = b
+
+
+def forget_written(raw: Any) -> None:
+    """Before a write in place into ``raw`` (the value of a created array): the running reverse
+    traces drop the copies they keep of arrays in its memory (``ReverseTrace._capture``), so
+    that a rule called afterwards gets the written values."""
+    root = None
+    for tr in ACTIVE:
+        c = getattr(tr, "captured", None)
+        if c:
+            if root is None:
+                root = memory_root(raw)
+            c.pop(id(root), None)
 
 
 def _created(y: Any) -> Any:
@@ -504,8 +556,13 @@ def _adapt(name: str, attr: Any) -> Any:
         def asarray(obj: Any, /, *args: Any, **kwargs: Any) -> Any:
             if isinstance(obj, Tracer):
                 dtype = kwargs.get("dtype")
-                if dtype is None or dtype == obj.dtype:
-                    return obj
+                if dtype is None or dtype == obj.dtype:  # copy=True: a new array, as NumPy's
+                    return copy_of(obj) if kwargs.get("copy") else obj
+                if kwargs.get("copy") is False:
+                    raise ValueError(
+                        f"asarray(x, dtype={dtype}, copy=False): x is {obj.dtype}, and a new "
+                        "dtype needs a copy"
+                    )
                 return obj.__array_namespace__().astype(obj, dtype)
             if type(obj) in _SEQ and any(isinstance(e, Tracer) for e in obj):
                 return dispatch(attr, (obj, *args), kwargs)  # stacked by the engine
@@ -513,6 +570,16 @@ def _adapt(name: str, attr: Any) -> Any:
 
         asarray.__wrapped__ = attr  # type: ignore[attr-defined]
         return asarray
+
+    if name == "astype":
+
+        def astype(x: Any, dtype: Any, /, *args: Any, **kwargs: Any) -> Any:
+            if _astype_keeps(x, dtype, kwargs):
+                return x
+            return dispatch(attr, (x, dtype, *args), kwargs)
+
+        astype.__wrapped__ = attr  # type: ignore[attr-defined]
+        return astype
 
     if kind == "like":  # zeros_like(plain) inside traced code is created too
 
@@ -741,7 +808,8 @@ class Tracer:
         if is_constant(self):  # data, not a function of the inputs (a fitted model's mean_)
             import numpy as np
 
-            return np.asarray(primal(self), dtype=dtype)
+            # copy as asked: np.array(t) passes copy=True and trusts the result to be new
+            return np.array(primal(self), dtype=dtype, copy=copy)
         raise TypeError(
             "chainrules.ad: numpy.asarray(x) of a traced array reads its value on the host, "
             "which cannot be differentiated. To build an array from traced values (np.array([x, "
@@ -774,18 +842,34 @@ class Tracer:
         """``x[key] = v``, recorded as a functional update: ``x`` becomes a new traced value (the
         old one and ``v`` both get cotangents); a view made by basic indexing writes through to
         its base, as in NumPy. A created array written with an untraced value is written in
-        place, by the library itself."""
-        if self._trace is CREATED and not isinstance(value, Tracer) and type(value) not in _SEQ:
-            self._value[primal_key(key)] = value
-            return
+        place, by the library itself (rules were given copies of it: ``ReverseTrace._capture``)."""
+        if self._trace is CREATED:
+            v = plain(value)
+            if not isinstance(v, Tracer) and type(v) not in _SEQ:
+                forget_written(self._value)
+                self._value[primal_key(key)] = v
+                return
         _assign(self, _updated(self, key, value))
 
     def _inplace(self, op: str, other: Any) -> Any:
+        if self._trace is CREATED:  # with untraced values: the library's own, in place
+            o = plain(other)
+            if not isinstance(o, Tracer) and type(o) not in _SEQ:
+                v = self._value
+                forget_written(v)
+                r = _IN_PLACE[op](v, o)
+                if r is not v:  # a library with no in-place operators (JAX)
+                    _assign(self, self._trace.const(r))
+                return self
         # dispatch: ``other`` may be a tracer of an inner trace (acc += t, acc created)
         _assign(self, dispatch(self._ops[op], (self, other), _NO_KWARGS))
         return self
 
 
+_IN_PLACE: dict[str, Callable[[Any, Any], Any]] = {
+    op: getattr(operator, f"i{op}")
+    for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+}
 _HOST_READS: dict[str, Callable[[Any], Any]] = {
     "bool(x)": bool,
     "float(x)": float,
@@ -807,10 +891,25 @@ def _sequence_key(x: Tracer, key: Any) -> Any:
     return arr(key) if type(key) is list else tuple(arr(k) for k in key)
 
 
+def _int_index(k: Any) -> bool:
+    """An integer index: a Python int or a NumPy integer scalar (``x[np.argmax(v)]``, an element
+    of an index array), both basic indexing in NumPy (``x[i]`` of a matrix is a view of a row);
+    not a bool, which NumPy reads as a mask."""
+    return type(k) is int or isinstance(k, _np_integer())
+
+
+def _np_integer() -> type:
+    if len(_GENERIC) < 2:
+        import numpy as np
+
+        _GENERIC[:] = [np.generic, np.integer]
+    return _GENERIC[1]
+
+
 def _basic_key(key: Any) -> bool:
     """A key of ints, slices, ``None`` and ``...``: NumPy's getitem returns a view."""
     for k in key if type(key) is tuple else (key,):
-        if not (type(k) is int or type(k) is slice or k is None or k is Ellipsis):
+        if not (_int_index(k) or type(k) is slice or k is None or k is Ellipsis):
             return False
     return True
 
@@ -884,14 +983,15 @@ def _int_slices(key: Any, shape: tuple[int, ...]) -> Any:
     if not _basic_key(key):
         return key
     ks = key if type(key) is tuple else (key,)
-    if not any(type(k) is int for k in ks):
+    if not any(_int_index(k) for k in ks):
         return key
     used = sum(1 for k in ks if k is not None and k is not Ellipsis)
     out, axis = [], 0
     for k in ks:
         if k is Ellipsis:
             axis += len(shape) - used
-        elif type(k) is int:
+        elif _int_index(k):
+            k = operator.index(k)  # a NumPy integer as the int it stands for
             size = shape[axis] if axis < len(shape) else 0
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for axis {axis} with size {size}")
@@ -1012,10 +1112,92 @@ def _is_view(fn: Any) -> bool:
     return e is not None and e.kind == "view"
 
 
+_NP_ASTYPE = getattr(sys.modules.get("numpy"), "astype", None)  # NumPy 2.1's np.astype
+
+
 def _mark_view(y: Any) -> Any:
     if isinstance(y, Tracer):
         y._view = (None, None)
     return y
+
+
+def _ufunc_into(ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc(*inputs, out=o, where=w)`` with a tracer among the arguments: the result, computed
+    as without ``out``, written into each ``o`` as ``o[...] = y`` (where ``w``): a traced or
+    created ``o`` takes it as any write (its views and base see it), a NumPy array a constant
+    result; NumPy's own return, the ``out`` arrays."""
+    import numpy as np
+
+    kw = dict(kwargs)
+    outs = kw.pop("out")
+    where = kw.pop("where", True)
+    if type(outs) is not tuple:
+        outs = (outs,)
+    y = dispatch(ufunc, inputs, kw)
+    ys = tuple(y) if ufunc.nout > 1 else (y,)
+    done = []
+    for o, yi in zip(outs, ys, strict=True):
+        if o is None:
+            done.append(yi)
+            continue
+        if where is not True:
+            yi = np.where(where, yi, o)
+        if isinstance(o, Tracer):
+            o[...] = yi
+        elif is_constant(yi):
+            o[...] = primal(yi)
+        else:
+            raise TypeError(
+                f"chainrules.ad: numpy.{ufunc.__name__}(..., out=a) with a NumPy array a (or "
+                "a op= t with a traced t): a NumPy array cannot hold a traced value. Allocate a "
+                "through the traced namespace (xp = array_namespace(x); a = xp.zeros(n)) or use "
+                f"the result, a = numpy.{ufunc.__name__}(...)"
+            )
+        done.append(o)
+    return tuple(done) if ufunc.nout > 1 else done[0]
+
+
+def _ufunc_method(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc.reduce`` / ``accumulate`` / ``reduceat`` / ``outer`` / ``at`` with tracers among
+    the arguments, none of which depends on an input (data passed as an argument, created
+    arrays): NumPy's own on the values, the result a constant as it would be closed over; ``at``
+    writes into its first operand as any write does (in place into a created array). A
+    differentiated argument is a ``TypeError`` naming the method."""
+    name = f"numpy.{ufunc.__name__}.{method}"
+    outs = kwargs.get("out")
+    every = (*inputs, *kwargs.values(), *(outs if type(outs) is tuple else ()))
+    if any(isinstance(a, Tracer) and not is_constant(a) for a in every):
+        raise TypeError(
+            f"chainrules.ad: {name} of a traced array cannot be differentiated (no rule); use "
+            "the namespace's functions: xp.sum / xp.max for add / maximum.reduce, xp.cumulative_"
+            "sum for add.accumulate, a write x[idx] = ... (or a scatter) for at"
+        )
+    if outs is not None:  # computed without out=, then written into it
+        kw = {k: v for k, v in kwargs.items() if k != "out"}
+        outs = outs if type(outs) is tuple else (outs,)
+        y = _ufunc_method(ufunc, method, inputs, kw)
+        for o in outs:
+            o[...] = y
+        return outs[0]
+    fn = getattr(ufunc, method)
+    vals = [primal(a) for a in inputs]
+    kw = {k: primal(v) for k, v in kwargs.items()}
+    if method == "at":  # ufunc.at(a, indices, b): a changes
+        a = inputs[0]
+        if not isinstance(a, Tracer):
+            return fn(*vals, **kw)  # a NumPy array: NumPy's, in place
+        if a._trace is CREATED:
+            forget_written(a._value)
+            return fn(*vals, **kw)  # in place into the created array, as its writes are
+        new = copy_of(vals[0])  # a constant of a real trace: a rule may hold its value
+        fn(new, *vals[1:], **kw)
+        _assign(a, lift_like(new, a))
+        return None
+    y = fn(*vals, **kw)
+    like = next(a for a in inputs if isinstance(a, Tracer))
+    if not floating(y) or not is_array(y):
+        return y
+    return _created(y) if like._trace is CREATED else lift_like(y, like)
 
 
 class _NumpyMethods:
@@ -1025,10 +1207,10 @@ class _NumpyMethods:
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__":
-            return NotImplemented
+            return _ufunc_method(ufunc, method, inputs, kwargs)
         if kwargs:
             if kwargs.get("out") is not None:
-                raise TypeError(f"chainrules.ad: numpy.{ufunc.__name__}(..., out=) writes in place")
+                return _ufunc_into(ufunc, inputs, kwargs)
         elif len(inputs) == 1:  # np.sin(t): t is self, the only tracer
             return self._trace.process(ufunc, inputs, kwargs)
         elif len(inputs) == 2:  # np.multiply(t, u): both of self's trace, or u a plain number
@@ -1042,10 +1224,16 @@ class _NumpyMethods:
     def __array_function__(
         self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
+        if func is _NP_ASTYPE and len(args) > 1 and _astype_keeps(args[0], args[1], kwargs):
+            return args[0]  # np.astype(t, t.dtype, copy=False): t itself
         y = dispatch(func, args, kwargs)
         if _is_view(func):
             _mark_view(y)
         return y
+
+    def copy(self, order: str = "K") -> Any:
+        """``t.copy()``: a new array (see :func:`copy_of`)."""
+        return copy_of(self)
 
     def __getattr__(self, name: str) -> Any:
         import numpy as np
@@ -1058,6 +1246,8 @@ class _NumpyMethods:
             def method(*args: Any, **kwargs: Any) -> Any:
                 if fname in ("reshape", "transpose") and len(args) > 1:
                     args = (args,)  # x.reshape(2, 3) -> np.reshape(x, (2, 3))
+                if fname == "astype" and args and _astype_keeps(self, args[0], kwargs):
+                    return self  # t.astype(t.dtype, copy=False): t itself, as NumPy's
                 y = dispatch(fn, (self, *args), kwargs)
                 if view:
                     _mark_view(y)

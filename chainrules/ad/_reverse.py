@@ -15,6 +15,7 @@ unless the tape is kept for repeated use (``vjp``).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from sys import getrefcount
 from typing import Any
@@ -38,10 +39,12 @@ from ._core import (
     CREATED,
     Trace,
     Tracer,
+    copy_of,
     dispatch,
     floating,
     lift_values,
     lookup_rule,
+    memory_root,
     number,
     plain,
     plain_kwargs,
@@ -164,14 +167,44 @@ def _calibrate() -> tuple[int, int]:
 _ALONE, _FORCED = _calibrate()
 
 
+def _ref(x: Any) -> Callable[[], Any]:
+    """A weak reference to ``x``, or a strong one where its type takes none."""
+    try:
+        return weakref.ref(x)
+    except TypeError:
+        return lambda: x
+
+
 class ReverseTrace(Trace):
     """Records a tape of pullbacks for the operations on its tracers."""
 
-    __slots__ = ("tape",)
+    __slots__ = ("captured", "tape")
 
     def __init__(self, cls: type[Tracer]) -> None:
         super().__init__(cls)
         self.tape: list[Node] = []
+        # the copies of created arrays handed to rules, by the memory they look into:
+        # {id(memory_root): (ref(root), {id(value): (ref(value), copy)})} (see _capture); weak
+        # references where the library allows, so that the originals die when the code drops them
+        self.captured: dict[int, Any] = {}
+
+    def _capture(self, v: Any) -> Any:
+        """A copy of ``v``, the value of a created array that a rule receives: its pullback may
+        hold what it is given, and the code may write into the created array afterwards
+        (``y = x * buf; buf[0] = 5``), in place as NumPy does, where every view of ``buf`` sees
+        it but the pullback must not. One copy per array until its memory is written
+        (``forget_written`` drops it)."""
+        r = memory_root(v)
+        entry = self.captured.get(id(r))
+        if entry is None or entry[0]() is not r:
+            entry = self.captured[id(r)] = (_ref(r), {})
+        copies: dict[int, Any] = entry[1]
+        hit = copies.get(id(v))
+        if hit is not None and hit[0]() is v:
+            return hit[1]
+        c = copy_of(v)
+        copies[id(v)] = (_ref(v), c)
+        return c
 
     def input(self, value: Any) -> Tracer:
         """A tracer for an input: a node with no pullback, whose cotangent is the gradient."""
@@ -284,7 +317,7 @@ class ReverseTrace(Trace):
                     if lower is None and isinstance(v, Tracer):
                         lower = v
                 elif a._trace is CREATED:  # an array the code created: a plain value
-                    vals.append(a._value)
+                    vals.append(self._capture(a._value))
                 else:
                     vals.append(a)
                     if lower is None:
@@ -299,7 +332,11 @@ class ReverseTrace(Trace):
                         if lower is None and isinstance(e._value, Tracer):
                             lower = e._value
                     else:
-                        e = plain(e)
+                        e = (
+                            self._capture(e._value)
+                            if isinstance(e, Tracer) and e._trace is CREATED
+                            else plain(e)
+                        )
                         vs.append(e)
                         if lower is None and isinstance(e, Tracer):
                             lower = e
@@ -316,6 +353,9 @@ class ReverseTrace(Trace):
                     )
             plain_kw = plain_kwargs(self, kwargs)
             if plain_kw is not kwargs:  # in place, as the lifting below: the caller reads it
+                for k, v in kwargs.items():
+                    if isinstance(v, Tracer) and v._trace is CREATED:
+                        plain_kw[k] = self._capture(v._value)
                 kwargs.update(plain_kw)
         if lower is not None:
             lift_values(vals, lower)
