@@ -202,3 +202,25 @@ def test_doc_rules_are_right_on_complex_input(page: str, block: int, name: str, 
     _, pullback = cr.rrule(f, z)
     assert t.grad is not None
     np.testing.assert_allclose(pullback(y_bar)[1], t.grad.numpy(), rtol=1e-12)
+
+
+def _printing_blocks(text: str) -> list[tuple[str, str]]:
+    """Each python block followed (after one line of prose at most) by a text block: the code and
+    the output it prints."""
+    pattern = r"```python\n((?:(?!```).)*)```\n\n(?:(?!```)[^\n]*\n\n)?```text\n(.*?)```"
+    return re.findall(pattern, text, flags=re.S)
+
+
+def test_conventions_complex_example_prints_what_the_page_shows() -> None:
+    """docs/conventions.md, "Complex numbers": the worked example of the convention (|z|^2 at
+    3 + 4i: 6 + 8i from chainrules and PyTorch, 6 - 8i from JAX) prints the output the page
+    shows below it."""
+    pytest.importorskip("torch")
+    pytest.importorskip("jax")
+    pairs = _printing_blocks(_section("conventions.md", "## Complex numbers"))
+    assert pairs, "the Complex numbers section has no python block with its printed output"
+    for code, want in pairs:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "docs/conventions.md", "exec"), {"__name__": "docs"})
+        assert out.getvalue().split() == want.split()
