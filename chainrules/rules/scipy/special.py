@@ -129,6 +129,28 @@ ZERO = object()
 Partial = Callable[..., Any] | None | object
 
 
+class SplitPartial:
+    """A partial of a function that is not holomorphic in a complex argument ``z``: ``d out =
+    holo * dz + re * Re(dz)`` (``ive``'s ``exp(-|Re z|)``). The pullback is
+    ``conj(holo) y_bar + Re(conj(re) y_bar)``; on a real ``z`` both are one derivative,
+    ``holo + re``."""
+
+    __slots__ = ("holo", "re")
+
+    def __init__(self, holo: Any, re: Any) -> None:
+        self.holo, self.re = holo, re
+
+    def pull(self, xp: Any, y_bar: Any, cplx: bool) -> Any:
+        if not cplx:
+            return y_bar * (self.holo + self.re)
+        return y_bar * xp.conj(self.holo) + xp.real(y_bar * xp.conj(self.re))
+
+    def push(self, xp: Any, t: Any) -> Any:
+        if not xp.isdtype(t.dtype, "complex floating"):
+            return (self.holo + self.re) * t
+        return self.holo * t + self.re * xp.real(t)
+
+
 def _no_closed_form(fname: str, arg: str) -> Thunk:
     def no_closed_form() -> Any:
         raise NotImplementedError(
@@ -249,7 +271,10 @@ def _elementwise_rules(
                 for yb, di in zip(ybars, ds):
                     if isinstance(yb, AbstractZero):
                         continue
-                    term = yb * (xp.conj(di) if cplx else di)
+                    if isinstance(di, SplitPartial):
+                        term = di.pull(xp, yb, cplx)
+                    else:
+                        term = yb * (xp.conj(di) if cplx else di)
                     acc = term if acc is None else acc + term
                 res.append(_ZERO if acc is None else proj(acc))
             return res[0] if len(res) == 1 else tuple(res)
@@ -274,7 +299,7 @@ def _elementwise_rules(
                 t = _align(xp, t, a, dots.extra, out_ndim)
                 d = p(ctx, *vals)  # type: ignore[operator]
                 for j, dj in enumerate(d if nout > 1 else (d,)):
-                    term = dj * t
+                    term = dj.push(xp, t) if isinstance(dj, SplitPartial) else dj * t
                     accs[j] = term if accs[j] is None else accs[j] + term
         outs = [finish_tangent(xp, acc, yj) for acc, yj in zip(accs, ys)]
         if nout == 1:
@@ -928,8 +953,11 @@ def _iv_dx(c: _Ctx, v: Any, x: Any) -> Any:
 
 
 def _ive_dx(c: _Ctx, v: Any, x: Any) -> Any:
-    # ive = exp(-|x|) I_v: ive' = (ive_{v-1} + ive_{v+1}) / 2 - sign(x) ive
-    return (c.sp.ive(v - 1, x) + c.sp.ive(v + 1, x)) / 2 - c.xp.sign(x) * c.out
+    # ive = exp(-|Re x|) I_v: d ive = (ive_{v-1} + ive_{v+1}) / 2 dx - sign(Re x) ive d(Re x),
+    # not holomorphic for complex x (one derivative, ive' on real x)
+    xp = c.xp
+    re = xp.real(x) if xp.isdtype(x.dtype, "complex floating") else x
+    return SplitPartial((c.sp.ive(v - 1, x) + c.sp.ive(v + 1, x)) / 2, -xp.sign(re) * c.out)
 
 
 def _jv_dx(c: _Ctx, v: Any, x: Any) -> Any:

@@ -401,3 +401,23 @@ def test_torch_special_second_derivatives_through_the_traced_namespace() -> None
         h = ad.hessian(loss)(torch.tensor(x))
         # torch's own trigamma agrees with SciPy's to about 5e-10
         np.testing.assert_allclose(np.diag(h.numpy()), d2, rtol=1e-8, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_ive_complex_input_is_not_holomorphic(dtype: type) -> None:
+    # ive(v, z) = iv(v, z) exp(-|Re z|): d ive = ive' dz - sign(Re z) ive d(Re z). The shared
+    # elementwise mechanism conjugated one holomorphic partial, which gave the real direction's
+    # term to the imaginary direction too (complex128 as wrong as complex64)
+    from chainrules.testing import test_frule, test_rrule
+
+    rng = np.random.default_rng(10)
+    v = np.array([[0], [1], [3]])  # integer orders: no tangent space (no closed form in v)
+    z = (rng.uniform(0.3, 2.0, (3, 4)) * rng.choice([-1, 1], (3, 4))).astype(dtype)
+    z = z + (1j * rng.uniform(-2.0, 2.0, (3, 4))).astype(dtype)
+    test_rrule(sps.ive, v, z)
+    test_frule(sps.ive, v, z)
+    # the same real-direction term as before on real z
+    x = np.array([-1.5, 0.7, 2.0])
+    _, pb = cr.rrule(sps.ive, 1.0, x)
+    d = (sps.ive(0.0, x) + sps.ive(2.0, x)) / 2 - np.sign(x) * sps.ive(1.0, x)
+    np.testing.assert_allclose(cr.unthunk(pb(np.ones(3))[2]), d, rtol=1e-14)
