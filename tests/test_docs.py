@@ -161,3 +161,66 @@ def test_doctests_outside_examples_sections_become_code_blocks() -> None:
     out = mod.fence_doctests(text)
     assert out.startswith("Summary.\n\n```pycon\n>>> f(1)\n2\n```\n")
     assert out.endswith("Examples\n--------\n>>> g()\n")  # numpydoc's own section is left to it
+
+
+def _doc_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+
+
+@pytest.mark.parametrize(
+    ("page", "block", "name"),
+    [
+        ("README.md", 0, "softplus"),
+        ("docs/writing-rules.md", 0, "softplus"),
+        ("docs/interop.md", 0, "logsumexp"),
+    ],
+)
+def test_doc_rules_are_right_on_complex_input(page: str, block: int, name: str, clean_registry):  # type: ignore[no-untyped-def]
+    """The rules the docs write pull back y_bar * conj(f'(x)) on complex input (they gave
+    y_bar * f'(x): wrong phase), checked by the tester against finite differences in the real and
+    imaginary directions. softplus's logaddexp takes complex tensors in torch (not in NumPy)."""
+    from chainrules.testing import test_frule, test_rrule
+
+    torch = pytest.importorskip("torch")
+    ns: dict[str, object] = {"__name__": "docs_complex"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(_doc_blocks(ROOT / page)[block], f"{page} block {block}", "exec"), ns)
+    f = ns[name]
+    rng = np.random.default_rng(8)
+    z = rng.uniform(-1.5, 1.5, (2, 3)) + 1j * rng.uniform(-1.0, 1.0, (2, 3))
+    if name == "softplus":
+        x = torch.tensor(z)
+        test_rrule(f, x, scalar_free=False, jit=False)
+        if cr.find_frule(f) is not None:
+            test_frule(f, x, scalar_free=False, jit=False)
+        return
+    # interop.md's logsumexp is a bare pullback (no ZeroTangent handling, which test_rrule asks
+    # for): its cotangent is judged against torch.logsumexp's, which shares the convention
+    y_bar = rng.standard_normal(2) + 1j * rng.standard_normal(2)
+    t = torch.tensor(z, requires_grad=True)
+    torch.sum(torch.real(torch.conj(torch.tensor(y_bar)) * torch.logsumexp(t, dim=-1))).backward()
+    _, pullback = cr.rrule(f, z)
+    assert t.grad is not None
+    np.testing.assert_allclose(pullback(y_bar)[1], t.grad.numpy(), rtol=1e-12)
+
+
+def _printing_blocks(text: str) -> list[tuple[str, str]]:
+    """Each python block followed (after one line of prose at most) by a text block: the code and
+    the output it prints."""
+    pattern = r"```python\n((?:(?!```).)*)```\n\n(?:(?!```)[^\n]*\n\n)?```text\n(.*?)```"
+    return re.findall(pattern, text, flags=re.S)
+
+
+def test_conventions_complex_example_prints_what_the_page_shows() -> None:
+    """docs/conventions.md, "Complex numbers": the worked example of the convention (|z|^2 at
+    3 + 4i: 6 + 8i from chainrules and PyTorch, 6 - 8i from JAX) prints the output the page
+    shows below it."""
+    pytest.importorskip("torch")
+    pytest.importorskip("jax")
+    pairs = _printing_blocks(_section("conventions.md", "## Complex numbers"))
+    assert pairs, "the Complex numbers section has no python block with its printed output"
+    for code, want in pairs:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "docs/conventions.md", "exec"), {"__name__": "docs"})
+        assert out.getvalue().split() == want.split()

@@ -786,6 +786,16 @@ def _along(xp: Any, w: Any, ax: int, nd: int) -> Any:
     return xp.reshape(w, (1,) * ax + (w.shape[-1],) + (1,) * (nd - ax - 1))
 
 
+def _conj_scalar(xp: Any, v: Any) -> Any:
+    """``conj(v)`` for a complex array or Python complex; a real ``v`` (a Python float keeps its
+    weak dtype) as it is."""
+    if isinstance(v, complex):
+        return v.conjugate()
+    if hasattr(v, "dtype") and xp.isdtype(v.dtype, "complex floating"):
+        return xp.conj(v)
+    return v
+
+
 def _gradient_parts(args: Any, kwargs: Any) -> Any:
     s = _GRADIENT.bind(args, kwargs)
     f, varargs, axis, edge_order = s["f"], s["varargs"], s["axis"], s["edge_order"]
@@ -858,11 +868,13 @@ def gradient_rrule(*args: Any, **kwargs: Any) -> Any:
         for gk, yk, (ax, h, slot, coords, dx, pieces, w) in zip(gs, ys, parts):
             if _is_zero(gk):
                 continue
-            scale = 1.0 if coords or h is None else h
-            gh = gk / scale if not (coords or h is None) else gk
-            # the transpose of sum_d w_d shift_d
+            gh = gk if coords or h is None else gk / _conj_scalar(xp, h)
+            # the adjoint of sum_d w_d shift_d (the weights are complex for complex coordinates)
             fb = sum(
-                (_shift(xp, _along(xp, wd, ax, nd) * gh, -d, ax) for d, wd in w.items()),
+                (
+                    _shift(xp, _along(xp, _conj_scalar(xp, wd), ax, nd) * gh, -d, ax)
+                    for d, wd in w.items()
+                ),
                 start=xp.zeros_like(gk),
             )
             f_bar = fb if f_bar is None else f_bar + fb
@@ -880,11 +892,17 @@ def gradient_rrule(*args: Any, **kwargs: Any) -> Any:
             n1 = dx.shape[0]
             dx_bar = xp.zeros((n1,), dtype=dx.dtype, device=device_of(dx))
             rows = (slice(0, 1), slice(1, n1), slice(n1, n1 + 1))
+            # w is holomorphic in dx: dx_bar = conj(dw/du) sum(g conj(f)) (complex coordinates
+            # too; real ones take the real part, in the projection)
+            cx = xp.isdtype(dx.dtype, "complex floating")
             for piece, rs in zip(pieces, rows):
                 for d, (_wd, du, dv, su, sv) in piece.items():
-                    r = xp.real(gk * xp.conj(_shift(xp, f, d, ax)))
+                    r = gk * xp.conj(_shift(xp, f, d, ax))
+                    r = r if cx or not xp.isdtype(r.dtype, "complex floating") else xp.real(r)
                     r = xp.sum(r, axis=others) if others else r
                     r = r[rs]
+                    if cx:
+                        du, dv = xp.conj(du), xp.conj(dv)
                     dx_bar = dx_bar + _place(xp, r * du, su, n1) + _place(xp, r * dv, sv, n1)
             zero = xp.zeros((1,), dtype=dx.dtype, device=device_of(dx))
             hb = xp.concat((zero, dx_bar), axis=0) - xp.concat((dx_bar, zero), axis=0)

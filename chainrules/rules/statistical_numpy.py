@@ -50,6 +50,7 @@ from ..core import (
     tangents_in,
 )
 from ._util import count_true, in_dtype, masked_product, normalize_axis, safe
+from .linear_algebra import adjoint, conj, is_complex
 from .searching import numpy_like_module
 
 __all__: list[str] = []  # rules only
@@ -594,6 +595,13 @@ def _corrcoef_template(
 
 
 _COV = signature("cov", _cov_template)
+
+
+def _real(xp: Any, x: Any) -> Any:
+    """The real part of a complex array; a real one as it is."""
+    return xp.real(x) if is_complex(xp, x) else x
+
+
 _CORRCOEF = signature("corrcoef", _corrcoef_template, ("bias", "ddof"))
 
 
@@ -608,8 +616,11 @@ class _Cov:
         rows = [self._rows(m)] + ([self._rows(yv)] if yv is not None else [])
         self.split = rows[0].shape[0]
         X = xp.concat(rows, axis=0) if len(rows) > 1 else rows[0]
-        if X.dtype != xp.float64:  # float32 too: corrcoef's normalisation loses ~1e-7 otherwise
-            X = xp.astype(X, xp.float64)
+        # in double precision (float32 too: corrcoef's normalisation loses ~1e-7 otherwise),
+        # complex kept complex (C = Xc W Xc^H is Hermitian)
+        wide = xp.complex128 if xp.isdtype(X.dtype, "complex floating") else xp.float64
+        if X.dtype != wide:
+            X = xp.astype(X, wide)
         n = X.shape[1]
         fw, aw = a.get("fweights"), a.get("aweights")
         ddof = a.get("ddof")
@@ -635,7 +646,7 @@ class _Cov:
         self.w, self.n, self.fact = w, n, fact
         self.Xc = X - self.avg
         self.Xcw = self.Xc * w if w is not None else self.Xc
-        self.C = (self.Xcw @ xp.matrix_transpose(self.Xc)) / fact
+        self.C = (self.Xcw @ adjoint(xp, self.Xc)) / fact
 
     def _rows(self, v: Any) -> Any:
         xp = self.xp
@@ -685,8 +696,8 @@ class _Cov:
             dXc = dX - xp.mean(dX, axis=-1, keepdims=True)
         else:
             dXc = dX - xp.sum(dX * self.w, axis=-1, keepdims=True) / xp.sum(self.w)
-        half = (dXc * self.w if self.w is not None else dXc) @ xp.matrix_transpose(self.Xc)
-        return (half + xp.matrix_transpose(half)) / self.fact
+        half = (dXc * self.w if self.w is not None else dXc) @ adjoint(xp, self.Xc)
+        return (half + adjoint(xp, half)) / self.fact
 
 
 def _cov_rules(name: str) -> Any:
@@ -702,7 +713,7 @@ def _cov_rules(name: str) -> Any:
     def scales(c: _Cov) -> Any:
         xp = c.xp
         d = xp.linalg.diagonal(c.C) if hasattr(xp, "linalg") else None
-        s = 1 / xp.sqrt(d)
+        s = 1 / xp.sqrt(_real(xp, d))  # NumPy's: a Hermitian C's diagonal is real
         return s, c.C * s[:, None] * s[None, :]
 
     def cov_rrule(*args: Any, **kwargs: Any) -> Any:
@@ -718,10 +729,12 @@ def _cov_rules(name: str) -> Any:
                 s, R = scales(c)
                 eye = xp.eye(p, dtype=Cb.dtype)
                 Cb = Cb * (1 - eye)
-                RbS = Cb + xp.matrix_transpose(Cb)
-                dd = -(s * s / 2) * xp.sum(RbS * R, axis=1)
+                # s = 1 / sqrt(Re diag C) is real: d s_i / s_i = -(s_i^2 / 2) d Re C_ii
+                RbS = conj(xp, Cb + adjoint(xp, Cb))
+                dd = -(s * s / 2) * _real(xp, xp.sum(RbS * R, axis=1))
                 Cb = Cb * s[:, None] * s[None, :] + eye * dd
-            X_bar = ((Cb + xp.matrix_transpose(Cb)) @ c.Xcw) / c.fact
+            # C = Xc W Xc^H / f: Xc_bar = (C_bar + C_bar^H) Xc W / f, the centring drops out
+            X_bar = ((Cb + adjoint(xp, Cb)) @ c.Xcw) / c.fact
             m_bar, y_bar2 = c.back(X_bar)
             out = [m_bar] + [_NO] * (len(args) - 1)
             if len(args) > 1 and args[1] is not None:
@@ -746,7 +759,7 @@ def _cov_rules(name: str) -> Any:
         dC = c.C_dot(c.X_dot(tm, ty, ts.extra, lead))
         if corr:
             s, R = scales(c)
-            dd = xp.linalg.diagonal(dC) * s * s  # d(diag C) / diag C
+            dd = _real(xp, xp.linalg.diagonal(dC)) * s * s  # d(diag C) / diag C
             dC = dC * s[:, None] * s[None, :] - R * (dd[..., :, None] + dd[..., None, :]) / 2
             dC = dC * (1 - xp.eye(R.shape[0], dtype=dC.dtype))  # the diagonal stays 1
         return y, in_dtype(xp, xp.reshape(dC, (*lead, *tuple(y.shape))), y.dtype)

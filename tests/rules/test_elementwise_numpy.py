@@ -145,3 +145,21 @@ def test_trapezoid_of_an_empty_axis() -> None:
         assert g.shape == y.shape
         _, t = cr.frule((cr.NoTangent(), np.ones((2, *y.shape))), np.trapezoid, y, **kw)
         np.testing.assert_array_equal(t, np.zeros((2, *np.shape(want))))
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_complex_coordinates(edge_order: int, dtype: type) -> None:
+    # np.gradient's weights are holomorphic in complex coordinates: their cotangent is
+    # conj(dw/dx) sum(g conj(f)); the rule took the real part first (right only for real
+    # coordinates) and so dropped the imaginary direction (complex128 as wrong as complex64)
+    from chainrules.testing import test_frule, test_rrule
+
+    rng = np.random.default_rng(11)
+    x = np.cumsum(rng.uniform(0.5, 1.5, 6)) + 1j * rng.uniform(-0.3, 0.3, 6)
+    f = rng.standard_normal((2, 6)) + 1j * rng.standard_normal((2, 6))
+    args = (f.astype(dtype), x.astype(dtype))
+    test_rrule(np.gradient, *args, axis=1, edge_order=edge_order, jit=False)
+    test_frule(np.gradient, *args, axis=1, edge_order=edge_order, jit=False)
+    # real coordinates of a complex f keep a real cotangent
+    test_rrule(np.gradient, f.astype(dtype), x.real, axis=1, edge_order=edge_order, jit=False)

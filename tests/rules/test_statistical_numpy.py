@@ -116,3 +116,48 @@ def test_quantiles_of_empty_input_have_empty_cotangents(f: Any) -> None:
         assert a_bar.shape == (3, 0) and a_bar.dtype == np.float64
         t = (cr.NoTangent(), np.ones((3, 0)), *(cr.ZeroTangent(),) * (len(args) - 1))
         assert isinstance(cr.frule(t, f, *args, axis=1)[1], cr.AbstractZero)
+
+
+_COV_COMPLEX = (
+    ((3, 6), {}),
+    ((6, 3), {"rowvar": False}),
+    ((3, 6), {"aweights": (0.5, 1.5, 1.0, 0.7, 1.2, 0.9), "ddof": 2}),
+    ((3, 6), {"second": (2, 6)}),
+)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize(
+    ("name", "shape", "kw"),
+    [
+        (name, shape, kw)
+        for name in ("cov", "corrcoef")
+        for shape, kw in _COV_COMPLEX
+        if name == "cov" or "aweights" not in kw  # corrcoef takes no weights
+    ],
+)
+def test_cov_corrcoef_complex_input(
+    name: str, shape: tuple[int, int], kw: dict[str, Any], dtype: type
+) -> None:
+    # C = Xc W Xc^H / f for complex X: the shared _Cov cast X to float64 (dropping the imaginary
+    # part, ComplexWarning) and transposed without conjugating; corrcoef's scale is 1/sqrt(Re C_ii)
+    from chainrules.testing import test_frule, test_rrule
+
+    rng = np.random.default_rng(9)
+
+    def c(*s: int) -> Any:
+        return (rng.standard_normal(s) + 1j * rng.standard_normal(s)).astype(dtype)
+
+    kw = dict(kw)
+    args: tuple[Any, ...] = (c(*shape),)
+    if "second" in kw:
+        args = (args[0], c(*kw.pop("second")))
+    if "aweights" in kw:
+        kw["aweights"] = np.asarray(kw["aweights"])
+    f = getattr(np, name)
+    # the device check moves positional arrays only: np.cov refuses host weights beside them
+    host = "aweights" not in kw
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning: nothing is dropped
+        test_rrule(f, *args, scalar_free=host, **kw)
+        test_frule(f, *args, scalar_free=host, **kw)

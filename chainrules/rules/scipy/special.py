@@ -42,6 +42,7 @@ from ...core.scalar_rule import finish_tangent, non_differentiable, zero_derivat
 from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
 from .._util import normalize_axis
+from ..linear_algebra import conj
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -126,6 +127,28 @@ class _Ctx:
 MISSING = object()
 ZERO = object()
 Partial = Callable[..., Any] | None | object
+
+
+class SplitPartial:
+    """A partial of a function that is not holomorphic in a complex argument ``z``: ``d out =
+    holo * dz + re * Re(dz)`` (``ive``'s ``exp(-|Re z|)``). The pullback is
+    ``conj(holo) y_bar + Re(conj(re) y_bar)``; on a real ``z`` both are one derivative,
+    ``holo + re``."""
+
+    __slots__ = ("holo", "re")
+
+    def __init__(self, holo: Any, re: Any) -> None:
+        self.holo, self.re = holo, re
+
+    def pull(self, xp: Any, y_bar: Any, cplx: bool) -> Any:
+        if not cplx:
+            return y_bar * (self.holo + self.re)
+        return y_bar * xp.conj(self.holo) + xp.real(y_bar * xp.conj(self.re))
+
+    def push(self, xp: Any, t: Any) -> Any:
+        if not xp.isdtype(t.dtype, "complex floating"):
+            return (self.holo + self.re) * t
+        return self.holo * t + self.re * xp.real(t)
 
 
 def _no_closed_form(fname: str, arg: str) -> Thunk:
@@ -248,7 +271,10 @@ def _elementwise_rules(
                 for yb, di in zip(ybars, ds):
                     if isinstance(yb, AbstractZero):
                         continue
-                    term = yb * (xp.conj(di) if cplx else di)
+                    if isinstance(di, SplitPartial):
+                        term = di.pull(xp, yb, cplx)
+                    else:
+                        term = yb * (xp.conj(di) if cplx else di)
                     acc = term if acc is None else acc + term
                 res.append(_ZERO if acc is None else proj(acc))
             return res[0] if len(res) == 1 else tuple(res)
@@ -273,7 +299,7 @@ def _elementwise_rules(
                 t = _align(xp, t, a, dots.extra, out_ndim)
                 d = p(ctx, *vals)  # type: ignore[operator]
                 for j, dj in enumerate(d if nout > 1 else (d,)):
-                    term = dj * t
+                    term = dj.push(xp, t) if isinstance(dj, SplitPartial) else dj * t
                     accs[j] = term if accs[j] is None else accs[j] + term
         outs = [finish_tangent(xp, acc, yj) for acc, yj in zip(accs, ys)]
         if nout == 1:
@@ -927,8 +953,11 @@ def _iv_dx(c: _Ctx, v: Any, x: Any) -> Any:
 
 
 def _ive_dx(c: _Ctx, v: Any, x: Any) -> Any:
-    # ive = exp(-|x|) I_v: ive' = (ive_{v-1} + ive_{v+1}) / 2 - sign(x) ive
-    return (c.sp.ive(v - 1, x) + c.sp.ive(v + 1, x)) / 2 - c.xp.sign(x) * c.out
+    # ive = exp(-|Re x|) I_v: d ive = (ive_{v-1} + ive_{v+1}) / 2 dx - sign(Re x) ive d(Re x),
+    # not holomorphic for complex x (one derivative, ive' on real x)
+    xp = c.xp
+    re = xp.real(x) if xp.isdtype(x.dtype, "complex floating") else x
+    return SplitPartial((c.sp.ive(v - 1, x) + c.sp.ive(v + 1, x)) / 2, -xp.sign(re) * c.out)
 
 
 def _jv_dx(c: _Ctx, v: Any, x: Any) -> Any:
@@ -1017,17 +1046,21 @@ def _keep(xp: Any, v: Any, axes: tuple[int, ...], ndim: int) -> Any:
 
 def _lse(xp: Any, a: Any, b: Any, axes: tuple[int, ...]) -> tuple[Any, Any, Any, Any]:
     """``log |sum(b exp(a))|`` over ``axes`` (kept as length-1 axes), the sum's sign, and what
-    the cotangent weight is built from: ``exp(a - max)`` and the sum."""
+    the cotangent weight is built from: ``exp(a - max)`` and the sum. For complex ``a``: the
+    complex ``log(sum(b exp(a)))`` (its phase in ``(-pi, pi]``, SciPy's) and the sign ``s / |s|``,
+    whose shift is the largest real part (as SciPy's)."""
+    cplx = xp.isdtype(a.dtype, "complex floating")
+    ar = xp.real(a) if cplx else a
     if any(a.shape[ax] == 0 for ax in axes):  # an empty sum: no max; lse = log(0) = -inf
         kept = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
-        m = xp.zeros(kept, dtype=a.dtype, device=device_of(a))
+        m = xp.zeros(kept, dtype=ar.dtype, device=device_of(a))
     else:
-        m = xp.max(a, axis=axes, keepdims=True) if axes else a
+        m = xp.max(ar, axis=axes, keepdims=True) if axes else ar
     m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
     e0 = xp.exp(a - m)
     e = e0 if b is None else b * e0
     s = xp.sum(e, axis=axes, keepdims=True) if axes else e
-    return xp.log(xp.abs(s)) + m, xp.sign(s), e0, s
+    return (xp.log(s) if cplx else xp.log(xp.abs(s))) + m, xp.sign(s), e0, s
 
 
 def _logsumexp_bind(obj: Any, kind: str) -> Callable[..., Any]:
@@ -1063,7 +1096,7 @@ def _logsumexp_rrule(
     bound = _LOGSUMEXP.bind(args, kwargs)
     a, b = bound["a"], bound["b"]
     xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
-    y, w, _sgn, axes, ndim = _logsumexp_forward(xp, bound)
+    y, w, sgn, axes, ndim = _logsumexp_forward(xp, bound)
     y = _scipy_primal(obj, args, kwargs, y)
     proj_a = ProjectTo(a, xp)
     proj_b = ProjectTo(b, xp) if b is not None and len(args) > 2 else None
@@ -1074,12 +1107,14 @@ def _logsumexp_rrule(
     @pullback(y, pargs, name="logsumexp")
     def logsumexp_pullback(y_bar: Any) -> Any:
         if bound["return_sign"]:
-            y_bar = y_bar[0]
+            y_bar = _lse_signed_bar(xp, y_bar[0], y_bar[1], sgn)
         if isinstance(y_bar, AbstractZero):
             return tuple(zero_tangent(v) for v in pargs)
         g = y_bar if bound["keepdims"] else _keep(xp, y_bar, axes, ndim)
-        gw = g * w  # w = exp(a - lse) * sign: d lse / d b
-        res: list[Any] = [proj_a(gw if b is None else gw * b)]
+        # w = exp(a - lse) * sign = d lse / d b, b w = d lse / d a (holomorphic for complex a:
+        # the cotangent is conj(derivative) * y_bar, docs/conventions.md)
+        gw = g * conj(xp, w)
+        res: list[Any] = [proj_a(gw if b is None else gw * conj(xp, b))]
         if len(args) > 1:
             res.append(_NO)
         if len(args) > 2:
@@ -1088,6 +1123,19 @@ def _logsumexp_rrule(
         return res[0] if len(res) == 1 else tuple(res)
 
     return y, logsumexp_pullback
+
+
+def _lse_signed_bar(xp: Any, mag_bar: Any, sign_bar: Any, sgn: Any) -> Any:
+    """The cotangent of ``log S`` from those of ``return_sign``'s two outputs, ``log|S| =
+    Re(log S)`` and ``sign = S / |S| = exp(i Im(log S))``. A real sign is piecewise constant (no
+    cotangent); a complex one moves with the phase: ``d sign = i sign d Im(log S)``, so its
+    cotangent adds ``i Im(sign_bar conj(sign))``."""
+    if isinstance(sign_bar, AbstractZero) or not xp.isdtype(sgn.dtype, "complex floating"):
+        return mag_bar
+    phase_bar = xp.imag(sign_bar * xp.conj(sgn))
+    if isinstance(mag_bar, AbstractZero):
+        return 1j * phase_bar
+    return mag_bar + 1j * phase_bar
 
 
 def _logsumexp_forward(xp: Any, bound: dict[str, Any]) -> tuple[Any, Any, Any, Any, int]:
@@ -1110,11 +1158,14 @@ def _logsumexp_forward(xp: Any, bound: dict[str, Any]) -> tuple[Any, Any, Any, A
     # term zero (sum = 0, lse = -inf) gives 0, not NaN
     nz = s != 0
     w = e0 * xp.where(nz, 1 / xp.where(nz, s, xp.ones_like(s)), xp.zeros_like(s))
+    if bound["return_sign"] and xp.isdtype(lse_k.dtype, "complex floating"):
+        lse_k = xp.real(lse_k)  # log|S|, the phase in the sign
     lse = lse_k if bound["keepdims"] else xp.reshape(lse_k, _squeezed(lse_k.shape, axes))
     if bound["return_sign"]:
         sgn = sgn_k if bound["keepdims"] else xp.reshape(sgn_k, _squeezed(sgn_k.shape, axes))
         return (numpy_result(lse), numpy_result(sgn)), w, sgn, axes, ndim
-    if b is not None:  # a negative sum has no real logarithm: NaN, as SciPy gives
+    if b is not None and not xp.isdtype(lse.dtype, "complex floating"):
+        # a negative sum has no real logarithm: NaN, as SciPy gives
         neg = xp.reshape(sgn_k, lse.shape) < 0
         lse = xp.where(neg, xp.full_like(lse, math.nan), lse)
     return numpy_result(lse), w, None, axes, ndim
@@ -1138,7 +1189,7 @@ def _logsumexp_frule(
     bound = _LOGSUMEXP.bind(args, kwargs)
     a, b = bound["a"], bound["b"]
     xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
-    y, w, _sgn, axes, ndim = _logsumexp_forward(xp, bound)
+    y, w, sgn, axes, ndim = _logsumexp_forward(xp, bound)
     y = _scipy_primal(obj, args, kwargs, y)
     diffs = [a] + ([b] if len(args) > 2 and b is not None else [])
     ts = [tangents[1]] + ([tangents[3]] if len(diffs) > 1 else [])
@@ -1156,10 +1207,14 @@ def _logsumexp_frule(
         acc = term if acc is None else acc + term
     red = tuple(ax + extra for ax in axes)
     y_dot = xp.sum(acc, axis=red, keepdims=bool(bound["keepdims"])) if red else acc
-    y_dot = finish_tangent(xp, y_dot, y0)
-    if bound["return_sign"]:
-        return y, Tangent(y_dot, _NO, primal_type=tuple)
-    return y, y_dot
+    if not bound["return_sign"]:
+        return y, finish_tangent(xp, y_dot, y0)
+    if not xp.isdtype(sgn.dtype, "complex floating"):  # a real sign is piecewise constant
+        return y, Tangent(finish_tangent(xp, y_dot, y0), _NO, primal_type=tuple)
+    # complex input: log|S| = Re(log S) and sign = exp(i Im(log S)) move with d log S = y_dot
+    mag_dot = finish_tangent(xp, xp.real(y_dot), y0)
+    sign_dot = finish_tangent(xp, 1j * xp.imag(y_dot) * sgn, y[1])
+    return y, Tangent(mag_dot, sign_dot, primal_type=tuple)
 
 
 def _logsumexp_examples(rng: Any) -> list[Any]:
@@ -1212,8 +1267,10 @@ def softmax_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]
 
     @pullback(y, args, name="softmax")
     def softmax_pullback(y_bar: Any) -> Any:
-        gy = y_bar * y
-        g = proj(gy - y * xp.sum(gy, axis=axes, keepdims=True))
+        # J = diag(y) - y y^T (symmetric, holomorphic): x_bar = conj(J) y_bar
+        yc = conj(xp, y)
+        gy = y_bar * yc
+        g = proj(gy - yc * xp.sum(gy, axis=axes, keepdims=True))
         return g if len(args) == 1 else (g, _NO)
 
     return y, softmax_pullback
@@ -1238,7 +1295,8 @@ def log_softmax_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], A
 
     @pullback(y, args, name="log_softmax")
     def log_softmax_pullback(y_bar: Any) -> Any:
-        g = proj(y_bar - xp.exp(y) * xp.sum(y_bar, axis=axes, keepdims=True))
+        # J = I - 1 softmax^T (holomorphic): x_bar = y_bar - conj(softmax) sum(y_bar)
+        g = proj(y_bar - conj(xp, xp.exp(y)) * xp.sum(y_bar, axis=axes, keepdims=True))
         return g if len(args) == 1 else (g, _NO)
 
     return y, log_softmax_pullback

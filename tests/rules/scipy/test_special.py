@@ -131,6 +131,88 @@ def test_logsumexp_matches_scipy_with_b_and_return_sign() -> None:
     np.testing.assert_allclose(gb, w)
 
 
+def _cplx(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+# (args, kwargs) of logsumexp on complex input: the weights b real, complex, broadcast; the sign
+_LSE_COMPLEX = (
+    ((4,), {}),
+    ((2, 3), {"axis": 1}),
+    ((2, 3), {"axis": 0, "b": "real", "keepdims": True}),
+    ((2, 3), {"axis": -1, "b": "complex"}),
+    ((4,), {"return_sign": True}),
+    ((2, 3), {"axis": 0, "b": "complex", "return_sign": True}),
+)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize(("shape", "kw"), _LSE_COMPLEX)
+def test_logsumexp_complex_pullback_conjugates_softmax(
+    shape: tuple[int, ...], kw: dict[str, object], dtype: type
+) -> None:
+    # the cotangent of a complex input is dL/dRe + i dL/dIm: for the holomorphic
+    # lse = log sum(b exp a), a_bar = conj(b softmax) y_bar (the rule gave b softmax y_bar); with
+    # return_sign the complex sign S/|S| moves with the phase of S
+    from chainrules.testing import test_frule, test_rrule
+
+    rng = np.random.default_rng(5)
+    a = _cplx(rng, *shape).astype(dtype)
+    kw = dict(kw)
+    args: tuple[object, ...] = (a,)
+    if "b" in kw:
+        kind = kw.pop("b")
+        b = rng.uniform(0.5, 2.0, shape) if kind == "real" else _cplx(rng, *shape)
+        args = (a, kw.pop("axis"), b.astype(dtype))
+    test_rrule(sps.logsumexp, *args, **kw)
+    test_frule(sps.logsumexp, *args, **kw)
+
+
+def test_logsumexp_complex_value_and_cotangent_match_torch() -> None:
+    # torch.logsumexp takes complex tensors and shares the cotangent convention (dL/dRe + i dL/dIm)
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    a, y_bar = _cplx(rng, 2, 5) * 3, _cplx(rng, 2)
+    y, pb = cr.rrule(sps.logsumexp, a, axis=1)
+    t = torch.tensor(a, requires_grad=True)
+    ty = torch.logsumexp(t, dim=1)
+    torch.sum(torch.real(torch.conj(torch.tensor(y_bar)) * ty)).backward()
+    np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-13)
+    np.testing.assert_allclose(y, sps.logsumexp(a, axis=1), rtol=1e-13)  # the phase in (-pi, pi]
+    assert t.grad is not None
+    np.testing.assert_allclose(pb(y_bar)[1], t.grad.numpy(), rtol=1e-12)
+    # the same through the namespace formula (not SciPy's primal): JAX's own logsumexp
+    jnp = pytest.importorskip("jax.numpy")
+    jsp = pytest.importorskip("jax.scipy.special")
+    from chainrules.testing import backends
+
+    backends.BACKENDS["jax"].namespace()  # float64
+    yj, pbj = cr.rrule(jsp.logsumexp, jnp.asarray(a), axis=1)
+    np.testing.assert_allclose(np.asarray(yj), y, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(pbj(jnp.asarray(y_bar))[1]), t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("f", ["softmax", "log_softmax"])
+def test_softmax_complex_pullback_conjugates_jacobian(f: str, dtype: type) -> None:
+    # softmax and log_softmax are holomorphic: x_bar = J^H y_bar; the rules gave J^T y_bar
+    from chainrules.testing import test_frule, test_rrule
+
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    x, y_bar = _cplx(rng, 2, 3), _cplx(rng, 2, 3)
+    test_rrule(getattr(sps, f), x.astype(dtype), axis=1)
+    test_frule(getattr(sps, f), x.astype(dtype), axis=1)
+    # torch has no complex softmax kernel: its composite, differentiated by torch
+    t = torch.tensor(x, requires_grad=True)
+    lse = torch.logsumexp(t, dim=1, keepdim=True)
+    ty = torch.exp(t - lse) if f == "softmax" else t - lse
+    torch.sum(torch.real(torch.conj(torch.tensor(y_bar)) * ty)).backward()
+    _, pb = cr.rrule(getattr(sps, f), x, axis=1)
+    assert t.grad is not None
+    np.testing.assert_allclose(pb(y_bar)[1], t.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
 def test_bad_inputs_numpy_accepts() -> None:
     # bool and int inputs, empty and NaN ones: the primal is SciPy's own, the pullback runs
     xb = np.array([True, False, True])
@@ -319,3 +401,23 @@ def test_torch_special_second_derivatives_through_the_traced_namespace() -> None
         h = ad.hessian(loss)(torch.tensor(x))
         # torch's own trigamma agrees with SciPy's to about 5e-10
         np.testing.assert_allclose(np.diag(h.numpy()), d2, rtol=1e-8, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_ive_complex_input_is_not_holomorphic(dtype: type) -> None:
+    # ive(v, z) = iv(v, z) exp(-|Re z|): d ive = ive' dz - sign(Re z) ive d(Re z). The shared
+    # elementwise mechanism conjugated one holomorphic partial, which gave the real direction's
+    # term to the imaginary direction too (complex128 as wrong as complex64)
+    from chainrules.testing import test_frule, test_rrule
+
+    rng = np.random.default_rng(10)
+    v = np.array([[0], [1], [3]])  # integer orders: no tangent space (no closed form in v)
+    z = (rng.uniform(0.3, 2.0, (3, 4)) * rng.choice([-1, 1], (3, 4))).astype(dtype)
+    z = z + (1j * rng.uniform(-2.0, 2.0, (3, 4))).astype(dtype)
+    test_rrule(sps.ive, v, z)
+    test_frule(sps.ive, v, z)
+    # the same real-direction term as before on real z
+    x = np.array([-1.5, 0.7, 2.0])
+    _, pb = cr.rrule(sps.ive, 1.0, x)
+    d = (sps.ive(0.0, x) + sps.ive(2.0, x)) / 2 - np.sign(x) * sps.ive(1.0, x)
+    np.testing.assert_allclose(cr.unthunk(pb(np.ones(3))[2]), d, rtol=1e-14)
