@@ -34,6 +34,8 @@ import importlib
 import math
 from typing import Any
 
+import numpy as np
+
 from ...core.examples import Expect
 from ...core.namespaces import device_of, namespace_of
 from ...core.projection import ProjectTo
@@ -97,6 +99,10 @@ def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> 
         sig = signature(f"scipy.linalg.{name}", obj)  # this library's own signature
 
         def rule(*args: Any, **kwargs: Any) -> Any:
+            if kind == "r":
+                args, kwargs = _native(args), _native(kwargs)
+            else:  # the tangents too: an frule's first argument
+                args, kwargs = (args[0], *_native(args[1:])), _native(kwargs)
             return impl(obj, mod, sig, *args, **kwargs)
 
         rule.__name__ = rule.__qualname__ = impl.__name__
@@ -111,6 +117,36 @@ def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> 
     target = f"scipy:linalg.{name}"
     register_rrule(target, bind=bind, examples=examples, **meta)(rrule)
     register_frule(target, bind=bind, examples=examples, **meta)(frule)
+
+
+def _native(x: Any) -> Any:
+    """``x`` with every NumPy array of a non-native byte order (``'>f8'`` on a little-endian
+    machine) copied to the native one, inside tuples, lists and dicts too; anything else as is.
+
+    SciPy's compiled routines read such an array's bytes as if they were native: ``inv``,
+    ``lu`` and ``sqrtm`` return wrong values without a word (SciPy 1.17.1), ``det`` and
+    ``expm`` raise "Big-endian buffer not supported". Every rule here therefore computes on the
+    native copy: its primal is SciPy's at the same values (native dtype, as NumPy's own
+    functions return for such input), and its cotangents are native too. Reads the dtype only,
+    never a value."""
+    t = type(x)
+    if t is tuple or t is list:
+        return t(_native(e) for e in x) if any(_foreign(e) for e in x) else x
+    if t is dict:
+        return {k: _native(v) for k, v in x.items()} if any(map(_foreign, x.values())) else x
+    if _foreign(x):
+        return x.astype(x.dtype.newbyteorder("="))
+    return x
+
+
+def _foreign(x: Any) -> bool:
+    """Whether ``x`` is, or holds, a NumPy array of a non-native byte order."""
+    if type(x) in (tuple, list):
+        return any(map(_foreign, x))
+    if type(x) is dict:
+        return any(map(_foreign, x.values()))
+    dt = getattr(x, "dtype", None)
+    return isinstance(x, np.ndarray) and dt is not None and not dt.isnative
 
 
 # --- small helpers -------------------------------------------------------------------------------
