@@ -141,7 +141,10 @@ def _no_closed_form(fname: str, arg: str) -> Thunk:
 
 def _values(xp: Any, out: Any, vals: Sequence[Any]) -> list[Any]:
     """Python floats and complexes as 0-d arrays of the output's dtype (integers stay)."""
-    return [xp.asarray(v, dtype=out.dtype) if type(v) in (float, complex) else v for v in vals]
+    dt = getattr(out, "dtype", None)  # None: a Python int (comb's and factorial's exact=True)
+    if dt is None:
+        return list(vals)
+    return [xp.asarray(v, dtype=dt) if type(v) in (float, complex) else v for v in vals]
 
 
 def _in_dtype(xp: Any, v: Any, out: Any) -> Any:
@@ -435,9 +438,22 @@ def _scipy_comb(
 
     if exact:
         return sp.comb(big_n, k, exact=True, repetition=repetition)
+    # SciPy's own, with np.where for its masked writes (a guarded device array refuses those):
+    # binom(N + k - 1, k) with 1 where k == 0 <= N when repetition (no zeros: comb(-1.5, 2,
+    # repetition=True) is binom(-0.5, 2) = 0.375), else binom(N, k) with 0 outside
+    # 0 <= k <= N. Scalar operands give SciPy's NumPy scalar: binom's, or np.float64(1.0) /
+    # np.float64(0) where the mask applies (binom's own dtype otherwise: float32 stays).
     if repetition:
-        big_n = big_n + k - 1
-    return np.where((k <= big_n) & (big_n >= 0) & (k >= 0), sp.binom(big_n, k), 0.0)
+        cond = (k == 0) & (big_n >= 0)
+        vals = sp.binom(big_n + k - 1, k)
+        if isinstance(vals, np.generic):  # a NumPy scalar: a host value, as cond is
+            return np.float64(1.0) if cond else vals
+        return np.where(cond, 1.0, vals)
+    cond = (k <= big_n) & (big_n >= 0) & (k >= 0)
+    vals = sp.binom(big_n, k)
+    if isinstance(vals, np.generic):
+        return vals if cond else np.float64(0)
+    return np.where(cond, vals, 0)
 
 
 _SCIPY_PRIMALS: dict[str, Callable[..., Any]] = {
@@ -474,14 +490,20 @@ def _comb_d(c: _Ctx, big_n: Any, k: Any) -> tuple[Any, Any]:
     """``comb = Gamma(N + 1) / (Gamma(k + 1) Gamma(N - k + 1))`` (with ``N + k - 1`` for ``N``
     when ``repetition``): digamma differences where it is nonzero, 0 where SciPy returns 0."""
     xp, sp, out = c.xp, c.sp, c.out
+    if c.kw.get("exact"):  # an integer, piecewise constant in N and k
+        zero = xp.zeros_like(xp.asarray(out, dtype=xp.float64))
+        return zero, zero
     rep = bool(c.kw.get("repetition"))
     nr = big_n + k - 1 if rep else big_n
-    valid = (k <= nr) & (nr >= 0) & (k >= 0)
     a, b, m = sp.digamma(nr + 1), sp.digamma(k + 1), sp.digamma(nr - k + 1)
     zero = xp.zeros_like(out)
-    dn = xp.where(valid, out * (a - m), zero)
-    dk = xp.where(valid, out * ((a - b) if rep else (m - b)), zero)
-    return dn, dk
+    if rep:  # SciPy's 1 at k == 0 <= N: constant in N; in k the formula's where N > 0
+        one = (k == 0) & (big_n >= 0)
+        dn = xp.where(one, zero, out * (a - m))
+        dk = xp.where(one & (big_n == 0), zero, out * (a - b))
+        return dn, dk
+    valid = (k <= nr) & (nr >= 0) & (k >= 0)
+    return xp.where(valid, out * (a - m), zero), xp.where(valid, out * (m - b), zero)
 
 
 def _i1_d(c: _Ctx, x: Any) -> Any:

@@ -319,3 +319,70 @@ def test_torch_special_second_derivatives_through_the_traced_namespace() -> None
         h = ad.hessian(loss)(torch.tensor(x))
         # torch's own trigamma agrees with SciPy's to about 5e-10
         np.testing.assert_allclose(np.diag(h.numpy()), d2, rtol=1e-8, err_msg=name)
+
+
+# --- issue 26: comb's primal is SciPy's for every keyword and edge input --------------------------
+_COMB_VALUES = [-3.0, -1.5, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0, 5.5, 10.0, 100.0, 1e3, 1e10]
+_COMB_EDGES = [*_COMB_VALUES, np.nan, np.inf, -np.inf]
+
+
+def _same_value(got, want, what) -> None:  # type: ignore[no-untyped-def]
+    assert type(got) is type(want), f"{what}: {type(got).__name__}, SciPy {type(want).__name__}"
+    assert getattr(got, "dtype", None) == getattr(want, "dtype", None), what
+    assert np.shape(got) == np.shape(want), what
+    np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+@pytest.mark.parametrize("repetition", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_comb_primal_is_scipys_on_an_edge_grid(repetition, dtype) -> None:  # type: ignore[no-untyped-def]
+    """Arrays of every pair of edge values (negative, non-integer, N < k, large, NaN, inf) and
+    each pair as Python floats, NumPy scalars and 0-d arrays: the rule's primal is
+    scipy.special.comb's value, type, dtype and shape (repetition=True gave 0 where SciPy's
+    binom(N + k - 1, k) is not, e.g. comb(0, 0) = 1 and comb(-1.5, 2) = 0.375; scalars gave a
+    0-d array, SciPy a NumPy scalar)."""
+    n, k = (g.astype(dtype) for g in np.meshgrid(_COMB_EDGES, _COMB_EDGES, indexing="ij"))
+    with np.errstate(all="ignore"):
+        want = sps.comb(n, k, repetition=repetition)
+        got = cr.rrule(sps.comb, n, k, repetition=repetition)[0]
+        _same_value(got, want, "arrays")
+        for a, b in zip(n.ravel().tolist(), k.ravel().tolist()):
+            for conv in (float, dtype, np.asarray):
+                x, y = conv(a), conv(b)
+                want = sps.comb(x, y, repetition=repetition)
+                got = cr.rrule(sps.comb, x, y, repetition=repetition)[0]
+                _same_value(got, want, f"comb({x!r}, {y!r}, repetition={repetition})")
+
+
+@pytest.mark.parametrize("repetition", [False, True])
+def test_comb_exact_primal_is_scipys(repetition) -> None:  # type: ignore[no-untyped-def]
+    """exact=True: Python ints, floats and NumPy integers (float operands raised an
+    AttributeError in the rule), including N < k, negative and large operands."""
+    ints = [-3, -1, 0, 1, 2, 3, 10, 100]
+    for a in ints:
+        for b in ints:
+            for conv in (int, float, np.int64, np.float64):
+                x, y = conv(a), conv(b)
+                want = sps.comb(x, y, exact=True, repetition=repetition)
+                got, pb = cr.rrule(sps.comb, x, y, exact=True, repetition=repetition)
+                _same_value(got, want, f"comb({x!r}, {y!r}, exact=True)")
+                for bar in pb(1.0)[1:]:  # an integer, piecewise constant: no derivative
+                    bar = cr.unthunk(bar)
+                    assert isinstance(bar, cr.AbstractZero) or not np.any(bar), (x, y, bar)
+
+
+def test_comb_repetition_derivative_where_scipy_is_nonzero() -> None:
+    """With repetition=True the derivatives are those of binom(N + k - 1, k) wherever SciPy
+    returns it (N < 1 too, where the rule gave 0): central differences agree."""
+    rng = np.random.default_rng(3)
+    n, k = rng.uniform(-3.8, 0.9, 200), rng.uniform(0.1, 4.0, 200)
+    n = n[np.abs(n - np.round(n)) > 0.05]  # off the poles of digamma(N)
+    k = k[: n.size]
+    _, pb = cr.rrule(sps.comb, n, k, repetition=True)
+    _, dn, dk = pb(np.ones(n.size))
+    h = 1e-6
+    fd_n = (sps.comb(n + h, k, repetition=True) - sps.comb(n - h, k, repetition=True)) / (2 * h)
+    fd_k = (sps.comb(n, k + h, repetition=True) - sps.comb(n, k - h, repetition=True)) / (2 * h)
+    assert np.any(fd_n != 0)
+    np.testing.assert_allclose(dn, fd_n, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(dk, fd_k, rtol=1e-6, atol=1e-7)
