@@ -80,7 +80,42 @@ def _module_of(fn: Any) -> Any:
     """The public ``linalg`` module of the library ``fn`` comes from (for its solvers)."""
     root = (getattr(fn, "__module__", None) or "scipy").split(".", 1)[0]
     name = {"jax": "jax.scipy.linalg", "cupyx": "cupyx.scipy.linalg"}.get(root, "scipy.linalg")
-    return importlib.import_module(name)
+    mod = importlib.import_module(name)
+    return _ZeroBatches(mod) if name == "scipy.linalg" else mod
+
+
+class _ZeroBatches:
+    """SciPy's ``linalg`` module, whose ``solve_triangular`` and ``solve_sylvester`` answer a
+    zero-size batch with their empty result: SciPy (>= 1.15, which broadcasts batch axes)
+    refuses one ("does not support zero-size batches"), so the pullbacks of ``lu`` and
+    ``sqrtm`` of a ``(0, n, n)`` stack raised. Shapes only: no value is read."""
+
+    def __init__(self, mod: Any) -> None:
+        self._mod = mod
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._mod, name)
+
+    def solve_triangular(self, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+        core_b = 2 if b.ndim >= 2 else 1
+        empty = _empty_batch((a, 2), (b, core_b), out=(b, core_b))
+        return self._mod.solve_triangular(a, b, *args, **kwargs) if empty is None else empty
+
+    def solve_sylvester(self, a: Any, b: Any, q: Any, *args: Any, **kwargs: Any) -> Any:
+        empty = _empty_batch((a, 2), (b, 2), (q, 2), out=(q, 2))
+        return self._mod.solve_sylvester(a, b, q, *args, **kwargs) if empty is None else empty
+
+
+def _empty_batch(*operands: tuple[Any, int], out: tuple[Any, int]) -> Any:
+    """The zero-size result of a SciPy solver over broadcast batch axes (each operand with its
+    number of core axes; the result has ``out``'s core axes), or None when the batch is not
+    empty."""
+    batch = np.broadcast_shapes(*(x.shape[: x.ndim - c] for x, c in operands))
+    if 0 not in batch:
+        return None
+    core = out[0].shape[out[0].ndim - out[1] :]
+    dtype = np.result_type(*(x.dtype for x, _ in operands), np.float32)
+    return np.zeros((*batch, *core), dtype)
 
 
 def _is_jax(mod: Any) -> bool:
@@ -936,6 +971,9 @@ def _lu_setup(fn: Any, mod: Any, sig: Any, args: Any, kwargs: Any) -> Any:
         m = a.shape[-2]
         ar = xp.arange(m, device=device_of(a))
         p = xp.astype(xp.expand_dims(p, axis=-1) == ar, low.dtype)  # P[i, p_i] = 1
+    m = a.shape[-2]
+    if tuple(p.shape) != (*a.shape[:-2], m, m):  # SciPy's P of a (0, m, n) stack is (0, 0, 0)
+        p = xp.zeros((*a.shape[:-2], m, m), dtype=low.dtype, device=device_of(a))
     return xp, a, y, p, low, u, permute_l
 
 

@@ -1,8 +1,10 @@
-"""Zero-size batches, over the registry (issue 26): every rule of ``chainrules.rules.linalg``
-and ``chainrules.rules.linear_algebra``, at each example whose matrices take a leading batch axis
-of length 0 that NumPy's own function accepts, gives f's value (shape and dtype), cotangents of
-the arguments' shapes and a pushforward -- ``cholesky``'s pullback raised SciPy's
-"``solve_triangular`` does not support zero-size batches" (``core/linalg_fast.py``)."""
+"""Zero-size batches, over the registry (issue 26): every rule of ``chainrules.rules.linalg``,
+``chainrules.rules.linear_algebra`` and ``chainrules.rules.scipy.linalg``, at each example whose
+matrices take a leading batch axis of length 0 that NumPy's (or SciPy's) own function accepts,
+gives f's value (shape and dtype), cotangents of the arguments' shapes and a pushforward --
+``cholesky``'s pullback raised SciPy's "``solve_triangular`` does not support zero-size batches"
+(``core/linalg_fast.py``), and so did those of ``scipy.linalg.lu`` and ``sqrtm``
+(``solve_sylvester``)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,19 @@ import chainrules as cr
 from chainrules.testing import examples_for
 from chainrules.testing.backends import get_backend
 
-_MODULES = ("chainrules.rules.linalg", "chainrules.rules.linear_algebra")
+_MODULES = (
+    "chainrules.rules.linalg",
+    "chainrules.rules.linear_algebra",
+    "chainrules.rules.scipy.linalg",
+)
+# known gaps, strict: a fix shows as XPASS
+_GAPS = {
+    "scipy:linalg.solve": "not about zero sizes: with a stacked a and a vector b, scipy.linalg."
+    "solve broadcasts b as one vector, and the pullback's solve of the (batch, n) cotangent "
+    "reads it as a matrix (also at batch 2: 'incompatible shapes')",
+    "scipy:linalg.block_diag": "the rule refuses arrays of more than 2 dimensions with a "
+    "ValueError naming block_diag (SciPy takes them); no batch axis to speak of",
+}
 
 
 def _zero_batch(a: Any) -> Any:
@@ -70,7 +84,9 @@ def _cases() -> list[Any]:
                 continue
             cases.append((args, ex.kwargs))
         if cases:
-            out.append(pytest.param(f, cases, id=reg.name))
+            gap = _GAPS.get(reg.name)
+            marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+            out.append(pytest.param(f, cases, id=reg.name, marks=marks))
     return out
 
 
@@ -82,6 +98,8 @@ def test_zero_batch_sweep_sees_the_decompositions_and_solvers() -> None:
     for name in ("linalg.cholesky", "linalg.solve", "linalg.inv", "linalg.qr", "linalg.svd"):
         assert name in ids
     for name in ("linalg.eigh", "linalg.det", "linalg.slogdet", "numpy:linalg.eig"):
+        assert name in ids
+    for name in ("scipy:linalg.lu", "scipy:linalg.sqrtm", "scipy:linalg.inv"):
         assert name in ids
 
 
