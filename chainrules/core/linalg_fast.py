@@ -86,6 +86,9 @@ def _solve_lower(low: Any, b: Any, adjoint: bool) -> Any:
         solve = _scipy_solve()
         if solve is None or low.dtype.kind not in "fc":
             return None
+        if low.size == 0 or b.size == 0:  # SciPy refuses zero-size batches: the empty result
+            batch = np.broadcast_shapes(low.shape[:-2], b.shape[:-2])
+            return np.zeros((*batch, *b.shape[-2:]), low.dtype)
         return solve(low, b, lower=True, trans=trans, check_finite=False)
     if mod == "torch":
         torch = sys.modules.get("torch")

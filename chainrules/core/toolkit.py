@@ -319,6 +319,10 @@ def check_cotangent(
     one call, the forward mode's chunk convention in reverse): the cotangent's shape must then be
     ``y``'s after exactly ``extra`` leading axes.
 
+    A tuple or list ``y`` (an output nested in a tuple output, such as ``histogramdd``'s list of
+    edges) takes a ``Tangent`` or a sequence of as many entries, each checked against its entry
+    of ``y`` as above; the checked entries come back as a tuple.
+
     >>> import numpy as np, chainrules as cr
     >>> cr.check_cotangent("f", 2.0, np.float64(1.0)).shape
     ()
@@ -331,6 +335,11 @@ def check_cotangent(
         y_bar = unthunk(y_bar)
     if isinstance(y_bar, AbstractZero):
         return y_bar
+    if isinstance(y, (tuple, list)):  # a nested sequence output: entry by entry
+        return tuple(
+            check_cotangent(name, p, v, what=f"{what}, entry {i}", extra=extra)
+            for i, (p, v) in enumerate(zip(_entries(name, y_bar, len(y), None), y))
+        )
     y_dtype = getattr(y, "dtype", None)
     if y_dtype is None:  # a Python scalar output: any scalar or 0-d cotangent
         if len(getattr(y_bar, "shape", ())) != extra:

@@ -303,8 +303,11 @@ scalar_rule(
 def _quotient(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
     """The integer ``q`` with ``out = x1 - q * x2``, read back from the library's own result:
     ``floor(x1 / x2)`` can disagree with it (``remainder(0.25, 0.001)`` is computed with
-    quotient 249, while ``0.25 / 0.001`` rounds to 250)."""
-    return xp.round((x1 - out) / x2)
+    quotient 249, while ``0.25 / 0.001`` rounds to 250, and torch's autograd, which takes
+    ``trunc(x1 / x2)``, says 250). Each term is divided on its own: ``|out / x2| <= 1``, so the
+    difference cannot overflow where ``x1 - out`` does (``remainder(0.9 * fmax, -0.8 * fmax)``
+    has ``out = -1.26e308`` and quotient -2; ``(x1 - out) / x2`` gave -inf)."""
+    return xp.round(x1 / x2 - out / x2)
 
 
 # remainder(x1, x2) = x1 - q * x2 (q = floor(x1 / x2)), fmod likewise with q = trunc(x1 / x2):

@@ -911,8 +911,8 @@ def _register_nondiff() -> None:
 _register_nondiff()
 
 
-# histogramdd returns (counts, [edges, ...]): a list nested in the tuple, which @pullback's entry
-# count does not read (it flattens the cotangent), so its zero rules are written by hand
+# histogramdd returns (counts, [edges, ...]): a list nested in the tuple, whose cotangent
+# @pullback checks entry by entry (check_cotangent on a nested output)
 @register_rrule("numpy:histogramdd", examples=_histogramdd_ex)
 def histogramdd_rrule(*args: Any, **kwargs: Any) -> Any:
     if not args:
@@ -923,8 +923,9 @@ def histogramdd_rrule(*args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(args[0], xp).histogramdd(*args, **kwargs)
     zero = _ZERO if ProjectTo(args[0], xp).differentiable else _NO
 
+    @pullback(y, args)
     def histogramdd_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (_NO, zero, *(_NO,) * (len(args) - 1))
+        return (zero, *(_NO,) * (len(args) - 1))
 
     return y, histogramdd_pullback
 

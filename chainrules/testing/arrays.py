@@ -14,7 +14,7 @@ import numpy as np
 from ..core.namespaces import namespace_of
 from ..core.tangents import AbstractZero, Tangent, unthunk
 
-__all__ = ["TOLERANCES", "from_numpy", "leaves", "like", "real_dtype", "to_numpy"]
+__all__ = ["TOLERANCES", "from_numpy", "leaves", "like", "nest", "real_dtype", "to_numpy"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -87,6 +87,21 @@ def leaves(x: Any) -> list[Any]:
             res.extend(leaves(e))
         return res
     return [x]
+
+
+def nest(like: Any, parts: Any) -> Any:
+    """The cotangent of the output ``like`` from one part per leaf (the inverse of
+    :func:`leaves` for tuples and lists): a ``Tangent`` for each tuple or list, nested as
+    ``like`` is (``histogramdd``'s ``(counts, [edges, ...])`` takes
+    ``Tangent(c, Tangent(e0, e1))``), the part itself for an array."""
+    it = iter(parts)
+
+    def build(v: Any) -> Any:
+        if isinstance(v, (tuple, list)):
+            return Tangent(*(build(e) for e in v), primal_type=type(v))
+        return next(it)
+
+    return build(like)
 
 
 def is_zero_value(x: Any) -> bool:

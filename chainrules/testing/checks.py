@@ -35,7 +35,7 @@ from ..core.namespaces import is_array
 from ..core.registry import counterpart, find_frule, find_rrule, frule, function_name, rrule
 from ..core.scalar import ScalarIndexingError, allowscalar
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from .arrays import TOLERANCES, leaves, to_numpy
+from .arrays import TOLERANCES, leaves, nest, to_numpy
 from .device import DeviceMismatchError, device_array, is_device_array
 
 __all__ = ["CheckNotApplicable", "check_jit", "check_scalar_free"]
@@ -233,9 +233,7 @@ class _Check:
         tangent space)."""
         if all(isinstance(p, AbstractZero) for p in parts):
             return NoTangent()
-        if isinstance(y, (tuple, list)):
-            return Tangent(*parts, primal_type=type(y))
-        return parts[0]
+        return nest(y, parts)
 
     def tangents_for(self, convert: Callable[[_Arg, Any], Any]) -> tuple[Any, ...]:
         """``(f_dot, *arg_dots)`` with the random tangents converted for the run."""

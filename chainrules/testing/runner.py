@@ -624,11 +624,9 @@ def _random_like(rng: np.random.Generator, v: Any) -> np.ndarray:
 
 
 def _structured(like: Any, parts: list[Any]) -> Any:
-    from ..core.tangents import Tangent
+    from .arrays import nest
 
-    if isinstance(like, (tuple, list)):
-        return Tangent(*parts, primal_type=type(like))
-    return parts[0]
+    return nest(like, parts)
 
 
 def _compare_dask(what: str, got: list[Any], want: list[Any]) -> None:

@@ -32,7 +32,7 @@ import numpy as np
 from ..core.namespaces import dtype_kind, namespace_of
 from ..core.registry import counterpart, find_rrule, frule, function_name, rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
-from .arrays import TOLERANCES, is_zero_value, leaves, like, to_numpy
+from .arrays import TOLERANCES, is_zero_value, leaves, like, nest, to_numpy
 from .finite_differences import STEP, directional_derivative, gradient
 
 __all__ = ["test_frule", "test_rrule"]
@@ -304,9 +304,7 @@ def _ro(x: Any) -> Any:
 
 
 def _structure_cotangent(y: Any, parts: list[Any]) -> Any:
-    if isinstance(y, (tuple, list)):
-        return Tangent(*parts, primal_type=type(y))
-    return parts[0]
+    return nest(y, parts)
 
 
 def _has_tangent_space(v: Any) -> bool:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import operator
 import warnings
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -329,3 +332,60 @@ def test_logaddexp_abs_pow_limits() -> None:
         assert _dx(np.pow, 0.0, 0.0) == (0.0, 0.0)  # d/dx x**0 = 0; d/dy at 0**0: 0 (declared)
         assert _dx(np.pow, 0.0, 1.0) == (1.0, 0.0)
         assert _dx(np.pow, 0.0, 2.0) == (0.0, 0.0)
+
+
+# --- issue 26 (fmod): d/dx2 is minus the exact quotient of the two float values -----------
+def _exact_quotient(x1: float, x2: float, floor: bool) -> float:
+    q = Fraction(x1) / Fraction(x2)
+    return float(math.floor(q) if floor else math.trunc(q))
+
+
+_BIG64, _BIG32 = float(np.finfo(np.float64).max), float(np.finfo(np.float32).max)
+# PyTorch's OpInfo reference inputs where trunc(x1 / x2), rounded, is not the exact quotient
+# (torch's autograd says 250 for fmod(0.25, 0.001), computed with quotient 249), then large
+# operands whose difference x1 - out overflows for remainder
+_QUOTIENT_CASES = {
+    np.float64: (
+        [0.25, -0.25, 1.0, -1.0, 1e20, -1e20, 1e20, 1e20, 7.5, 0.9 * _BIG64, -0.9 * _BIG64],
+        [
+            0.001,
+            0.001,
+            -0.001,
+            0.001,
+            13437.7,
+            1001.2,
+            -501.0,
+            3.0,
+            0.1,
+            -0.8 * _BIG64,
+            0.7 * _BIG64,
+        ],
+    ),
+    np.float32: (
+        [7.793135643005371, 1.0000000200408773e20, -1.0000000200408773e20, 0.9 * _BIG32],
+        [-0.7084668874740601, 4988429.0, 1001.2000122070312, -0.8 * _BIG32],
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(
+    ("f", "floor"),
+    [(np.fmod, False), (np.remainder, True), (operator.mod, True)],
+    ids=["fmod", "remainder", "operator.mod"],
+)
+def test_fmod_quotient_partial_is_the_exact_quotient(f, floor, dtype) -> None:  # type: ignore[no-untyped-def]
+    """Every rule built on ``_quotient`` (fmod, remainder, mod, ``%``): d/dx2 = -q with q the
+    exact quotient of the float operands, within the dtype's rounding of q, and finite where
+    q is (``(x1 - out) / x2`` overflowed to -inf for remainder(0.9 * max, -0.8 * max))."""
+    x1, x2 = (np.array(v, dtype) for v in _QUOTIENT_CASES[dtype])
+    with np.errstate(over="ignore"):
+        out, pb = cr.rrule(f, x1, x2)
+    np.testing.assert_array_equal(out, f(x1, x2))
+    want = np.array([-_exact_quotient(float(a), float(b), floor) for a, b in zip(x1, x2)])
+    _, d1, d2 = pb(np.ones_like(out))
+    rtol = float(np.finfo(dtype).eps)
+    np.testing.assert_array_equal(cr.unthunk(d1), np.ones_like(x1))
+    np.testing.assert_allclose(cr.unthunk(d2), want, rtol=rtol, atol=0)
+    _, t = cr.frule((cr.NoTangent(), np.zeros_like(x1), np.ones_like(x2)), f, x1, x2)
+    np.testing.assert_allclose(t, want, rtol=rtol, atol=0)

@@ -34,6 +34,8 @@ import importlib
 import math
 from typing import Any
 
+import numpy as np
+
 from ...core.examples import Expect
 from ...core.namespaces import device_of, namespace_of
 from ...core.projection import ProjectTo
@@ -78,7 +80,42 @@ def _module_of(fn: Any) -> Any:
     """The public ``linalg`` module of the library ``fn`` comes from (for its solvers)."""
     root = (getattr(fn, "__module__", None) or "scipy").split(".", 1)[0]
     name = {"jax": "jax.scipy.linalg", "cupyx": "cupyx.scipy.linalg"}.get(root, "scipy.linalg")
-    return importlib.import_module(name)
+    mod = importlib.import_module(name)
+    return _ZeroBatches(mod) if name == "scipy.linalg" else mod
+
+
+class _ZeroBatches:
+    """SciPy's ``linalg`` module, whose ``solve_triangular`` and ``solve_sylvester`` answer a
+    zero-size batch with their empty result: SciPy (>= 1.15, which broadcasts batch axes)
+    refuses one ("does not support zero-size batches"), so the pullbacks of ``lu`` and
+    ``sqrtm`` of a ``(0, n, n)`` stack raised. Shapes only: no value is read."""
+
+    def __init__(self, mod: Any) -> None:
+        self._mod = mod
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._mod, name)
+
+    def solve_triangular(self, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+        core_b = 2 if b.ndim >= 2 else 1
+        empty = _empty_batch((a, 2), (b, core_b), out=(b, core_b))
+        return self._mod.solve_triangular(a, b, *args, **kwargs) if empty is None else empty
+
+    def solve_sylvester(self, a: Any, b: Any, q: Any, *args: Any, **kwargs: Any) -> Any:
+        empty = _empty_batch((a, 2), (b, 2), (q, 2), out=(q, 2))
+        return self._mod.solve_sylvester(a, b, q, *args, **kwargs) if empty is None else empty
+
+
+def _empty_batch(*operands: tuple[Any, int], out: tuple[Any, int]) -> Any:
+    """The zero-size result of a SciPy solver over broadcast batch axes (each operand with its
+    number of core axes; the result has ``out``'s core axes), or None when the batch is not
+    empty."""
+    batch = np.broadcast_shapes(*(x.shape[: x.ndim - c] for x, c in operands))
+    if 0 not in batch:
+        return None
+    core = out[0].shape[out[0].ndim - out[1] :]
+    dtype = np.result_type(*(x.dtype for x, _ in operands), np.float32)
+    return np.zeros((*batch, *core), dtype)
 
 
 def _is_jax(mod: Any) -> bool:
@@ -97,6 +134,10 @@ def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> 
         sig = signature(f"scipy.linalg.{name}", obj)  # this library's own signature
 
         def rule(*args: Any, **kwargs: Any) -> Any:
+            if kind == "r":
+                args, kwargs = _native(args), _native(kwargs)
+            else:  # the tangents too: an frule's first argument
+                args, kwargs = (args[0], *_native(args[1:])), _native(kwargs)
             return impl(obj, mod, sig, *args, **kwargs)
 
         rule.__name__ = rule.__qualname__ = impl.__name__
@@ -111,6 +152,36 @@ def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> 
     target = f"scipy:linalg.{name}"
     register_rrule(target, bind=bind, examples=examples, **meta)(rrule)
     register_frule(target, bind=bind, examples=examples, **meta)(frule)
+
+
+def _native(x: Any) -> Any:
+    """``x`` with every NumPy array of a non-native byte order (``'>f8'`` on a little-endian
+    machine) copied to the native one, inside tuples, lists and dicts too; anything else as is.
+
+    SciPy's compiled routines read such an array's bytes as if they were native: ``inv``,
+    ``lu`` and ``sqrtm`` return wrong values without a word (SciPy 1.17.1), ``det`` and
+    ``expm`` raise "Big-endian buffer not supported". Every rule here therefore computes on the
+    native copy: its primal is SciPy's at the same values (native dtype, as NumPy's own
+    functions return for such input), and its cotangents are native too. Reads the dtype only,
+    never a value."""
+    t = type(x)
+    if t is tuple or t is list:
+        return t(_native(e) for e in x) if any(_foreign(e) for e in x) else x
+    if t is dict:
+        return {k: _native(v) for k, v in x.items()} if any(map(_foreign, x.values())) else x
+    if _foreign(x):
+        return x.astype(x.dtype.newbyteorder("="))
+    return x
+
+
+def _foreign(x: Any) -> bool:
+    """Whether ``x`` is, or holds, a NumPy array of a non-native byte order."""
+    if type(x) in (tuple, list):
+        return any(map(_foreign, x))
+    if type(x) is dict:
+        return any(map(_foreign, x.values()))
+    dt = getattr(x, "dtype", None)
+    return isinstance(x, np.ndarray) and dt is not None and not dt.isnative
 
 
 # --- small helpers -------------------------------------------------------------------------------
@@ -900,6 +971,9 @@ def _lu_setup(fn: Any, mod: Any, sig: Any, args: Any, kwargs: Any) -> Any:
         m = a.shape[-2]
         ar = xp.arange(m, device=device_of(a))
         p = xp.astype(xp.expand_dims(p, axis=-1) == ar, low.dtype)  # P[i, p_i] = 1
+    m = a.shape[-2]
+    if tuple(p.shape) != (*a.shape[:-2], m, m):  # SciPy's P of a (0, m, n) stack is (0, 0, 0)
+        p = xp.zeros((*a.shape[:-2], m, m), dtype=low.dtype, device=device_of(a))
     return xp, a, y, p, low, u, permute_l
 
 

@@ -164,7 +164,10 @@ def _no_closed_form(fname: str, arg: str) -> Thunk:
 
 def _values(xp: Any, out: Any, vals: Sequence[Any]) -> list[Any]:
     """Python floats and complexes as 0-d arrays of the output's dtype (integers stay)."""
-    return [xp.asarray(v, dtype=out.dtype) if type(v) in (float, complex) else v for v in vals]
+    dt = getattr(out, "dtype", None)  # None: a Python int (comb's and factorial's exact=True)
+    if dt is None:
+        return list(vals)
+    return [xp.asarray(v, dtype=dt) if type(v) in (float, complex) else v for v in vals]
 
 
 def _in_dtype(xp: Any, v: Any, out: Any) -> Any:
@@ -461,9 +464,22 @@ def _scipy_comb(
 
     if exact:
         return sp.comb(big_n, k, exact=True, repetition=repetition)
+    # SciPy's own, with np.where for its masked writes (a guarded device array refuses those):
+    # binom(N + k - 1, k) with 1 where k == 0 <= N when repetition (no zeros: comb(-1.5, 2,
+    # repetition=True) is binom(-0.5, 2) = 0.375), else binom(N, k) with 0 outside
+    # 0 <= k <= N. Scalar operands give SciPy's NumPy scalar: binom's, or np.float64(1.0) /
+    # np.float64(0) where the mask applies (binom's own dtype otherwise: float32 stays).
     if repetition:
-        big_n = big_n + k - 1
-    return np.where((k <= big_n) & (big_n >= 0) & (k >= 0), sp.binom(big_n, k), 0.0)
+        cond = (k == 0) & (big_n >= 0)
+        vals = sp.binom(big_n + k - 1, k)
+        if isinstance(vals, np.generic):  # a NumPy scalar: a host value, as cond is
+            return np.float64(1.0) if cond else vals
+        return np.where(cond, 1.0, vals)
+    cond = (k <= big_n) & (big_n >= 0) & (k >= 0)
+    vals = sp.binom(big_n, k)
+    if isinstance(vals, np.generic):
+        return vals if cond else np.float64(0)
+    return np.where(cond, vals, 0)
 
 
 _SCIPY_PRIMALS: dict[str, Callable[..., Any]] = {
@@ -500,14 +516,20 @@ def _comb_d(c: _Ctx, big_n: Any, k: Any) -> tuple[Any, Any]:
     """``comb = Gamma(N + 1) / (Gamma(k + 1) Gamma(N - k + 1))`` (with ``N + k - 1`` for ``N``
     when ``repetition``): digamma differences where it is nonzero, 0 where SciPy returns 0."""
     xp, sp, out = c.xp, c.sp, c.out
+    if c.kw.get("exact"):  # an integer, piecewise constant in N and k
+        zero = xp.zeros_like(xp.asarray(out, dtype=xp.float64))
+        return zero, zero
     rep = bool(c.kw.get("repetition"))
     nr = big_n + k - 1 if rep else big_n
-    valid = (k <= nr) & (nr >= 0) & (k >= 0)
     a, b, m = sp.digamma(nr + 1), sp.digamma(k + 1), sp.digamma(nr - k + 1)
     zero = xp.zeros_like(out)
-    dn = xp.where(valid, out * (a - m), zero)
-    dk = xp.where(valid, out * ((a - b) if rep else (m - b)), zero)
-    return dn, dk
+    if rep:  # SciPy's 1 at k == 0 <= N: constant in N; in k the formula's where N > 0
+        one = (k == 0) & (big_n >= 0)
+        dn = xp.where(one, zero, out * (a - m))
+        dk = xp.where(one & (big_n == 0), zero, out * (a - b))
+        return dn, dk
+    valid = (k <= nr) & (nr >= 0) & (k >= 0)
+    return xp.where(valid, out * (a - m), zero), xp.where(valid, out * (m - b), zero)
 
 
 def _i1_d(c: _Ctx, x: Any) -> Any:
@@ -607,6 +629,54 @@ def _sph_refuse(bound: dict[str, Any]) -> None:
             f"sph_harm_y: the rule supports diff_n=0 only (got {bound['diff_n']!r}); "
             "differentiate the diff_n=0 value instead"
         )
+
+
+# SciPy's hyp1f1 (Boost's hypergeometric_1F1, SciPy 1.17.1) takes time linear in a large
+# positive x: about 1.3 s per 1e12 on these machines (1.5 s at 1e12, 13 s at 1e13, ~20 min at
+# 1e15), and never returns at x = +inf, unless a is a non-positive integer (a polynomial, at
+# once; so is the derivative's hyp1f1(a + 1, b + 1, x) for a <= -1, and a = 0 has derivative 0).
+# Its value there is +-inf or NaN otherwise (e^x overflows from x ~ 710).
+HYP1F1_X_MAX = 1e12
+
+
+def _nonpositive_integer(v: Any) -> Any:
+    import numpy as np
+
+    return (v <= 0) & (np.floor(v) == v)
+
+
+def _hyp1f1_refuse(bound: dict[str, Any]) -> None:
+    """SciPy's hyp1f1 on NumPy (host) operands: a ``ValueError`` naming hyp1f1 and ``x``
+    where x > HYP1F1_X_MAX (and a is not a non-positive integer), before SciPy is called
+    (it would hang). One host read per call, of NumPy memory only: JAX's, PyTorch's and CuPy's
+    operands are not read (their hyp1f1 is their own and returns)."""
+    import numpy as np
+
+    vals = [bound.get(k) for k in ("a", "b", "x")]
+    if not all(type(v) in (int, float, np.ndarray) or isinstance(v, np.generic) for v in vals):
+        return
+    a, x = np.asarray(vals[0]), np.asarray(vals[2])
+    if x.dtype.kind not in "biuf":  # complex x: SciPy's other algorithm (specfun)
+        return
+    with np.errstate(invalid="ignore"):
+        slow = (x > HYP1F1_X_MAX) & ~_nonpositive_integer(a)
+    if slow.any():
+        bad = np.broadcast_to(x, slow.shape)[slow]
+        raise ValueError(
+            f"hyp1f1: x = {bad.flat[0]!r} is out of the range the rule calls SciPy on: x must be "
+            f"<= {HYP1F1_X_MAX:g} (or NaN, or a a non-positive integer); SciPy's hyp1f1 "
+            "takes time linear in x there (about 13 s at x = 1e13) and never returns at "
+            "x = inf, where its value would overflow to inf anyway"
+        )
+
+
+def _hyp1f1_dx(c: _Ctx, a: Any, b: Any, x: Any) -> Any:
+    """``a / b * hyp1f1(a + 1, b + 1, x)``; 0 at a = 0 (hyp1f1(0, b, x) = 1), where x is
+    not passed on: hyp1f1(1, b + 1, x) would not return at a huge x the primal allowed."""
+    xp = c.xp
+    zero = a == 0
+    xs = xp.where(zero, xp.zeros_like(x), x)
+    return xp.where(zero, xp.zeros_like(c.out), a / b * c.sp.hyp1f1(a + 1, b + 1, xs))
 
 
 def _sph_kw(c: _Ctx) -> dict[str, Any]:
@@ -750,8 +820,9 @@ def _reg_elementwise() -> None:
         lambda a, b, x, out=None: None,
         MISSING,
         MISSING,
-        lambda c, a, b, x: a / b * c.sp.hyp1f1(a + 1, b + 1, x),
+        _hyp1f1_dx,
         examples=_int_first_examples(2, (-1.0, 1.0), low=1),
+        refuse=_hyp1f1_refuse,
     )
     e(
         "hyp2f1",

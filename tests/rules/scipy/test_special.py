@@ -421,3 +421,144 @@ def test_ive_complex_input_is_not_holomorphic(dtype: type) -> None:
     _, pb = cr.rrule(sps.ive, 1.0, x)
     d = (sps.ive(0.0, x) + sps.ive(2.0, x)) / 2 - np.sign(x) * sps.ive(1.0, x)
     np.testing.assert_allclose(cr.unthunk(pb(np.ones(3))[2]), d, rtol=1e-14)
+
+
+# --- issue 26: comb's primal is SciPy's for every keyword and edge input --------------------------
+_COMB_VALUES = [-3.0, -1.5, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0, 5.5, 10.0, 100.0, 1e3, 1e10]
+_COMB_EDGES = [*_COMB_VALUES, np.nan, np.inf, -np.inf]
+
+
+def _same_value(got, want, what) -> None:  # type: ignore[no-untyped-def]
+    assert type(got) is type(want), f"{what}: {type(got).__name__}, SciPy {type(want).__name__}"
+    assert getattr(got, "dtype", None) == getattr(want, "dtype", None), what
+    assert np.shape(got) == np.shape(want), what
+    np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+@pytest.mark.parametrize("repetition", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_comb_primal_is_scipys_on_an_edge_grid(repetition, dtype) -> None:  # type: ignore[no-untyped-def]
+    """Arrays of every pair of edge values (negative, non-integer, N < k, large, NaN, inf) and
+    each pair as Python floats, NumPy scalars and 0-d arrays: the rule's primal is
+    scipy.special.comb's value, type, dtype and shape (repetition=True gave 0 where SciPy's
+    binom(N + k - 1, k) is not, e.g. comb(0, 0) = 1 and comb(-1.5, 2) = 0.375; scalars gave a
+    0-d array, SciPy a NumPy scalar)."""
+    n, k = (g.astype(dtype) for g in np.meshgrid(_COMB_EDGES, _COMB_EDGES, indexing="ij"))
+    with np.errstate(all="ignore"):
+        want = sps.comb(n, k, repetition=repetition)
+        got = cr.rrule(sps.comb, n, k, repetition=repetition)[0]
+        _same_value(got, want, "arrays")
+        for a, b in zip(n.ravel().tolist(), k.ravel().tolist()):
+            for conv in (float, dtype, np.asarray):
+                x, y = conv(a), conv(b)
+                want = sps.comb(x, y, repetition=repetition)
+                got = cr.rrule(sps.comb, x, y, repetition=repetition)[0]
+                _same_value(got, want, f"comb({x!r}, {y!r}, repetition={repetition})")
+
+
+@pytest.mark.parametrize("repetition", [False, True])
+def test_comb_exact_primal_is_scipys(repetition) -> None:  # type: ignore[no-untyped-def]
+    """exact=True: Python ints, floats and NumPy integers (float operands raised an
+    AttributeError in the rule), including N < k, negative and large operands."""
+    ints = [-3, -1, 0, 1, 2, 3, 10, 100]
+    for a in ints:
+        for b in ints:
+            for conv in (int, float, np.int64, np.float64):
+                x, y = conv(a), conv(b)
+                want = sps.comb(x, y, exact=True, repetition=repetition)
+                got, pb = cr.rrule(sps.comb, x, y, exact=True, repetition=repetition)
+                _same_value(got, want, f"comb({x!r}, {y!r}, exact=True)")
+                for bar in pb(1.0)[1:]:  # an integer, piecewise constant: no derivative
+                    bar = cr.unthunk(bar)
+                    assert isinstance(bar, cr.AbstractZero) or not np.any(bar), (x, y, bar)
+
+
+def test_comb_repetition_derivative_where_scipy_is_nonzero() -> None:
+    """With repetition=True the derivatives are those of binom(N + k - 1, k) wherever SciPy
+    returns it (N < 1 too, where the rule gave 0): central differences agree."""
+    rng = np.random.default_rng(3)
+    n, k = rng.uniform(-3.8, 0.9, 200), rng.uniform(0.1, 4.0, 200)
+    n = n[np.abs(n - np.round(n)) > 0.05]  # off the poles of digamma(N)
+    k = k[: n.size]
+    _, pb = cr.rrule(sps.comb, n, k, repetition=True)
+    _, dn, dk = pb(np.ones(n.size))
+    h = 1e-6
+    fd_n = (sps.comb(n + h, k, repetition=True) - sps.comb(n - h, k, repetition=True)) / (2 * h)
+    fd_k = (sps.comb(n, k + h, repetition=True) - sps.comb(n, k - h, repetition=True)) / (2 * h)
+    assert np.any(fd_n != 0)
+    np.testing.assert_allclose(dn, fd_n, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(dk, fd_k, rtol=1e-6, atol=1e-7)
+
+
+# --- issue 26: hyp1f1 at huge x ----------------------------------------------------------------
+_HYP1F1_PROBE = """
+import json, sys
+import numpy as np, scipy.special as sp
+import chainrules as cr
+out = []
+for a, b, x in json.loads(sys.argv[1]):
+    x = np.asarray(x, dtype=np.float64)
+    try:
+        y, pb = cr.rrule(sp.hyp1f1, a, b, x)
+        bars = pb(np.ones_like(y))
+        out.append(["ok", np.asarray(y).tolist(), np.asarray(bars[3]).tolist()])
+    except ValueError as e:
+        out.append(["ValueError", str(e)])
+print(json.dumps(out))
+"""
+
+
+def _hyp1f1_probe(cases):  # type: ignore[no-untyped-def]
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    done = subprocess.run(
+        [sys.executable, "-c", _HYP1F1_PROBE, json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        timeout=60,  # a hang fails the test instead of hanging the suite
+        env=env,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_hyp1f1_huge_x_is_a_value_error_not_a_hang() -> None:
+    """SciPy's hyp1f1 takes time linear in a large x (13 s at 1e13) and never returns at
+    x = inf: the rule raises a ValueError naming hyp1f1, x and the range before calling it."""
+    from chainrules.rules.scipy.special import HYP1F1_X_MAX
+
+    inf = float("inf")
+    refused = [
+        [1.5, 2.5, inf],
+        [1.5, 2.5, 1e13],
+        [1.5, 2.5, 1e300],
+        [0.5, -2.5, [1.0, inf]],  # one element is enough
+        [2.5, 2.0, [[0.5], [1e15]]],
+    ]
+    for case, got in zip(refused, _hyp1f1_probe(refused), strict=True):
+        assert got[0] == "ValueError", (case, got)
+        assert got[1].startswith("hyp1f1: x = "), got[1]
+        assert f"x must be <= {HYP1F1_X_MAX:g}" in got[1], got[1]
+
+
+def test_hyp1f1_inside_the_range_is_scipys() -> None:
+    """Below the bound, at -inf, NaN, and for a a non-positive integer (a polynomial, which
+    SciPy evaluates at once, as the derivative's hyp1f1(a + 1, b + 1, x); a = 0 has
+    derivative 0) the rule returns SciPy's value."""
+    inf = float("inf")
+    allowed = [
+        [1.5, 2.5, [1e11, -inf, -1e15]],
+        [-2.0, 2.5, [1e13, 1e300]],
+        [0.0, 2.5, [1e13, inf]],
+    ]
+    got = _hyp1f1_probe(allowed)
+    for (a, b, x), (status, y, x_bar) in zip(allowed, got, strict=True):
+        assert status == "ok"
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(y, sps.hyp1f1(a, b, np.asarray(x)))
+        if a == 0.0:
+            np.testing.assert_array_equal(x_bar, [0.0, 0.0])
