@@ -128,6 +128,18 @@ def _times(p: Any, v: Any) -> Any:
     return v * p
 
 
+def strong_product(v: Any, d: Any, xp: Any) -> Any:
+    """``v * d`` with ``v`` a **strong zero** (docs/conventions.md): where ``v`` (a cotangent or
+    a tangent) is exactly 0 the product is 0, also where the partial ``d`` is ``inf`` or NaN
+    (``0 * inf`` would be NaN). The formula rules declared ``strong_zero=True`` multiply this
+    way; a mask and a select, with no host read (a NumPy product is masked in place)."""
+    r = v * d
+    if type(r) is _ND:
+        np.copyto(r, 0, where=(v == 0))
+        return r
+    return xp.where(v == 0, xp.zeros_like(r), r)
+
+
 INPLACE_SIZE = 1 << 12  # elements: from here on a fresh buffer's allocation shows
 
 
@@ -209,12 +221,15 @@ def unary_rrule(
     generic: Callable[..., Any],
     arg_kind: Callable[[Any, Any], tuple[str, Any]],
     reject_out: Callable[[str, dict[str, Any]], None],
+    strong: bool = False,
 ) -> Callable[..., Any]:
     """The rrule of a one-argument formula rule, written out whole: this is the hottest path of
     the library, and every call frame shows at n=10. ``get[xp]`` is the primal of namespace
     ``xp``. A real NumPy array ``x`` with a NumPy cotangent of the output's shape takes the fast
     pullback; anything else goes to ``generic(name, partial, x, xp, out, kind, proj, y_bar)``,
-    scalar_rule's pullback for every library (``kind, proj = arg_kind(x, xp)``)."""
+    scalar_rule's pullback for every library (``kind, proj = arg_kind(x, xp)``). ``strong``:
+    the cotangent multiplies as a strong zero (:func:`strong_product`), and is never written
+    into (its zeros are read after the product)."""
     p, is_const, is_zero = partial
     # what a pullback keeps of a large x and output: the record (shape, dtype) of one its partial
     # never reads (exp's reads the output alone, log1p's the argument alone), not the array
@@ -275,9 +290,15 @@ def unary_rrule(
                 p: Any = p,
                 is_const: bool = is_const,
                 is_zero: bool = is_zero,
+                strong: bool = strong,
             ) -> tuple[Any, Any]:  # values bound as defaults (see binary_rrule)
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
-                    v = None if chunk or is_const else unary_deferred(y_bar, p, xp, out, x)
+                    # a deferred cotangent may hold zeros: a strong rule takes the generic way
+                    v = (
+                        None
+                        if chunk or is_const or strong
+                        else unary_deferred(y_bar, p, xp, out, x)
+                    )
                     if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
                         return _NO, v  # a multiply's deferred +-1 * d (unary_deferred)
                     return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
@@ -285,6 +306,8 @@ def unary_rrule(
                     return _NO, _ZERO
                 if is_const:
                     v = _times(p, y_bar)
+                elif strong:
+                    v = strong_product(y_bar, p(xp, out, x), xp)
                 elif y_bar.size < INPLACE_SIZE:  # _scale's small case, without its call
                     v = y_bar * p(xp, out, x)
                 else:
@@ -296,7 +319,9 @@ def unary_rrule(
 
             return out, real_pullback
         if not (is_const or is_zero) and torch_fast.real_tensor(x):
-            return out, torch_fast.unary_pullback(name, partial, generic, arg_kind, x, xp, out)
+            return out, torch_fast.unary_pullback(
+                name, partial, generic, arg_kind, x, xp, out, strong
+            )
         kind, proj = arg_kind(x, xp)
         # a constant partial reads only x's shape and dtype: its record, not x
         xk = output(x) if is_const and type(x) is _ND else x
@@ -318,12 +343,14 @@ def binary_rrule(
     arg_kind: Callable[[Any, Any], tuple[str, Any]],
     reject_out: Callable[[str, dict[str, Any]], None],
     partial_args: Callable[[Any, Any, tuple[Any, ...]], tuple[Any, ...]],
+    strong: bool = False,
 ) -> Callable[..., Any]:
     """The rrule of a two-argument formula rule, written out whole (see :func:`unary_rrule`).
     Real NumPy operands (arrays or Python floats) with a NumPy cotangent of the output's shape
     take the fast pullback, anything else ``generic(name, spec, args, xp, out, kinds, y_bar)``.
     ``partial_args(xp, out, args)`` turns Python-float operands into 0-d arrays for the
-    partials; a broadcast cotangent is summed back by ``ProjectTo``."""
+    partials; a broadcast cotangent is summed back by ``ProjectTo``. ``strong``: the cotangent
+    multiplies a partial as a strong zero (:func:`strong_product`)."""
     (p0, c0, z0), (p1, c1, z1) = spec
     # partials that never read the output (multiply's, add's): a pullback then keeps the output's
     # record, not a large output (``Y * Z`` before a ``sum`` is freed as soon as it is summed)
@@ -378,6 +405,7 @@ def binary_rrule(
                 p1: Any = p1,
                 c1: bool = c1,
                 z1: bool = z1,
+                strong: bool = strong,
             ) -> tuple[Any, Any, Any]:
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, spec, args, xp, out, _REAL2, y_bar, chunk)
@@ -387,7 +415,9 @@ def binary_rrule(
                 if z0:
                     rx: Any = _ZERO
                 elif (big or tx is float) and not (c0 and p0 == 1 and _same(x, y_bar)):
-                    rx = Thunk(partial(_cotangent, x, p0, c0, y_bar, xp, out, args, partial_args))
+                    rx = Thunk(
+                        partial(_cotangent, x, p0, c0, y_bar, xp, out, args, partial_args, strong)
+                    )
                 else:
                     if c0:
                         v = _times(p0, y_bar)
@@ -395,7 +425,10 @@ def binary_rrule(
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
                         d = p0(xp, out, *pargs)
-                        v = y_bar * d if small else _scale(y_bar, d)
+                        if strong:
+                            v = strong_product(y_bar, d, xp)
+                        else:
+                            v = y_bar * d if small else _scale(y_bar, d)
                     if (
                         type(v) is _ND
                         and type(x) is _ND
@@ -410,7 +443,9 @@ def binary_rrule(
                 if z1:
                     ry: Any = _ZERO
                 elif (big or ty is float) and not (c1 and p1 == 1 and _same(y, y_bar)):
-                    ry = Thunk(partial(_cotangent, y, p1, c1, y_bar, xp, out, args, partial_args))
+                    ry = Thunk(
+                        partial(_cotangent, y, p1, c1, y_bar, xp, out, args, partial_args, strong)
+                    )
                 else:
                     if c1:
                         v = _times(p1, y_bar)
@@ -418,7 +453,10 @@ def binary_rrule(
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
                         d = p1(xp, out, *pargs)
-                        v = y_bar * d if small else _scale(y_bar, d)
+                        if strong:
+                            v = strong_product(y_bar, d, xp)
+                        else:
+                            v = y_bar * d if small else _scale(y_bar, d)
                     if (
                         type(v) is _ND
                         and type(y) is _ND
@@ -458,15 +496,18 @@ def _cotangent(
     out: Any,
     args: tuple[Any, ...],
     partial_args: Callable[[Any, Any, tuple[Any, ...]], tuple[Any, ...]],
+    strong: bool = False,
 ) -> Any:
     """The cotangent of operand ``a`` of a binary formula rule (partial ``p``, constant when
-    ``c``), what the fast pullback computes inline: the body of its deferred ``Thunk``."""
+    ``c``), what the fast pullback computes inline: the body of its deferred ``Thunk``
+    (``strong``: a strong-zero product, :func:`strong_product`)."""
     if c:
         v = _times(p, y_bar)
     else:
         tx, ty = type(args[0]), type(args[1])
         pargs = args if tx is _ND and ty is _ND else partial_args(xp, out, args)
-        v = _scale(y_bar, p(xp, out, *pargs))
+        d = p(xp, out, *pargs)
+        v = strong_product(y_bar, d, xp) if strong else _scale(y_bar, d)
     r = project(a, v)
     return ProjectTo(a, xp)(v) if r is None else r
 
@@ -845,7 +886,7 @@ def _signed(t: Any, shape: Any, dtype: Any) -> Any:
 
 def _partial_of(fn: Any) -> Any:
     """The partial ``d`` that the deferred product ``fn`` (see :func:`_signed`) multiplies."""
-    _, p, _, _, xp, out, args, partial_args = fn.args
+    _, p, _, _, xp, out, args, partial_args = fn.args[:8]
     pargs = args if type(args[0]) is _ND and type(args[1]) is _ND else partial_args(xp, out, args)
     return p(xp, out, *pargs)
 

@@ -92,13 +92,15 @@ scalar_rule(
 def _scaled(xp: Any, x: Any) -> tuple[Any, Any]:
     """``(r, u)`` with ``r = 1 / s`` and ``u = x / s`` for ``s = max(|Re x|, |Im x|, 1)`` (real,
     >= 1): ``1 + x^2 = s^2 (r^2 + u^2)`` with no overflow in ``x^2`` at ``|x| ~ 1e300``, and
-    ``s = 1``, so the same arithmetic as before, wherever ``|x| <= 1``."""
+    ``s = 1``, so the same arithmetic as before, wherever ``|x| <= 1``. For real ``x``,
+    ``u = x / max(|x|, 1)`` is ``clip(x, -1, 1)`` exactly, also at ``±inf`` (``inf / inf`` would
+    be NaN): ``r = 0, u = ±1`` there, so ``atan'`` and ``asinh'`` give their limit 0."""
     if xp.isdtype(x.dtype, "complex floating"):
         a = xp.maximum(xp.abs(xp.real(x)), xp.abs(xp.imag(x)))
-    else:
-        a = xp.abs(x)
-    s = xp.where(a > 1, a, xp.ones_like(a))
-    return 1 / s, x / s
+        s = xp.where(a > 1, a, xp.ones_like(a))
+        return 1 / s, x / s
+    a = xp.abs(x)
+    return 1 / xp.where(a > 1, a, xp.ones_like(a)), xp.clip(x, -1.0, 1.0)
 
 
 def _atan_dx(xp: Any, out: Any, x: Any) -> Any:
@@ -174,15 +176,18 @@ scalar_rule(
 
 def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
     # y * x**(y - 1), and 0 where y == 0 (x**0 is constant; at 0**0 the formula is 0 * inf):
-    # the exponent is made 1 there, so no inf is ever formed
+    # the exponent is made 1 there, so no inf is ever formed; and 0 where x**(y - 1) is 0 (its
+    # limit at y = ±inf, where the product is inf * 0: 0.5**inf, 2**-inf)
     if type(y) is int:
         return y * xp.pow(x, y - 1) if y != 0 else xp.zeros_like(out)
-    return y * xp.pow(x, xp.where(y == 0, xp.ones_like(y), y) - 1)
+    p = xp.pow(x, xp.where(y == 0, xp.ones_like(y), y) - 1)
+    return xp.where(p == 0, p, y * p)
 
 
 def _pow_dy(xp: Any, out: Any, x: Any, y: Any) -> Any:
-    # x**y * log(x), continued by 0 at x == 0 (where x**y -> 0 for y > 0) instead of 0 * -inf
-    return out * xp.log(safe(xp, x))
+    # x**y * log(x), continued by 0 at x == 0 (where x**y -> 0 for y > 0) instead of 0 * -inf,
+    # and 0 wherever x**y is 0 (its limit at x = inf for y < 0: x**y log x -> 0)
+    return xp.where(out == 0, xp.zeros_like(out), out * xp.log(safe(xp, x)))
 
 
 scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT)
@@ -194,7 +199,10 @@ def _atan2_d(sign: int, which: int) -> Any:
     def d(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
         r2 = x1 * x1 + x2 * x2
         num = x2 if which == 0 else x1
-        return sign * num / safe(xp, r2)  # 0 at the origin: the minimum-norm subgradient
+        # 0 at the origin (the minimum-norm subgradient) and at an infinite num (the limit of
+        # num / r2 ~ 1 / num; the formula is inf / inf there)
+        q = sign * num / safe(xp, r2)
+        return xp.where(xp.isinf(num), xp.zeros_like(q), q)
 
     return d
 
@@ -207,13 +215,20 @@ scalar_rule(
     domain=(R, POS),
     expect=TORCH_NO_SCALAR,
 )
-scalar_rule(
-    "hypot",
-    lambda xp, out, x1, x2: x1 / safe(xp, out),
-    lambda xp, out, x1, x2: x2 / safe(xp, out),
-    domain=(R, R),
-    expect=TORCH_NO_SCALAR,
-)
+def _hypot_d(which: int) -> Any:
+    def d(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
+        # x / hypot, 0 at the origin; at an infinite x its limit sign(x) / sqrt(k) for k
+        # infinite arguments (vector_norm's convention: 1/sqrt(2) each at (inf, inf))
+        x = x1 if which == 0 else x2
+        q = x / safe(xp, out)
+        both = xp.isinf(x1) & xp.isinf(x2)
+        lim = xp.where(both, math.sqrt(0.5) * xp.sign(x), xp.sign(x))
+        return xp.where(xp.isinf(x), lim, q)
+
+    return d
+
+
+scalar_rule("hypot", _hypot_d(0), _hypot_d(1), domain=(R, R), expect=TORCH_NO_SCALAR)
 
 
 def _copysign_dx(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
@@ -303,8 +318,11 @@ scalar_rule(
 def _quotient(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
     """The integer ``q`` with ``out = x1 - q * x2``, read back from the library's own result:
     ``floor(x1 / x2)`` can disagree with it (``remainder(0.25, 0.001)`` is computed with
-    quotient 249, while ``0.25 / 0.001`` rounds to 250)."""
-    return xp.round((x1 - out) / x2)
+    quotient 249, while ``0.25 / 0.001`` rounds to 250). At an infinite ``x2`` the result is
+    ``x1`` (``q = 0``) or, for ``remainder`` with signs that differ, ``x2`` itself (``q = -1``,
+    where the formula is ``inf / inf``)."""
+    q = xp.round((x1 - out) / x2)
+    return xp.where(xp.isinf(x2) & (out == x2), -xp.ones_like(q), q)
 
 
 # remainder(x1, x2) = x1 - q * x2 (q = floor(x1 / x2)), fmod likewise with q = trunc(x1 / x2):

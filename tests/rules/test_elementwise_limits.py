@@ -1,0 +1,142 @@
+"""Derivatives at ±inf and strong zeros (docs/conventions.md), generated from the registry: every
+elementwise registration with a real domain, every argument at ``+inf`` and ``-inf``."""
+
+from __future__ import annotations
+
+import importlib
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.core.registry import Registration, registrations
+
+BIG = (1e100, 1e300)  # where the derivative's limit at infinity is read, with the same formula
+
+
+def _function(reg: Registration) -> Any:
+    if reg.family == "callable":
+        return reg.target
+    head, _, tail = str(reg.target).rpartition(".")
+    mod: Any = np
+    if reg.family == "scipy":
+        mod = importlib.import_module(f"scipy.{head}")
+    elif head:
+        mod = getattr(np, head)
+    return getattr(mod, tail, None)
+
+
+def _elementwise() -> list[Registration]:
+    return [
+        r
+        for r in registrations()
+        if r.domain is not None
+        and not r.non_differentiable
+        and r.rrule is not None
+        and r.frule is not None
+        and any(isinstance(d, tuple) for d in r.domain)
+        and _function(r) is not None
+    ]
+
+
+ELEMENTWISE = _elementwise()
+
+
+def _points(reg: Registration, i: int, sign: int) -> list[list[Any]]:
+    """Argument lists with argument ``i`` at ``sign * inf`` and each other argument at two
+    finite points of its domain (an integer argument at 2)."""
+    others: list[list[Any]] = []
+    for j, d in enumerate(reg.domain or ()):
+        if j == i:
+            others.append([sign * math.inf])
+        elif isinstance(d, tuple):
+            lo, hi = d
+            others.append([lo + (hi - lo) / 4, hi - (hi - lo) / 4])
+        else:
+            others.append([2])
+    out: list[list[Any]] = [[]]
+    for vals in others:
+        out = [p + [v] for p in out for v in vals]
+    return out
+
+
+def _arrays(args: list[Any]) -> list[Any]:
+    return [np.array([a]) if isinstance(a, float) else np.array([a], dtype=np.int64) for a in args]
+
+
+def _derivatives(f: Any, args: list[Any], j: int) -> tuple[float, float]:
+    """d f / d args[j] through the rrule's pullback and through the frule."""
+    arrs = _arrays(args)
+    _, pb = cr.rrule(f, *arrs)
+    r = cr.unthunk(pb(np.ones(1))[1 + j])
+    tangents = [cr.NoTangent()] + [
+        np.ones(1) if k == j else cr.ZeroTangent() for k in range(len(arrs))
+    ]
+    _, t = cr.frule(tuple(tangents), f, *arrs)
+
+    def value(v: Any) -> float:
+        return 0.0 if isinstance(v, cr.AbstractZero) else float(np.asarray(v).ravel()[0])
+
+    return value(r), value(t)
+
+
+def _limit(values: list[float]) -> float | None:
+    """The limit the derivatives at ``BIG`` points to, ``None`` where it has none (they
+    oscillate: ``sin``), NaN where they are NaN (outside the domain)."""
+    a, b = values
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if a == b:
+        return b
+    if abs(b) < abs(a) < 1e-20:  # decays to 0 (1e-100, 1e-300: 1 / x)
+        return 0.0
+    if abs(b) > abs(a) > 1e20 and (a > 0) == (b > 0):  # grows without bound (2x, e^x)
+        return math.copysign(math.inf, b)
+    if math.isclose(a, b, rel_tol=1e-9):
+        return b
+    return None
+
+
+def _cases() -> list[Any]:
+    cases = []
+    for reg in ELEMENTWISE:
+        for i, d in enumerate(reg.domain or ()):
+            if isinstance(d, tuple):
+                for sign in (1, -1):
+                    cases.append(pytest.param(reg, i, sign, id=f"{reg.name}-x{i}-{'+-'[sign < 0]}inf"))
+    return cases
+
+
+@pytest.mark.parametrize(("reg", "i", "sign"), _cases())
+def test_defect7_derivative_limit_at_inf(reg: Registration, i: int, sign: int) -> None:
+    """Argument ``i`` at ``sign * inf``: where the library's primal is a number there, each
+    partial is the limit of the derivative (the same formula at 1e100 and 1e300), and NaN
+    where the derivative has no limit (``sin``, ``cos``); never NaN where the limit exists."""
+    f = _function(reg)
+    for args in _points(reg, i, sign):
+        for j, d in enumerate(reg.domain or ()):
+            if not isinstance(d, tuple):
+                continue
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore", RuntimeWarning)
+                primal = float(np.asarray(f(*_arrays(args))).ravel()[0])
+                got, pushed = _derivatives(f, args, j)
+                near = []
+                for big in BIG:
+                    b = list(args)
+                    b[i] = sign * big
+                    near.append(_derivatives(f, b, j)[0])
+            where = f"{reg.name} at {args}, d/dx{j}"
+            assert got == pushed or (math.isnan(got) and math.isnan(pushed)), (where, got, pushed)
+            if math.isnan(primal):
+                continue  # no value to differentiate there (sqrt(-inf), sin(inf))
+            limit = _limit(near)
+            if limit is None:
+                assert math.isnan(got), f"{where}: {got}, but the derivative has no limit: {near}"
+            elif math.isnan(limit):
+                continue
+            else:
+                assert got == limit or math.isclose(got, limit, rel_tol=1e-9), (where, got, near)
