@@ -72,20 +72,26 @@ def _tanh_dx(xp: Any, out: Any, x: Any) -> Any:
 scalar_rule("sin", lambda xp, out, x: xp.cos(x), domain=(R,), complex=C_ANY)
 scalar_rule("cos", lambda xp, out, x: -xp.sin(x), domain=(R,), complex=C_ANY)
 scalar_rule("tan", lambda xp, out, x: 1 + out * out, domain=((-1.2, 1.2),), complex=C_ANY)
-scalar_rule("sinh", lambda xp, out, x: xp.cosh(x), domain=(R,), complex=C_ANY)
-scalar_rule("cosh", lambda xp, out, x: xp.sinh(x), domain=(R,), complex=C_ANY)
+# strong_zero=True (docs/conventions.md): a partial that is inf or NaN at finite inputs (sqrt
+# at 0, exp past its overflow) or that carries an operand an upstream masked-out branch made
+# non-finite (multiply, divide, pow): a zero cotangent gives 0 there, not 0 * inf = NaN
+SZ = {"strong_zero": True}
+scalar_rule("sinh", lambda xp, out, x: xp.cosh(x), domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("cosh", lambda xp, out, x: xp.sinh(x), domain=(R,), complex=C_ANY, **SZ)
 scalar_rule("tanh", _tanh_dx, domain=(R,), complex=C_ANY)
 scalar_rule(
     ("asin", "numpy:arcsin"),
     lambda xp, out, x: 1 / xp.sqrt(1 - x * x),
     domain=(UNIT,),
     complex=C_UNIT,
+    **SZ,
 )
 scalar_rule(
     ("acos", "numpy:arccos"),
     lambda xp, out, x: -1 / xp.sqrt(1 - x * x),
     domain=(UNIT,),
     complex=C_UNIT,
+    **SZ,
 )
 
 
@@ -126,8 +132,9 @@ scalar_rule(
     lambda xp, out, x: 1 / (xp.sqrt(x - 1) * xp.sqrt(x + 1)),
     domain=((1.2, 3.0),),
     complex=(1.2, 2.5, -1.0, 1.0),
+    **SZ,
 )
-scalar_rule(("atanh", "numpy:arctanh"), _atanh_dx, domain=(UNIT,), complex=C_UNIT)
+scalar_rule(("atanh", "numpy:arctanh"), _atanh_dx, domain=(UNIT,), complex=C_UNIT, **SZ)
 
 
 def _log1p_dx(xp: Any, out: Any, x: Any) -> Any:
@@ -136,15 +143,21 @@ def _log1p_dx(xp: Any, out: Any, x: Any) -> Any:
     return 1 / (1 + x) if fast is None else fast
 
 
-scalar_rule("exp", lambda xp, out, x: out, domain=(R,), complex=C_ANY)
-scalar_rule("expm1", lambda xp, out, x: out + 1, domain=(R,), complex=C_ANY)
-scalar_rule("log", lambda xp, out, x: 1 / x, domain=(POS,), complex=C_RIGHT)
-scalar_rule("log1p", _log1p_dx, domain=((-0.6, 2.0),), complex=C_RIGHT)
-scalar_rule("log2", lambda xp, out, x: 1 / (x * math.log(2)), domain=(POS,), complex=C_RIGHT)
-scalar_rule("log10", lambda xp, out, x: 1 / (x * math.log(10)), domain=(POS,), complex=C_RIGHT)
-scalar_rule("sqrt", lambda xp, out, x: 1 / (2 * out), domain=(POS,), complex=C_RIGHT)
+scalar_rule("exp", lambda xp, out, x: out, domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("expm1", lambda xp, out, x: out + 1, domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("log", lambda xp, out, x: 1 / x, domain=(POS,), complex=C_RIGHT, **SZ)
+scalar_rule("log1p", _log1p_dx, domain=((-0.6, 2.0),), complex=C_RIGHT, **SZ)
+scalar_rule("log2", lambda xp, out, x: 1 / (x * math.log(2)), domain=(POS,), complex=C_RIGHT, **SZ)
+scalar_rule(
+    "log10",
+    lambda xp, out, x: 1 / (x * math.log(10)),
+    domain=(POS,),
+    complex=C_RIGHT,
+    **SZ,
+)
+scalar_rule("sqrt", lambda xp, out, x: 1 / (2 * out), domain=(POS,), complex=C_RIGHT, **SZ)
 scalar_rule("square", lambda xp, out, x: 2 * x, domain=(R,), complex=C_ANY)
-scalar_rule("reciprocal", lambda xp, out, x: -(out * out), domain=(POS,), complex=C_RIGHT)
+scalar_rule("reciprocal", lambda xp, out, x: -(out * out), domain=(POS,), complex=C_RIGHT, **SZ)
 scalar_rule("negative", -1, domain=(R,), complex=C_ANY)
 scalar_rule("positive", 1, domain=(R,), complex=C_ANY)
 # torch's own functions of these names (the registry covers torch.atan2 itself) refuse a Python
@@ -163,7 +176,12 @@ scalar_rule("nextafter", 1, 0, domain=(R, R), expect=TORCH_NO_SCALAR)
 scalar_rule("add", 1, 1, domain=(R, R), complex=C_ANY)
 scalar_rule("subtract", 1, -1, domain=(R, R), complex=C_ANY)
 scalar_rule(
-    "multiply", lambda xp, out, x, y: y, lambda xp, out, x, y: x, domain=(R, R), complex=C_ANY
+    "multiply",
+    lambda xp, out, x, y: y,
+    lambda xp, out, x, y: x,
+    domain=(R, R),
+    complex=C_ANY,
+    **SZ,
 )
 scalar_rule(
     ("divide", "numpy:true_divide"),
@@ -171,6 +189,7 @@ scalar_rule(
     lambda xp, out, x, y: -out / y,
     domain=(R, POS),
     complex=C_RIGHT,
+    **SZ,
 )
 
 
@@ -190,8 +209,8 @@ def _pow_dy(xp: Any, out: Any, x: Any, y: Any) -> Any:
     return xp.where(out == 0, xp.zeros_like(out), out * xp.log(safe(xp, x)))
 
 
-scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT)
-scalar_rule("numpy:float_power", _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT)
+scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT, **SZ)
+scalar_rule("numpy:float_power", _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT, **SZ)
 
 
 # --- real binary functions --------------------------------------------------------------------
@@ -215,6 +234,8 @@ scalar_rule(
     domain=(R, POS),
     expect=TORCH_NO_SCALAR,
 )
+
+
 def _hypot_d(which: int) -> Any:
     def d(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
         # x / hypot, 0 at the origin; at an infinite x its limit sign(x) / sqrt(k) for k
@@ -342,8 +363,8 @@ scalar_rule(
 scalar_rule("floor_divide", 0, 0, domain=((2.2, 2.8), (1.0, 1.04)))
 
 # --- NumPy-only real functions ----------------------------------------------------------------
-scalar_rule("numpy:exp2", lambda xp, out, x: out * math.log(2), domain=(R,), complex=C_ANY)
-scalar_rule("numpy:cbrt", lambda xp, out, x: 1 / (3 * out * out), domain=(POS,))
+scalar_rule("numpy:exp2", lambda xp, out, x: out * math.log(2), domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("numpy:cbrt", lambda xp, out, x: 1 / (3 * out * out), domain=(POS,), **SZ)
 scalar_rule(("numpy:deg2rad", "numpy:radians"), math.pi / 180, domain=(R,))
 scalar_rule(("numpy:rad2deg", "numpy:degrees"), 180 / math.pi, domain=(R,))
 

@@ -59,7 +59,7 @@ def _points(reg: Registration, i: int, sign: int) -> list[list[Any]]:
             others.append([2])
     out: list[list[Any]] = [[]]
     for vals in others:
-        out = [p + [v] for p in out for v in vals]
+        out = [[*p, v] for p in out for v in vals]
     return out
 
 
@@ -106,7 +106,9 @@ def _cases() -> list[Any]:
         for i, d in enumerate(reg.domain or ()):
             if isinstance(d, tuple):
                 for sign in (1, -1):
-                    cases.append(pytest.param(reg, i, sign, id=f"{reg.name}-x{i}-{'+-'[sign < 0]}inf"))
+                    cases.append(
+                        pytest.param(reg, i, sign, id=f"{reg.name}-x{i}-{'+-'[sign < 0]}inf")
+                    )
     return cases
 
 
@@ -140,3 +142,52 @@ def test_defect7_derivative_limit_at_inf(reg: Registration, i: int, sign: int) -
                 continue
             else:
                 assert got == limit or math.isclose(got, limit, rel_tol=1e-9), (where, got, near)
+
+
+# --- strong zero --------------------------------------------------------------------------------
+STRONG = [r for r in ELEMENTWISE if r.strong_zero]
+# where partials are inf or NaN: poles, branch points, overflow, non-finite operands
+SPECIAL = (0.0, 1.0, -1.0, 1000.0, -1000.0, math.inf, -math.inf, math.nan)
+
+
+def test_strong_zero_is_declared() -> None:
+    names = {r.name for r in STRONG}
+    assert {"sqrt", "log", "divide", "multiply", "pow", "exp"} <= names
+
+
+@pytest.mark.parametrize("reg", STRONG, ids=lambda r: r.name)
+def test_strong_zero_where_the_partial_is_not_finite(reg: Registration) -> None:
+    """Every rule declared ``strong_zero``: at each point where a partial is ``inf`` or NaN (the
+    cotangent 1 pulls back a non-finite value), a zero cotangent pulls back 0, and a zero
+    tangent pushes forward 0 -- never ``0 * inf = NaN``. Both paths: NumPy's fast pullback and
+    the generic one (a cotangent of another dtype)."""
+    f = _function(reg)
+    domain = reg.domain or ()
+    grids = [list(SPECIAL) if isinstance(d, tuple) else [2] for d in domain]
+    points: list[list[Any]] = [[]]
+    for vals in grids:
+        points = [[*p, v] for p in points for v in vals]
+    found = 0
+    for args in points:
+        arrs = _arrays(args)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            _, pb = cr.rrule(f, *arrs)
+            ones = [cr.unthunk(v) for v in pb(np.ones(1))[1:]]
+            zeros = [cr.unthunk(v) for v in pb(np.zeros(1))[1:]]
+            zeros32 = [cr.unthunk(v) for v in pb(np.zeros(1, dtype=np.float32))[1:]]
+            for j, (one, zero, zero32) in enumerate(zip(ones, zeros, zeros32)):
+                if isinstance(one, cr.AbstractZero) or not isinstance(domain[j], tuple):
+                    continue
+                if np.all(np.isfinite(one)):
+                    continue
+                found += 1
+                where = f"{reg.name} at {args}, argument {j}: partial {one}"
+                assert np.all(np.asarray(zero) == 0), (where, zero)
+                assert np.all(np.asarray(zero32) == 0), (where, zero32)
+                tangents = [cr.NoTangent()] + [
+                    np.zeros(1) if k == j else cr.ZeroTangent() for k in range(len(arrs))
+                ]
+                _, t = cr.frule(tuple(tangents), f, *arrs)
+                assert isinstance(t, cr.AbstractZero) or np.all(np.asarray(t) == 0), (where, t)
+    assert found, f"{reg.name} is declared strong_zero but no partial is inf or NaN at {SPECIAL}"
