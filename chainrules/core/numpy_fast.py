@@ -41,6 +41,7 @@ of these, that the fast and the generic path give the same arrays (values, shape
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from sys import getrefcount
@@ -73,6 +74,8 @@ _ND = np.ndarray
 _add_reduce = np.add.reduce
 _asarray = np.asarray
 _multiply = np.multiply
+_vdot = np.vdot
+_isfinite = math.isfinite
 _REAL2 = ("f", None, "f", None)  # the generic binary pullback's kinds for two real operands
 # From this many elements of the cotangent on, a binary fast pullback defers each operand's
 # cotangent that costs a pass (a partial other than 1, a broadcast operand summed back) as a
@@ -132,10 +135,15 @@ def strong_product(v: Any, d: Any, xp: Any) -> Any:
     """``v * d`` with ``v`` a **strong zero** (docs/conventions.md): where ``v`` (a cotangent or
     a tangent) is exactly 0 the product is 0, also where the partial ``d`` is ``inf`` or NaN
     (``0 * inf`` would be NaN). The formula rules declared ``strong_zero=True`` multiply this
-    way; a mask and a select, with no host read (a NumPy product is masked in place)."""
+    way; a mask and a select, with no host read on a device. A NumPy product (host memory: the
+    read synchronises nothing) is masked in place, and only when it holds an ``inf`` or a NaN:
+    one reduction finds out (``vdot`` below ``INPLACE_SIZE``, where a ufunc's reduction costs
+    more than BLAS's call), cheaper than the mask at every size."""
     r = v * d
     if type(r) is _ND:
-        np.copyto(r, 0, where=(v == 0))
+        check = _vdot(r, r) if r.size < INPLACE_SIZE else _add_reduce(r, None)
+        if not _isfinite(abs(check)):  # abs: a complex vdot too
+            np.putmask(r, v == 0, 0)
         return r
     return xp.where(v == 0, xp.zeros_like(r), r)
 

@@ -191,3 +191,56 @@ def test_strong_zero_where_the_partial_is_not_finite(reg: Registration) -> None:
                 _, t = cr.frule(tuple(tangents), f, *arrs)
                 assert isinstance(t, cr.AbstractZero) or np.all(np.asarray(t) == 0), (where, t)
     assert found, f"{reg.name} is declared strong_zero but no partial is inf or NaN at {SPECIAL}"
+
+
+def test_strong_zero_standard_scaler_gradient() -> None:
+    """scikit-learn's ``StandardScaler`` through ``chainrules.ad`` (issue 26): its incremental
+    variance computes ``0 / 0`` in a branch that a masked write then overwrites, and
+    ``scale[scale == 0] = 1`` overwrites ``sqrt(0)``, whose partial is ``inf``. The zero
+    cotangents of the overwritten elements pull back to 0 through ``multiply``, ``pow``,
+    ``divide`` and ``sqrt`` (strong zero), so the gradient is finite: finite differences' on
+    the columns that vary, and 0 on the constant column (its scale is the constant 1, and its
+    centred values are 0, where ``z**3`` has derivative 0). SciPy reads ``SCIPY_ARRAY_API`` at
+    its import: a subprocess."""
+    pytest.importorskip("sklearn")
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    code = """
+        import warnings
+        import numpy as np, sklearn
+        from sklearn.preprocessing import StandardScaler
+        from chainrules import ad
+        sklearn.set_config(array_api_dispatch=True)
+
+        def loss(x):
+            return np.sum(StandardScaler().fit_transform(x) ** 3)
+
+        rng = np.random.default_rng(0)
+        for constant in (False, True):
+            x = rng.normal(size=(6, 3))
+            if constant:
+                x[:, 1] = 2.0
+            with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+                warnings.simplefilter("ignore", RuntimeWarning)  # sqrt's partial at 0 is inf
+                g = np.asarray(ad.grad(loss)(x))
+            assert np.all(np.isfinite(g)), g
+            varying = [0, 2] if constant else [0, 1, 2]
+            h = 1e-6
+            for i in range(x.shape[0]):
+                for j in varying:
+                    e = np.zeros_like(x)
+                    e[i, j] = h
+                    fd = (loss(x + e) - loss(x - e)) / (2 * h)
+                    assert abs(g[i, j] - fd) <= 1e-5 * max(1.0, abs(fd)), (i, j, g[i, j], fd)
+            if constant:
+                assert np.all(g[:, 1] == 0), g[:, 1]
+        print("ok")
+    """
+    env = {**os.environ, "SCIPY_ARRAY_API": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
