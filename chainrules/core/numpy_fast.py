@@ -135,11 +135,16 @@ def strong_product(v: Any, d: Any, xp: Any) -> Any:
     """``v * d`` with ``v`` a **strong zero** (docs/conventions.md): where ``v`` (a cotangent or
     a tangent) is exactly 0 the product is 0, also where the partial ``d`` is ``inf`` or NaN
     (``0 * inf`` would be NaN). The formula rules declared ``strong_zero=True`` multiply this
-    way; a mask and a select, with no host read on a device. A NumPy product (host memory: the
-    read synchronises nothing) is masked in place, and only when it holds an ``inf`` or a NaN:
-    one reduction finds out (``vdot`` below ``INPLACE_SIZE``, where a ufunc's reduction costs
-    more than BLAS's call), cheaper than the mask at every size."""
-    r = v * d
+    way (:func:`strong_zero`)."""
+    return strong_zero(v * d, v, xp)
+
+
+def strong_zero(r: Any, v: Any, xp: Any) -> Any:
+    """The product ``r = v * d`` with 0 wherever ``v`` is 0: a mask and a select, with no host
+    read on a device. A NumPy product (host memory: the read synchronises nothing) is masked in
+    place, and only when it holds an ``inf`` or a NaN: one reduction finds out (``vdot`` below
+    ``INPLACE_SIZE``, where a ufunc's reduction costs more than BLAS's call), cheaper than the
+    mask at every size. ``v`` must be intact (not overwritten by the product)."""
     if type(r) is _ND:
         check = _vdot(r, r) if r.size < INPLACE_SIZE else _add_reduce(r, None)
         if not _isfinite(abs(check)):  # abs: a complex vdot too
@@ -186,7 +191,7 @@ if _pullback_of(_held) <= HANDED:
 del _box, _held
 
 
-def _scale(y_bar: Any, d: Any, handed: bool = False) -> Any:
+def _scale(y_bar: Any, d: Any, handed: bool = False, strong: bool = False) -> Any:
     """``y_bar * d``, written into ``d`` when ``d`` is a fresh NumPy temporary of the product's
     shape and dtype: it owns its memory (not a view of ``x`` or of the output) and no one else
     holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written). When
@@ -200,7 +205,9 @@ def _scale(y_bar: Any, d: Any, handed: bool = False) -> Any:
     unary rule's). Then, when ``d`` is held (``exp``'s partial is its output) and ``y_bar`` is a
     cotangent the engine handed over (the reference count ``HANDED``: no one else holds it), an
     array of the product's shape and dtype that owns its writeable memory, the product is
-    written into ``y_bar``: a chain of elementwise pullbacks then reuses one buffer."""
+    written into ``y_bar``: a chain of elementwise pullbacks then reuses one buffer.
+    ``strong``: a strong-zero rule (:func:`strong_zero`) reads ``y_bar``'s zeros after the
+    product, so it is written into only where ``d`` is finite (then no zero of it matters)."""
     if (
         type(d) is _ND
         and d.size >= INPLACE_SIZE  # 0-d: ``y_bar * d`` is a NumPy scalar; small: no gain
@@ -217,6 +224,7 @@ def _scale(y_bar: Any, d: Any, handed: bool = False) -> Any:
             and getrefcount(y_bar) <= HANDED
             and y_bar.flags.owndata
             and y_bar.flags.writeable
+            and (not strong or _isfinite(abs(_add_reduce(d, None))))
         ):
             return _multiply(y_bar, d, out=y_bar)
     return y_bar * d
@@ -314,8 +322,11 @@ def unary_rrule(
                     return _NO, _ZERO
                 if is_const:
                     v = _times(p, y_bar)
-                elif strong:
-                    v = strong_product(y_bar, p(xp, out, x), xp)
+                elif strong:  # y_bar's zeros are read after the product (_scale's strong)
+                    if y_bar.size < INPLACE_SIZE:
+                        v = strong_zero(y_bar * p(xp, out, x), y_bar, xp)
+                    else:
+                        v = strong_zero(_scale(y_bar, p(xp, out, x), True, True), y_bar, xp)
                 elif y_bar.size < INPLACE_SIZE:  # _scale's small case, without its call
                     v = y_bar * p(xp, out, x)
                 else:
@@ -433,10 +444,9 @@ def binary_rrule(
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
                         d = p0(xp, out, *pargs)
+                        v = y_bar * d if small else _scale(y_bar, d)
                         if strong:
-                            v = strong_product(y_bar, d, xp)
-                        else:
-                            v = y_bar * d if small else _scale(y_bar, d)
+                            v = strong_zero(v, y_bar, xp)
                     if (
                         type(v) is _ND
                         and type(x) is _ND
@@ -461,10 +471,9 @@ def binary_rrule(
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
                         d = p1(xp, out, *pargs)
+                        v = y_bar * d if small else _scale(y_bar, d)
                         if strong:
-                            v = strong_product(y_bar, d, xp)
-                        else:
-                            v = y_bar * d if small else _scale(y_bar, d)
+                            v = strong_zero(v, y_bar, xp)
                     if (
                         type(v) is _ND
                         and type(y) is _ND
@@ -514,8 +523,9 @@ def _cotangent(
     else:
         tx, ty = type(args[0]), type(args[1])
         pargs = args if tx is _ND and ty is _ND else partial_args(xp, out, args)
-        d = p(xp, out, *pargs)
-        v = strong_product(y_bar, d, xp) if strong else _scale(y_bar, d)
+        v = _scale(y_bar, p(xp, out, *pargs))
+        if strong:
+            v = strong_zero(v, y_bar, xp)
     r = project(a, v)
     return ProjectTo(a, xp)(v) if r is None else r
 
