@@ -150,6 +150,8 @@ def strong_zero(r: Any, v: Any, xp: Any) -> Any:
         if not _isfinite(abs(check)):  # abs: a complex vdot too
             np.putmask(r, v == 0, 0)
         return r
+    if not hasattr(v, "shape"):  # a Python number (a scalar argument's tangent): no array read
+        return r if v != 0 or not hasattr(r, "shape") else xp.zeros_like(r)
     return xp.where(v == 0, xp.zeros_like(r), r)
 
 
