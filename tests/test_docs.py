@@ -224,3 +224,22 @@ def test_conventions_complex_example_prints_what_the_page_shows() -> None:
         with contextlib.redirect_stdout(out):
             exec(compile(code, "docs/conventions.md", "exec"), {"__name__": "docs"})
         assert out.getvalue().split() == want.split()
+
+
+@pytest.mark.parametrize(
+    "heading", ["## Derivatives at ±inf", "## Zero cotangents through masks (strong zero)"]
+)
+def test_conventions_examples_print_what_they_say(heading: str) -> None:
+    """Each block of these sections of ``docs/conventions.md`` runs, and prints exactly the lines
+    its ``# Output:`` comment quotes."""
+    blocks = re.findall(r"```python\n(.*?)```", _section("conventions.md", heading), re.S)
+    assert blocks
+    for block in blocks:
+        code, _, quoted = block.partition("# Output:\n")
+        want = [ln[2:] if ln.startswith("# ") else ln[1:] for ln in quoted.splitlines()]
+        assert want, f"{heading}: a block without '# Output:'"
+        ns: dict[str, object] = {"__name__": "docs", "np": np, "cr": cr}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, f"docs/conventions.md {heading}", "exec"), ns)
+        assert out.getvalue().splitlines() == want

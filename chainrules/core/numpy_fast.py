@@ -41,6 +41,7 @@ of these, that the fast and the generic path give the same arrays (values, shape
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from sys import getrefcount
@@ -73,6 +74,8 @@ _ND = np.ndarray
 _add_reduce = np.add.reduce
 _asarray = np.asarray
 _multiply = np.multiply
+_vdot = np.vdot
+_isfinite = math.isfinite
 _REAL2 = ("f", None, "f", None)  # the generic binary pullback's kinds for two real operands
 # From this many elements of the cotangent on, a binary fast pullback defers each operand's
 # cotangent that costs a pass (a partial other than 1, a broadcast operand summed back) as a
@@ -128,6 +131,30 @@ def _times(p: Any, v: Any) -> Any:
     return v * p
 
 
+def strong_product(v: Any, d: Any, xp: Any) -> Any:
+    """``v * d`` with ``v`` a **strong zero** (docs/conventions.md): where ``v`` (a cotangent or
+    a tangent) is exactly 0 the product is 0, also where the partial ``d`` is ``inf`` or NaN
+    (``0 * inf`` would be NaN). The formula rules declared ``strong_zero=True`` multiply this
+    way (:func:`strong_zero`)."""
+    return strong_zero(v * d, v, xp)
+
+
+def strong_zero(r: Any, v: Any, xp: Any) -> Any:
+    """The product ``r = v * d`` with 0 wherever ``v`` is 0: a mask and a select, with no host
+    read on a device. A NumPy product (host memory: the read synchronises nothing) is masked in
+    place, and only when it holds an ``inf`` or a NaN: one reduction finds out (``vdot`` below
+    ``INPLACE_SIZE``, where a ufunc's reduction costs more than BLAS's call), cheaper than the
+    mask at every size. ``v`` must be intact (not overwritten by the product)."""
+    if type(r) is _ND:
+        check = _vdot(r, r) if r.size < INPLACE_SIZE else _add_reduce(r, None)
+        if not _isfinite(abs(check)):  # abs: a complex vdot too
+            np.putmask(r, v == 0, 0)
+        return r
+    if not hasattr(v, "shape"):  # a Python number (a scalar argument's tangent): no array read
+        return r if v != 0 or not hasattr(r, "shape") else xp.zeros_like(r)
+    return xp.where(v == 0, xp.zeros_like(r), r)
+
+
 INPLACE_SIZE = 1 << 12  # elements: from here on a fresh buffer's allocation shows
 
 
@@ -166,7 +193,7 @@ if _pullback_of(_held) <= HANDED:
 del _box, _held
 
 
-def _scale(y_bar: Any, d: Any, handed: bool = False) -> Any:
+def _scale(y_bar: Any, d: Any, handed: bool = False, strong: bool = False) -> Any:
     """``y_bar * d``, written into ``d`` when ``d`` is a fresh NumPy temporary of the product's
     shape and dtype: it owns its memory (not a view of ``x`` or of the output) and no one else
     holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written). When
@@ -180,7 +207,9 @@ def _scale(y_bar: Any, d: Any, handed: bool = False) -> Any:
     unary rule's). Then, when ``d`` is held (``exp``'s partial is its output) and ``y_bar`` is a
     cotangent the engine handed over (the reference count ``HANDED``: no one else holds it), an
     array of the product's shape and dtype that owns its writeable memory, the product is
-    written into ``y_bar``: a chain of elementwise pullbacks then reuses one buffer."""
+    written into ``y_bar``: a chain of elementwise pullbacks then reuses one buffer.
+    ``strong``: a strong-zero rule (:func:`strong_zero`) reads ``y_bar``'s zeros after the
+    product, so it is written into only where ``d`` is finite (then no zero of it matters)."""
     if (
         type(d) is _ND
         and d.size >= INPLACE_SIZE  # 0-d: ``y_bar * d`` is a NumPy scalar; small: no gain
@@ -197,6 +226,7 @@ def _scale(y_bar: Any, d: Any, handed: bool = False) -> Any:
             and getrefcount(y_bar) <= HANDED
             and y_bar.flags.owndata
             and y_bar.flags.writeable
+            and (not strong or _isfinite(abs(_add_reduce(d, None))))
         ):
             return _multiply(y_bar, d, out=y_bar)
     return y_bar * d
@@ -209,12 +239,15 @@ def unary_rrule(
     generic: Callable[..., Any],
     arg_kind: Callable[[Any, Any], tuple[str, Any]],
     reject_out: Callable[[str, dict[str, Any]], None],
+    strong: bool = False,
 ) -> Callable[..., Any]:
     """The rrule of a one-argument formula rule, written out whole: this is the hottest path of
     the library, and every call frame shows at n=10. ``get[xp]`` is the primal of namespace
     ``xp``. A real NumPy array ``x`` with a NumPy cotangent of the output's shape takes the fast
     pullback; anything else goes to ``generic(name, partial, x, xp, out, kind, proj, y_bar)``,
-    scalar_rule's pullback for every library (``kind, proj = arg_kind(x, xp)``)."""
+    scalar_rule's pullback for every library (``kind, proj = arg_kind(x, xp)``). ``strong``:
+    the cotangent multiplies as a strong zero (:func:`strong_product`), and is never written
+    into (its zeros are read after the product)."""
     p, is_const, is_zero = partial
     # what a pullback keeps of a large x and output: the record (shape, dtype) of one its partial
     # never reads (exp's reads the output alone, log1p's the argument alone), not the array
@@ -275,9 +308,15 @@ def unary_rrule(
                 p: Any = p,
                 is_const: bool = is_const,
                 is_zero: bool = is_zero,
+                strong: bool = strong,
             ) -> tuple[Any, Any]:  # values bound as defaults (see binary_rrule)
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
-                    v = None if chunk or is_const else unary_deferred(y_bar, p, xp, out, x)
+                    # a deferred cotangent may hold zeros: a strong rule takes the generic way
+                    v = (
+                        None
+                        if chunk or is_const or strong
+                        else unary_deferred(y_bar, p, xp, out, x)
+                    )
                     if type(v) is _ND and v.shape == x.shape and v.dtype == x.dtype:
                         return _NO, v  # a multiply's deferred +-1 * d (unary_deferred)
                     return generic(name, partial, x, xp, out, "f", None, y_bar, chunk)
@@ -285,6 +324,11 @@ def unary_rrule(
                     return _NO, _ZERO
                 if is_const:
                     v = _times(p, y_bar)
+                elif strong:  # y_bar's zeros are read after the product (_scale's strong)
+                    if y_bar.size < INPLACE_SIZE:
+                        v = strong_zero(y_bar * p(xp, out, x), y_bar, xp)
+                    else:
+                        v = strong_zero(_scale(y_bar, p(xp, out, x), True, True), y_bar, xp)
                 elif y_bar.size < INPLACE_SIZE:  # _scale's small case, without its call
                     v = y_bar * p(xp, out, x)
                 else:
@@ -296,7 +340,9 @@ def unary_rrule(
 
             return out, real_pullback
         if not (is_const or is_zero) and torch_fast.real_tensor(x):
-            return out, torch_fast.unary_pullback(name, partial, generic, arg_kind, x, xp, out)
+            return out, torch_fast.unary_pullback(
+                name, partial, generic, arg_kind, x, xp, out, strong
+            )
         kind, proj = arg_kind(x, xp)
         # a constant partial reads only x's shape and dtype: its record, not x
         xk = output(x) if is_const and type(x) is _ND else x
@@ -318,12 +364,14 @@ def binary_rrule(
     arg_kind: Callable[[Any, Any], tuple[str, Any]],
     reject_out: Callable[[str, dict[str, Any]], None],
     partial_args: Callable[[Any, Any, tuple[Any, ...]], tuple[Any, ...]],
+    strong: bool = False,
 ) -> Callable[..., Any]:
     """The rrule of a two-argument formula rule, written out whole (see :func:`unary_rrule`).
     Real NumPy operands (arrays or Python floats) with a NumPy cotangent of the output's shape
     take the fast pullback, anything else ``generic(name, spec, args, xp, out, kinds, y_bar)``.
     ``partial_args(xp, out, args)`` turns Python-float operands into 0-d arrays for the
-    partials; a broadcast cotangent is summed back by ``ProjectTo``."""
+    partials; a broadcast cotangent is summed back by ``ProjectTo``. ``strong``: the cotangent
+    multiplies a partial as a strong zero (:func:`strong_product`)."""
     (p0, c0, z0), (p1, c1, z1) = spec
     # partials that never read the output (multiply's, add's): a pullback then keeps the output's
     # record, not a large output (``Y * Z`` before a ``sum`` is freed as soon as it is summed)
@@ -378,6 +426,7 @@ def binary_rrule(
                 p1: Any = p1,
                 c1: bool = c1,
                 z1: bool = z1,
+                strong: bool = strong,
             ) -> tuple[Any, Any, Any]:
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, spec, args, xp, out, _REAL2, y_bar, chunk)
@@ -387,7 +436,9 @@ def binary_rrule(
                 if z0:
                     rx: Any = _ZERO
                 elif (big or tx is float) and not (c0 and p0 == 1 and _same(x, y_bar)):
-                    rx = Thunk(partial(_cotangent, x, p0, c0, y_bar, xp, out, args, partial_args))
+                    rx = Thunk(
+                        partial(_cotangent, x, p0, c0, y_bar, xp, out, args, partial_args, strong)
+                    )
                 else:
                     if c0:
                         v = _times(p0, y_bar)
@@ -396,6 +447,8 @@ def binary_rrule(
                             pargs = partial_args(xp, out, args)
                         d = p0(xp, out, *pargs)
                         v = y_bar * d if small else _scale(y_bar, d)
+                        if strong:
+                            v = strong_zero(v, y_bar, xp)
                     if (
                         type(v) is _ND
                         and type(x) is _ND
@@ -410,7 +463,9 @@ def binary_rrule(
                 if z1:
                     ry: Any = _ZERO
                 elif (big or ty is float) and not (c1 and p1 == 1 and _same(y, y_bar)):
-                    ry = Thunk(partial(_cotangent, y, p1, c1, y_bar, xp, out, args, partial_args))
+                    ry = Thunk(
+                        partial(_cotangent, y, p1, c1, y_bar, xp, out, args, partial_args, strong)
+                    )
                 else:
                     if c1:
                         v = _times(p1, y_bar)
@@ -419,6 +474,8 @@ def binary_rrule(
                             pargs = partial_args(xp, out, args)
                         d = p1(xp, out, *pargs)
                         v = y_bar * d if small else _scale(y_bar, d)
+                        if strong:
+                            v = strong_zero(v, y_bar, xp)
                     if (
                         type(v) is _ND
                         and type(y) is _ND
@@ -458,15 +515,19 @@ def _cotangent(
     out: Any,
     args: tuple[Any, ...],
     partial_args: Callable[[Any, Any, tuple[Any, ...]], tuple[Any, ...]],
+    strong: bool = False,
 ) -> Any:
     """The cotangent of operand ``a`` of a binary formula rule (partial ``p``, constant when
-    ``c``), what the fast pullback computes inline: the body of its deferred ``Thunk``."""
+    ``c``), what the fast pullback computes inline: the body of its deferred ``Thunk``
+    (``strong``: a strong-zero product, :func:`strong_product`)."""
     if c:
         v = _times(p, y_bar)
     else:
         tx, ty = type(args[0]), type(args[1])
         pargs = args if tx is _ND and ty is _ND else partial_args(xp, out, args)
         v = _scale(y_bar, p(xp, out, *pargs))
+        if strong:
+            v = strong_zero(v, y_bar, xp)
     r = project(a, v)
     return ProjectTo(a, xp)(v) if r is None else r
 
@@ -845,7 +906,7 @@ def _signed(t: Any, shape: Any, dtype: Any) -> Any:
 
 def _partial_of(fn: Any) -> Any:
     """The partial ``d`` that the deferred product ``fn`` (see :func:`_signed`) multiplies."""
-    _, p, _, _, xp, out, args, partial_args = fn.args
+    _, p, _, _, xp, out, args, partial_args = fn.args[:8]
     pargs = args if type(args[0]) is _ND and type(args[1]) is _ND else partial_args(xp, out, args)
     return p(xp, out, *pargs)
 

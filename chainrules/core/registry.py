@@ -257,6 +257,12 @@ class Registration:
         return bool(self.meta.get("chunked_pullback", False))
 
     @property
+    def strong_zero(self) -> bool:
+        """``strong_zero=True``: a zero cotangent or tangent gives 0 through the rule also where
+        a partial is ``inf`` or NaN (docs/conventions.md, strong zero)."""
+        return bool(self.meta.get("strong_zero", False))
+
+    @property
     def module(self) -> str | None:
         """The module that registered it (``module=``, by default the rule's own module)."""
         return self.meta.get("module")
@@ -569,6 +575,9 @@ META_KEYS: dict[str, str] = {
     "non_differentiable": "set by chainrules.non_differentiable",
     "module": "the module that registered the rule (default: the rule's own module)",
     "standard_name": "the standard's name of an operator target (operator.add: 'add')",
+    "strong_zero": "True where a partial derivative can be inf or NaN while the cotangent (or "
+    "tangent) is exactly zero: the rule multiplies as a strong zero, 0 * inf = 0 "
+    "(docs/conventions.md)",
     "chunked_pullback": "True where the rule's pullbacks take pullback(y_bar, chunk=k): a "
     "cotangent with k leading chunk axes, pulled back in one call (engines loop over the "
     "chunk for the other rules)",

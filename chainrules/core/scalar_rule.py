@@ -18,6 +18,7 @@ space (an integer exponent of ``pow`` costs nothing) and only when the pullback 
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from numbers import Number
@@ -106,12 +107,27 @@ def _align(xp: Any, x_dot: Any, a_ndim: int, out_ndim: int) -> Any:
     return x_dot
 
 
-def _apply(partial: Any, is_const: bool, v: Any, conj: bool, xp: Any, out: Any, args: Any) -> Any:
-    """``v * partial`` (``v * conj(partial)`` in a pullback of a complex function)."""
+def _apply(
+    partial: Any,
+    is_const: bool,
+    v: Any,
+    conj: bool,
+    xp: Any,
+    out: Any,
+    args: Any,
+    strong: bool = False,
+) -> Any:
+    """``v * partial`` (``v * conj(partial)`` in a pullback of a complex function); ``strong``:
+    ``v`` is a strong zero (``numpy_fast.strong_product``)."""
     if is_const:
         return _times(partial.conjugate() if conj else partial, v)
     d = partial(xp, out, *args)
-    return v * (xp.conj(d) if conj else d)
+    return _product(v, xp.conj(d) if conj else d, xp, strong)
+
+
+def _product(v: Any, d: Any, xp: Any, strong: bool) -> Any:
+    """``v * d``; with ``strong`` a zero of ``v`` gives 0 also where ``d`` is ``inf`` or NaN."""
+    return numpy_fast.strong_product(v, d, xp) if strong else v * d
 
 
 def _partial_args(xp: Any, out: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -144,7 +160,7 @@ def finish_tangent(xp: Any, acc: Any, out: Any) -> Any:
 
 
 def _make_rules(
-    name: str, get: _Primals, partials: tuple[Any, ...]
+    name: str, get: _Primals, partials: tuple[Any, ...], strong: bool = False
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     arity = len(partials)
     const = tuple(isinstance(p, Number) for p in partials)
@@ -157,14 +173,11 @@ def _make_rules(
             f"got {len(args)}"
         )
 
+    frule = scalar_frule_factory(name, get, spec, arity, check_arity, strong)
     if arity == 1:
-        return _make_unary_rrule(name, get, *spec[0]), scalar_frule_factory(
-            name, get, spec, arity, check_arity
-        )
+        return _make_unary_rrule(name, get, *spec[0], strong), frule
     if arity == 2:
-        return _make_binary_rrule(name, get, spec, check_arity), scalar_frule_factory(
-            name, get, spec, arity, check_arity
-        )
+        return _make_binary_rrule(name, get, spec, check_arity, strong), frule
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != arity:
@@ -191,12 +204,13 @@ def _make_rules(
                 elif is_zero:
                     res.append(_ZERO)
                 else:
-                    res.append(proj(_apply(p, is_const, y_bar, conj, xp, out, pargs), chunk))
+                    v = _apply(p, is_const, y_bar, conj, xp, out, pargs, strong)
+                    res.append(proj(v, chunk))
             return tuple(res)
 
         return out, scalar_pullback
 
-    return scalar_rrule, scalar_frule_factory(name, get, spec, arity, check_arity)
+    return scalar_rrule, frule
 
 
 def scalar_frule_factory(
@@ -205,6 +219,7 @@ def scalar_frule_factory(
     spec: tuple[tuple[Any, bool, bool], ...],
     arity: int,
     check_arity: Callable[[tuple[Any, ...]], None],
+    strong: bool = False,
 ) -> Callable[..., Any]:
     def scalar_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         if len(args) != arity:
@@ -225,7 +240,7 @@ def scalar_frule_factory(
             a_ndim = getattr(a, "ndim", 0)
             if arity > 1 or getattr(x_dot, "ndim", 0) != a_ndim:
                 x_dot = _align(xp, x_dot, a_ndim, out_ndim)
-            term = _apply(p, is_const, x_dot, False, xp, out, pargs)
+            term = _apply(p, is_const, x_dot, False, xp, out, pargs, strong)
             acc = term if acc is None else acc + term
         return out, finish_tangent(xp, acc, out)
 
@@ -266,9 +281,11 @@ def _binary_pullback(
     kinds: tuple[str, ProjectTo | None, str, ProjectTo | None],
     y_bar: Any,
     chunk: int = 0,
+    strong: bool = False,
 ) -> tuple[Any, Any, Any]:
     """The pullback of a two-argument scalar rule, for any arguments and cotangent (``kinds``:
-    each argument's kind and projector from :func:`_arg_kind`)."""
+    each argument's kind and projector from :func:`_arg_kind`; ``strong``: ``y_bar`` is a
+    strong zero)."""
     (p0, c0, z0), (p1, c1, z1) = spec
     kx, px, ky, py = kinds
     dx = kx in "fct"
@@ -289,7 +306,7 @@ def _binary_pullback(
     else:
         pargs = _partial_args(xp, out, args)
         d = p0(xp, out, *pargs)
-        rx = _project(x, px, y_bar * (xp.conj(d) if conj else d), xp, chunk)
+        rx = _project(x, px, _product(y_bar, xp.conj(d) if conj else d, xp, strong), xp, chunk)
     if not dy:
         ry: Any = _NO
     elif z1:
@@ -300,7 +317,7 @@ def _binary_pullback(
         if pargs is None:
             pargs = _partial_args(xp, out, args)
         d = p1(xp, out, *pargs)
-        ry = _project(y, py, y_bar * (xp.conj(d) if conj else d), xp, chunk)
+        ry = _project(y, py, _product(y_bar, xp.conj(d) if conj else d, xp, strong), xp, chunk)
     return _NO, rx, ry
 
 
@@ -309,11 +326,13 @@ def _make_binary_rrule(
     get: _Primals,
     spec: tuple[tuple[Any, bool, bool], ...],
     check_arity: Callable[[tuple[Any, ...]], None],
+    strong: bool = False,
 ) -> Callable[..., Any]:
     """The rrule of a two-argument function: :func:`chainrules.core.numpy_fast.binary_rrule`,
     whose pullback for anything but real NumPy operands is :func:`_binary_pullback`."""
+    generic = functools.partial(_binary_pullback, strong=True) if strong else _binary_pullback
     return numpy_fast.binary_rrule(
-        name, get, spec, check_arity, _binary_pullback, _arg_kind, _reject_out, _partial_args
+        name, get, spec, check_arity, generic, _arg_kind, _reject_out, _partial_args, strong
     )
 
 
@@ -327,8 +346,10 @@ def _unary_pullback(
     proj: ProjectTo | None,
     y_bar: Any,
     chunk: int = 0,
+    strong: bool = False,
 ) -> tuple[Any, Any]:
-    """The pullback of a one-argument scalar rule, for any argument and cotangent."""
+    """The pullback of a one-argument scalar rule, for any argument and cotangent (``strong``:
+    ``y_bar`` is a strong zero)."""
     p, is_const, is_zero = partial
     diff = kind == "f" or kind == "c"
     y_bar = check_cotangent(name, y_bar, out, extra=chunk)
@@ -342,16 +363,18 @@ def _unary_pullback(
     if is_const:
         return _NO, _project(x, proj, _apply(p, True, y_bar, conj, xp, out, ()), xp, chunk)
     d = p(xp, out, x if type(x) not in (float, complex) else xp.asarray(x, dtype=out.dtype))
-    return _NO, _project(x, proj, y_bar * (xp.conj(d) if conj else d), xp, chunk)
+    v = _product(y_bar, xp.conj(d) if conj else d, xp, strong)
+    return _NO, _project(x, proj, v, xp, chunk)
 
 
 def _make_unary_rrule(
-    name: str, get: _Primals, p: Any, is_const: bool, is_zero: bool
+    name: str, get: _Primals, p: Any, is_const: bool, is_zero: bool, strong: bool = False
 ) -> Callable[..., Any]:
     """The rrule of a one-argument function: :func:`chainrules.core.numpy_fast.unary_rrule`,
     whose pullback for anything but a real NumPy array is :func:`_unary_pullback`."""
+    generic = functools.partial(_unary_pullback, strong=True) if strong else _unary_pullback
     return numpy_fast.unary_rrule(
-        name, get, (p, is_const, is_zero), _unary_pullback, _arg_kind, _reject_out
+        name, get, (p, is_const, is_zero), generic, _arg_kind, _reject_out, strong
     )
 
 
@@ -372,7 +395,10 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
     **meta
         Stored with the registration for testers and reports: ``domain`` (a tuple of per-argument
         ``(low, high)`` intervals, ``"int"`` for integer arguments), ``complex`` (whether complex
-        inputs are in the domain).
+        inputs are in the domain), ``strong_zero`` (``True`` where a partial can be ``inf`` or
+        NaN while the cotangent is exactly zero -- ``sqrt`` at 0, ``exp`` past its overflow,
+        ``multiply`` by a masked-out NaN: the pullback and pushforward then multiply as a strong
+        zero, ``0 * inf = 0``; docs/conventions.md).
 
     Example
     -------
@@ -388,14 +414,15 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
             raise TypeError(f"a partial must be a number or a callable, got {type(p).__name__}")
     meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
     meta.setdefault("chunked_pullback", True)  # elementwise: the chunk axes broadcast
+    strong = bool(meta.get("strong_zero", False))
     for target in targets:
         name = _target_name(target)
-        r, f = _make_rules(name, _primal_getter(target), partials)
+        r, f = _make_rules(name, _primal_getter(target), partials, strong)
         tmeta = meta
         if isinstance(target, str) and target.startswith("scipy:"):
             # no array namespace holds SciPy's functions (xp.special.erf): each library's
             # function gets rules calling exactly it
-            tmeta = dict(meta, bind=_scalar_binder(name, partials))
+            tmeta = dict(meta, bind=_scalar_binder(name, partials, strong))
         register_rrule(target, **tmeta)(r)
         register_frule(target, **tmeta)(f)
 
@@ -406,9 +433,11 @@ def _target_name(target: Any) -> str:
     return function_name(target) if callable(target) else str(target).rpartition(":")[2]
 
 
-def _scalar_binder(name: str, partials: tuple[Any, ...]) -> Callable[[Any, str], Any]:
+def _scalar_binder(
+    name: str, partials: tuple[Any, ...], strong: bool = False
+) -> Callable[[Any, str], Any]:
     def bind(obj: Any, kind: str) -> Callable[..., Any]:
-        r, f = _make_rules(name, _Primals(obj), partials)
+        r, f = _make_rules(name, _Primals(obj), partials, strong)
         return r if kind == "r" else f
 
     return bind

@@ -105,18 +105,22 @@ def unary_pullback(
     x: Any,
     xp: Any,
     out: Any,
+    strong: bool = False,
 ) -> Callable[..., tuple[Any, Any]]:
     """The pullback of a one-argument formula rule (``scalar_rule``) at a real tensor ``x``
     (:func:`real_tensor`) whose partial is a function: ``y_bar * p(xp, out, x)`` when the
     cotangent is plain (:func:`_plain_cotangent`) and the product has ``x``'s dtype -- exactly
     what the generic pullback ``generic(name, partial, x, xp, out, kind, proj, y_bar, chunk)``
-    computes there, without its checks and without building ``x``'s projector. Any other
-    cotangent goes to ``generic``."""
+    computes there, without its checks and without building ``x``'s projector (``strong``:
+    a zero of ``y_bar`` gives 0 also where the partial is infinite, as the generic pullback's
+    strong product). Any other cotangent goes to ``generic``."""
     p = partial[0]
 
     def real_tensor_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:
         if not chunk and _plain_cotangent(y_bar, out):
             v = y_bar * p(xp, out, x)
+            if strong:
+                v = v.masked_fill(y_bar == 0, 0)
             if v.dtype == x.dtype and v.shape == x.shape:
                 return _NO, v
         kind, proj = arg_kind(x, xp)

@@ -72,33 +72,41 @@ def _tanh_dx(xp: Any, out: Any, x: Any) -> Any:
 scalar_rule("sin", lambda xp, out, x: xp.cos(x), domain=(R,), complex=C_ANY)
 scalar_rule("cos", lambda xp, out, x: -xp.sin(x), domain=(R,), complex=C_ANY)
 scalar_rule("tan", lambda xp, out, x: 1 + out * out, domain=((-1.2, 1.2),), complex=C_ANY)
-scalar_rule("sinh", lambda xp, out, x: xp.cosh(x), domain=(R,), complex=C_ANY)
-scalar_rule("cosh", lambda xp, out, x: xp.sinh(x), domain=(R,), complex=C_ANY)
+# strong_zero=True (docs/conventions.md): a partial that is inf or NaN at finite inputs (sqrt
+# at 0, exp past its overflow) or that carries an operand an upstream masked-out branch made
+# non-finite (multiply, divide, pow): a zero cotangent gives 0 there, not 0 * inf = NaN
+SZ = {"strong_zero": True}
+scalar_rule("sinh", lambda xp, out, x: xp.cosh(x), domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("cosh", lambda xp, out, x: xp.sinh(x), domain=(R,), complex=C_ANY, **SZ)
 scalar_rule("tanh", _tanh_dx, domain=(R,), complex=C_ANY)
 scalar_rule(
     ("asin", "numpy:arcsin"),
     lambda xp, out, x: 1 / xp.sqrt(1 - x * x),
     domain=(UNIT,),
     complex=C_UNIT,
+    **SZ,
 )
 scalar_rule(
     ("acos", "numpy:arccos"),
     lambda xp, out, x: -1 / xp.sqrt(1 - x * x),
     domain=(UNIT,),
     complex=C_UNIT,
+    **SZ,
 )
 
 
 def _scaled(xp: Any, x: Any) -> tuple[Any, Any]:
     """``(r, u)`` with ``r = 1 / s`` and ``u = x / s`` for ``s = max(|Re x|, |Im x|, 1)`` (real,
     >= 1): ``1 + x^2 = s^2 (r^2 + u^2)`` with no overflow in ``x^2`` at ``|x| ~ 1e300``, and
-    ``s = 1``, so the same arithmetic as before, wherever ``|x| <= 1``."""
+    ``s = 1``, so the same arithmetic as before, wherever ``|x| <= 1``. For real ``x``,
+    ``u = x / max(|x|, 1)`` is ``clip(x, -1, 1)`` exactly, also at ``±inf`` (``inf / inf`` would
+    be NaN): ``r = 0, u = ±1`` there, so ``atan'`` and ``asinh'`` give their limit 0."""
     if xp.isdtype(x.dtype, "complex floating"):
         a = xp.maximum(xp.abs(xp.real(x)), xp.abs(xp.imag(x)))
-    else:
-        a = xp.abs(x)
-    s = xp.where(a > 1, a, xp.ones_like(a))
-    return 1 / s, x / s
+        s = xp.where(a > 1, a, xp.ones_like(a))
+        return 1 / s, x / s
+    a = xp.abs(x)
+    return 1 / xp.where(a > 1, a, xp.ones_like(a)), xp.clip(x, -1.0, 1.0)
 
 
 def _atan_dx(xp: Any, out: Any, x: Any) -> Any:
@@ -124,8 +132,9 @@ scalar_rule(
     lambda xp, out, x: 1 / (xp.sqrt(x - 1) * xp.sqrt(x + 1)),
     domain=((1.2, 3.0),),
     complex=(1.2, 2.5, -1.0, 1.0),
+    **SZ,
 )
-scalar_rule(("atanh", "numpy:arctanh"), _atanh_dx, domain=(UNIT,), complex=C_UNIT)
+scalar_rule(("atanh", "numpy:arctanh"), _atanh_dx, domain=(UNIT,), complex=C_UNIT, **SZ)
 
 
 def _log1p_dx(xp: Any, out: Any, x: Any) -> Any:
@@ -134,15 +143,21 @@ def _log1p_dx(xp: Any, out: Any, x: Any) -> Any:
     return 1 / (1 + x) if fast is None else fast
 
 
-scalar_rule("exp", lambda xp, out, x: out, domain=(R,), complex=C_ANY)
-scalar_rule("expm1", lambda xp, out, x: out + 1, domain=(R,), complex=C_ANY)
-scalar_rule("log", lambda xp, out, x: 1 / x, domain=(POS,), complex=C_RIGHT)
-scalar_rule("log1p", _log1p_dx, domain=((-0.6, 2.0),), complex=C_RIGHT)
-scalar_rule("log2", lambda xp, out, x: 1 / (x * math.log(2)), domain=(POS,), complex=C_RIGHT)
-scalar_rule("log10", lambda xp, out, x: 1 / (x * math.log(10)), domain=(POS,), complex=C_RIGHT)
-scalar_rule("sqrt", lambda xp, out, x: 1 / (2 * out), domain=(POS,), complex=C_RIGHT)
+scalar_rule("exp", lambda xp, out, x: out, domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("expm1", lambda xp, out, x: out + 1, domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("log", lambda xp, out, x: 1 / x, domain=(POS,), complex=C_RIGHT, **SZ)
+scalar_rule("log1p", _log1p_dx, domain=((-0.6, 2.0),), complex=C_RIGHT, **SZ)
+scalar_rule("log2", lambda xp, out, x: 1 / (x * math.log(2)), domain=(POS,), complex=C_RIGHT, **SZ)
+scalar_rule(
+    "log10",
+    lambda xp, out, x: 1 / (x * math.log(10)),
+    domain=(POS,),
+    complex=C_RIGHT,
+    **SZ,
+)
+scalar_rule("sqrt", lambda xp, out, x: 1 / (2 * out), domain=(POS,), complex=C_RIGHT, **SZ)
 scalar_rule("square", lambda xp, out, x: 2 * x, domain=(R,), complex=C_ANY)
-scalar_rule("reciprocal", lambda xp, out, x: -(out * out), domain=(POS,), complex=C_RIGHT)
+scalar_rule("reciprocal", lambda xp, out, x: -(out * out), domain=(POS,), complex=C_RIGHT, **SZ)
 scalar_rule("negative", -1, domain=(R,), complex=C_ANY)
 scalar_rule("positive", 1, domain=(R,), complex=C_ANY)
 # torch's own functions of these names (the registry covers torch.atan2 itself) refuse a Python
@@ -161,7 +176,12 @@ scalar_rule("nextafter", 1, 0, domain=(R, R), expect=TORCH_NO_SCALAR)
 scalar_rule("add", 1, 1, domain=(R, R), complex=C_ANY)
 scalar_rule("subtract", 1, -1, domain=(R, R), complex=C_ANY)
 scalar_rule(
-    "multiply", lambda xp, out, x, y: y, lambda xp, out, x, y: x, domain=(R, R), complex=C_ANY
+    "multiply",
+    lambda xp, out, x, y: y,
+    lambda xp, out, x, y: x,
+    domain=(R, R),
+    complex=C_ANY,
+    **SZ,
 )
 scalar_rule(
     ("divide", "numpy:true_divide"),
@@ -169,24 +189,28 @@ scalar_rule(
     lambda xp, out, x, y: -out / y,
     domain=(R, POS),
     complex=C_RIGHT,
+    **SZ,
 )
 
 
 def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
     # y * x**(y - 1), and 0 where y == 0 (x**0 is constant; at 0**0 the formula is 0 * inf):
-    # the exponent is made 1 there, so no inf is ever formed
+    # the exponent is made 1 there, so no inf is ever formed; and 0 where x**(y - 1) is 0 (its
+    # limit at y = ±inf, where the product is inf * 0: 0.5**inf, 2**-inf)
     if type(y) is int:
         return y * xp.pow(x, y - 1) if y != 0 else xp.zeros_like(out)
-    return y * xp.pow(x, xp.where(y == 0, xp.ones_like(y), y) - 1)
+    p = xp.pow(x, xp.where(y == 0, xp.ones_like(y), y) - 1)
+    return xp.where(p == 0, p, y * p)
 
 
 def _pow_dy(xp: Any, out: Any, x: Any, y: Any) -> Any:
-    # x**y * log(x), continued by 0 at x == 0 (where x**y -> 0 for y > 0) instead of 0 * -inf
-    return out * xp.log(safe(xp, x))
+    # x**y * log(x), continued by 0 at x == 0 (where x**y -> 0 for y > 0) instead of 0 * -inf,
+    # and 0 wherever x**y is 0 (its limit at x = inf for y < 0: x**y log x -> 0)
+    return xp.where(out == 0, xp.zeros_like(out), out * xp.log(safe(xp, x)))
 
 
-scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT)
-scalar_rule("numpy:float_power", _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT)
+scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT, **SZ)
+scalar_rule("numpy:float_power", _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT, **SZ)
 
 
 # --- real binary functions --------------------------------------------------------------------
@@ -194,7 +218,10 @@ def _atan2_d(sign: int, which: int) -> Any:
     def d(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
         r2 = x1 * x1 + x2 * x2
         num = x2 if which == 0 else x1
-        return sign * num / safe(xp, r2)  # 0 at the origin: the minimum-norm subgradient
+        # 0 at the origin (the minimum-norm subgradient) and at an infinite num (the limit of
+        # num / r2 ~ 1 / num; the formula is inf / inf there)
+        q = sign * num / safe(xp, r2)
+        return xp.where(xp.isinf(num), xp.zeros_like(q), q)
 
     return d
 
@@ -207,13 +234,22 @@ scalar_rule(
     domain=(R, POS),
     expect=TORCH_NO_SCALAR,
 )
-scalar_rule(
-    "hypot",
-    lambda xp, out, x1, x2: x1 / safe(xp, out),
-    lambda xp, out, x1, x2: x2 / safe(xp, out),
-    domain=(R, R),
-    expect=TORCH_NO_SCALAR,
-)
+
+
+def _hypot_d(which: int) -> Any:
+    def d(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
+        # x / hypot, 0 at the origin; at an infinite x its limit sign(x) / sqrt(k) for k
+        # infinite arguments (vector_norm's convention: 1/sqrt(2) each at (inf, inf))
+        x = x1 if which == 0 else x2
+        q = x / safe(xp, out)
+        both = xp.isinf(x1) & xp.isinf(x2)
+        lim = xp.where(both, math.sqrt(0.5) * xp.sign(x), xp.sign(x))
+        return xp.where(xp.isinf(x), lim, q)
+
+    return d
+
+
+scalar_rule("hypot", _hypot_d(0), _hypot_d(1), domain=(R, R), expect=TORCH_NO_SCALAR)
 
 
 def _copysign_dx(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
@@ -306,8 +342,11 @@ def _quotient(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
     quotient 249, while ``0.25 / 0.001`` rounds to 250, and torch's autograd, which takes
     ``trunc(x1 / x2)``, says 250). Each term is divided on its own: ``|out / x2| <= 1``, so the
     difference cannot overflow where ``x1 - out`` does (``remainder(0.9 * fmax, -0.8 * fmax)``
-    has ``out = -1.26e308`` and quotient -2; ``(x1 - out) / x2`` gave -inf)."""
-    return xp.round(x1 / x2 - out / x2)
+    has ``out = -1.26e308`` and quotient -2; ``(x1 - out) / x2`` gave -inf). At an infinite
+    ``x2`` the result is ``x1`` (``q = 0``) or, for ``remainder`` with signs that differ, ``x2``
+    itself (``q = -1``, where ``out / x2`` is ``inf / inf``)."""
+    q = xp.round(x1 / x2 - out / x2)
+    return xp.where(xp.isinf(x2) & (out == x2), -xp.ones_like(q), q)
 
 
 # remainder(x1, x2) = x1 - q * x2 (q = floor(x1 / x2)), fmod likewise with q = trunc(x1 / x2):
@@ -327,8 +366,8 @@ scalar_rule(
 scalar_rule("floor_divide", 0, 0, domain=((2.2, 2.8), (1.0, 1.04)))
 
 # --- NumPy-only real functions ----------------------------------------------------------------
-scalar_rule("numpy:exp2", lambda xp, out, x: out * math.log(2), domain=(R,), complex=C_ANY)
-scalar_rule("numpy:cbrt", lambda xp, out, x: 1 / (3 * out * out), domain=(POS,))
+scalar_rule("numpy:exp2", lambda xp, out, x: out * math.log(2), domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("numpy:cbrt", lambda xp, out, x: 1 / (3 * out * out), domain=(POS,), **SZ)
 scalar_rule(("numpy:deg2rad", "numpy:radians"), math.pi / 180, domain=(R,))
 scalar_rule(("numpy:rad2deg", "numpy:degrees"), 180 / math.pi, domain=(R,))
 

@@ -473,7 +473,8 @@ def _i1(xp: Any, x: Any) -> Any:
     return xp.where(ax < 1, series, q)
 
 
-scalar_rule("numpy:i0", lambda xp, out, x: _i1(xp, x), domain=((-3.0, 3.0),))
+# strong_zero: I1 overflows to inf at finite x (|x| > ~713; docs/conventions.md)
+scalar_rule("numpy:i0", lambda xp, out, x: _i1(xp, x), domain=((-3.0, 3.0),), strong_zero=True)
 
 
 # --- nan_to_num, real_if_close, unwrap, sort_complex ---------------------------------------------
