@@ -32,9 +32,9 @@ from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthu
 __all__ = [
     "FlatSplit",
     "KeywordDerivativeError",
-    "bind_keywords",
     "Rules",
     "Split",
+    "bind_keywords",
     "cotangent_leaves",
     "find_rules",
     "flat_split",

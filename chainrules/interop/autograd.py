@@ -301,7 +301,9 @@ def _inexact_leaf(x: Any) -> bool:
     v = x._value if isinstance(x, Box) else x
     while isinstance(v, Box):
         v = v._value
-    return isinstance(v, (np.ndarray, np.generic, float, complex)) and np.result_type(v).kind in "fc"
+    return (
+        isinstance(v, (np.ndarray, np.generic, float, complex)) and np.result_type(v).kind in "fc"
+    )
 
 
 def _is_raw(x: Any) -> bool:

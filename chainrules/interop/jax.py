@@ -36,9 +36,10 @@ axes, orders -- is static. Integer and boolean arrays are traced (so they may be
 ``vmap`` or be ``jit`` arguments) and get a zero (``float0``) cotangent. A keyword argument
 holding a floating array is moved to its position (``_common.bind_keywords``); one that cannot
 move raises ``KeywordDerivativeError`` when JAX differentiates it (in ``vjp`` mode such a call
-structure runs without the ``jit``, whose perturbation flags cannot be trusted). The ``custom_jvp`` /
-``custom_vjp`` is built once per call structure (the static leaves and where the arrays are) and
-reused, by later ``wrap`` calls of the same function, mode and rules too.
+structure runs without the ``jit``, whose perturbation flags cannot be trusted).
+The ``custom_jvp`` / ``custom_vjp`` is built once per call structure (the static leaves and
+where the arrays are) and reused, by later ``wrap`` calls of the same function, mode and rules
+too.
 
 Complex numbers: JAX's cotangent of a complex input is the conjugate of chainrules' (see
 ``DESIGN.md``); the ``vjp`` mode conjugates on the way in and out. Tangents (forward mode) need no

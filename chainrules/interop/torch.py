@@ -164,7 +164,9 @@ def _check_keyword_leaf(name: str, keyword: str, t: Any) -> None:
         return
     if _is_compiling() and _functorch_active():
         # Dynamo reads requires_grad as False inside torch.func transforms: it cannot tell
-        raise keyword_error("torch", name, keyword, "may be differentiated by a torch.func transform")
+        raise keyword_error(
+            "torch", name, keyword, "may be differentiated by a torch.func transform"
+        )
     if t.requires_grad:
         raise keyword_error("torch", name, keyword, "requires grad")
     if forward_ad._current_level >= 0 and forward_ad.unpack_dual(t).tangent is not None:
