@@ -122,7 +122,8 @@ def dtype_kind(dtype: Any, xp: Any = None) -> str:
         k = "f"
     else:
         raise TypeError(f"unsupported dtype {dtype!r}")
-    _KIND[key] = k
+    if not torch_fast.compiling():  # torch.compile refuses a global write (torch_fast.compiling)
+        _KIND[key] = k
     return k
 
 

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from . import torch_fast
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 
 __all__ = [
@@ -426,7 +427,8 @@ def _library(x: Any) -> str | None:
         lib = ""
     else:
         lib = None
-    _LIBRARY[t] = lib
+    if not torch_fast.compiling():  # torch.compile refuses a global write (torch_fast.compiling)
+        _LIBRARY[t] = lib
     return lib
 
 

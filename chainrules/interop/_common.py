@@ -5,25 +5,36 @@ An argument is walked as a pytree (``chainrules.core.pytree``: tuples, lists, na
 dicts, keyword arguments included), as the AD engine walks it. Its *leaves* are classified by
 ``is_dynamic`` (an engine-specific test: "is this one of my arrays?"). Dynamic leaves are what an
 engine traces; every other leaf (Python ints, floats, strings, slices, ``None``, ``Ellipsis``) is
-static and closed over. Only floating and complex dynamic leaves of the
-*positional* arguments receive cotangents: integer and boolean arrays (index arrays, masks) are
-traced but get no derivative, and keyword arguments are never differentiated (the rrule contract).
+static and closed over. Floating and complex dynamic leaves receive cotangents, wherever they sit
+in a positional argument (a dict's cotangent is read by key from a ``Tangent`` of named fields or
+a plain dict); integer and boolean arrays (index arrays, masks) are traced but get no derivative.
+
+Keyword arguments: a pullback returns one cotangent per *positional* argument (the rrule
+contract), so before splitting, ``bind_keywords`` moves every keyword argument that holds a
+floating or complex array to its position, by ``inspect.signature`` of the wrapped function, when
+the function and its rules accept it positionally; its cotangent is then that position's. A
+keyword that cannot move (keyword-only, caught by ``**kwargs``, or a function without a readable
+signature) stays a keyword, and each bridge raises ``KeywordDerivativeError`` naming the function
+and the keyword when its engine asks for that keyword's derivative: never a silent zero.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.pytree import TreeDef, flatten, is_named_tuple, unflatten
 from ..core.registry import NoRuleError, find_frule, find_rrule, function_name
-from ..core.tangents import AbstractZero, NoTangent, Tangent, unthunk
+from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
 
 __all__ = [
     "FlatSplit",
+    "KeywordDerivativeError",
     "Rules",
     "Split",
+    "bind_keywords",
     "cotangent_leaves",
     "find_rules",
     "flat_split",
@@ -39,6 +50,8 @@ class Rules:
     name: str
     rrule: Callable[..., Any] | None
     frule: Callable[..., Any] | None
+    # f's signature, or None where inspect cannot read one (a builtin)
+    signature: inspect.Signature | None = field(default=None, compare=False)
 
 
 def find_rules(f: Any, engine: str, *, need: str = "any") -> Rules:
@@ -62,7 +75,79 @@ def find_rules(f: Any, engine: str, *, need: str = "any") -> Rules:
             f"registered for {name}. Register one with @chainrules.register_rrule({name}) / "
             f"@chainrules.register_frule({name}) before wrapping it"
         )
-    return Rules(f, name, rr, fr)
+    return Rules(f, name, rr, fr, _signature(f))
+
+
+def _signature(fn: Any) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+class KeywordDerivativeError(TypeError):
+    """An engine asked for the derivative of an array passed by keyword that the rules cannot
+    differentiate (see ``bind_keywords``)."""
+
+
+def keyword_error(engine: str, name: str, keyword: str, how: str) -> KeywordDerivativeError:
+    """The error a bridge raises when ``how`` (an engine's words: "requires grad", "is
+    differentiated by jax.grad") applies to an array in keyword argument ``keyword``."""
+    return KeywordDerivativeError(
+        f"chainrules.interop.{engine}: {name} was called with an array in its keyword argument "
+        f"{keyword!r} that {how}, but a rule returns cotangents for positional arguments only "
+        f"and {keyword!r} cannot be passed to {name} (and its rules) positionally. Pass it "
+        f"positionally, or pass a constant (detached / stop_gradient) array"
+    )
+
+
+def bind_keywords(
+    rules: Rules, args: tuple[Any, ...], kwargs: dict[str, Any], inexact: Callable[[Any], bool]
+) -> tuple[tuple[Any, ...], dict[str, Any], list[str]]:
+    """``(args, kwargs, unbound)``: the keyword arguments holding a leaf for which ``inexact``
+    is true (an engine's floating or complex array) moved to their positions by ``f``'s
+    signature, the gap before them filled with the parameters' defaults; ``unbound`` names the
+    ones that could not move (keyword-only, ``**kwargs``, no readable signature, or rules
+    whose own signatures do not take them positionally): they stay keywords."""
+    names = [k for k, v in kwargs.items() if any(inexact(x) for x in flatten(v)[0])]
+    if not names:
+        return args, kwargs, []
+    sig = rules.signature
+    if sig is None:
+        return args, kwargs, names
+    params = list(sig.parameters.values())
+    positional = [
+        p.name
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params[: len(args)]):
+        return args, kwargs, names  # *args swallows the positions
+    movable = [k for k in names if k in positional[len(args) :]]
+    unbound = [k for k in names if k not in movable]
+    if not movable:
+        return args, kwargs, unbound
+    last = max(positional.index(k) for k in movable)
+    new_args = list(args)
+    rest = dict(kwargs)
+    for pname in positional[len(args) : last + 1]:
+        if pname in rest:
+            new_args.append(rest.pop(pname))
+        else:
+            default = sig.parameters[pname].default
+            if default is inspect.Parameter.empty:  # a required parameter missing: f raises
+                return args, kwargs, names
+            new_args.append(default)
+    bound = tuple(new_args)
+    for rule, extra in ((rules.rrule, ()), (rules.frule, (None,))):
+        rsig = None if rule is None else _signature(rule)
+        if rsig is None:
+            continue
+        try:
+            rsig.bind(*extra, *bound, **rest)
+        except TypeError:
+            return args, kwargs, names
+    return bound, rest, unbound
 
 
 @dataclass
@@ -71,7 +156,8 @@ class Split:
 
     ``leaves`` are all leaves in order; ``dynamic`` the positions (into ``leaves``) of the dynamic
     ones; ``arg_of[i]`` is the positional-argument index the ``i``-th leaf belongs to (``-1`` for
-    keyword arguments).
+    keyword arguments); ``kw_of[i]`` the keyword name of a keyword argument's leaf (``None``
+    for the others).
     """
 
     skeleton: TreeDef
@@ -79,6 +165,18 @@ class Split:
     dynamic: list[int]
     arg_of: list[int]
     nargs: int
+    kw_of: list[str | None] = field(default_factory=list)
+
+    def keyword_leaves(self, names: list[str]) -> list[tuple[int, str]]:
+        """``(k, keyword)`` for each dynamic leaf ``k`` (an index into ``dynamic``) that sits
+        in one of the keyword arguments ``names``."""
+        if not names:
+            return []
+        return [
+            (k, kw)
+            for k, pos in enumerate(self.dynamic)
+            if (kw := self.kw_of[pos] if self.kw_of else None) is not None and kw in names
+        ]
 
     def rebuild(self, dynamic_values: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """``(args, kwargs)`` with the dynamic leaves replaced by ``dynamic_values``."""
@@ -116,13 +214,16 @@ def split(
         leaves.extend(ls)
         arg_defs.append(d)
         arg_of.extend([i] * len(ls))
+    kw_of: list[str | None] = [None] * len(leaves)
     ls, kw_def = flatten(dict(kwargs))
     leaves.extend(ls)
     arg_of.extend([-1] * len(ls))
+    for k, v in kwargs.items():  # flatten walks a dict's keys in insertion order
+        kw_of.extend([k] * len(flatten(v)[0]))
     # the tree definition of (args, kwargs)
     skeleton = (tuple, None, ((tuple, None, tuple(arg_defs)), kw_def))
     dynamic = [i for i, x in enumerate(leaves) if is_dynamic(x)]
-    return Split(skeleton, leaves, dynamic, arg_of, len(args))
+    return Split(skeleton, leaves, dynamic, arg_of, len(args), kw_of)
 
 
 class FlatSplit(Split):
@@ -143,7 +244,9 @@ def flat_split(n: int) -> Split:
     sp = _FLAT.get(n)
     if sp is None:
         skeleton = (tuple, None, ((tuple, None, (None,) * n), (dict, (), ())))
-        sp = _FLAT[n] = FlatSplit(skeleton, [None] * n, list(range(n)), list(range(n)), n)
+        sp = _FLAT[n] = FlatSplit(
+            skeleton, [None] * n, list(range(n)), list(range(n)), n, [None] * n
+        )
     return sp
 
 
@@ -151,10 +254,13 @@ def _unflatten_tangent(treedef: TreeDef, it: Any) -> Any:
     if treedef is None:
         return next(it)
     t, keys, children = treedef
-    if keys is not None:
-        for c in children:  # dict arguments are not differentiated
-            _unflatten_tangent(c, it)
-        return NoTangent()
+    if keys is not None:  # a dict: a Tangent of named fields (a plain dict for other keys)
+        fields = {k: _unflatten_tangent(c, it) for k, c in zip(keys, children, strict=True)}
+        if all(isinstance(v, NoTangent) for v in fields.values()):
+            return NoTangent()  # nothing differentiable in it (options, names)
+        if all(type(k) is str for k in keys):
+            return Tangent(primal_type=dict, **fields)
+        return fields
     parts = [_unflatten_tangent(c, it) for c in children]
     if t is tuple or t is list:
         return Tangent(*parts)
@@ -166,7 +272,8 @@ def cotangent_leaves(ct: Any, arg: Any) -> list[Any]:
 
     Zero markers (``NoTangent()``, ``ZeroTangent()``) become ``None`` for each leaf. The cotangent
     of a tuple, list or named tuple is indexed like it (a named tuple's ``Tangent`` of named fields
-    by field name); dict arguments are not differentiated.
+    by field name); a dict's is read by key from a ``Tangent`` of named fields or a plain dict (a
+    missing key is a zero).
     """
     ct = unthunk(ct)
     t = type(arg)
@@ -179,7 +286,21 @@ def cotangent_leaves(ct: Any, arg: Any) -> list[Any]:
             out.extend(cotangent_leaves(ct[j] if names is None else ct[names[j]], e))
         return out
     if t is dict:
-        return [None] * len(flatten(arg)[0])
+        if isinstance(ct, AbstractZero):
+            return [None] * len(flatten(arg)[0])
+        if isinstance(ct, Tangent) and not ct.is_sequence:
+            parts = [ct[k] for k in arg]  # a missing field reads as ZeroTangent
+        elif isinstance(ct, dict):
+            parts = [ct.get(k, ZeroTangent()) for k in arg]
+        else:
+            raise TypeError(
+                f"the cotangent of a dict argument must be a Tangent of named fields or a dict "
+                f"with the argument's keys {list(arg)}, got {type(ct).__name__}"
+            )
+        out = []
+        for c, e in zip(parts, arg.values(), strict=True):
+            out.extend(cotangent_leaves(c, e))
+        return out
     return [None if isinstance(ct, AbstractZero) else ct]
 
 

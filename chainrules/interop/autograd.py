@@ -11,9 +11,13 @@ pullback and pushforward is built from functions with rules), and are again prim
 same kind -- so third and higher derivatives work the same way. With no boxes among the
 arguments (first order), the VJPs of all arguments share one rrule call.
 
-Arguments: only top-level positional NumPy float/complex arrays are differentiated (autograd
-boxes those; an array inside a tuple is a constant); integer arrays, axes and keyword arguments
-are passed through unchanged. ``f`` must return one array.
+Arguments: NumPy float/complex arrays (and autograd's boxes of them) anywhere in the (nested
+tuple / list / named tuple / dict) arguments are differentiated: ``wrap(f)`` flattens the
+arguments (``_common.split``) and calls one primitive on the leaves, ``prim(split, *leaves)``
+(autograd looks for boxes among a primitive's top-level positional arguments only); integer
+arrays, axes and other static leaves are passed through unchanged. A keyword argument holding a
+floating array is moved to its position (``_common.bind_keywords``); one that cannot move raises
+``KeywordDerivativeError`` when it is boxed. ``f`` must return one array.
 
 Complex numbers: autograd's gradient of a real loss is ``dL/dRe - i dL/dIm``, the conjugate of
 chainrules' (the same convention as JAX). Every VJP the bridge hands autograd is therefore
@@ -36,9 +40,18 @@ from autograd.tracer import Box
 from .. import ad
 from ..core.namespaces import dtype_kind, namespace_of
 from ..core.tangents import AbstractZero, NoTangent, unthunk
-from ._common import check_leaf, find_rules
+from ._common import (
+    KeywordDerivativeError,
+    Split,
+    bind_keywords,
+    check_leaf,
+    find_rules,
+    flat_split,
+    keyword_error,
+    split,
+)
 
-__all__ = ["wrap"]
+__all__ = ["KeywordDerivativeError", "wrap"]
 
 # A plain function: raw NumPy arrays (or chainrules.ad tracers) in, one array out.
 Plain = Callable[..., Any]
@@ -60,28 +73,35 @@ def wrap(f: Any) -> Any:
     rrule, frule, name = rules.rrule, rules.frule, rules.name
     assert rrule is not None and frule is not None
 
-    def value(*args: Any, **kwargs: Any) -> Any:
+    # every plain function below takes (split, *leaves): the leaves are what autograd boxes
+    def value(sp: Split, *dyn: Any) -> Any:
+        args, kwargs = sp.rebuild(dyn)
         return f(*args, **kwargs)
 
-    def cotangents(argnums: Any, g: Any, args: Any, kwargs: Any) -> list[Any]:
-        """autograd's cotangents of ``args[i]`` for ``i in argnums`` from one rrule call."""
-        g, *rest = ad.lift_constants((g, *args))
-        args = tuple(rest)
+    def cotangents(argnums: Any, g: Any, sp_dyn: Any, _kwargs: Any) -> list[Any]:
+        """autograd's cotangents of the leaves ``sp_dyn[i]`` for ``i in argnums`` (``i >= 1``:
+        ``sp_dyn[0]`` is the split) from one rrule call."""
+        sp = sp_dyn[0]
+        g, *rest = ad.lift_constants((g, *sp_dyn[1:]))
+        dyn = tuple(rest)
+        args, kwargs = sp.rebuild(dyn)
         _, pullback = rrule(*args, **kwargs)
-        cts = pullback(_conj(g))
+        per_leaf = sp.cotangents(pullback(_conj(g)), args)
         out = []
         for i in argnums:
-            c, a = unthunk(cts[i + 1]), args[i]
-            if isinstance(c, AbstractZero):
+            pos, a = sp.dynamic[i - 1], dyn[i - 1]
+            c = per_leaf[pos]
+            c = None if c is None else unthunk(c)
+            if c is None or isinstance(c, AbstractZero):
                 c = namespace_of(a).zeros_like(a)
             elif _is_raw(c) and _is_raw(a):
-                check_leaf(name, "rrule", i, c, a, _dtype_ok(c, a))
+                check_leaf(name, "rrule", sp.arg_of[pos], c, a, _dtype_ok(c, a))
             out.append(_conj(c))
         return out
 
     def vjp_plain(i: int) -> Plain:
-        def vjp(g: Any, *args: Any, **kwargs: Any) -> Any:
-            return cotangents((i,), g, args, kwargs)[0]
+        def vjp(g: Any, *sp_dyn: Any, **kwargs: Any) -> Any:
+            return cotangents((i,), g, sp_dyn, kwargs)[0]
 
         vjp.__name__ = f"vjp[{i}]({name})"
         return vjp
@@ -89,12 +109,13 @@ def wrap(f: Any) -> Any:
     def jvp_plain(argnums: tuple[int, ...]) -> Plain:
         k = len(argnums)
 
-        def jvp(*gs_args: Any, **kwargs: Any) -> Any:
-            lifted = ad.lift_constants(gs_args)
-            gs, args = lifted[:k], lifted[k:]
-            tangents: list[Any] = [NoTangent()] * len(args)
-            for i, g in zip(argnums, gs, strict=True):
-                tangents[i] = g
+        def jvp(*gs_args: Any, **_kwargs: Any) -> Any:
+            sp = gs_args[k]
+            lifted = ad.lift_constants(gs_args[:k] + gs_args[k + 1 :])
+            gs, dyn = lifted[:k], lifted[k:]
+            args, kwargs = sp.rebuild(dyn)
+            leaf_t = {sp.dynamic[i - 1]: g for i, g in zip(argnums, gs, strict=True)}
+            tangents = sp.tangents(leaf_t, NoTangent())
             y, y_dot = frule((NoTangent(), *tangents), *args, **kwargs)
             y_dot = unthunk(y_dot)
             if isinstance(y_dot, AbstractZero):
@@ -110,7 +131,17 @@ def wrap(f: Any) -> Any:
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        return call(*args, **kwargs)
+        if not kwargs and not any(_is_node(a) for a in args):
+            return call(flat_split(len(args)), *args)  # no containers: every argument a leaf
+        args = tuple(_open_boxes(a) for a in args)
+        kwargs = {k: _open_boxes(v) for k, v in kwargs.items()}
+        args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
+        sp = split(args, kwargs, _is_dynamic)
+        dyn = [sp.leaves[i] for i in sp.dynamic]
+        for k, kw in sp.keyword_leaves(unbound):
+            if isinstance(dyn[k], Box):
+                raise keyword_error("autograd", name, kw, "is differentiated by autograd")
+        return call(sp, *dyn)
 
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
@@ -234,6 +265,45 @@ def _conj(x: Any) -> Any:
     if dtype_kind(dtype) != "c":
         return x
     return namespace_of(x).conj(x)
+
+
+def _is_node(a: Any) -> bool:
+    """A container (tuple, list, named tuple, dict), or autograd's box of one."""
+    v = a._value if isinstance(a, Box) else a
+    return isinstance(v, (tuple, list, dict))
+
+
+def _open_boxes(a: Any) -> Any:
+    """``a`` with autograd's boxes of containers (``autograd.grad`` of a function of a dict or a
+    tuple boxes the whole container) replaced by containers of boxes, read with autograd's own
+    differentiable indexing, so that their array leaves are leaves of the split."""
+    if isinstance(a, Box) and isinstance(a._value, (tuple, list, dict)):
+        v = a._value
+        if isinstance(v, dict):
+            return {k: _open_boxes(a[k]) for k in v}
+        items = [_open_boxes(a[i]) for i in range(len(v))]
+        return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
+    t = type(a)
+    if t is dict:
+        return {k: _open_boxes(v) for k, v in a.items()}
+    if t is tuple or t is list:
+        return t(_open_boxes(e) for e in a)
+    if isinstance(a, tuple) and hasattr(a, "_fields"):
+        return t(*(_open_boxes(e) for e in a))
+    return a
+
+
+def _is_dynamic(x: Any) -> bool:
+    return isinstance(x, (np.ndarray, np.generic, Box))
+
+
+def _inexact_leaf(x: Any) -> bool:
+    v = x._value if isinstance(x, Box) else x
+    while isinstance(v, Box):
+        v = v._value
+    return (
+        isinstance(v, (np.ndarray, np.generic, float, complex)) and np.result_type(v).kind in "fc"
+    )
 
 
 def _is_raw(x: Any) -> bool:

@@ -29,13 +29,17 @@ Sharding: in JAX's explicit sharding mode the ``vjp`` mode runs the pullback wit
 explicit axes made automatic (``jax.sharding.auto_axes``) and gives each cotangent its primal's
 sharding, as JAX's own transposes do; ``jvp`` mode needs nothing (JAX transposes the frule).
 
-Arguments: JAX arrays, NumPy arrays and NumPy scalars anywhere in the (nested tuple / list / dict)
-arguments are traced (NumPy values are converted with ``jnp.asarray`` at the boundary); every
-other leaf -- Python numbers, strings, ``None``, slices, axes, orders -- is static. Integer and
-boolean arrays are traced (so they may be batched by ``vmap`` or be ``jit`` arguments) and get a
-zero (``float0``) cotangent. Keyword arguments are never differentiated. The ``custom_jvp`` /
-``custom_vjp`` is built once per call structure (the static leaves and where the arrays are) and
-reused, by later ``wrap`` calls of the same function, mode and rules too.
+Arguments: JAX arrays, NumPy arrays and NumPy scalars anywhere in the (nested tuple / list / named
+tuple / dict) arguments are traced and differentiated (NumPy values are converted with
+``jnp.asarray`` at the boundary); every other leaf -- Python numbers, strings, ``None``, slices,
+axes, orders -- is static. Integer and boolean arrays are traced (so they may be batched by
+``vmap`` or be ``jit`` arguments) and get a zero (``float0``) cotangent. A keyword argument
+holding a floating array is moved to its position (``_common.bind_keywords``); one that cannot
+move raises ``KeywordDerivativeError`` when JAX differentiates it (in ``vjp`` mode such a call
+structure runs without the ``jit``, whose perturbation flags cannot be trusted).
+The ``custom_jvp`` / ``custom_vjp`` is built once per call structure (the static leaves and
+where the arrays are) and reused, by later ``wrap`` calls of the same function, mode and rules
+too.
 
 Complex numbers: JAX's cotangent of a complex input is the conjugate of chainrules' (see
 ``DESIGN.md``); the ``vjp`` mode conjugates on the way in and out. Tangents (forward mode) need no
@@ -56,17 +60,20 @@ from jax.custom_derivatives import SymbolicZero
 
 from ..core.tangents import NoTangent, ZeroTangent
 from ._common import (
+    KeywordDerivativeError,
     Rules,
+    bind_keywords,
     check_leaf,
     cotangent_leaves,
     find_rules,
     flat_split,
+    keyword_error,
     output_leaves,
     split,
     tangent_output_leaves,
 )
 
-__all__ = ["wrap"]
+__all__ = ["KeywordDerivativeError", "wrap"]
 
 _float0 = jax.dtypes.float0
 _ZERO = ZeroTangent()
@@ -79,6 +86,16 @@ def _is_dynamic(x: Any) -> bool:
 
 def _inexact(x: Any) -> bool:
     return bool(jnp.issubdtype(x.dtype, jnp.inexact))
+
+
+def _inexact_leaf(x: Any) -> bool:
+    return _is_dynamic(x) and _inexact(x)
+
+
+def _keyword_leaves(sp: Any, unbound: list[str]) -> dict[int, str]:
+    """The dynamic leaves (indices into ``sp.dynamic``) of floating arrays in keyword arguments
+    that ``bind_keywords`` could not move to a position, with their keyword."""
+    return {k: kw for k, kw in sp.keyword_leaves(unbound) if _inexact(sp.leaves[sp.dynamic[k]])}
 
 
 def _is_complex(x: Any) -> bool:
@@ -138,13 +155,15 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
             # differs from every _static_key (a tuple)
             # (asarray still: a tracer of grad(f)(numpy_x) carries the NumPy literal as primal)
             sp, dyn, key = flat_split(len(args)), tuple(map(jnp.asarray, args)), len(args)
+            unbound: list[str] = []
         else:
+            args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
             sp = split(args, kwargs, _is_dynamic)
             dyn = tuple(jnp.asarray(sp.leaves[i]) for i in sp.dynamic)
             key = _static_key(sp)
         call = built.get(key) if key is not None else None
         if call is None:
-            call = build(rules, sp)
+            call = build(rules, sp, _keyword_leaves(sp, unbound))
             if key is not None:
                 if len(built) >= _CACHE_SIZE:
                     built.clear()
@@ -183,7 +202,7 @@ def _primal(rules: Rules, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return rules.frule(tangents, *args, **kwargs)[0]  # type: ignore[misc]
 
 
-def _build_jvp(rules: Rules, sp: Any) -> Any:
+def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
     @jax.custom_jvp
     def call(*dyn: Any) -> Any:
         args, kwargs = sp.rebuild(dyn)
@@ -191,6 +210,9 @@ def _build_jvp(rules: Rules, sp: Any) -> Any:
 
     def call_jvp(primals: Any, tangents: Any) -> Any:
         args, kwargs = sp.rebuild(primals)
+        for k, kw in keyword_leaves.items():
+            if not isinstance(tangents[k], SymbolicZero):
+                raise keyword_error("jax", rules.name, kw, "is differentiated by JAX")
         # tangent of each leaf: JAX's for traced inexact positional leaves, NoTangent otherwise;
         # a leaf JAX does not differentiate comes as a SymbolicZero: ZeroTangent, never computed
         leaf_t = {
@@ -457,16 +479,20 @@ def _explicit_mesh() -> Any:
     return None if mesh.empty or not mesh.explicit_axes else mesh
 
 
-def _build_vjp(rules: Rules, sp: Any) -> Any:
+def _build_vjp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
     """The ``custom_vjp`` of a call structure, called through ``jax.jit`` (after the probe), or
     without it where the probe fails. The jitted one computes the cotangent of every input,
     perturbed or not: a jitted program's JVP can be served from JAX's caches with a forward
     traced for another perturbation pattern (seen: an eager ``vjp`` in all arguments after a
     ``jit(vmap(grad))`` in the first alone gave the second a zero cotangent), and in compiled
     code the unused cotangents are dead code. Called eagerly, the forward runs on every call and
-    its ``perturbed`` bits spare the work of the others (their ``Thunk``s stay unforced)."""
+    its ``perturbed`` bits spare the work of the others (their ``Thunk``s stay unforced), and
+    tell whether a keyword argument the rules cannot differentiate is differentiated (an error):
+    a call structure with such a keyword runs eagerly only."""
+    eager = _custom_vjp(rules, sp, trust_perturbed=True, keyword_leaves=keyword_leaves)
+    if keyword_leaves:
+        return eager
     call = _custom_vjp(rules, sp, trust_perturbed=False)
-    eager = _custom_vjp(rules, sp, trust_perturbed=True)
 
     def probe(*dyn: Any) -> Any:
         # the backward pass as eager grad will run it, traced once (jax.eval_shape): a pullback
@@ -477,7 +503,9 @@ def _build_vjp(rules: Rules, sp: Any) -> Any:
     return _jit_unless_untraceable(call, probe, eager)
 
 
-def _custom_vjp(rules: Rules, sp: Any, trust_perturbed: bool) -> Any:
+def _custom_vjp(
+    rules: Rules, sp: Any, trust_perturbed: bool, keyword_leaves: dict[int, str] | None = None
+) -> Any:
     assert rules.rrule is not None
     rrule = rules.rrule
 
@@ -489,6 +517,9 @@ def _custom_vjp(rules: Rules, sp: Any, trust_perturbed: bool) -> Any:
     def call_fwd(*prim: Any) -> Any:
         dyn = tuple(p.value for p in prim)
         perturbed = tuple(bool(p.perturbed) or not trust_perturbed for p in prim)
+        for k, kw in (keyword_leaves or {}).items():
+            if perturbed[k]:
+                raise keyword_error("jax", rules.name, kw, "is differentiated by JAX")
         avals = tuple(jax.typeof(v) for v in dyn)
         args, kwargs = sp.rebuild(dyn)
         y, pullback = rrule(*args, **kwargs)

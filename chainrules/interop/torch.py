@@ -18,42 +18,77 @@ Built on ``torch.autograd.Function`` with a context-free ``forward`` and a ``set
 * ``generate_vmap_rule = True``: ``torch.func.vmap`` runs the rules on batched tensors (they are
   written against the Array API, with no data-dependent Python control flow).
 
-Arguments: tensors anywhere in the (nested tuple / list / dict) arguments are passed to the
-Function; NumPy arrays are converted with ``torch.as_tensor`` at the boundary; every other leaf
-(Python numbers, axes, orders, slices) is static. Integer and boolean tensors and all keyword
-arguments get ``None`` gradients. PyTorch's complex gradient convention is chainrules' own, so no
-conversion is needed.
+Arguments: tensors anywhere in the (nested tuple / list / named tuple / dict) arguments are
+passed to the Function and differentiated; NumPy arrays are converted with ``torch.as_tensor`` at
+the boundary; every other leaf (Python numbers, axes, orders, slices) is static. Integer and
+boolean tensors get ``None`` gradients. A keyword argument holding a floating tensor is moved to
+its position (``_common.bind_keywords``); one that cannot move raises ``KeywordDerivativeError``
+when it requires grad. PyTorch's complex gradient convention is chainrules' own, so no conversion
+is needed.
+
+torch.compile: under TorchDynamo, an ``autograd.Function`` none of whose inputs Dynamo thinks
+requires grad is inlined (its ``forward`` traced as plain operations, which the enclosing
+transform then differentiates: the *body*, not the rule); and Dynamo reads ``requires_grad`` as
+False for a ``torch.func.grad`` input, so ``ctx.needs_input_grad`` is wrong there too. So under
+Dynamo the bridge (``_compiled_call``): inside a reverse-mode ``torch.func`` transform (``grad``,
+``vjp``, ``jacrev``) passes one more input that requires grad (``_MARK``), which makes Dynamo
+trace the Function's ``forward`` and ``backward``, and computes every cotangent (the compiler
+drops the unused ones); inside a forward-mode one (``jvp``, ``jacfwd``, ``hessian``), whose
+``jvp`` Dynamo refuses, or under a ``vmap`` nested in another transform (Dynamo shows only the
+innermost), raises ``RuleNotUsedError`` naming the function and the transform (without
+``fullgraph=True`` Dynamo then runs that frame eagerly, where the rules are used). Under
+``torch.export`` the exported program records the body's operations: the bridge warns
+(``RuleNotUsedWarning``) that a backward through it differentiates the body.
 """
 
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
 
 import numpy as np
 import torch
 from torch._C._functorch import unwrap_if_dead as _unwrap_if_dead
+from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter
 from torch.autograd import forward_ad
 
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._common import (
     FlatSplit,
+    KeywordDerivativeError,
     Rules,
     Split,
+    bind_keywords,
     check_leaf,
     cotangent_leaves,
     find_rules,
     flat_split,
+    keyword_error,
     output_leaves,
     split,
     tangent_output_leaves,
 )
 
-__all__ = ["wrap"]
+__all__ = ["KeywordDerivativeError", "RuleNotUsedError", "RuleNotUsedWarning", "wrap"]
+
+
+class RuleNotUsedError(RuntimeError):
+    """A transformation would differentiate the body of a wrapped function, not its rules."""
+
+
+class RuleNotUsedWarning(UserWarning):
+    """``torch.export`` records the body of a wrapped function, not its rules."""
 
 
 def _is_dynamic(x: Any) -> bool:
     return isinstance(x, (torch.Tensor, np.ndarray))
+
+
+def _inexact_leaf(x: Any) -> bool:
+    if isinstance(x, torch.Tensor):
+        return _inexact(x)
+    return isinstance(x, np.ndarray) and x.dtype.kind in "fc"
 
 
 def _inexact(x: Any) -> bool:
@@ -92,6 +127,7 @@ def wrap(f: Any) -> Any:
             else:  # the common call: no walk of the arguments
                 sp, dyn = flat_split(len(args)), args
         if sp is None:
+            args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
             sp = split(args, kwargs, _is_dynamic)
             dyn = tuple(
                 torch.as_tensor(sp.leaves[i])
@@ -99,9 +135,13 @@ def wrap(f: Any) -> Any:
                 else sp.leaves[i]
                 for i in sp.dynamic
             )
+            for k, kw in sp.keyword_leaves(unbound):
+                _check_keyword_leaf(rules.name, kw, dyn[k])
         # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
         fn = with_jvp if forward_ad._current_level >= 0 and _has_forward_tangent(dyn) else plain
-        if _functorch_active() or _is_compiling():
+        if _is_compiling():
+            return _compiled_call(fn, rules.name, sp, dyn)
+        if _functorch_active():
             # a torch.func transform's tensors sit outside the pullback's levels, and Dynamo
             # sees only saved tensors: the backward recomputes the rrule from them
             return fn.apply(_Call(sp, False), *dyn)
@@ -117,18 +157,85 @@ def wrap(f: Any) -> Any:
     return wrapped
 
 
+def _check_keyword_leaf(name: str, keyword: str, t: Any) -> None:
+    """Raise when the floating tensor ``t`` of a keyword argument that cannot be passed
+    positionally needs a derivative (it requires grad or carries a forward-mode tangent)."""
+    if not _inexact(t):
+        return
+    if _is_compiling() and _functorch_active():
+        # Dynamo reads requires_grad as False inside torch.func transforms: it cannot tell
+        raise keyword_error(
+            "torch", name, keyword, "may be differentiated by a torch.func transform"
+        )
+    if t.requires_grad:
+        raise keyword_error("torch", name, keyword, "requires grad")
+    if forward_ad._current_level >= 0 and forward_ad.unpack_dual(t).tangent is not None:
+        raise keyword_error("torch", name, keyword, "carries a forward-mode tangent")
+
+
+# An input that requires grad, passed to the Function under a reverse-mode torch.func transform
+# in torch.compile: without one, Dynamo inlines the Function's forward (see the module docstring)
+_MARK = torch.zeros((), requires_grad=True)
+
+
+def _compiled_call(fn: Any, name: str, sp: Split, dyn: tuple[Any, ...]) -> Any:
+    """The Function applied under TorchDynamo (``torch.compile``, ``torch.export``)."""
+    if torch.compiler.is_exporting():
+        warnings.warn(
+            f"chainrules.interop.torch: torch.export records the operations of {name}'s body, "
+            f"not its registered rules: a backward pass through the exported program "
+            f"differentiates the body (call the wrapped function eagerly, or under "
+            f"torch.compile, to use the rules)",
+            RuleNotUsedWarning,
+            stacklevel=3,
+        )
+        return fn.apply(_Call(sp, False, all_cotangents=True), *dyn)
+    if not _functorch_active():
+        # plain torch.compile: Dynamo traces forward and backward, and its needs_input_grad,
+        # from the inputs' requires_grad, is right
+        return fn.apply(_Call(sp, False), *dyn)
+    top = retrieve_current_functorch_interpreter()
+    key = top.key()
+    # Dynamo shows the innermost transform and its level (the number of transforms) only
+    if top.level() == 1:
+        if key == torch._C._functorch.TransformType.Grad:
+            return fn.apply(_Call(sp, False, all_cotangents=True, marked=True), *dyn, _MARK)
+        if key == torch._C._functorch.TransformType.Vmap:
+            return fn.apply(_Call(sp, False), *dyn)  # no derivative is taken
+    what = (
+        "a forward-mode torch.func transform (jvp, jacfwd, hessian), whose autograd.Function "
+        "jvp TorchDynamo refuses,"
+        if key == torch._C._functorch.TransformType.Jvp
+        else "nested torch.func transforms (vmap of grad, grad of vmap, grad of grad: "
+        "TorchDynamo shows the bridge the innermost one only)"
+    )
+    raise RuleNotUsedError(
+        f"chainrules.interop.torch: torch.compile of {what} would differentiate the body of "
+        f"{name}, not its registered rules. Run this transform without torch.compile (the "
+        f"rules are used there), or use a reverse-mode transform (grad, vjp, jacrev) directly "
+        f"under torch.compile"
+    )
+
+
 class _Call:
     """One call's static state, passed to the Function as its first input: the split arguments,
     whether the forward's pullback may serve the backward pass (``keep``: not under a
     ``torch.func`` transform, ``torch.compile`` or saved-tensor hooks, decided by ``wrap``), and
-    that pullback, with the rebuilder of a tuple output's cotangent and the arguments."""
+    that pullback, with the rebuilder of a tuple output's cotangent and the arguments;
+    ``all_cotangents``: compute every cotangent, not only those in ``ctx.needs_input_grad``
+    (which TorchDynamo gets wrong under ``torch.func`` transforms); ``marked``: the last input
+    is ``_MARK``."""
 
-    __slots__ = ("keep", "pullback", "sp")
+    __slots__ = ("all_cotangents", "keep", "marked", "pullback", "sp")
 
-    def __init__(self, sp: Split, keep: bool) -> None:
+    def __init__(
+        self, sp: Split, keep: bool, all_cotangents: bool = False, marked: bool = False
+    ) -> None:
         self.sp = sp
         self.keep = keep
         self.pullback: Any = None
+        self.all_cotangents = all_cotangents
+        self.marked = marked
 
 
 _functorch_active = torch._C._are_functorch_transforms_active
@@ -174,6 +281,8 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
     assert rrule is not None and frule is not None
 
     def forward(call: _Call, *dyn: Any) -> Any:
+        if call.marked:
+            dyn = dyn[:-1]
         if type(call.sp) is FlatSplit:
             args: tuple[Any, ...] = dyn
             y, pullback = rrule(*dyn)
@@ -225,6 +334,11 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
 
     def backward(ctx: Any, *grads: Any) -> Any:
         call: _Call = ctx.call
+        if call.marked:
+            return (*_backward(ctx, call, grads), None)
+        return _backward(ctx, call, grads)
+
+    def _backward(ctx: Any, call: _Call, grads: Any) -> Any:
         sp = call.sp
         # also torch's check that no input (or output, for a kept pullback) was modified in place
         saved = ctx.saved_tensors
@@ -245,6 +359,8 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         # an input that needs a gradient requires grad, which only floating and complex tensors
         # can: integer and boolean inputs (indices, masks) are never asked for
         need = ctx.needs_input_grad
+        if call.all_cotangents:
+            need = (False,) + (True,) * len(sp.dynamic)
         if type(sp) is FlatSplit:  # one positional tensor per input: no leaf bookkeeping
             if sp.nargs == 1:
                 return None, (flat_cotangent(pullback(bar)[1], saved[0], 0) if need[1] else None)
