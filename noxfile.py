@@ -1,5 +1,5 @@
 """Sessions: ``nox -s tests`` (the test suite), ``tests-thorough``, ``lint``, ``docs``, ``bench``,
-``check``.
+``check``, ``fuzz`` (the differential campaign).
 
 ``tests``, ``tests-thorough``, ``check`` and ``bench`` run in one shared environment,
 ``.nox/all``, with ``pip install -e ".[all]"`` (JAX and PyTorch are installed once, not once per
@@ -99,6 +99,16 @@ def bench(session: nox.Session) -> None:
     """Benchmarks: medians and same-process ratios, each row printed as it is measured (pass
     --quick, --json PATH, --plots, --markdown docs/benchmarks.md, or suite names)."""
     _run_shared(session, "benchmarks/run.py", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def fuzz(session: nox.Session) -> None:
+    """The differential campaign (issue 26): programs generated from the registry, checked
+    against each other, finite differences, JAX, torch and the bridges. Default: seeds 0-9999 on
+    the native engine and the device array; pass e.g. ``--seeds 0:500 --engines
+    device,jax,torch,jax-bridge,autograd-bridge``."""
+    args = session.posargs or ["--seeds", "0:10000", "--engines", "native,device"]
+    _run_shared(session, "-m", "chainrules.testing.campaign", *args)
 
 
 @nox.session(venv_backend="none")

@@ -406,13 +406,13 @@ _register(
     _full_rules("full_like", False),
     lambda rng: _full_like_examples(rng),
     _STRICT_FILL,
-    kind="like",
+    kind=_C,  # not "like" (a constant): its fill_value carries a derivative
 )
 _register(
     "numpy:full_like",
     _full_rules("full_like", True),
     lambda rng: _full_like_examples(rng),
-    kind="like",
+    kind=_C,  # not "like" (a constant): its fill_value carries a derivative
 )
 
 

@@ -106,7 +106,8 @@ def _scaled(xp: Any, x: Any) -> tuple[Any, Any]:
         s = xp.where(a > 1, a, xp.ones_like(a))
         return 1 / s, x / s
     a = xp.abs(x)
-    return 1 / xp.where(a > 1, a, xp.ones_like(a)), xp.clip(x, -1.0, 1.0)
+    # minimum/maximum, not clip: NumPy's clip refuses a non-native byte order (casting='no')
+    return 1 / xp.where(a > 1, a, xp.ones_like(a)), xp.maximum(xp.minimum(x, 1.0), -1.0)
 
 
 def _atan_dx(xp: Any, out: Any, x: Any) -> Any:

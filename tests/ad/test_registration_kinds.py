@@ -335,6 +335,9 @@ _EXPECTED = {
     **dict.fromkeys("ix_ lexsort".split(), "constant"),  # non-differentiable: their lists too
     **dict.fromkeys("unique_all unique_counts unique_inverse unique_values".split(), None),
     "asarray": "conversion",
+    # not "like" (a constant, as the old NONDIFF_NAMES never made it): its fill_value carries a
+    # derivative, which the differential campaign found lost (seeds 718, 789, 928)
+    "full_like": "creation",
 }
 
 
@@ -494,3 +497,19 @@ def tracer_class(x):
 """
     lines = _name_decisions(ast.parse(old))
     assert lines == [4, 9, 11]
+
+
+def test_full_like_fill_value_is_differentiated() -> None:
+    """Regression (differential campaign, seed 789: full_like with a traced fill_value gave a zero
+    gradient once full_like was declared a constant "like" function)."""
+    import array_api_compat
+
+    for spell in ("numpy", "namespace"):
+
+        def f(c: np.ndarray, spell: str = spell) -> object:
+            like = c * np.ones(3)
+            if spell == "numpy":
+                return np.sum(np.full_like(like, c) ** 2)
+            return np.sum(array_api_compat.array_namespace(c).full_like(like, c) ** 2)
+
+        np.testing.assert_allclose(ad.grad(f)(np.array(2.0)), 12.0)

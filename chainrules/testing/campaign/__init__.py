@@ -1,0 +1,161 @@
+"""The differential campaign: programs generated from the registry, checked against each other.
+
+Each seed gives one program (:func:`generate`): a composition of 1-6 registered functions with
+the glue, dtypes, shapes and signatures described in :mod:`.programs`. :func:`run` checks the
+relations of :mod:`.oracles` on a range of seeds and returns a :class:`Report`: per engine and
+transformation, the programs, the relations checked, and how many agree, raised, were skipped
+for a documented reason (:mod:`.known`) or were wrong.
+
+Run it as ``python -m chainrules.testing.campaign --seeds 0:10000`` (``--engines``,
+``--json OUT``), or ``nox -s fuzz``. The test suite runs a bounded slice with fixed seeds
+(``tests/fuzz/test_campaign.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .oracles import ENGINES, Outcome, check
+from .programs import Program, differentiable_registrations, generate
+
+__all__ = ["ENGINES", "Outcome", "Program", "Report", "check", "generate", "run"]
+
+STATUSES = ("agree", "error", "skip", "wrong")
+
+
+@dataclass
+class Report:
+    """What a run found: every outcome, with the program's seed."""
+
+    seeds: list[int] = field(default_factory=list)
+    outcomes: list[tuple[int, Outcome]] = field(default_factory=list)
+    features: Counter[str] = field(default_factory=Counter)
+    calls: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def table(self) -> dict[tuple[str, str], Counter[str]]:
+        """``(engine, transform) -> Counter`` of statuses, and of ``"programs"`` and
+        ``"relations"``."""
+        out: dict[tuple[str, str], Counter[str]] = {}
+        programs: dict[tuple[str, str], set[int]] = {}
+        for seed, o in self.outcomes:
+            key = (o.engine, o.transform)
+            c = out.setdefault(key, Counter())
+            c[o.status] += 1
+            c["relations"] += 1
+            programs.setdefault(key, set()).add(seed)
+        for key, seeds in programs.items():
+            out[key]["programs"] = len(seeds)
+        return out
+
+    def wrong(self) -> list[tuple[int, Outcome]]:
+        return [(s, o) for s, o in self.outcomes if o.status == "wrong"]
+
+    def errors(self) -> list[tuple[int, Outcome]]:
+        return [(s, o) for s, o in self.outcomes if o.status == "error"]
+
+    def markdown(self) -> str:
+        rows = [
+            "| engine | transformation | programs | relations | agree | clear errors | skipped "
+            "| wrong |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for (e, t), c in sorted(self.table().items()):
+            rows.append(
+                f"| {e} | {t} | {c['programs']} | {c['relations']} | {c['agree']} | "
+                f"{c['error']} | {c['skip']} | {c['wrong']} |"
+            )
+        n = len(self.seeds) or 1
+        cov = ", ".join(f"{k} {100 * v / n:.0f}%" for k, v in sorted(self.features.items()))
+        regs = differentiable_registrations()
+        seen = sum(1 for r in regs if self.calls[r.name] > 0)
+        at10 = sum(1 for r in regs if self.calls[r.name] >= 10)
+        rows.append("")
+        rows.append(f"{len(self.seeds)} programs in {self.seconds:.0f} s. Coverage: {cov}.")
+        rows.append(
+            f"Registrations composed: {seen} of {len(regs)} at least once, {at10} in 10 or "
+            "more programs."
+        )
+        return "\n".join(rows)
+
+
+def run(
+    seeds: range | list[int],
+    engines: tuple[str, ...] = ("native",),
+    progress: bool = False,
+) -> Report:
+    """Generate and check the program of every seed in ``seeds``."""
+    rep = Report()
+    t0 = time.perf_counter()
+    seeds = list(seeds)
+    for i, seed in enumerate(seeds):
+        p = generate(seed)
+        rep.seeds.append(seed)
+        rep.features.update(p.features())
+        rep.calls.update(set(p.names))
+        rep.outcomes.extend((seed, o) for o in check(p, engines))
+        if progress and (i + 1) % 25 == 0:
+            el = time.perf_counter() - t0
+            eta = el / (i + 1) * (len(seeds) - i - 1)
+            wrong = len(rep.wrong())
+            print(
+                f"\r{i + 1}/{len(seeds)} programs, {wrong} wrong, ETA {eta:.0f} s",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
+    if progress:
+        print(file=sys.stderr)
+    rep.seconds = time.perf_counter() - t0
+    return rep
+
+
+def parse_seeds(text: str) -> range:
+    """``"0:10000"`` (a range) or ``"42"`` (one seed)."""
+    if ":" in text:
+        a, b = text.split(":", 1)
+        return range(int(a), int(b))
+    return range(int(text), int(text) + 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(
+        prog="python -m chainrules.testing.campaign",
+        description="the differential campaign over programs generated from the registry",
+    )
+    ap.add_argument("--seeds", default="0:1000", help="a range START:STOP, or one seed")
+    ap.add_argument(
+        "--engines",
+        default="native,device,jax,torch",
+        help=f"comma-separated, from {', '.join(ENGINES)} (native always runs)",
+    )
+    ap.add_argument("--json", help="write every wrong and error outcome here")
+    ap.add_argument("--show", type=int, default=20, help="print this many wrong outcomes")
+    args = ap.parse_args(argv)
+    engines = tuple(e for e in args.engines.split(",") if e and e != "native")
+    unknown = sorted(set(engines) - set(ENGINES))
+    if unknown:
+        ap.error(f"unknown engines {unknown}; choose from {', '.join(ENGINES)}")
+    rep = run(parse_seeds(args.seeds), engines, progress=True)
+    print(rep.markdown())
+    for seed, o in rep.wrong()[: args.show]:
+        print(
+            f"wrong: {generate(seed).describe()}\n    {o.engine} {o.transform} {o.relation}: "
+            f"{o.detail}"
+        )
+    if args.json:
+        data: list[dict[str, Any]] = [
+            {"seed": s, "program": generate(s).describe(), **o.__dict__}
+            for s, o in rep.outcomes
+            if o.status in ("wrong", "error")
+        ]
+        with open(args.json, "w") as fh:
+            json.dump(data, fh, indent=1)
+    return 1 if rep.wrong() else 0

@@ -1,0 +1,527 @@
+"""The relations checked on every program, engine by engine.
+
+Each check gives :class:`Outcome`\\ s: ``agree``, ``wrong`` (a disagreement no known difference
+covers, or a broken contract: a mutated input, a pullback that answers differently the second
+time, a scalar read of a device array), ``error`` (the engine raised; the report counts these per
+engine and transformation), ``skip`` (not applicable, with the reason).
+
+``native``: :mod:`chainrules.ad` on NumPy --
+
+* ``arg-vs-closure``: the gradient of an argument equals the gradient of the same value closed
+  over (for the program's ``x`` and ``d``, whatever the signature: positional, tuple, dict,
+  keyword);
+* ``grad-vs-vjp``, ``vjp-vs-jvp`` (``<u, J v>`` both ways), ``jac-rev-vs-fwd`` and
+  ``jac-vs-jvp`` (real programs), ``fd`` (a directional derivative by finite differences,
+  in float64);
+* ``hessian`` (real programs of at most 16 inputs): symmetric, equal to
+  ``jacobian(grad, mode="fwd")`` and ``mode="rev"``, and to finite differences of the gradient;
+* ``pure``: the inputs and the cotangent are not mutated, a pullback called twice answers the same;
+* ``single``: a float32/complex64 program's gradient against the float64 program's.
+
+``device``: the same gradient on ``chainrules.testing.device_array`` inputs (scalar-guarded).
+``jax``, ``torch``: the engine's own gradient of the same program built from its own functions.
+``jax-bridge``, ``autograd-bridge``: the program with each step's function wrapped by the bridge,
+differentiated by that engine (``jax.grad``, ``jax.jit(jax.grad)``, ``jax.jacfwd``/``jacrev`` and
+``jax.hessian`` of real programs; ``autograd.grad``), against the native engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import finite_differences as fdiff
+from ..backends import BACKENDS
+from .known import excuse
+from .programs import Program
+from .tolerances import close, worst
+
+__all__ = ["ENGINES", "Outcome", "check"]
+
+
+@dataclass
+class Outcome:
+    engine: str
+    transform: str
+    relation: str
+    status: str  # agree / wrong / error / skip
+    detail: str = ""
+
+
+def _ident(v: Any) -> Any:
+    return v
+
+
+def _ns(a: Any) -> Any:
+    import array_api_compat
+
+    return array_api_compat.array_namespace(a)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
+
+
+class _Cells:
+    """Collects outcomes; ``cell`` runs one comparison and records it."""
+
+    def __init__(self, program: Program) -> None:
+        self.p = program
+        self.out: list[Outcome] = []
+
+    def record(
+        self, engine: str, transform: str, relation: str, status: str, detail: str = ""
+    ) -> None:
+        self.out.append(Outcome(engine, transform, relation, status, detail))
+
+    def compare(
+        self, engine: str, transform: str, relation: str, got: Any, want: Any, kind: str
+    ) -> bool:
+        if self.p.dtype in ("float32", "complex64") and kind in ("same", "oracle"):
+            kind = "single"  # single-precision rounding in both
+        if close(got, want, kind):
+            self.record(engine, transform, relation, "agree")
+            return True
+        name = excuse(self.p, engine, relation)
+        if name is not None:
+            self.record(engine, transform, relation, "skip", f"known: {name}")
+            return True
+        self.record(engine, transform, relation, "wrong", worst(got, want))
+        return False
+
+    @contextlib.contextmanager
+    def guard(self, engine: str, transform: str, relation: str) -> Iterator[None]:
+        try:
+            with _quiet():
+                yield
+        except Exception as e:  # noqa: BLE001  (every engine error is counted, by design)
+            from ...core.scalar import ScalarIndexingError
+
+            status = "wrong" if isinstance(e, ScalarIndexingError) else "error"
+            msg = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            self.record(engine, transform, relation, status, msg)
+
+
+def _to_np(a: Any) -> np.ndarray:
+    from ..arrays import to_numpy
+
+    if a is None:
+        return np.zeros(())
+    if hasattr(a, "detach"):
+        a = a.detach()
+    return np.asarray(to_numpy(a))
+
+
+def _random_like(rng: np.random.Generator, a: np.ndarray) -> np.ndarray:
+    v = rng.standard_normal(a.shape)
+    if a.dtype.kind == "c":
+        v = v + 1j * rng.standard_normal(a.shape)
+    return v.astype(a.dtype)
+
+
+def _direction(rng: np.random.Generator, a: np.ndarray, hermitian: bool) -> np.ndarray:
+    """A random direction at ``a``; Hermitian where the program's first function reads ``x`` as
+    a Hermitian matrix (one triangle: its derivative is defined along Hermitian directions)."""
+    v = _random_like(rng, a)
+    if hermitian:
+        v = ((v + np.conj(np.swapaxes(v, -1, -2))) / 2).astype(a.dtype)
+    return v
+
+
+def _sym(M: np.ndarray, x: np.ndarray, hermitian: bool) -> np.ndarray:
+    """``M`` (a Jacobian with ``x``'s elements as its last flattened axis) restricted to
+    symmetric directions when ``x`` is read as a symmetric matrix."""
+    if not hermitian:
+        return M
+    n = x.size
+    idx = np.arange(n).reshape(x.shape)
+    t = np.swapaxes(idx, -1, -2).ravel()
+    M2 = M.reshape(-1, n)
+    return ((M2 + M2[:, t]) / 2).reshape(M.shape)
+
+
+def _inner(a: Any, b: Any) -> float:
+    """Re <a, b> = sum(Re(conj(a) b)): the pairing our cotangent convention uses."""
+    return float(np.sum(np.real(np.conj(_to_np(a).astype(np.complex128)) * _to_np(b))))
+
+
+# --- native -----------------------------------------------------------------------------------
+def native_function(reg: Any) -> Any:
+    """The NumPy function of ``reg`` as a user's code reaches :mod:`chainrules.ad` with it: a
+    NumPy ufunc or a NumPy function that dispatches (``__array_function__``) is called as it is;
+    any other (SciPy's Python functions, methods of distributions) through ``cr.traceable``, the
+    documented way to make such a function visible to an engine."""
+    f = BACKENDS["numpy"].function(reg)
+    if isinstance(f, np.ufunc) or hasattr(f, "_implementation"):
+        return f
+    return _traceable(f)
+
+
+_TRACEABLE: dict[int, Any] = {}
+
+
+def _traceable(f: Any) -> Any:
+    from ... import traceable
+
+    t = _TRACEABLE.get(id(f))
+    if t is None:
+        t = _TRACEABLE[id(f)] = (f, traceable(f))
+    return t[1]
+
+
+def _native_fns(p: Program) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    def F(x: Any, d: Any) -> Any:
+        return p.run(x, d, native_function, _ident, _ns)
+
+    def L(x: Any, d: Any) -> Any:
+        return p.loss_of(F(x, d), _ident, _ns)
+
+    return F, L
+
+
+def _grads(p: Program, L: Callable[..., Any], x: Any, d: Any) -> tuple[Any, Any]:
+    """(dL/dx, dL/dd) through the program's own signature, in one call."""
+    from ... import ad
+
+    user = p.as_user_function(L)
+    if p.signature == "args" and d is not None:
+        gx, gd = ad.grad(user, argnums=(0, 1))(x, d)
+        return gx, gd
+    if p.signature == "args":
+        return ad.grad(lambda x: L(x, None))(x), None
+    if p.signature == "kwarg":
+        return ad.grad(user)(x, d=d), None
+    g = ad.grad(user)(*p.user_args(x, d))
+    return (g[0], g[1]) if p.signature == "tuple" else (g["x"], g["d"])
+
+
+def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
+    """The native relations; returns the reference gradients for the other engines."""
+    from ... import ad
+
+    F, L = _native_fns(p)
+    x, d = p.x, p.d
+    x0, d0 = x.copy(), (None if d is None else d.copy())  # type: Any, Any
+    ref: dict[str, Any] = {}
+    E = "native"
+    with c.guard(E, "grad", "grad"):
+        gx, gd = _grads(p, L, x, d)
+        ref["gx"], ref["gd"] = _to_np(gx), None if gd is None else _to_np(gd)
+    if "gx" not in ref:
+        return ref
+    gx, gd = ref["gx"], ref["gd"]
+    # the same values closed over
+    if d is not None:
+        with c.guard(E, "grad", "arg-vs-closure"):
+            gx_c = _to_np(ad.grad(lambda x: L(x, d))(x))
+            gd_c = _to_np(ad.grad(lambda d: L(x, d))(d))
+            if gd is None:  # the keyword signature: d's gradient by closure only
+                gd = ref["gd"] = gd_c
+            c.compare(
+                E,
+                "grad",
+                "arg-vs-closure",
+                np.concatenate([gx.ravel(), gd.ravel()]),
+                np.concatenate([gx_c.ravel(), gd_c.ravel()]),
+                "same",
+            )
+    # finite differences, in float64
+    pd = p if p.dtype in ("float64", "complex128") else p.in_double()
+    _, Ld = _native_fns(pd)
+    herm = p.steps[0].hermitian
+    v = _direction(rng, pd.x, herm)
+    dv: Any = None if pd.d is None else _random_like(rng, pd.d)
+    with c.guard(E, "grad", "fd"):
+        h = fdiff.STEP[np.dtype(np.float64)]
+        with _quiet():
+            fd = fdiff.central_difference(
+                lambda t: Ld(pd.x + t * v, None if pd.d is None else pd.d + t * dv), h
+            )
+        if pd is p:
+            gxd, gdd = gx, gd
+        else:
+            gxd, gdd = (_to_np(g) if g is not None else None for g in _grads(pd, Ld, pd.x, pd.d))
+            if gdd is None and pd.d is not None:
+                gdd = _to_np(ad.grad(lambda d: Ld(pd.x, d))(pd.d))
+            both = gd is not None and gdd is not None
+            c.compare(
+                E,
+                "grad",
+                "single",
+                np.concatenate([gx.ravel(), gd.ravel()]) if both else gx,
+                np.concatenate([gxd.ravel(), gdd.ravel()]) if both else gxd,  # type: ignore[union-attr]
+                "single",
+            )
+        want = _inner(gxd, v) + (0.0 if dv is None else _inner(gdd, dv))
+        c.compare(E, "grad", "fd", want, np.real(fd), "fd")
+    # vjp, jvp, jacobians (in x, d closed over)
+    Fx = lambda x: F(x, d)
+    u = _random_like(rng, np.zeros(p.y_shape, dtype=_out_dtype(p)))
+    with c.guard(E, "vjp", "grad-vs-vjp"):
+        _y, pb = ad.vjp(Fx, x)
+        u0 = u.copy()
+        (xb,) = pb(u)
+        (xb2,) = pb(u)
+        if not (np.array_equal(_to_np(xb), _to_np(xb2), equal_nan=True)):
+            c.record(E, "vjp", "pure", "wrong", "a pullback called twice answered differently")
+        elif not np.array_equal(u, u0, equal_nan=True):
+            c.record(E, "vjp", "pure", "wrong", "the pullback mutated its cotangent")
+        else:
+            c.record(E, "vjp", "pure", "agree")
+        if not p.y_complex:
+            w = p.w
+            (xw,) = pb(
+                w.astype(u.dtype)
+                if w.shape == u.shape
+                else np.broadcast_to(w, u.shape).astype(u.dtype)
+            )
+            c.compare(E, "vjp", "grad-vs-vjp", _to_np(xw), gx, "same")
+    with c.guard(E, "jvp", "vjp-vs-jvp"):
+        _, ydot = ad.jvp(Fx, (x,), (v.astype(x.dtype),))
+        c.compare(E, "jvp", "vjp-vs-jvp", _inner(u, ydot), _inner(xb, v), "same")
+    real = x.dtype.kind == "f" and not p.y_complex
+    if real and x.size * max(1, int(np.prod(p.y_shape))) <= 4096:
+        with c.guard(E, "jacobian", "jac-rev-vs-fwd"):
+            Jr = _sym(_to_np(ad.jacobian(Fx, mode="rev")(x)), x, herm)
+            Jf = _sym(_to_np(ad.jacobian(Fx, mode="fwd")(x)), x, herm)
+            c.compare(E, "jacobian", "jac-rev-vs-fwd", Jr, Jf, "same")
+            jv = np.tensordot(Jf, v, axes=x.ndim) if x.ndim else Jf * v
+            c.compare(E, "jacobian", "jac-vs-jvp", jv, _to_np(ydot), "same")
+    if real and x.size <= 16:
+        Lx = lambda x: L(x, d)
+        with c.guard(E, "hessian", "hessian"):
+            n = x.size
+            H = _sym(_sym(_to_np(ad.hessian(Lx)(x)).reshape(n, n), x, herm).T, x, herm)
+            c.compare(E, "hessian", "symmetric", H, H.T, "same")
+            Hf = _to_np(ad.jacobian(ad.grad(Lx), mode="fwd")(x)).reshape(n, n)
+            Hf = _sym(_sym(Hf, x, herm).T, x, herm)
+            c.compare(E, "hessian", "jacfwd(grad)", Hf, H, "same")
+            Hr = _to_np(ad.jacobian(ad.grad(Lx), mode="rev")(x)).reshape(n, n)
+            Hr = _sym(_sym(Hr, x, herm).T, x, herm)
+            c.compare(E, "hessian", "jacrev(grad)", Hr, H, "same")
+            if pd is p:
+                gfun = ad.grad(Lx)
+                fdg = fdiff.central_difference(lambda t: _to_np(gfun(x + t * v)), h)
+                c.compare(E, "hessian", "fd", H @ v.ravel(), np.real(fdg).ravel(), "fd")
+    # purity of the program's inputs
+    same = np.array_equal(x, x0, equal_nan=True)
+    if not same or (d is not None and not np.array_equal(d, d0, equal_nan=True)):
+        c.record(E, "grad", "pure", "wrong", "an input was mutated")
+    return ref
+
+
+def _out_dtype(p: Program) -> Any:
+    single = p.dtype in ("float32", "complex64")
+    if p.y_complex:
+        return np.complex64 if single else np.complex128
+    return np.float32 if single else np.float64
+
+
+# --- device array ----------------------------------------------------------------------------
+def device(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
+    from ... import ad
+    from ..device import device_array
+
+    def L(x: Any, d: Any) -> Any:
+        return p.loss_of(p.run(x, d, native_function, device_array, _ns), device_array, _ns)
+
+    if any(s.reg.family == "scipy" for s in p.steps):
+        # SciPy's functions take host arrays; on a device a program calls its library's own
+        # (cupyx.scipy, jax.scipy, torch.special), which the NumPy-backed stand-in does not have
+        c.record("device", "grad", "scalar-free", "skip", "a SciPy function: host arrays only")
+        return
+    with c.guard("device", "grad", "scalar-free"):
+        xd = device_array(p.x)
+        dd = None if p.d is None else device_array(p.d)
+        g = ad.grad(lambda x: L(x, None))(xd) if dd is None else ad.grad(lambda x: L(x, dd))(xd)
+        c.compare("device", "grad", "scalar-free", _to_np(g), ref["gx"], "same")
+
+
+# --- other engines' own gradients -------------------------------------------------------------
+def _engine_grads(p: Program, engine: str) -> tuple[Any, Any, Any] | None:
+    """(value, dL/dx, dL/dd) by ``engine`` (jax or torch) differentiating the program built from
+    its own functions; None when a step has no counterpart there."""
+    be = BACKENDS[engine]
+    if not be.available():
+        return None
+    fns = [be.function(s.reg) for s in p.steps]
+    if any(f is None for f in fns):
+        return None
+    table = {id(s.reg): f for s, f in zip(p.steps, fns)}
+
+    def fn_of(reg: Any) -> Any:
+        return table[id(reg)]
+
+    if engine == "jax":
+        import jax
+        import jax.numpy as jnp
+
+        be.namespace()  # x64 on
+        asarray = jnp.asarray
+
+        def L(x: Any, d: Any) -> Any:
+            return p.loss_of(p.run(x, d, fn_of, asarray, _ns), asarray, _ns)
+
+        x = jnp.asarray(p.x)
+        if p.d is None:
+            val, gx = jax.value_and_grad(lambda x: L(x, None))(x)
+            gd = None
+        else:
+            val, (gx, gd) = jax.value_and_grad(L, argnums=(0, 1))(x, jnp.asarray(p.d))
+            gd = np.conj(_to_np(gd))
+        return _to_np(val), np.conj(_to_np(gx)), gd  # JAX's cotangent: the conjugate of ours
+    import torch
+
+    def asarray_t(v: Any) -> Any:
+        return torch.asarray(v)
+
+    def Lt(x: Any, d: Any) -> Any:
+        return p.loss_of(p.run(x, d, fn_of, asarray_t, _ns), asarray_t, _ns)
+
+    xt: Any = torch.asarray(p.x.copy()).requires_grad_(True)
+    d: Any = None if p.d is None else torch.asarray(p.d.copy()).requires_grad_(True)
+    val = Lt(xt, d)
+    inputs: Any = [xt] if d is None else [xt, d]
+    gs = torch.autograd.grad(val, inputs, allow_unused=True, materialize_grads=True)
+    return _to_np(val), _to_np(gs[0]), None if d is None else _to_np(gs[1])
+
+
+def oracle(p: Program, c: _Cells, engine: str, ref: dict[str, Any]) -> None:
+    _, L = _native_fns(p)
+    with c.guard(engine, "grad", "grad"):
+        got = _engine_grads(p, engine)
+        if got is None:
+            c.record(engine, "grad", "grad", "skip", "a step has no counterpart in " + engine)
+            return
+        val, gx, gd = got
+        with _quiet():
+            mine = _to_np(L(p.x, p.d))
+        kind = "single" if p.dtype in ("float32", "complex64") else "oracle"
+        if not close(val, mine, kind):
+            c.record(
+                engine,
+                "grad",
+                "primal",
+                "skip",
+                "known: oracle-primal-differs: " + worst(val, mine),
+            )
+            return
+        want = [ref["gx"].ravel()]
+        got_ = [gx.ravel()]
+        if gd is not None and ref.get("gd") is not None:
+            want.append(ref["gd"].ravel())
+            got_.append(gd.ravel())
+        c.compare(engine, "grad", "grad", np.concatenate(want), np.concatenate(got_), kind)
+
+
+# --- bridges ----------------------------------------------------------------------------------
+def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
+    import jax
+    import jax.numpy as jnp
+
+    from ...interop import jax as crjax
+
+    BACKENDS["jax"].namespace()  # x64
+    numpy = BACKENDS["numpy"]
+    E = "jax-bridge"
+    with c.guard(E, "wrap", "wrap"):
+        table = {id(s.reg): crjax.wrap(numpy.function(s.reg)) for s in p.steps}
+    if len(table) < len({id(s.reg) for s in p.steps}):
+        return
+
+    def L(x: Any, d: Any) -> Any:
+        return p.loss_of(p.run(x, d, lambda r: table[id(r)], jnp.asarray, _ns), jnp.asarray, _ns)
+
+    x = jnp.asarray(p.x)
+    d = None if p.d is None else jnp.asarray(p.d)
+    kind = "single" if p.dtype in ("float32", "complex64") else "same"
+    for name, transform in (("grad", jax.grad), ("jit(grad)", lambda f: jax.jit(jax.grad(f)))):
+        with c.guard(E, name, "grad"):
+            gx = np.conj(_to_np(transform(lambda x: L(x, d))(x)))
+            c.compare(E, name, "grad", gx, ref["gx"], kind)
+    if p.x.dtype.kind == "f" and not p.y_complex and p.x.size <= 16:
+        with c.guard(E, "vmap(grad)", "grad"):
+            xs = jnp.stack([x, x])
+            gs = _to_np(jax.vmap(jax.grad(lambda x: L(x, d)))(xs))
+            c.compare(E, "vmap(grad)", "grad", gs[1], ref["gx"], kind)
+        F = lambda x: p.run(x, d, lambda r: table[id(r)], jnp.asarray, _ns)
+        Fn, Ln = _native_fns(p)
+        from ... import ad
+
+        for name, jt, mode in (("jacfwd", jax.jacfwd, "fwd"), ("jacrev", jax.jacrev, "rev")):
+            with c.guard(E, name, "jacobian"):
+                J = _to_np(jt(F)(x))
+                Jn = _to_np(ad.jacobian(lambda x: Fn(x, p.d), mode=mode)(p.x))
+                c.compare(E, name, "jacobian", J, Jn, kind)
+        with c.guard(E, "hessian", "hessian"):
+            H = _to_np(jax.hessian(lambda x: L(x, d))(x))
+            Hn = _to_np(ad.hessian(lambda x: Ln(x, p.d))(p.x))
+            c.compare(E, "hessian", "hessian", H, Hn, kind)
+
+
+def autograd_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
+    import autograd
+
+    from ...interop import autograd as crag
+
+    numpy = BACKENDS["numpy"]
+    E = "autograd-bridge"
+    with c.guard(E, "wrap", "wrap"):
+        table = {id(s.reg): crag.wrap(numpy.function(s.reg)) for s in p.steps}
+    if len(table) < len({id(s.reg) for s in p.steps}):
+        return
+    import autograd.numpy as anp
+
+    def ns(a: Any) -> Any:
+        return _AutogradNS(anp)
+
+    def L(x: Any, d: Any) -> Any:
+        return p.loss_of(p.run(x, d, lambda r: table[id(r)], _ident, ns), _ident, ns)
+
+    kind = "single" if p.dtype in ("float32", "complex64") else "same"
+    with c.guard(E, "grad", "grad"):
+        gx = np.conj(_to_np(autograd.grad(lambda x: L(x, p.d))(p.x)))  # autograd: conjugate
+        c.compare(E, "grad", "grad", gx, ref["gx"], kind)
+
+
+class _AutogradNS:
+    """The few Array API names the glue and the loss use, on autograd.numpy."""
+
+    def __init__(self, anp: Any) -> None:
+        self.anp = anp
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "isdtype":
+            return lambda dt, kind: np.dtype(dt).kind == "c"
+        if name == "matrix_transpose":
+            return lambda a: self.anp.swapaxes(a, -1, -2)
+        return getattr(self.anp, name)
+
+
+ENGINES = ("native", "device", "jax", "torch", "jax-bridge", "autograd-bridge")
+
+
+def check(p: Program, engines: tuple[str, ...] = ("native",)) -> list[Outcome]:
+    """Every relation of ``engines`` on ``p``."""
+    c = _Cells(p)
+    rng = np.random.default_rng([p.seed, 1])
+    ref = native(p, c, rng)
+    if "gx" in ref:
+        for e in engines:
+            if e == "device":
+                device(p, c, ref)
+            elif e in ("jax", "torch"):
+                oracle(p, c, e, ref)
+            elif e == "jax-bridge":
+                jax_bridge(p, c, ref)
+            elif e == "autograd-bridge":
+                autograd_bridge(p, c, ref)
+    return c.out

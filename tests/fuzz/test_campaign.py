@@ -1,0 +1,114 @@
+"""The differential campaign's bounded slice (fixed seeds), run in README's test command.
+
+``python -m chainrules.testing.campaign`` (``nox -s fuzz``) runs the whole campaign; this file
+runs a slice of it per engine and compares what it finds with ``campaign_findings.json``:
+
+* ``wrong``: the open wrong values the campaign has found on these seeds, each with the program
+  and the relation. They are defects to fix, not excuses: the test fails on any *new* wrong
+  outcome, and on a listed one that agrees now (remove it, so the list only shrinks). The issue
+  on silent wrong values stays open while the list is not empty.
+* ``errors``: the count of outcomes that raised, per engine; it may only fall.
+
+Also checked here: the generator is deterministic, the relations can fail (a rule made wrong on
+purpose turns the cells red), and the slice's coverage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.testing.campaign import generate, run
+
+HERE = Path(__file__).parent
+FINDINGS = HERE / "campaign_findings.json"
+
+# engine -> seeds of the slice (about 2 minutes on one core in all)
+SLICES: dict[str, range] = {
+    "native": range(0, 1000),
+    "device": range(0, 300),
+    "jax": range(0, 30),
+    "torch": range(0, 300),
+    "autograd-bridge": range(0, 200),
+}
+
+
+def _key(seed: int, o: object) -> str:
+    return f"{seed} {o.engine} {o.transform} {o.relation}"  # type: ignore[attr-defined]
+
+
+def _available(engine: str) -> bool:
+    mod = {"jax": "jax", "torch": "torch", "autograd-bridge": "autograd"}.get(engine)
+    if mod is None:
+        return True
+    try:
+        __import__(mod)
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("engine", list(SLICES))
+def test_campaign_slice(engine: str) -> None:
+    if not _available(engine):
+        pytest.skip(f"{engine} is not installed")
+    engines = () if engine == "native" else (engine,)
+    rep = run(SLICES[engine], engines)
+    findings = json.loads(FINDINGS.read_text())
+    declared = set(findings["wrong"].get(engine, {}))
+    wrong = {_key(s, o): f"{generate(s).describe()}: {o.detail}" for s, o in rep.wrong()}
+    wrong = {k: v for k, v in wrong.items() if k.split()[1] == engine}
+    new = {k: v for k, v in wrong.items() if k not in declared}
+    fixed = sorted(declared - set(wrong))
+    assert not new, f"{len(new)} new wrong values: {new}"
+    assert not fixed, f"listed in campaign_findings.json but right now (remove them): {fixed}"
+    errors = sum(1 for _, o in rep.errors() if o.engine == engine)
+    most = findings["errors"][engine]
+    assert errors <= most, f"{engine}: {errors} errors, more than the recorded {most}"
+    if errors < most and os.environ.get("CHAINRULES_CAMPAIGN_STRICT"):
+        pytest.fail(f"{engine}: {errors} errors, fewer than {most}: lower the recorded count")
+
+
+def test_generation_is_deterministic() -> None:
+    a, b = generate(123), generate(123)
+    assert a.describe() == b.describe()
+    np.testing.assert_array_equal(a.x, b.x)
+    np.testing.assert_array_equal(a.w, b.w)
+
+
+def test_slice_coverage() -> None:
+    """The native slice's programs cover the categories the campaign promises."""
+    feats: dict[str, int] = {}
+    long = 0
+    seeds = SLICES["native"]
+    for s in seeds:
+        p = generate(s)
+        for f in p.features():
+            feats[f] = feats.get(f, 0) + 1
+        long += len(p.steps) >= 3
+    assert long >= len(seeds) / 2
+    for f in ("complex", "0-d", "empty", "broadcast", "keyword", "pytree"):
+        assert feats.get(f, 0) >= len(seeds) / 10, (f, feats)
+
+
+def test_a_wrong_rule_turns_the_cells_red(clean_registry: object) -> None:
+    """The relations can fail: with ``sin``'s pullback made wrong (2x), the programs that call
+    ``sin`` disagree with finite differences and with JAX."""
+
+    @cr.register_rrule(np.sin)
+    def _bad_sin(x: np.ndarray) -> object:
+        def pb(y_bar: object) -> object:
+            return cr.NoTangent(), 2 * cr.unthunk(y_bar) * np.cos(x)
+
+        return np.sin(x), pb
+
+    seeds = [s for s in range(2000) if "sin" in generate(s).names][:3]
+    assert seeds
+    rep = run(seeds, ())
+    red = {(s, o.relation) for s, o in rep.wrong()}
+    assert {s for s, _ in red} == set(seeds), red
