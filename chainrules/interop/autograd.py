@@ -259,6 +259,8 @@ def _ad_jvp(fn: Plain, name: str, argnums: tuple[int, ...]) -> Plain:
 def _conj(x: Any) -> Any:
     """The complex conjugate (autograd's cotangent is the conjugate of chainrules'); real arrays
     are returned unchanged."""
+    if type(x) in (tuple, list):  # the cotangent of a function with several outputs (split)
+        return type(x)(_conj(e) for e in x)
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         return np.conj(x) if isinstance(x, complex) else x

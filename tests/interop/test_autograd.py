@@ -300,3 +300,28 @@ def test_wrong_dtype_tangent_names_function(clean_registry):  # type: ignore[no-
     f = crag.wrap(bad_function)
     with pytest.raises(ValueError, match=r"frule of .*bad_function.*dtype float32"):
         autograd.make_jvp(lambda x: f(x, np.ones(3)))(np.ones(3))(np.ones(3))
+
+
+@pytest.mark.parametrize("split", [np.vsplit, np.hsplit, np.split])
+def test_campaign_complex_split_cotangent_is_conjugated(split: object) -> None:
+    """Regression (differential campaign, seeds 136 and 187): a function with several outputs
+    (a split) handed autograd's cotangent list to the rule unconjugated, so complex inputs got
+    the conjugate gradient."""
+    from chainrules import ad
+
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
+    shape = split(z, 2)[0].shape
+    w = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    wrapped = crag.wrap(split)
+
+    def loss(f: object) -> object:
+        def L(z: object) -> object:
+            part = f(z, 2)[0]
+            return anp.sum(anp.real(part * w)) if f is wrapped else np.sum(np.real(part * w))
+
+        return L
+
+    got = np.conj(autograd.grad(loss(wrapped))(z))  # autograd's convention: the conjugate
+    want = ad.grad(loss(split))(z)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
