@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import chainrules as cr
 from chainrules.testing import examples_for, to_numpy
+from chainrules.testing.arrays import nest
 from chainrules.testing.backends import BACKENDS
 
 # every registration of the library's own rule modules
@@ -120,10 +121,10 @@ def _run_rules(
             ]
             parts_ref = [cr.NoTangent() if b is None else b for b in ybar]
             parts_gpu = [cr.NoTangent() if b is None else make(b) for b in ybar]
-            single = not isinstance(y_ref, (tuple, list))  # a tuple of one output is a tuple
-            kind = type(y_ref)
-            ybar_ref = parts_ref[0] if single else cr.Tangent(*parts_ref, primal_type=kind)
-            ybar_gpu = parts_gpu[0] if single else cr.Tangent(*parts_gpu, primal_type=kind)
+            # one Tangent per tuple or list, nested as the output is (histogramdd's
+            # (counts, [edges, ...])); a tuple of one output is a tuple
+            ybar_ref = nest(y_ref, parts_ref)
+            ybar_gpu = nest(y_ref, parts_gpu)
             what = f"{reg.name} [{ex.note or ex.kwargs}]"
             try:  # an input the library's own function rejects is not the rule's failure
                 f_gpu(*args, **ex.kwargs)

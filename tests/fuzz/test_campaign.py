@@ -97,8 +97,8 @@ def test_slice_coverage() -> None:
 
 
 def test_a_wrong_rule_turns_the_cells_red(clean_registry: object) -> None:
-    """The relations can fail: with ``sin``'s pullback made wrong (2x), the programs that call
-    ``sin`` disagree with finite differences and with JAX."""
+    """The relations can fail: with ``sin``'s pullback made wrong (2x), the programs that end
+    with ``sin`` disagree with finite differences."""
 
     @cr.register_rrule(np.sin)
     def _bad_sin(x: np.ndarray) -> object:
@@ -107,7 +107,8 @@ def test_a_wrong_rule_turns_the_cells_red(clean_registry: object) -> None:
 
         return np.sin(x), pb
 
-    seeds = [s for s in range(2000) if "sin" in generate(s).names][:3]
+    # programs whose last call is sin: the loss's gradient passes through sin's pullback
+    seeds = [s for s in range(3000) if generate(s).names[-1] == "sin"][:3]
     assert seeds
     rep = run(seeds, ())
     red = {(s, o.relation) for s, o in rep.wrong()}
