@@ -241,6 +241,7 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
     dv: Any = None if pd.d is None else _random_like(rng, pd.d)
     with c.guard(E, "grad", "fd"):
         h = fdiff.STEP[np.dtype(np.float64)]
+
         def along(t: float) -> Any:
             return Ld(pd.x + t * v, None if pd.d is None else pd.d + t * dv)
 
