@@ -238,12 +238,14 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
     _, Ld = _native_fns(pd)
     herm = p.steps[0].hermitian
     v = _direction(rng, pd.x, herm)
-    dv: Any = None if pd.d is None else _random_like(rng, pd.d)
+    # along d too where its gradient is known (the keyword signature's comes from the closure,
+    # which may have raised: then along x alone, never with a missing gradient taken as zero)
+    dv: Any = None if pd.d is None or gd is None else _random_like(rng, pd.d)
     with c.guard(E, "grad", "fd"):
         h = fdiff.STEP[np.dtype(np.float64)]
 
         def along(t: float) -> Any:
-            return Ld(pd.x + t * v, None if pd.d is None else pd.d + t * dv)
+            return Ld(pd.x + t * v, pd.d if dv is None else pd.d + t * dv)
 
         with _quiet():
             fd = fdiff.central_difference(along, h)
