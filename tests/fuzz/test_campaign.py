@@ -61,7 +61,7 @@ def test_campaign_slice(engine: str) -> None:
     rep = run(SLICES[engine], engines)
     findings = json.loads(FINDINGS.read_text())
     declared = set(findings["wrong"].get(engine, {}))
-    wrong = {_key(s, o): f"{generate(s).describe()}: {o.detail}" for s, o in rep.wrong()}
+    wrong = {_key(s, o): f"{rep.programs[s]}: {o.detail}" for s, o in rep.wrong()}
     wrong = {k: v for k, v in wrong.items() if k.split()[1] == engine}
     new = {k: v for k, v in wrong.items() if k not in declared}
     fixed = sorted(declared - set(wrong))

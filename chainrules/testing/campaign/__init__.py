@@ -32,6 +32,7 @@ class Report:
     """What a run found: every outcome, with the program's seed."""
 
     seeds: list[int] = field(default_factory=list)
+    programs: dict[int, str] = field(default_factory=dict)  # seed -> Program.describe()
     outcomes: list[tuple[int, Outcome]] = field(default_factory=list)
     features: Counter[str] = field(default_factory=Counter)
     calls: Counter[str] = field(default_factory=Counter)
@@ -95,6 +96,7 @@ def run(
     for i, seed in enumerate(seeds):
         p = generate(seed)
         rep.seeds.append(seed)
+        rep.programs[seed] = p.describe()
         rep.features.update(p.features())
         rep.calls.update(set(p.names))
         rep.outcomes.extend((seed, o) for o in check(p, engines))
@@ -147,12 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     print(rep.markdown())
     for seed, o in rep.wrong()[: args.show]:
         print(
-            f"wrong: {generate(seed).describe()}\n    {o.engine} {o.transform} {o.relation}: "
+            f"wrong: {rep.programs[seed]}\n    {o.engine} {o.transform} {o.relation}: "
             f"{o.detail}"
         )
     if args.json:
         data: list[dict[str, Any]] = [
-            {"seed": s, "program": generate(s).describe(), **o.__dict__}
+            {"seed": s, "program": rep.programs[s], **o.__dict__}
             for s, o in rep.outcomes
             if o.status in ("wrong", "error")
         ]

@@ -25,10 +25,6 @@ class Known:
     applies: Callable[[Any, str, str], bool]
 
 
-def _oracle_of(engine: str) -> str:
-    return engine.split(":")[0]
-
-
 KNOWN: tuple[Known, ...] = (
     Known(
         "oracle-primal-differs",

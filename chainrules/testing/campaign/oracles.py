@@ -450,6 +450,15 @@ def oracle(p: Program, c: _Cells, engine: str, ref: dict[str, Any]) -> None:
 
 
 # --- bridges ----------------------------------------------------------------------------------
+def _wrapped(p: Program, c: _Cells, engine: str, wrap: Callable[[Any], Any]) -> Any:
+    """Each step's NumPy function wrapped by the bridge (``id(reg) -> wrapped``), or None when
+    one cannot be wrapped (recorded as the ``wrap`` cell's error)."""
+    numpy = BACKENDS["numpy"]
+    with c.guard(engine, "wrap", "wrap"):
+        return {id(s.reg): wrap(numpy.function(s.reg)) for s in p.steps}
+    return None
+
+
 def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
     import jax
     import jax.numpy as jnp
@@ -457,11 +466,9 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
     from ...interop import jax as crjax
 
     BACKENDS["jax"].namespace()  # x64
-    numpy = BACKENDS["numpy"]
     E = "jax-bridge"
-    with c.guard(E, "wrap", "wrap"):
-        table = {id(s.reg): crjax.wrap(numpy.function(s.reg)) for s in p.steps}
-    if len(table) < len({id(s.reg) for s in p.steps}):
+    table = _wrapped(p, c, E, crjax.wrap)
+    if table is None:
         return
 
     def L(x: Any, d: Any) -> Any:
@@ -499,11 +506,9 @@ def autograd_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
 
     from ...interop import autograd as crag
 
-    numpy = BACKENDS["numpy"]
     E = "autograd-bridge"
-    with c.guard(E, "wrap", "wrap"):
-        table = {id(s.reg): crag.wrap(numpy.function(s.reg)) for s in p.steps}
-    if len(table) < len({id(s.reg) for s in p.steps}):
+    table = _wrapped(p, c, E, crag.wrap)
+    if table is None:
         return
     import autograd.numpy as anp
 

@@ -342,13 +342,6 @@ def _pick_example(
     return (pool or exs)[int(rng.integers(len(pool or exs)))]
 
 
-def _numpy_run(p: Program) -> Any:
-    numpy = BACKENDS["numpy"]
-    import array_api_compat
-
-    return p.run(p.x, p.d, numpy.function, lambda v: v, array_api_compat.array_namespace)
-
-
 def generate(seed: int, max_tries: int = 40) -> Program:
     """The program of ``seed``: deterministic, valid (finite floating output in NumPy)."""
     regs = differentiable_registrations()
