@@ -148,10 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     rep = run(parse_seeds(args.seeds), engines, progress=True)
     print(rep.markdown())
     for seed, o in rep.wrong()[: args.show]:
-        print(
-            f"wrong: {rep.programs[seed]}\n    {o.engine} {o.transform} {o.relation}: "
-            f"{o.detail}"
-        )
+        print(f"wrong: {rep.programs[seed]}\n    {o.engine} {o.transform} {o.relation}: {o.detail}")
     if args.json:
         data: list[dict[str, Any]] = [
             {"seed": s, "program": rep.programs[s], **o.__dict__}
