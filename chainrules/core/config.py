@@ -37,10 +37,17 @@ class RuleConfig:
 
     ``has_reverse_mode`` / ``has_forward_mode`` tell a rule which of the hooks the engine really
     provides (a rule may pick a cheaper strategy when one is missing).
+
+    ``linear_tangents`` is True where the engine transposes an frule's pushforward to get
+    reverse mode (the JAX bridge's ``jvp`` mode: JAX linearizes the frule and transposes it). The
+    pushforward must then be linear in the tangents *as traced*: it may not read a tangent's
+    values, so a strong-zero rule multiplies its tangents plainly (``0 * inf`` is NaN there, as in
+    JAX's own rules; docs/conventions.md).
     """
 
     has_reverse_mode: bool = True
     has_forward_mode: bool = True
+    linear_tangents: bool = False
 
     def rrule_via_ad(
         self, f: Callable[..., Any], /, *args: Any, **kwargs: Any

@@ -323,23 +323,37 @@ def check_leaf(name: str, kind: str, argpos: int, got: Any, primal: Any, dtype_o
 
 
 def output_leaves(y: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
-    """Leaves of a rule's output (an array, or a tuple / named tuple of arrays) and a rebuilder."""
-    if isinstance(y, tuple):
-        t = type(y)
+    """Leaves of a rule's output -- an array, or a tuple / named tuple / list of outputs, nested
+    (``split`` returns a list, ``histogramdd`` a tuple holding a list of edges) -- and a
+    rebuilder from a flat list of leaves."""
+    if not isinstance(y, (tuple, list)):
+        return [y], lambda vals: vals[0]
+    t = type(y)
+    parts = [output_leaves(e) for e in y]
+    sizes = [len(leaves) for leaves, _ in parts]
 
-        def rebuild(vals: list[Any]) -> Any:
-            return t(*vals) if hasattr(t, "_fields") else t(vals)
+    def rebuild(vals: list[Any]) -> Any:
+        out, i = [], 0
+        for (_, sub), k in zip(parts, sizes, strict=True):
+            out.append(sub(vals[i : i + k]))
+            i += k
+        return t(*out) if hasattr(t, "_fields") else t(out)
 
-        return list(y), rebuild
-    return [y], lambda vals: vals[0]
+    return [leaf for leaves, _ in parts for leaf in leaves], rebuild
 
 
-def tangent_output_leaves(y_dot: Any, n: int) -> list[Any]:
-    """The tangent of a rule's output as ``n`` leaves (``None`` for zero markers)."""
+def tangent_output_leaves(y_dot: Any, n: int, like: Any = None) -> list[Any]:
+    """The tangent of a rule's output as ``n`` leaves (``None`` for zero markers); ``like``, the
+    output, gives the nesting (else the output is taken as one array or a flat tuple)."""
     y_dot = unthunk(y_dot)
     if isinstance(y_dot, AbstractZero):
         return [None] * n
-    if n == 1 and not isinstance(y_dot, (tuple, Tangent)):
+    if like is not None and isinstance(like, (tuple, list)):
+        out: list[Any] = []
+        for e, d in zip(like, y_dot, strict=True):
+            out.extend(tangent_output_leaves(d, len(output_leaves(e)[0]), e))
+        return out
+    if n == 1 and not isinstance(y_dot, (tuple, list, Tangent)):
         return [y_dot]
     vals = [unthunk(v) for v in y_dot]  # each forced once
     return [None if isinstance(v, AbstractZero) else v for v in vals]

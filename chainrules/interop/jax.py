@@ -58,6 +58,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
+from ..core.config import RULE_CONFIG, RuleConfig, rule_config
 from ..core.tangents import NoTangent, ZeroTangent
 from ._common import (
     KeywordDerivativeError,
@@ -202,6 +203,26 @@ def _primal(rules: Rules, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return rules.frule(tangents, *args, **kwargs)[0]  # type: ignore[misc]
 
 
+class _Transposed(RuleConfig):
+    """The current engine's configuration, with ``linear_tangents``: JAX linearizes the frule's
+    pushforward and transposes it for reverse mode, so the pushforward may not read the values of
+    its tangents (a strong zero's mask would be a select on a linear value, which JAX cannot
+    transpose)."""
+
+    linear_tangents = True
+
+    def __init__(self, inner: RuleConfig) -> None:
+        self.inner = inner
+        self.has_reverse_mode = inner.has_reverse_mode
+        self.has_forward_mode = inner.has_forward_mode
+
+    def rrule_via_ad(self, f: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.rrule_via_ad(f, *args, **kwargs)
+
+    def frule_via_ad(self, tangents: Any, f: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return self.inner.frule_via_ad(tangents, f, *args, **kwargs)
+
+
 def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
     @jax.custom_jvp
     def call(*dyn: Any) -> Any:
@@ -221,11 +242,18 @@ def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
             if sp.arg_of[pos] >= 0 and _inexact(p)
         }
         targs = sp.tangents(leaf_t, NoTangent())
-        y, y_dot = rules.frule((NoTangent(), *targs), *args, **kwargs)  # type: ignore[misc]
+        token = RULE_CONFIG.set(_Transposed(rule_config()))  # JAX transposes this pushforward
+        try:
+            y, y_dot = rules.frule((NoTangent(), *targs), *args, **kwargs)  # type: ignore[misc]
+        finally:
+            RULE_CONFIG.reset(token)
         ys, rebuild = output_leaves(y)
-        dots = tangent_output_leaves(y_dot, len(ys))
+        dots = tangent_output_leaves(y_dot, len(ys), y)
         out = []
         for yi, di in zip(ys, dots, strict=True):
+            if not _inexact(jnp.asarray(yi)):  # an integer output's tangent: JAX's float0
+                out.append(np.zeros(np.shape(yi), dtype=_float0))
+                continue
             if di is None:
                 out.append(jnp.zeros_like(yi))
                 continue

@@ -10,6 +10,7 @@ rebuilds the full call.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -95,12 +96,19 @@ def _function(reg: cr.Registration) -> Any:
     return resolve_name(reg.family, reg.target, module)
 
 
-def gpu_safe_cases(per_registration: int = PER_REGISTRATION, numpy: bool = True) -> list[Any]:
+def gpu_safe_cases(
+    per_registration: int = PER_REGISTRATION,
+    numpy: bool = True,
+    where: Callable[[cr.Registration], bool] | None = None,
+) -> list[Any]:
     """Parameters for the GPU-safe registrations (``numpy=False``: without the ``numpy:`` family,
-    whose rules cover NumPy, CuPy and ``jax.numpy`` only)."""
+    whose rules cover NumPy, CuPy and ``jax.numpy`` only); ``where``: the registrations for
+    which it is true instead of the GPU-safe modules'."""
     out = []
     for reg in cr.registrations():
-        if reg.module not in GPU_SAFE_MODULES or reg.rrule is None:
+        if reg.rrule is None:
+            continue
+        if (reg.module not in GPU_SAFE_MODULES) if where is None else not where(reg):
             continue
         if not numpy and reg.family == "numpy":
             continue
@@ -122,8 +130,56 @@ def gpu_safe_cases(per_registration: int = PER_REGISTRATION, numpy: bool = True)
     return out
 
 
+def _has_frule(reg: cr.Registration) -> bool:
+    return reg.frule is not None
+
+
+def _output(case: Case) -> Any:
+    """The case's output, or None where its example is written for the rule alone (``put``'s
+    ``inplace=``)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an example's own warning (a complex -> real cast)
+        try:
+            return case.f(*case.args, **case.kwargs)
+        except (TypeError, ValueError):
+            return None
+
+
+def _list_output(case: Case) -> bool:
+    """The case's function returns a list of arrays (``split``), or a tuple holding one
+    (``histogramdd``'s edges)."""
+    y = _output(case)
+    if isinstance(y, list):
+        return len(y) > 0
+    return isinstance(y, tuple) and any(isinstance(e, list) for e in y)
+
+
+def _mixed_outputs(case: Case) -> bool:
+    """The case's function returns a tuple with an integer array beside a floating one."""
+    y = _output(case)
+    if not isinstance(y, tuple):
+        return False
+    kinds = {np.asarray(v).dtype.kind for v in y}
+    return bool(kinds & set("iub")) and bool(kinds & set("fc"))
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "gpu_safe_case" in metafunc.fixturenames:
         metafunc.parametrize("gpu_safe_case", gpu_safe_cases())
     if "standard_case" in metafunc.fixturenames:
         metafunc.parametrize("standard_case", gpu_safe_cases(numpy=False))
+    if "integer_output_case" in metafunc.fixturenames:  # an integer output beside a floating one
+        metafunc.parametrize(
+            "integer_output_case",
+            [c for c in gpu_safe_cases(where=_has_frule) if _mixed_outputs(c.values[0])],
+        )
+    if "list_output_case" in metafunc.fixturenames:  # a list (split), or one in a tuple
+        metafunc.parametrize(
+            "list_output_case",
+            [c for c in gpu_safe_cases(where=_has_frule) if _list_output(c.values[0])],
+        )
+    if "strong_zero_case" in metafunc.fixturenames:  # every rule declared strong_zero=True
+        metafunc.parametrize(
+            "strong_zero_case",
+            gpu_safe_cases(where=lambda r: r.strong_zero and r.frule is not None),
+        )

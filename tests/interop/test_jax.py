@@ -103,6 +103,92 @@ def test_agrees_with_jax_native(gpu_safe_case, mode):  # type: ignore[no-untyped
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
+def test_jvp_mode_transposes_strong_zero_frules(strong_zero_case):  # type: ignore[no-untyped-def]
+    """Regression (issue 26): a strong-zero frule masked its tangent (``where(t == 0, 0, t * d)``),
+    a select on a linear value, so JAX could not transpose the pushforward: ``jax.grad`` of the
+    bridged ``exp``, ``divide``, ``power``, ... raised an empty AssertionError. The frule
+    multiplies plainly where the engine transposes it (``RuleConfig.linear_tangents``)."""
+    case = strong_zero_case
+    fn, xs = _loss_fn(case, "jvp")
+    y = fn(*xs)
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal(np.shape(y))
+    loss = _scalarize(fn, jnp.asarray(w))
+    grads = jax.grad(loss, argnums=tuple(range(len(xs))))(*xs)
+    for g, want in zip(grads, _native_grads(case, w), strict=True):
+        np.testing.assert_allclose(np.conj(g), want, rtol=1e-9, atol=1e-12)
+
+
+def test_jvp_mode_integer_output_has_a_float0_tangent(integer_output_case):  # type: ignore[no-untyped-def]
+    """Regression (issue 26): the frule's tangent of an integer output (frexp's exponent,
+    unique's counts) reached JAX as a zero of the output's integer dtype, which ``custom_jvp``
+    refuses ("must produce primal and tangent outputs with corresponding shapes and dtypes");
+    JAX's tangent of an integer is float0."""
+    case = integer_output_case
+    fn, xs = _loss_fn(case, "jvp")
+    ys = fn(*xs)
+    k = next(i for i, v in enumerate(ys) if jnp.issubdtype(v.dtype, jnp.inexact))
+    rng = np.random.default_rng(3)
+    w = [np.zeros(np.shape(v)) for v in ys]
+    w[k] = rng.standard_normal(np.shape(ys[k]))
+
+    def loss(*vals):  # type: ignore[no-untyped-def]
+        return jnp.real(jnp.sum(fn(*vals)[k] * w[k]))
+
+    grads = jax.grad(loss, argnums=tuple(range(len(xs))))(*xs)
+    leaves, rebuild = case.split()
+    args, kwargs = rebuild(*leaves)
+    y, pb = cr.rrule(case.f, *args, **kwargs)
+    # (zeros for the other outputs, of NumPy's shapes: lstsq's residuals differ in JAX)
+    cts = pb(tuple(w[k] if i == k else np.zeros_like(yi) for i, yi in enumerate(y)))
+    want = [cr.unthunk(ct) for a, ct in zip(args, cts[1:]) if any(a is v for v in leaves)]
+    for g, ct in zip(grads, want, strict=True):
+        np.testing.assert_allclose(np.conj(g), np.asarray(ct), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_list_output_differentiates(list_output_case, mode):  # type: ignore[no-untyped-def]
+    """Regression (issue 26): a rule whose function returns a list (``split``, ``dsplit``), or a
+    tuple holding one (``histogramdd``'s edges), was taken as one output leaf (or a flat tuple),
+    and the bridge refused its tangent ("returned a tangent of shape (2,) for the output, whose
+    shape is ()", "zeros_like requires ndarray ... got list")."""
+    from chainrules.interop._common import output_leaves
+
+    case = list_output_case
+    fn, xs = _loss_fn(case, mode)
+    leaves_y, _ = output_leaves(fn(*xs))
+    rng = np.random.default_rng(4)
+    w = [rng.standard_normal(np.shape(v)) for v in leaves_y]
+
+    def loss(*vals):  # type: ignore[no-untyped-def]
+        ys, _ = output_leaves(fn(*vals))
+        return sum(jnp.real(jnp.sum(v * wi)) for v, wi in zip(ys, w, strict=True))
+
+    grads = jax.grad(loss, argnums=tuple(range(len(xs))))(*xs)
+    leaves, rebuild = case.split()
+    args, kwargs = rebuild(*leaves)
+    y, pb = cr.rrule(case.f, *args, **kwargs)
+    ys, rebuild_y = output_leaves(y)
+    cts = pb(rebuild_y([np.asarray(wi, dtype=np.asarray(yi).dtype) for wi, yi in zip(w, ys)]))
+    want = [cr.unthunk(ct) for a, ct in zip(args, cts[1:]) if any(a is v for v in leaves)]
+    for g, ct in zip(grads, want, strict=True):
+        want_ = np.zeros(np.shape(g)) if isinstance(ct, cr.ZeroTangent) else np.asarray(ct)
+        np.testing.assert_allclose(np.conj(g), want_, rtol=1e-9, atol=1e-12)
+
+
+def _native_grads(case, w):  # type: ignore[no-untyped-def]
+    """The gradients of ``real(sum(f * w))`` in the case's floating leaves, from the rrule."""
+    leaves, rebuild = case.split()
+    args, kwargs = rebuild(*leaves)
+    y, pb = cr.rrule(case.f, *args, **kwargs)
+    cts = pb(np.asarray(w, dtype=np.result_type(y)))
+    out = []
+    for a, ct in zip(args, cts[1:]):
+        if any(a is leaf for leaf in leaves):
+            out.append(np.asarray(cr.unthunk(ct)))
+    return out
+
+
 @pytest.mark.parametrize("mode", ["jvp", "vjp"])
 def test_cumulative_prod_hessian_at_a_zero(mode):  # type: ignore[no-untyped-def]
     import array_api_compat.numpy as cnp
