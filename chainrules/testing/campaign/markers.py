@@ -36,9 +36,11 @@ bridge, in every transformation each offers. Every cell wraps the marker afresh,
 ``with``) reaches the bridges as well as the native engine.
 
 >>> from chainrules.testing.campaign import markers
->>> table = markers.run(engines=("native",))
->>> table[("keyword", "native", "grad")].status
+>>> markers.run_cell("outputs", "native", "grad").status
 'rule'
+
+``python -m chainrules.testing.campaign.markers`` prints the table (``--json OUT`` writes the
+cells that do not use the rule, in the form of ``tests/fuzz/marker_cells.json``).
 """
 
 from __future__ import annotations
@@ -62,9 +64,12 @@ __all__ = [
     "Marker",
     "cells",
     "classify",
+    "findings",
     "markdown",
+    "programs",
     "rules_disabled",
     "run",
+    "run_cell",
 ]
 
 _NO = cr.NoTangent()  # module level: NoTangent() called under TorchDynamo breaks the graph
@@ -279,6 +284,12 @@ class Marker:
     constants: tuple[np.ndarray, ...] = ()
 
     @property
+    def body(self) -> Callable[..., Any]:
+        """The function ``traceable`` wraps: the body itself, which never reaches a rule."""
+        body: Callable[..., Any] = getattr(self.fn, "__wrapped__")  # noqa: B009
+        return body
+
+    @property
     def n(self) -> int:
         return sum(s for _, s in self.pieces)
 
@@ -292,6 +303,10 @@ class Marker:
     def point(self, shift: float = 0.0) -> np.ndarray:
         """The input ``v`` (away from the zeros of every derivative)."""
         return np.linspace(0.3, 1.3, self.n) + shift
+
+    def tangent(self) -> np.ndarray:
+        """The tangent the ``jvp`` cells push forward."""
+        return np.linspace(-1.0, 1.0, self.n) + 0.25
 
     def outputs(self, fn: Callable[..., Any], v: Any, consts: tuple[Any, ...]) -> tuple[Any, ...]:
         return self.call(fn, self.split(v), consts)
@@ -379,10 +394,6 @@ class _Truth:
 _TRUTH: dict[str, _Truth] = {}
 
 
-def _tangent(m: Marker) -> np.ndarray:
-    return np.linspace(-1.0, 1.0, m.n) + 0.25
-
-
 def truth(m: Marker) -> _Truth:
     """The true derivatives of ``m``'s program, by JAX on the marker's body."""
     t = _TRUTH.get(m.kind)
@@ -390,7 +401,7 @@ def truth(m: Marker) -> _Truth:
         return t
     jax = _jax()
     jnp = jax.numpy
-    body = m.fn.__wrapped__  # the body itself, never a rule
+    body = m.body
 
     consts = tuple(map(jnp.asarray, m.constants))
 
@@ -400,14 +411,14 @@ def truth(m: Marker) -> _Truth:
     def L(v: Any) -> Any:
         return sum(jnp.sum(jnp.asarray(c) * y) for c, y in zip(m.weights(), F(v), strict=True))
 
-    v = jnp.asarray(m.point())
-    jac = np.concatenate([np.asarray(b) for b in jax.jacfwd(F)(v)])
+    @jax.jit  # one compilation: eager JAX dispatches (and compiles) op by op
+    def derivatives(v: Any, v2: Any) -> Any:
+        return jax.grad(L)(v), jax.grad(L)(v2), jax.jacfwd(F)(v), jax.hessian(L)(v)
+
+    g, g2, J, H = derivatives(jnp.asarray(m.point()), jnp.asarray(m.point(0.1)))
+    jac = np.concatenate([np.asarray(b) for b in J])
     t = _TRUTH[m.kind] = _Truth(
-        grad=np.asarray(jax.grad(L)(v)),
-        grad2=np.asarray(jax.grad(L)(jnp.asarray(m.point(0.1)))),
-        jac=jac,
-        jvp=jac @ _tangent(m),
-        hess=np.asarray(jax.hessian(L)(v)),
+        np.asarray(g), np.asarray(g2), jac, jac @ m.tangent(), np.asarray(H)
     )
     return t
 
@@ -478,7 +489,7 @@ def _rule_warnings() -> tuple[type[Warning], ...]:
 CellFn = Callable[[Marker], tuple[np.ndarray, np.ndarray, bool]]
 
 
-def _programs(
+def programs(
     m: Marker, fn: Callable[..., Any], lift: Callable[[Any], Any], sum_: Any
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """``(F, L)``: the outputs of ``m``'s program through ``fn`` (the marker, or a bridge's
@@ -507,17 +518,17 @@ def _native_cells() -> dict[str, CellFn]:
     from ... import ad
 
     def L(m: Marker) -> Any:
-        return _programs(m, m.fn, np.asarray, np.sum)[1]
+        return programs(m, m.fn, np.asarray, np.sum)[1]
 
     def F(m: Marker) -> Any:
-        return _programs(m, m.fn, np.asarray, np.sum)[0]
+        return programs(m, m.fn, np.asarray, np.sum)[0]
 
     def vjp(m: Marker) -> Any:
         _, pb = ad.vjp(F(m), m.point())
         return _flat(pb(tuple(m.weights()))[0]), truth(m).grad, True
 
     def jvp(m: Marker) -> Any:
-        _, t = ad.jvp(F(m), (m.point(),), (_tangent(m),))
+        _, t = ad.jvp(F(m), (m.point(),), (m.tangent(),))
         return _flat(t), truth(m).jvp, False
 
     def jac(mode: str) -> CellFn:
@@ -551,7 +562,7 @@ def _jax_cells(mode: str) -> dict[str, CellFn]:
         from ...interop import jax as crjax
 
         jnp = jax.numpy
-        F, L = _programs(m, crjax.wrap(m.fn, mode=mode), jnp.asarray, jnp.sum)
+        F, L = programs(m, crjax.wrap(m.fn, mode=mode), jnp.asarray, jnp.sum)
         return jax, L, F
 
     def grad(m: Marker) -> Any:
@@ -600,7 +611,7 @@ def _autograd_cells() -> dict[str, CellFn]:
 
         from ...interop import autograd as crag
 
-        F, L = _programs(m, crag.wrap(m.fn), np.asarray, anp.sum)
+        F, L = programs(m, crag.wrap(m.fn), np.asarray, anp.sum)
 
         def F1(v: Any) -> Any:  # autograd's jacobian takes one array output
             ys = F(v)
@@ -620,7 +631,12 @@ def _autograd_cells() -> dict[str, CellFn]:
         autograd, L, _ = setup(m)
         return _flat(autograd.hessian(L)(m.point())), truth(m).hess, False
 
-    return {"grad": grad, "jacobian": jacobian, "hessian": hessian}
+    def make_jvp(m: Marker) -> Any:
+        autograd, _, F = setup(m)
+        _, t = autograd.make_jvp(F)(m.point())(m.tangent())
+        return _flat(t), truth(m).jvp, False
+
+    return {"grad": grad, "make_jvp": make_jvp, "jacobian": jacobian, "hessian": hessian}
 
 
 # --- the torch bridge
@@ -632,7 +648,7 @@ def _torch_cells() -> dict[str, CellFn]:
 
         from ...interop import torch as crtorch
 
-        F, L = _programs(m, crtorch.wrap(m.fn), torch.as_tensor, torch.sum)
+        F, L = programs(m, crtorch.wrap(m.fn), torch.as_tensor, torch.sum)
         return torch, L, F, torch.as_tensor(m.point())
 
     def backward(m: Marker) -> Any:
@@ -649,11 +665,13 @@ def _torch_cells() -> dict[str, CellFn]:
                 return _flat(tf.grad(L)(v)), truth(m).grad, True
             if which == "vjp":
                 _, pb = tf.vjp(F, v)
-                return _flat(pb(tuple(torch.as_tensor(c) for c in m.weights()))), truth(
-                    m
-                ).grad, True
+                return (
+                    _flat(pb(tuple(torch.as_tensor(c) for c in m.weights()))),
+                    truth(m).grad,
+                    True,
+                )
             if which == "jvp":
-                _, t = tf.jvp(F, (v,), (torch.as_tensor(_tangent(m)),))
+                _, t = tf.jvp(F, (v,), (torch.as_tensor(m.tangent()),))
                 return _flat(t), truth(m).jvp, False
             if which in ("jacrev", "jacfwd"):
                 return _flat(getattr(tf, which)(F)(v)), truth(m).jac, False
@@ -675,7 +693,7 @@ def _torch_cells() -> dict[str, CellFn]:
     def export_backward(m: Marker) -> Any:
         torch, L, _, v = setup(m)
 
-        class Program(torch.nn.Module):
+        class Program(torch.nn.Module):  # type: ignore[name-defined]
             def forward(self, v: Any) -> Any:
                 return L(v)
 
@@ -684,7 +702,15 @@ def _torch_cells() -> dict[str, CellFn]:
         ep.module()(x).backward()
         return _flat(x.grad if x.grad is not None else torch.zeros_like(x)), truth(m).grad, True
 
-    cells: dict[str, CellFn] = {"backward": backward}
+    def double_backward(m: Marker) -> Any:  # torch.autograd.grad(create_graph=True), twice
+        torch, L, _, v = setup(m)
+        H = torch.autograd.functional.hessian(L, v)
+        return _flat(H), truth(m).hess, False
+
+    cells: dict[str, CellFn] = {
+        "backward": backward,
+        "autograd.functional.hessian": double_backward,
+    }
     for which in ("grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap(grad)"):
         cells[f"func.{which}"] = func(which)
     cells["compile(func.grad)"] = compiled_grad
@@ -714,9 +740,10 @@ CELLS: dict[str, tuple[str, ...]] = {
     ),
     "jax-bridge": ("grad", "jit(grad)", "vmap(grad)", "jacfwd", "jacrev", "hessian"),
     "jax-bridge-vjp": ("grad", "jit(grad)", "vmap(grad)", "jacfwd", "jacrev", "hessian"),
-    "autograd-bridge": ("grad", "jacobian", "hessian"),
+    "autograd-bridge": ("grad", "make_jvp", "jacobian", "hessian"),
     "torch-bridge": (
         "backward",
+        "autograd.functional.hessian",
         "func.grad",
         "func.vjp",
         "func.jvp",
@@ -778,3 +805,44 @@ def markdown(table: dict[tuple[str, str, str], Cell]) -> str:
             vals = [table[k, engine, t].status if (k, engine, t) in table else "" for k in kinds]
             rows.append(f"| {engine} | {t} | " + " | ".join(vals) + " |")
     return "\n".join(rows)
+
+
+def key(kind: str, engine: str, transform: str) -> str:
+    """A cell's key in :func:`findings` (and ``tests/fuzz/marker_cells.json``)."""
+    return f"{kind} {engine} {transform}"
+
+
+def findings(table: dict[tuple[str, str, str], Cell]) -> dict[str, dict[str, str]]:
+    """The cells of ``table`` that do not use the rule: ``key -> {"status", "detail"}``."""
+    return {
+        key(*k): {"status": c.status, "detail": c.detail}
+        for k, c in table.items()
+        if c.status != "rule"
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(
+        prog="python -m chainrules.testing.campaign.markers",
+        description="marker rules through every engine and transformation: rule, body or error",
+    )
+    ap.add_argument("--engines", default=",".join(CELLS), help="comma-separated")
+    ap.add_argument("--json", help="write the cells that do not use the rule here")
+    args = ap.parse_args(argv)
+    table = run(engines=tuple(e for e in args.engines.split(",") if e))
+    print(markdown(table))
+    found = findings(table)
+    for k, v in found.items():
+        print(f"{k}: {v['status']} {v['detail']}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(found, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+    return 1 if any(v["status"] in ("body", "wrong") for v in found.values()) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
