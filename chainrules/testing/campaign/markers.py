@@ -21,11 +21,12 @@ Every derivative path goes through the marker once, so a cell that uses the rule
 3x the truth.
 
 Second order. The rules' derivatives are written with the standard's functions of the primal
-(``3 * cos(x) * g``), whose own rules an engine differentiates; so the second derivative via the
-rule is the derivative of 3x the first derivative: **3x the true Hessian**, and the body's is
-1x. (Mixed cases -- one level from the rule, the other from the body -- still give 3x: the
-Hessian is the derivative of whatever the inner level computed, and the rule's pullback and
-pushforward never call the marker again.)
+(``3 * cos(x) * g``), never with the marker itself; an engine differentiates them with those
+functions' own rules. So a Hessian whose inner (first) derivative came from the rule is the
+derivative of 3x the first derivative: **3x the true Hessian** (``rule``); one whose inner
+derivative came from the body is **1x** (``body``). The outer level differentiates whatever
+code computed the inner derivative and meets no marker call there: whether an engine's outer
+level uses the rule is what its first-order cells (``jacfwd``, ``jvp``) check.
 
 The truth is JAX's own differentiation of the bodies (``jax.jacfwd``, ``jax.hessian`` in
 float64, no rule involved). Cells (:data:`CELLS`): ``chainrules.ad`` (native), the JAX bridge
@@ -687,7 +688,11 @@ def _torch_cells() -> dict[str, CellFn]:
 
     def compiled_grad(m: Marker) -> Any:
         torch, L, _, v = setup(m)
-        g = torch.compile(torch.func.grad(L), backend="aot_eager")
+        # fullgraph: a graph break would run the frame eagerly (where the rules are used) and
+        # hide what the compiled graph does; reset: every marker's L shares one code object,
+        # whose recompilations Dynamo limits (past the limit it runs it eagerly)
+        torch._dynamo.reset()
+        g = torch.compile(torch.func.grad(L), backend="aot_eager", fullgraph=True)
         return _flat(g(v)), truth(m).grad, True
 
     def export_backward(m: Marker) -> Any:
