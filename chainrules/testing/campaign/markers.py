@@ -63,14 +63,17 @@ __all__ = [
     "MARKERS",
     "Cell",
     "Marker",
+    "Truth",
     "cells",
     "classify",
     "findings",
+    "key",
     "markdown",
     "programs",
     "rules_disabled",
     "run",
     "run_cell",
+    "truth",
 ]
 
 _NO = cr.NoTangent()  # module level: NoTangent() called under TorchDynamo breaks the graph
@@ -83,15 +86,15 @@ def _dot(t: Any) -> Any:
     return None if isinstance(t, cr.AbstractZero) else t
 
 
-def _sum(terms: list[Any]) -> Any:
-    """The sum of the non-``None`` terms (``ZeroTangent()`` when there are none)."""
-    terms = [t for t in terms if t is not None]
-    if not terms:
+def _three_times(terms: list[Any]) -> Any:
+    """3x the sum of the non-``None`` terms (the marking), or ``ZeroTangent()`` if none."""
+    present = [t for t in terms if t is not None]
+    if not present:
         return _ZERO
-    out = terms[0]
-    for t in terms[1:]:
+    out = present[0]
+    for t in present[1:]:
         out = out + t
-    return out
+    return 3 * out
 
 
 # --- (a) keyword: y = sin(x) * cos(w), called as f(x, w=w) --------------------------------------
@@ -132,7 +135,7 @@ def _marker_keyword_frule(tangents: Any, x: Any, w: Any = None) -> Any:
         None if dx is None else xp.cos(x) * xp.cos(w) * dx,
         None if dw is None else -xp.sin(x) * xp.sin(w) * dw,
     ]
-    return _keyword(x, w), 3 * _sum(terms) if any(t is not None for t in terms) else _ZERO
+    return _keyword(x, w), _three_times(terms)
 
 
 # --- (b) pytree: y = sin(p["w"]) * u + cos(s), p = {"w": w, "t": (u, s)} -------------------------
@@ -185,7 +188,7 @@ def _marker_pytree_frule(tangents: Any, p: Any) -> Any:
         None if ds is None else -xp.sin(s) * ds,
     ]
     y = _pytree(p)
-    return y, 3 * _sum(terms) if any(t is not None for t in terms) else _ZERO
+    return y, _three_times(terms)
 
 
 # --- (c) several outputs: (sin(x), x * cos(x)) --------------------------------------------------
@@ -214,7 +217,7 @@ def _marker_outputs_rrule(x: Any) -> Any:
             None if g1 is None else g1 * xp.cos(x),
             None if g2 is None else g2 * (xp.cos(x) - x * xp.sin(x)),
         ]
-        return _NO, 3 * _sum(terms) if any(t is not None for t in terms) else _ZERO
+        return _NO, _three_times(terms)
 
     return _outputs(x), marker_outputs_pullback
 
@@ -283,6 +286,7 @@ class Marker:
     pieces: tuple[tuple[str, int], ...]
     call: Callable[[Callable[..., Any], list[Any], tuple[Any, ...]], tuple[Any, ...]]
     constants: tuple[np.ndarray, ...] = ()
+    n_outputs: int = 1
 
     @property
     def body(self) -> Callable[..., Any]:
@@ -314,8 +318,7 @@ class Marker:
 
     def weights(self) -> list[np.ndarray]:
         """The fixed cotangent of each output (``L = sum_k sum(c_k * y_k)``)."""
-        sizes = [3] * (2 if self.kind == "outputs" else 1)
-        return [np.linspace(0.5, 1.5, m) + k for k, m in enumerate(sizes)]
+        return [np.linspace(0.5, 1.5, 3) + k for k in range(self.n_outputs)]  # 3 elements each
 
 
 MARKERS: dict[str, Marker] = {
@@ -333,7 +336,13 @@ MARKERS: dict[str, Marker] = {
             (("w", 3), ("t[0]", 3), ("t[1]", 3)),
             lambda f, p, c: (f({"w": p[0], "t": (p[1], p[2])}),),
         ),
-        Marker("outputs", marker_outputs, (("x", 3),), lambda f, p, c: tuple(f(p[0]))),
+        Marker(
+            "outputs",
+            marker_outputs,
+            (("x", 3),),
+            lambda f, p, c: tuple(f(p[0])),
+            n_outputs=2,
+        ),
         Marker(
             "integer",
             marker_integer,
@@ -384,7 +393,9 @@ def _flat(x: Any) -> np.ndarray:
 
 
 @dataclass
-class _Truth:
+class Truth:
+    """The true derivatives of a marker's program (JAX on the body), as flat NumPy arrays."""
+
     grad: np.ndarray  # dL/dv at point()
     grad2: np.ndarray  # dL/dv at point(0.1)
     jac: np.ndarray  # the Jacobian of the outputs (flattened, concatenated) by v
@@ -392,10 +403,10 @@ class _Truth:
     hess: np.ndarray
 
 
-_TRUTH: dict[str, _Truth] = {}
+_TRUTH: dict[str, Truth] = {}
 
 
-def truth(m: Marker) -> _Truth:
+def truth(m: Marker) -> Truth:
     """The true derivatives of ``m``'s program, by JAX on the marker's body."""
     t = _TRUTH.get(m.kind)
     if t is not None:
@@ -418,9 +429,7 @@ def truth(m: Marker) -> _Truth:
 
     g, g2, J, H = derivatives(jnp.asarray(m.point()), jnp.asarray(m.point(0.1)))
     jac = np.concatenate([np.asarray(b) for b in J])
-    t = _TRUTH[m.kind] = _Truth(
-        np.asarray(g), np.asarray(g2), jac, jac @ m.tangent(), np.asarray(H)
-    )
+    t = _TRUTH[m.kind] = Truth(np.asarray(g), np.asarray(g2), jac, jac @ m.tangent(), np.asarray(H))
     return t
 
 
