@@ -13,10 +13,11 @@ engine, it tells what the engine did:
 * ``error``: the engine raised; the detail is the message.
 
 There is one marker per kind of call (:data:`MARKERS`): an array passed by keyword
-(``keyword``), a dict holding an array and a tuple of arrays (``pytree``), a tuple of two
-outputs (``outputs``), and a Python int and an integer array beside a floating array
-(``integer``). Each is differentiated with respect to one flat vector ``v``, sliced into its
-arguments, and each output is weighted by a fixed vector: ``L(v) = sum_k sum(c_k * y_k)``.
+(``keyword``: ``f(x, w=w)``; ``keywords-only``: the same function called ``f(x=x, w=w)``), a
+dict holding an array and a tuple of arrays (``pytree``), a tuple of two outputs (``outputs``),
+and a Python int and an integer array beside a floating array (``integer``). Each is
+differentiated with respect to one flat vector ``v``, sliced into its arguments, and each output
+is weighted by a fixed vector: ``L(v) = sum_k sum(c_k * y_k)``.
 Every derivative path goes through the marker once, so a cell that uses the rule gives exactly
 3x the truth.
 
@@ -330,6 +331,12 @@ MARKERS: dict[str, Marker] = {
             (("x", 3), ("w", 3)),
             lambda f, p, c: (f(p[0], w=p[1]),),
         ),
+        Marker(  # the same function, every array by keyword: no positional argument at all
+            "keywords-only",
+            marker_keyword,
+            (("x", 3), ("w", 3)),
+            lambda f, p, c: (f(x=p[0], w=p[1]),),
+        ),
         Marker(
             "pytree",
             marker_pytree,
@@ -361,8 +368,8 @@ def rules_disabled(markers: tuple[Marker, ...] | None = None) -> Iterator[None]:
     ``error``."""
     state = registry.snapshot()
     try:
-        for m in MARKERS.values() if markers is None else markers:
-            registry.unregister(m.fn)
+        for fn in {m.fn: None for m in (MARKERS.values() if markers is None else markers)}:
+            registry.unregister(fn)  # once per function (two markers share one)
         yield
     finally:
         registry.restore(state)
