@@ -5,6 +5,7 @@ the glue, dtypes, shapes and signatures described in :mod:`.programs`. :func:`ru
 relations of :mod:`.oracles` on a range of seeds and returns a :class:`Report`: per engine and
 transformation, the programs, the relations checked, and how many agree, raised, were skipped
 for a documented reason (:mod:`.known`) or were wrong.
+:mod:`.markers`: marker rules (3x the true derivative) prove each engine uses the rule.
 
 Run it as ``python -m chainrules.testing.campaign --seeds 0:10000`` (``--engines``,
 ``--json OUT``), or ``nox -s fuzz``. The test suite runs a bounded slice with fixed seeds

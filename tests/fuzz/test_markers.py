@@ -1,0 +1,112 @@
+"""Issue 26, item 1, "a marker rule": every engine and transformation that consumes the registry
+uses the registered rule, checked with marker rules whose derivatives are 3x the true ones
+(``chainrules.testing.campaign.markers``): a cell is ``rule`` (3x), ``body`` (1x: the engine
+differentiated the body and bypassed the rule), ``wrong`` (neither) or ``error``.
+
+``marker_cells.json`` is the ratchet: the cells that do not use the rule today, each with its
+status and detail (the error's message; ``warned: ...`` where the user was told), asserted
+exactly. Every other cell must say ``rule``. A fix changes a listed cell, and then this test
+fails until its entry is removed from the file (regenerate it with ``python -m
+chainrules.testing.campaign.markers --json tests/fuzz/marker_cells.json``): the list only
+shrinks. A ``body`` entry without ``warned`` is a silent wrong value.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chainrules.testing.campaign import markers
+from chainrules.testing.finite_differences import central_difference
+
+RATCHET = Path(__file__).parent / "marker_cells.json"
+KNOWN: dict[str, dict[str, str]] = json.loads(RATCHET.read_text())
+
+_MODULE = {
+    "jax-bridge": "jax",
+    "jax-bridge-vjp": "jax",
+    "autograd-bridge": "autograd",
+    "torch-bridge": "torch",
+}
+CELLS = markers.cells()
+
+
+def _needs(engine: str) -> None:
+    pytest.importorskip("jax")  # the truth: JAX's derivatives of the markers' bodies
+    if engine in _MODULE:
+        pytest.importorskip(_MODULE[engine])
+
+
+def _expected(kind: str, engine: str, transform: str) -> dict[str, str]:
+    return KNOWN.get(markers.key(kind, engine, transform), {"status": "rule", "detail": ""})
+
+
+@pytest.mark.parametrize(("kind", "engine", "transform"), CELLS, ids=map(" ".join, CELLS))
+def test_marker_cell(kind: str, engine: str, transform: str) -> None:
+    _needs(engine)
+    cell = markers.run_cell(kind, engine, transform)
+    assert {"status": cell.status, "detail": cell.detail} == _expected(kind, engine, transform)
+
+
+def test_ratchet_lists_only_cells_that_exist() -> None:
+    keys = {markers.key(*c) for c in CELLS}
+    assert sorted(set(KNOWN) - keys) == []
+    assert {v["status"] for v in KNOWN.values()} <= {"body", "wrong", "error"}
+
+
+def test_disabling_rule_lookup_turns_every_rule_cell_red() -> None:
+    """The mutation: with the markers' rules unregistered, no cell that said ``rule`` may still
+    say it (each gives the body's derivative or raises), and the rules are back afterwards."""
+    for engine in _MODULE:
+        _needs(engine)
+    rule_cells = [c for c in CELLS if _expected(*c)["status"] == "rule"]
+    assert len(rule_cells) >= len(CELLS) // 2
+    with markers.rules_disabled():
+        after = {c: markers.run_cell(*c) for c in rule_cells}
+    still = [" ".join(c) for c, cell in after.items() if cell.status not in ("body", "error")]
+    assert still == []
+    assert markers.run_cell("outputs", "native", "grad").status == "rule"
+
+
+@pytest.mark.parametrize("kind", list(markers.MARKERS))
+def test_the_truth_is_the_bodys_derivative(kind: str) -> None:
+    """The reference (JAX on the body) against finite differences of the body in NumPy."""
+    pytest.importorskip("jax")
+    m = markers.MARKERS[kind]
+    F, L = markers.programs(m, m.body, np.asarray, np.sum)
+    t = markers.truth(m)
+    v, h, eye = m.point(), 1e-3, np.eye(m.n)
+    grad = np.array([central_difference(lambda s, e=e: L(v + s * e), h).real for e in eye])
+    np.testing.assert_allclose(t.grad, grad, rtol=1e-8, atol=1e-10)
+    jvp = central_difference(lambda s: list(F(v + s * m.tangent())), h)
+    np.testing.assert_allclose(t.jvp, np.concatenate(jvp).real, rtol=1e-8, atol=1e-10)
+    hess = np.array(
+        [
+            [
+                central_difference(
+                    lambda r, a=a, b=b: central_difference(lambda s: L(v + r * a + s * b), h),
+                    h,
+                ).real
+                for b in eye
+            ]
+            for a in eye
+        ]
+    )
+    np.testing.assert_allclose(t.hess, hess, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("kind", list(markers.MARKERS))
+def test_classify_tells_rule_body_and_partial_use_apart(kind: str) -> None:
+    pytest.importorskip("jax")
+    m = markers.MARKERS[kind]
+    g = markers.truth(m).grad
+    assert markers.classify(m, 3 * g, g, True) == ("rule", "")
+    assert markers.classify(m, g, g, True) == ("body", "")
+    partial = 3 * g
+    partial[: m.pieces[0][1]] = 0.0  # the first input given a zero: neither
+    status, detail = markers.classify(m, partial, g, True)
+    assert status == "wrong"
+    assert f"{m.pieces[0][0]}: 0x" in detail
