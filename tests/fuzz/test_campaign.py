@@ -113,3 +113,24 @@ def test_a_wrong_rule_turns_the_cells_red(clean_registry: object) -> None:
     rep = run(seeds, ())
     red = {(s, o.relation) for s, o in rep.wrong()}
     assert {s for s, _ in red} == set(seeds), red
+
+
+def test_a_zero_for_an_integer_argument_turns_no_tangent_red(clean_registry: object) -> None:
+    """docs/conventions.md: an argument that cannot be differentiated gets ``NoTangent()``. With
+    ``matrix_power``'s pullback giving ``ZeroTangent()`` for its integer exponent, the
+    ``no-tangent`` relation of the programs that call it turns red."""
+
+    @cr.register_rrule(np.linalg.matrix_power)
+    def _zero_for_int(a: np.ndarray, n: int) -> object:
+        y, pb = cr.rrule(np.matmul, a, np.linalg.matrix_power(a, n - 1))
+
+        def pullback(y_bar: object) -> object:  # the values do not matter here
+            return cr.NoTangent(), pb(y_bar)[1], cr.ZeroTangent()
+
+        return y, pullback
+
+    seeds = [s for s in range(1000) if "linalg.matrix_power" in generate(s).names][:3]
+    assert seeds
+    rep = run(seeds, ())
+    red = {s for s, o in rep.wrong() if o.relation == "no-tangent"}
+    assert red == set(seeds), [(s, o.relation, o.detail) for s, o in rep.wrong()]

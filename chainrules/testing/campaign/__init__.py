@@ -23,7 +23,7 @@ from typing import Any
 from .oracles import ENGINES, Outcome, check
 from .programs import Program, differentiable_registrations, generate
 
-__all__ = ["ENGINES", "Outcome", "Program", "Report", "check", "generate", "run"]
+__all__ = ["ENGINES", "Outcome", "Program", "Report", "check", "generate", "run", "stratify"]
 
 STATUSES = ("agree", "error", "skip", "wrong")
 
@@ -117,6 +117,27 @@ def run(
     return rep
 
 
+def stratify(seeds: range | list[int], n: int) -> list[int]:
+    """``n`` seeds of ``seeds`` spread over the strata of their programs -- the dtype, the
+    signature and the module of the first function (the rule family: elementwise, linear
+    algebra, indexing, FFT, scipy.special, ...) -- taken round-robin over the strata in a fixed
+    order, each stratum's seeds in increasing order: the bridges' sample, whose cells cost too
+    much to run on every seed."""
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for seed in seeds:
+        p = generate(seed)
+        groups.setdefault((p.dtype, p.signature, p.steps[0].reg.module), []).append(seed)
+    queues = [groups[k] for k in sorted(groups)]
+    out: list[int] = []
+    i = 0
+    while len(out) < n and any(queues):
+        q = queues[i % len(queues)]
+        if q:
+            out.append(q.pop(0))
+        i += 1
+    return sorted(out)
+
+
 def parse_seeds(text: str) -> range:
     """``"0:10000"`` (a range) or ``"42"`` (one seed)."""
     if ":" in text:
@@ -139,6 +160,12 @@ def main(argv: list[str] | None = None) -> int:
         default="native,device,jax,torch",
         help=f"comma-separated, from {', '.join(ENGINES)} (native always runs)",
     )
+    ap.add_argument(
+        "--stratified",
+        type=int,
+        metavar="N",
+        help="check only N seeds of the range, spread over dtypes, signatures and rule families",
+    )
     ap.add_argument("--json", help="write every wrong and error outcome here")
     ap.add_argument("--show", type=int, default=20, help="print this many wrong outcomes")
     args = ap.parse_args(argv)
@@ -146,7 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(engines) - set(ENGINES))
     if unknown:
         ap.error(f"unknown engines {unknown}; choose from {', '.join(ENGINES)}")
-    rep = run(parse_seeds(args.seeds), engines, progress=True)
+    seeds: range | list[int] = parse_seeds(args.seeds)
+    if args.stratified:
+        seeds = stratify(seeds, args.stratified)
+    rep = run(seeds, engines, progress=True)
     print(rep.markdown())
     for seed, o in rep.wrong()[: args.show]:
         print(f"wrong: {rep.programs[seed]}\n    {o.engine} {o.transform} {o.relation}: {o.detail}")

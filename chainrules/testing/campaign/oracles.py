@@ -203,6 +203,60 @@ def _grads(p: Program, L: Callable[..., Any], x: Any, d: Any) -> tuple[Any, Any]
     return (g[0], g[1]) if p.signature == "tuple" else (g["x"], g["d"])
 
 
+def _differentiable_leaf(a: Any) -> bool:
+    """A floating or complex array or number: what can carry a cotangent."""
+    if isinstance(a, (tuple, list)):
+        return any(_differentiable_leaf(e) for e in a)
+    if isinstance(a, dict):
+        return any(_differentiable_leaf(e) for e in a.values())
+    if isinstance(a, (float, complex, np.floating, np.complexfloating)):
+        return True
+    return isinstance(a, np.ndarray) and a.dtype.kind in "fc"
+
+
+def _ones_cotangent(y: Any) -> Any:
+    """A cotangent of ``y``: ones for each floating leaf, ``NoTangent()`` for the others."""
+    from ...core.tangents import NoTangent
+
+    if isinstance(y, (tuple, list)):
+        parts = [_ones_cotangent(e) for e in y]
+        return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
+    y = np.asarray(y)
+    return np.ones_like(y) if y.dtype.kind in "fc" else NoTangent()
+
+
+def no_tangents(p: Program, c: _Cells) -> None:
+    """docs/conventions.md: every positional argument that cannot be differentiated (integer and
+    boolean arrays, Python ints, axes, orders, dtypes, strings, ``None``) gets ``NoTangent()``
+    from the pullback of each step's rrule, called on the arguments the program gives it."""
+    from ... import rrule
+    from ...core.tangents import NoTangent, unthunk
+
+    found: list[str] = []
+
+    def checked(reg: Any) -> Any:
+        f = native_function(reg)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            y, pb = rrule(f, *args, **kwargs)
+            cts = pb(_ones_cotangent(y))
+            for i, (a, ct) in enumerate(zip(args, cts[1:], strict=True)):
+                ct = unthunk(ct)
+                if not _differentiable_leaf(a) and not isinstance(ct, NoTangent):
+                    what = type(a).__name__ if not isinstance(a, np.ndarray) else a.dtype.name
+                    found.append(f"{reg.name}: argument {i} ({what}) got {type(ct).__name__}")
+            return y
+
+        return call
+
+    with c.guard("native", "vjp", "no-tangent"), _quiet():
+        p.run(p.x, p.d, checked, _ident, _ns)
+        if found:
+            c.record("native", "vjp", "no-tangent", "wrong", "; ".join(found))
+        else:
+            c.record("native", "vjp", "no-tangent", "agree")
+
+
 def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
     """The native relations; returns the reference gradients for the other engines."""
     from ... import ad
@@ -319,6 +373,7 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
                 gfun = ad.grad(Lx)
                 fdg = fdiff.central_difference(lambda t: _to_np(gfun(x + t * v)), h)
                 c.compare(E, "hessian", "fd", H @ v.ravel(), np.real(fdg).ravel(), "fd")
+    no_tangents(p, c)
     # purity of the program's inputs
     same = np.array_equal(x, x0, equal_nan=True)
     if not same or (d is not None and not np.array_equal(d, d0, equal_nan=True)):
