@@ -571,13 +571,14 @@ def _adapt(name: str, attr: Any) -> Any:
         asarray.__wrapped__ = attr  # type: ignore[attr-defined]
         return asarray
 
-    if name == "astype":
+    if kind == "cast":
 
         def astype(x: Any, dtype: Any, /, *args: Any, **kwargs: Any) -> Any:
             if _astype_keeps(x, dtype, kwargs):
                 return x
             return dispatch(attr, (x, dtype, *args), kwargs)
 
+        astype.__name__ = name
         astype.__wrapped__ = attr  # type: ignore[attr-defined]
         return astype
 
@@ -1071,39 +1072,37 @@ class _Slots:
 
 
 # --- NumPy's protocols and methods for NumPy-backed tracers ------------------------------------
-_NUMPY_METHODS = {
-    "sum": "sum",
-    "mean": "mean",
-    "prod": "prod",
-    "max": "max",
-    "min": "min",
-    "var": "var",
-    "std": "std",
-    "cumsum": "cumsum",
-    "cumprod": "cumprod",
-    "reshape": "reshape",
-    "transpose": "transpose",
-    "conj": "conjugate",
-    "conjugate": "conjugate",
-    "dot": "dot",
-    "take": "take",
-    "clip": "clip",
-    "astype": "astype",
-    "ravel": "ravel",
-    "flatten": "ravel",
-    "squeeze": "squeeze",
-    "swapaxes": "swapaxes",
-    "diagonal": "diagonal",
-    "trace": "trace",
-    "round": "round",
+# ndarray's methods on a tracer: method name -> (NumPy function it calls, how). How: "" (the
+# function's result as it is: a view where its registration is of kind "view"), "copy" (a new
+# array where the function gives a view: x.flatten() is np.ravel's values, copied), "shape"
+# (several positional integers are one shape: x.reshape(2, 3) is np.reshape(x, (2, 3))).
+_NUMPY_METHODS: dict[str, tuple[str, str]] = {
+    "sum": ("sum", ""),
+    "mean": ("mean", ""),
+    "prod": ("prod", ""),
+    "max": ("max", ""),
+    "min": ("min", ""),
+    "var": ("var", ""),
+    "std": ("std", ""),
+    "cumsum": ("cumsum", ""),
+    "cumprod": ("cumprod", ""),
+    "reshape": ("reshape", "shape"),
+    "transpose": ("transpose", "shape"),
+    "conj": ("conjugate", ""),
+    "conjugate": ("conjugate", ""),
+    "dot": ("dot", ""),
+    "take": ("take", ""),
+    "clip": ("clip", ""),
+    "astype": ("astype", ""),
+    "ravel": ("ravel", ""),
+    "flatten": ("ravel", "copy"),
+    "squeeze": ("squeeze", ""),
+    "swapaxes": ("swapaxes", ""),
+    "diagonal": ("diagonal", ""),
+    "trace": ("trace", ""),
+    "round": ("round", ""),
 }
 _NUMPY_PROPERTIES = {"real": "real", "imag": "imag"}
-# The methods that return a copy where the function they call returns a view (x.flatten() is
-# np.ravel's values, copied). Every other method's result is a view when its function's
-# registration is of kind "view": NumPy returns views from those, and a write into one would
-# change the base array, which the engine does not follow (writes through basic-index views do),
-# so such a write is refused.
-_COPYING_METHODS = frozenset(("flatten",))
 
 
 def _is_view(fn: Any) -> bool:
@@ -1112,7 +1111,13 @@ def _is_view(fn: Any) -> bool:
     return e is not None and e.kind == "view"
 
 
-_NP_ASTYPE = getattr(sys.modules.get("numpy"), "astype", None)  # NumPy 2.1's np.astype
+def _keeps(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """``fn(*args, **kwargs)`` returns its first argument itself: ``fn``'s registration is of
+    kind ``"cast"`` and the argument has the dtype already, with ``copy=False``."""
+    if len(args) < 2:
+        return False
+    e = _entry_of(fn)
+    return e is not None and e.kind == "cast" and _astype_keeps(args[0], args[1], kwargs)
 
 
 def _mark_view(y: Any) -> Any:
@@ -1224,7 +1229,7 @@ class _NumpyMethods:
     def __array_function__(
         self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        if func is _NP_ASTYPE and len(args) > 1 and _astype_keeps(args[0], args[1], kwargs):
+        if _keeps(func, args, kwargs):
             return args[0]  # np.astype(t, t.dtype, copy=False): t itself
         y = dispatch(func, args, kwargs)
         if _is_view(func):
@@ -1238,15 +1243,16 @@ class _NumpyMethods:
     def __getattr__(self, name: str) -> Any:
         import numpy as np
 
-        fname = _NUMPY_METHODS.get(name)
-        if fname is not None:
+        spec = _NUMPY_METHODS.get(name)
+        if spec is not None:
+            fname, how = spec
             fn = getattr(np, fname)
-            view = _is_view(fn) and name not in _COPYING_METHODS
+            view = _is_view(fn) and how != "copy"
 
             def method(*args: Any, **kwargs: Any) -> Any:
-                if fname in ("reshape", "transpose") and len(args) > 1:
+                if how == "shape" and len(args) > 1:
                     args = (args,)  # x.reshape(2, 3) -> np.reshape(x, (2, 3))
-                if fname == "astype" and args and _astype_keeps(self, args[0], kwargs):
+                if _keeps(fn, (self, *args), kwargs):
                     return self  # t.astype(t.dtype, copy=False): t itself, as NumPy's
                 y = dispatch(fn, (self, *args), kwargs)
                 if view:

@@ -582,7 +582,7 @@ META_KEYS: dict[str, str] = {
     "cotangent with k leading chunk axes, pulled back in one call (engines loop over the "
     "chunk for the other rules)",
     "kind": "what the function is, for engines: one of chainrules.core.registry.KINDS "
-    "('constant', 'metadata', 'creation', 'like', 'conversion', 'sequence', 'view'); "
+    "('constant', 'metadata', 'creation', 'like', 'conversion', 'sequence', 'view', 'cast'); "
     "None (the default) for an ordinary differentiable function",
 }
 # The vocabulary of ``kind=``: what each kind makes an engine (``chainrules.ad``) do with a call.
@@ -606,6 +606,8 @@ KINDS: dict[str, str] = {
     "registered by name gets the array NumPy would make of such a list (np.append([x, y], z))",
     "view": "returns a view of its first argument in NumPy (reshape, transpose, real): a write "
     "into its result is refused, as the engine does not carry it back to the base array",
+    "cast": "astype(x, dtype, copy=False): returns x itself where x already has the dtype, so "
+    "that a write into the result is a write into x; the engine returns the traced x there",
 }
 _CONSTANT_KINDS = frozenset(("constant", "metadata", "like"))
 # The attribute that marks an rrule registered with chunked_pullback=True (takes_chunks reads it).

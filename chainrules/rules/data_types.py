@@ -81,6 +81,7 @@ def _astype(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, An
 
 @register_rrule(
     "astype",
+    kind="cast",
     examples=lambda rng: _examples(rng),
     expect=Expect(
         "array_api_strict",

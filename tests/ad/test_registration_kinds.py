@@ -513,3 +513,21 @@ def test_full_like_fill_value_is_differentiated() -> None:
             return np.sum(array_api_compat.array_namespace(c).full_like(like, c) ** 2)
 
         np.testing.assert_allclose(ad.grad(f)(np.array(2.0)), 12.0)
+
+
+def test_cast_kind_returns_the_argument_itself() -> None:
+    """``astype(x, x.dtype, copy=False)`` returns ``x`` itself: declared on the registration
+    (kind ``"cast"``), read for NumPy's function, the standard's and the method alike, so a
+    write into the result is a write into ``x`` (no name decides it)."""
+    import array_api_compat.numpy as cnp
+
+    for fn in (np.astype, cnp.astype):
+        assert registry.entry_of(fn).kind == "cast", fn  # type: ignore[union-attr]
+
+    def write_through(x: Any) -> Any:
+        y = x * 1.0
+        for alias in (np.astype(y, y.dtype, copy=False), y.astype(y.dtype, copy=False)):
+            alias[0] = 0.0  # a write into y
+        return (y * x).sum()
+
+    np.testing.assert_allclose(ad.grad(write_through)(np.array([1.0, 2.0])), [0.0, 4.0])
