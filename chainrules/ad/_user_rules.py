@@ -22,18 +22,6 @@ from ._config import AD_CONFIG
 
 __all__ = ["UntracedRuleWarning", "call_user"]
 
-_LIBRARIES = (
-    "numpy",
-    "scipy",
-    "torch",
-    "jax",
-    "jaxlib",
-    "cupy",
-    "cupyx",
-    "array_api",
-    "chainrules",
-)
-
 
 class UntracedRuleWarning(UserWarning):
     """A function with a registered rule was traced through instead of using the rule."""
@@ -54,9 +42,6 @@ def _plain_targets() -> dict[Any, Any]:
         if type(target) is not types.FunctionType:
             continue
         if getattr(target, "__chainrules_traceable__", False):
-            continue
-        mod = getattr(target, "__module__", None) or ""
-        if mod.split(".")[0].startswith(_LIBRARIES):
             continue
         found[target.__code__] = target
     _cache = (callables, found)

@@ -72,6 +72,7 @@ from ..core import (
     register_rrule,
     signature,
     tangents_in,
+    traceable,
 )
 from ._util import axis_ints, in_dtype
 
@@ -122,6 +123,7 @@ _ADJOINT = {
 
 
 # --- resize: truncate or zero-pad along axes, a function with rules ------------------------------
+@traceable  # an engine differentiating the FFT pullbacks again records one call, using its rules
 def resize(x: Any, axes: Any, lengths: Any) -> Any:
     """``x`` truncated or zero-padded at the end of each axis in ``axes`` to the matching entry of
     ``lengths`` (what the transforms do to their input for ``n``/``s``). No copy when nothing
