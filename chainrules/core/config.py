@@ -38,11 +38,12 @@ class RuleConfig:
     ``has_reverse_mode`` / ``has_forward_mode`` tell a rule which of the hooks the engine really
     provides (a rule may pick a cheaper strategy when one is missing).
 
-    ``linear_tangents`` is True where the engine transposes an frule's pushforward to get
-    reverse mode (the JAX bridge's ``jvp`` mode: JAX linearizes the frule and transposes it). The
-    pushforward must then be linear in the tangents *as traced*: it may not read a tangent's
-    values, so a strong-zero rule multiplies its tangents plainly (``0 * inf`` is NaN there, as in
-    JAX's own rules; docs/conventions.md).
+    ``linear_tangents`` is True where the engine transposes a rule's linear map (the JAX bridge's
+    ``jvp`` mode: JAX linearizes an frule's pushforward and transposes it for reverse mode, or
+    transposes an rrule's pullback for forward mode where there is no frule). The map must then
+    be linear *as traced*: it may not read its tangent's (cotangent's) values, so a strong-zero
+    rule multiplies plainly (``0 * inf`` is NaN there, as in JAX's own rules;
+    docs/conventions.md).
     """
 
     has_reverse_mode: bool = True

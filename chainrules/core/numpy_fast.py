@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from . import torch_fast
+from .config import RULE_CONFIG
 from .namespaces import _NS_BY_TYPE, namespace_of
 from .projection import ProjectTo
 from .tangents import NoTangent, Thunk, ZeroTangent
@@ -152,6 +153,11 @@ def strong_zero(r: Any, v: Any, xp: Any) -> Any:
         return r
     if not hasattr(v, "shape"):  # a Python number (a scalar argument's tangent): no array read
         return r if v != 0 or not hasattr(r, "shape") else xp.zeros_like(r)
+    cfg = RULE_CONFIG.get()
+    if cfg is not None and cfg.linear_tangents:
+        # the engine transposes this product (JAX's linearize): the mask, a select on the linear
+        # value v, could not be transposed; the plain product (0 * inf = NaN there)
+        return r
     return xp.where(v == 0, xp.zeros_like(r), r)
 
 

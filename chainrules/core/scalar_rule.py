@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from . import numpy_fast
-from .config import RULE_CONFIG
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
 from .numpy_fast import _times
 from .projection import _NUMPY_KIND, ProjectTo
@@ -96,11 +95,6 @@ def _reject_out(name: str, kwargs: dict[str, Any]) -> None:
             f"{name}: out= is not supported by rules (it writes into an existing array, and "
             "rules never mutate); assign the result instead"
         )
-
-
-def _linear_tangents() -> bool:
-    cfg = RULE_CONFIG.get()
-    return cfg is not None and cfg.linear_tangents
 
 
 def _align(xp: Any, x_dot: Any, a_ndim: int, out_ndim: int) -> Any:
@@ -239,8 +233,6 @@ def scalar_frule_factory(
             return out, _ZERO
         out_ndim = out.ndim
         pargs = _partial_args(xp, out, args)
-        # a mask reads the tangent's values: not where the engine transposes the pushforward
-        masked = strong and not _linear_tangents()
         acc: Any = None
         for (p, is_const, is_zero), a, x_dot in zip(spec, args, dots.values):
             if is_zero or isinstance(x_dot, AbstractZero) or scalar_kind(a, xp) in "ib":
@@ -248,7 +240,7 @@ def scalar_frule_factory(
             a_ndim = getattr(a, "ndim", 0)
             if arity > 1 or getattr(x_dot, "ndim", 0) != a_ndim:
                 x_dot = _align(xp, x_dot, a_ndim, out_ndim)
-            term = _apply(p, is_const, x_dot, False, xp, out, pargs, masked)
+            term = _apply(p, is_const, x_dot, False, xp, out, pargs, strong)
             acc = term if acc is None else acc + term
         return out, finish_tangent(xp, acc, out)
 

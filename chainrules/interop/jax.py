@@ -10,7 +10,9 @@ Two modes:
   terms are never computed. The ``custom_jvp`` is called through ``jax.jit``, so that eager
   ``grad`` is one compiled forward and one compiled backward rather than one dispatch per
   primitive of the frule; a rule that reads values on the host (which ``jit`` cannot trace)
-  runs without it (``_jit_unless_untraceable``).
+  runs without it (``_jit_unless_untraceable``). A function with an rrule and no frule gets its
+  JVP from the pullback, transposed with ``jax.linear_transpose`` (a pullback is linear in the
+  cotangent): forward mode, ``jacfwd`` and ``hessian`` work for it too.
 * ``mode="vjp"``: a ``jax.custom_vjp`` whose backward pass is the registered **rrule**'s pullback.
   A pullback is a Python closure, which JAX does not accept as a residual, so the bridge
   *closure-converts* it: the arrays the pullback holds (in its closure cells, defaults, nested
@@ -133,8 +135,9 @@ def _static_key(sp: Any) -> Any:
 def wrap(f: Any, *, mode: str = "jvp") -> Any:
     """A function of JAX arrays computing ``f`` whose derivatives come from ``f``'s rules.
 
-    ``mode="jvp"`` builds a ``jax.custom_jvp`` from the registered frule (every transformation,
-    any order); ``mode="vjp"`` a ``jax.custom_vjp`` from the registered rrule (reverse mode only).
+    ``mode="jvp"`` builds a ``jax.custom_jvp`` from the registered frule, or from the rrule's
+    pullback transposed where there is no frule (every transformation, any order);
+    ``mode="vjp"`` a ``jax.custom_vjp`` from the registered rrule (reverse mode only).
     Raises ``chainrules.NoRuleError`` naming ``f`` when the needed rule is not registered.
 
     >>> import jax, jax.numpy as jnp, numpy as np
@@ -145,8 +148,11 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
     """
     if mode not in ("jvp", "vjp"):
         raise ValueError(f"chainrules.interop.jax.wrap: mode must be 'jvp' or 'vjp', got {mode!r}")
-    rules = find_rules(f, "jax", need="frule" if mode == "jvp" else "rrule")
-    build = _build_jvp if mode == "jvp" else _build_vjp
+    rules = find_rules(f, "jax", need="any" if mode == "jvp" else "rrule")
+    if mode == "vjp":
+        build = _build_vjp
+    else:  # an rrule alone: forward mode by transposing its pullback
+        build = _build_jvp if rules.frule is not None else _build_jvp_of_rrule
     built = _built_for(f, mode, rules)
 
     @functools.wraps(f)
@@ -249,7 +255,7 @@ def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
             RULE_CONFIG.reset(token)
         ys, rebuild = output_leaves(y)
         dots = tangent_output_leaves(y_dot, len(ys), y)
-        out = []
+        out: list[Any] = []
         for yi, di in zip(ys, dots, strict=True):
             if not _inexact(jnp.asarray(yi)):  # an integer output's tangent: JAX's float0
                 out.append(np.zeros(np.shape(yi), dtype=_float0))
@@ -261,6 +267,75 @@ def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
             check_leaf(rules.name, "frule", -1, di, yi, di.dtype == jnp.asarray(yi).dtype)
             out.append(di)
         return y, rebuild(out)
+
+    call.defjvp(call_jvp, symbolic_zeros=True)
+    return _jit_unless_untraceable(call)
+
+
+def _build_jvp_of_rrule(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
+    """``mode="jvp"`` for a function with an rrule and no frule: a ``jax.custom_jvp`` whose JVP
+    is the transpose of the pullback (``jax.linear_transpose``: the pullback is linear in the
+    cotangent, ``J^T``; its transpose is ``J``), so that ``jvp``, ``jacfwd`` and ``hessian``
+    work too; JAX's reverse mode transposes that again, back to the pullback. The pullback runs
+    with ``RuleConfig.linear_tangents`` (JAX traces it as a linear map)."""
+    assert rules.rrule is not None
+    rrule = rules.rrule
+
+    @jax.custom_jvp
+    def call(*dyn: Any) -> Any:
+        args, kwargs = sp.rebuild(dyn)
+        return rrule(*args, **kwargs)[0]
+
+    def call_jvp(primals: Any, tangents: Any) -> Any:
+        args, kwargs = sp.rebuild(primals)
+        for k, kw in keyword_leaves.items():
+            if not isinstance(tangents[k], SymbolicZero):
+                raise keyword_error("jax", rules.name, kw, "is differentiated by JAX")
+        y, pullback = rrule(*args, **kwargs)
+        ys, rebuild_out = output_leaves(y)
+        ys = [jnp.asarray(v) for v in ys]
+        outs = [k for k, v in enumerate(ys) if _inexact(v)]  # the outputs with a tangent
+        ins = [
+            k
+            for k, (pos, p, t) in enumerate(zip(sp.dynamic, primals, tangents, strict=True))
+            if sp.arg_of[pos] >= 0 and _inexact(p) and not isinstance(t, SymbolicZero)
+        ]
+        wanted = {sp.dynamic[k] for k in ins}
+
+        def jax_pullback(bars: list[Any]) -> list[Any]:
+            """The pullback in JAX's convention (cotangents conjugated): linear in ``bars``."""
+            full: list[Any] = [_ZERO] * len(ys)
+            for k, b in zip(outs, bars, strict=True):
+                full[k] = jnp.conj(b) if _is_complex(b) else b
+            token = RULE_CONFIG.set(_Transposed(rule_config()))
+            try:
+                cts = pullback(rebuild_out(full))
+                per_leaf = _wanted_cotangents(sp, cts, args, wanted)
+            finally:
+                RULE_CONFIG.reset(token)
+            got = []
+            for k in ins:
+                pos, p = sp.dynamic[k], primals[k]
+                c = per_leaf[pos]
+                if c is None:
+                    got.append(jnp.zeros(jnp.shape(p), jnp.result_type(p)))
+                    continue
+                c = jnp.asarray(c)
+                check_leaf(rules.name, "rrule", sp.arg_of[pos], c, p, c.dtype == p.dtype)
+                got.append(jnp.conj(c) if _is_complex(c) else c)
+            return got
+
+        y_dot: list[Any] = [np.zeros(np.shape(v), dtype=_float0) for v in ys]
+        if outs and ins:
+            avals = [jax.ShapeDtypeStruct(ys[k].shape, ys[k].dtype) for k in outs]
+            transposed = jax.linear_transpose(jax_pullback, avals)
+            (dots,) = transposed([tangents[k] for k in ins])
+            for k, d in zip(outs, dots, strict=True):
+                y_dot[k] = d
+        else:
+            for k in outs:
+                y_dot[k] = jnp.zeros_like(ys[k])
+        return y, rebuild_out(y_dot)
 
     call.defjvp(call_jvp, symbolic_zeros=True)
     return _jit_unless_untraceable(call)

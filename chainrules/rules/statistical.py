@@ -620,56 +620,54 @@ def _shift(xp: Any, v: Any, s: int, axis: int, fill: float, reverse: bool) -> An
     return xp.concat((pad, v[along(axis, slice(None, -s))]), axis=axis)
 
 
-def _affine_scan(xp: Any, a: Any, b: Any, axis: int, reverse: bool) -> Any:
+def _affine_scan(xp: Any, a: Any, b: Any, m: Any, axis: int, reverse: bool, extra: int = 0) -> Any:
     """``h`` with ``h_i = b_i + a_i * h_{i-1}`` along ``axis`` (``h_{i+1}`` if ``reverse``), from
     ``h = 0`` outside: a parallel (Hillis-Steele) scan of the affine maps, ``ceil(log2 n)`` steps
-    of slices and zero-safe products (``_mul0``), with no division -- the array API has no scan."""
+    of slices and products, with no division -- the array API has no scan. ``b`` is the linear
+    input (a tangent or a cotangent, with ``extra`` leading chunk axes) and ``m`` the magnitude of
+    its coefficient (``|E|`` for ``E t``, 1 for a cotangent). The masks read only the primal
+    (``a``, ``m``), so the map stays linear in ``b`` as traced (JAX transposes it): only a primal
+    0 times an overflowed coefficient (or an overflowed product of ``a`` times a zero
+    coefficient) is taken as 0. Not masked: an overflowed coefficient times a zero entry of ``b``
+    (NaN; masking it would read ``b``)."""
     n, s = a.shape[axis], 1
     while s < n:  # n is a shape: known on the host
-        b = b + _mul0(xp, a, _shift(xp, b, s, axis, 0.0, reverse))
+        ms = _shift(xp, m, s, axis, 0.0, reverse)
+        z = ((a == 0) & xp.isinf(ms)) | (xp.isinf(a) & (ms == 0))  # primal only
+        b = b + xp.where(z, 0.0, a) * xp.where(z, 0.0, _shift(xp, b, s, axis + extra, 0.0, reverse))
+        m = m + _mul0(xp, xp.abs(a), ms)
         a = _mul0(xp, a, _shift(xp, a, s, axis, 1.0, reverse))
         s *= 2
-    return b
+    return b, m
 
 
 def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
     """The pullback of ``cumulative_prod`` along ``axis``, with no division:
     ``x_bar_i = E_i * h_i``, ``E_i = prod_{k<i} x_k`` (the exclusive product, 0 after a zero) and
-    ``h_i = g_i + x_{i+1} h_{i+1}`` (a reverse affine scan). Exact with zeros, and finite where
-    the cumulative product overflows (rows of 1e300 with zeros)."""
+    ``h_i = g_i + x_{i+1} h_{i+1}`` (a reverse affine scan, linear in ``g``). Exact with zeros,
+    and finite where the cumulative product overflows (rows of 1e300 with zeros)."""
     fast = numpy_fast.cumprod_back(x, g, axis, conj)  # NumPy, no zero, no overflow
     if fast is not None:
         return fast
     e = _exclusive_prod(xp, x, axis)
     if conj:  # conjugated partials: complex inputs' convention
         x, e = xp.conj(x), xp.conj(e)
-    h = _affine_scan(xp, _shift(xp, x, 1, axis, 0.0, True), g, axis, True)
-    return _mul0(xp, e, h)
+    a = _shift(xp, x, 1, axis, 0.0, True)
+    h, m = _affine_scan(xp, a, g, xp.ones_like(xp.abs(a)), axis, True)
+    # E_i * h_i with 0 * inf = 0, decided on the primal: m_i is the size of h_i's coefficients
+    z = ((e == 0) & xp.isinf(m)) | (xp.isinf(e) & (m == 0))
+    return xp.where(z, 0.0, e) * xp.where(z, 0.0, h)
 
 
 def _cumprod_push(xp: Any, x: Any, t: Any, axis: int, extra: int) -> Any:
     """The pushforward of ``cumulative_prod`` along ``axis`` (``t``'s ``extra`` leading chunk axes
     before it), with no division: ``y_dot_i = x_i y_dot_{i-1} + E_i t_i``, a forward affine
-    scan (``E`` the exclusive product). Its masks read only the primal, so the map stays linear
-    in ``t`` (JAX transposes it): ``m`` tracks, with ``|x|`` and ``|E|`` for ``x`` and
-    ``E t``, whether a tangent term's coefficient overflowed (``inf``) or is exactly 0, and only
-    a primal 0 times an overflowed coefficient (or an overflowed ``x`` product times a zero
-    coefficient) is taken as 0. Not masked: an overflowed ``E_i`` times a zero tangent entry
-    (NaN; masking it would read the tangent)."""
+    scan (``E`` the exclusive product), linear in ``t`` (:func:`_affine_scan`)."""
     fast = numpy_fast.cumprod_push(x, t, axis - x.ndim)  # NumPy, no zero, no overflow
     if fast is not None:
         return fast
     e = _exclusive_prod(xp, x, axis)
-    a, b, m = x, e * t, xp.abs(e)
-    n, s = x.shape[axis], 1
-    while s < n:  # n is a shape: known on the host
-        ms = _shift(xp, m, s, axis, 0.0, False)
-        z = ((a == 0) & xp.isinf(ms)) | (xp.isinf(a) & (ms == 0))  # primal only
-        b = b + xp.where(z, 0.0, a) * xp.where(z, 0.0, _shift(xp, b, s, axis + extra, 0.0, False))
-        m = m + _mul0(xp, xp.abs(a), ms)
-        a = _mul0(xp, a, _shift(xp, a, s, axis, 1.0, False))
-        s *= 2
-    return b
+    return _affine_scan(xp, x, e * t, xp.abs(e), axis, False, extra)[0]
 
 
 def _exclusive_prod(xp: Any, x: Any, axis: int) -> Any:

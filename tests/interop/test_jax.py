@@ -176,6 +176,48 @@ def test_list_output_differentiates(list_output_case, mode):  # type: ignore[no-
         np.testing.assert_allclose(np.conj(g), want_, rtol=1e-9, atol=1e-12)
 
 
+def test_jvp_mode_of_an_rrule_alone_transposes_the_pullback(gpu_safe_case, clean_registry):  # type: ignore[no-untyped-def]
+    """Issue 26: JAX's ``jacfwd`` of a function with only an rrule must give values. ``wrap(g)``
+    of a function registered with the case's rrule alone builds its JVP by transposing the
+    pullback; its ``jacfwd`` and ``jacrev`` equal those of the frule-built wrapper of the same
+    function (both rules registered), for every GPU-safe registration."""
+    case = gpu_safe_case
+
+    def g(*args, **kwargs):  # type: ignore[no-untyped-def]
+        return case.f(*args, **kwargs)
+
+    cr.register_rrule(g)(cr.find_rrule(case.f))
+    fn_r, xs = _loss_fn(Case_with(case, g), "jvp")
+    fn_f, _ = _loss_fn(case, "jvp")
+    y = fn_f(*xs)
+    w = jnp.asarray(np.random.default_rng(5).standard_normal(np.shape(y)))
+    real = all(not jnp.iscomplexobj(x) for x in xs) and not jnp.iscomplexobj(y)
+    args = tuple(range(len(xs)))
+    if real:
+        for jt in (jax.jacfwd, jax.jacrev):
+            got = jt(fn_r, argnums=args)(*xs)
+            want = jt(fn_f, argnums=args)(*xs)
+            for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    # tangents, also of complex functions: jvp along a random direction, and grad
+    rng = np.random.default_rng(6)
+    ts = [jnp.asarray(rng.standard_normal(x.shape)).astype(x.dtype) for x in xs]
+    _, t_r = jax.jvp(fn_r, tuple(xs), tuple(ts))
+    _, t_f = jax.jvp(fn_f, tuple(xs), tuple(ts))
+    np.testing.assert_allclose(t_r, t_f, rtol=1e-9, atol=1e-12)
+    g_r = jax.grad(_scalarize(fn_r, w), argnums=args)(*xs)
+    g_f = jax.grad(_scalarize(fn_f, w), argnums=args)(*xs)
+    for a, b in zip(g_r, g_f, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def Case_with(case, f):  # type: ignore[no-untyped-def]
+    """``case`` calling ``f`` instead of its own function."""
+    import dataclasses
+
+    return dataclasses.replace(case, f=f)
+
+
 def _native_grads(case, w):  # type: ignore[no-untyped-def]
     """The gradients of ``real(sum(f * w))`` in the case's floating leaves, from the rrule."""
     leaves, rebuild = case.split()

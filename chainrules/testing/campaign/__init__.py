@@ -126,7 +126,7 @@ def stratify(seeds: range | list[int], n: int) -> list[int]:
     groups: dict[tuple[str, str, str], list[int]] = {}
     for seed in seeds:
         p = generate(seed)
-        groups.setdefault((p.dtype, p.signature, p.steps[0].reg.module), []).append(seed)
+        groups.setdefault((p.dtype, p.signature, p.steps[0].reg.module or ""), []).append(seed)
     queues = [groups[k] for k in sorted(groups)]
     out: list[int] = []
     i = 0
