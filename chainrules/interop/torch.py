@@ -137,14 +137,17 @@ def wrap(f: Any) -> Any:
             )
             for k, kw in sp.keyword_leaves(unbound):
                 _check_keyword_leaf(rules.name, kw, dyn[k])
-        # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
-        fn = with_jvp if forward_ad._current_level >= 0 and _has_forward_tangent(dyn) else plain
         if _is_compiling():
-            return _compiled_call(fn, rules.name, sp, dyn)
+            return _compiled_call(plain, rules.name, sp, dyn)
         if _functorch_active():
             # a torch.func transform's tensors sit outside the pullback's levels, and Dynamo
-            # sees only saved tensors: the backward recomputes the rrule from them
-            return fn.apply(_Call(sp, False), *dyn)
+            # sees only saved tensors: the backward recomputes the rrule from them. The
+            # Function with jvp, always: a forward-mode level (jvp, jacfwd) may sit anywhere in
+            # the stack of transforms, and one under a reverse-mode level (hessian is jacfwd of
+            # jacrev) shows no tangent on the inputs here, yet asks for the Function's jvp
+            return with_jvp.apply(_Call(sp, False), *dyn)
+        # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
+        fn = with_jvp if forward_ad._current_level >= 0 and _has_forward_tangent(dyn) else plain
         # saved-tensor hooks (offloading, checkpointing) must see every residual: with them the
         # backward recomputes too. Then what Function.apply does next (see NOTE: [functorch vjp
         # and autograd interaction])
@@ -249,6 +252,16 @@ def _has_forward_tangent(dyn: tuple[Any, ...]) -> bool:
     return any(forward_ad.unpack_dual(t).tangent is not None for t in dyn)
 
 
+def _zero_grad(p: Any) -> Any:
+    """The gradient ``backward`` returns for input ``p``, which needs one, where the rule's
+    cotangent is a zero (``ZeroTangent``, ``NoTangent``): zeros of ``p``'s shape for a floating
+    or complex ``p``, as torch's own functions give (``floor``): ``None`` would leave a leaf's
+    ``.grad`` at ``None``, a silent "no gradient" for an array that asked for one. ``None`` for
+    integer and boolean inputs (asked for only when every cotangent is, under torch.compile),
+    which have no gradient."""
+    return torch.zeros_like(p) if _inexact(p) else None
+
+
 def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int]) -> list[Any]:
     """``sp.cotangents(cts, args)`` for the positional arguments in ``want`` only: the entries
     of the others (often ``Thunk``s of work nobody asked for) are never forced."""
@@ -322,12 +335,12 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
 
     def flat_cotangent(c: Any, p: Any, i: int) -> Any:
         """What ``backward`` returns for positional tensor ``i`` (``p``) of a flat call, whose
-        cotangent entry is ``c``: forced if it is a Thunk, ``None`` for a zero, checked against
-        ``p``'s shape and dtype (an error naming the function)."""
+        cotangent entry is ``c``: forced if it is a Thunk, zeros for a zero (``_zero_grad``),
+        checked against ``p``'s shape and dtype (an error naming the function)."""
         if type(c) is not torch.Tensor:
             c = unthunk(c)
             if isinstance(c, AbstractZero):
-                return None
+                return _zero_grad(p)
         if c.shape != p.shape or c.dtype != p.dtype:
             check_leaf(name, "rrule", i, c, p, c.dtype == p.dtype)
         return c
@@ -379,7 +392,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         for pos, p in zip(sp.dynamic, dyn, strict=True):
             c = cts[pos]
             if c is None or not need[len(out)]:
-                out.append(None)
+                out.append(_zero_grad(p) if need[len(out)] else None)
                 continue
             check_leaf(name, "rrule", sp.arg_of[pos], c, p, c.dtype == p.dtype)
             out.append(c)
