@@ -13,8 +13,16 @@ Built on ``torch.autograd.Function`` with a context-free ``forward`` and a ``set
   through ``array_api_compat.torch``.
 * ``jvp`` (forward-mode AD: ``torch.autograd.forward_ad``, ``gradcheck(check_forward_ad=True)``)
   calls the registered **frule**. TorchDynamo refuses an ``autograd.Function`` that defines
-  ``jvp``, so the bridge uses a second Function *without* ``jvp`` unless an input carries a
-  forward-mode tangent: ``torch.compile(fullgraph=True)`` then traces it without a graph break.
+  ``jvp``, so the bridge uses a second Function *without* ``jvp`` under ``torch.compile``, and
+  in eager autograd unless an input carries a forward-mode tangent:
+  ``torch.compile(fullgraph=True)`` then traces it without a graph break. Under ``torch.func``
+  transforms (not compiled) it is always the Function with ``jvp``: a forward-mode level may
+  sit below a reverse-mode one (``hessian`` is ``jacfwd(jacrev)``), where the inputs show no
+  tangent, and the Hessian then comes from the frule over the rrule's pullback.
+* The rule gets its inputs detached (it computes values, as a backward formula does: some torch
+  functions refuse a tensor that requires grad where they take a number), and a zero cotangent
+  (``ZeroTangent``, ``NoTangent``) of a floating input that requires grad is returned as zeros,
+  as torch's own functions give, so no ``.grad`` is left ``None``.
 * ``generate_vmap_rule = True``: ``torch.func.vmap`` runs the rules on batched tensors (they are
   written against the Array API, with no data-dependent Python control flow).
 
@@ -275,17 +283,18 @@ def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int
     return out
 
 
-def _fresh(y: Any, dyn: tuple[Any, ...], keep: bool) -> Any:
-    """What ``forward`` returns for a rule's output ``y``. An input returned as it is cannot be
-    saved for backward with ``setup_context``: a view of it (getitem of a tuple, a no-op
-    reshape). With the pullback kept (``keep``), which may hold ``y`` itself, a detached alias:
+def _fresh(y: Any, dyn: tuple[Any, ...], inputs: tuple[Any, ...], keep: bool) -> Any:
+    """What ``forward`` returns for a rule's output ``y`` (``dyn``: what the rule was given,
+    ``inputs``: the Function's inputs they were detached from). An input returned as it is
+    cannot be saved for backward with ``setup_context``: a view of it (getitem of a tuple, a
+    no-op reshape). With the pullback kept (``keep``), which may hold ``y`` itself, a detached alias:
     PyTorch sets the returned tensor's ``grad_fn`` to the node that holds the pullback, and
     returning ``y`` would close a reference cycle (output -> node -> pullback -> output) that
     only Python's cyclic collector frees -- every call's outputs and residuals would outlive
     the graph."""
-    for d in dyn:
+    for d, i in zip(dyn, inputs, strict=True):
         if y is d:
-            return y.view_as(y)
+            return i.view_as(i)
     return y.detach() if keep and isinstance(y, torch.Tensor) else y
 
 
@@ -296,6 +305,15 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
     def forward(call: _Call, *dyn: Any) -> Any:
         if call.marked:
             dyn = dyn[:-1]
+        inputs = dyn
+        for t in dyn:
+            if t.requires_grad:
+                # the rule computes values: it gets its inputs detached, as torch's own
+                # functions see them in a backward formula. Some torch functions refuse a
+                # tensor that requires grad where they take a number (full's fill_value) or
+                # export it (numpy(), from_dlpack)
+                dyn = tuple(t.detach() for t in dyn)
+                break
         if type(call.sp) is FlatSplit:
             args: tuple[Any, ...] = dyn
             y, pullback = rrule(*dyn)
@@ -306,13 +324,13 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         if not isinstance(y, tuple):  # one output
             if keep:
                 call.pullback = (pullback, None, args)
-            return _fresh(y, dyn, keep)
+            return _fresh(y, dyn, inputs, keep)
         if keep:
             call.pullback = (pullback, output_leaves(y)[1], args)
         return (
-            type(y)(*(_fresh(v, dyn, keep) for v in y))
+            type(y)(*(_fresh(v, dyn, inputs, keep) for v in y))
             if hasattr(y, "_fields")
-            else tuple(_fresh(v, dyn, keep) for v in y)
+            else tuple(_fresh(v, dyn, inputs, keep) for v in y)
         )
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:

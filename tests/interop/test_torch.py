@@ -440,3 +440,59 @@ def test_zero_cotangent_of_an_input_that_requires_grad_is_zeros(reg, example):  
     for a in leaves:
         assert a.grad is not None
         assert a.grad.shape == a.shape and a.grad.dtype == a.dtype
+
+
+def _refuses_grad_cases():  # type: ignore[no-untyped-def]
+    """Every registration with a torch function that, at its first real example, refuses its
+    floating arguments as tensors that require grad but takes them detached (``full``'s
+    ``fill_value``, ``from_dlpack``)."""
+    from chainrules.testing.backends import BACKENDS
+
+    be = BACKENDS["torch"]
+    out = []
+    for reg in cr.registrations():
+        if reg.non_differentiable or be.function(reg) is None:
+            continue
+        try:
+            exs = [e for e in examples_for(reg) if not e.complex]
+        except Exception:  # noqa: BLE001  (a registration whose examples cannot be built)
+            continue
+        for e in exs[:1]:
+            f = be.function(reg)
+            try:
+                f(*_requiring_grad(be, e.args), **_requiring_grad(be, e.kwargs))
+                continue  # takes them
+            except Exception:  # noqa: BLE001
+                pass
+            try:
+                with torch.no_grad():
+                    args = [be.asarray(a, "float64") for a in e.args]
+                    f(*args, **{k: be.asarray(v, "float64") for k, v in e.kwargs.items()})
+            except Exception:  # noqa: BLE001  (refuses them anyway)
+                continue
+            out.append(pytest.param(reg, e, id=reg.name))
+    return out
+
+
+@pytest.mark.parametrize(("reg", "example"), _refuses_grad_cases())
+def test_the_rule_gets_its_inputs_detached(reg, example):  # type: ignore[no-untyped-def]
+    """The bridge's forward handed the rule the tensors that require grad: a torch function that
+    takes a 0-d tensor as a number (``full``) or exports it (``from_dlpack``) refused them, so
+    ``backward()`` through the bridge raised where the rule has a derivative (campaign seeds
+    391, 617, 2897). The rule computes values: its inputs are detached."""
+    from chainrules.testing.backends import BACKENDS
+
+    be = BACKENDS["torch"]
+    f = crtorch.wrap(be.function(reg))
+    args, kwargs = _requiring_grad(be, example.args), _requiring_grad(be, example.kwargs)
+    leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    y = f(*args, **kwargs)
+    y_np, pb = cr.rrule(
+        be.function(reg),
+        *[a.detach() if isinstance(a, torch.Tensor) else a for a in args],
+        **{k: v.detach() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()},
+    )
+    torch.testing.assert_close(y.detach(), y_np)
+    torch.sum(y).backward()
+    for a in leaves:
+        assert a.grad is not None and a.grad.shape == a.shape
