@@ -287,8 +287,8 @@ def _fresh(y: Any, dyn: tuple[Any, ...], inputs: tuple[Any, ...], keep: bool) ->
     """What ``forward`` returns for a rule's output ``y`` (``dyn``: what the rule was given,
     ``inputs``: the Function's inputs they were detached from). An input returned as it is
     cannot be saved for backward with ``setup_context``: a view of it (getitem of a tuple, a
-    no-op reshape). With the pullback kept (``keep``), which may hold ``y`` itself, a detached alias:
-    PyTorch sets the returned tensor's ``grad_fn`` to the node that holds the pullback, and
+    no-op reshape). With the pullback kept (``keep``), which may hold ``y`` itself, a detached
+    alias: PyTorch sets the returned tensor's ``grad_fn`` to the node that holds the pullback, and
     returning ``y`` would close a reference cycle (output -> node -> pullback -> output) that
     only Python's cyclic collector frees -- every call's outputs and residuals would outlive
     the graph."""
