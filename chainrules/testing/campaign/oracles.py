@@ -653,6 +653,10 @@ def _torch_bridge_cells(
             u = u + 1j * np.broadcast_to(p.w_imag, p.y_shape)
         (xb,) = pb(torch.asarray(np.asarray(u).astype(_out_dtype(p))))
         c.compare(E, "func.vjp", "grad", _to_np(xb), ref["gx"], kind)
+    gate = torch_compile_gate(p)
+    if gate is not None:
+        for t in ("compile(func.grad)", "export+backward"):
+            c.record(E, t, "grad", "skip", gate)
     if not (p.x.dtype.kind == "f" and not p.y_complex):
         return
     from ... import ad
@@ -696,10 +700,7 @@ def _torch_bridge_cells(
         with c.guard(E, "vmap(grad)", "grad"):
             gs = _to_np(torch.func.vmap(torch.func.grad(lambda x: L(x, d)))(torch.stack([x, x])))
             c.compare(E, "vmap(grad)", "grad", gs[1], ref["gx"], kind)
-    gate = torch_compile_gate(p)
     if gate is not None:
-        for t in ("compile(func.grad)", "export+backward"):
-            c.record(E, t, "grad", "skip", gate)
         return
     # the program with its constants as tensors: Dynamo traces NumPy arrays as tensors of its
     # own (and stumbles on them), which would judge Dynamo's NumPy support, not the bridge
