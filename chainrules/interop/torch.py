@@ -45,14 +45,20 @@ drops the unused ones); inside a forward-mode one (``jvp``, ``jacfwd``, ``hessia
 ``jvp`` Dynamo refuses, or under a ``vmap`` nested in another transform (Dynamo shows only the
 innermost), raises ``RuleNotUsedError`` naming the function and the transform (without
 ``fullgraph=True`` Dynamo then runs that frame eagerly, where the rules are used). Under
-``torch.export`` the exported program records the body's operations: the bridge warns
-(``RuleNotUsedWarning``) that a backward through it differentiates the body.
+``torch.export`` (``strict=False``, the default) each call is recorded as one node of a custom
+op (``torch.library.custom_op``, named after the function and the call's static structure),
+whose ``register_fake`` runs the rrule on fake tensors and whose ``register_autograd`` backward is
+the rrule's pullback: a backward pass through the exported program uses the rules.
+``torch.export(strict=True)`` traces with TorchDynamo, where the op cannot be made: it raises
+``RuleNotUsedError``. (The custom op is not the route elsewhere: reverse-mode ``torch.func``
+transforms fail on custom ops in torch 2.13, and they have no forward-mode registration.)
 """
 
 from __future__ import annotations
 
 import functools
-import warnings
+import hashlib
+import re
 from typing import Any
 
 import numpy as np
@@ -78,15 +84,11 @@ from ._common import (
     tangent_output_leaves,
 )
 
-__all__ = ["KeywordDerivativeError", "RuleNotUsedError", "RuleNotUsedWarning", "wrap"]
+__all__ = ["KeywordDerivativeError", "RuleNotUsedError", "wrap"]
 
 
 class RuleNotUsedError(RuntimeError):
     """A transformation would differentiate the body of a wrapped function, not its rules."""
-
-
-class RuleNotUsedWarning(UserWarning):
-    """``torch.export`` records the body of a wrapped function, not its rules."""
 
 
 def _is_dynamic(x: Any) -> bool:
@@ -146,7 +148,7 @@ def wrap(f: Any) -> Any:
             for k, kw in sp.keyword_leaves(unbound):
                 _check_keyword_leaf(rules.name, kw, dyn[k])
         if _is_compiling():
-            return _compiled_call(plain, rules.name, sp, dyn)
+            return _compiled_call(plain, rules, sp, dyn)
         if _functorch_active():
             # a torch.func transform's tensors sit outside the pullback's levels, and Dynamo
             # sees only saved tensors: the backward recomputes the rrule from them. The
@@ -189,18 +191,19 @@ def _check_keyword_leaf(name: str, keyword: str, t: Any) -> None:
 _MARK = torch.zeros((), requires_grad=True)
 
 
-def _compiled_call(fn: Any, name: str, sp: Split, dyn: tuple[Any, ...]) -> Any:
+def _compiled_call(fn: Any, rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
     """The Function applied under TorchDynamo (``torch.compile``, ``torch.export``)."""
+    name = rules.name
     if torch.compiler.is_exporting():
-        warnings.warn(
-            f"chainrules.interop.torch: torch.export records the operations of {name}'s body, "
-            f"not its registered rules: a backward pass through the exported program "
-            f"differentiates the body (call the wrapped function eagerly, or under "
-            f"torch.compile, to use the rules)",
-            RuleNotUsedWarning,
-            stacklevel=3,
-        )
-        return fn.apply(_Call(sp, False, all_cotangents=True), *dyn)
+        if torch.compiler.is_dynamo_compiling():
+            raise RuleNotUsedError(
+                f"chainrules.interop.torch: torch.export(strict=True) traces {name} with "
+                f"TorchDynamo, where the bridge cannot record its custom op, and the exported "
+                f"program would differentiate the body of {name}, not its registered rules. "
+                f"Export with strict=False (the default): the bridge records {name} as a "
+                f"custom op whose backward is the rule's pullback"
+            )
+        return _exported_call(rules, sp, dyn)
     if not _functorch_active():
         # plain torch.compile: Dynamo traces forward and backward, and its needs_input_grad,
         # from the inputs' requires_grad, is right
@@ -226,6 +229,90 @@ def _compiled_call(fn: Any, name: str, sp: Split, dyn: tuple[Any, ...]) -> Any:
         f"rules are used there), or use a reverse-mode transform (grad, vjp, jacrev) directly "
         f"under torch.compile"
     )
+
+
+# --- torch.export: a custom op per wrapped function and call structure -------------------------
+
+_OPS: dict[str, tuple[Any, Any]] = {}  # op name -> (the rrule it calls, the op)
+
+
+def _op_name(rules: Rules, sp: Split) -> str:
+    """A name for the custom op of ``rules``' function called with ``sp``'s structure: the
+    function's name and a digest of the static parts of the call (the tree of the arguments and
+    every leaf that is not a tensor), the same in every process where those have the same
+    ``repr``."""
+    dynamic = set(sp.dynamic)
+    static = [None if i in dynamic else leaf for i, leaf in enumerate(sp.leaves)]
+    text = repr((rules.name, sp.skeleton, static, sp.dynamic, type(sp).__name__))
+    digest = hashlib.sha1(text.encode()).hexdigest()[:16]
+    short = re.sub(r"\W", "_", rules.name)
+    return f"chainrules::{short}_{digest}"
+
+
+def _exported_call(rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
+    """Under ``torch.export``: the call as a custom op (``torch.library.custom_op``), which the
+    exported program records as one node, whose backward (``register_autograd``) is the rrule's
+    pullback and whose shapes (``register_fake``) come from the rrule on fake tensors. So a
+    backward pass through the exported program uses the rules."""
+    name = _op_name(rules, sp)
+    entry = _OPS.get(name)
+    k = 1
+    while entry is not None and entry[0] is not rules.rrule:  # rules registered again
+        k += 1
+        entry = _OPS.get(f"{name}_{k}")
+    if k > 1:
+        name = f"{name}_{k}"
+    op = _make_op(name, rules, sp) if entry is None else entry[1]
+    outs = op(list(dyn))
+    kind = op.output_kind
+    if kind is None:
+        return outs[0]
+    return kind(*outs) if hasattr(kind, "_fields") else kind(outs)
+
+
+def _make_op(name: str, rules: Rules, sp: Split) -> Any:
+    rrule = rules.rrule
+    assert rrule is not None
+
+    def call_rule(xs: Any) -> Any:
+        args, kwargs = sp.rebuild(tuple(xs))
+        return rrule(*args, **kwargs)
+
+    def forward(xs: list[torch.Tensor]) -> list[torch.Tensor]:
+        y, _ = call_rule(xs)
+        ys, _ = output_leaves(y)
+        # the structure of the output, read by _exported_call after the op (first set on fake
+        # tensors while export traces)
+        op.output_kind = type(y) if isinstance(y, tuple) else None
+        # a custom op's outputs may not alias its inputs
+        return [v.clone() for v in ys]
+
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        ctx.save_for_backward(*inputs[0])
+
+    def backward(ctx: Any, grads: list[Any]) -> Any:
+        xs = ctx.saved_tensors
+        y, pullback = call_rule(xs)
+        ys, rebuild = output_leaves(y)
+        bar = rebuild([torch.zeros_like(yi) if g is None else g for g, yi in zip(grads, ys)])
+        args, _ = sp.rebuild(xs)
+        cts = sp.cotangents(pullback(bar), args)
+        out: list[Any] = []
+        for pos, p in zip(sp.dynamic, xs, strict=True):
+            c = cts[pos]
+            if c is None or not _inexact(p):
+                out.append(_zero_grad(p))
+                continue
+            check_leaf(rules.name, "rrule", sp.arg_of[pos], c, p, c.dtype == p.dtype)
+            out.append(c)
+        return (out,)
+
+    op = torch.library.custom_op(name, forward, mutates_args=())
+    op.output_kind = None
+    op.register_fake(forward)
+    op.register_autograd(backward, setup_context=setup_context)
+    _OPS[name] = (rrule, op)
+    return op
 
 
 class _Call:

@@ -496,3 +496,57 @@ def test_the_rule_gets_its_inputs_detached(reg, example):  # type: ignore[no-unt
     torch.sum(y).backward()
     for a in leaves:
         assert a.grad is not None and a.grad.shape == a.shape
+
+
+# --- torch.export: the custom op route ----------------------------------------------------------
+
+
+def _exported(fn, xs):  # type: ignore[no-untyped-def]
+    class M(torch.nn.Module):
+        def forward(self, *xs):  # type: ignore[no-untyped-def]
+            return _loss_of(fn(*xs), torch.Generator().manual_seed(7))
+
+    return torch.export.export(M(), tuple(x.detach() for x in xs)), M()
+
+
+def test_export_then_backward_uses_the_rule(standard_case):  # type: ignore[no-untyped-def]
+    """``torch.export`` recorded the operations of a bridged function's body, and a backward
+    pass through the exported program differentiated them, not the rule (a warning said so).
+    Each call is now one node of the bridge's custom op, whose backward is the rule's pullback:
+    the exported program's gradients are the eager bridge's."""
+    fn, xs = _fn(standard_case)
+    ep, m = _exported(fn, xs)
+    ops = [
+        n
+        for n in ep.graph.nodes
+        if n.op == "call_function" and getattr(n.target, "namespace", None) == "chainrules"
+    ]
+    assert len(ops) == 1
+    xe = tuple(x.detach().clone().requires_grad_() for x in xs)
+    ge = torch.autograd.grad(ep.module()(*xe), xe, allow_unused=True, materialize_grads=True)
+    gw = torch.autograd.grad(m(*xs), xs, allow_unused=True, materialize_grads=True)
+    for a, b in zip(ge, gw, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_export_then_backward_uses_the_rule_marker():  # type: ignore[no-untyped-def]
+    f = crtorch.wrap(marker)
+    x0 = torch.tensor([1.0, 2.0, -0.5], dtype=torch.float64)
+    ep, _ = _exported(f, (x0,))
+    x = x0.clone().requires_grad_()
+    ep.module()(x).backward()
+    w = torch.randn(3, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+    torch.testing.assert_close(x.grad, 3 * (3 * x0 * x0) * w)  # 3x: the marker rule's
+
+
+def test_strict_export_raises_that_the_rule_would_not_be_used():  # type: ignore[no-untyped-def]
+    f = crtorch.wrap(marker)
+
+    class M(torch.nn.Module):
+        def forward(self, x):  # type: ignore[no-untyped-def]
+            return torch.sum(f(x))
+
+    with pytest.raises(Exception) as info:
+        torch.export.export(M(), (torch.ones(3, dtype=torch.float64),), strict=True)
+    msg = " ".join(repr(e) for e in (info.value, info.value.__cause__) if e is not None)
+    assert "RuleNotUsedError" in msg and "marker" in msg and "strict=False" in msg
