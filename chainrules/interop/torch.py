@@ -233,7 +233,8 @@ def _compiled_call(fn: Any, rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> An
 
 # --- torch.export: a custom op per wrapped function and call structure -------------------------
 
-_OPS: dict[str, tuple[Any, Any]] = {}  # op name -> (the rrule it calls, the op)
+# op name -> (the rrule it calls, the op, [the type of its rule's output: None for one array])
+_OPS: dict[str, tuple[Any, Any, list[Any]]] = {}
 
 
 def _op_name(rules: Rules, sp: Split) -> str:
@@ -262,15 +263,15 @@ def _exported_call(rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
         entry = _OPS.get(f"{name}_{k}")
     if k > 1:
         name = f"{name}_{k}"
-    op = _make_op(name, rules, sp) if entry is None else entry[1]
+    op, out_kind = _make_op(name, rules, sp) if entry is None else entry[1:]
     outs = op(list(dyn))
-    kind = op.output_kind
+    kind = out_kind[0]
     if kind is None:
         return outs[0]
     return kind(*outs) if hasattr(kind, "_fields") else kind(outs)
 
 
-def _make_op(name: str, rules: Rules, sp: Split) -> Any:
+def _make_op(name: str, rules: Rules, sp: Split) -> tuple[Any, list[Any]]:
     rrule = rules.rrule
     assert rrule is not None
 
@@ -283,7 +284,7 @@ def _make_op(name: str, rules: Rules, sp: Split) -> Any:
         ys, _ = output_leaves(y)
         # the structure of the output, read by _exported_call after the op (first set on fake
         # tensors while export traces)
-        op.output_kind = type(y) if isinstance(y, tuple) else None
+        out_kind[0] = type(y) if isinstance(y, tuple) else None
         # a custom op's outputs may not alias its inputs
         return [v.clone() for v in ys]
 
@@ -307,12 +308,12 @@ def _make_op(name: str, rules: Rules, sp: Split) -> Any:
             out.append(c)
         return (out,)
 
+    out_kind: list[Any] = [None]
     op = torch.library.custom_op(name, forward, mutates_args=())
-    op.output_kind = None
     op.register_fake(forward)
     op.register_autograd(backward, setup_context=setup_context)
-    _OPS[name] = (rrule, op)
-    return op
+    _OPS[name] = (rrule, op, out_kind)
+    return op, out_kind
 
 
 class _Call:

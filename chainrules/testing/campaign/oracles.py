@@ -643,7 +643,7 @@ def _torch_bridge_cells(
             gx, gd = torch.func.grad(lambda x: L(x, d))(x), None
         c.compare(E, "func.grad", "grad", both(gx, gd), want, kind)
     with c.guard(E, "func.vjp", "grad"):
-        _y, pb = torch.func.vjp(lambda x: F(x, d), x)
+        pb = torch.func.vjp(lambda x: F(x, d), x)[1]
         # the cotangent of the loss sum(real(y) w) + sum(imag(y) w_imag) at y, in torch's (and
         # chainrules') convention dL/dRe + i dL/dIm
         u = np.broadcast_to(p.w, p.y_shape)
@@ -789,9 +789,9 @@ def _tensor_program(p: Program) -> Program:
         kwargs = {key: conv(v) for key, v in s.example.kwargs.items()}
         ex = Example(tuple(args), kwargs, s.example.note, s.example.complex)
         steps.append(dataclasses.replace(s, example=ex))
-    return dataclasses.replace(
-        p, steps=steps, w=torch.asarray(p.w.copy()), w_imag=torch.asarray(p.w_imag.copy())
-    )
+    w: Any = torch.asarray(p.w.copy())  # loss_of reads them through its asarray
+    w_imag: Any = torch.asarray(p.w_imag.copy())
+    return dataclasses.replace(p, steps=steps, w=w, w_imag=w_imag)
 
 
 class _AutogradNS:
