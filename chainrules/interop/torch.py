@@ -13,8 +13,16 @@ Built on ``torch.autograd.Function`` with a context-free ``forward`` and a ``set
   through ``array_api_compat.torch``.
 * ``jvp`` (forward-mode AD: ``torch.autograd.forward_ad``, ``gradcheck(check_forward_ad=True)``)
   calls the registered **frule**. TorchDynamo refuses an ``autograd.Function`` that defines
-  ``jvp``, so the bridge uses a second Function *without* ``jvp`` unless an input carries a
-  forward-mode tangent: ``torch.compile(fullgraph=True)`` then traces it without a graph break.
+  ``jvp``, so the bridge uses a second Function *without* ``jvp`` under ``torch.compile``, and
+  in eager autograd unless an input carries a forward-mode tangent:
+  ``torch.compile(fullgraph=True)`` then traces it without a graph break. Under ``torch.func``
+  transforms (not compiled) it is always the Function with ``jvp``: a forward-mode level may
+  sit below a reverse-mode one (``hessian`` is ``jacfwd(jacrev)``), where the inputs show no
+  tangent, and the Hessian then comes from the frule over the rrule's pullback.
+* The rule gets its inputs detached (it computes values, as a backward formula does: some torch
+  functions refuse a tensor that requires grad where they take a number), and a zero cotangent
+  (``ZeroTangent``, ``NoTangent``) of a floating input that requires grad is returned as zeros,
+  as torch's own functions give, so no ``.grad`` is left ``None``.
 * ``generate_vmap_rule = True``: ``torch.func.vmap`` runs the rules on batched tensors (they are
   written against the Array API, with no data-dependent Python control flow).
 
@@ -37,14 +45,20 @@ drops the unused ones); inside a forward-mode one (``jvp``, ``jacfwd``, ``hessia
 ``jvp`` Dynamo refuses, or under a ``vmap`` nested in another transform (Dynamo shows only the
 innermost), raises ``RuleNotUsedError`` naming the function and the transform (without
 ``fullgraph=True`` Dynamo then runs that frame eagerly, where the rules are used). Under
-``torch.export`` the exported program records the body's operations: the bridge warns
-(``RuleNotUsedWarning``) that a backward through it differentiates the body.
+``torch.export`` (``strict=False``, the default) each call is recorded as one node of a custom
+op (``torch.library.custom_op``, named after the function and the call's static structure),
+whose ``register_fake`` runs the rrule on fake tensors and whose ``register_autograd`` backward is
+the rrule's pullback: a backward pass through the exported program uses the rules.
+``torch.export(strict=True)`` traces with TorchDynamo, where the op cannot be made: it raises
+``RuleNotUsedError``. (The custom op is not the route elsewhere: reverse-mode ``torch.func``
+transforms fail on custom ops in torch 2.13, and they have no forward-mode registration.)
 """
 
 from __future__ import annotations
 
 import functools
-import warnings
+import hashlib
+import re
 from typing import Any
 
 import numpy as np
@@ -70,15 +84,11 @@ from ._common import (
     tangent_output_leaves,
 )
 
-__all__ = ["KeywordDerivativeError", "RuleNotUsedError", "RuleNotUsedWarning", "wrap"]
+__all__ = ["KeywordDerivativeError", "RuleNotUsedError", "wrap"]
 
 
 class RuleNotUsedError(RuntimeError):
     """A transformation would differentiate the body of a wrapped function, not its rules."""
-
-
-class RuleNotUsedWarning(UserWarning):
-    """``torch.export`` records the body of a wrapped function, not its rules."""
 
 
 def _is_dynamic(x: Any) -> bool:
@@ -137,14 +147,17 @@ def wrap(f: Any) -> Any:
             )
             for k, kw in sp.keyword_leaves(unbound):
                 _check_keyword_leaf(rules.name, kw, dyn[k])
-        # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
-        fn = with_jvp if forward_ad._current_level >= 0 and _has_forward_tangent(dyn) else plain
         if _is_compiling():
-            return _compiled_call(fn, rules.name, sp, dyn)
+            return _compiled_call(plain, rules, sp, dyn)
         if _functorch_active():
             # a torch.func transform's tensors sit outside the pullback's levels, and Dynamo
-            # sees only saved tensors: the backward recomputes the rrule from them
-            return fn.apply(_Call(sp, False), *dyn)
+            # sees only saved tensors: the backward recomputes the rrule from them. The
+            # Function with jvp, always: a forward-mode level (jvp, jacfwd) may sit anywhere in
+            # the stack of transforms, and one under a reverse-mode level (hessian is jacfwd of
+            # jacrev) shows no tangent on the inputs here, yet asks for the Function's jvp
+            return with_jvp.apply(_Call(sp, False), *dyn)
+        # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
+        fn = with_jvp if forward_ad._current_level >= 0 and _has_forward_tangent(dyn) else plain
         # saved-tensor hooks (offloading, checkpointing) must see every residual: with them the
         # backward recomputes too. Then what Function.apply does next (see NOTE: [functorch vjp
         # and autograd interaction])
@@ -178,18 +191,19 @@ def _check_keyword_leaf(name: str, keyword: str, t: Any) -> None:
 _MARK = torch.zeros((), requires_grad=True)
 
 
-def _compiled_call(fn: Any, name: str, sp: Split, dyn: tuple[Any, ...]) -> Any:
+def _compiled_call(fn: Any, rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
     """The Function applied under TorchDynamo (``torch.compile``, ``torch.export``)."""
+    name = rules.name
     if torch.compiler.is_exporting():
-        warnings.warn(
-            f"chainrules.interop.torch: torch.export records the operations of {name}'s body, "
-            f"not its registered rules: a backward pass through the exported program "
-            f"differentiates the body (call the wrapped function eagerly, or under "
-            f"torch.compile, to use the rules)",
-            RuleNotUsedWarning,
-            stacklevel=3,
-        )
-        return fn.apply(_Call(sp, False, all_cotangents=True), *dyn)
+        if torch.compiler.is_dynamo_compiling():
+            raise RuleNotUsedError(
+                f"chainrules.interop.torch: torch.export(strict=True) traces {name} with "
+                f"TorchDynamo, where the bridge cannot record its custom op, and the exported "
+                f"program would differentiate the body of {name}, not its registered rules. "
+                f"Export with strict=False (the default): the bridge records {name} as a "
+                f"custom op whose backward is the rule's pullback"
+            )
+        return _exported_call(rules, sp, dyn)
     if not _functorch_active():
         # plain torch.compile: Dynamo traces forward and backward, and its needs_input_grad,
         # from the inputs' requires_grad, is right
@@ -215,6 +229,91 @@ def _compiled_call(fn: Any, name: str, sp: Split, dyn: tuple[Any, ...]) -> Any:
         f"rules are used there), or use a reverse-mode transform (grad, vjp, jacrev) directly "
         f"under torch.compile"
     )
+
+
+# --- torch.export: a custom op per wrapped function and call structure -------------------------
+
+# op name -> (the rrule it calls, the op, [the type of its rule's output: None for one array])
+_OPS: dict[str, tuple[Any, Any, list[Any]]] = {}
+
+
+def _op_name(rules: Rules, sp: Split) -> str:
+    """A name for the custom op of ``rules``' function called with ``sp``'s structure: the
+    function's name and a digest of the static parts of the call (the tree of the arguments and
+    every leaf that is not a tensor), the same in every process where those have the same
+    ``repr``."""
+    dynamic = set(sp.dynamic)
+    static = [None if i in dynamic else leaf for i, leaf in enumerate(sp.leaves)]
+    text = repr((rules.name, sp.skeleton, static, sp.dynamic, type(sp).__name__))
+    digest = hashlib.sha1(text.encode()).hexdigest()[:16]
+    short = re.sub(r"\W", "_", rules.name)
+    return f"chainrules::{short}_{digest}"
+
+
+def _exported_call(rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
+    """Under ``torch.export``: the call as a custom op (``torch.library.custom_op``), which the
+    exported program records as one node, whose backward (``register_autograd``) is the rrule's
+    pullback and whose shapes (``register_fake``) come from the rrule on fake tensors. So a
+    backward pass through the exported program uses the rules."""
+    name = _op_name(rules, sp)
+    entry = _OPS.get(name)
+    k = 1
+    while entry is not None and entry[0] is not rules.rrule:  # rules registered again
+        k += 1
+        entry = _OPS.get(f"{name}_{k}")
+    if k > 1:
+        name = f"{name}_{k}"
+    op, out_kind = _make_op(name, rules, sp) if entry is None else entry[1:]
+    outs = op(list(dyn))
+    kind = out_kind[0]
+    if kind is None:
+        return outs[0]
+    return kind(*outs) if hasattr(kind, "_fields") else kind(outs)
+
+
+def _make_op(name: str, rules: Rules, sp: Split) -> tuple[Any, list[Any]]:
+    rrule = rules.rrule
+    assert rrule is not None
+
+    def call_rule(xs: Any) -> Any:
+        args, kwargs = sp.rebuild(tuple(xs))
+        return rrule(*args, **kwargs)
+
+    def forward(xs: list[torch.Tensor]) -> list[torch.Tensor]:
+        y, _ = call_rule(xs)
+        ys, _ = output_leaves(y)
+        # the structure of the output, read by _exported_call after the op (first set on fake
+        # tensors while export traces)
+        out_kind[0] = type(y) if isinstance(y, tuple) else None
+        # a custom op's outputs may not alias its inputs
+        return [v.clone() for v in ys]
+
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        ctx.save_for_backward(*inputs[0])
+
+    def backward(ctx: Any, grads: list[Any]) -> Any:
+        xs = ctx.saved_tensors
+        y, pullback = call_rule(xs)
+        ys, rebuild = output_leaves(y)
+        bar = rebuild([torch.zeros_like(yi) if g is None else g for g, yi in zip(grads, ys)])
+        args, _ = sp.rebuild(xs)
+        cts = sp.cotangents(pullback(bar), args)
+        out: list[Any] = []
+        for pos, p in zip(sp.dynamic, xs, strict=True):
+            c = cts[pos]
+            if c is None or not _inexact(p):
+                out.append(_zero_grad(p))
+                continue
+            check_leaf(rules.name, "rrule", sp.arg_of[pos], c, p, c.dtype == p.dtype)
+            out.append(c)
+        return (out,)
+
+    out_kind: list[Any] = [None]
+    op = torch.library.custom_op(name, forward, mutates_args=())
+    op.register_fake(forward)
+    op.register_autograd(backward, setup_context=setup_context)
+    _OPS[name] = (rrule, op, out_kind)
+    return op, out_kind
 
 
 class _Call:
@@ -249,6 +348,16 @@ def _has_forward_tangent(dyn: tuple[Any, ...]) -> bool:
     return any(forward_ad.unpack_dual(t).tangent is not None for t in dyn)
 
 
+def _zero_grad(p: Any) -> Any:
+    """The gradient ``backward`` returns for input ``p``, which needs one, where the rule's
+    cotangent is a zero (``ZeroTangent``, ``NoTangent``): zeros of ``p``'s shape for a floating
+    or complex ``p``, as torch's own functions give (``floor``): ``None`` would leave a leaf's
+    ``.grad`` at ``None``, a silent "no gradient" for an array that asked for one. ``None`` for
+    integer and boolean inputs (asked for only when every cotangent is, under torch.compile),
+    which have no gradient."""
+    return torch.zeros_like(p) if _inexact(p) else None
+
+
 def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int]) -> list[Any]:
     """``sp.cotangents(cts, args)`` for the positional arguments in ``want`` only: the entries
     of the others (often ``Thunk``s of work nobody asked for) are never forced."""
@@ -262,17 +371,18 @@ def _wanted_cotangents(sp: Split, cts: Any, args: tuple[Any, ...], want: set[int
     return out
 
 
-def _fresh(y: Any, dyn: tuple[Any, ...], keep: bool) -> Any:
-    """What ``forward`` returns for a rule's output ``y``. An input returned as it is cannot be
-    saved for backward with ``setup_context``: a view of it (getitem of a tuple, a no-op
-    reshape). With the pullback kept (``keep``), which may hold ``y`` itself, a detached alias:
-    PyTorch sets the returned tensor's ``grad_fn`` to the node that holds the pullback, and
+def _fresh(y: Any, dyn: tuple[Any, ...], inputs: tuple[Any, ...], keep: bool) -> Any:
+    """What ``forward`` returns for a rule's output ``y`` (``dyn``: what the rule was given,
+    ``inputs``: the Function's inputs they were detached from). An input returned as it is
+    cannot be saved for backward with ``setup_context``: a view of it (getitem of a tuple, a
+    no-op reshape). With the pullback kept (``keep``), which may hold ``y`` itself, a detached
+    alias: PyTorch sets the returned tensor's ``grad_fn`` to the node that holds the pullback, and
     returning ``y`` would close a reference cycle (output -> node -> pullback -> output) that
     only Python's cyclic collector frees -- every call's outputs and residuals would outlive
     the graph."""
-    for d in dyn:
+    for d, i in zip(dyn, inputs, strict=True):
         if y is d:
-            return y.view_as(y)
+            return i.view_as(i)
     return y.detach() if keep and isinstance(y, torch.Tensor) else y
 
 
@@ -283,6 +393,15 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
     def forward(call: _Call, *dyn: Any) -> Any:
         if call.marked:
             dyn = dyn[:-1]
+        inputs = dyn
+        for t in dyn:
+            if t.requires_grad:
+                # the rule computes values: it gets its inputs detached, as torch's own
+                # functions see them in a backward formula. Some torch functions refuse a
+                # tensor that requires grad where they take a number (full's fill_value) or
+                # export it (numpy(), from_dlpack)
+                dyn = tuple(t.detach() for t in dyn)
+                break
         if type(call.sp) is FlatSplit:
             args: tuple[Any, ...] = dyn
             y, pullback = rrule(*dyn)
@@ -293,13 +412,13 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         if not isinstance(y, tuple):  # one output
             if keep:
                 call.pullback = (pullback, None, args)
-            return _fresh(y, dyn, keep)
+            return _fresh(y, dyn, inputs, keep)
         if keep:
             call.pullback = (pullback, output_leaves(y)[1], args)
         return (
-            type(y)(*(_fresh(v, dyn, keep) for v in y))
+            type(y)(*(_fresh(v, dyn, inputs, keep) for v in y))
             if hasattr(y, "_fields")
-            else tuple(_fresh(v, dyn, keep) for v in y)
+            else tuple(_fresh(v, dyn, inputs, keep) for v in y)
         )
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
@@ -322,12 +441,12 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
 
     def flat_cotangent(c: Any, p: Any, i: int) -> Any:
         """What ``backward`` returns for positional tensor ``i`` (``p``) of a flat call, whose
-        cotangent entry is ``c``: forced if it is a Thunk, ``None`` for a zero, checked against
-        ``p``'s shape and dtype (an error naming the function)."""
+        cotangent entry is ``c``: forced if it is a Thunk, zeros for a zero (``_zero_grad``),
+        checked against ``p``'s shape and dtype (an error naming the function)."""
         if type(c) is not torch.Tensor:
             c = unthunk(c)
             if isinstance(c, AbstractZero):
-                return None
+                return _zero_grad(p)
         if c.shape != p.shape or c.dtype != p.dtype:
             check_leaf(name, "rrule", i, c, p, c.dtype == p.dtype)
         return c
@@ -379,7 +498,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         for pos, p in zip(sp.dynamic, dyn, strict=True):
             c = cts[pos]
             if c is None or not need[len(out)]:
-                out.append(None)
+                out.append(_zero_grad(p) if need[len(out)] else None)
                 continue
             check_leaf(name, "rrule", sp.arg_of[pos], c, p, c.dtype == p.dtype)
             out.append(c)

@@ -29,12 +29,36 @@ HERE = Path(__file__).parent
 FINDINGS = HERE / "campaign_findings.json"
 
 # engine -> seeds of the slice (about 2 minutes on one core in all)
-SLICES: dict[str, range] = {
+SLICES: dict[str, range | list[int]] = {
     "native": range(0, 1000),
     "device": range(0, 300),
     "jax": range(0, 30),
     "torch": range(0, 300),
     "autograd-bridge": range(0, 200),
+    # the seeds of 0:200 whose every call has a torch function (the others reach no torch
+    # bridge cell: their NumPy-only functions have no torch counterpart); about 20 s, most of
+    # it torch.func's and TorchDynamo's first use. test_torch_bridge_slice_reaches_the_bridge
+    # fails when generation changes and a seed no longer does
+    "torch-bridge": [
+        3,
+        14,
+        22,
+        33,
+        34,
+        73,
+        78,
+        91,
+        112,
+        124,
+        126,
+        132,
+        143,
+        146,
+        164,
+        167,
+        195,
+        197,
+    ],
 }
 
 
@@ -43,7 +67,12 @@ def _key(seed: int, o: object) -> str:
 
 
 def _available(engine: str) -> bool:
-    mod = {"jax": "jax", "torch": "torch", "autograd-bridge": "autograd"}.get(engine)
+    mod = {
+        "jax": "jax",
+        "torch": "torch",
+        "autograd-bridge": "autograd",
+        "torch-bridge": "torch",
+    }.get(engine)
     if mod is None:
         return True
     try:
@@ -72,6 +101,17 @@ def test_campaign_slice(engine: str) -> None:
     assert errors <= most, f"{engine}: {errors} errors, more than the recorded {most}"
     if errors < most and os.environ.get("CHAINRULES_CAMPAIGN_STRICT"):
         pytest.fail(f"{engine}: {errors} errors, fewer than {most}: lower the recorded count")
+
+
+def test_torch_bridge_slice_reaches_the_bridge() -> None:
+    """Every seed of the torch-bridge slice is a program whose calls all have a torch function,
+    so the slice's cells run (none is skipped at ``wrap``)."""
+    from chainrules.testing.backends import BACKENDS
+
+    torch = BACKENDS["torch"]
+    for seed in SLICES["torch-bridge"]:
+        p = generate(seed)
+        assert all(torch.function(s.reg) is not None for s in p.steps), p.describe()
 
 
 def test_generation_is_deterministic() -> None:

@@ -8,7 +8,6 @@ whose derivatives are 3x the true ones: 3x means the rule was used, 1x that the 
 
 from __future__ import annotations
 
-import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -297,17 +296,14 @@ def test_defect3_compiled_forward_mode_raises():  # type: ignore[no-untyped-def]
     assert "cube" in msg and "forward-mode" in msg
 
 
-def test_defect3_export_warns_that_the_body_is_recorded():  # type: ignore[no-untyped-def]
+def test_defect3_export_then_backward_uses_the_rule():  # type: ignore[no-untyped-def]
     c = crtorch.wrap(cube)
 
     class M(torch.nn.Module):
         def forward(self, x):  # type: ignore[no-untyped-def]
             return torch.sum(c(x))
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        with pytest.warns(crtorch.RuleNotUsedWarning, match=r"torch.export.*cube"):
-            ep = torch.export.export(M(), (XT.clone(),))
+    ep = torch.export.export(M(), (XT.clone(),))
     x = XT.clone().requires_grad_()
     ep.module()(x).backward()
-    torch.testing.assert_close(x.grad, TRUE)  # the body's derivative, as the warning says
+    torch.testing.assert_close(x.grad, 3 * TRUE)  # the rule's (marker) derivative

@@ -280,3 +280,273 @@ def test_wrong_shape_tangent_names_function(bad_rules):  # type: ignore[no-untyp
         x = fwAD.make_dual(torch.ones(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64))
         with pytest.raises(ValueError, match=r"frule of .*bad_function.*output"):
             f(x, torch.ones(3, dtype=torch.float64))
+
+
+# --- regressions found by the differential campaign (torch-bridge) ----------------------------
+
+
+def _loss_of(y, gen):  # type: ignore[no-untyped-def]
+    """A real scalar of the (possibly tuple) output ``y``: random weights on its floating parts."""
+    ys = y if isinstance(y, tuple) else (y,)
+    total = 0
+    for v in ys:
+        if isinstance(v, torch.Tensor) and (v.dtype.is_floating_point or v.dtype.is_complex):
+            w = torch.randn(v.shape, generator=gen, dtype=torch.float64)
+            total = total + torch.sum(torch.real(v) * w.to(torch.real(v).dtype))
+    return total
+
+
+def test_func_hessian_uses_the_frule_under_a_reverse_level(standard_case):  # type: ignore[no-untyped-def]
+    """``torch.func.hessian`` (jacfwd of jacrev) of a bridged function raised "You must implement
+    the jvp function": under the reverse-mode level the inputs show no forward tangent, so the
+    bridge picked its Function without ``jvp``, which the outer forward-mode level then needed.
+    Forward-over-reverse (``jvp`` of ``grad``, through the frule) must equal reverse-over-reverse
+    (``vjp`` of ``grad``, through the rrule's pullback): ``<u, H v>`` both ways."""
+    fn, xs = _fn(standard_case)
+    xs = tuple(x.detach() for x in xs)
+    gen = torch.Generator().manual_seed(5)
+    w_seed = 11
+
+    def loss(*vals):  # type: ignore[no-untyped-def]
+        return _loss_of(fn(*vals), torch.Generator().manual_seed(w_seed))
+
+    argnums = tuple(range(len(xs)))
+    grad = torch.func.grad(loss, argnums=argnums)
+    vs = tuple(torch.randn(x.shape, generator=gen, dtype=torch.float64).to(x.dtype) for x in xs)
+    us = tuple(torch.randn(x.shape, generator=gen, dtype=torch.float64).to(x.dtype) for x in xs)
+    _, hv = torch.func.jvp(grad, xs, vs)  # forward over reverse: the Function's jvp
+    _, pb = torch.func.vjp(grad, *xs)
+    hu = pb(us)  # reverse over reverse
+    # <u, H v> = Re sum(conj(u) * Hv), in the convention both passes share
+    fwd = sum(torch.sum(torch.real(torch.conj(u) * h)) for u, h in zip(us, hv, strict=True))
+    rev = sum(torch.sum(torch.real(torch.conj(h) * v)) for v, h in zip(vs, hu, strict=True))
+    torch.testing.assert_close(fwd, rev, rtol=1e-8, atol=1e-10)
+
+
+def marker(x):  # type: ignore[no-untyped-def]
+    return x * x * x
+
+
+_NO = cr.NoTangent()
+
+
+@cr.register_rrule(marker)
+def _marker_rrule(x):  # type: ignore[no-untyped-def]
+    return marker(x), lambda g: (_NO, 3 * (g * 3 * x * x))  # 3x the true derivative
+
+
+@cr.register_frule(marker)
+def _marker_frule(tangents, x):  # type: ignore[no-untyped-def]
+    return marker(x), 3 * (tangents[1] * 3 * x * x)  # 3x the true tangent
+
+
+@pytest.mark.parametrize(
+    "transform",
+    ["hessian", "jacfwd(jacrev)", "jacfwd(grad)", "jvp(grad)"],
+)
+def test_func_hessian_uses_the_frule_under_a_reverse_level_marker(transform):  # type: ignore[no-untyped-def]
+    """Second order through ``torch.func`` uses the rules: the marker's rules give 3x the true
+    derivatives, so the Hessian of ``sum(marker(x))`` is 3 * 6x (the body's would be 6x)."""
+    f = crtorch.wrap(marker)
+    x = torch.tensor([1.0, 2.0, -0.5], dtype=torch.float64)
+
+    def loss(x):  # type: ignore[no-untyped-def]
+        return torch.sum(f(x))
+
+    H = {
+        "hessian": lambda: torch.func.hessian(loss)(x),
+        "jacfwd(jacrev)": lambda: torch.func.jacfwd(torch.func.jacrev(loss))(x),
+        "jacfwd(grad)": lambda: torch.func.jacfwd(torch.func.grad(loss))(x),
+        "jvp(grad)": lambda: torch.diag(
+            torch.func.jvp(torch.func.grad(loss), (x,), (torch.ones_like(x),))[1]
+        ),
+    }[transform]()
+    torch.testing.assert_close(H, torch.diag(3 * 6 * x))
+
+
+def _zero_cotangent_cases():  # type: ignore[no-untyped-def]
+    """Every registration with a torch function whose rrule, at its first real example, returns
+    a zero (``ZeroTangent``/``NoTangent``) for a floating array argument: the cases where the
+    bridge's backward meets a zero cotangent for a tensor that requires grad (where torch's own
+    function takes the example's arguments as tensors)."""
+    from chainrules.core.tangents import AbstractZero
+    from chainrules.testing.backends import BACKENDS
+
+    be = BACKENDS["torch"]
+    numpy = BACKENDS["numpy"]
+    out = []
+    for reg in cr.registrations():
+        if reg.non_differentiable or be.function(reg) is None or numpy.function(reg) is None:
+            continue
+        try:
+            exs = [e for e in examples_for(reg) if not e.complex]
+        except Exception:  # noqa: BLE001  (a registration whose examples cannot be built)
+            continue
+        for e in exs[:1]:
+            floating = [
+                i for i, a in enumerate(e.args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+            ]
+            if not floating:
+                continue
+            try:
+                with np.errstate(all="ignore"):
+                    y, pb = cr.rrule(numpy.function(reg), *e.args, **e.kwargs)
+                    if isinstance(y, tuple):
+                        continue
+                    cts = pb(np.ones_like(y))
+            except Exception:  # noqa: BLE001  (judged by the rule tests, not here)
+                continue
+            if not any(isinstance(cts[i + 1], AbstractZero) for i in floating):
+                continue
+            try:  # torch's own function takes these arguments as tensors that require grad
+                be.function(reg)(*_requiring_grad(be, e.args), **_requiring_grad(be, e.kwargs))
+            except Exception:  # noqa: BLE001  (arange, full_like take numbers there)
+                continue
+            out.append(pytest.param(reg, e, id=reg.name))
+    return out
+
+
+from chainrules.testing import examples_for  # noqa: E402
+
+
+def _requiring_grad(be, vals):  # type: ignore[no-untyped-def]
+    """An example's arguments (a tuple, or a dict of keyword arguments) as float64 tensors, the
+    floating ones requiring grad."""
+
+    def conv(a):  # type: ignore[no-untyped-def]
+        t = be.asarray(a, "float64")
+        if isinstance(t, torch.Tensor) and t.dtype.is_floating_point:
+            t.requires_grad_(True)
+        return t
+
+    if isinstance(vals, dict):
+        return {k: conv(v) for k, v in vals.items()}
+    return [conv(a) for a in vals]
+
+
+@pytest.mark.parametrize(("reg", "example"), _zero_cotangent_cases())
+def test_zero_cotangent_of_an_input_that_requires_grad_is_zeros(reg, example):  # type: ignore[no-untyped-def]
+    """A rule's zero cotangent for a floating tensor that requires grad became ``None`` in the
+    bridge's backward, so ``x.grad`` stayed ``None`` after ``backward()`` (``floor``, found by
+    the campaign: seed 126): a silent "no gradient". torch's own functions give zeros."""
+    from chainrules.testing.backends import BACKENDS
+
+    be = BACKENDS["torch"]
+    f = crtorch.wrap(be.function(reg))
+    args, kwargs = _requiring_grad(be, example.args), _requiring_grad(be, example.kwargs)
+    leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    y = f(*args, **kwargs)
+    torch.sum(y).backward()
+    for a in leaves:
+        assert a.grad is not None
+        assert a.grad.shape == a.shape and a.grad.dtype == a.dtype
+
+
+def _refuses_grad_cases():  # type: ignore[no-untyped-def]
+    """Every registration with a torch function that, at its first real example, refuses its
+    floating arguments as tensors that require grad but takes them detached (``full``'s
+    ``fill_value``, ``from_dlpack``)."""
+    from chainrules.testing.backends import BACKENDS
+
+    be = BACKENDS["torch"]
+    out = []
+    for reg in cr.registrations():
+        if reg.non_differentiable or be.function(reg) is None:
+            continue
+        try:
+            exs = [e for e in examples_for(reg) if not e.complex]
+        except Exception:  # noqa: BLE001  (a registration whose examples cannot be built)
+            continue
+        for e in exs[:1]:
+            f = be.function(reg)
+            try:
+                f(*_requiring_grad(be, e.args), **_requiring_grad(be, e.kwargs))
+                continue  # takes them
+            except Exception:  # noqa: BLE001
+                pass
+            try:
+                with torch.no_grad():
+                    args = [be.asarray(a, "float64") for a in e.args]
+                    f(*args, **{k: be.asarray(v, "float64") for k, v in e.kwargs.items()})
+            except Exception:  # noqa: BLE001  (refuses them anyway)
+                continue
+            out.append(pytest.param(reg, e, id=reg.name))
+    return out
+
+
+@pytest.mark.parametrize(("reg", "example"), _refuses_grad_cases())
+def test_the_rule_gets_its_inputs_detached(reg, example):  # type: ignore[no-untyped-def]
+    """The bridge's forward handed the rule the tensors that require grad: a torch function that
+    takes a 0-d tensor as a number (``full``) or exports it (``from_dlpack``) refused them, so
+    ``backward()`` through the bridge raised where the rule has a derivative (campaign seeds
+    391, 617, 2897). The rule computes values: its inputs are detached."""
+    from chainrules.testing.backends import BACKENDS
+
+    be = BACKENDS["torch"]
+    f = crtorch.wrap(be.function(reg))
+    args, kwargs = _requiring_grad(be, example.args), _requiring_grad(be, example.kwargs)
+    leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    y = f(*args, **kwargs)
+    y_rule, _ = cr.rrule(
+        be.function(reg),
+        *[a.detach() if isinstance(a, torch.Tensor) else a for a in args],
+        **{k: v.detach() if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()},
+    )
+    torch.testing.assert_close(y.detach(), y_rule)
+    torch.sum(y).backward()
+    for a in leaves:
+        assert a.grad is not None and a.grad.shape == a.shape
+
+
+# --- torch.export: the custom op route ----------------------------------------------------------
+
+
+def _exported(fn, xs):  # type: ignore[no-untyped-def]
+    class M(torch.nn.Module):
+        def forward(self, *xs):  # type: ignore[no-untyped-def]
+            return _loss_of(fn(*xs), torch.Generator().manual_seed(7))
+
+    return torch.export.export(M(), tuple(x.detach() for x in xs)), M()
+
+
+def test_export_then_backward_uses_the_rule(standard_case):  # type: ignore[no-untyped-def]
+    """``torch.export`` recorded the operations of a bridged function's body, and a backward
+    pass through the exported program differentiated them, not the rule (a warning said so).
+    Each call is now one node of the bridge's custom op, whose backward is the rule's pullback:
+    the exported program's gradients are the eager bridge's."""
+    fn, xs = _fn(standard_case)
+    ep, m = _exported(fn, xs)
+    ops = [
+        n
+        for n in ep.graph.nodes
+        if n.op == "call_function" and getattr(n.target, "namespace", None) == "chainrules"
+    ]
+    assert len(ops) == 1
+    xe = tuple(x.detach().clone().requires_grad_() for x in xs)
+    ge = torch.autograd.grad(ep.module()(*xe), xe, allow_unused=True, materialize_grads=True)
+    gw = torch.autograd.grad(m(*xs), xs, allow_unused=True, materialize_grads=True)
+    for a, b in zip(ge, gw, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
+
+
+def test_export_then_backward_uses_the_rule_marker():  # type: ignore[no-untyped-def]
+    f = crtorch.wrap(marker)
+    x0 = torch.tensor([1.0, 2.0, -0.5], dtype=torch.float64)
+    ep, _ = _exported(f, (x0,))
+    x = x0.clone().requires_grad_()
+    ep.module()(x).backward()
+    w = torch.randn(3, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+    torch.testing.assert_close(x.grad, 3 * (3 * x0 * x0) * w)  # 3x: the marker rule's
+
+
+def test_strict_export_raises_that_the_rule_would_not_be_used():  # type: ignore[no-untyped-def]
+    f = crtorch.wrap(marker)
+
+    class M(torch.nn.Module):
+        def forward(self, x):  # type: ignore[no-untyped-def]
+            return torch.sum(f(x))
+
+    with pytest.raises(Exception) as info:
+        torch.export.export(M(), (torch.ones(3, dtype=torch.float64),), strict=True)
+    msg = " ".join(repr(e) for e in (info.value, info.value.__cause__) if e is not None)
+    assert "RuleNotUsedError" in msg and "marker" in msg and "strict=False" in msg
