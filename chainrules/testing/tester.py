@@ -143,6 +143,9 @@ class _Case:
         ]
         self.fd_dtype = self._fd_dtype()
         self.h = STEP[np.dtype(self.fd_dtype)]
+        # the shapes of the rule's primal outputs, once known: every reference evaluation of f
+        # must give the same (a reference of another shape is another function)
+        self.primal_shapes: list[tuple[int, ...]] | None = None
 
     # -- messages -------------------------------------------------------------------------------
     def fail(self, msg: str) -> AssertionError:
@@ -224,7 +227,35 @@ class _Case:
         for i, elems in groups.items():
             args[i] = type(self.args[i])(elems)
         y = self.f(*args, **self.kwargs)
-        return [np.asarray(to_numpy(leaf), dtype=np.complex128) for leaf in leaves(y)]
+        outs = [np.asarray(to_numpy(leaf), dtype=np.complex128) for leaf in leaves(y)]
+        self.check_reference_shapes(outs)
+        return outs
+
+    def check_reference_shapes(self, outs: list[Any]) -> None:
+        """A reference evaluation of ``f`` (in float64, near the input) has the outputs of the
+        rule's primal, in number and shape. Where it has not (NumPy's ``polydiv`` trims the
+        remainder's leading entries within 1e-8, so its float64 remainder is shorter than its
+        complex64 one), the finite differences are those of another function: comparing them
+        would broadcast one against the other, or blame the rule for the difference."""
+        if self.primal_shapes is None:
+            return
+        shapes = [tuple(o.shape) for o in outs]
+        if len(shapes) != len(self.primal_shapes):
+            raise self.fail(
+                f"f at the reference point ({np.dtype(self.fd_dtype).name} copies of the "
+                f"arguments, perturbed by finite differences) returns {len(shapes)} arrays, the "
+                f"rule's primal {len(self.primal_shapes)}: finite differences cannot judge the "
+                "rule at this input"
+            )
+        for i, (got, want) in enumerate(zip(shapes, self.primal_shapes)):
+            if got != want:
+                raise self.fail(
+                    f"f at the reference point ({np.dtype(self.fd_dtype).name} copies of the "
+                    f"arguments, perturbed by finite differences) gives output {i} of shape "
+                    f"{got}, but the rule's primal has shape {want}: f's output shape changes "
+                    "with the precision or under the perturbation, so finite differences cannot "
+                    "judge the rule at this input"
+                )
 
     # -- random values ---------------------------------------------------------------------------
     def random_like(self, v: Any, kind: str, lead: tuple[int, ...] = ()) -> Any:
@@ -457,6 +488,7 @@ def _rrule_contract(
     with _NoWrites(case):
         y, pullback = rrule(f, *guarded, **kw)
     _check_primal(case, y)
+    case.primal_shapes = [tuple(getattr(v, "shape", ())) for v in leaves(y)]
     before_y = case.snapshot(y)
     y_leaves = leaves(y)
     output_diff = any(_has_tangent_space(v) for v in y_leaves)
@@ -686,6 +718,7 @@ def _frule_contract(
     with _NoWrites(case):
         y, y_dot = frule(tangents, f, *guarded, **kw)
     _check_primal(case, y)
+    case.primal_shapes = [tuple(getattr(v, "shape", ())) for v in leaves(y)]
     case.check_unchanged("its inputs", list(args), before_args)
     case.check_unchanged("the tangents it was given", list(tangents[1:]), before_t)
     y_leaves = leaves(y)

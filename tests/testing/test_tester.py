@@ -294,3 +294,50 @@ def test_pullback_that_overwrites_the_output_fails(square) -> None:  # type: ign
     _register(square, overwriting)
     with pytest.raises(AssertionError, match="the pullback mutated the output y"):
         test_rrule(square, X, jit=False, scalar_free=False)  # the contract itself
+
+
+def _precision_trimmed(x):  # type: ignore[no-untyped-def]
+    """Like NumPy's ``polydiv``, whose remainder's leading entries are trimmed within 1e-8: an
+    output whose shape depends on the precision (in float64 the first entry is gone)."""
+    return 2 * x if x.dtype == np.float32 else 2 * x[1:]
+
+
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+def test_reference_output_of_another_shape_fails(clean_registry, tester) -> None:  # type: ignore[no-untyped-def]
+    # issue 26: the float64 reference of polydiv's complex64 example had a shorter remainder
+    # than the rule's primal; the loss broadcast one against the other and the rule was blamed
+    # for a "differs" that was the reference's (or, for float32, a bare broadcasting ValueError)
+    def rrule(x):  # type: ignore[no-untyped-def]
+        y = _precision_trimmed(x)
+
+        def pb(y_bar):  # type: ignore[no-untyped-def]
+            y_bar = cr.unthunk(y_bar)
+            if cr.is_zero(y_bar):
+                return cr.NoTangent(), cr.ZeroTangent()
+            cr.check_cotangent("trimmed", y_bar, y)
+            x_bar = 2 * y_bar if y.shape == x.shape else np.concatenate([[0.0], 2 * y_bar])
+            return cr.NoTangent(), cr.ProjectTo(x)(x_bar)
+
+        return y, pb
+
+    def frule(t, x):  # type: ignore[no-untyped-def]
+        y, d = _precision_trimmed(x), t[1]
+        if cr.is_zero(d):
+            return y, cr.ZeroTangent()
+        return y, 2 * d if y.shape == x.shape else 2 * d[..., 1:]
+
+    _register(_precision_trimmed, rrule, frule)
+    x = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    with pytest.raises(AssertionError, match=r"reference point .* shape \(2,\), but the rule's"):
+        tester(_precision_trimmed, x, scalar_free=False, jit=False)
+    tester(_precision_trimmed, x.astype(np.float64), scalar_free=False, jit=False)  # same shape
+
+
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+def test_wrongly_shaped_primal_fails(square, tester) -> None:  # type: ignore[no-untyped-def]
+    def rrule(x):  # type: ignore[no-untyped-def]
+        return np.concatenate([x * x, x[:1]]), good_rrule(x)[1]
+
+    _register(square, rrule, lambda t, x: (np.concatenate([x * x, x[:1]]), 2 * x * t[1]))
+    with pytest.raises(AssertionError, match=r"primal output 0 has shape \(4,\), f gives \(3,\)"):
+        tester(square, X, scalar_free=False, jit=False)
