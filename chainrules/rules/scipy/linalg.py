@@ -1060,27 +1060,38 @@ _ASSUME = {
 }
 
 
+def _diagonal(xp: Any, a: Any, real: bool = False) -> Any:
+    """``a``'s diagonal as a matrix (zeros elsewhere), with only its real part when ``real``."""
+    d = a * xp.eye(a.shape[-1], dtype=a.dtype, device=device_of(a))
+    if real and xp.isdtype(a.dtype, "complex floating"):
+        d = xp.astype(xp.real(d), a.dtype)
+    return d
+
+
 def _effective(xp: Any, a: Any, kind: str, lower: bool) -> Any:
     """The matrix a solver reads from ``a``: one triangle mirrored (``sym``/``her``), a
-    triangle, the diagonal, or all of it."""
+    triangle, the diagonal, or all of it. A Hermitian solver (``her``, ``pos``: LAPACK's
+    ``?hesv``/``?potrf``) reads only the real part of the diagonal."""
     if kind == "gen":
         return a
     if kind in ("triu", "tril"):
         return xp.triu(a) if kind == "triu" else xp.tril(a)
     if kind == "diag":
-        return a * xp.eye(a.shape[-1], dtype=a.dtype, device=device_of(a))
-    tri, strict = (xp.tril(a), xp.tril(a, k=-1)) if lower else (xp.triu(a), xp.triu(a, k=1))
-    return tri + (_t(xp, strict) if kind == "sym" else _h(xp, strict))
+        return _diagonal(xp, a)
+    strict = xp.tril(a, k=-1) if lower else xp.triu(a, k=1)
+    mirrored = _t(xp, strict) if kind == "sym" else _h(xp, strict)
+    return strict + _diagonal(xp, a, real=kind == "her") + mirrored
 
 
 def _effective_back(xp: Any, g: Any, kind: str, lower: bool) -> Any:
-    """The adjoint of :func:`_effective`."""
+    """The adjoint of :func:`_effective` (the imaginary part of a Hermitian solver's diagonal
+    gets no cotangent: the solver never reads it)."""
     if kind in ("gen", "triu", "tril", "diag"):
         return _effective(xp, g, kind, lower)
     mirrored = _t(xp, g) if kind == "sym" else _h(xp, g)
-    if lower:
-        return xp.tril(g) + xp.tril(mirrored, k=-1)
-    return xp.triu(g) + xp.triu(mirrored, k=1)
+    k = -1 if lower else 1
+    tri = xp.tril if lower else xp.triu
+    return tri(g, k=k) + _diagonal(xp, g, real=kind == "her") + tri(mirrored, k=k)
 
 
 def _solve_setup(mod: Any, sig: Any, args: Any, kwargs: Any) -> Any:

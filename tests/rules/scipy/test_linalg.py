@@ -231,6 +231,34 @@ def test_refused(args, kwargs, match) -> None:  # type: ignore[no-untyped-def]
         cr.rrule(target, *args, **kwargs)
 
 
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+@pytest.mark.parametrize("assume_a", ["her", "hermitian", "pos", "positive definite", "sym"])
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_solve_hermitian_reads_the_real_diagonal(tester, assume_a, lower, dtype) -> None:  # type: ignore[no-untyped-def]
+    """issue 26: a Hermitian solver (``?hesv``, ``?potrf``) reads one triangle and only the real
+    part of the diagonal; the shared ``_effective`` mirrored the triangle but kept the diagonal's
+    imaginary part, so complex ``solve(assume_a='pos')`` was wrong in complex64 and complex128
+    alike. Every solver kind that mirrors a triangle (``sym`` reads the complex diagonal)."""
+    rng = np.random.default_rng(3)
+    m = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    a = m @ m.conj().T + 3 * np.eye(3)
+    a = a + 0.3j * np.diag(rng.standard_normal(3))  # read by `sym`, ignored by the others
+    a = a + (np.tril(m, -1) if not lower else np.triu(m, 1))  # the triangle never read
+    b = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sl.LinAlgWarning)  # the unread triangle spoils rcond
+        tester(
+            sl.solve,
+            a.astype(dtype),
+            b.astype(dtype),
+            assume_a=assume_a,
+            lower=lower,
+            scalar_free=False,
+            jit=False,
+        )
+
+
 # ---- solve_banded -------------------------------------------------------------------------------
 def _dense_from_band(ab: np.ndarray, lo: int, up: int) -> np.ndarray:
     m = ab.shape[-1]
