@@ -48,6 +48,28 @@ def test_poly_of_roots_round_trip() -> None:
         cr.rrule(np.poly, np.eye(2))
 
 
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("which", ["x", "y", "both"])
+@pytest.mark.parametrize("k", [None, 2])
+def test_polyfit_complex_data(tester: Any, dtype: Any, which: str, k: int | None) -> None:
+    """issue 26: a complex fit is the Hermitian least squares ``(V^H V)^-1 V^H y``; the shared
+    ``_polyfit_parts`` cast x and y to float64 (dropping the imaginary part, ComplexWarning)
+    and transposed without conjugating: wrong in complex64 and complex128 alike."""
+    import warnings
+
+    rng = np.random.default_rng(5)
+    x = np.linspace(-1.0, 1.0, 6) + 0.05 * rng.standard_normal(6)
+    y = rng.standard_normal((6,) if k is None else (6, k))
+    if which in ("x", "both"):
+        x = (x + 0.3j * rng.standard_normal(6)).astype(dtype)
+    if which in ("y", "both"):
+        y = (y + 1j * rng.standard_normal(y.shape)).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning: nothing is dropped
+        tester(np.polyfit, x, y, 2, jit=False, scalar_free=False)
+
+
 def test_polyfit_exact_fit_is_solve() -> None:
     x = np.array([-1.0, 0.0, 1.0])
     p, pb = cr.rrule(np.polyfit, x, np.array([1.0, 0.0, 1.0]), 2)
