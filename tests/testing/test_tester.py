@@ -341,3 +341,37 @@ def test_wrongly_shaped_primal_fails(square, tester) -> None:  # type: ignore[no
     _register(square, rrule, lambda t, x: (np.concatenate([x * x, x[:1]]), 2 * x * t[1]))
     with pytest.raises(AssertionError, match=r"primal output 0 has shape \(4,\), f gives \(3,\)"):
         tester(square, X, scalar_free=False, jit=False)
+
+
+def _reordered(x):  # type: ignore[no-untyped-def]
+    """Like NumPy's complex ``unique_values`` (a hash order): the output's order depends on the
+    values and changes under any perturbation."""
+    return x[np.argsort(np.sin(1e7 * x))]
+
+
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+def test_reference_that_moves_with_the_step_cannot_judge(clean_registry, tester) -> None:  # type: ignore[no-untyped-def]
+    # issue 26: complex unique_values "disagreed with finite differences" by 1e3 while the rule
+    # was right (the elements move with their values); the reference was no derivative at all
+    def rrule(x):  # type: ignore[no-untyped-def]
+        perm = np.argsort(np.sin(1e7 * x))
+
+        def pb(y_bar):  # type: ignore[no-untyped-def]
+            y_bar = cr.unthunk(y_bar)
+            if cr.is_zero(y_bar):
+                return cr.NoTangent(), cr.ZeroTangent()
+            cr.check_cotangent("reordered", y_bar, x)
+            x_bar = np.zeros_like(x)
+            x_bar[perm] = y_bar
+            return cr.NoTangent(), x_bar
+
+        return x[perm], pb
+
+    def frule(t, x):  # type: ignore[no-untyped-def]
+        d = t[1]
+        return _reordered(x), d if cr.is_zero(d) else d[..., np.argsort(np.sin(1e7 * x))]
+
+    _register(_reordered, rrule, frule)
+    x = np.array([0.5, -1.0, 2.0, 0.25])
+    with pytest.raises(AssertionError, match="finite differences cannot judge .* not smooth"):
+        tester(_reordered, x, scalar_free=False, jit=False)
