@@ -375,3 +375,18 @@ def test_reference_that_moves_with_the_step_cannot_judge(clean_registry, tester)
     x = np.array([0.5, -1.0, 2.0, 0.25])
     with pytest.raises(AssertionError, match="finite differences cannot judge .* not smooth"):
         tester(_reordered, x, scalar_free=False, jit=False)
+
+
+def test_reference_replaces_a_wrong_library_primal(square) -> None:  # type: ignore[no-untyped-def]
+    """Where the library's own function is wrong and the rule is right by design (SciPy's
+    solve_sylvester with mixed real and complex arguments), ``reference=`` gives the tester the
+    right function: the primal and the finite differences are judged against it."""
+
+    def wrong_library(x, n=None):  # type: ignore[no-untyped-def]
+        return x * x + 0.5  # what the library gets wrong
+
+    _register(wrong_library, good_rrule, good_frule)
+    for tester in (test_rrule, test_frule):
+        with pytest.raises(AssertionError, match="primal output 0 differs from f"):
+            tester(wrong_library, X, scalar_free=False, jit=False)
+        tester(wrong_library, X, reference=lambda x: x * x, scalar_free=False, jit=False)
