@@ -508,9 +508,7 @@ def test_rrule(
     primal is wrong"): the primal and the finite differences are then judged against it.
     """
     kw = dict(kwargs, **(fkwargs or {}))
-    _rrule_contract(
-        f, args, kw, rtol, atol, output_cotangent, seed, hermitian, deferred, reference
-    )
+    _rrule_contract(f, args, kw, rtol, atol, output_cotangent, seed, hermitian, deferred, reference)
     _device_checks(f, args, kw, "rrule", scalar_free, jit)
 
 
@@ -598,19 +596,21 @@ def _rrule_contract(
         base = case.ref
         size = math.prod(tuple(getattr(lf.value, "shape", ())))
         if size <= FD_FULL_MAX and lf.arg not in case.hermitian:
-            want = gradient(loss, base, li, case.h)
-            case.compare(
-                f"the cotangent of {lf.describe()}",
-                got,
-                want,
-                lf.value,
-                lambda h, li=li: gradient(loss, case.ref, li, h),
-            )
+
+            def element_wise(h: float, li: int = li) -> Any:
+                return gradient(loss, case.ref, li, h)
+
+            want = element_wise(case.h)
+            case.compare(f"the cotangent of {lf.describe()}", got, want, lf.value, element_wise)
         else:  # dot-product test: d/dt L(x + t v) = Re<x_bar, v>
             v = case.direction(lf)
             vs = [np.zeros_like(b) if b is not None else None for b in base]
             vs[li] = v
-            want = directional_derivative(loss, base, vs, case.h).real
+
+            def along(h: float, vs: list[Any] = vs) -> Any:
+                return directional_derivative(loss, case.ref, vs, h).real
+
+            want = along(case.h)
             got_np = 0.0 if isinstance(got, AbstractZero) else np.asarray(to_numpy(got))
             got_dot = float(np.sum(np.real(np.conj(got_np) * v)))
             case.compare(
@@ -618,7 +618,7 @@ def _rrule_contract(
                 got_dot,
                 want,
                 lf.value,
-                lambda h, vs=vs: directional_derivative(loss, case.ref, vs, h).real,
+                along,
             )
 
     if not output_diff:

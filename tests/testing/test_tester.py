@@ -373,7 +373,7 @@ def test_reference_that_moves_with_the_step_cannot_judge(clean_registry, tester)
 
     _register(_reordered, rrule, frule)
     x = np.array([0.5, -1.0, 2.0, 0.25])
-    with pytest.raises(AssertionError, match="finite differences cannot judge .* not smooth"):
+    with pytest.raises(AssertionError, match=r"finite differences cannot judge .* not smooth"):
         tester(_reordered, x, scalar_free=False, jit=False)
 
 
