@@ -48,6 +48,28 @@ def test_poly_of_roots_round_trip() -> None:
         cr.rrule(np.poly, np.eye(2))
 
 
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("which", ["x", "y", "both"])
+@pytest.mark.parametrize("k", [None, 2])
+def test_polyfit_complex_data(tester: Any, dtype: Any, which: str, k: int | None) -> None:
+    """issue 26: a complex fit is the Hermitian least squares ``(V^H V)^-1 V^H y``; the shared
+    ``_polyfit_parts`` cast x and y to float64 (dropping the imaginary part, ComplexWarning)
+    and transposed without conjugating: wrong in complex64 and complex128 alike."""
+    import warnings
+
+    rng = np.random.default_rng(5)
+    x = np.linspace(-1.0, 1.0, 6) + 0.05 * rng.standard_normal(6)
+    y = rng.standard_normal((6,) if k is None else (6, k))
+    if which in ("x", "both"):
+        x = (x + 0.3j * rng.standard_normal(6)).astype(dtype)
+    if which in ("y", "both"):
+        y = (y + 1j * rng.standard_normal(y.shape)).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning: nothing is dropped
+        tester(np.polyfit, x, y, 2, jit=False, scalar_free=False)
+
+
 def test_polyfit_exact_fit_is_solve() -> None:
     x = np.array([-1.0, 0.0, 1.0])
     p, pb = cr.rrule(np.polyfit, x, np.array([1.0, 0.0, 1.0]), 2)
@@ -170,3 +192,24 @@ def test_an_empty_polynomial(f: Any) -> None:
     y, pb = cr.rrule(f, p) if f is np.polyder else cr.rrule(np.polyval, p, np.array([1.0, 2.0]))
     np.testing.assert_array_equal(y, f(p))
     assert pb(np.ones_like(y))[1].shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_polydiv_single_precision_agrees_with_double_on_kept_entries(dtype: Any) -> None:
+    """Where finite differences cannot judge polydiv (its float64 remainder is trimmed shorter
+    than the single-precision one: the tester refuses to compare), the single-precision rule
+    equals the double-precision rule given the cotangent of the entries both keep."""
+    rng = np.random.default_rng(1)
+    u = rng.standard_normal(5) + (1j * rng.standard_normal(5) if dtype == np.complex64 else 0)
+    v = np.array([1.5, 0.3, -0.7]) + (0.2j if dtype == np.complex64 else 0)
+    v = v.astype(np.result_type(dtype, np.float64))  # v exact in both precisions
+    (q, r), pb = cr.rrule(np.polydiv, u.astype(dtype), v.astype(dtype))
+    (q2, r2), pb2 = cr.rrule(np.polydiv, u.astype(v.dtype), v)
+    qb = rng.standard_normal(q.shape).astype(dtype)
+    rb = rng.standard_normal(r.shape).astype(dtype)
+    g = pb(cr.Tangent(qb, rb, primal_type=tuple))
+    g2 = pb2(
+        cr.Tangent(qb.astype(q2.dtype), rb[-r2.shape[0] :].astype(r2.dtype), primal_type=tuple)
+    )
+    for a, b in zip(g[1:], g2[1:]):
+        np.testing.assert_allclose(cr.unthunk(a), cr.unthunk(b), rtol=1e-5, atol=1e-5)

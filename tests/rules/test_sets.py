@@ -74,3 +74,36 @@ def test_numpy_unique_values_keeps_numpy_order() -> None:
     assert x_bar.tolist() == [pos[complex(v)] / counts[complex(v)] for v in x]
     _, y_dot = cr.frule((cr.NoTangent(), np.arange(5.0) + 0j), np.unique_values, x)
     assert y_dot.tolist() == [(1 + 3) / 2, 4, 2, 0]  # the mean of each value's tangents
+
+
+@pytest.mark.parametrize("name", ["unique_all", "unique_counts", "unique_inverse", "unique_values"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_unique_complex_follows_numpys_hash_order(name: str, dtype: type) -> None:
+    """issue 26 listed complex64 ``unique_values`` as disagreeing with finite differences. The
+    rule is right: NumPy orders complex values by hash, which any perturbation reshuffles, so
+    finite differences are no derivative there (the tester now says it cannot judge; see
+    ``tests/testing/test_tester.py``). Judged by hand instead: each value moves with the
+    elements equal to it, in NumPy's order of this precision (complex64's differs from
+    complex128's), for every rule sharing ``_inverse_and_counts``."""
+    rng = np.random.default_rng(2)
+    x = (rng.permutation(12).reshape(3, 4) * 0.5 + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    x[2, 3] = x[0, 1]  # one tie: split equally
+    f = getattr(np, name)
+    y, pb = cr.rrule(f, x)
+    values = y if name == "unique_values" else y[0]
+    assert values.tolist() == (np.unique_values(x) if name == "unique_values" else f(x)[0]).tolist()
+    pos = np.array([np.flatnonzero(values == e)[0] for e in x.ravel()])
+    counts = np.bincount(pos, minlength=values.shape[0])
+    v_bar = (rng.standard_normal(values.shape) + 1j * rng.standard_normal(values.shape)).astype(
+        dtype
+    )
+    y_bar = v_bar if name == "unique_values" else (v_bar, *(cr.NoTangent() for _ in y[1:]))
+    x_bar = cr.unthunk(pb(y_bar if name == "unique_values" else cr.Tangent(*y_bar))[1])
+    np.testing.assert_allclose(x_bar.ravel(), v_bar[pos] / counts[pos], rtol=1e-6)
+    t = (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(dtype)
+    _, y_dot = cr.frule((cr.NoTangent(), t), f, x)
+    v_dot = y_dot if name == "unique_values" else y_dot[0]
+    want = np.zeros(values.shape, complex)
+    np.add.at(want, pos, t.ravel())
+    np.testing.assert_allclose(v_dot, want / counts, rtol=1e-6)
+    assert x_bar.dtype == dtype and v_dot.dtype == dtype

@@ -294,3 +294,99 @@ def test_pullback_that_overwrites_the_output_fails(square) -> None:  # type: ign
     _register(square, overwriting)
     with pytest.raises(AssertionError, match="the pullback mutated the output y"):
         test_rrule(square, X, jit=False, scalar_free=False)  # the contract itself
+
+
+def _precision_trimmed(x):  # type: ignore[no-untyped-def]
+    """Like NumPy's ``polydiv``, whose remainder's leading entries are trimmed within 1e-8: an
+    output whose shape depends on the precision (in float64 the first entry is gone)."""
+    return 2 * x if x.dtype == np.float32 else 2 * x[1:]
+
+
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+def test_reference_output_of_another_shape_fails(clean_registry, tester) -> None:  # type: ignore[no-untyped-def]
+    # issue 26: the float64 reference of polydiv's complex64 example had a shorter remainder
+    # than the rule's primal; the loss broadcast one against the other and the rule was blamed
+    # for a "differs" that was the reference's (or, for float32, a bare broadcasting ValueError)
+    def rrule(x):  # type: ignore[no-untyped-def]
+        y = _precision_trimmed(x)
+
+        def pb(y_bar):  # type: ignore[no-untyped-def]
+            y_bar = cr.unthunk(y_bar)
+            if cr.is_zero(y_bar):
+                return cr.NoTangent(), cr.ZeroTangent()
+            cr.check_cotangent("trimmed", y_bar, y)
+            x_bar = 2 * y_bar if y.shape == x.shape else np.concatenate([[0.0], 2 * y_bar])
+            return cr.NoTangent(), cr.ProjectTo(x)(x_bar)
+
+        return y, pb
+
+    def frule(t, x):  # type: ignore[no-untyped-def]
+        y, d = _precision_trimmed(x), t[1]
+        if cr.is_zero(d):
+            return y, cr.ZeroTangent()
+        return y, 2 * d if y.shape == x.shape else 2 * d[..., 1:]
+
+    _register(_precision_trimmed, rrule, frule)
+    x = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    with pytest.raises(AssertionError, match=r"reference point .* shape \(2,\), but the rule's"):
+        tester(_precision_trimmed, x, scalar_free=False, jit=False)
+    tester(_precision_trimmed, x.astype(np.float64), scalar_free=False, jit=False)  # same shape
+
+
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+def test_wrongly_shaped_primal_fails(square, tester) -> None:  # type: ignore[no-untyped-def]
+    def rrule(x):  # type: ignore[no-untyped-def]
+        return np.concatenate([x * x, x[:1]]), good_rrule(x)[1]
+
+    _register(square, rrule, lambda t, x: (np.concatenate([x * x, x[:1]]), 2 * x * t[1]))
+    with pytest.raises(AssertionError, match=r"primal output 0 has shape \(4,\), f gives \(3,\)"):
+        tester(square, X, scalar_free=False, jit=False)
+
+
+def _reordered(x):  # type: ignore[no-untyped-def]
+    """Like NumPy's complex ``unique_values`` (a hash order): the output's order depends on the
+    values and changes under any perturbation."""
+    return x[np.argsort(np.sin(1e7 * x))]
+
+
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+def test_reference_that_moves_with_the_step_cannot_judge(clean_registry, tester) -> None:  # type: ignore[no-untyped-def]
+    # issue 26: complex unique_values "disagreed with finite differences" by 1e3 while the rule
+    # was right (the elements move with their values); the reference was no derivative at all
+    def rrule(x):  # type: ignore[no-untyped-def]
+        perm = np.argsort(np.sin(1e7 * x))
+
+        def pb(y_bar):  # type: ignore[no-untyped-def]
+            y_bar = cr.unthunk(y_bar)
+            if cr.is_zero(y_bar):
+                return cr.NoTangent(), cr.ZeroTangent()
+            cr.check_cotangent("reordered", y_bar, x)
+            x_bar = np.zeros_like(x)
+            x_bar[perm] = y_bar
+            return cr.NoTangent(), x_bar
+
+        return x[perm], pb
+
+    def frule(t, x):  # type: ignore[no-untyped-def]
+        d = t[1]
+        return _reordered(x), d if cr.is_zero(d) else d[..., np.argsort(np.sin(1e7 * x))]
+
+    _register(_reordered, rrule, frule)
+    x = np.array([0.5, -1.0, 2.0, 0.25])
+    with pytest.raises(AssertionError, match=r"finite differences cannot judge .* not smooth"):
+        tester(_reordered, x, scalar_free=False, jit=False)
+
+
+def test_reference_replaces_a_wrong_library_primal(square) -> None:  # type: ignore[no-untyped-def]
+    """Where the library's own function is wrong and the rule is right by design (SciPy's
+    solve_sylvester with mixed real and complex arguments), ``reference=`` gives the tester the
+    right function: the primal and the finite differences are judged against it."""
+
+    def wrong_library(x, n=None):  # type: ignore[no-untyped-def]
+        return x * x + 0.5  # what the library gets wrong
+
+    _register(wrong_library, good_rrule, good_frule)
+    for tester in (test_rrule, test_frule):
+        with pytest.raises(AssertionError, match="primal output 0 differs from f"):
+            tester(wrong_library, X, scalar_free=False, jit=False)
+        tester(wrong_library, X, reference=lambda x: x * x, scalar_free=False, jit=False)

@@ -557,6 +557,13 @@ _MVN = signature("multivariate_normal", lambda x, mean=None, cov=1, allow_singul
 _MVN_ENTROPY = signature("multivariate_normal.entropy", lambda mean=None, cov=1: None)
 
 
+def _real_part(xp: Any, v: Any) -> Any:
+    """``v``'s real part where it is a complex array, ``v`` otherwise."""
+    if is_array(v) and xp.isdtype(v.dtype, "complex floating"):
+        return xp.real(v)
+    return v
+
+
 def _mvn_dim(name: str, mean: Any, cov: Any) -> int:
     """SciPy's dimension: from ``mean`` when given, else from ``cov``; SciPy's parameter shapes
     (``mean`` 0-d or 1-d, ``cov`` 0-d, 1-d diagonal or 2-d) are the ones the rule supports."""
@@ -583,6 +590,9 @@ def _mvn_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Callable
             x, mean, cov = b["x"], b["mean"], b["cov"]
             xp = namespace_of(*(v for v in (x, mean, cov) if is_array(v)), fname=fname)
             y = obj(*args, **kwargs)
+            # SciPy reads x, mean and cov as real (np.asarray(..., dtype=float), with a
+            # ComplexWarning): a complex argument's imaginary part moves nothing
+            x, mean, cov = (_real_part(xp, v) for v in (x, mean, cov))
             n = _mvn_dim(method, mean, cov)
             dt = y.dtype
             # the samples, one per output element; a 0-d x is one point with every coordinate x

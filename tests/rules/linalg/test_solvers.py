@@ -5,6 +5,7 @@ and second derivatives of the ``solve`` and ``inv`` pullbacks."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -154,6 +155,44 @@ def test_adjugate_complex_and_batched() -> None:
     np.testing.assert_allclose(adjugate(a), want, rtol=1e-10)
     with pytest.raises(ValueError, match="rank >= 2"):
         adjugate(np.ones(3))
+
+
+def _ranked(rank: int, n: int = 3, cplx: bool = False) -> np.ndarray:
+    rng = np.random.default_rng(rank)
+
+    def r(*s: int) -> np.ndarray:
+        return rng.standard_normal(s) + (1j * rng.standard_normal(s) if cplx else 0)
+
+    return r(n, rank) @ r(rank, n)
+
+
+@pytest.mark.parametrize("rank", [3, 2, 1, 0])
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+def test_adjugate_rules_at_singular_matrices(rank: int, cplx: bool, tester: Any) -> None:
+    # adj is a polynomial: smooth at every rank, so finite differences judge it everywhere
+    tester(adjugate, _ranked(rank, cplx=cplx), scalar_free=False, jit=False)
+
+
+@pytest.mark.parametrize("rank", [3, 2, 1, 0])
+def test_det_hessian_at_singular_matrices(rank: int) -> None:
+    """issue 26 (campaign seed 8707, det -> gamma): det's pullback is ``adjugate(x)^H``, which
+    chainrules.ad differentiated through the SVD -- whose derivative divides by the gaps between
+    singular values, two of them zero at a rank-1 3x3 matrix: a Hessian off by 0.4, no error.
+    The adjugate now has rules of its own (exact at every rank: the test above). SciPy's det
+    shares it, but chainrules.ad cannot run its primal on a traced array (it calls
+    ``np.asarray``: a TypeError), so only NumPy's det is differentiated twice here."""
+    from chainrules import ad
+    from chainrules.testing import central_difference
+
+    f = np.linalg.det
+    x = _ranked(rank)
+    v = np.random.default_rng(9).standard_normal((3, 3))
+    h = np.asarray(ad.hessian(lambda a: f(a))(x)).reshape(9, 9)
+    g = ad.grad(lambda a: f(a))
+    fd = central_difference(lambda t: np.asarray(g(x + t * v)), 1e-3)
+    np.testing.assert_allclose(h @ v.ravel(), np.real(fd).ravel(), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(h, h.T, atol=1e-12)
 
 
 def test_det_of_empty_matrix() -> None:

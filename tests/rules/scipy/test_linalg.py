@@ -231,6 +231,75 @@ def test_refused(args, kwargs, match) -> None:  # type: ignore[no-untyped-def]
         cr.rrule(target, *args, **kwargs)
 
 
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+@pytest.mark.parametrize("assume_a", ["her", "hermitian", "pos", "positive definite", "sym"])
+@pytest.mark.parametrize("lower", [False, True])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_solve_hermitian_reads_the_real_diagonal(tester, assume_a, lower, dtype) -> None:  # type: ignore[no-untyped-def]
+    """issue 26: a Hermitian solver (``?hesv``, ``?potrf``) reads one triangle and only the real
+    part of the diagonal; the shared ``_effective`` mirrored the triangle but kept the diagonal's
+    imaginary part, so complex ``solve(assume_a='pos')`` was wrong in complex64 and complex128
+    alike. Every solver kind that mirrors a triangle (``sym`` reads the complex diagonal)."""
+    rng = np.random.default_rng(3)
+    m = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    a = m @ m.conj().T + 3 * np.eye(3)
+    a = a + 0.3j * np.diag(rng.standard_normal(3))  # read by `sym`, ignored by the others
+    a = a + (np.tril(m, -1) if not lower else np.triu(m, 1))  # the triangle never read
+    b = rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sl.LinAlgWarning)  # the unread triangle spoils rcond
+        tester(
+            sl.solve,
+            a.astype(dtype),
+            b.astype(dtype),
+            assume_a=assume_a,
+            lower=lower,
+            scalar_free=False,
+            jit=False,
+        )
+
+
+def _sylvester_in_common_dtype(a, b, q):  # type: ignore[no-untyped-def]
+    """What SciPy's solve_sylvester computes where it is right: all arguments in one dtype."""
+    dt = np.result_type(a, b, q)
+    return sl.solve_sylvester(a.astype(dt), b.astype(dt), q.astype(dt))
+
+
+@pytest.mark.parametrize("tester", [test_rrule, test_frule])
+@pytest.mark.parametrize("real", [(0,), (1,), (2,), (0, 1), (1, 2)])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_solve_sylvester_mixed_real_complex(tester, real, dtype) -> None:  # type: ignore[no-untyped-def]
+    """issue 26 (campaign seeds 413, 5366, 6013, 7809): SciPy 1.17.1's own solve_sylvester
+    hands a real argument's real Schur form (2x2 blocks for complex eigenvalues) to the complex
+    ?trsyl, which drops the blocks: with real and complex arguments mixed, its X misses AX + XB =
+    Q by 0.2, and the rule, whose primal was SciPy's, gave derivatives of another X. The shared
+    _sylvester_setup now solves in the common dtype; the tester judges against that reference
+    (docs/conventions.md, where the library's own primal is wrong)."""
+    rng = np.random.default_rng(6)
+    rot = np.array([[1.0, -2.0], [2.0, 1.0]])  # eigenvalues 1 +- 2i: a 2x2 real Schur block
+
+    def arg(i: int) -> np.ndarray:
+        m = 3 * np.eye(2) + rot if i < 2 else rng.standard_normal((2, 2))
+        m = m + 0.2 * rng.standard_normal((2, 2))
+        if i in real:
+            return m.astype(np.float32 if dtype == np.complex64 else np.float64)
+        return (m + 0.3j * rng.standard_normal((2, 2))).astype(dtype)
+
+    a, b, q = arg(0), arg(1), arg(2)
+    x, _ = cr.rrule(sl.solve_sylvester, a, b, q)
+    tol = 1e-4 if dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(a @ x + x @ b, q, atol=tol)  # the rule's X solves the equation
+    tester(
+        sl.solve_sylvester,
+        a,
+        b,
+        q,
+        reference=_sylvester_in_common_dtype,
+        scalar_free=False,
+        jit=False,
+    )
+
+
 # ---- solve_banded -------------------------------------------------------------------------------
 def _dense_from_band(ab: np.ndarray, lo: int, up: int) -> np.ndarray:
     m = ab.shape[-1]

@@ -200,6 +200,42 @@ def test_multivariate_normal_diagonal_and_scalar_cov(cov) -> None:  # type: igno
         test_frule(ss.multivariate_normal.entropy, mean, cov, scalar_free=False, jit=False)
 
 
+@pytest.mark.parametrize("tester", ["test_rrule", "test_frule"])
+@pytest.mark.parametrize("method", ["pdf", "logpdf"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_multivariate_normal_reads_complex_arguments_as_real(tester, method, dtype, which) -> None:  # type: ignore[no-untyped-def]
+    """issue 26: SciPy reads x, mean and cov as real (``np.asarray(..., dtype=float)``, with a
+    ComplexWarning), so a complex argument's imaginary part moves nothing; the shared setup of
+    pdf and logpdf took mean and cov as real but kept x complex, and its cotangents followed the
+    imaginary part: wrong in complex64 and complex128 alike."""
+    import warnings
+
+    import scipy.stats as ss
+
+    from chainrules import testing
+
+    rng = np.random.default_rng(4)
+    args = [rng.standard_normal((4, 3)), rng.standard_normal(3), _cov3(rng)]
+    args[which] = (args[which] + 0.3j * rng.standard_normal(args[which].shape)).astype(dtype)
+    if which == 2:
+        args[2] = (args[2] + args[2].conj().T) / 2  # a Hermitian direction's imaginary part
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # SciPy's own
+        getattr(testing, tester)(
+            getattr(ss.multivariate_normal, method),
+            *args,
+            hermitian=(2,),
+            scalar_free=False,
+            jit=False,
+        )
+
+
+def _cov3(rng):  # type: ignore[no-untyped-def]
+    a = rng.standard_normal((3, 3))
+    return a @ a.T / 3 + np.eye(3)
+
+
 def test_multivariate_normal_univariate_samples() -> None:
     from chainrules.testing import test_rrule
 
