@@ -37,6 +37,7 @@ class Report:
     features: Counter[str] = field(default_factory=Counter)
     calls: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    source: str = "generated"  # or "corpus" (:mod:`.corpus`: the seed is the entry's index)
 
     def table(self) -> dict[tuple[str, str], Counter[str]]:
         """``(engine, transform) -> Counter`` of statuses, and of ``"programs"`` and
@@ -72,10 +73,13 @@ class Report:
             )
         n = len(self.seeds) or 1
         cov = ", ".join(f"{k} {100 * v / n:.0f}%" for k, v in sorted(self.features.items()))
+        rows.append("")
+        if self.source == "corpus":
+            rows.append(f"{len(self.seeds)} corpus entries in {self.seconds:.0f} s. Coverage: {cov}.")
+            return "\n".join(rows)
         regs = differentiable_registrations()
         seen = sum(1 for r in regs if self.calls[r.name] > 0)
         at10 = sum(1 for r in regs if self.calls[r.name] >= 10)
-        rows.append("")
         rows.append(f"{len(self.seeds)} programs in {self.seconds:.0f} s. Coverage: {cov}.")
         rows.append(
             f"Registrations composed: {seen} of {len(regs)} at least once, {at10} in 10 or "
