@@ -5,7 +5,7 @@ The defects of issue 26 came from elsewhere: from user code that calls scikit-le
 functions written in Python, writes into arrays in place, and mixes in lists and Python scalars.
 Each :class:`Entry` here is such a function, unchanged, at one point:
 
-* :data:`LIBRARY`: the user-code suite's 73 functions of SciPy, array-api-extra and scikit-learn
+* :func:`library`: the user-code suite's 73 functions of SciPy, array-api-extra and scikit-learn
   (``tests/external/user_code/cases.py`` re-exports them as ``CASES``), each called as a user
   does (``scipy.stats.skew(x)``), with its first floating constant as the second argument;
 * :data:`USER`: plain user code in NumPy's own idioms -- ``out = np.zeros(n); out[1:] = ...``,
@@ -41,7 +41,7 @@ import numpy as np
 
 from .programs import Program
 
-__all__ = ["ENTRIES", "LIBRARY", "USER", "Case", "CorpusProgram", "Entry", "program", "run"]
+__all__ = ["USER", "Case", "CorpusProgram", "Entry", "entries", "library", "program", "run"]
 
 
 # --- the user-code suite's functions of SciPy, array-api-extra and scikit-learn -----------------
@@ -152,9 +152,7 @@ def _library_cases() -> list[Case]:
         Case("array_api_extra.apply_where", _apply_where, V),
         Case("array_api_extra.at.set", lambda x: xpx.at(x, slice(1, 3)).set(x[3:] * 2.0), V),
         Case("array_api_extra.at.add", _add_at, V),
-        Case(
-            "array_api_extra.at.multiply", lambda x: xpx.at(x, slice(0, 2)).multiply(x[2:4]), V
-        ),
+        Case("array_api_extra.at.multiply", lambda x: xpx.at(x, slice(0, 2)).multiply(x[2:4]), V),
         # scikit-learn
         Case("sklearn.metrics.log_loss", lambda x, y: metrics.log_loss(y, x), PROBS, (LABELS,)),
         Case(
@@ -578,7 +576,7 @@ def gaussian_mixture_diag(xq: Any, x_train: Any) -> Any:
 def rosen_shifted(x: Any) -> Any:
     from scipy.optimize import rosen
 
-    return rosen(x + [0.1, 0, 0, 0.2])
+    return rosen(x + [0.1, 0, 0, 0.2])  # noqa: RUF005  (x is an array: NumPy adds)
 
 
 @_user(_V5[:4], tags="scipy,list operand")
@@ -675,23 +673,28 @@ class CorpusProgram(Program):
 
 @contextlib.contextmanager
 def _library_modes() -> Iterator[None]:
-    """scikit-learn's array-API dispatch for the duration of the call, and warnings off."""
-    import sklearn
+    """scikit-learn's array-API dispatch for the duration of the call (where SciPy runs in its
+    array-API mode, which scikit-learn's dispatch requires), and warnings off."""
+    with contextlib.ExitStack() as stack:
+        if _scipy_array_api():
+            import sklearn
 
-    with (
-        sklearn.config_context(array_api_dispatch=True),
-        warnings.catch_warnings(),
-        np.errstate(all="ignore"),
-    ):
+            stack.enter_context(sklearn.config_context(array_api_dispatch=True))
+        stack.enter_context(warnings.catch_warnings())
+        stack.enter_context(np.errstate(all="ignore"))
         warnings.simplefilter("ignore")
         yield
 
 
-def require_array_api_mode() -> None:
-    """Raise unless SciPy runs in its array-API mode (read once, when SciPy is imported)."""
+def _scipy_array_api() -> bool:
     from scipy._lib._array_api import SCIPY_ARRAY_API
 
-    if not SCIPY_ARRAY_API:
+    return bool(SCIPY_ARRAY_API)
+
+
+def require_array_api_mode() -> None:
+    """Raise unless SciPy runs in its array-API mode (read once, when SciPy is imported)."""
+    if not _scipy_array_api():
         raise RuntimeError(
             "chainrules.testing.campaign.corpus: the corpus runs SciPy in its array-API mode; "
             "set SCIPY_ARRAY_API=1 before SciPy is imported (python -m "
@@ -734,7 +737,7 @@ _ENTRIES: list[Entry] = []
 
 
 def entries() -> list[Entry]:
-    """Every entry: :data:`LIBRARY`'s, then :data:`USER`'s."""
+    """Every entry: :func:`library`'s, then :data:`USER`'s."""
     if not _ENTRIES:
         _ENTRIES.extend(_from_case(c) for c in library())
         _ENTRIES.extend(USER)
@@ -749,14 +752,6 @@ def library() -> list[Case]:
     if not _LIBRARY:
         _LIBRARY.extend(_library_cases())
     return _LIBRARY
-
-
-def __getattr__(name: str) -> Any:
-    if name == "LIBRARY":
-        return library()
-    if name == "ENTRIES":
-        return entries()
-    raise AttributeError(name)
 
 
 def run(selected: list[Entry] | None = None, progress: bool = False) -> Any:
