@@ -862,7 +862,14 @@ class Tracer:
                     _assign(self, self._trace.const(r))
                 return self
         # dispatch: ``other`` may be a tracer of an inner trace (acc += t, acc created)
-        _assign(self, dispatch(self._ops[op], (self, other), _NO_KWARGS))
+        other = array_like(self, other)
+        r = dispatch(self._ops[op], (self, other), _NO_KWARGS)
+        if tuple(r.shape) != tuple(self.shape):  # NumPy's a op= b never changes a's shape
+            raise ValueError(
+                f"chainrules.ad: a {op}= b: non-broadcastable output operand with shape "
+                f"{tuple(self.shape)} doesn't match the broadcast shape {tuple(r.shape)}"
+            )
+        _assign(self, r)
         return self
 
 
@@ -1015,6 +1022,22 @@ def primal_key(key: Any) -> Any:
 _NO_KWARGS: dict[str, Any] = {}  # shared by the operators: never mutated
 
 
+def _holds_tracer(v: Any) -> bool:
+    return isinstance(v, Tracer) or (type(v) in _SEQ and any(_holds_tracer(e) for e in v))
+
+
+def array_like(t: Tracer, v: Any) -> Any:
+    """``v``, a list or tuple of plain values (no tracer inside) operated with the NumPy tracer
+    ``t``, as the array NumPy makes of it: NumPy's operators and ufuncs take any array_like
+    (``x[0] - [3, 5, 2]`` is ``x[0] - numpy.asarray([3, 5, 2])``). Any other ``v`` as it is
+    (a sequence holding tracers goes to ``dispatch``, which looks inside it)."""
+    if t._numpy and type(v) in _SEQ and not _holds_tracer(v):
+        import numpy as np
+
+        return np.asarray(v)
+    return v
+
+
 def _binary(op: str, reflected: bool = False) -> Callable[[Tracer, Any], Any]:
     """``__op__`` (or, ``reflected``, ``__rop__``: the operands swapped)."""
 
@@ -1028,7 +1051,10 @@ def _binary(op: str, reflected: bool = False) -> Callable[[Tracer, Any], Any]:
             if o is not tr and o.level > tr.level:
                 tr = o
         elif type(other) in _SEQ:
-            return dispatch(self._ops[op], operands, {})
+            other = array_like(self, other)
+            if type(other) in _SEQ:
+                return dispatch(self._ops[op], operands, {})
+            operands = (other, self) if reflected else (self, other)
         return tr.process(self._ops[op], operands, _NO_KWARGS)
 
     method.__name__ = f"__r{op}__" if reflected else f"__{op}__"
@@ -1208,6 +1234,8 @@ class _NumpyMethods:
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__":
             return _ufunc_method(ufunc, method, inputs, kwargs)
+        if self._numpy and any(type(a) in _SEQ for a in inputs):  # array_like inputs
+            inputs = tuple(array_like(self, a) for a in inputs)
         if kwargs:
             if kwargs.get("out") is not None:
                 return _ufunc_into(ufunc, inputs, kwargs)
