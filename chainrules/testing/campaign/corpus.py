@@ -363,6 +363,96 @@ def column_scaling(X: Any, scale: Any) -> Any:
     return np.sum(Z**2, axis=0)
 
 
+@_user(_V5, tags="in-place,list operand")
+def repeated_index_write(x: Any) -> Any:
+    y = x.copy()
+    y[[0, 0, 2]] += x[[1, 3, 4]] ** 2  # NumPy: the last write to y[0] wins, no accumulation
+    return y
+
+
+@_user(_V5, tags="in-place")
+def view_writes(x: Any) -> Any:
+    y = x.copy()
+    v = y[::2]
+    v += 1.0
+    v *= x[:3]
+    return y
+
+
+@_user(_V5, tags="in-place")
+def overlapping_shift(x: Any) -> Any:
+    y = x.copy()
+    y[1:] = y[:-1]  # NumPy copies an overlapping right-hand side first
+    return y * x
+
+
+@_user(_V5, tags="in-place")
+def reverse_in_place(x: Any) -> Any:
+    y = x * 2
+    y[:] = y[::-1]
+    return y * x
+
+
+@_user(_X43, tags="in-place")
+def transposed_view_write(X: Any) -> Any:
+    A = X.copy()
+    A.T[0] = A[:, 1] * 2
+    return A * X
+
+
+@_user(_V5, tags="in-place,mask")
+def mask_assign_traced(x: Any) -> Any:
+    y = x.copy()
+    m = x > 0.2
+    y[m] = x[m] ** 2
+    return y
+
+
+@_user(_V5, tags="in-place,mask")
+def copyto_where(x: Any) -> Any:
+    y = x * 0.5
+    np.copyto(y, x**3, where=x < 0.5)
+    return y
+
+
+@_user(_V5, tags="in-place")
+def ufunc_out(x: Any) -> Any:
+    y = np.empty_like(x)
+    np.multiply(x, x, out=y)
+    np.add(y, 1.0, out=y)
+    return y
+
+
+@_user(_V5, tags="in-place")
+def in_place_sort(x: Any) -> Any:
+    y = x * 1.5
+    y.sort()
+    return y * [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+@_user(_X43, _W3, tags="in-place")
+def broadcast_iadd(X: Any, b: Any) -> Any:
+    Y = X.copy()
+    Y += b
+    Y[:, 0] -= Y[:, 2]
+    return Y
+
+
+@_user(_V5, tags="in-place,python scalar")
+def ellipsis_and_newaxis_write(x: Any) -> Any:
+    Y = x[:, None] * x[None, :]
+    Y[..., 0] = 1.0
+    Y[1, ...] *= 3
+    return Y
+
+
+@_user(_V5, tags="in-place")
+def cumsum_out(x: Any) -> Any:
+    y = x * 1.0
+    np.cumsum(x, out=y)
+    return y * x
+
+
 # List operands and Python scalars -------------------------------------------------------------
 @_user(_X43[:2], tags="list operand")
 def list_offsets(x: Any) -> Any:
@@ -477,7 +567,7 @@ def growth(x: Any) -> Any:
 
 @_user(_V5, tags="list operand")
 def maximum_minimum(x: Any) -> Any:
-    return np.maximum(x, 0.35) + np.minimum(x, [0.1] * 5)
+    return np.maximum(x, 0.35) + np.minimum(x, [0.15] * 5)
 
 
 @_user(_X43)
@@ -513,6 +603,37 @@ def branch_on_value(x: Any) -> Any:
     if x.sum() > 0:
         return x**2
     return -x
+
+
+@_user(_V5, tags="list operand")
+def mean_of_list_of_arrays(x: Any) -> Any:
+    return np.mean([x, 2 * x, x**2], axis=0)
+
+
+@_user(_V5, tags="mask")
+def sum_where(x: Any) -> Any:
+    return np.sum(x**2, where=x > 0) + np.max(x, initial=-5.0)
+
+
+@_user(_V5, tags="python scalar")
+def builtin_max_min(x: Any) -> Any:
+    return max(x[0], x[2]) * min(x[1], x[3]) + x
+
+
+@_user(_V5, tags="list operand")
+def stack_of_elements(x: Any) -> Any:
+    return np.stack([x[0] * x[1], x[2], np.sin(x[3])])
+
+
+@_user(_X43)
+def inverse_and_pinv(X: Any) -> Any:
+    C = X.T @ X + np.eye(3)
+    return np.linalg.inv(C) + np.linalg.pinv(X) @ X
+
+
+@_user(_X43[:3], tags="python scalar")
+def matrix_power_trace(A: Any) -> Any:
+    return np.trace(np.linalg.matrix_power(A, 3)) + np.linalg.det(A) ** 2
 
 
 # Small losses with SciPy and scikit-learn -----------------------------------------------------
@@ -625,6 +746,34 @@ def softmax_rows_squared(X: Any) -> Any:
 def two_layer_net(W: Any, X: Any) -> Any:
     h = np.tanh(X @ W)
     return np.sum((h @ [1.0, -0.5] - 0.25) ** 2) / 4
+
+
+@_user(_V5[:3], np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.0]]), tags="scipy")
+def multivariate_normal_logpdf(x: Any, cov: Any) -> Any:
+    from scipy.stats import multivariate_normal
+
+    return multivariate_normal.logpdf(x, mean=[0.1, 0.0, -0.2], cov=cov)
+
+
+@_user(_X43, _W3 @ _X43.T, signature="tuple", tags="sklearn")
+def linear_regression_predict(X: Any, y: Any) -> Any:
+    from sklearn.linear_model import LinearRegression
+
+    return LinearRegression().fit(X, y).predict(X[:2] + 0.1)
+
+
+@_user(_X43, _W3 @ _X43.T, signature="dict", tags="sklearn")
+def ridge_predict(X: Any, y: Any) -> Any:
+    from sklearn.linear_model import Ridge
+
+    return Ridge(alpha=0.5, solver="svd").fit(X, y).predict(X)
+
+
+@_user(np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.0]]), tags="scipy")
+def cho_solve_user(A: Any) -> Any:
+    from scipy.linalg import cho_factor, cho_solve
+
+    return cho_solve(cho_factor(A), np.array([1.0, -1.0, 0.5]))
 
 
 # --- programs ---------------------------------------------------------------------------------
