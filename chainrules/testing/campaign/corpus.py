@@ -29,6 +29,7 @@ variable for its own process.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import sys
 import time
@@ -776,6 +777,108 @@ def cho_solve_user(A: Any) -> Any:
     return cho_solve(cho_factor(A), np.array([1.0, -1.0, 0.5]))
 
 
+# More user code: single precision, decompositions, statistics, kernels --------------------------
+@_user(_V5.astype(np.float32), tags="single precision,list operand,python scalar")
+def float32_with_lists(x: Any) -> Any:
+    y = x - [0.1, 0.2, 0.3, 0.4, 0.5]  # NumPy: the list is float64, so is y
+    return np.tanh(y) * 2.5 + x**2
+
+
+@_user(_X43.astype(np.float32), _W3.astype(np.float32), signature="tuple", tags="single precision")
+def float32_linear_model(X: Any, w: Any) -> Any:
+    z = X @ w
+    return np.log1p(np.exp(-np.abs(z))) + np.maximum(z, 0)
+
+
+@_user(_X43)
+def eigenvalues_of_gram(X: Any) -> Any:
+    return np.linalg.eigvalsh(X.T @ X + np.eye(3))
+
+
+@_user(_X43)
+def singular_values(X: Any) -> Any:
+    return np.linalg.svd(X, compute_uv=False)
+
+
+@_user(_X43, np.array([0.5, -1.0, 2.0, 0.3]), signature="kwarg")
+def least_squares(X: Any, y: Any) -> Any:
+    coef = np.linalg.lstsq(X, y, rcond=None)[0]
+    return X @ coef - y
+
+
+@_user(_V5, tags="python scalar")
+def statistics(x: Any) -> Any:
+    return np.var(x, ddof=1) + np.median(x) + np.quantile(x, 0.3) + np.std(x) * 0.5
+
+
+@_user(_X43)
+def covariance_and_correlation(X: Any) -> Any:
+    return np.cov(X.T) + np.corrcoef(X.T) ** 2
+
+
+@_user(_V5)
+def stable_softmax(x: Any) -> Any:
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+@_user(_V5, tags="python scalar")
+def clip_method_with_keywords(x: Any) -> Any:
+    return x.clip(min=-1.0, max=1.5) * np.sum(x > 0) + np.round(x) * x
+
+
+@_user(_V5, np.array([1.0, -2.0, 1.0]))
+def convolution(x: Any, k: Any) -> Any:
+    return np.convolve(x, k, mode="valid")
+
+
+@_user(_V5, tags="in-place")
+def mutates_its_argument(x: Any) -> Any:
+    x[0] = 0.0  # NumPy would change the caller's array; the engine's input is its own
+    x *= 2
+    return x**2
+
+
+@_user(_V5, tags="list operand")
+def fft_filter(x: Any) -> Any:
+    return np.fft.ifft(np.fft.fft(x) * np.array([1, 0.5, 0.25, 0.25, 0.5])).real
+
+
+@_user(np.array([0.3 + 0.4j, -1.2 + 0.1j, 0.7 - 0.8j]), tags="python scalar")
+def complex_user_code(z: Any) -> Any:
+    return (z * z.conj()).real + np.abs(z - 1j) + np.angle(z) * 0.5 + np.vdot(z, z).real
+
+
+@_user(_XQ, _XT, signature="dict", tags="sklearn")
+def gaussian_mixture_dict(xq: Any, x_train: Any) -> Any:
+    from sklearn.mixture import GaussianMixture
+
+    gm = GaussianMixture(n_components=2, random_state=1, init_params="random_from_data")
+    return gm.fit(x_train).score(xq)
+
+
+@_user(_X43, tags="sklearn")
+def pairwise_manhattan_and_kernels(X: Any) -> Any:
+    from sklearn.metrics.pairwise import manhattan_distances, pairwise_kernels
+
+    return manhattan_distances(X, X[:2] + 0.05) + pairwise_kernels(X, X[:2], metric="laplacian")
+
+
+@_user(_X43, np.array([0, 1, 1, 0]).astype(float), tags="sklearn")
+def logistic_regression_proba(X: Any, y: Any) -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression().fit(X, y).predict_proba(X)
+
+
+@_user(_V5, tags="scipy")
+def logsumexp_keywords(x: Any) -> Any:
+    from scipy.special import logsumexp, softmax
+
+    lse, sign = logsumexp(x, b=np.array([1, -0.2, 1, 1, 1]), return_sign=True)
+    return lse * sign + logsumexp(x, keepdims=True) + softmax(x, axis=0)
+
+
 # --- programs ---------------------------------------------------------------------------------
 @dataclass
 class _Whole:
@@ -817,7 +920,16 @@ class CorpusProgram(Program):
         return super().loss_of(y, asarray, namespace)
 
     def in_double(self) -> Program:
-        return self  # every entry is float64 or complex128
+        """The entry at its point in float64/complex128 (the reference of a float32 one)."""
+        if self.dtype in ("float64", "complex128"):
+            return self
+        dt = np.complex128 if self.dtype == "complex64" else np.float64
+        return dataclasses.replace(
+            self,
+            dtype=np.dtype(dt).name,
+            x=self.x.astype(dt),
+            d=None if self.d is None else self.d.astype(dt),
+        )
 
 
 @contextlib.contextmanager
@@ -860,7 +972,7 @@ def program(entry: Entry, index: int = 0) -> CorpusProgram:
         raise ValueError(f"corpus entry {entry.name}: output {y.dtype} {y!r} is not finite")
     rng = np.random.default_rng([index, 26])
     real = np.float64
-    dtype = "complex128" if np.iscomplexobj(entry.x) else "float64"
+    dtype = np.dtype(entry.x.dtype).name  # float64, float32, complex128, complex64
     return CorpusProgram(
         seed=index,
         steps=cast(Any, [_Whole()]),
