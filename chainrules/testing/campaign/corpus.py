@@ -879,6 +879,52 @@ def logsumexp_keywords(x: Any) -> Any:
     return lse * sign + logsumexp(x, keepdims=True) + softmax(x, axis=0)
 
 
+@_user(np.array([-1.0, 0.4, 2.0, -0.3]), tags="mask")
+def safe_sqrt_where(x: Any) -> Any:
+    return np.where(x > 0, np.sqrt(x), 0.0)  # sqrt(x) is nan where x < 0, masked out
+
+
+@_user(np.array([0.2, -0.5, 0.7, 1.3]), tags="mask")
+def entropy_terms_where(p: Any) -> Any:
+    return np.where(p > 0, -p * np.log(p), 0.0)
+
+
+@_user(np.array([-1.0, 0.5, 2.0, -0.2]), tags="in-place,mask")
+def log_then_overwrite(x: Any) -> Any:
+    y = np.log(x)
+    y[x <= 0] = 0.0  # scikit-learn's pattern: compute, then overwrite the invalid entries
+    return y * x
+
+
+@_user(_X43, _X43[:, 0] * 2 - _X43[:, 1], signature="tuple", tags="sklearn")
+def kernel_ridge_predict(X: Any, y: Any) -> Any:
+    from sklearn.kernel_ridge import KernelRidge
+
+    return KernelRidge(alpha=0.3, kernel="rbf").fit(X, y).predict(X[:2] + 0.2)
+
+
+@_user(_R.standard_normal((6, 3)), tags="sklearn")
+def pca_fit_transform(X: Any) -> Any:
+    from sklearn.decomposition import PCA
+
+    return PCA(2, svd_solver="full").fit_transform(X) ** 2
+
+
+@_user(_X43, tags="sklearn")
+def scalers(X: Any) -> Any:
+    from sklearn.preprocessing import MaxAbsScaler, Normalizer
+
+    return MaxAbsScaler().fit_transform(X) + Normalizer().fit_transform(X)
+
+
+@_user(_R.standard_normal((6, 2)), tags="sklearn")
+def lda_proba(X: Any) -> Any:
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    y = np.array([0, 0, 1, 1, 0, 1])  # labels: data, never differentiated
+    return LinearDiscriminantAnalysis().fit(X, y).predict_proba(X)
+
+
 # --- programs ---------------------------------------------------------------------------------
 @dataclass
 class _Whole:
