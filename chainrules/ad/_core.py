@@ -1026,7 +1026,7 @@ def _holds_tracer(v: Any) -> bool:
     return isinstance(v, Tracer) or (type(v) in _SEQ and any(_holds_tracer(e) for e in v))
 
 
-def array_like(t: Tracer, v: Any) -> Any:
+def array_like(t: Any, v: Any) -> Any:
     """``v``, a list or tuple of plain values (no tracer inside) operated with the NumPy tracer
     ``t``, as the array NumPy makes of it: NumPy's operators and ufuncs take any array_like
     (``x[0] - [3, 5, 2]`` is ``x[0] - numpy.asarray([3, 5, 2])``). Any other ``v`` as it is
