@@ -23,6 +23,7 @@ import operator
 import os
 import sys
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -644,7 +645,8 @@ def tracer_class(x: Any) -> type[Tracer]:
             bases = (*bases, _Slots)
         ns = TracedNamespace(base)
         ops = {op: getattr(base, fname) for op, fname in _OPERATORS.items() if hasattr(base, fname)}
-        attrs = {"__slots__": _SLOTS, "_ns": ns, "_base": base, "_ops": ops, "_keep": base}
+        slots = _SLOTS if t.__weakrefoffset__ else (*_SLOTS, "__weakref__")
+        attrs = {"__slots__": slots, "_ns": ns, "_base": base, "_ops": ops, "_keep": base}
         attrs["_numpy"] = mod == "numpy"  # NumPy scalars mix with its values as they are
         if bases[-1] is _Slots:
             attrs["__slots__"] = ()
@@ -657,7 +659,7 @@ def tracer_class(x: Any) -> type[Tracer]:
     return cls
 
 
-_SLOTS = ("_aux", "_trace", "_value", "_view")
+_SLOTS = ("_aux", "_trace", "_value", "_view", "_views")
 
 
 def _torch_function(cls: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -720,6 +722,7 @@ class Tracer:
     _value: Any
     _aux: Any
     _view: Any  # set on views only: (base, key), or (None, None) for a view not followed
+    _views: Any  # set on bases only: weak references to the (base, key) views made of it
     __array_priority__ = 1000
 
     _ns: ClassVar[TracedNamespace]
@@ -752,11 +755,11 @@ class Tracer:
 
     @property
     def T(self) -> Any:
-        return _mark_view(self._ns.permute_dims(self, tuple(range(self.ndim))[::-1]))
+        return _mark_view(self._ns.permute_dims(self, tuple(range(self.ndim))[::-1]), self)
 
     @property
     def mT(self) -> Any:
-        return _mark_view(self._ns.matrix_transpose(self))
+        return _mark_view(self._ns.matrix_transpose(self), self)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         return self._ns
@@ -836,6 +839,7 @@ class Tracer:
         y = dispatch(operator.getitem, (self, key), {})
         if isinstance(y, Tracer) and y.ndim and _basic_key(key):
             y._view = (self, key)  # a NumPy view: writes into y reach self
+            _remember_view(self, y)  # and writes into self reach y
         return y
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -941,6 +945,48 @@ def _assign(x: Tracer, new: Any) -> None:
     obj._trace = new._trace
     obj._value = new._value
     obj._aux = new._aux
+    if getattr(x, "_views", None):
+        _refresh_views(x)
+
+
+def _remember_view(base: Tracer, view: Tracer) -> None:
+    """Record ``view`` (``base[key]``, basic indexing) on ``base``, weakly: a view the code no
+    longer holds cannot be read, so it needs no update."""
+    views = getattr(base, "_views", None)
+    if views is None:
+        views = []
+        obj: Any = base
+        obj._views = views
+    elif len(views) >= 32:  # drop the views that are gone (x[i] in a loop)
+        views[:] = [r for r in views if r() is not None]
+    views.append(weakref.ref(view))
+
+
+def _refresh_views(base: Tracer) -> None:
+    """After a write into ``base``: each view of it the code still holds stands for
+    ``base[key]`` again, as a NumPy view sees every write into its base (``v = y[1:3]; y[1] =
+    t`` changes ``v``), and so on for the views of those views."""
+    for r in list(base._views):
+        v = r()
+        if v is None:
+            continue
+        if v._view[0] is None:
+            raise TypeError(
+                "chainrules.ad: a write into an array while a reshape, transpose or similar "
+                "view of it is held: in NumPy the view may see the write, which the engine does "
+                "not follow; take the view after the write, or copy it (v = y.T.copy())"
+            )
+        if v._view[0] is not base:
+            continue
+        new = dispatch(operator.getitem, (base, v._view[1]), {})
+        if not isinstance(new, Tracer):
+            new = base._trace.const(new)
+        obj: Any = v
+        obj._trace = new._trace
+        obj._value = new._value
+        obj._aux = new._aux
+        if getattr(v, "_views", None):
+            _refresh_views(v)
 
 
 def _updated(x: Tracer, key: Any, value: Any) -> Any:
@@ -1093,7 +1139,7 @@ for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
 class _Slots:
     """Storage of the tracer classes that do not derive from an array class."""
 
-    __slots__ = _SLOTS
+    __slots__ = (*_SLOTS, "__weakref__")
 
 
 # --- NumPy's protocols and methods for NumPy-backed tracers ------------------------------------
@@ -1141,9 +1187,14 @@ def _is_view(fn: Any) -> bool:
 _NP_ASTYPE = getattr(sys.modules.get("numpy"), "astype", None)  # NumPy 2.1's np.astype
 
 
-def _mark_view(y: Any) -> Any:
+def _mark_view(y: Any, base: Any = None) -> Any:
+    """Mark ``y`` a view the engine does not follow (``reshape``, ``transpose``, ``real``, ...
+    of ``base``): a write into ``y`` is refused, and so is a write into ``base`` while ``y`` is
+    held (NumPy's ``y`` may see it)."""
     if isinstance(y, Tracer):
         y._view = (None, None)
+        if isinstance(base, Tracer) and y is not base:
+            _remember_view(base, y)
     return y
 
 
@@ -1256,7 +1307,7 @@ class _NumpyMethods:
             return args[0]  # np.astype(t, t.dtype, copy=False): t itself
         y = dispatch(func, args, kwargs)
         if _is_view(func):
-            _mark_view(y)
+            _mark_view(y, args[0] if args else None)
         return y
 
     def copy(self, order: str = "K") -> Any:
@@ -1278,11 +1329,11 @@ class _NumpyMethods:
                     return self  # t.astype(t.dtype, copy=False): t itself, as NumPy's
                 y = dispatch(fn, (self, *args), kwargs)
                 if view:
-                    _mark_view(y)
+                    _mark_view(y, self)
                 return y
 
             return method
         pname = _NUMPY_PROPERTIES.get(name)
         if pname is not None:
-            return _mark_view(dispatch(getattr(np, pname), (self,), {}))
+            return _mark_view(dispatch(getattr(np, pname), (self,), {}), self)
         raise AttributeError(f"traced array has no attribute {name!r}")
