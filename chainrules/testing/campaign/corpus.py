@@ -454,6 +454,55 @@ def cumsum_out(x: Any) -> Any:
     return y * x
 
 
+@_user(_V5, tags="in-place")
+def view_sees_base_write(x: Any) -> Any:
+    y = x * 1.0
+    v = y[1:3]
+    y[1] = 100 * x[0]  # NumPy: v shows it
+    return v * x[1:3]
+
+
+@_user(_V5, tags="in-place")
+def view_sees_in_place_operator(x: Any) -> Any:
+    y = x * 1.0
+    v = y[::2]
+    y *= x
+    return v
+
+
+@_user(_V5, tags="in-place")
+def overlapping_views(x: Any) -> Any:
+    y = x * 1.0
+    a, b = y[:3], y[2:]
+    a[2] = x[0] * 7
+    return b * x[2:]
+
+
+@_user(_X43, tags="in-place")
+def row_views_in_a_loop(X: Any) -> Any:
+    Y = X.copy()
+    rows = [Y[i] for i in range(4)]
+    for i in range(1, 4):
+        Y[i] += Y[i - 1] * 0.5
+    return sum(r * r for r in rows)
+
+
+@_user(_V5, tags="in-place")
+def reshape_view_sees_base_write(x: Any) -> Any:
+    y = x * 1.0
+    v = y.reshape(5, 1)
+    y[0] = x[1] ** 2  # NumPy: v (a view of the contiguous y) shows it
+    return v[:, 0] * 2
+
+
+@_user(_X43, tags="in-place")
+def transpose_view_sees_base_write(X: Any) -> Any:
+    Y = X * 1.0
+    T = Y.T
+    Y += X**2
+    return T @ X
+
+
 # List operands and Python scalars -------------------------------------------------------------
 @_user(_X43[:2], tags="list operand")
 def list_offsets(x: Any) -> Any:
