@@ -75,6 +75,16 @@ class Trace:
         raise NotImplementedError
 
 
+def _deepest(seq: Any) -> Trace | None:
+    """The innermost trace among the tracers inside the nested lists and tuples ``seq``."""
+    top: Trace | None = None
+    for e in seq:
+        tr = e._trace if isinstance(e, Tracer) else _deepest(e) if type(e) in _SEQ else None
+        if tr is not None and (top is None or tr.level > top.level):
+            top = tr
+    return top
+
+
 def dispatch(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     """Call ``fn(*args, **kwargs)``, letting the innermost trace among the arguments process it."""
     top: Trace | None = None
@@ -89,6 +99,14 @@ def dispatch(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
                     tr = e._trace
                     if top is None or tr.level > top.level:
                         top = tr
+                elif type(e) in _SEQ and _deepest(e) is not None:
+                    # np.block([[a, b], [c, d]]): found by NumPy's protocol, not by the rules
+                    # (which take one level of sequence), so it came back here without end
+                    raise TypeError(
+                        f"chainrules.ad: {function_name(fn)}: traced arrays inside nested lists "
+                        "(lists of lists) are not supported; combine each inner list first "
+                        "(np.concatenate or np.stack of each row), then the results"
+                    )
     if kwargs:
         for v in kwargs.values():
             if isinstance(v, Tracer):
