@@ -686,6 +686,16 @@ def matrix_power_trace(A: Any) -> Any:
     return np.trace(np.linalg.matrix_power(A, 3)) + np.linalg.det(A) ** 2
 
 
+@_user(_X43)
+def block_matrix(X: Any) -> Any:
+    return np.block([[X[:2, :2], X[:2, 2:]], [X[2:, :2] * 2, X[2:, 2:]]])
+
+
+@_user(_X43)
+def block_row(X: Any) -> Any:
+    return np.block([X[:, :2] ** 2, X[:, 2:]])
+
+
 # Small losses with SciPy and scikit-learn -----------------------------------------------------
 @_user(_W3, _X43, signature="dict", tags="scipy,list operand")
 def logistic_nll(w: Any, X: Any) -> Any:
