@@ -984,6 +984,48 @@ def lda_proba(X: Any) -> Any:
     return LinearDiscriminantAnalysis().fit(X, y).predict_proba(X)
 
 
+@_user(_P5, tags="scipy")
+def scipy_fft_and_stats(x: Any) -> Any:
+    import scipy.fft
+    import scipy.stats
+
+    power = np.abs(scipy.fft.rfft(x)) ** 2
+    return power[:2] + scipy.stats.circmean(x) + scipy.stats.gstd(x) + scipy.stats.trim_mean(x, 0.2)
+
+
+@_user(_XQ[:3], _XT, signature="tuple", tags="sklearn")
+def gaussian_mixture_spherical_proba(xq: Any, x_train: Any) -> Any:
+    from sklearn.mixture import GaussianMixture
+
+    gm = GaussianMixture(
+        2, covariance_type="spherical", random_state=0, init_params="random_from_data"
+    )
+    return gm.fit(x_train).predict_proba(xq)
+
+
+@_user(_R.standard_normal((6, 3)), tags="sklearn")
+def pca_whiten(X: Any) -> Any:
+    from sklearn.decomposition import PCA
+
+    return PCA(2, whiten=True, svd_solver="full").fit_transform(X)
+
+
+@_user(_R.standard_normal((6, 3)), tags="sklearn")
+def pca_covariance_eigh(X: Any) -> Any:
+    from sklearn.decomposition import PCA
+
+    return PCA(2, svd_solver="covariance_eigh").fit(X).transform(X[:2])
+
+
+@_user(_X43, _XQ, signature="kwarg", tags="sklearn")
+def kernels_and_centering(X: Any, Q: Any) -> Any:
+    from sklearn.metrics.pairwise import chi2_kernel, pairwise_distances
+    from sklearn.preprocessing import KernelCenterer
+
+    K = KernelCenterer().fit_transform(X @ X.T)
+    return K + chi2_kernel(np.abs(X) + 0.1, np.abs(Q) + 0.1) + pairwise_distances(X, Q)
+
+
 # --- programs ---------------------------------------------------------------------------------
 @dataclass
 class _Whole:
