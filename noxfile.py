@@ -104,10 +104,13 @@ def bench(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def fuzz(session: nox.Session) -> None:
     """The differential campaign (issue 26): programs generated from the registry, checked
-    against each other, finite differences, JAX, torch and the bridges. Default: seeds 0-9999 on
-    the native engine and the device array; pass e.g. ``--seeds 0:500 --engines
-    device,jax,torch,jax-bridge,autograd-bridge``."""
+    against each other, finite differences, JAX, torch and the bridges, then the corpus of user
+    code. Default: seeds 0-9999 on the native engine and the device array, and every corpus
+    entry; pass e.g. ``--seeds 0:500 --engines device,jax,torch,jax-bridge,autograd-bridge``
+    (``--source generated`` or ``corpus`` for one source)."""
     args = session.posargs or ["--seeds", "0:10000", "--engines", "native,device"]
+    if "--source" not in args:
+        args = [*args, "--source", "all"]
     _run_shared(session, "-m", "chainrules.testing.campaign", *args)
 
 

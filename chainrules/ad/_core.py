@@ -23,6 +23,7 @@ import operator
 import os
 import sys
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -74,6 +75,16 @@ class Trace:
         raise NotImplementedError
 
 
+def _deepest(seq: Any) -> Trace | None:
+    """The innermost trace among the tracers inside the nested lists and tuples ``seq``."""
+    top: Trace | None = None
+    for e in seq:
+        tr = e._trace if isinstance(e, Tracer) else _deepest(e) if type(e) in _SEQ else None
+        if tr is not None and (top is None or tr.level > top.level):
+            top = tr
+    return top
+
+
 def dispatch(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     """Call ``fn(*args, **kwargs)``, letting the innermost trace among the arguments process it."""
     top: Trace | None = None
@@ -88,6 +99,14 @@ def dispatch(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
                     tr = e._trace
                     if top is None or tr.level > top.level:
                         top = tr
+                elif type(e) in _SEQ and _deepest(e) is not None:
+                    # np.block([[a, b], [c, d]]): found by NumPy's protocol, not by the rules
+                    # (which take one level of sequence), so it came back here without end
+                    raise TypeError(
+                        f"chainrules.ad: {function_name(fn)}: traced arrays inside nested lists "
+                        "(lists of lists) are not supported; combine each inner list first "
+                        "(np.concatenate or np.stack of each row), then the results"
+                    )
     if kwargs:
         for v in kwargs.values():
             if isinstance(v, Tracer):
@@ -645,7 +664,8 @@ def tracer_class(x: Any) -> type[Tracer]:
             bases = (*bases, _Slots)
         ns = TracedNamespace(base)
         ops = {op: getattr(base, fname) for op, fname in _OPERATORS.items() if hasattr(base, fname)}
-        attrs = {"__slots__": _SLOTS, "_ns": ns, "_base": base, "_ops": ops, "_keep": base}
+        slots = _SLOTS if t.__weakrefoffset__ else (*_SLOTS, "__weakref__")
+        attrs = {"__slots__": slots, "_ns": ns, "_base": base, "_ops": ops, "_keep": base}
         attrs["_numpy"] = mod == "numpy"  # NumPy scalars mix with its values as they are
         if bases[-1] is _Slots:
             attrs["__slots__"] = ()
@@ -658,7 +678,7 @@ def tracer_class(x: Any) -> type[Tracer]:
     return cls
 
 
-_SLOTS = ("_aux", "_trace", "_value", "_view")
+_SLOTS = ("_aux", "_trace", "_value", "_view", "_views")
 
 
 def _torch_function(cls: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
@@ -721,6 +741,7 @@ class Tracer:
     _value: Any
     _aux: Any
     _view: Any  # set on views only: (base, key), or (None, None) for a view not followed
+    _views: Any  # set on bases only: weak references to the (base, key) views made of it
     __array_priority__ = 1000
 
     _ns: ClassVar[TracedNamespace]
@@ -753,11 +774,11 @@ class Tracer:
 
     @property
     def T(self) -> Any:
-        return _mark_view(self._ns.permute_dims(self, tuple(range(self.ndim))[::-1]))
+        return _mark_view(self._ns.permute_dims(self, tuple(range(self.ndim))[::-1]), self)
 
     @property
     def mT(self) -> Any:
-        return _mark_view(self._ns.matrix_transpose(self))
+        return _mark_view(self._ns.matrix_transpose(self), self)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         return self._ns
@@ -837,6 +858,7 @@ class Tracer:
         y = dispatch(operator.getitem, (self, key), {})
         if isinstance(y, Tracer) and y.ndim and _basic_key(key):
             y._view = (self, key)  # a NumPy view: writes into y reach self
+            _remember_view(self, y)  # and writes into self reach y
         return y
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -863,7 +885,14 @@ class Tracer:
                     _assign(self, self._trace.const(r))
                 return self
         # dispatch: ``other`` may be a tracer of an inner trace (acc += t, acc created)
-        _assign(self, dispatch(self._ops[op], (self, other), _NO_KWARGS))
+        other = array_like(self, other)
+        r = dispatch(self._ops[op], (self, other), _NO_KWARGS)
+        if tuple(r.shape) != tuple(self.shape):  # NumPy's a op= b never changes a's shape
+            raise ValueError(
+                f"chainrules.ad: a {op}= b: non-broadcastable output operand with shape "
+                f"{tuple(self.shape)} doesn't match the broadcast shape {tuple(r.shape)}"
+            )
+        _assign(self, r)
         return self
 
 
@@ -935,6 +964,48 @@ def _assign(x: Tracer, new: Any) -> None:
     obj._trace = new._trace
     obj._value = new._value
     obj._aux = new._aux
+    if getattr(x, "_views", None):
+        _refresh_views(x)
+
+
+def _remember_view(base: Tracer, view: Tracer) -> None:
+    """Record ``view`` (``base[key]``, basic indexing) on ``base``, weakly: a view the code no
+    longer holds cannot be read, so it needs no update."""
+    views = getattr(base, "_views", None)
+    if views is None:
+        views = []
+        obj: Any = base
+        obj._views = views
+    elif len(views) >= 32:  # drop the views that are gone (x[i] in a loop)
+        views[:] = [r for r in views if r() is not None]
+    views.append(weakref.ref(view))
+
+
+def _refresh_views(base: Tracer) -> None:
+    """After a write into ``base``: each view of it the code still holds stands for
+    ``base[key]`` again, as a NumPy view sees every write into its base (``v = y[1:3]; y[1] =
+    t`` changes ``v``), and so on for the views of those views."""
+    for r in list(base._views):
+        v = r()
+        if v is None:
+            continue
+        if v._view[0] is None:
+            raise TypeError(
+                "chainrules.ad: a write into an array while a reshape, transpose or similar "
+                "view of it is held: in NumPy the view may see the write, which the engine does "
+                "not follow; take the view after the write, or copy it (v = y.T.copy())"
+            )
+        if v._view[0] is not base:
+            continue
+        new = dispatch(operator.getitem, (base, v._view[1]), {})
+        if not isinstance(new, Tracer):
+            new = base._trace.const(new)
+        obj: Any = v
+        obj._trace = new._trace
+        obj._value = new._value
+        obj._aux = new._aux
+        if getattr(v, "_views", None):
+            _refresh_views(v)
 
 
 def _updated(x: Tracer, key: Any, value: Any) -> Any:
@@ -1016,6 +1087,22 @@ def primal_key(key: Any) -> Any:
 _NO_KWARGS: dict[str, Any] = {}  # shared by the operators: never mutated
 
 
+def _holds_tracer(v: Any) -> bool:
+    return isinstance(v, Tracer) or (type(v) in _SEQ and any(_holds_tracer(e) for e in v))
+
+
+def array_like(t: Any, v: Any) -> Any:
+    """``v``, a list or tuple of plain values (no tracer inside) operated with the NumPy tracer
+    ``t``, as the array NumPy makes of it: NumPy's operators and ufuncs take any array_like
+    (``x[0] - [3, 5, 2]`` is ``x[0] - numpy.asarray([3, 5, 2])``). Any other ``v`` as it is
+    (a sequence holding tracers goes to ``dispatch``, which looks inside it)."""
+    if t._numpy and type(v) in _SEQ and not _holds_tracer(v):
+        import numpy as np
+
+        return np.asarray(v)
+    return v
+
+
 def _binary(op: str, reflected: bool = False) -> Callable[[Tracer, Any], Any]:
     """``__op__`` (or, ``reflected``, ``__rop__``: the operands swapped)."""
 
@@ -1029,7 +1116,10 @@ def _binary(op: str, reflected: bool = False) -> Callable[[Tracer, Any], Any]:
             if o is not tr and o.level > tr.level:
                 tr = o
         elif type(other) in _SEQ:
-            return dispatch(self._ops[op], operands, {})
+            other = array_like(self, other)
+            if type(other) in _SEQ:
+                return dispatch(self._ops[op], operands, {})
+            operands = (other, self) if reflected else (self, other)
         return tr.process(self._ops[op], operands, _NO_KWARGS)
 
     method.__name__ = f"__r{op}__" if reflected else f"__{op}__"
@@ -1068,7 +1158,7 @@ for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
 class _Slots:
     """Storage of the tracer classes that do not derive from an array class."""
 
-    __slots__ = _SLOTS
+    __slots__ = (*_SLOTS, "__weakref__")
 
 
 # --- NumPy's protocols and methods for NumPy-backed tracers ------------------------------------
@@ -1120,9 +1210,14 @@ def _keeps(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     return e is not None and e.kind == "cast" and _astype_keeps(args[0], args[1], kwargs)
 
 
-def _mark_view(y: Any) -> Any:
+def _mark_view(y: Any, base: Any = None) -> Any:
+    """Mark ``y`` a view the engine does not follow (``reshape``, ``transpose``, ``real``, ...
+    of ``base``): a write into ``y`` is refused, and so is a write into ``base`` while ``y`` is
+    held (NumPy's ``y`` may see it)."""
     if isinstance(y, Tracer):
         y._view = (None, None)
+        if isinstance(base, Tracer) and y is not base:
+            _remember_view(base, y)
     return y
 
 
@@ -1213,6 +1308,8 @@ class _NumpyMethods:
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__":
             return _ufunc_method(ufunc, method, inputs, kwargs)
+        if self._numpy and any(type(a) in _SEQ for a in inputs):  # array_like inputs
+            inputs = tuple(array_like(self, a) for a in inputs)
         if kwargs:
             if kwargs.get("out") is not None:
                 return _ufunc_into(ufunc, inputs, kwargs)
@@ -1233,7 +1330,7 @@ class _NumpyMethods:
             return args[0]  # np.astype(t, t.dtype, copy=False): t itself
         y = dispatch(func, args, kwargs)
         if _is_view(func):
-            _mark_view(y)
+            _mark_view(y, args[0] if args else None)
         return y
 
     def copy(self, order: str = "K") -> Any:
@@ -1256,11 +1353,11 @@ class _NumpyMethods:
                     return self  # t.astype(t.dtype, copy=False): t itself, as NumPy's
                 y = dispatch(fn, (self, *args), kwargs)
                 if view:
-                    _mark_view(y)
+                    _mark_view(y, self)
                 return y
 
             return method
         pname = _NUMPY_PROPERTIES.get(name)
         if pname is not None:
-            return _mark_view(dispatch(getattr(np, pname), (self,), {}))
+            return _mark_view(dispatch(getattr(np, pname), (self,), {}), self)
         raise AttributeError(f"traced array has no attribute {name!r}")

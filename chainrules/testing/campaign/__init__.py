@@ -8,8 +8,11 @@ for a documented reason (:mod:`.known`) or were wrong.
 :mod:`.markers`: marker rules (3x the true derivative) prove each engine uses the rule.
 
 Run it as ``python -m chainrules.testing.campaign --seeds 0:10000`` (``--engines``,
-``--json OUT``), or ``nox -s fuzz``. The test suite runs a bounded slice with fixed seeds
-(``tests/fuzz/test_campaign.py``).
+``--json OUT``), or ``nox -s fuzz``. ``--source corpus`` checks the corpus of user code
+(:mod:`.corpus`: functions of SciPy and scikit-learn, in-place writes, list operands, Python
+scalars) with the same native relations, ``--source all`` both. The test suite runs a bounded
+slice with fixed seeds (``tests/fuzz/test_campaign.py``) and the whole corpus
+(``tests/fuzz/test_corpus.py``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class Report:
     features: Counter[str] = field(default_factory=Counter)
     calls: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    source: str = "generated"  # or "corpus" (:mod:`.corpus`: the seed is the entry's index)
 
     def table(self) -> dict[tuple[str, str], Counter[str]]:
         """``(engine, transform) -> Counter`` of statuses, and of ``"programs"`` and
@@ -73,10 +77,15 @@ class Report:
             )
         n = len(self.seeds) or 1
         cov = ", ".join(f"{k} {100 * v / n:.0f}%" for k, v in sorted(self.features.items()))
+        rows.append("")
+        if self.source == "corpus":
+            rows.append(
+                f"{len(self.seeds)} corpus entries in {self.seconds:.0f} s. Coverage: {cov}."
+            )
+            return "\n".join(rows)
         regs = differentiable_registrations()
         seen = sum(1 for r in regs if self.calls[r.name] > 0)
         at10 = sum(1 for r in regs if self.calls[r.name] >= 10)
-        rows.append("")
         rows.append(f"{len(self.seeds)} programs in {self.seconds:.0f} s. Coverage: {cov}.")
         rows.append(
             f"Registrations composed: {seen} of {len(regs)} at least once, {at10} in 10 or "
@@ -146,15 +155,64 @@ def parse_seeds(text: str) -> range:
     return range(int(text), int(text) + 1)
 
 
+def _scipy_array_api() -> bool:
+    """Whether SciPy runs (or, not imported yet, will run) in its array-API mode."""
+    import os
+
+    if "scipy" in sys.modules:
+        from scipy._lib._array_api import SCIPY_ARRAY_API
+
+        return bool(SCIPY_ARRAY_API)
+    return os.environ.get("SCIPY_ARRAY_API") == "1"
+
+
+def _corpus_in_child(show: int, json_path: str | None) -> int:
+    """The corpus in a process of its own with ``SCIPY_ARRAY_API=1`` (SciPy reads it once, at
+    its import; this process's generated programs run without it)."""
+    import os
+    import subprocess
+
+    cmd = [sys.executable, "-m", "chainrules.testing.campaign", "--source", "corpus"]
+    cmd += ["--show", str(show)] + (["--json", json_path] if json_path else [])
+    env = {**os.environ, "SCIPY_ARRAY_API": "1"}
+    return subprocess.run(cmd, env=env, check=False).returncode
+
+
+def _dump(rep: Report, path: str) -> None:
+    import json
+
+    data: list[dict[str, Any]] = [
+        {"seed": s, "program": rep.programs[s], **o.__dict__}
+        for s, o in rep.outcomes
+        if o.status in ("wrong", "error")
+    ]
+    with open(path, "w") as fh:
+        json.dump(data, fh, indent=1)
+
+
+def _print(rep: Report, show: int) -> None:
+    print(rep.markdown())
+    for seed, o in rep.wrong()[:show]:
+        print(f"wrong: {rep.programs[seed]}\n    {o.engine} {o.transform} {o.relation}: {o.detail}")
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
-    import json
+    from pathlib import Path
 
     ap = argparse.ArgumentParser(
         prog="python -m chainrules.testing.campaign",
-        description="the differential campaign over programs generated from the registry",
+        description="the differential campaign over programs generated from the registry and "
+        "over a corpus of user code",
     )
     ap.add_argument("--seeds", default="0:1000", help="a range START:STOP, or one seed")
+    ap.add_argument(
+        "--source",
+        default="generated",
+        choices=("generated", "corpus", "all"),
+        help="programs generated from the registry (--seeds, --engines), the corpus of user "
+        "code (chainrules.testing.campaign.corpus: every entry, native engine), or both",
+    )
     ap.add_argument(
         "--engines",
         default="native,device,jax,torch",
@@ -173,19 +231,29 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(engines) - set(ENGINES))
     if unknown:
         ap.error(f"unknown engines {unknown}; choose from {', '.join(ENGINES)}")
-    seeds: range | list[int] = parse_seeds(args.seeds)
-    if args.stratified:
-        seeds = stratify(seeds, args.stratified)
-    rep = run(seeds, engines, progress=True)
-    print(rep.markdown())
-    for seed, o in rep.wrong()[: args.show]:
-        print(f"wrong: {rep.programs[seed]}\n    {o.engine} {o.transform} {o.relation}: {o.detail}")
-    if args.json:
-        data: list[dict[str, Any]] = [
-            {"seed": s, "program": rep.programs[s], **o.__dict__}
-            for s, o in rep.outcomes
-            if o.status in ("wrong", "error")
-        ]
-        with open(args.json, "w") as fh:
-            json.dump(data, fh, indent=1)
-    return 1 if rep.wrong() else 0
+    rc = 0
+    if args.source in ("generated", "all"):
+        seeds: range | list[int] = parse_seeds(args.seeds)
+        if args.stratified:
+            seeds = stratify(seeds, args.stratified)
+        rep = run(seeds, engines, progress=True)
+        _print(rep, args.show)
+        if args.json:
+            _dump(rep, args.json)
+        rc = 1 if rep.wrong() else 0
+    if args.source in ("corpus", "all"):
+        out = args.json
+        if out and args.source == "all":
+            p = Path(out)
+            out = str(p.with_name(f"{p.stem}-corpus{p.suffix}"))
+        if args.source == "all" or not _scipy_array_api():
+            print("\nThe corpus of user code (native engine):", flush=True)
+            return max(rc, _corpus_in_child(args.show, out))
+        from . import corpus
+
+        crep = corpus.run(progress=True)
+        _print(crep, args.show)
+        if out:
+            _dump(crep, out)
+        rc = max(rc, 1 if crep.wrong() else 0)
+    return rc

@@ -493,12 +493,7 @@ def _rule_warnings() -> tuple[type[Warning], ...]:
     """The warnings by which chainrules tells that a rule was not used."""
     from ...ad import UntracedRuleWarning
 
-    out: list[type[Warning]] = [UntracedRuleWarning]
-    with contextlib.suppress(ImportError):
-        from ...interop.torch import RuleNotUsedWarning
-
-        out.append(RuleNotUsedWarning)
-    return tuple(out)
+    return (UntracedRuleWarning,)
 
 
 # Each cell function takes the marker and returns (got, want, per_input) -- the value the engine
