@@ -90,7 +90,7 @@ class _Cells:
         if close(got, want, kind):
             self.record(engine, transform, relation, "agree")
             return True
-        name = excuse(self.p, engine, relation)
+        name = excuse(self.p, engine, relation, got)
         if name is not None:
             self.record(engine, transform, relation, "skip", f"known: {name}")
             return True
@@ -250,7 +250,7 @@ def no_tangents(p: Program, c: _Cells) -> None:
         return call
 
     with c.guard("native", "vjp", "no-tangent"), _quiet():
-        p.run(p.x, p.d, checked, _ident, _ns)
+        p.run(p.x.copy(), None if p.d is None else p.d.copy(), checked, _ident, _ns)
         if found:
             c.record("native", "vjp", "no-tangent", "wrong", "; ".join(found))
         else:
@@ -371,8 +371,11 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
             c.compare(E, "hessian", "jacrev(grad)", Hr, H, "same")
             if pd is p:
                 gfun = ad.grad(Lx)
-                fdg = fdiff.central_difference(lambda t: _to_np(gfun(x + t * v)), h)
-                c.compare(E, "hessian", "fd", H @ v.ravel(), np.real(fdg).ravel(), "fd")
+                along_g = lambda t: _to_np(gfun(x + t * v))
+                fdg = np.real(fdiff.central_difference(along_g, h)).ravel()
+                if not close(H @ v.ravel(), fdg, "fd"):  # truncation error at h (seed 5866)
+                    fdg = np.real(_refined(along_g, h, fdg)).ravel()
+                c.compare(E, "hessian", "fd", H @ v.ravel(), fdg, "fd")
     no_tangents(p, c)
     # purity of the program's inputs
     same = np.array_equal(x, x0, equal_nan=True)
@@ -503,7 +506,7 @@ def oracle(p: Program, c: _Cells, engine: str, ref: dict[str, Any]) -> None:
         if gd is not None and ref.get("gd") is not None:
             want.append(ref["gd"].ravel())
             got_.append(gd.ravel())
-        c.compare(engine, "grad", "grad", np.concatenate(want), np.concatenate(got_), kind)
+        c.compare(engine, "grad", "grad", np.concatenate(got_), np.concatenate(want), kind)
 
 
 # --- bridges ----------------------------------------------------------------------------------
