@@ -328,7 +328,9 @@ def test_traceable_pytree_and_keyword_calls_ran_the_body_silently(
     got, fd_body, rule = TRANSFORMS[transform](kind, scale)
     got = np.asarray(got)
     # finite differences of a zero entry leave rounding noise (1e-14): an absolute tolerance
-    tol = {"rtol": 1e-6, "atol": 1e-7} if transform in SECOND_ORDER else {"rtol": 1e-9, "atol": 1e-12}
+    tol = (
+        {"rtol": 1e-6, "atol": 1e-7} if transform in SECOND_ORDER else {"rtol": 1e-9, "atol": 1e-12}
+    )
     np.testing.assert_allclose(got, scale * fd_body, **tol)
     np.testing.assert_allclose(got, rule, **tol)
     if scale != 1:  # the body's derivative is a different number: the check can tell them apart
