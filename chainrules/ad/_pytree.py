@@ -90,14 +90,18 @@ def _signature(fn: Any) -> inspect.Signature | None:
         return None
 
 
-def keyword_error(name: str, keyword: str) -> TypeError:
+def keyword_error(name: str, keywords: list[str]) -> TypeError:
+    """The error for differentiated arrays in keyword arguments ``keywords`` of ``name`` that
+    cannot be bound to positions."""
+    which = ", ".join(repr(k) for k in keywords)
+    s = "s" if len(keywords) > 1 else ""
     return TypeError(
-        f"chainrules.ad: {name} was called with a differentiated array in its keyword argument "
-        f"{keyword!r}, but a rule returns cotangents (and takes tangents) for positional "
-        f"arguments only, and {keyword!r} cannot be passed to {name} and its rules positionally "
-        f"(a keyword-only parameter, one caught by **kwargs, or a rule that takes it by keyword "
-        f"only). Pass it positionally (and make the parameter positional in {name} and its "
-        f"rules), or pass a constant array"
+        f"chainrules.ad: {name} was called with a differentiated array in its keyword "
+        f"argument{s} {which}, but a rule returns cotangents (and takes tangents) for "
+        f"positional arguments only, and {which} cannot be passed to {name} and its rules "
+        f"positionally (a keyword-only parameter, one caught by **kwargs, or a rule that takes "
+        f"it by keyword only). Pass it positionally (and make the parameter positional in "
+        f"{name} and its rules), or pass a constant array"
     )
 
 
@@ -111,7 +115,9 @@ def call_pytree(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     rules = Rules(fn, name, find_rrule(fn), find_frule(fn), _signature(fn))
     args, kwargs, unbound = bind_keywords(rules, args, kwargs, _differentiated)
     if unbound:
-        raise keyword_error(name, unbound[0])
+        raise keyword_error(name, unbound)
+    if is_flat(args, kwargs):  # f(x=x, w=w) bound to f(x, w): fn's own call, its own rules
+        return dispatch(fn, args, kwargs)
     if kwargs:  # what stays a keyword holds no differentiated array (checked just above)
         kwargs = {
             k: map_leaves(primal, v) if _is_node(v) and _holds_tracer(v) else v

@@ -484,3 +484,55 @@ def test_a_pytree_call_of_a_function_without_rules_names_it() -> None:
 
     with pytest.raises(cr.NoRuleError, match="ruleless"):
         ad.grad(lambda x: np.sum(ruleless({"w": x})))(_V[:N])
+
+
+def test_tracers_of_two_levels_in_one_dict() -> None:
+    """``a`` traced by the outer ``grad`` only, ``b`` and ``c`` by the inner one, in one dict:
+    the inner flat call lifts ``a`` (a tracer of the outer trace) beside its own leaves, and the
+    outer level differentiates the rule's pullback (3x the body's mixed derivative)."""
+    f = FUNCTIONS["dict", 3]
+    a0, bc0 = _V[:N], _V[N:]
+
+    def inner(a: Any) -> Any:
+        def L(bc: Any) -> Any:
+            return np.sum(_W * f({"a": a, "t": (bc[:N], bc[N:])}))
+
+        return np.sum(ad.grad(L)(bc0))
+
+    def body_inner(a: Any) -> Any:
+        return np.sum(_fd_grad_n(lambda bc: np.sum(_W * _math(a, bc[:N], bc[N:])), bc0))
+
+    np.testing.assert_allclose(ad.grad(inner)(a0), 3 * _fd_grad_n(body_inner, a0), rtol=1e-6)
+
+
+@cr.traceable
+def chunked(p: Any) -> Any:
+    return np.sin(p["w"]) * p["v"]
+
+
+CHUNKS: list[int] = []
+
+
+@cr.register_rrule(chunked, chunked_pullback=True)
+def _chunked_rrule(p: Any) -> Any:
+    w, v = p["w"], p["v"]
+
+    def chunked_pullback(g: Any, chunk: int = 0) -> Any:
+        CHUNKS.append(chunk)
+        return _NO, cr.Tangent(w=3 * g * np.cos(w) * v, v=3 * g * np.sin(w))
+
+    return np.sin(w) * v, chunked_pullback
+
+
+def test_a_chunked_pullback_takes_the_chunk_through_a_pytree_call() -> None:
+    """A rule registered with ``chunked_pullback=True`` gets the whole chunk of cotangents of
+    ``jacobian(mode="rev")`` through the flat call (one call, leading axis kept)."""
+    w, v = _V[:3], _V[3:]
+    CHUNKS.clear()
+    J = ad.jacobian(lambda w: chunked({"w": w, "v": v}), mode="rev")(w)
+    assert CHUNKS == [1]
+    fd = np.stack(
+        [central_difference(lambda s, e=e: np.sin(w + s * e) * v, 1e-3).real for e in np.eye(3)],
+        axis=-1,
+    )
+    np.testing.assert_allclose(J, 3 * fd, rtol=1e-9, atol=1e-12)
