@@ -775,6 +775,14 @@ class Tracer:
         tracers sit deeper in its arguments (a dict, a named tuple, nested tuples) or in keyword
         arguments is recorded as a flat call over its array leaves, differentiated by ``fn``'s
         rules (``_pytree``)."""
+        if not kwargs:
+            for a in args:
+                if not isinstance(a, Tracer) and (
+                    isinstance(a, tuple) or type(a) is list or type(a) is dict
+                ):
+                    break
+            else:  # no keyword and no container (the common call): dispatch sees every tracer
+                return dispatch(fn, args, kwargs)
         if is_flat(args, kwargs):
             return dispatch(fn, args, kwargs)
         return call_pytree(fn, args, kwargs)
