@@ -258,10 +258,16 @@ def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
     ``find_frule``); ``None`` for a function whose registration says its result carries no
     derivative (``entry.constant``: it is evaluated on the values, at every level -- a comparison
     inside a Hessian, whose rule would call the library's function on tracers); else
-    ``NoRuleError``."""
+    ``NoRuleError``. A function with no registration may derive its rules: an object with a
+    ``__chainrules_rule__(kind)`` method (the flat call of a traceable function called with a
+    pytree, ``_pytree.FlatCall``) is asked for them."""
     e = _entry_of(fn)
     if e is not None and e.constant:
         return None
+    if e is None:  # no registration: an object that derives its rules (_pytree.FlatCall)?
+        own = getattr(fn, "__chainrules_rule__", None)
+        if own is not None:
+            return own(kind)
     rule = find(fn)
     if rule is None:
         raise no_rule(kind, fn)
@@ -787,8 +793,21 @@ class Tracer:
     def __chainrules_call__(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The engines' hook for registered Python functions (``scatter_add``, ``unsum``, ...):
         a function that finds this method on the type of one of its arguments calls it instead
-        of running its body, so the call is recorded like any namespace function."""
-        return dispatch(fn, args, kwargs)
+        of running its body, so the call is recorded like any namespace function. A call whose
+        tracers sit deeper in its arguments (a dict, a named tuple, nested tuples) or in keyword
+        arguments is recorded as a flat call over its array leaves, differentiated by ``fn``'s
+        rules (``_pytree``)."""
+        if not kwargs:
+            for a in args:
+                if not isinstance(a, Tracer) and (
+                    isinstance(a, tuple) or type(a) is list or type(a) is dict
+                ):
+                    break
+            else:  # no keyword and no container (the common call): dispatch sees every tracer
+                return dispatch(fn, args, kwargs)
+        if is_flat(args, kwargs):
+            return dispatch(fn, args, kwargs)
+        return call_pytree(fn, args, kwargs)
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Any:
         if device == self.device:
@@ -1361,3 +1380,7 @@ class _NumpyMethods:
         if pname is not None:
             return _mark_view(dispatch(getattr(np, pname), (self,), {}), self)
         raise AttributeError(f"traced array has no attribute {name!r}")
+
+
+# the calls whose tracers sit in a pytree or a keyword (after everything it imports from here)
+from ._pytree import call_pytree, is_flat  # noqa: E402

@@ -1178,8 +1178,36 @@ def resolve_name(family: str, name: str, module: Any) -> Any:
     return None
 
 
-_HOOKS: dict[type, Any] = {}  # type -> its __chainrules_call__ (None: it has none)
+_HOOKS: dict[type, Any] = {}  # type -> its __chainrules_call__ (None: none; _NODE: a pytree node)
 _UNSEEN = object()
+_NODE = object()
+
+
+def _hook_of(t: type) -> Any:
+    """``t``'s ``__chainrules_call__``, ``_NODE`` for the inner nodes of a pytree (tuple, list,
+    named tuple, dict: ``core.pytree``), else ``None``; cached in ``_HOOKS``."""
+    hook = getattr(t, "__chainrules_call__", None)
+    if hook is None and (
+        t is tuple or t is list or t is dict or (issubclass(t, tuple) and hasattr(t, "_fields"))
+    ):
+        hook = _NODE
+    if not torch_fast.compiling():  # torch.compile refuses a global write
+        _HOOKS[t] = hook
+    return hook
+
+
+def _tree_hook(tree: Any) -> Any:
+    """The ``__chainrules_call__`` of the first leaf of ``tree`` whose type has one, or
+    ``None``."""
+    for e in tree.values() if type(tree) is dict else tree:
+        hook = _HOOKS.get(type(e), _UNSEEN)
+        if hook is _UNSEEN:
+            hook = _hook_of(type(e))
+        if hook is _NODE:
+            hook = _tree_hook(e)
+        if hook is not None:
+            return hook
+    return None
 
 
 def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -1189,11 +1217,12 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
     ``segment_sum``) runs its body when called. An engine that traces programs with its own array
     type (``chainrules.ad``'s tracers) would then see the body's operations -- or fail on a fast
     path that only works for NumPy arrays. Wrapped with ``traceable``, the function first looks
-    at the types of its positional arguments (and of the elements of tuple and list arguments):
-    when one defines ``__chainrules_call__(fn, args, kwargs)``, the call is handed to it, and the
-    engine records it as one operation differentiated by the function's registered rules. For
-    every other argument the body runs as before, at the cost of one attribute lookup per
-    argument.
+    at the types of the leaves of its arguments -- positional and keyword, walked as pytrees
+    (tuples, lists, named tuples, dicts, nested: ``chainrules.core.pytree``): when one defines
+    ``__chainrules_call__(fn, args, kwargs)``, the call is handed to it, and the engine records it
+    as one operation differentiated by the function's registered rules. For every other argument
+    the body runs as before, at the cost of one dict lookup of its type per argument (and per
+    leaf of a tuple, list or dict).
 
     A function that has rules already (a library's: ``traceable(scipy.integrate.odeint)``)
     keeps them: the wrapper uses the wrapped function's rules unless it has rules of its own.
@@ -1209,13 +1238,22 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def traceable_call(*args: Any, **kwargs: Any) -> Any:
         for a in args:
-            for e in a if type(a) in (tuple, list) else (a,):
-                t = type(e)
-                hook = _HOOKS.get(t, _UNSEEN)
+            hook = _HOOKS.get(type(a), _UNSEEN)
+            if hook is _UNSEEN:
+                hook = _hook_of(type(a))
+            if hook is not None:
+                if hook is _NODE:  # a tuple, list, named tuple or dict: its leaves
+                    hook = _tree_hook(a)
+                    if hook is None:
+                        continue
+                return hook(traceable_call, args, kwargs)
+        if kwargs:
+            for a in kwargs.values():
+                hook = _HOOKS.get(type(a), _UNSEEN)
                 if hook is _UNSEEN:
-                    hook = getattr(t, "__chainrules_call__", None)
-                    if not torch_fast.compiling():  # torch.compile refuses a global write
-                        _HOOKS[t] = hook
+                    hook = _hook_of(type(a))
+                if hook is _NODE:
+                    hook = _tree_hook(a)
                 if hook is not None:
                     return hook(traceable_call, args, kwargs)
         return fn(*args, **kwargs)
