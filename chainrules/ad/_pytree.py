@@ -13,8 +13,8 @@ call like any other, so every transformation, nested ones included (a flat call'
 the tracers of the outer trace), uses the function's rules.
 
 The walk of the arguments, the binding of keywords and the reading of structural cotangents are
-the bridges' (``chainrules.interop._common``: ``split``, ``bind_keywords``, ``Split.tangents``,
-``Split.cotangents``), imported when the first such call is made (that module imports no engine).
+the ones the bridges use (``chainrules.core.calls``: ``split``, ``bind_keywords``,
+``Split.tangents``, ``Split.cotangents``), imported when the first such call is made.
 
 A keyword argument holding a differentiated array that cannot be passed positionally (a
 keyword-only parameter, one caught by ``**kwargs``, or a rule that takes it by keyword only) is a
@@ -109,7 +109,7 @@ def call_pytree(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Record ``fn(*args, **kwargs)`` -- a call that :func:`is_flat` refuses -- as a
     :class:`FlatCall` over the array leaves of the positional arguments, keyword arguments holding
     a differentiated array moved to their positions first."""
-    from ..interop._common import Rules, bind_keywords, split
+    from ..core.calls import Rules, bind_keywords, split
 
     name = function_name(fn)
     rules = Rules(fn, name, find_rrule(fn), find_frule(fn), _signature(fn))

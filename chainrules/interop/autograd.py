@@ -13,10 +13,10 @@ arguments (first order), the VJPs of all arguments share one rrule call.
 
 Arguments: NumPy float/complex arrays (and autograd's boxes of them) anywhere in the (nested
 tuple / list / named tuple / dict) arguments are differentiated: ``wrap(f)`` flattens the
-arguments (``_common.split``) and calls one primitive on the leaves, ``prim(split, *leaves)``
+arguments (``core.calls.split``) and calls one primitive on the leaves, ``prim(split, *leaves)``
 (autograd looks for boxes among a primitive's top-level positional arguments only); integer
 arrays, axes and other static leaves are passed through unchanged. A keyword argument holding a
-floating array is moved to its position (``_common.bind_keywords``); one that cannot move raises
+floating array is moved to its position (``core.calls.bind_keywords``); one that cannot move raises
 ``KeywordDerivativeError`` when it is boxed. ``f`` must return one array.
 
 Complex numbers: autograd's gradient of a real loss is ``dL/dRe - i dL/dIm``, the conjugate of
@@ -38,9 +38,7 @@ from autograd.extend import defjvp_argnums, defvjp_argnums, primitive
 from autograd.tracer import Box
 
 from .. import ad
-from ..core.namespaces import dtype_kind, namespace_of
-from ..core.tangents import AbstractZero, NoTangent, unthunk
-from ._common import (
+from ..core.calls import (
     KeywordDerivativeError,
     Split,
     bind_keywords,
@@ -50,6 +48,8 @@ from ._common import (
     keyword_error,
     split,
 )
+from ..core.namespaces import dtype_kind, namespace_of
+from ..core.tangents import AbstractZero, NoTangent, unthunk
 
 __all__ = ["KeywordDerivativeError", "wrap"]
 

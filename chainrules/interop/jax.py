@@ -36,7 +36,7 @@ tuple / dict) arguments are traced and differentiated (NumPy values are converte
 ``jnp.asarray`` at the boundary); every other leaf -- Python numbers, strings, ``None``, slices,
 axes, orders -- is static. Integer and boolean arrays are traced (so they may be batched by
 ``vmap`` or be ``jit`` arguments) and get a zero (``float0``) cotangent. A keyword argument
-holding a floating array is moved to its position (``_common.bind_keywords``); one that cannot
+holding a floating array is moved to its position (``core.calls.bind_keywords``); one that cannot
 move raises ``KeywordDerivativeError`` when JAX differentiates it (in ``vjp`` mode such a call
 structure runs without the ``jit``, whose perturbation flags cannot be trusted).
 The ``custom_jvp`` / ``custom_vjp`` is built once per call structure (the static leaves and
@@ -60,9 +60,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
-from ..core.config import RULE_CONFIG, RuleConfig, rule_config
-from ..core.tangents import NoTangent, ZeroTangent
-from ._common import (
+from ..core.calls import (
     KeywordDerivativeError,
     Rules,
     bind_keywords,
@@ -75,6 +73,8 @@ from ._common import (
     split,
     tangent_output_leaves,
 )
+from ..core.config import RULE_CONFIG, RuleConfig, rule_config
+from ..core.tangents import NoTangent, ZeroTangent
 
 __all__ = ["KeywordDerivativeError", "wrap"]
 

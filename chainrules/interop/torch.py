@@ -30,7 +30,7 @@ Arguments: tensors anywhere in the (nested tuple / list / named tuple / dict) ar
 passed to the Function and differentiated; NumPy arrays are converted with ``torch.as_tensor`` at
 the boundary; every other leaf (Python numbers, axes, orders, slices) is static. Integer and
 boolean tensors get ``None`` gradients. A keyword argument holding a floating tensor is moved to
-its position (``_common.bind_keywords``); one that cannot move raises ``KeywordDerivativeError``
+its position (``core.calls.bind_keywords``); one that cannot move raises ``KeywordDerivativeError``
 when it requires grad. PyTorch's complex gradient convention is chainrules' own, so no conversion
 is needed.
 
@@ -67,8 +67,7 @@ from torch._C._functorch import unwrap_if_dead as _unwrap_if_dead
 from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter
 from torch.autograd import forward_ad
 
-from ..core.tangents import AbstractZero, NoTangent, unthunk
-from ._common import (
+from ..core.calls import (
     FlatSplit,
     KeywordDerivativeError,
     Rules,
@@ -83,6 +82,7 @@ from ._common import (
     split,
     tangent_output_leaves,
 )
+from ..core.tangents import AbstractZero, NoTangent, unthunk
 
 __all__ = ["KeywordDerivativeError", "RuleNotUsedError", "wrap"]
 

@@ -35,6 +35,10 @@ SLICES: dict[str, range | list[int]] = {
     "jax": range(0, 30),
     "torch": range(0, 300),
     "autograd-bridge": range(0, 200),
+    # stratify(range(0, 300), 12): spread over dtypes, signatures and rule families (each
+    # program costs seconds: JAX compiles every transformation);
+    # test_jax_bridge_slice_is_the_stratified_sample fails when generation changes it
+    "jax-bridge": [8, 11, 38, 69, 86, 110, 165, 219, 235, 244, 261, 299],
     # the seeds of 0:200 whose every call has a torch function (the others reach no torch
     # bridge cell: their NumPy-only functions have no torch counterpart); about 20 s, most of
     # it torch.func's and TorchDynamo's first use. test_torch_bridge_slice_reaches_the_bridge
@@ -72,6 +76,7 @@ def _available(engine: str) -> bool:
         "torch": "torch",
         "autograd-bridge": "autograd",
         "torch-bridge": "torch",
+        "jax-bridge": "jax",
     }.get(engine)
     if mod is None:
         return True
@@ -174,3 +179,9 @@ def test_a_zero_for_an_integer_argument_turns_no_tangent_red(clean_registry: obj
     rep = run(seeds, ())
     red = {s for s, o in rep.wrong() if o.relation == "no-tangent"}
     assert red == set(seeds), [(s, o.relation, o.detail) for s, o in rep.wrong()]
+
+
+def test_jax_bridge_slice_is_the_stratified_sample() -> None:
+    from chainrules.testing.campaign import stratify
+
+    assert stratify(range(0, 300), 12) == SLICES["jax-bridge"]

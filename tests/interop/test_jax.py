@@ -152,7 +152,7 @@ def test_list_output_differentiates(list_output_case, mode):  # type: ignore[no-
     tuple holding one (``histogramdd``'s edges), was taken as one output leaf (or a flat tuple),
     and the bridge refused its tangent ("returned a tangent of shape (2,) for the output, whose
     shape is ()", "zeros_like requires ndarray ... got list")."""
-    from chainrules.interop._common import output_leaves
+    from chainrules.core.calls import output_leaves
 
     case = list_output_case
     fn, xs = _loss_fn(case, mode)
@@ -340,7 +340,7 @@ def test_eager_jit_path_agrees_with_plain_custom_jvp(gpu_safe_case):  # type: ig
     one dispatch per primitive of the frule); its ``vjp`` and ``jvp`` match the ``custom_jvp``
     called without the ``jit`` (``__wrapped__``), the path a rule that reads values on the host
     takes."""
-    from chainrules.interop._common import split
+    from chainrules.core.calls import split
 
     case = gpu_safe_case
     leaves, rebuild = case.split()

@@ -22,10 +22,10 @@ import array_api_compat.torch as ctorch  # noqa: E402
 import autograd.numpy as anp  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
+from chainrules.core.calls import KeywordDerivativeError  # noqa: E402
 from chainrules.interop import autograd as crag  # noqa: E402
 from chainrules.interop import jax as crjax  # noqa: E402
 from chainrules.interop import torch as crtorch  # noqa: E402
-from chainrules.interop._common import KeywordDerivativeError  # noqa: E402
 
 _NO = cr.NoTangent()  # module level: NoTangent() called under TorchDynamo breaks the graph
 

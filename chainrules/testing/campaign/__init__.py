@@ -17,6 +17,7 @@ slice with fixed seeds (``tests/fuzz/test_campaign.py``) and the whole corpus
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from collections import Counter
@@ -130,13 +131,15 @@ def stratify(seeds: range | list[int], n: int) -> list[int]:
     """``n`` seeds of ``seeds`` spread over the strata of their programs -- the dtype, the
     signature and the module of the first function (the rule family: elementwise, linear
     algebra, indexing, FFT, scipy.special, ...) -- taken round-robin over the strata in a fixed
-    order, each stratum's seeds in increasing order: the bridges' sample, whose cells cost too
-    much to run on every seed."""
+    shuffled order (a small sample mixes them too), each stratum's seeds in increasing order:
+    the bridges' sample, whose cells cost too much to run on every seed."""
     groups: dict[tuple[str, str, str], list[int]] = {}
     for seed in seeds:
         p = generate(seed)
         groups.setdefault((p.dtype, p.signature, p.steps[0].reg.module or ""), []).append(seed)
-    queues = [groups[k] for k in sorted(groups)]
+    keys = sorted(groups)
+    random.Random(0).shuffle(keys)  # a fixed order that mixes dtypes, signatures and families
+    queues = [groups[k] for k in keys]
     out: list[int] = []
     i = 0
     while len(out) < n and any(queues):

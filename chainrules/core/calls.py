@@ -1,5 +1,7 @@
-"""What the engine bridges share: finding the rules at wrap time, splitting arguments into
-differentiable leaves and static parts, and checking what a rule returns.
+"""What engines share about a call: finding the rules at wrap time, splitting arguments into
+differentiable leaves and static parts, and checking what a rule returns. The bridges
+(``chainrules.interop``) use all of it; ``chainrules.ad`` uses the splitting and the binding of
+keywords for calls of ``traceable`` functions with pytree or keyword arguments.
 
 An argument is walked as a pytree (``chainrules.core.pytree``: tuples, lists, named tuples and
 dicts, keyword arguments included), as the AD engine walks it. Its *leaves* are classified by
@@ -25,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.pytree import TreeDef, flatten, is_named_tuple, unflatten
-from ..core.registry import NoRuleError, find_frule, find_rrule, function_name
-from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
+from .pytree import TreeDef, flatten, is_named_tuple, unflatten
+from .registry import NoRuleError, find_frule, find_rrule, function_name
+from .tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
 
 __all__ = [
     "FlatSplit",
