@@ -44,6 +44,15 @@ def _jax_unique_zero(p: Any, engine: str, relation: str, got: Any) -> bool:
     )
 
 
+def _scipy_sylvester_mixed(p: Any, engine: str, relation: str, got: Any) -> bool:
+    return (
+        engine == "native"
+        and relation == "fd"
+        and p.dtype in ("complex64", "complex128")
+        and any(s.reg.name == "scipy:linalg.solve_sylvester" for s in p.steps)
+    )
+
+
 KNOWN: tuple[Known, ...] = (
     Known(
         "oracle-primal-differs",
@@ -60,6 +69,17 @@ KNOWN: tuple[Known, ...] = (
         "differences (seed 23: 1.63821e-5 vs 1.6382e-5). Excused only where JAX's whole "
         "gradient is zero",
         _jax_unique_zero,
+    ),
+    Known(
+        "scipy-solve-sylvester-mixed-dtypes",
+        "SciPy 1.17.1's own solve_sylvester is wrong when real and complex arguments are mixed "
+        "(it hands a real argument's real Schur form, with 2x2 blocks, to the complex ?trsyl, "
+        "which drops the blocks: its X misses AX + XB = Q by up to 0.2). The rule solves in the "
+        "common dtype (docs/conventions.md), so finite differences of SciPy's function, the "
+        "native fd oracle, are of another function in a complex program that calls it "
+        "(seeds 413, 5366, 7809); the rule is judged against a correct reference by its own "
+        "test (tests/rules/scipy/test_linalg.py::test_solve_sylvester_mixed_real_complex)",
+        _scipy_sylvester_mixed,
     ),
 )
 
