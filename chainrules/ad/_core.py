@@ -625,6 +625,8 @@ def _adapt(name: str, attr: Any) -> Any:
     if kind == "creation":
 
         def create(*args: Any, **kwargs: Any) -> Any:
+            if any(isinstance(v, Tracer) for v in (*args, *kwargs.values())):
+                return dispatch(attr, args, kwargs)  # full(shape, traced_fill): its rules
             return created(attr(*args, **kwargs))
 
         create.__name__ = name

@@ -548,3 +548,46 @@ def test_untraced_rule_warning_does_not_depend_on_the_module(clean_registry: obj
         warnings.simplefilter("always")
         ad.grad(lambda x: np.sum(body(x)))(np.array([0.5, 1.0]))
     assert any(issubclass(w.category, ad.UntracedRuleWarning) for w in seen)
+
+
+def _creation_cases() -> list[Any]:
+    from chainrules.testing import examples_for
+
+    out = []
+    for reg in registry.registrations():
+        if reg.meta.get("kind") != "creation" or reg.family != "array_api":
+            continue
+        for k, e in enumerate(examples_for(reg)):
+            floats = [
+                i
+                for i, a in enumerate(e.args)
+                if isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.ndim == 0
+            ]
+            if floats and not e.kwargs:
+                out.append(pytest.param(reg.name, e.args, floats, id=f"{reg.name}-{k}"))
+    return out
+
+
+@pytest.mark.parametrize(("name", "args", "floats"), _creation_cases())
+def test_creation_with_a_traced_argument_uses_its_rules(name: str, args: Any, floats: Any) -> None:
+    """Regression (issue 26, found by the campaign's device cells): a function of kind
+    ``"creation"`` reached through the traced namespace made a created array whatever its
+    arguments, so ``xp.full(shape, traced_fill)`` handed the tracer to the library's own function
+    (a host read on a device, ``copyto`` on NumPy). With a traced argument it goes to its rules;
+    each 0-d floating argument's derivative agrees with finite differences."""
+    import array_api_compat
+
+    def f(v: Any, i: int) -> Any:
+        xs = list(args)
+        xs[i] = v
+        xp = array_api_compat.array_namespace(v)
+        y = getattr(xp, name)(*xs)
+        n = int(np.prod(y.shape))
+        w = xp.cos(xp.reshape(xp.astype(xp.arange(n), y.dtype), y.shape))  # a weight per entry
+        return xp.sum(y * w)
+
+    for i in floats:
+        g = ad.grad(lambda v, i=i: f(v, i))(args[i])
+        h = 1e-6
+        fd = (f(np.asarray(args[i] + h), i) - f(np.asarray(args[i] - h), i)) / (2 * h)
+        np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)

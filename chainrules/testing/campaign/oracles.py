@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.registry import resolve_name
 from .. import finite_differences as fdiff
 from ..backends import BACKENDS
 from .known import excuse
@@ -406,12 +407,35 @@ def _out_dtype(p: Program) -> Any:
 
 
 # --- device array ----------------------------------------------------------------------------
+def _device_function(reg: Any) -> Any:
+    """A step's function as GPU code calls it: a function of the standard from the namespace of
+    its array arguments (``xp = array_namespace(x, y); xp.asarray(...)``: the traced namespace
+    where one is traced, the device's for plain device arrays), NumPy's own for the others
+    (which reach device arrays through NumPy's dispatch protocols). NumPy's ``asarray`` of a
+    plain device array would read it on the host, as CuPy refuses it."""
+    if reg.family != "array_api":
+        return native_function(reg)
+    from array_api_compat import array_namespace
+
+    from ...core.pytree import flatten
+
+    name = str(reg.target)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        arrays = [a for a in flatten((args, kwargs))[0] if hasattr(a, "__array_namespace__")]
+        if not arrays:
+            return native_function(reg)(*args, **kwargs)
+        return resolve_name("array_api", name, array_namespace(*arrays))(*args, **kwargs)
+
+    return call
+
+
 def device(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
     from ... import ad
     from ..device import device_array
 
     def L(x: Any, d: Any) -> Any:
-        return p.loss_of(p.run(x, d, native_function, device_array, _ns), device_array, _ns)
+        return p.loss_of(p.run(x, d, _device_function, device_array, _ns), device_array, _ns)
 
     if any(s.reg.family == "scipy" for s in p.steps):
         # SciPy's functions take host arrays; on a device a program calls its library's own
