@@ -3,10 +3,13 @@
 Three kinds:
 
 * ``same``: two ways of computing the same thing in one engine (an argument against the same
-  value closed over; ``grad`` against ``vjp``; ``jacobian(mode="rev")`` against ``mode="fwd"``;
-  a bridge against the native engine). They run the same rules, so only summation order differs.
-* ``oracle``: another engine's own derivative of the same program (JAX, torch). Their formulas
-  differ from ours, and rounding with them.
+  value closed over; ``grad`` against ``vjp``; ``jacobian(mode="rev")`` against ``mode="fwd"``).
+  They run the same rules on the same library's kernels, so only summation order differs.
+* ``oracle``: another engine's own derivative of the same program (JAX, torch), and a bridge
+  against the native engine: the bridges run the same rules, but on their library's kernels
+  (``jax.numpy``, torch's own functions), whose special functions round differently from
+  NumPy's and SciPy's (torch's ``polygamma(1, x)`` is 4.7e-10 from SciPy's, relative: seed
+  4649). Their formulas or kernels differ from ours, and rounding with them.
 * ``fd``: finite differences (5-point stencil, float64, step 1e-3): truncation error included.
 
 float32 and complex64 programs are compared against the float64 program (the campaign never
