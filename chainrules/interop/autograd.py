@@ -76,7 +76,7 @@ def wrap(f: Any) -> Any:
     # every plain function below takes (split, *leaves): the leaves are what autograd boxes
     def value(sp: Split, *dyn: Any) -> Any:
         args, kwargs = sp.rebuild(dyn)
-        return f(*args, **kwargs)
+        return _container_known(f(*args, **kwargs))
 
     def cotangents(argnums: Any, g: Any, sp_dyn: Any, _kwargs: Any) -> list[Any]:
         """autograd's cotangents of the leaves ``sp_dyn[i]`` for ``i in argnums`` (``i >= 1``:
@@ -256,11 +256,35 @@ def _ad_jvp(fn: Plain, name: str, argnums: tuple[int, ...]) -> Plain:
     return jvp
 
 
+def _container_known(y: Any) -> Any:
+    """``y``; a named tuple type autograd has not met (array-api-compat's ``EighResult``,
+    ``SlogdetResult``, ``UniqueAllResult``) is registered with it first, as autograd registers
+    NumPy's own (a ``SequenceBox`` and a ``NamedTupleVSpace``: its extension point for
+    containers), so that the output can be boxed and differentiated."""
+    t = type(y)
+    if hasattr(y, "_fields") and t not in _KNOWN_CONTAINERS:
+        from autograd.builtins import NamedTupleVSpace, SequenceBox
+        from autograd.extend import VSpace
+        from autograd.tracer import Box
+
+        if t not in Box.type_mappings:
+            SequenceBox.register(t)
+        if t not in VSpace.mappings:
+            space: Any = type(f"{t.__name__}VSpace", (NamedTupleVSpace,), {"seq_type": t})
+            space.register(t)
+        _KNOWN_CONTAINERS.add(t)
+    return y
+
+
+_KNOWN_CONTAINERS: set[type] = set()
+
+
 def _conj(x: Any) -> Any:
     """The complex conjugate (autograd's cotangent is the conjugate of chainrules'); real arrays
     are returned unchanged."""
-    if type(x) in (tuple, list):  # the cotangent of a function with several outputs (split)
-        return type(x)(_conj(e) for e in x)
+    if isinstance(x, (tuple, list)):  # several outputs (split's list, slogdet's named tuple)
+        parts = [_conj(e) for e in x]
+        return type(x)(*parts) if hasattr(x, "_fields") else type(x)(parts)
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         return np.conj(x) if isinstance(x, complex) else x

@@ -154,6 +154,16 @@ def _list_output(case: Case) -> bool:
     return isinstance(y, tuple) and any(isinstance(e, list) for e in y)
 
 
+def _numpy_family(reg: cr.Registration) -> bool:
+    return reg.family in ("numpy", "array_api")
+
+
+def _named_output(case: Case) -> bool:
+    """The case's function returns a named tuple with a floating field."""
+    y = _output(case)
+    return hasattr(y, "_fields") and any(np.asarray(v).dtype.kind in "fc" for v in y)
+
+
 def _mixed_outputs(case: Case) -> bool:
     """The case's function returns a tuple with an integer array beside a floating one."""
     y = _output(case)
@@ -177,6 +187,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize(
             "list_output_case",
             [c for c in gpu_safe_cases(where=_has_frule) if _list_output(c.values[0])],
+        )
+    if "named_tuple_output_case" in metafunc.fixturenames:  # slogdet, eigh, svd, qr, ...
+        metafunc.parametrize(
+            "named_tuple_output_case",
+            [c for c in gpu_safe_cases(where=_numpy_family) if _named_output(c.values[0])],
         )
     if "strong_zero_case" in metafunc.fixturenames:  # every rule declared strong_zero=True
         metafunc.parametrize(
