@@ -1237,25 +1237,11 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def traceable_call(*args: Any, **kwargs: Any) -> Any:
-        for a in args:
-            hook = _HOOKS.get(type(a), _UNSEEN)
-            if hook is _UNSEEN:
-                hook = _hook_of(type(a))
-            if hook is not None:
-                if hook is _NODE:  # a tuple, list, named tuple or dict: its leaves
-                    hook = _tree_hook(a)
-                    if hook is None:
-                        continue
-                return hook(traceable_call, args, kwargs)
-        if kwargs:
-            for a in kwargs.values():
-                hook = _HOOKS.get(type(a), _UNSEEN)
-                if hook is _UNSEEN:
-                    hook = _hook_of(type(a))
-                if hook is _NODE:
-                    hook = _tree_hook(a)
-                if hook is not None:
-                    return hook(traceable_call, args, kwargs)
+        hook = _tree_hook(args)  # the positional arguments are a tuple: walked as one
+        if hook is None and kwargs:
+            hook = _tree_hook(kwargs)
+        if hook is not None:
+            return hook(traceable_call, args, kwargs)
         return fn(*args, **kwargs)
 
     traceable_call.__chainrules_traceable__ = True  # type: ignore[attr-defined]

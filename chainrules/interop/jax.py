@@ -50,9 +50,11 @@ conversion.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import types
+from collections.abc import Iterator
 from typing import Any
 
 import jax
@@ -229,6 +231,23 @@ class _Transposed(RuleConfig):
         return self.inner.frule_via_ad(tangents, f, *args, **kwargs)
 
 
+@contextlib.contextmanager
+def _transposed() -> Iterator[None]:
+    """Rules called inside run with :class:`_Transposed` (JAX transposes what they compute)."""
+    token = RULE_CONFIG.set(_Transposed(rule_config()))
+    try:
+        yield
+    finally:
+        RULE_CONFIG.reset(token)
+
+
+def _refuse_keywords(rules: Rules, keyword_leaves: dict[int, str], tangents: Any) -> None:
+    """``KeywordDerivativeError`` where JAX differentiates a keyword leaf the rules cannot."""
+    for k, kw in keyword_leaves.items():
+        if not isinstance(tangents[k], SymbolicZero):
+            raise keyword_error("jax", rules.name, kw, "is differentiated by JAX")
+
+
 def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
     @jax.custom_jvp
     def call(*dyn: Any) -> Any:
@@ -237,9 +256,7 @@ def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
 
     def call_jvp(primals: Any, tangents: Any) -> Any:
         args, kwargs = sp.rebuild(primals)
-        for k, kw in keyword_leaves.items():
-            if not isinstance(tangents[k], SymbolicZero):
-                raise keyword_error("jax", rules.name, kw, "is differentiated by JAX")
+        _refuse_keywords(rules, keyword_leaves, tangents)
         # tangent of each leaf: JAX's for traced inexact positional leaves, NoTangent otherwise;
         # a leaf JAX does not differentiate comes as a SymbolicZero: ZeroTangent, never computed
         leaf_t = {
@@ -248,11 +265,8 @@ def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
             if sp.arg_of[pos] >= 0 and _inexact(p)
         }
         targs = sp.tangents(leaf_t, NoTangent())
-        token = RULE_CONFIG.set(_Transposed(rule_config()))  # JAX transposes this pushforward
-        try:
+        with _transposed():  # JAX transposes this pushforward
             y, y_dot = rules.frule((NoTangent(), *targs), *args, **kwargs)  # type: ignore[misc]
-        finally:
-            RULE_CONFIG.reset(token)
         ys, rebuild = output_leaves(y)
         dots = tangent_output_leaves(y_dot, len(ys), y)
         out: list[Any] = []
@@ -284,13 +298,11 @@ def _build_jvp_of_rrule(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -
     @jax.custom_jvp
     def call(*dyn: Any) -> Any:
         args, kwargs = sp.rebuild(dyn)
-        return rrule(*args, **kwargs)[0]
+        return _primal(rules, args, kwargs)
 
     def call_jvp(primals: Any, tangents: Any) -> Any:
         args, kwargs = sp.rebuild(primals)
-        for k, kw in keyword_leaves.items():
-            if not isinstance(tangents[k], SymbolicZero):
-                raise keyword_error("jax", rules.name, kw, "is differentiated by JAX")
+        _refuse_keywords(rules, keyword_leaves, tangents)
         y, pullback = rrule(*args, **kwargs)
         ys, rebuild_out = output_leaves(y)
         ys = [jnp.asarray(v) for v in ys]
@@ -307,12 +319,8 @@ def _build_jvp_of_rrule(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -
             full: list[Any] = [_ZERO] * len(ys)
             for k, b in zip(outs, bars, strict=True):
                 full[k] = jnp.conj(b) if _is_complex(b) else b
-            token = RULE_CONFIG.set(_Transposed(rule_config()))
-            try:
-                cts = pullback(rebuild_out(full))
-                per_leaf = _wanted_cotangents(sp, cts, args, wanted)
-            finally:
-                RULE_CONFIG.reset(token)
+            with _transposed():  # JAX transposes this pullback
+                per_leaf = _wanted_cotangents(sp, pullback(rebuild_out(full)), args, wanted)
             got = []
             for k in ins:
                 pos, p = sp.dynamic[k], primals[k]

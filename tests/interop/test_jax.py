@@ -115,8 +115,7 @@ def test_jvp_mode_transposes_strong_zero_frules(strong_zero_case):  # type: igno
     w = rng.standard_normal(np.shape(y))
     loss = _scalarize(fn, jnp.asarray(w))
     grads = jax.grad(loss, argnums=tuple(range(len(xs))))(*xs)
-    for g, want in zip(grads, _native_grads(case, w), strict=True):
-        np.testing.assert_allclose(np.conj(g), want, rtol=1e-9, atol=1e-12)
+    _assert_native_grads(case, grads, lambda y: np.asarray(w, dtype=np.result_type(y)))
 
 
 def test_jvp_mode_integer_output_has_a_float0_tangent(integer_output_case):  # type: ignore[no-untyped-def]
@@ -136,14 +135,10 @@ def test_jvp_mode_integer_output_has_a_float0_tangent(integer_output_case):  # t
         return jnp.real(jnp.sum(fn(*vals)[k] * w[k]))
 
     grads = jax.grad(loss, argnums=tuple(range(len(xs))))(*xs)
-    leaves, rebuild = case.split()
-    args, kwargs = rebuild(*leaves)
-    y, pb = cr.rrule(case.f, *args, **kwargs)
     # (zeros for the other outputs, of NumPy's shapes: lstsq's residuals differ in JAX)
-    cts = pb(tuple(w[k] if i == k else np.zeros_like(yi) for i, yi in enumerate(y)))
-    want = [cr.unthunk(ct) for a, ct in zip(args, cts[1:]) if any(a is v for v in leaves)]
-    for g, ct in zip(grads, want, strict=True):
-        np.testing.assert_allclose(np.conj(g), np.asarray(ct), rtol=1e-9, atol=1e-12)
+    _assert_native_grads(
+        case, grads, lambda y: tuple(w[k] if i == k else np.zeros_like(v) for i, v in enumerate(y))
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -165,15 +160,12 @@ def test_list_output_differentiates(list_output_case, mode):  # type: ignore[no-
         return sum(jnp.real(jnp.sum(v * wi)) for v, wi in zip(ys, w, strict=True))
 
     grads = jax.grad(loss, argnums=tuple(range(len(xs))))(*xs)
-    leaves, rebuild = case.split()
-    args, kwargs = rebuild(*leaves)
-    y, pb = cr.rrule(case.f, *args, **kwargs)
-    ys, rebuild_y = output_leaves(y)
-    cts = pb(rebuild_y([np.asarray(wi, dtype=np.asarray(yi).dtype) for wi, yi in zip(w, ys)]))
-    want = [cr.unthunk(ct) for a, ct in zip(args, cts[1:]) if any(a is v for v in leaves)]
-    for g, ct in zip(grads, want, strict=True):
-        want_ = np.zeros(np.shape(g)) if isinstance(ct, cr.ZeroTangent) else np.asarray(ct)
-        np.testing.assert_allclose(np.conj(g), want_, rtol=1e-9, atol=1e-12)
+
+    def cotangent(y):  # type: ignore[no-untyped-def]
+        ys, rebuild_y = output_leaves(y)
+        return rebuild_y([np.asarray(wi, dtype=np.asarray(v).dtype) for wi, v in zip(w, ys)])
+
+    _assert_native_grads(case, grads, cotangent)
 
 
 def test_jvp_mode_of_an_rrule_alone_transposes_the_pullback(gpu_safe_case, clean_registry):  # type: ignore[no-untyped-def]
@@ -218,17 +210,17 @@ def Case_with(case, f):  # type: ignore[no-untyped-def]
     return dataclasses.replace(case, f=f)
 
 
-def _native_grads(case, w):  # type: ignore[no-untyped-def]
-    """The gradients of ``real(sum(f * w))`` in the case's floating leaves, from the rrule."""
+def _assert_native_grads(case, grads, cotangent_of):  # type: ignore[no-untyped-def]
+    """JAX's ``grads`` in the case's floating leaves (conjugated: JAX's convention) equal the
+    rrule's pullback of ``cotangent_of(y)`` (``ZeroTangent``: zeros)."""
     leaves, rebuild = case.split()
     args, kwargs = rebuild(*leaves)
     y, pb = cr.rrule(case.f, *args, **kwargs)
-    cts = pb(np.asarray(w, dtype=np.result_type(y)))
-    out = []
-    for a, ct in zip(args, cts[1:]):
-        if any(a is leaf for leaf in leaves):
-            out.append(np.asarray(cr.unthunk(ct)))
-    return out
+    cts = pb(cotangent_of(y))
+    want = [cr.unthunk(ct) for a, ct in zip(args, cts[1:]) if any(a is v for v in leaves)]
+    for g, ct in zip(grads, want, strict=True):
+        want_ = np.zeros(np.shape(g)) if isinstance(ct, cr.ZeroTangent) else np.asarray(ct)
+        np.testing.assert_allclose(np.conj(g), want_, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("mode", ["jvp", "vjp"])

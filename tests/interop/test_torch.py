@@ -364,6 +364,20 @@ def test_func_hessian_uses_the_frule_under_a_reverse_level_marker(transform):  #
     torch.testing.assert_close(H, torch.diag(3 * 6 * x))
 
 
+def _first_real_examples(be):  # type: ignore[no-untyped-def]
+    """``(reg, example)``: each differentiable registration with a function in ``be`` (torch),
+    at its first example with no complex value."""
+    for reg in cr.registrations():
+        if reg.non_differentiable or be.function(reg) is None:
+            continue
+        try:
+            exs = [e for e in examples_for(reg) if not e.complex]
+        except Exception:  # noqa: BLE001  (a registration whose examples cannot be built)
+            continue
+        if exs:
+            yield reg, exs[0]
+
+
 def _zero_cotangent_cases():  # type: ignore[no-untyped-def]
     """Every registration with a torch function whose rrule, at its first real example, returns
     a zero (``ZeroTangent``/``NoTangent``) for a floating array argument: the cases where the
@@ -375,34 +389,29 @@ def _zero_cotangent_cases():  # type: ignore[no-untyped-def]
     be = BACKENDS["torch"]
     numpy = BACKENDS["numpy"]
     out = []
-    for reg in cr.registrations():
-        if reg.non_differentiable or be.function(reg) is None or numpy.function(reg) is None:
+    for reg, e in _first_real_examples(be):
+        if numpy.function(reg) is None:
+            continue
+        floating = [
+            i for i, a in enumerate(e.args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+        ]
+        if not floating:
             continue
         try:
-            exs = [e for e in examples_for(reg) if not e.complex]
-        except Exception:  # noqa: BLE001  (a registration whose examples cannot be built)
+            with np.errstate(all="ignore"):
+                y, pb = cr.rrule(numpy.function(reg), *e.args, **e.kwargs)
+                if isinstance(y, tuple):
+                    continue
+                cts = pb(np.ones_like(y))
+        except Exception:  # noqa: BLE001  (judged by the rule tests, not here)
             continue
-        for e in exs[:1]:
-            floating = [
-                i for i, a in enumerate(e.args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
-            ]
-            if not floating:
-                continue
-            try:
-                with np.errstate(all="ignore"):
-                    y, pb = cr.rrule(numpy.function(reg), *e.args, **e.kwargs)
-                    if isinstance(y, tuple):
-                        continue
-                    cts = pb(np.ones_like(y))
-            except Exception:  # noqa: BLE001  (judged by the rule tests, not here)
-                continue
-            if not any(isinstance(cts[i + 1], AbstractZero) for i in floating):
-                continue
-            try:  # torch's own function takes these arguments as tensors that require grad
-                be.function(reg)(*_requiring_grad(be, e.args), **_requiring_grad(be, e.kwargs))
-            except Exception:  # noqa: BLE001  (arange, full_like take numbers there)
-                continue
-            out.append(pytest.param(reg, e, id=reg.name))
+        if not any(isinstance(cts[i + 1], AbstractZero) for i in floating):
+            continue
+        try:  # torch's own function takes these arguments as tensors that require grad
+            be.function(reg)(*_requiring_grad(be, e.args), **_requiring_grad(be, e.kwargs))
+        except Exception:  # noqa: BLE001  (arange, full_like take numbers there)
+            continue
+        out.append(pytest.param(reg, e, id=reg.name))
     return out
 
 
@@ -450,27 +459,20 @@ def _refuses_grad_cases():  # type: ignore[no-untyped-def]
 
     be = BACKENDS["torch"]
     out = []
-    for reg in cr.registrations():
-        if reg.non_differentiable or be.function(reg) is None:
-            continue
+    for reg, e in _first_real_examples(be):
+        f = be.function(reg)
         try:
-            exs = [e for e in examples_for(reg) if not e.complex]
-        except Exception:  # noqa: BLE001  (a registration whose examples cannot be built)
+            f(*_requiring_grad(be, e.args), **_requiring_grad(be, e.kwargs))
+            continue  # takes them
+        except Exception:  # noqa: BLE001
+            pass
+        try:
+            with torch.no_grad():
+                args = [be.asarray(a, "float64") for a in e.args]
+                f(*args, **{k: be.asarray(v, "float64") for k, v in e.kwargs.items()})
+        except Exception:  # noqa: BLE001  (refuses them anyway)
             continue
-        for e in exs[:1]:
-            f = be.function(reg)
-            try:
-                f(*_requiring_grad(be, e.args), **_requiring_grad(be, e.kwargs))
-                continue  # takes them
-            except Exception:  # noqa: BLE001
-                pass
-            try:
-                with torch.no_grad():
-                    args = [be.asarray(a, "float64") for a in e.args]
-                    f(*args, **{k: be.asarray(v, "float64") for k, v in e.kwargs.items()})
-            except Exception:  # noqa: BLE001  (refuses them anyway)
-                continue
-            out.append(pytest.param(reg, e, id=reg.name))
+        out.append(pytest.param(reg, e, id=reg.name))
     return out
 
 
