@@ -3,21 +3,18 @@
 Each operation on a tracer calls the registered rrule and appends a :class:`Node` holding its
 pullback and its parents to the tape. The backward pass walks the tape from the end; a node that
 received no cotangent (a ``ZeroTangent`` path) is skipped without running its pullback. A node's
-first cotangent is stored as given (it may alias another node's); when a second one arrives the
-sum is a new array the engine owns, and later ones are added into it in place where the
-library allows (``chainrules.core.tangents.accumulate``). From ``_INPLACE_SIZE`` elements on, a
-NumPy first cotangent that only the node holds (CPython's reference count says so; a pullback
-that keeps the array, a primal, the caller's data all count) takes the second one in place too,
-as does a deferred first cotangent (a ``Thunk``) whose forced value is an array no one else
-holds: at scale a new buffer per sum costs its page faults. Pullbacks are released as they run
-unless the tape is kept for repeated use (``vjp``).
+first cotangent is stored as given (it may alias another node's, or a primal: the engine never
+writes into it); when a second one arrives the sum is a new array the engine owns, and later
+ones are added into it in place where the library allows (``chainrules.core.tangents.accumulate``).
+Ownership is explicit: the engine writes only into the accumulators it allocated itself, and a
+pullback never writes into the cotangent it is given (DESIGN's purity rule). Pullbacks are
+released as they run unless the tape is kept for repeated use (``vjp``).
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from sys import getrefcount
 from typing import Any
 
 import numpy as np
@@ -97,74 +94,16 @@ class Node:
             else:
                 self.ct = accumulate(ct, g)
         elif type(ct) is _NDARRAY and type(g) is _NDARRAY:
-            if ct.size >= _INPLACE_SIZE and getrefcount(ct) <= _ALONE and _sole(ct, g):
-                _np_add(ct, g, out=ct)  # ct is an array only this node holds: no new buffer
-                self.owned = _FRESH
-                return
-            s = ct + g  # what add_tangents computes for two arrays
+            s = ct + g  # what add_tangents computes for two arrays: the engine's own buffer
             self.ct = s
             self.owned = _FRESH if type(s) is _NDARRAY else True
-        elif isinstance(ct, Thunk) and type(g) is _NDARRAY and g.size >= _INPLACE_SIZE:
-            self.ct = _add_forced(ct, g)  # a deferred first cotangent, forced now
+        elif isinstance(ct, Thunk) and type(g) is _NDARRAY:
+            s = add_deferred(ct, g)  # a rule's deferred product, added to g in one pass
+            self.ct = add_tangents(unthunk(ct), g) if s is None else s
             self.owned = True
         else:
             self.ct = add_tangents(ct, g)
             self.owned = True
-
-
-def _sole(a: Any, g: Any) -> bool:
-    """``a`` (a NumPy array that no one but its holder references: the caller read the reference
-    count) can take ``a + g`` in place: it owns its memory (no view of another array, which could
-    be someone's primal) and is writeable, and the sum keeps its shape and dtype."""
-    return a.flags.owndata and a.flags.writeable and a.shape == g.shape and a.dtype == g.dtype
-
-
-def _add_forced(ct: Thunk, g: Any) -> Any:
-    """``unthunk(ct) + g`` for a NumPy ``g``: written into the forced value when the thunk made
-    a new array that nothing else holds (a binary rule's deferred ``y_bar * partial``), else a
-    new array, as ``add_tangents``."""
-    s = add_deferred(ct, g)  # a rule's deferred product, added to g in one pass
-    if s is not None:
-        return s
-    a = unthunk(ct)
-    if type(a) is _NDARRAY and getrefcount(a) <= _FORCED and _sole(a, g):
-        return _np_add(a, g, out=a)
-    return add_tangents(a, g)
-
-
-# Reference counts that mean "held by no one else", read in the call shapes above (CPython
-# counts the caller's local and the argument of ``getrefcount``): a node's ``ct`` held only by
-# the node, and a value held only by a local. 0 (never in place) where an array held elsewhere
-# would not count more (another interpreter's counting).
-_INPLACE_SIZE = 1 << 12  # elements: below this a new buffer costs nothing that shows
-
-
-def _node_count(node: Node) -> int:
-    ct = node.ct
-    return getrefcount(ct)
-
-
-def _local_count(fn: Callable[[], Any]) -> int:
-    a = fn()
-    return getrefcount(a)
-
-
-def _calibrate() -> tuple[int, int]:
-    node = Node(None, ())
-    node.ct = np.zeros(1)
-    alone = _node_count(node)
-    held = node.ct
-    if _node_count(node) <= alone:
-        alone = 0
-    del held
-    forced = _local_count(lambda: np.zeros(1))
-    keep = np.zeros(1)
-    if _local_count(lambda: keep) <= forced:
-        forced = 0
-    return alone, forced
-
-
-_ALONE, _FORCED = _calibrate()
 
 
 def _ref(x: Any) -> Callable[[], Any]:
@@ -448,12 +387,7 @@ def backward(
                 _loop(pb, ct, chunk, node)
                 continue
         else:
-            # handed over: the pullback holds the cotangent alone (no local of ours, nor the
-            # last pullback's result), so a unary one may write its product into it
-            # (numpy_fast.HANDED)
-            box = [ct]
-            ct = out = g = None
-            out = pb(box.pop())
+            out = pb(ct)
         for pos, j, parent in node.parents:
             try:
                 g = out[pos]

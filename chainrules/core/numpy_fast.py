@@ -11,13 +11,13 @@ integer argument, a ``Thunk``, a zero or a mis-shaped cotangent, a chunk of cota
 back with ``chunk=k``) goes to the generic path.
 
 At scale the fast pullbacks spend no work nobody reads: a binary rule defers an operand's
-cotangent that costs a pass as a ``Thunk`` (``DEFER_SIZE``), and a partial's fresh temporary
-takes the product with the cotangent in place (``INPLACE_SIZE``, :func:`_scale`), or is the
-cotangent itself when the cotangent is a broadcast 1 (``sum``'s pullback). They keep no memory
-nobody reads either: a binary rule whose partials never read the output (``multiply``, ``add``:
-:func:`reads_param`) keeps a large output's record, not the output; a unary rule keeps only
-what its partial reads of its argument and its output (``exp``'s reads only the output,
-``log1p``'s only the argument).
+cotangent that costs a pass as a ``Thunk`` (``DEFER_SIZE``). No pullback writes into the
+cotangent it is given, nor into a partial it did not allocate (DESIGN's purity rule; where
+adding in place pays, the engine owns the accumulator: ``chainrules.ad._reverse``). They keep
+no memory nobody reads either: a binary rule whose partials never read the output
+(``multiply``, ``add``: :func:`reads_param`) keeps a large output's record, not the output; a
+unary rule keeps only what its partial reads of its argument and its output (``exp``'s reads
+only the output, ``log1p``'s only the argument).
 
 Other rules' primals and pullbacks have NumPy fast paths here too; each returns ``None`` when it
 does not apply, and each fast pullback hands any cotangent it does not take (a chunk, a thunk, a
@@ -44,7 +44,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import partial
-from sys import getrefcount
 from typing import Any
 
 import numpy as np
@@ -164,80 +163,6 @@ def strong_zero(r: Any, v: Any, xp: Any) -> Any:
 INPLACE_SIZE = 1 << 12  # elements: from here on a fresh buffer's allocation shows
 
 
-def _count(y_bar: Any, d: Any) -> int:
-    return getrefcount(d)
-
-
-# A partial's result that only its caller holds (a fresh temporary: ``1 / (1 + x)``) can take the
-# product with the cotangent in place, saving a full-size allocation and its page faults. The
-# reference count that means "fresh" here, measured in the call shape ``_scale`` sees; 0 (never
-# in place) where a held array would not count more (another interpreter's counting).
-_FRESH = _count(None, np.zeros(1))
-_held = np.zeros(1)
-if _count(None, _held) <= _FRESH:
-    _FRESH = 0
-del _held
-
-
-def _handed(y_bar: Any, d: Any, handed: bool) -> int:
-    return getrefcount(y_bar)
-
-
-def _pullback_of(y_bar: Any) -> int:
-    return _handed(y_bar, None, True)
-
-
-# A cotangent the engine hands over (``backward`` passes a node's cotangent with no reference of
-# its own left: ``pb(box.pop())``) is held by the pullback alone; a unary pullback's product with
-# its partial may then be written into it (:func:`_scale`'s ``handed``). The count that means so,
-# read in that call shape; 0 (never in place) where a held array would not count more.
-_box = [np.zeros(1)]
-HANDED = _pullback_of(_box.pop())
-_held = np.zeros(1)
-if _pullback_of(_held) <= HANDED:
-    HANDED = 0
-del _box, _held
-
-
-def _scale(y_bar: Any, d: Any, handed: bool = False, strong: bool = False) -> Any:
-    """``y_bar * d``, written into ``d`` when ``d`` is a fresh NumPy temporary of the product's
-    shape and dtype: it owns its memory (not a view of ``x`` or of the output) and no one else
-    holds it (a partial that returns ``out`` itself, as ``exp``'s, is never written). When
-    ``y_bar`` is a single 1 broadcast (zero strides: ``sum``'s pullback hands the first
-    elementwise pullback after it a view of ones), the fresh ``d`` is the product itself and no
-    pass is made (``1 * v == v`` exactly in IEEE arithmetic, signed zeros, infinities and NaNs
-    included). A ``d`` that someone else holds is multiplied as before: returning it would make
-    the cotangent an alias of a primal or of the caller's data.
-
-    ``handed``: the caller is a pullback that reads ``y_bar`` no more after this product (a
-    unary rule's). Then, when ``d`` is held (``exp``'s partial is its output) and ``y_bar`` is a
-    cotangent the engine handed over (the reference count ``HANDED``: no one else holds it), an
-    array of the product's shape and dtype that owns its writeable memory, the product is
-    written into ``y_bar``: a chain of elementwise pullbacks then reuses one buffer.
-    ``strong``: a strong-zero rule (:func:`strong_zero`) reads ``y_bar``'s zeros after the
-    product, so it is written into only where ``d`` is finite (then no zero of it matters)."""
-    if (
-        type(d) is _ND
-        and d.size >= INPLACE_SIZE  # 0-d: ``y_bar * d`` is a NumPy scalar; small: no gain
-        and d.shape == y_bar.shape
-        and d.dtype == y_bar.dtype
-    ):
-        if getrefcount(d) <= _FRESH and d.flags.owndata and d.flags.writeable:
-            if not any(y_bar.strides) and y_bar.item(0) == 1:
-                return d  # y_bar is one 1 broadcast (sum's pullback): 1 * d is d, bit for bit
-            return _multiply(y_bar, d, out=d)
-        if (
-            handed
-            and type(y_bar) is _ND
-            and getrefcount(y_bar) <= HANDED
-            and y_bar.flags.owndata
-            and y_bar.flags.writeable
-            and (not strong or _isfinite(abs(_add_reduce(d, None))))
-        ):
-            return _multiply(y_bar, d, out=y_bar)
-    return y_bar * d
-
-
 def unary_rrule(
     name: str,
     get: Any,
@@ -330,15 +255,10 @@ def unary_rrule(
                     return _NO, _ZERO
                 if is_const:
                     v = _times(p, y_bar)
-                elif strong:  # y_bar's zeros are read after the product (_scale's strong)
-                    if y_bar.size < INPLACE_SIZE:
-                        v = strong_zero(y_bar * p(xp, out, x), y_bar, xp)
-                    else:
-                        v = strong_zero(_scale(y_bar, p(xp, out, x), True, True), y_bar, xp)
-                elif y_bar.size < INPLACE_SIZE:  # _scale's small case, without its call
-                    v = y_bar * p(xp, out, x)
+                elif strong:  # y_bar's zeros are read after the product
+                    v = strong_zero(y_bar * p(xp, out, x), y_bar, xp)
                 else:
-                    v = _scale(y_bar, p(xp, out, x), True)  # y_bar's last use here
+                    v = y_bar * p(xp, out, x)
                 tv = type(v)
                 if (tv is _ND or tv in _NP_REAL) and v.shape == x.shape and v.dtype == x.dtype:
                     return _NO, v
@@ -437,7 +357,7 @@ def binary_rrule(
                 if chunk or type(y_bar) is not _ND or y_bar.shape != out_shape:
                     return generic(name, spec, args, xp, out, _REAL2, y_bar, chunk)
                 size = y_bar.size
-                big, small = size >= DEFER_SIZE, size < INPLACE_SIZE
+                big = size >= DEFER_SIZE
                 pargs = args if both_arrays else None
                 if z0:
                     rx: Any = _ZERO
@@ -452,7 +372,7 @@ def binary_rrule(
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
                         d = p0(xp, out, *pargs)
-                        v = y_bar * d if small else _scale(y_bar, d)
+                        v = y_bar * d
                         if strong:
                             v = strong_zero(v, y_bar, xp)
                     if (
@@ -479,7 +399,7 @@ def binary_rrule(
                         if pargs is None:
                             pargs = partial_args(xp, out, args)
                         d = p1(xp, out, *pargs)
-                        v = y_bar * d if small else _scale(y_bar, d)
+                        v = y_bar * d
                         if strong:
                             v = strong_zero(v, y_bar, xp)
                     if (
@@ -531,7 +451,7 @@ def _cotangent(
     else:
         tx, ty = type(args[0]), type(args[1])
         pargs = args if tx is _ND and ty is _ND else partial_args(xp, out, args)
-        v = _scale(y_bar, p(xp, out, *pargs))
+        v = y_bar * p(xp, out, *pargs)
         if strong:
             v = strong_zero(v, y_bar, xp)
     r = project(a, v)
@@ -703,8 +623,7 @@ def _divisible_cumprod(x: Any, axis: int) -> Any:
 def reciprocal_1p(x: Any) -> Any:
     """``1 / (1 + x)`` (the partial of ``log1p``) for a real NumPy array of at least
     ``INPLACE_SIZE`` elements, in one fresh buffer: ``1 + x`` is written, then divided in place,
-    where the formula allocates twice. The buffer is fresh, so :func:`_scale` then takes the
-    product with the cotangent in it too. ``None`` in every other case."""
+    where the formula allocates twice. ``None`` in every other case."""
     if type(x) is not _ND or x.dtype.kind != "f" or x.size < INPLACE_SIZE:
         return None
     t = np.add(x, 1)
@@ -882,7 +801,7 @@ def add_deferred(t: Any, g: Any) -> Any:
     operand's shape and dtype (what an engine adds it to). The sum is then ``g + d`` or
     ``g - d``: exactly ``(y_bar * d) + g`` (``1 * d`` is ``d``, ``-1 * d`` is ``-d``, and
     ``g - d`` is ``g + (-d)`` in IEEE arithmetic), without the product's pass and buffer. It is
-    written into ``d`` when ``d`` is a fresh temporary (as :func:`_scale`), never into ``g``."""
+    written into a new array, never into ``d`` or ``g``."""
     if type(g) is not _ND:
         return None
     parts = _signed(t, g.shape, g.dtype)
@@ -921,25 +840,22 @@ def unary_deferred(t: Any, p: Any, xp: Any, out: Any, x: Any) -> Any:
     """The cotangent ``unthunk(t) * p(xp, out, x)`` of a unary rule's real NumPy argument ``x``
     (``p`` its partial, not a constant), in one pass, for a deferred ``t = sign * d`` (see
     :func:`_signed`: ``sum(sin(x) * exp(x))`` hands ``sin``'s pullback ``1 * exp(x)``): ``d``
-    times the partial through :func:`_scale` (into the partial when it is fresh), negated in
-    place for -1. Exactly ``(sign * d) * partial``: IEEE products are symmetric in sign.
+    times the partial (a new array), negated in place for -1. Exactly ``(sign * d) * partial``:
+    IEEE products are symmetric in sign.
     ``None`` when ``t`` is no such thunk; the caller checks the product's shape and dtype."""
     parts = _signed(t, out.shape, out.dtype)
     if parts is None or out.shape != x.shape or out.dtype != x.dtype:
         return None
     sign, fn = parts
-    v = _scale(_partial_of(fn), p(xp, out, x))  # a new array, or the fresh partial itself
+    v = _partial_of(fn) * p(xp, out, x)  # a new array: neither operand is written
     return v if sign == 1 or type(v) is not _ND else np.negative(v, out=v)
 
 
 def _plus(g: Any, add: bool, d: Any, y_bar: Any, a: Any, xp: Any) -> Any:
-    """``g + d`` (``add``) or ``g - d``, into ``d`` when only this call holds it (the reference
-    count, as :func:`_scale`); a partial of another type or dtype takes the general way."""
+    """``g + d`` (``add``) or ``g - d``, a new array; a partial of another type or dtype takes
+    the general way."""
     if type(d) is not _ND or d.dtype != g.dtype:
         v = y_bar * d
         r = project(a, v)
         return (ProjectTo(a, xp)(v) if r is None else r) + g
-    op = np.add if add else np.subtract
-    if getrefcount(d) <= _FRESH and d.shape == g.shape and d.flags.owndata and d.flags.writeable:
-        return op(g, d, out=d)
-    return op(g, d)
+    return (np.add if add else np.subtract)(g, d)

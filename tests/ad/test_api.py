@@ -380,10 +380,10 @@ BIG = np.random.default_rng(3).uniform(-1.0, 1.0, 1 << 13)  # above the in-place
 
 
 def test_accumulation_at_scale_writes_only_arrays_no_one_else_holds(clean_registry: Any) -> None:
-    """From 4096 elements a node adds a second cotangent into its first, or into a forced thunk's
-    value, in place (``Node.receive``): only when the engine is the array's sole holder. A
-    pullback handing back an array it keeps (directly or through a thunk) is never written."""
-    held = BIG * 0.5 + 1.0  # owns its memory: only the reference count protects it
+    """A node adds later cotangents in place only into the accumulator the engine allocated
+    (``Node.receive``): a pullback handing back an array it keeps (directly or through a thunk)
+    is never written, though it owns its memory and is writeable."""
+    held = BIG * 0.5 + 1.0  # owns its memory, writeable: only explicit ownership protects it
     want = held.copy()
 
     @cr.traceable
