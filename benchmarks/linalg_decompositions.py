@@ -2,7 +2,7 @@
 
 Questions answered:
 * ``cholesky``: the pullback (SciPy's ``solve_triangular`` where SciPy is installed,
-  ``chainrules.core.linalg_fast``; two general ``linalg.solve`` calls otherwise) against the same
+  ``solve_lower``'s library methods; two general ``linalg.solve`` calls otherwise) against the same
   formula written in NumPy with ``solve_triangular``, at n = 500: target within 1.2x; and against
   the formula with two general solves (reported). Ratios within one process, median and range
   over 3 runs.

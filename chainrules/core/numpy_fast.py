@@ -570,14 +570,6 @@ def masked_product(mask: Any, a: Any, b: Any) -> Any:
 
 
 # --- host checks that let a NumPy rule skip a limit's masks ---------------------------------------
-def no_inf(a: Any) -> bool:
-    """True when ``a`` is a NumPy array with no infinite entry. The rules' limits at infinite
-    inputs (the norms' gradients at an infinite entry) cost a few masked passes; a NumPy array
-    lives in host memory, so reading it to skip them forces no device synchronisation. Any other
-    library's array gives False: the rule takes its masked formula, with no host read."""
-    return type(a) is _ND and not np.isinf(a).any()
-
-
 def cumprod_back(x: Any, g: Any, axis: int, conj: bool) -> Any:
     """The pullback of NumPy's ``cumprod`` along ``axis`` by division,
     ``x_bar_i = sum_{j >= i} g_j y_j / x_i`` (``y`` the cumulative product; conjugated partials

@@ -5,14 +5,6 @@ Each function returns ``False`` (or ``None``) when it does not apply, and the ca
 generic path. torch is found in ``sys.modules``, never imported here (a tensor cannot exist
 before ``torch`` was imported), so ``import chainrules`` imports no torch.
 
-* :func:`no_inf`: the host check of ``numpy_fast.no_inf`` for a plain CPU tensor. The norms'
-  limits at infinite entries (a count and four masked passes over the array) cost eager torch,
-  which fuses nothing, 3-7x the plain pullback at n = 1e6; a CPU tensor's values are in host
-  memory and computed when the call returns, so reading the reduced norm forces no device
-  synchronisation. Anything that is not a plain eager CPU tensor -- CUDA and other devices,
-  ``torch.func``'s wrapped tensors (``grad``, ``vmap``), fake and functional tensors, code that
-  ``torch.compile`` traces -- gives ``False``: the masked formula, with no host read and no graph
-  break.
 * The pullbacks of ``exp`` and the other one-argument formula rules (:func:`unary_pullback`), of
   the 2-norm (:func:`norm2_pullback`) and the rule of ``matmul`` of matrices and vectors
   (:func:`matmul_rrule`), for plain real tensors (:func:`real_tensor`). At n = 10 a torch
@@ -40,7 +32,6 @@ from .tangents import NoTangent, Thunk
 __all__ = [
     "compiling",
     "matmul_rrule",
-    "no_inf",
     "norm2_pullback",
     "norm2_rrule",
     "real_tensor",
@@ -68,15 +59,6 @@ def _host_readable(a: Any) -> bool:
         return False
     # (torch.jit.is_tracing() is this after a check of is_scripting, False in eager Python)
     return not (torch._C._is_tracing() or torch.jit.is_scripting())
-
-
-def no_inf(a: Any) -> bool:
-    """True when ``a`` is a plain eager CPU tensor with no infinite entry (see the module)."""
-    if not _host_readable(a):
-        return False
-    if a.ndim == 0:  # a norm over every axis: one host read, not two kernels and a read
-        return not math.isinf(a.item())
-    return not bool(sys.modules["torch"].isinf(a).any())
 
 
 def real_tensor(a: Any) -> bool:

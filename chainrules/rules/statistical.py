@@ -17,10 +17,10 @@ Maths notes
   ``2 std``, and 0 where ``std`` is 0 (a constant slice: the minimum-norm subgradient).
 * ``cumulative_sum``: the pullback is the reversed cumulative sum of ``y_bar``, as two flips
   around a ``cumulative_sum`` (the standard has no reverse scan); on JAX, one
-  ``jax.lax.cumsum(reverse=True)`` (``core.jax_fast``: no flip of a sharded axis). The flip-free
-  ``sum(y_bar) - cumulative_sum(y_bar) + y_bar`` is not used: it is NaN wherever ``y_bar`` holds an
-  ``inf`` (``inf - inf``), and it matched the flips bitwise in 0 of 200 random rows of 1000
-  (relative error to 3e-15 in float64, 2e-6 in float32).
+  ``jax.lax.cumsum(reverse=True)`` (``_revcumsum``'s JAX method: no flip of a sharded axis).
+  The flip-free ``sum(y_bar) - cumulative_sum(y_bar) + y_bar`` is not used: it is NaN wherever
+  ``y_bar`` holds an ``inf`` (``inf - inf``), and it matched the flips bitwise in 0 of 200 random
+  rows of 1000 (relative error to 3e-15 in float64, 2e-6 in float32).
 * ``cumulative_prod``: exact with zeros. The pullback divides by nothing (so it is finite where
   the product overflows: rows of 1e300 with zeros): with ``E_i = prod_{k<i} x_k`` the exclusive
   product (0 after a zero, also where NumPy's ``inf * 0`` gives NaN), ``x_bar_i = E_i * h_i`` for
@@ -49,11 +49,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core import jax_fast, numpy_fast
+from ..core import numpy_fast
 from ..core.examples import Expect
 from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
+from ..core.specialise import specialise
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ..core.toolkit import Signature, TangentsIn, pullback, signature, tangents_in
 from ._util import (
@@ -596,11 +597,21 @@ def _bind_cumulative(
     return xp, x, x, axes[0], kw
 
 
+@specialise
 def _revcumsum(xp: Any, v: Any, axis: int) -> Any:
-    fast = jax_fast.reversed_cumsum(xp, v, axis)  # JAX: one reversed scan, no flips
-    if fast is not None:
-        return fast
+    """``v``'s cumulative sum along ``axis`` from the end (``y_i = sum_{k>=i} v_k``): the
+    pullback of ``cumulative_sum``."""
     return xp.flip(xp.cumulative_sum(xp.flip(v, axis=axis), axis=axis), axis=axis)
+
+
+@_revcumsum.method("jax")
+def _revcumsum_jax(xp: Any, v: Any, axis: int) -> Any:
+    """``jax.lax.cumsum(reverse=True)``: one reversed scan. Under JAX's SPMD partitioner each
+    flip of a sharded axis is a collective-permute: 4 collectives against the 2 of JAX's own
+    transpose of ``cumsum`` (``tests/interop/test_jax_sharding.py`` counts them)."""
+    import jax
+
+    return jax.lax.cumsum(v, axis=axis % v.ndim, reverse=True)
 
 
 def _mul0(xp: Any, a: Any, b: Any) -> Any:

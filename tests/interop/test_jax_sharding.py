@@ -29,8 +29,8 @@ MODES = ("jvp", "vjp")
 # (mode, case) -> why the bridge has more collectives than native there; checked to still hold,
 # so that a fix is noticed
 _COND = (
-    "the norm's limit at infinite entries runs in a device-side lax.cond (jax_fast."
-    "unless_any_inf), whose branch holds its own count's all-reduce: compiled, but executed only "
+    "the norm's limit at infinite entries runs in a device-side lax.cond (unless_inf's JAX "
+    "method), whose branch holds its own count's all-reduce: compiled, but executed only "
     "when the norm is infinite, so the common path runs native's (unsharded jit(grad) at n=1e6: "
     "2-norm 1.95x -> 0.99x of native, inf-norm 1.90x -> 1.15x)"
 )
@@ -268,7 +268,7 @@ def test_no_more_collectives_than_native(measured: dict[str, Any], mode: str) ->
 
 def test_known_extra_collectives_still_there(measured: dict[str, Any]) -> None:
     # every declaration still holds (the norms' compiled but rarely taken branches; the count and
-    # cumulative_sum's flips were fixed through chainrules.core.jax_fast)
+    # cumulative_sum's flips were fixed through _revcumsum's JAX method)
     for (mode, case), why in KNOWN_MORE.items():
         r = measured["auto"][case]
         assert r[mode] > r["native"], f"fixed? {(mode, case)}: {why}"

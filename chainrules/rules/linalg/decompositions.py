@@ -47,7 +47,7 @@ Maths notes
   and ``tril`` only -- functions with rules -- so it can be differentiated again. The standard
   has no triangular solve: each ``L^-1``/``L^-H`` is a general ``solve`` (an LU factorisation,
   about ``2.7 n^3`` flops for ``n`` right-hand sides, instead of ``n^3`` for a triangular solve),
-  except where the library has its own (``chainrules.core.linalg_fast``: SciPy's for NumPy,
+  except where the library has its own (:func:`solve_lower`'s methods: SciPy's for NumPy,
   torch's, JAX's, CuPy's), which that library differentiates again; ``chainrules.ad`` traces
   and array-api-strict take the general solves.
 * ``eigh`` (``A = V diag(w) V^H``): ``K = V^H dA V``, ``dw = Re diag(K)``, ``dV = V (F ∘ K)``;
@@ -73,11 +73,11 @@ import math
 from functools import partial, wraps
 from typing import Any
 
-from ...core import linalg_fast
 from ...core.namespaces import device_of, namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
 from ...core.scalar_rule import non_differentiable
+from ...core.specialise import specialise
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import Signature, pullback, signature, tangents_in
 from .._util import in_dtype
@@ -221,7 +221,7 @@ def cholesky_back(factor: Any, factor_bar: Any, upper: bool = False) -> Any:
     ``A_bar = L^-H (P + P^H) L^-1 / 2`` with ``P = Φ(L^H tril(L_bar))``, built from ``matmul``,
     ``linalg.solve``, ``matrix_transpose``, ``conj`` and ``tril`` only, so that it can be
     differentiated again. The two solves by ``L^H`` are the library's own triangular solve where
-    it has one (:mod:`chainrules.core.linalg_fast`: SciPy for NumPy, torch, JAX, CuPy -- each
+    it has one (:func:`solve_lower`'s methods: SciPy for NumPy, torch, JAX, CuPy -- each
     differentiable by its library), else general solves, which the standard has.
     """
     xp = namespace_of(factor, factor_bar)
@@ -235,17 +235,104 @@ def cholesky_back(factor: Any, factor_bar: Any, upper: bool = False) -> Any:
 
 
 def _solve_lh(xp: Any, low: Any, lh: Any, b: Any) -> Any:
-    """``L^-H b`` given ``L`` and ``lh = L^H``: the backend's triangular solve, else
-    ``linalg.solve``."""
-    fast = linalg_fast.solve_lower_h(low, b)
-    return xp.linalg.solve(lh, b) if fast is None else fast
+    """``L^-H b`` given ``L`` (``lh = L^H`` is what the generic solve factorises)."""
+    return solve_lower(low, b, adjoint=True)
 
 
 def _solve_l(low: Any, b: Any) -> Any:
-    """``L^-1 b`` for a lower-triangular ``L`` (as ``_solve_lh``): the backend's triangular
-    solve, else ``linalg.solve``."""
-    fast = linalg_fast.solve_lower(low, b)
-    return namespace_of(low, b).linalg.solve(low, b) if fast is None else fast
+    """``L^-1 b`` for a lower-triangular ``L`` (:func:`solve_lower`)."""
+    return solve_lower(low, b)
+
+
+# --- L^-1 b and L^-H b: the standard's general solve, and each library's triangular one ------
+@specialise
+def solve_lower(low: Any, b: Any, adjoint: bool = False) -> Any:
+    """``L^-H b`` (``adjoint``) or ``L^-1 b`` for a lower-triangular ``L`` (``(..., n, n)``) and
+    ``b`` (``(..., n, k)``, batch axes broadcast). The standard has no triangular solve, so the
+    generic way is ``linalg.solve`` (an LU factorisation, about 2.7x the flops): with it the
+    ``cholesky`` pullback took 1.9x the hand-written ``solve_triangular`` formula at n = 200.
+    The methods below are the libraries' own triangular solves, each differentiable by its
+    library (so a pullback that calls one can be differentiated again there)."""
+    xp = namespace_of(low, b)
+    return xp.linalg.solve(_h(xp, low) if adjoint else low, b)
+
+
+_SCIPY_SOLVE: list[Any] = []  # [scipy.linalg.solve_triangular or None], filled on first use
+
+
+def _scipy_solve_triangular() -> Any:
+    if not _SCIPY_SOLVE:
+        try:
+            import scipy
+            from scipy.linalg import solve_triangular
+        except ImportError:  # pragma: no cover - SciPy is optional
+            solve_triangular = None
+        else:
+            major, minor = (int(v) for v in scipy.__version__.split(".")[:2])
+            if (major, minor) < (1, 15):  # no broadcasting of batch axes before 1.15
+                plain = solve_triangular
+
+                def solve_triangular(a: Any, b: Any, **kw: Any) -> Any:
+                    return plain(a, b, **kw) if a.ndim == 2 and b.ndim == 2 else NotImplemented
+
+        _SCIPY_SOLVE.append(solve_triangular)
+    return _SCIPY_SOLVE[0]
+
+
+@solve_lower.method("numpy")
+def _solve_lower_numpy(low: Any, b: Any, adjoint: bool = False) -> Any:
+    """SciPy's ``solve_triangular`` (imported on first use), for NumPy arrays of one floating
+    dtype; SciPy refuses zero-size batches, whose result is the empty array."""
+    import numpy as np
+
+    if type(low) is not np.ndarray or type(b) is not np.ndarray or low.dtype != b.dtype:
+        return NotImplemented
+    solve = _scipy_solve_triangular()
+    if solve is None or low.dtype.kind not in "fc":
+        return NotImplemented
+    if low.size == 0 or b.size == 0:
+        batch = np.broadcast_shapes(low.shape[:-2], b.shape[:-2])
+        return np.zeros((*batch, *b.shape[-2:]), low.dtype)
+    return solve(low, b, lower=True, trans="C" if adjoint else "N", check_finite=False)
+
+
+@solve_lower.method("torch")
+def _solve_lower_torch(low: Any, b: Any, adjoint: bool = False) -> Any:
+    """``torch.linalg.solve_triangular``, which broadcasts only over batch axes both have."""
+    import torch
+
+    if not isinstance(b, torch.Tensor) or low.dtype != b.dtype:
+        return NotImplemented
+    if not (low.is_floating_point() or low.is_complex()):
+        return NotImplemented
+    if low.ndim != b.ndim:
+        batch = torch.broadcast_shapes(low.shape[:-2], b.shape[:-2])
+        low = low.expand(*batch, *low.shape[-2:])
+        b = b.expand(*batch, *b.shape[-2:])
+    if adjoint:
+        return torch.linalg.solve_triangular(low.mH, b, upper=True)
+    return torch.linalg.solve_triangular(low, b, upper=False)
+
+
+@solve_lower.method("jax")
+def _solve_lower_jax(low: Any, b: Any, adjoint: bool = False) -> Any:
+    """``jax.scipy.linalg.solve_triangular`` (concrete arrays and JAX's tracers alike)."""
+    import jax
+    from jax.scipy.linalg import solve_triangular
+
+    if not isinstance(b, jax.Array) or low.dtype != b.dtype:
+        return NotImplemented
+    return solve_triangular(low, b, lower=True, trans="C" if adjoint else "N")
+
+
+@solve_lower.method("cupy")
+def _solve_lower_cupy(low: Any, b: Any, adjoint: bool = False) -> Any:  # pragma: no cover
+    """``cupyx.scipy.linalg.solve_triangular``: single matrices only."""
+    if low.ndim != 2 or b.ndim != 2 or low.dtype != b.dtype:
+        return NotImplemented
+    from cupyx.scipy.linalg import solve_triangular
+
+    return solve_triangular(low, b, lower=True, trans="C" if adjoint else "N")
 
 
 def _cholesky_dot(xp: Any, factor: Any, x_dot: Any, upper: bool) -> Any:

@@ -3,8 +3,8 @@
 matrices take a leading batch axis of length 0 that NumPy's (or SciPy's) own function accepts,
 gives f's value (shape and dtype), cotangents of the arguments' shapes and a pushforward --
 ``cholesky``'s pullback raised SciPy's "``solve_triangular`` does not support zero-size batches"
-(``core/linalg_fast.py``), and so did those of ``scipy.linalg.lu`` and ``sqrtm``
-(``solve_sylvester``)."""
+(then ``core/linalg_fast.py``, now ``solve_lower``'s NumPy method beside the rule), and so did
+those of ``scipy.linalg.lu`` and ``sqrtm`` (``solve_sylvester``)."""
 
 from __future__ import annotations
 

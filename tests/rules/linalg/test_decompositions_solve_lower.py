@@ -1,5 +1,7 @@
-"""The backends' triangular solves (``chainrules.core.linalg_fast``) agree with the general
-solve, and the ``cholesky`` pullback takes them where the library has one."""
+"""The libraries' triangular solves (``solve_lower``'s methods, beside the ``cholesky`` rules)
+agree with the general solve, and the ``cholesky`` pullback and pushforward take them where the
+library has one. (``tests/core/test_specialise.py`` also checks every method against the generic
+path on the registrations' examples.)"""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules.core import linalg_fast
+from chainrules.core.specialise import generic_only, record_methods
+from chainrules.rules.linalg.decompositions import solve_lower
 
 
 def _factor(rng: np.random.Generator, shape: tuple[int, ...], complex_: bool) -> Any:
@@ -23,8 +26,16 @@ def _want(low: Any, b: Any, adjoint: bool = True) -> Any:
     return np.linalg.solve(np.conj(np.swapaxes(low, -1, -2)) if adjoint else low, b)
 
 
-# solve_lower_h (L^-H b, the cholesky pullback's) and solve_lower (L^-1 b, its pushforward's)
+# L^-H b (the cholesky pullback's) and L^-1 b (its pushforward's)
 FUNCS = [("solve_lower_h", True), ("solve_lower", False)]
+
+
+def _method(low: Any, b: Any, adjoint: bool) -> Any:
+    """``solve_lower`` through the library's method: asserts that the method gave the value."""
+    with record_methods() as used:
+        got = solve_lower(low, b, adjoint=adjoint)
+    assert used == {solve_lower}
+    return got
 
 
 # (factor shape, right-hand side shape): one matrix, a stack, a chunk of right-hand sides
@@ -41,8 +52,7 @@ def test_numpy_solve_agrees_with_the_general_solve(shapes: Any, complex_: bool, 
     rng = np.random.default_rng(0)
     low = _factor(rng, shapes[0], complex_)
     b = rng.standard_normal(shapes[1]) * (1 + 1j if complex_ else 1)
-    got = getattr(linalg_fast, func[0])(low, b)
-    assert got is not None
+    got = _method(low, b, func[1])
     assert got.dtype == low.dtype
     np.testing.assert_allclose(got, _want(low, b, func[1]), rtol=1e-12, atol=1e-14)
 
@@ -53,7 +63,7 @@ def test_torch_solve_agrees_with_the_general_solve(shapes: Any, complex_: bool, 
     rng = np.random.default_rng(1)
     low = _factor(rng, shapes[0], complex_)
     b = rng.standard_normal(shapes[1]) * (1 + 1j if complex_ else 1)
-    got = getattr(linalg_fast, func[0])(torch.asarray(low), torch.asarray(b))
+    got = _method(torch.asarray(low), torch.asarray(b), func[1])
     assert isinstance(got, torch.Tensor)
     np.testing.assert_allclose(got.numpy(), _want(low, b, func[1]), rtol=1e-12, atol=1e-14)
 
@@ -68,24 +78,28 @@ def test_jax_solve_agrees_with_the_general_solve(  # type: ignore[no-untyped-def
     rng = np.random.default_rng(2)
     low = _factor(rng, shapes[0], complex_)
     b = rng.standard_normal(shapes[1]) * (1 + 1j if complex_ else 1)
-    got = getattr(linalg_fast, func[0])(jnp.asarray(low), jnp.asarray(b))
-    assert got is not None
+    got = _method(jnp.asarray(low), jnp.asarray(b), func[1])
     np.testing.assert_allclose(np.asarray(got), _want(low, b, func[1]), rtol=1e-12, atol=1e-14)
     # under jit (JAX's tracers take the same path)
-    jitted = jax.jit(getattr(linalg_fast, func[0]))(jnp.asarray(low), jnp.asarray(b))
+    jitted = jax.jit(lambda a, r: _method(a, r, func[1]))(jnp.asarray(low), jnp.asarray(b))
     np.testing.assert_allclose(np.asarray(jitted), _want(low, b, func[1]), rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("func", FUNCS)
-def test_no_fast_path_where_the_library_has_none(func: Any) -> None:
+def test_the_general_solve_where_the_library_has_no_method(func: Any) -> None:
     xps = pytest.importorskip("array_api_strict")
-    solve = getattr(linalg_fast, func[0])
     rng = np.random.default_rng(3)
     low = _factor(rng, (3, 3), False)
     b = rng.standard_normal((3, 3))
-    assert solve(xps.asarray(low), xps.asarray(b)) is None
-    assert solve(low, b.astype(np.float32)) is None  # mixed dtypes
-    assert solve(low.astype(np.int64), b.astype(np.int64)) is None
+    for args in (
+        (xps.asarray(low), xps.asarray(b)),
+        (low, b.astype(np.float32)),  # mixed dtypes: the method declines
+    ):
+        with record_methods() as used:
+            got = solve_lower(*args, adjoint=func[1])
+        assert not used
+        want = _want(np.asarray(args[0]), np.asarray(args[1]), func[1])
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
 
 
 @pytest.mark.parametrize("lib", ["numpy", "torch", "jax"])
@@ -108,19 +122,19 @@ def test_cholesky_pullback_takes_the_fast_path_and_agrees(
     (reg,) = [r for r in cr.registrations() if r.name == "linalg.cholesky"]
     _, pb = cr.rrule(BACKENDS[lib].function(reg), a, upper=upper)
 
-    fast = []
-    solve = linalg_fast.solve_lower_h
+    calls = []
+    method = solve_lower.library_methods[lib]
 
-    def counted(low: Any, rhs: Any) -> Any:
-        out = solve(low, rhs)
-        fast.append(out is not None)
+    def counted(low: Any, rhs: Any, adjoint: bool = False) -> Any:
+        out = method(low, rhs, adjoint)
+        calls.append((adjoint, out is not NotImplemented))
         return out
 
-    monkeypatch.setattr(linalg_fast, "solve_lower_h", counted)
+    monkeypatch.setitem(solve_lower.library_methods, lib, counted)
     got = np.asarray(pb(y_bar)[1])
-    assert fast == [True, True]  # both solves by L^H were triangular
-    monkeypatch.setattr(linalg_fast, "solve_lower_h", lambda low, rhs: None)
-    generic = np.asarray(pb(y_bar)[1])
+    assert calls == [(True, True), (True, True)]  # both solves by L^H were triangular
+    with generic_only():
+        generic = np.asarray(pb(y_bar)[1])
     np.testing.assert_allclose(got, generic, rtol=1e-12, atol=1e-14)
 
 
@@ -148,17 +162,17 @@ def test_cholesky_pushforward_takes_one_fast_solve_per_step_and_agrees(
     f = BACKENDS[lib].function(reg)
 
     shapes = []
-    solve = linalg_fast.solve_lower
+    method = solve_lower.library_methods[lib]
 
-    def counted(low: Any, rhs: Any) -> Any:
-        out = solve(low, rhs)
-        shapes.append((tuple(rhs.shape), out is not None))
+    def counted(low: Any, rhs: Any, adjoint: bool = False) -> Any:
+        out = method(low, rhs, adjoint)
+        shapes.append((tuple(rhs.shape), out is not NotImplemented))
         return out
 
-    monkeypatch.setattr(linalg_fast, "solve_lower", counted)
+    monkeypatch.setitem(solve_lower.library_methods, lib, counted)
     got = np.asarray(cr.frule((cr.NoTangent(), xp.asarray(dots)), f, a, upper=upper)[1])
     assert shapes == [((5, 15), True), ((5, 15), True)]
-    monkeypatch.setattr(linalg_fast, "solve_lower", lambda low, rhs: None)
     for i in range(3):
-        one = cr.frule((cr.NoTangent(), xp.asarray(dots[i])), f, a, upper=upper)[1]
+        with generic_only():
+            one = cr.frule((cr.NoTangent(), xp.asarray(dots[i])), f, a, upper=upper)[1]
         np.testing.assert_allclose(got[i], np.asarray(one), rtol=1e-12, atol=1e-13)

@@ -1,4 +1,4 @@
-"""The JAX tie count (``chainrules.core.jax_fast.count_as``): the same count as the generic
+"""The JAX tie count (``count_true``'s JAX method, a float sum): the same count as the generic
 ``count_nonzero``, in the float dtype, and no integer reduction left in the inf-norm's gradient
 through the JAX bridge."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from chainrules.core import jax_fast
+from chainrules.core.specialise import generic_only, record_methods
 from chainrules.rules._util import count_true
 
 
@@ -18,7 +18,12 @@ def test_count_as_agrees_with_count_nonzero(axes, keepdims, dtype, jax_numpy) ->
     jnp = jax_numpy
     mask = np.random.default_rng(0).random((3, 4, 5)) < 0.4
     want = np.count_nonzero(mask, axis=axes, keepdims=keepdims).astype(dtype)
-    got = count_true(jnp, jnp.asarray(mask), axes, keepdims, dtype=getattr(jnp, dtype))
+    with record_methods() as used:
+        got = count_true(jnp, jnp.asarray(mask), axes, keepdims, dtype=getattr(jnp, dtype))
+    assert used == {count_true}
+    with generic_only():
+        generic = count_true(jnp, jnp.asarray(mask), axes, keepdims, dtype=getattr(jnp, dtype))
+    np.testing.assert_array_equal(np.asarray(generic), want)
     assert got.dtype == getattr(jnp, dtype)
     np.testing.assert_array_equal(np.asarray(got), want)
     # the generic path (NumPy) gives the same, converted to the dtype
@@ -29,11 +34,17 @@ def test_count_as_agrees_with_count_nonzero(axes, keepdims, dtype, jax_numpy) ->
 
 def test_count_as_applies_only_where_the_float_sum_is_exact(jax_numpy) -> None:  # type: ignore[no-untyped-def]
     jnp = jax_numpy
-    assert jax_fast.count_as(np.ones(3, bool), (0,), False, np.float64) is None  # not JAX
-    assert jax_fast.count_as(jnp.ones(3, bool), (0,), False, jnp.int64) is None  # not a float
+    method = count_true.library_methods["jax"]
+    assert method(jnp, jnp.ones(3, bool), (0,), False, jnp.int64) is NotImplemented  # not a float
+    assert method(jnp, jnp.ones(3, bool), (0,), False) is NotImplemented  # no dtype
     big = jnp.zeros((2**24,), dtype=bool)  # float32 rounds from 2**24 on: the integer count
-    assert jax_fast.count_as(big, (0,), False, jnp.float32) is None
-    assert jax_fast.count_as(big, (0,), False, jnp.float64) is not None
+    assert method(jnp, big, (0,), False, jnp.float32) is NotImplemented
+    assert method(jnp, big, (0,), False, jnp.float64) is not NotImplemented
+    import array_api_compat.numpy as anp
+
+    with record_methods() as used:  # not JAX: no method
+        count_true(anp, np.ones(3, bool), (0,), False, np.float64)
+    assert not used
 
 
 @pytest.mark.parametrize("mode", ["jvp", "vjp"])

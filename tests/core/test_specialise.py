@@ -1,0 +1,274 @@
+"""Library methods declared beside the generic code (``chainrules.core.specialise``).
+
+The mechanism: a call goes to the method of its first argument's library, falls back to the
+generic function on ``NotImplemented`` or inside ``generic_only()``, and nothing else decides.
+
+Generated from the registry: every declared method is checked against the generic path on the
+examples of the registrations whose rule modules call it, on its library, eagerly and (JAX, where
+the method declined eagerly) under ``jax.jit``: value, pullback and pushforward, with and without
+the methods. A method that no example reaches fails the test, so none goes unchecked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import re
+import sys
+import threading
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.core import specialise as sp
+from chainrules.core.registry import registrations
+from chainrules.testing.backends import BACKENDS
+from chainrules.testing.examples import examples_for
+
+
+# --- the mechanism --------------------------------------------------------------------------
+def _toy() -> sp.Specialised:
+    @sp.specialise
+    def double(x: Any) -> Any:
+        """x + x: the generic way."""
+        return ("generic", x + x)
+
+    @double.method("numpy")
+    def _double_numpy(x: Any) -> Any:
+        if x.dtype.kind != "f":
+            return NotImplemented
+        return ("numpy", x * 2)
+
+    return double
+
+
+def test_a_call_goes_to_its_librarys_method_and_back_to_the_generic_way() -> None:
+    double = _toy()
+    assert double(np.ones(2))[0] == "numpy"
+    assert double(np.ones(2, int))[0] == "generic"  # NotImplemented: the generic way
+    assert double(1.5)[0] == "generic"  # a Python scalar belongs to no library
+    with sp.generic_only():
+        assert double(np.ones(2))[0] == "generic"
+    assert double(np.ones(2))[0] == "numpy"
+    with sp.record_methods() as used:
+        double(np.ones(2))
+        double(np.ones(2, int))
+    assert used == {double}
+    assert double.__doc__ == "x + x: the generic way." and "numpy" in repr(double)
+
+
+def test_tracers_and_other_libraries_take_the_generic_way() -> None:
+    from chainrules import ad
+
+    double = _toy()
+    seen = []
+    ad.grad(lambda x: seen.append(double(x)[0]) or np.sum(x))(np.ones(3))
+    assert seen == ["generic"]
+    xps = pytest.importorskip("array_api_strict")
+    assert double(xps.ones(2))[0] == "generic"
+
+
+def test_generic_only_is_per_thread() -> None:
+    double = _toy()
+    got = []
+    with sp.generic_only():
+        t = threading.Thread(target=lambda: got.append(double(np.ones(2))[0]))
+        t.start()
+        t.join()
+        got.append(double(np.ones(2))[0])
+    assert got == ["numpy", "generic"]
+
+
+def test_declaration_errors_name_the_function_and_the_library() -> None:
+    double = _toy()
+    with pytest.raises(ValueError, match=r"double\.method: library must be one of"):
+        double.method("tensorflow")
+    with pytest.raises(ValueError, match="double has a numpy method already"):
+        double.method("numpy")
+
+
+def test_library_of_reads_arrays_and_real_modules_only() -> None:
+    import array_api_compat.numpy as anp
+
+    from chainrules import ad
+
+    assert sp.library_of(np.ones(2)) == sp.library_of(np.float64(1.0)) == "numpy"
+    assert sp.library_of(anp) == sp.library_of(np) == "numpy"
+    assert sp.library_of(1.0) is None and sp.library_of(None) is None
+    seen = []
+    ad.grad(lambda x: seen.append(sp.library_of(x.__array_namespace__())) or np.sum(x))(np.ones(2))
+    assert seen == [None]  # a traced namespace (a module subclass named like its base) is not
+
+
+# --- every method against the generic path, on the registry's examples ----------------------
+_LIBS = {"numpy": "numpy", "torch": "torch", "jax": "jax"}  # method library -> testing backend
+
+
+def _pairs() -> list[tuple[sp.Specialised, str]]:
+    import chainrules.rules  # noqa: F401  (every rule module, so every method, is declared)
+
+    return [(s, lib) for s in sp.methods() for lib in sorted(s.library_methods) if lib in _LIBS]
+
+
+def _users(s: sp.Specialised) -> list[cr.Registration]:
+    """The registrations whose rules live in a rule module that calls ``s``."""
+    call = re.compile(rf"\b{re.escape(s.__name__)}\(")
+    mods = {
+        name
+        for name, m in list(sys.modules.items())
+        if name.startswith("chainrules.rules")
+        and s in vars(m).values()
+        and call.search(inspect.getsource(m))
+    }
+    out = []
+    for reg in registrations():
+        rules = [r for r in (reg.rrule, reg.frule) if r is not None]
+        if any(getattr(r, "__module__", None) in mods for r in rules):
+            out.append(reg)
+    return out
+
+
+def _leaves(tree: Any) -> list[Any]:
+    """The floating arrays of a result (tuples, lists, thunks; zeros and non-arrays dropped), as
+    the library's arrays (JAX tracers inside ``jit``)."""
+    tree = cr.unthunk(tree)
+    if isinstance(tree, tuple | list):
+        return [a for t in tree for a in _leaves(t)]
+    return [tree] if _floating(tree) else []
+
+
+def _floating(a: Any) -> bool:
+    if not hasattr(a, "shape") or not hasattr(a, "dtype"):
+        return False
+    try:
+        xp = cr.namespace_of(a)
+    except TypeError:
+        return False
+    return bool(xp.isdtype(a.dtype, ("real floating", "complex floating")))
+
+
+def _run(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """Value, pullback of a fixed cotangent, and pushforward of fixed tangents."""
+    rng = np.random.default_rng(7)
+
+    def like(a: Any) -> Any:
+        if not _floating(a):
+            return cr.ZeroTangent()
+        xp = cr.namespace_of(a)
+        v = rng.standard_normal(tuple(a.shape))
+        if xp.isdtype(a.dtype, "complex floating"):
+            v = v + 1j * rng.standard_normal(tuple(a.shape))
+        return xp.asarray(v, dtype=a.dtype)
+
+    y, pb = cr.rrule(f, *args, **kwargs)
+    out = _leaves(y)
+    if isinstance(y, tuple | list):
+        cts = [like(v) for v in y]
+        ct = type(y)(*cts) if hasattr(y, "_fields") else type(y)(cts)
+    else:
+        ct = like(y)
+    out += _leaves(pb(ct)[1:])
+    dots = tuple(like(a) for a in args)
+    with contextlib.suppress(cr.NoRuleError):  # an rrule-only registration has no pushforward
+        out += _leaves(cr.frule((cr.NoTangent(), *dots), f, *args, **kwargs)[1])
+    return out
+
+
+def _numpy(leaves: list[Any]) -> list[np.ndarray]:
+    return [np.asarray(a.cpu() if hasattr(a, "cpu") else a) for a in leaves]
+
+
+@functools.cache
+def _checked(s: sp.Specialised, lib: str) -> tuple[int, list[str]]:
+    """(the number of examples that reached the method, the disagreements and failures): every
+    example eagerly; under ``jax.jit`` only for a JAX method that no eager call reached (a branch
+    on the device, as ``unless_inf``'s)."""
+    backend = BACKENDS[_LIBS[lib]]
+    if not backend.available():
+        pytest.skip(f"{lib} is not installed")
+    reached, bad = _sweep(s, backend, "eager")
+    if not reached and lib == "jax":
+        reached, bad = _sweep(s, backend, "jit")
+    return reached, bad
+
+
+def _sweep(s: sp.Specialised, backend: Any, how: str) -> tuple[int, list[str]]:
+    reached, bad = 0, []
+    for reg in _users(s):
+        f = backend.function(reg)
+        if f is None:
+            continue
+        for i, ex in enumerate(examples_for(reg)):
+            dtype = "complex128" if ex.complex else "float64"
+            args = tuple(backend.asarray(a, dtype) for a in ex.args)
+            kwargs = {k: backend.asarray(v, dtype) for k, v in ex.kwargs.items()}
+            if how == "jit":
+                call = _jitted(f, args, kwargs)
+            else:
+                call = functools.partial(_run, f, args, kwargs)
+            with sp.generic_only(), backend.precision(dtype):
+                try:
+                    want = _numpy(call())
+                except Exception:  # noqa: BLE001  (the example's own limit: not a method's)
+                    continue
+            where = f"{reg.name} #{i} {dtype} {how}"
+            with sp.record_methods() as used, backend.precision(dtype):
+                try:
+                    got = _numpy(call())
+                except Exception as e:  # noqa: BLE001  (the generic way gave a value)
+                    bad.append(f"{where}: {type(e).__name__}: {e}")
+                    continue
+            if s not in used:
+                continue
+            reached += 1
+            same = len(got) == len(want) and all(
+                g.shape == w.shape and np.allclose(g, w, rtol=1e-9, atol=1e-9, equal_nan=True)
+                for g, w in zip(got, want, strict=True)
+            )
+            if not same:
+                bad.append(where)
+    return reached, bad
+
+
+def _jitted(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A call of ``_run`` under ``jax.jit``, traced afresh each time (a new function: JAX caches
+    traces per function, and the methods are chosen while tracing)."""
+    import jax
+
+    arrays = [k for k, a in enumerate(args) if hasattr(a, "shape")]
+
+    def call() -> Any:
+        def run(*arrs: Any) -> Any:
+            full = list(args)
+            for k, a in zip(arrays, arrs, strict=True):
+                full[k] = a
+            return _run(f, tuple(full), kwargs)
+
+        return jax.jit(run)(*(args[k] for k in arrays))
+
+    return call
+
+
+@pytest.mark.parametrize(("s", "lib"), _pairs(), ids=lambda v: getattr(v, "__name__", v))
+def test_every_library_method_agrees_with_the_generic_path(s: sp.Specialised, lib: str) -> None:
+    reached, bad = _checked(s, lib)
+    assert reached, f"no example of the rules that use {s!r} reaches its {lib} method"
+    assert not bad, bad
+
+
+def test_the_check_finds_a_wrong_method(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A NumPy method that gives twice the value is caught (so the check above can fail)."""
+    pytest.importorskip("scipy")
+    from chainrules.rules.linalg.decompositions import solve_lower
+
+    right = solve_lower.library_methods["numpy"]
+    monkeypatch.setitem(
+        solve_lower.library_methods,
+        "numpy",
+        lambda low, b, adjoint=False: 2 * right(low, b, adjoint),
+    )
+    reached, bad = _sweep(solve_lower, BACKENDS["numpy"], "eager")
+    assert reached and bad  # (a zero-size example is the same doubled)
