@@ -413,6 +413,88 @@ def run(
     return cells
 
 
+def run_scale(
+    engines: dict[str, Engine], names: Sequence[str], rounds: int, budget: float, err: TextIO
+) -> list[dict[str, Any]]:
+    """The programs at scale (``sources/scale.py``): each engine's ``value_and_grad`` against
+    the hand-written value and gradient, checked first (rtol 1e-7), then timed side by side."""
+    from ._load import load
+    from .sources import scale
+
+    rows = []
+    with one_thread():
+        for name, (fn, hand, make) in scale.SCALE.items():
+            if names and not any(n in name for n in names):
+                continue
+            args = make()
+            hand_f = getattr(scale, hand)
+            row: dict[str, Any] = {"name": name, "elements": max(int(np.size(a)) for a in args)}
+            with quiet():
+                ref = hand_f(*args)
+            calls: dict[str, Callable[[], Any]] = {"hand": lambda h=hand_f, a=args: h(*a)}
+            for en, e in engines.items():
+                if e.value_and_grad is None:
+                    continue
+                try:
+                    vg = e.value_and_grad(getattr(load(scale.__name__, e.load), fn))
+                    a = tuple(e.convert(v) for v in args)
+                    with quiet():
+                        value, grad = vg(*a)
+                    why = disagreement(
+                        [e.to_numpy(value), e.to_numpy(grad)],
+                        list(ref),
+                        RTOL if en != "torch" else PEER_RTOL,
+                    )
+                except Exception as exc:  # noqa: BLE001  (reported in the row)
+                    why = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+                if why:
+                    row[en + "_status"] = why
+                else:
+                    row[en + "_status"] = "ok"
+                    calls[en] = lambda vg=vg, a=a: vg(*a)
+            with quiet():
+                t = interleaved(calls, rounds=rounds, budget=budget, timer=time.thread_time)
+            row["seconds"] = t
+            if OURS in t:
+                row["ratio_hand"] = t[OURS] / t["hand"]
+                for peer in t:
+                    if peer not in (OURS, "hand"):
+                        row["ratio_" + peer] = t[OURS] / t[peer]
+            rows.append(row)
+            err.write(f"scale: {name} done\n")
+    return rows
+
+
+def scale_markdown(rows: list[dict[str, Any]]) -> str:
+    peers = sorted({k[6:] for r in rows for k in r if k.startswith("ratio_") and k != "ratio_hand"})
+    lines = [
+        "\n**scale**: value_and_grad at 1e5-1e6 elements, chainrules.ad over a hand-written "
+        "NumPy value and gradient (and over each engine's value_and_grad)\n",
+        "| program | elements | chainrules | hand-written | over hand-written | "
+        + " | ".join(f"over {p}" for p in peers)
+        + " |",
+        "|---|---|---|---|---|" + "---|" * len(peers),
+    ]
+    for r in rows:
+        sec = r["seconds"]
+        ours = f"{sec[OURS] * 1e3:.2f} ms" if OURS in sec else r.get(OURS + "_status", "–")
+        cells = [
+            r["name"],
+            str(r["elements"]),
+            ours,
+            f"{sec['hand'] * 1e3:.2f} ms",
+            f"{r['ratio_hand']:.2f}" if "ratio_hand" in r else "–",
+        ]
+        for p in peers:
+            v = r.get("ratio_" + p)
+            cells.append(f"{v:.2f}" if v is not None else _short(r.get(p + "_status", "–"), 50))
+        lines.append("| " + " | ".join(cells) + " |")
+    ratios = [r["ratio_hand"] for r in rows if "ratio_hand" in r]
+    if ratios:
+        lines.append(f"\nmedian over hand-written: {statistics.median(ratios):.2f}")
+    return "\n".join(lines)
+
+
 def machine() -> dict[str, Any]:
     import autograd
 
@@ -517,16 +599,26 @@ def main(
         "--programs", nargs="*", default=[], help="only programs whose name contains one of these"
     )
     p.add_argument("--json", type=str, metavar="OUT", help="write everything as JSON")
+    p.add_argument("--no-scale", action="store_true", help="leave out the programs at scale")
     args = p.parse_args(argv)
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
         p.error(f"unknown engine(s) {unknown}; choose from {list(ENGINES)}")
-    rounds, budget = (2, 0.006) if args.quick else (3, 0.015)
+    rounds, budget = (2, 0.004) if args.quick else (3, 0.008)
     load_before = os.getloadavg()
     t0 = time.perf_counter()
     progs = select(population(), args.half, args.programs)
     cells = run(progs, engines, repeats=args.repeats, rounds=rounds, budget=budget, err=err)
+    scale_rows: list[dict[str, Any]] = []
+    if not args.no_scale:
+        eng = {}
+        for name in dict.fromkeys([OURS, BASE, *engines]):
+            try:
+                eng[name] = ENGINES[name]()
+            except ImportError:
+                continue
+        scale_rows = run_scale(eng, args.programs, rounds, budget, err)
     meta = {
         "half": args.half,
         "quick": args.quick,
@@ -541,6 +633,9 @@ def main(
         "machine": machine(),
     }
     text, data = report(cells, engines, meta)
+    if scale_rows:
+        text += scale_markdown(scale_rows) + "\n"
+    data["scale"] = scale_rows
     out.write(text)
     if args.json:
         with open(args.json, "w") as f:

@@ -25,6 +25,8 @@ class Engine:
     transform: Callable[[str, Callable[..., Any]], Callable[..., Any]]
     convert: Callable[[Any], Any]
     to_numpy: Callable[[Any], Any]
+    # f -> a function returning (value, gradient in the first argument)
+    value_and_grad: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 
 
 def _ident(v: Any) -> Any:
@@ -43,14 +45,23 @@ def chainrules_engine() -> Engine:
     from chainrules import ad
 
     table = {"grad": ad.grad, "hessian": ad.hessian, "jacobian": ad.jacobian}
-    return Engine("chainrules", "numpy", lambda t, f: table[t](f), _ident, _tree_numpy)
+    return Engine(
+        "chainrules", "numpy", lambda t, f: table[t](f), _ident, _tree_numpy, ad.value_and_grad
+    )
 
 
 def autograd_engine() -> Engine:
     import autograd
 
     table = {"grad": autograd.grad, "hessian": autograd.hessian, "jacobian": autograd.jacobian}
-    return Engine("autograd", "autograd", lambda t, f: table[t](f), _ident, _tree_numpy)
+    return Engine(
+        "autograd",
+        "autograd",
+        lambda t, f: table[t](f),
+        _ident,
+        _tree_numpy,
+        autograd.value_and_grad,
+    )
 
 
 def torch_engine() -> Engine:
@@ -72,7 +83,16 @@ def torch_engine() -> Engine:
             return v.detach().cpu().numpy()
         return _tree_numpy(v)
 
-    return Engine("torch", "torch", lambda t, f: table[t](f), convert, to_numpy)
+    def value_and_grad(f: Callable[..., Any]) -> Callable[..., Any]:
+        g = tf.grad_and_value(f)
+
+        def vg(*args: Any) -> Any:
+            grad, value = g(*args)
+            return value, grad
+
+        return vg
+
+    return Engine("torch", "torch", lambda t, f: table[t](f), convert, to_numpy, value_and_grad)
 
 
 def numpy_engine() -> Engine:
