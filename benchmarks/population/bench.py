@@ -513,6 +513,15 @@ def machine() -> dict[str, Any]:
         info["commit"] = subprocess.run(
             ["git", "-C", root, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
         ).stdout.strip()
+        # the engine measured: the last commit that changed chainrules/ (and whether it is dirty)
+        git = ["git", "-C", root]
+        info["chainrules_commit"] = subprocess.run(
+            [*git, "log", "-1", "--format=%h", "--", "chainrules"], capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            [*git, "status", "--porcelain", "--", "chainrules"], capture_output=True, text=True
+        ).stdout.strip()
+        info["chainrules_dirty"] = bool(dirty)
     except OSError:
         pass
     return info
@@ -553,7 +562,10 @@ def report(
         f"Population benchmark: {len({c.program.name for c in cells})} programs "
         f"(half: {meta['half']}), {meta['repeats']} run(s){' --quick' if meta['quick'] else ''}; "
         f"load average {meta['load_before'][0]:.2f} before, {meta['load_after'][0]:.2f} after; "
-        f"{meta['machine'].get('commit', '')}, NumPy {np.__version__}."
+        f"commit {meta['machine'].get('commit', '')} (chainrules/ as of "
+        f"{meta['machine'].get('chainrules_commit', '?')}"
+        f"{', modified' if meta['machine'].get('chainrules_dirty') else ''}), "
+        f"NumPy {np.__version__}."
     ]
     summaries = {peer: summary(cells, peer) for peer in peers}
     for peer in peers:
