@@ -281,7 +281,9 @@ def by_spelling(cells: list[Cell]) -> str:
     """The ratio to autograd's median per spelling tag (a program counts under each tag its
     source uses)."""
     tags = sorted({t for c in cells for t in c.program.spelling.split(",") if t})
-    transforms = [t for t in ("grad", "hessian") if any(c.transform == t for c in cells)]
+    transforms = [
+        t for t in ("grad", "hessian", "jacobian") if any(c.transform == t for c in cells)
+    ]
     lines = [
         "\n**by spelling** (median ratio to autograd over the programs that use each spelling)\n",
         "| spelling | " + " | ".join(f"{t}: programs, median" for t in transforms) + " |",

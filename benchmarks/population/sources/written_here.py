@@ -328,6 +328,64 @@ def cumulative_vector(x):
     return np.cumsum(x**2) - x[0] * x
 
 
+# --- vector outputs (their Jacobians) ------------------------------------------------------------
+def layer_matmul(x, W, b):
+    return np.tanh(W @ x + b)
+
+
+def layer_dot(x, W, b):
+    return np.tanh(np.dot(W, x) + b)
+
+
+def layer_einsum(x, W, b):
+    return np.tanh(np.einsum("ij,j->i", W, x) + b)
+
+
+def rosenbrock_residuals(x):
+    return np.concatenate([10 * (x[1:] - x[:-1] ** 2), 1 - x[:-1]])
+
+
+def broyden_tridiagonal(x):
+    xp = np.concatenate([np.zeros(1), x[:-1]])
+    xn = np.concatenate([x[1:], np.zeros(1)])
+    return (3 - 2 * x) * x - xp - 2 * xn + 1
+
+
+def softmax_vector(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def lorenz96(x):
+    return (np.roll(x, -1) - np.roll(x, 2)) * np.roll(x, 1) - x + 8.0
+
+
+def heat_rhs(u):
+    padded = np.concatenate([u[:1], u, u[-1:]])
+    return padded[:-2] - 2 * padded[1:-1] + padded[2:] - u**3
+
+
+def regression_residuals(w, X, y):
+    return X @ w - y
+
+
+def kernel_rows(x):
+    d = x[:, None] - x[None, :]
+    return np.exp(-0.5 * d**2).sum(axis=1)
+
+
+def normalized(x):
+    return x / np.linalg.norm(x)
+
+
+def logistic_map(x):
+    out = [x]
+    for _ in range(5):
+        x = 3.7 * x * (1 - x)
+        out.append(x)
+    return np.stack(out).ravel()
+
+
 # --- the programs --------------------------------------------------------------------------------
 def _r(seed):
     return np.random.default_rng(seed)
@@ -560,6 +618,78 @@ PROGRAMS = [
         fn="concat_boundary",
         category="indexing",
         args=lambda: (_vec(7, 61),),
+    ),
+    *[
+        {**row, "output": "vector"}
+        for row in _family(
+            "layer",
+            ["matmul", "dot", "einsum"],
+            "small model",
+            lambda: (_vec(6, 70), _r(71).standard_normal((8, 6)) * 0.5, _vec(8, 72)),
+        )
+    ],
+    dict(
+        name="here.rosenbrock_residuals",
+        fn="rosenbrock_residuals",
+        category="test function",
+        output="vector",
+        args=lambda: (_vec(6, 73),),
+    ),
+    dict(
+        name="here.broyden_tridiagonal",
+        fn="broyden_tridiagonal",
+        category="test function",
+        output="vector",
+        args=lambda: (_vec(8, 74),),
+    ),
+    dict(
+        name="here.softmax_vector",
+        fn="softmax_vector",
+        category="small model",
+        output="vector",
+        args=lambda: (_vec(7, 75),),
+    ),
+    dict(
+        name="here.lorenz96",
+        fn="lorenz96",
+        category="indexing",
+        output="vector",
+        args=lambda: (_vec(8, 76) + 8.0,),
+    ),
+    dict(
+        name="here.heat_rhs",
+        fn="heat_rhs",
+        category="indexing",
+        output="vector",
+        args=lambda: (_vec(9, 77),),
+    ),
+    dict(
+        name="here.regression_residuals",
+        fn="regression_residuals",
+        category="small model",
+        output="vector",
+        args=lambda: (_vec(4, 78), *_reg(10, 4, 79)),
+    ),
+    dict(
+        name="here.kernel_rows",
+        fn="kernel_rows",
+        category="likelihood",
+        output="vector",
+        args=lambda: (_vec(6, 80),),
+    ),
+    dict(
+        name="here.normalized",
+        fn="normalized",
+        category="loss",
+        output="vector",
+        args=lambda: (_vec(5, 81),),
+    ),
+    dict(
+        name="here.logistic_map",
+        fn="logistic_map",
+        category="test function",
+        output="vector",
+        args=lambda: (np.linspace(0.2, 0.8, 4),),
     ),
     dict(
         name="here.set_slice_vector",
