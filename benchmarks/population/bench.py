@@ -123,6 +123,23 @@ def _nondeterministic(p: Program) -> bool:
     return disagreement(a, b) is not None
 
 
+def _where(exc: BaseException) -> str:
+    """``"[scipy/stats/_multivariate.py:logpdf] "``: the innermost frame of the traceback that
+    lies outside the engines and this benchmark (the user's or library's call that failed)."""
+    import traceback
+
+    skip = (os.sep + "chainrules" + os.sep, os.sep + "autograd" + os.sep, os.sep + "torch" + os.sep)
+    skip += (os.path.dirname(os.path.abspath(__file__)) + os.sep + "bench.py",)
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if not any(k in f.filename for k in skip)
+    ]
+    if not frames:
+        return ""
+    f = frames[-1]
+    parts = f.filename.split(os.sep)
+    return f"[{os.sep.join(parts[-3:])}:{f.lineno} {f.name}] "
+
+
 def check(p: Program, t: str, engines: dict[str, Engine]) -> Cell:
     """Run each engine once and compare with autograd; the cell's status and its timed calls."""
     cell = Cell(p, t)
@@ -139,7 +156,7 @@ def check(p: Program, t: str, engines: dict[str, Engine]) -> Cell:
             if name == OURS:
                 cell.warnings = seen
         except Exception as exc:  # noqa: BLE001  (reported in the cell)
-            errors[name] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+            errors[name] = _where(exc) + f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
     if OURS in errors and BASE in errors:
         cell.status, cell.detail = "both fail", f"ours: {errors[OURS]}; autograd: {errors[BASE]}"
     elif OURS in errors:
