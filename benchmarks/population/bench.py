@@ -514,15 +514,23 @@ def scale_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def machine() -> dict[str, Any]:
-    import autograd
+def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def machine() -> dict[str, Any]:
     info = {
         "platform": platform.platform(),
         "machine": platform.machine(),
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "autograd": getattr(autograd, "__version__", "?"),
+        "autograd": _version("autograd"),
+        "torch": _version("torch"),
         "cpus": os.cpu_count(),
     }
     try:
