@@ -143,3 +143,27 @@ def test_disagreement_reports_a_difference() -> None:
     assert bench.disagreement(np.ones(3), np.ones(3)) is None
     assert "difference" in bench.disagreement(np.ones(3) + 1e-5, np.ones(3))
     assert "shape" in bench.disagreement(np.ones(3), np.ones(4))
+
+
+def test_the_command_reports_a_small_selection(tmp_path) -> None:
+    """The whole path (check, time, report, JSON) on two programs; the numbers are not judged."""
+    import io
+    import json
+
+    bench = _import("benchmarks.population.bench")
+    out, err = io.StringIO(), io.StringIO()
+    # nevergrad's sphere1 returns float(...): both engines refuse float() of a traced value
+    argv = ["--quick", "--half", "all", "--programs", "here.sumsq_pow", "nevergrad.sphere1"]
+    argv += ["--engines", "chainrules,autograd", "--no-scale", "--json", str(tmp_path / "r.json")]
+    assert bench.main(argv, out=out, err=err) == 0
+    text = out.getvalue()
+    assert "**grad**: chainrules.ad over autograd" in text
+    assert "nevergrad.sphere1 [grad, test function]" in text  # listed, not dropped
+    data = json.loads((tmp_path / "r.json").read_text())
+    cells = {p["name"]: p["cells"] for p in data["programs"]}
+    assert cells["here.sumsq_pow"]["grad"]["status"] == "timed"
+    assert len(cells["here.sumsq_pow"]["grad"]["ratios"]["autograd"]) == 1
+    assert cells["nevergrad.sphere1"]["grad"]["status"] == "both fail"
+    assert (
+        data["meta"]["load_before"] and data["summary"]["autograd"]["grad"]["all"]["programs"] == 2
+    )
