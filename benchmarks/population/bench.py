@@ -11,7 +11,6 @@ ratio is chainrules' time over the peer's: the median over rounds, then over ``-
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import platform
 import statistics
@@ -619,7 +618,6 @@ def main(
     argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     import argparse
-    import json
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -678,11 +676,23 @@ def main(
     out.write(text)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(
-                data,
-                f,
-                indent=1,
-                default=lambda v: None if isinstance(v, float) and math.isnan(v) else str(v),
-            )
-            f.write("\n")
+            f.write(json_text(data))
     return 0
+
+
+def json_text(data: dict[str, Any]) -> str:
+    """``data`` as JSON, one program (and one spelling row, one scale row) per line: a baseline
+    of some hundred lines that diffs by program."""
+    import json
+
+    def dumps(v: Any, **kw: Any) -> str:
+        return json.dumps(v, ensure_ascii=False, default=str, **kw)
+
+    rows = []
+    for k, v in data.items():
+        if isinstance(v, list):
+            inner = ",\n".join("  " + dumps(e) for e in v)
+            rows.append(f" {dumps(k)}: [\n{inner}\n ]")
+        else:
+            rows.append(f" {dumps(k)}: {dumps(v)}")
+    return "{\n" + ",\n".join(rows) + "\n}\n"
