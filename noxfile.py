@@ -1,10 +1,10 @@
 """Sessions: ``nox -s tests`` (the test suite), ``tests-thorough``, ``lint``, ``docs``, ``bench``,
-``check``, ``fuzz`` (the differential campaign).
+``population`` (the population benchmark), ``check``, ``fuzz`` (the differential campaign).
 
-``tests``, ``tests-thorough``, ``check`` and ``bench`` run in one shared environment,
-``.nox/all``, with ``pip install -e ".[all]"`` (JAX and PyTorch are installed once, not once per
-session); ``lint`` and ``docs`` have small environments of their own. A fresh machine needs only
-Python and nox.
+``tests``, ``tests-thorough``, ``check``, ``bench`` and ``population`` run in one shared
+environment, ``.nox/all``, with ``pip install -e ".[all]"`` (JAX and PyTorch are installed once,
+not once per session); ``lint`` and ``docs`` have small environments of their own. A fresh
+machine needs only Python and nox.
 """
 
 from __future__ import annotations
@@ -99,6 +99,14 @@ def bench(session: nox.Session) -> None:
     """Benchmarks: medians and same-process ratios, each row printed as it is measured (pass
     --quick, --json PATH, --plots, --markdown docs/benchmarks.md, or suite names)."""
     _run_shared(session, "benchmarks/run.py", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def population(session: nox.Session) -> None:
+    """The population benchmark (issue 27): 300-odd programs that people write, chainrules.ad's
+    grad, hessian and jacobian over autograd's in one process, per category (pass --quick,
+    --half dev|held-out|all, --engines chainrules,autograd,torch, --repeats N, --json OUT)."""
+    _run_shared(session, "-m", "benchmarks.population", *session.posargs)
 
 
 @nox.session(venv_backend="none")

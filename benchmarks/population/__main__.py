@@ -1,0 +1,15 @@
+"""``python -m benchmarks.population``: BLAS and OpenMP pinned to one thread, and SciPy's
+array-API mode on, before NumPy and SciPy load."""
+
+import os
+import sys
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+# SciPy's array-API mode, read once when SciPy loads: how chainrules.ad differentiates SciPy's
+# Python functions (logsumexp, rosen) unchanged (docs/ad.md); the campaign's corpus runs so too
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+from .bench import main  # noqa: E402
+
+sys.exit(main())

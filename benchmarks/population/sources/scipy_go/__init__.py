@@ -1,0 +1,1 @@
+"""SciPy's global-optimisation benchmark functions (see each file's header)."""

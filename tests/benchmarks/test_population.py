@@ -1,0 +1,169 @@
+"""``benchmarks/population``: the population's make-up (size, sources, category shares, the
+fixed split) and, on a fixed handful of programs, chainrules.ad's gradient against autograd's.
+No timing is asserted."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("autograd")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _import(name: str) -> Any:
+    """A module of benchmarks/ (the repository root on sys.path for the import only)."""
+    added = str(ROOT) not in sys.path
+    if added:
+        sys.path.insert(0, str(ROOT))
+    try:
+        return importlib.import_module(name)
+    finally:
+        if added:
+            sys.path.remove(str(ROOT))
+
+
+@pytest.fixture(scope="module")
+def programs_module() -> Any:
+    return _import("benchmarks.population.programs")
+
+
+@pytest.fixture(scope="module")
+def population(programs_module: Any) -> list[Any]:
+    return programs_module.population()
+
+
+def test_at_least_200_programs_with_unique_names(population: list[Any]) -> None:
+    assert len(population) >= 200
+    assert len({p.name for p in population}) == len(population)
+
+
+def test_every_program_names_its_source_and_licence(programs_module: Any, population) -> None:
+    for p in population:
+        assert p.licence, p.name
+        if p.source in (programs_module.WRITTEN_HERE, programs_module.GENERATED):
+            continue
+        repo, _, path = p.source.partition(":")
+        assert repo.count("/") == 1 and path, (p.name, p.source)
+
+
+def test_at_least_half_come_from_public_code(programs_module: Any, population) -> None:
+    public = [p for p in population if p.public]
+    assert len(public) / len(population) >= programs_module.MIN_PUBLIC
+    # public means someone else's file: neither written here nor generated
+    assert all(p.source not in ("written here",) and ":" in p.source for p in public)
+
+
+def test_category_shares_meet_their_minimums(programs_module: Any, population) -> None:
+    counts = collections.Counter(p.category for p in population)
+    assert set(counts) == set(programs_module.CATEGORIES)
+    for cat, share in programs_module.CATEGORIES.items():
+        assert counts[cat] / len(population) >= share, (cat, counts[cat], len(population))
+
+
+def test_the_split_is_a_fixed_hash_and_both_halves_hold_every_category(population) -> None:
+    halves = collections.defaultdict(set)
+    for p in population:
+        even = hashlib.sha256(p.name.encode()).digest()[0] % 2 == 0
+        assert p.half == ("dev" if even else "held-out"), p.name
+        halves[p.half].add(p.category)
+    cats = {p.category for p in population}
+    assert halves["dev"] == cats and halves["held-out"] == cats
+
+
+def test_spelling_families_hold_several_spellings(population) -> None:
+    fams = collections.defaultdict(set)
+    for p in population:
+        if p.family:
+            fams[p.family].add(p.spelling)
+    assert {"@", "np.dot", "einsum"} <= fams["mlp"]
+    assert {"x**2", "x*x", "np.square", "method"} <= fams["sumsq"]
+
+
+def test_the_loader_gives_autograd_its_numpy_and_leaves_the_module_alone() -> None:
+    import autograd.numpy as anp
+
+    load = _import("benchmarks.population._load").load
+    mod = "benchmarks.population.sources.written_here"
+    plain, ag = load(mod, "numpy"), load(mod, "autograd")
+    assert plain.np is np and ag.np.sin is anp.sin
+    assert ag.sumsq_pow is not plain.sumsq_pow
+    assert plain.sumsq_pow.__globals__["np"] is np
+
+
+# a fixed handful, from every source and category, none depending on SciPy's array-API mode
+CHECKED = [
+    "scipy_go.Ackley01",
+    "scipy_go.Rastrigin",
+    "scipy_go.Griewank",
+    "scipy_go.Schwefel01",
+    "scipy_go.Trid",
+    "scipy_go.Zacharov",
+    "autograd.logistic_regression",
+    "autograd.rosenbrock",
+    "autograd.fluidsim_project",
+    "here.mlp_matmul",
+    "here.mlp_dot",
+    "here.mlp_einsum",
+    "here.softmax_matmul",
+    "here.gauss_slogdet",
+    "here.bayes_linreg_evidence",
+    "here.huber",
+    "here.roughness",
+    "here.laplacian_2d",
+    "here.gather",
+    "here.recurrence_loop",
+]
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_chainrules_gradient_equals_autograds(name: str, population) -> None:
+    import autograd
+
+    from chainrules import ad
+
+    bench = _import("benchmarks.population.bench")
+    (p,) = [q for q in population if q.name == name]
+    with bench.quiet():
+        ours = ad.grad(p.function("numpy"))(*p.args)
+        ref = autograd.grad(p.function("autograd"))(*p.args)
+    assert np.all(np.isfinite(ref))
+    assert bench.disagreement(ours, ref) is None
+
+
+def test_disagreement_reports_a_difference() -> None:
+    bench = _import("benchmarks.population.bench")
+    assert bench.disagreement(np.ones(3), np.ones(3)) is None
+    assert "difference" in bench.disagreement(np.ones(3) + 1e-5, np.ones(3))
+    assert "shape" in bench.disagreement(np.ones(3), np.ones(4))
+
+
+def test_the_command_reports_a_small_selection(tmp_path) -> None:
+    """The whole path (check, time, report, JSON) on two programs; the numbers are not judged."""
+    import io
+    import json
+
+    bench = _import("benchmarks.population.bench")
+    out, err = io.StringIO(), io.StringIO()
+    # nevergrad's sphere1 returns float(...): both engines refuse float() of a traced value
+    argv = ["--quick", "--half", "all", "--programs", "here.sumsq_pow", "nevergrad.sphere1"]
+    argv += ["--engines", "chainrules,autograd", "--no-scale", "--json", str(tmp_path / "r.json")]
+    assert bench.main(argv, out=out, err=err) == 0
+    text = out.getvalue()
+    assert "**grad**: chainrules.ad over autograd" in text
+    assert "nevergrad.sphere1 [grad, test function]" in text  # listed, not dropped
+    data = json.loads((tmp_path / "r.json").read_text())
+    cells = {p["name"]: p["cells"] for p in data["programs"]}
+    assert cells["here.sumsq_pow"]["grad"]["status"] == "timed"
+    assert len(cells["here.sumsq_pow"]["grad"]["ratios"]["autograd"]) == 1
+    assert cells["nevergrad.sphere1"]["grad"]["status"] == "both fail"
+    assert (
+        data["meta"]["load_before"] and data["summary"]["autograd"]["grad"]["all"]["programs"] == 2
+    )
