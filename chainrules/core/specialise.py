@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import types
+import weakref
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
@@ -48,7 +49,7 @@ _GENERIC_ONLY: ContextVar[bool] = ContextVar("chainrules_generic_only", default=
 _USED: ContextVar[set[Any] | None] = ContextVar("chainrules_methods_used", default=None)
 _BY_TYPE: dict[type, str | None] = {}  # array type -> library (None: no method library)
 _BY_MODULE: dict[int, str | None] = {}  # id(namespace module) -> library (modules live on)
-_ALL: list[Specialised] = []
+_ALL: list[weakref.ref[Specialised]] = []  # every one declared (a test's die with it)
 
 
 def library_of(a: Any) -> str | None:
@@ -74,7 +75,7 @@ class Specialised:
         functools.update_wrapper(self, generic)
         self.generic = generic
         self.library_methods: dict[str, Callable[..., Any]] = {}
-        _ALL.append(self)
+        _ALL.append(weakref.ref(self))
 
     def method(self, library: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator: ``fn`` is this function's way for arrays of ``library``; it returns
@@ -118,7 +119,8 @@ def specialise(generic: Callable[..., Any]) -> Specialised:
 
 def methods() -> list[Specialised]:
     """Every function with at least one library method, in declaration order."""
-    return [s for s in _ALL if s.library_methods]
+    alive = [s for s in (r() for r in _ALL) if s is not None]
+    return [s for s in alive if s.library_methods]
 
 
 @contextlib.contextmanager

@@ -10,6 +10,8 @@ engine and transformation), ``skip`` (not applicable, with the reason).
 * ``arg-vs-closure``: the gradient of an argument equals the gradient of the same value closed
   over (for the program's ``x`` and ``d``, whatever the signature: positional, tuple, dict,
   keyword);
+* ``generic-path``: the same gradient with every library method declared beside a rule switched
+  off (``chainrules.core.specialise.generic_only``);
 * ``grad-vs-vjp``, ``vjp-vs-jvp`` (``<u, J v>`` both ways), ``jac-rev-vs-fwd`` and
   ``jac-vs-jvp`` (real programs), ``fd`` (a directional derivative by finite differences,
   in float64);
@@ -36,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ...core.registry import resolve_name
+from ...core.specialise import generic_only
 from .. import finite_differences as fdiff
 from ..backends import BACKENDS
 from .known import excuse
@@ -288,6 +291,21 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
                 np.concatenate([gx_c.ravel(), gd_c.ravel()]),
                 "same",
             )
+    # the generic path: every library method declared beside a rule (chainrules.core.specialise)
+    # off, the same gradient
+    with c.guard(E, "grad", "generic-path"):
+        with generic_only():
+            gx_g, gd_g = _grads(p, L, x, d)
+        got = [_to_np(gx_g)] + ([] if gd_g is None or gd is None else [_to_np(gd_g)])
+        want = [gx] + ([] if gd_g is None or gd is None else [gd])
+        c.compare(
+            E,
+            "grad",
+            "generic-path",
+            np.concatenate([g.ravel() for g in got]),
+            np.concatenate([w.ravel() for w in want]),
+            "same",
+        )
     # finite differences, in float64
     pd = p if p.dtype in ("float64", "complex128") else p.in_double()
     _, Ld = _native_fns(pd)
