@@ -46,6 +46,8 @@ from collections.abc import Callable
 from contextvars import ContextVar, Token
 from typing import Any
 
+from ._core import Tracer, namespace_of, primal
+
 _PREFIXES = ("array_api_compat", "array_api_extra", "scipy", "sklearn")
 _NAMES = ("array_namespace", "get_namespace")
 
@@ -62,8 +64,6 @@ _installed: list[tuple[dict[str, Any], str, Any, Any, Any]] = []  # the sites ho
 
 
 def _traced_namespace(xs: tuple[Any, ...]) -> Any:
-    from ._core import Tracer, namespace_of, primal
-
     ns = None
     for x in xs:
         if isinstance(x, Tracer):

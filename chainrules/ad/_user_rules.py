@@ -30,7 +30,10 @@ from typing import Any
 
 from ..core import registry
 from ..core.config import RULE_CONFIG
+from ._compat import scope_enter, scope_exit
 from ._config import AD_CONFIG
+from ._core import ACTIVE, enter
+from ._forward import ForwardTrace
 
 __all__ = ["call_user"]
 
@@ -55,7 +58,7 @@ def _operation_of(f: Any) -> Any:
     global _ops
     callables = registry.registered_callables()
     if _ops[0] is not callables:
-        table = {}
+        table: dict[Any, Any] = {}
         for target in callables:
             if not getattr(target, "__chainrules_traceable__", False):
                 try:
@@ -95,9 +98,6 @@ def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     and data arguments are constants of it), the engine's RuleConfig current (rules of
     higher-order functions differentiate through ad) and the scoped ``array_namespace``
     wrappers in place (``_compat``); a registered ``f`` goes through its rule."""
-    if _HOT is None:
-        _bind()
-    enter, active, scope_enter, scope_exit, forward_trace = _HOT  # type: ignore[misc]
     trace, args, kwargs = enter(args, kwargs)
     # use_rule_config(AD_CONFIG) without the context manager's generator (once per call)
     token = RULE_CONFIG.set(AD_CONFIG)
@@ -106,11 +106,12 @@ def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
         if trace is None:
             return f(*args, **kwargs)
         op = _operation_of(f)
+        active = ACTIVE
         active.append(trace)
         try:
             if op is None:
                 return f(*args, **kwargs)
-            return _through_rule(f, op, isinstance(trace, forward_trace), args, kwargs)
+            return _through_rule(f, op, isinstance(trace, ForwardTrace), args, kwargs)
         finally:  # its own trace (another thread's transformation may have pushed one since)
             if active[-1] is trace:
                 active.pop()
@@ -119,16 +120,3 @@ def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     finally:
         scope_exit(scope)
         RULE_CONFIG.reset(token)
-
-
-_HOT: tuple[Any, Any, Any, Any, Any] | None = None
-
-
-def _bind() -> None:
-    """Bind the engine's helpers once (``_core`` imports this module: a cycle at import)."""
-    global _HOT
-    from ._compat import scope_enter, scope_exit
-    from ._core import ACTIVE, enter
-    from ._forward import ForwardTrace
-
-    _HOT = (enter, ACTIVE, scope_enter, scope_exit, ForwardTrace)
