@@ -44,6 +44,7 @@ import sys
 import threading
 from collections.abc import Callable
 from contextvars import ContextVar, Token
+from operator import is_
 from typing import Any
 
 from ._core import Tracer, namespace_of, primal
@@ -57,10 +58,15 @@ _INSIDE: ContextVar[bool] = ContextVar("chainrules_ad_inside", default=False)
 _LOCK = threading.Lock()
 _WRAPPED: dict[int, Callable[..., Any]] = {}  # id(original) -> its wrapper (the wrapper keeps it)
 _WRAPPERS: dict[int, Callable[..., Any]] = {}  # id(wrapper) -> its original
-_state = {"depth": 0, "seen": -1}  # transformations running (all threads); len(sys.modules) scanned
+# transformations running (all threads); len(sys.modules) at the last scan; whether the last install
+# swapped every site at once (so the restore may too)
+_state = {"depth": 0, "seen": -1, "bulk": 0}
 # the sites known: (module's __dict__, attribute, original, wrapper, module)
 _sites: list[tuple[dict[str, Any], str, Any, Any, Any]] = []
 _installed: list[tuple[dict[str, Any], str, Any, Any, Any]] = []  # the sites holding a wrapper
+# the sites as columns (dicts, attributes, originals, wrappers, modules): the common install and
+# restore check and swap every site in a few calls of C functions
+_cols: tuple[tuple[Any, ...], ...] = ((), (), (), (), ())
 
 
 def _traced_namespace(xs: tuple[Any, ...]) -> Any:
@@ -134,7 +140,9 @@ def _scan() -> None:
                 orig = f
             if orig is not None:
                 found.append((d, attr, orig, _wrap(orig), mod))
+    global _cols
     _sites[:] = found
+    _cols = tuple(zip(*found)) if found else ((), (), (), (), ())
     _state["seen"] = len(sys.modules)
 
 
@@ -142,6 +150,12 @@ def _install() -> None:
     """Put the wrappers in place (the first transformation in)."""
     if len(sys.modules) != _state["seen"]:
         _scan()
+    dicts, attrs, origs, ws, mods = _cols
+    if all(map(is_, map(dict.get, dicts, attrs), origs)):  # the common case: every original
+        any(map(setattr, mods, attrs, ws))  # (setattr returns None: any() runs it on all)
+        _installed.extend(_sites)
+        _state["bulk"] = 1
+        return
     for site in _sites:
         d, attr, orig, w, mod = site
         cur = d.get(attr)
@@ -155,6 +169,7 @@ def _install() -> None:
 def _install_new() -> None:
     """Wrap, while transformations run, the copies in modules imported since the last scan."""
     _scan()
+    _state["bulk"] = 0
     done = {(id(s[0]), s[1]) for s in _installed}
     for site in _sites:
         d, attr, orig, w, mod = site
@@ -167,6 +182,13 @@ def _restore() -> None:
     """Put every original back (the last transformation out)."""
     if len(sys.modules) != _state["seen"]:
         _install_new()  # modules imported meanwhile may hold a wrapper: restored below
+    if _state["bulk"]:
+        _state["bulk"] = 0
+        dicts, attrs, origs, ws, mods = _cols
+        if all(map(is_, map(dict.get, dicts, attrs), ws)):
+            any(map(setattr, mods, attrs, origs))
+            _installed.clear()
+            return
     for d, attr, orig, w, mod in _installed:
         if d.get(attr) is w:
             setattr(mod, attr, orig)

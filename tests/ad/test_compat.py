@@ -300,3 +300,35 @@ def test_a_module_imported_during_a_transformation_gets_the_original_back() -> N
         assert not hasattr(mod.array_namespace, "__wrapped__")
     finally:
         sys.modules.pop(name, None)
+
+
+def test_someone_elses_replacement_is_left_alone() -> None:
+    """An attribute that other code replaced (``mock.patch``) before the transformation, or
+    while it runs, keeps that replacement: the scope swaps only what holds the original (or its
+    wrapper) and restores only what still holds its wrapper."""
+    from unittest import mock
+
+    def theirs(*xs: Any, **kw: Any) -> Any:
+        return "theirs"
+
+    def f(v: Any) -> Any:
+        assert array_api_compat.get_namespace is theirs
+        assert array_api_compat.array_namespace.__wrapped__ is not None  # ours, where original
+        return mixed(v)
+
+    with mock.patch.object(array_api_compat, "get_namespace", theirs):
+        ad.grad(f)(X)
+        assert array_api_compat.get_namespace is theirs
+
+    late: dict[str, Any] = {}
+
+    def g(v: Any) -> Any:
+        late["before"] = array_api_compat.get_namespace
+        array_api_compat.get_namespace = theirs  # replaced inside, not put back by them
+        return mixed(v)
+
+    try:
+        ad.grad(g)(X)
+        assert array_api_compat.get_namespace is theirs
+    finally:
+        array_api_compat.get_namespace = late["before"].__wrapped__

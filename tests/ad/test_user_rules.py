@@ -126,10 +126,10 @@ def test_registering_a_rule_changes_nothing_for_other_programs(clean_registry: A
 
 def test_untraced_rule_warning_is_deprecated() -> None:
     with pytest.warns(DeprecationWarning, match="UntracedRuleWarning is deprecated"):
-        cls = ad.UntracedRuleWarning
+        cls: Any = ad.UntracedRuleWarning
     assert issubclass(cls, UserWarning)
     with pytest.warns(DeprecationWarning, match="never raised"):
         from chainrules.ad import UntracedRuleWarning  # noqa: F401
     assert "UntracedRuleWarning" not in ad.__all__
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
-        ad.nothing_here  # type: ignore[attr-defined]
+        ad.nothing_here
