@@ -28,7 +28,6 @@ from ._api import (
     vjp,
 )
 from ._core import Tracer, lift_constants
-from ._user_rules import UntracedRuleWarning
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
@@ -37,7 +36,6 @@ __all__ = [
     "JACOBIAN_CHUNK_ELEMENTS",
     "NoRuleError",
     "Tracer",
-    "UntracedRuleWarning",
     "default_chunk_size",
     "grad",
     "hessian",
@@ -47,3 +45,21 @@ __all__ = [
     "value_and_grad",
     "vjp",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``UntracedRuleWarning``, deprecated (issue 27): importable, with a DeprecationWarning."""
+    if name == "UntracedRuleWarning":
+        import warnings
+
+        from ._user_rules import UntracedRuleWarning
+
+        warnings.warn(
+            "chainrules.ad.UntracedRuleWarning is deprecated and never raised: a transformation "
+            "uses the rules of the function it is given, and @chainrules.traceable makes calls "
+            "inside your code reach them",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return UntracedRuleWarning
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,6 +12,7 @@ import numpy as np
 from ..core.namespaces import dtype_kind, is_array, namespace_of
 from ..core.pytree import flatten, is_named_tuple, unflatten
 from ..core.tangents import AbstractZero, unthunk
+from ._config import AD_CONFIG
 from ._core import CREATED, Tracer, lift_like, primal, tracer_class
 from ._forward import ForwardTrace
 from ._reverse import Node, ReverseTrace, backward
@@ -735,3 +736,6 @@ def chunk_size_for(n: int, requested: int | None) -> int:
     """``requested``, or the forward mode's default chunk for ``n`` elements
     (:func:`default_chunk_size`)."""
     return requested if requested is not None else default_chunk_size(n)
+
+
+AD_CONFIG.use_engine(vjp, jvp)  # rules' rrule_via_ad / frule_via_ad (``_config``)

@@ -1,34 +1,75 @@
 """``array_namespace`` of array-api-compat, and of the copies SciPy and scikit-learn vendor, made
-to see a tracer's namespace when a tracer meets plain values of its own library.
+to see a tracer's namespace when a tracer meets plain values of its own library -- only while a
+transformation runs.
 
 Every copy maps a NumPy scalar (``numpy.bool_`` from ``ddof == n``, ``finfo(...).eps``) or a plain
 array to *its own* wrapped namespace (``scipy._lib.array_api_compat.numpy``) and a tracer to the
 traced namespace, then refuses two namespaces ("Multiple namespaces for array inputs"): SciPy's
 copy (1.13) keeps a set of namespace objects, the newer ones dedupe by ``__name__`` but keep the
 first, and each copy's NumPy namespace has its own name. No attribute of the tracer can change
-that, so while a transformation runs the engine wraps each copy's ``array_namespace`` /
-``get_namespace`` (where the copy and the modules that imported it by name hold it): when a
-tracer is among the arguments and every other argument is a scalar (Python's or NumPy's) or a
-plain array of the tracer's own library, the answer is the tracer's namespace. Anything else
-(two libraries, two traced namespaces) goes to the copy's own function, which raises as before.
+that, so the engine wraps each copy's ``array_namespace`` / ``get_namespace`` (where the copy and
+the modules that imported it by name hold it): when a tracer is among the arguments and every
+other argument is a scalar (Python's or NumPy's) or a plain array of the tracer's own library, the
+answer is the tracer's namespace. Anything else (two libraries, two traced namespaces) goes to
+the copy's own function, which raises as before.
+
+The patch is scoped (issue 27: no process-wide patch outlives its call):
+
+* :func:`scope_enter` / :func:`scope_exit` bracket every call of a user's function by a
+  transformation (``_user_rules.call_user``). The first entry in the process installs the
+  wrappers; the last exit, in whichever thread, puts every original back (``getattr(mod, attr)
+  is original`` again), also in modules imported meanwhile that copied a wrapper by name. A
+  depth count under a lock decides first and last, so nested transformations (``hessian`` is
+  ``jacobian(grad)``), re-entry from a rule (``rrule_via_ad``) and other threads' transformations
+  share one installation.
+* A wrapper changes an answer only in a thread (a ``contextvars`` context) that is inside a
+  transformation *and* only for a call with a tracer among its arguments; every other call --
+  in another thread while this one runs, with no tracer, or from a reference to the wrapper kept
+  after the exit -- is the original function's, with the same result or the same exception.
+* An exception leaving the user's function passes ``scope_exit`` (a ``finally``), so the count
+  and the context variable are restored on every path.
+* A pullback that ``ad.vjp`` returned and the user calls later runs the tape's rules on plain
+  arrays (the tracers existed only during the forward run), which need no wrapper; a pullback that
+  runs traced code itself (``rrule_via_ad`` inside a rule) goes through ``call_user`` again and so
+  enters the scope again.
+
+Known limit: a module that stored ``array_namespace`` somewhere other than a module attribute
+(a dict, a class) while a transformation ran keeps the wrapper after the exit, and it behaves
+as the original there (the context variable is unset outside transformations).
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
+from contextvars import ContextVar, Token
+from operator import is_
 from typing import Any
+
+from ._core import Tracer, namespace_of, primal
 
 _PREFIXES = ("array_api_compat", "array_api_extra", "scipy", "sklearn")
 _NAMES = ("array_namespace", "get_namespace")
-_WRAPPED: dict[int, Callable[..., Any]] = {}  # id(original) -> wrapper
-_ORIGINALS: set[int] = set()  # ids of the wrappers (not wrapped again)
-_SEEN = [0]  # len(sys.modules) at the last scan
+
+# True in a context (thread, asyncio task) while a transformation calls the user's function there
+_INSIDE: ContextVar[bool] = ContextVar("chainrules_ad_inside", default=False)
+
+_LOCK = threading.Lock()
+_WRAPPED: dict[int, Callable[..., Any]] = {}  # id(original) -> its wrapper (the wrapper keeps it)
+_WRAPPERS: dict[int, Callable[..., Any]] = {}  # id(wrapper) -> its original
+# transformations running (all threads); len(sys.modules) at the last scan; whether the last install
+# swapped every site at once (so the restore may too)
+_state = {"depth": 0, "seen": -1, "bulk": 0}
+# the sites known: (module's __dict__, attribute, original, wrapper, module)
+_sites: list[tuple[dict[str, Any], str, Any, Any, Any]] = []
+_installed: list[tuple[dict[str, Any], str, Any, Any, Any]] = []  # the sites holding a wrapper
+# the sites as columns (dicts, attributes, originals, wrappers, modules): the common install and
+# restore check and swap every site in a few calls of C functions
+_cols: tuple[tuple[Any, ...], ...] = ((), (), (), (), ())
 
 
 def _traced_namespace(xs: tuple[Any, ...]) -> Any:
-    from ._core import Tracer, namespace_of, primal
-
     ns = None
     for x in xs:
         if isinstance(x, Tracer):
@@ -60,30 +101,30 @@ def _wrap(orig: Callable[..., Any]) -> Callable[..., Any]:
         return w
 
     def array_namespace(*xs: Any, **kwargs: Any) -> Any:
-        ns = _traced_namespace(xs)
-        return orig(*xs, **kwargs) if ns is None else ns
+        if _INSIDE.get():
+            ns = _traced_namespace(xs)
+            if ns is not None:
+                return ns
+        return orig(*xs, **kwargs)
 
     array_namespace.__wrapped__ = orig  # type: ignore[attr-defined]
     array_namespace.__doc__ = orig.__doc__
     array_namespace.__module__ = getattr(orig, "__module__", __name__)
     _WRAPPED[id(orig)] = array_namespace
-    _ORIGINALS.add(id(array_namespace))
+    _WRAPPERS[id(array_namespace)] = orig
     return array_namespace
 
 
-def install() -> None:
-    """Wrap the ``array_namespace`` of every array-api-compat copy imported so far (cheap when no
-    module was imported since the last call)."""
-    n = len(sys.modules)
-    if n == _SEEN[0]:
-        return
-    _SEEN[0] = n
+def _scan() -> None:
+    """Find every module attribute that holds a copy's ``array_namespace`` / ``get_namespace``
+    (or a wrapper of one: a module imported while the wrappers were in place copied it)."""
     compat = {
         id(getattr(m, "array_namespace", None))
         for name, m in list(sys.modules.items())
         if name.endswith("array_api_compat") and m is not None
     }
     compat.discard(id(None))
+    found = []
     for name, mod in list(sys.modules.items()):
         if mod is None or not name.startswith(_PREFIXES):
             continue
@@ -92,7 +133,95 @@ def install() -> None:
             continue
         for attr in _NAMES:
             f = d.get(attr)
-            if f is None or id(f) in _ORIGINALS:
+            if f is None:
                 continue
-            if id(f) in compat or id(f) in _WRAPPED:
-                setattr(mod, attr, _wrap(f))
+            orig = _WRAPPERS.get(id(f))
+            if orig is None and (id(f) in compat or id(f) in _WRAPPED):
+                orig = f
+            if orig is not None:
+                found.append((d, attr, orig, _wrap(orig), mod))
+    global _cols
+    _sites[:] = found
+    _cols = tuple(zip(*found)) if found else ((), (), (), (), ())
+    _state["seen"] = len(sys.modules)
+
+
+def _install() -> None:
+    """Put the wrappers in place (the first transformation in)."""
+    if len(sys.modules) != _state["seen"]:
+        _scan()
+    dicts, attrs, origs, ws, mods = _cols
+    if all(map(is_, map(dict.get, dicts, attrs), origs)):  # the common case: every original
+        any(map(setattr, mods, attrs, ws))  # (setattr returns None: any() runs it on all)
+        _installed.extend(_sites)
+        _state["bulk"] = 1
+        return
+    for site in _sites:
+        d, attr, orig, w, mod = site
+        cur = d.get(attr)
+        if cur is orig:
+            setattr(mod, attr, w)
+        elif cur is not w:
+            continue  # someone else's replacement since the scan: theirs stays
+        _installed.append(site)
+
+
+def _install_new() -> None:
+    """Wrap, while transformations run, the copies in modules imported since the last scan."""
+    _scan()
+    _state["bulk"] = 0
+    done = {(id(s[0]), s[1]) for s in _installed}
+    for site in _sites:
+        d, attr, orig, w, mod = site
+        if (id(d), attr) not in done and d.get(attr) in (orig, w):
+            setattr(mod, attr, w)
+            _installed.append(site)
+
+
+def _restore() -> None:
+    """Put every original back (the last transformation out)."""
+    if len(sys.modules) != _state["seen"]:
+        _install_new()  # modules imported meanwhile may hold a wrapper: restored below
+    if _state["bulk"]:
+        _state["bulk"] = 0
+        dicts, attrs, origs, ws, mods = _cols
+        if all(map(is_, map(dict.get, dicts, attrs), ws)):
+            any(map(setattr, mods, attrs, origs))
+            _installed.clear()
+            return
+    for d, attr, orig, w, mod in _installed:
+        if d.get(attr) is w:
+            setattr(mod, attr, orig)
+    _installed.clear()
+
+
+def scope_enter() -> Token[bool]:
+    """Enter the scope of a transformation's call of the user's function (see the module's
+    docs); pass the token to :func:`scope_exit`, in a ``finally``."""
+    with _LOCK:
+        depth = _state["depth"]
+        if depth == 0:
+            _install()
+        elif len(sys.modules) != _state["seen"]:
+            _install_new()
+        _state["depth"] = depth + 1
+    return _INSIDE.set(True)
+
+
+def scope_exit(token: Token[bool]) -> None:
+    """Leave the scope entered with ``token``; the last transformation out restores every
+    original."""
+    _INSIDE.reset(token)
+    with _LOCK:
+        depth = _state["depth"] - 1
+        _state["depth"] = depth
+        if depth == 0:
+            _restore()
+
+
+def patched_sites() -> list[tuple[Any, str, Any]]:
+    """``(module, attribute, original)`` of every attribute the scope replaces (for tests)."""
+    with _LOCK:
+        if len(sys.modules) != _state["seen"]:
+            _scan()
+        return [(m, a, o) for _, a, o, _, m in _sites]

@@ -1,143 +1,122 @@
-"""Rules registered for a user's plain Python function that the engine cannot use.
+"""How a transformation calls the user's function, and where a user's registered rule is used.
 
-``chainrules.ad`` sees a call only when it reaches a tracer (operators, NumPy's protocols, the
-traced namespace) or a ``@chainrules.traceable`` function. A plain Python ``f`` with a registered
-rule runs its body instead, so its rule is silently bypassed. While a transformation calls the
-user's function, and only if such functions are registered, a profile hook watches for calls of
-them with traced arguments and warns once per function, naming it and the fix. Under a
-profiler of the user's (``sys.getprofile()`` set) it stays out of the way and does not warn.
+``chainrules.ad`` sees a call when it reaches a tracer (operators, NumPy's protocols, the traced
+namespace) or a ``@chainrules.traceable`` function, whose wrapper hands the call to the engine.
+A plain Python function's calls cannot be seen without introspection (profile hooks, frames or
+code objects, which issue 27 rules out): inside traced code a call of a plain ``f`` runs its body
+on tracers, whatever rules ``f`` has. So:
+
+* the function given to a transformation (``ad.grad(f)``, ``ad.vjp(f, x)``, ``ad.jacobian(f)``,
+  and the ``g`` of ``rrule_via_ad(g, ...)``) is the one call the engine always sees: when it has
+  rules of its own (``register_rrule(f)`` on the object) and is not ``traceable``, the call is
+  recorded as one operation differentiated by them -- the rule of the trace's mode
+  (``rrule`` in reverse mode, ``frule`` in forward mode); with no rule of that mode the body is
+  traced, as before. While ``f``'s own rule runs, a transformation of ``f`` inside it traces the
+  body (a rule that differentiates its own body with ``ad.vjp(f, ...)`` does not recurse).
+* for calls inside the user's code, ``@chainrules.traceable`` above the function is the way
+  (``docs/ad.md``, "Your own function, your own rule"); it costs one type lookup per argument.
+
+Registering a rule costs a later gradient nothing: one look-up of ``f`` among the registered
+callables per call of the user's function (an earlier version ran every transformation under a
+``sys.setprofile`` hook that warned when a registered plain function was traced through, which
+doubled the time of a gradient while any such rule was registered).
 """
 
 from __future__ import annotations
 
-import sys
-import types
-import warnings
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from ..core import registry
 from ..core.config import RULE_CONFIG
+from ._compat import scope_enter, scope_exit
 from ._config import AD_CONFIG
+from ._core import ACTIVE, enter
+from ._forward import ForwardTrace
 
-__all__ = ["UntracedRuleWarning", "call_user"]
+__all__ = ["call_user"]
 
 
 class UntracedRuleWarning(UserWarning):
-    """A function with a registered rule was traced through instead of using the rule."""
+    """Deprecated: nothing raises it. It told that a registered plain Python function was traced
+    through instead of using its rule; a transformation now uses the rule of the function it is
+    given, and ``@chainrules.traceable`` makes calls inside code use it."""
 
 
-_cache: tuple[Any, dict[Any, Any]] = (None, {})
-_warned: set[Any] = set()
+# {registered callable that is not traceable: its traceable(...) wrapper, made on first use},
+# rebuilt when the registered callables change
+_ops: tuple[Any, dict[Any, Any]] = (None, {})
+# the callables whose own rule is running in this context (a transformation of one inside it
+# traces its body)
+_OWN_RULE: ContextVar[frozenset[Any]] = ContextVar("chainrules_ad_own_rule", default=frozenset())
 
 
-def _plain_targets() -> dict[Any, Any]:
-    """``{code object: function}`` of the registered plain Python functions of users' code."""
-    global _cache
+def _operation_of(f: Any) -> Any:
+    """``traceable(f)`` when ``f`` is a registered callable that is not ``traceable``, else
+    ``None``."""
+    global _ops
     callables = registry.registered_callables()
-    if _cache[0] is callables:
-        return _cache[1]
-    found = {}
-    for target in callables:
-        if type(target) is not types.FunctionType:
-            continue
-        if getattr(target, "__chainrules_traceable__", False):
-            continue
-        found[target.__code__] = target
-    _cache = (callables, found)
-    return found
+    if _ops[0] is not callables:
+        table: dict[Any, Any] = {}
+        for target in callables:
+            if not getattr(target, "__chainrules_traceable__", False):
+                try:
+                    table[target] = None
+                except TypeError:  # unhashable: it is never looked up either
+                    continue
+        _ops = (callables, table)
+    table = _ops[1]
+    try:
+        if f not in table:
+            return None
+    except TypeError:  # an unhashable callable has no registration
+        return None
+    op = table[f]
+    if op is None:
+        op = table[f] = registry.traceable(f)
+    return op
 
 
-def _has_tracer(frame: types.FrameType, tracer: type) -> bool:
-    code = frame.f_code
-    n = code.co_argcount + code.co_kwonlyargcount
-    for name in code.co_varnames[:n]:
-        v: Any = frame.f_locals.get(name)
-        for e in v if type(v) in (tuple, list) else (v,):
-            if isinstance(e, tracer):
-                return True
-    return False
-
-
-def _inside_own_rule(fn: Any, frame: types.FrameType) -> bool:
-    reg = registry.registration_of(fn)
-    rules = [r for r in (reg.rrule, reg.frule) if r is not None] if reg is not None else []
-    names = [(getattr(r, "__code__", None), getattr(r, "__qualname__", "")) for r in rules]
-    f: types.FrameType | None = frame.f_back
-    while f is not None:
-        code = f.f_code
-        for rcode, qual in names:
-            if rcode is None or code.co_filename != rcode.co_filename:
-                continue
-            if code is rcode or getattr(code, "co_qualname", "").startswith(qual + "."):
-                return True
-        f = f.f_back
-    return False
+def _through_rule(f: Any, op: Any, forward: bool, args: Any, kwargs: dict[str, Any]) -> Any:
+    """``f(*args, **kwargs)`` recorded as one operation through ``f``'s rule of the trace's mode
+    (``op`` is ``traceable(f)``), or its body when there is no such rule or ``f``'s own rule is
+    running already."""
+    rule = registry.find_frule(f) if forward else registry.find_rrule(f)
+    running = _OWN_RULE.get()
+    if rule is None or f in running:
+        return f(*args, **kwargs)
+    token = _OWN_RULE.set(running | {f})
+    try:
+        return op(*args, **kwargs)
+    finally:
+        _OWN_RULE.reset(token)
 
 
 def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
     """``f(*args, **kwargs)`` with its trace running (``_core.enter``: arrays the code creates
-    and data arguments are constants of it) and the engine's RuleConfig current (rules of
-    higher-order functions differentiate through ad), warning when a registered plain function
-    is traced through."""
-    if _HOT is None:
-        _bind()
-    install, enter, active = _HOT  # type: ignore[misc]
-    install()  # array_namespace of every array-api-compat copy sees the traced namespace
+    and data arguments are constants of it), the engine's RuleConfig current (rules of
+    higher-order functions differentiate through ad) and the scoped ``array_namespace``
+    wrappers in place (``_compat``); a registered ``f`` goes through its rule."""
     trace, args, kwargs = enter(args, kwargs)
     # use_rule_config(AD_CONFIG) without the context manager's generator (once per call)
     token = RULE_CONFIG.set(AD_CONFIG)
+    scope = scope_enter()  # array_namespace of every array-api-compat copy sees the tracers
     try:
         if trace is None:
-            return _call_user(f, args, kwargs)
+            return f(*args, **kwargs)
+        op = _operation_of(f)
+        active = ACTIVE
         active.append(trace)
         try:
-            return _call_user(f, args, kwargs)
-        finally:
-            active.pop()
+            if op is None:
+                return f(*args, **kwargs)
+            return _through_rule(f, op, isinstance(trace, ForwardTrace), args, kwargs)
+        finally:  # its own trace (another thread's transformation may have pushed one since)
+            if active[-1] is trace:
+                active.pop()
+            else:
+                active.remove(trace)
     finally:
+        scope_exit(scope)
         RULE_CONFIG.reset(token)
-
-
-_HOT: tuple[Any, Any, Any] | None = None
-
-
-def _bind() -> None:
-    """Bind the engine's helpers once (``_core`` imports this module: a cycle at import)."""
-    global _HOT
-    from ._compat import install
-    from ._core import ACTIVE, enter
-
-    _HOT = (install, enter, ACTIVE)
-
-
-def _call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
-    targets = _plain_targets()
-    if not targets or sys.getprofile() is not None:  # never displace the user's profiler
-        return f(*args, **kwargs)
-    from ._core import Tracer
-
-    def hook(frame: types.FrameType, event: str, arg: Any) -> None:
-        if event != "call":
-            return
-        fn = targets.get(frame.f_code)
-        if fn is None or fn in _warned or not _has_tracer(frame, Tracer):
-            return
-        if _inside_own_rule(fn, frame):  # the rule computing f's value (or its pullback)
-            return
-        _warned.add(fn)
-        name = registry.function_name(fn)
-        warnings.warn(
-            f"chainrules.ad: {name} has a registered rule, but it is a plain Python function, "
-            f"so the engine traced its body instead of using the rule. Decorate {name} with "
-            "@chainrules.traceable (before registering its rules) for the rule to be used",
-            UntracedRuleWarning,
-            stacklevel=2,
-        )
-
-    previous = sys.getprofile()
-    sys.setprofile(hook)
-    try:
-        return f(*args, **kwargs)
-    finally:
-        sys.setprofile(previous)

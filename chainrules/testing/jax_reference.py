@@ -2,8 +2,8 @@
 
 Finite differences judge a rule to about 1e-7; JAX's hand-written derivatives judge it to
 round-off, and they pin down conventions finite differences cannot see (the half-and-half split
-at a tie, the triangle ``eigh`` reads). The comparison runs in float64 (JAX's ``jax_enable_x64``
-is switched on, as for every tester reference).
+at a tie, the triangle ``eigh`` reads). The comparison runs in float64: JAX's x64 mode is on for
+the call only (``jax.enable_x64``, a thread-local context), not left on for the process.
 
 Complex numbers: for a real loss ``L``, our cotangent is ``dL/dRe z + i dL/dIm z``; JAX's is its
 conjugate, in both directions. So JAX is given the conjugate of our output cotangent and its
@@ -16,6 +16,7 @@ answer is conjugated back before comparing.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,20 @@ def _flat(y: Any) -> list[Any]:
     return [y]
 
 
+def _in_x64(check: Callable[..., None]) -> Callable[..., None]:
+    """``check`` run with JAX's x64 mode on, and JAX's configuration as it was afterwards."""
+
+    @functools.wraps(check)
+    def in_x64(*args: Any, **kwargs: Any) -> None:
+        import jax
+
+        with jax.enable_x64(True):
+            check(*args, **kwargs)
+
+    return in_x64
+
+
+@_in_x64
 def check_agrees_with_jax(
     f: Callable[..., Any],
     /,
@@ -67,7 +82,6 @@ def check_agrees_with_jax(
     import jax
     import jax.numpy as jnp
 
-    jax.config.update("jax_enable_x64", True)
     kw = dict(kwargs, **(fkwargs or {}))
     name = function_name(f)
     if f_jax is None:
