@@ -154,22 +154,15 @@ def test_compile_backward_without_graph_break():  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     "name",
     [
-        pytest.param(
-            "exp",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="scalar_rule's primal table (scalar_rule._Primals, a dict subclass with "
-                "__missing__) is a closure value Dynamo cannot wrap: every scalar_rule rule "
-                "breaks the graph in the bridge's forward (also before the torch_fast paths)",
-            ),
-        ),
+        "exp",
         "linalg.vector_norm",
         "matmul",
     ],
 )
 def test_compile_fast_paths_without_graph_break(name):  # type: ignore[no-untyped-def]
-    # the rules with torch_fast pullbacks (chainrules/core/torch_fast.py), traced by Dynamo in
-    # the backward pass: no graph break, native's gradient
+    # the rules with torch_fast pullbacks (chainrules/core/torch_fast.py), traced by AOTAutograd
+    # in the backward pass (the bridged call is opaque to Dynamo): no graph break, native's
+    # gradient
     torch._dynamo.reset()
     native = ctorch.linalg.vector_norm if name == "linalg.vector_norm" else getattr(ctorch, name)
     f = crtorch.wrap(native)
