@@ -178,6 +178,67 @@ def test_compile_fast_paths_without_graph_break(name):  # type: ignore[no-untype
     torch.testing.assert_close(got, x.grad)
 
 
+_FRESH_PROCESS = """
+import json, warnings
+warnings.simplefilter("ignore")
+import torch
+import array_api_compat.torch as xp
+from chainrules.interop import torch as crtorch
+
+mm, ex, mul = (crtorch.wrap(f) for f in (xp.matmul, xp.exp, xp.multiply))
+x = torch.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=torch.float64)
+a = torch.tensor([[1.0, 0.5], [-0.5, 2.0]], dtype=torch.float64)
+
+
+def loss(x):
+    # a Python scalar operand (it reached torch.result_type through array_api_compat), two
+    # operands that depend on x, an elementwise scalar_rule
+    return torch.sum(ex(mm(x, x * 0.5 + a))) + torch.sum(mul(x, 2.0))
+
+
+def compiled(f):
+    return torch.compile(f, backend="aot_eager", fullgraph=True)
+
+
+out = {}
+with torch.no_grad():  # inference with two inputs ("'Function' object has no attribute 'sp'")
+    out["inference"] = (compiled(mm)(x, a) - mm(x, a)).abs().max().item()
+# the first compiled gradient in this process: nothing cached by an earlier one
+g = compiled(torch.func.grad(loss))(x)
+out["func.grad"] = (g - torch.func.grad(loss)(x)).abs().max().item()
+xc, xe = x.clone().requires_grad_(), x.clone().requires_grad_()
+compiled(loss)(xc).backward()  # the first compiled backward wrote namespaces._KIND
+loss(xe).backward()
+out["backward"] = (xc.grad - xe.grad).abs().max().item()
+print(json.dumps(out))
+"""
+
+
+def test_compile_without_graph_break_in_a_fresh_process():  # type: ignore[no-untyped-def]
+    """Issue 28: the bridge broke the graph on a cold cache (the project's compile tests passed
+    only on a warm one): the first compiled backward wrote ``namespaces._KIND``, pullbacks held
+    ``Signature`` objects, a Python scalar reached ``torch.result_type`` through
+    array_api_compat, and inference with two inputs raised "'Function' object has no attribute
+    'sp'". In a fresh process, with ``fullgraph=True``, each compiles and gives eager's values."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run(
+        [sys.executable, "-c", _FRESH_PROCESS],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=300,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    diffs = json.loads(r.stdout.strip().splitlines()[-1])
+    assert diffs == {"inference": 0.0, "func.grad": 0.0, "backward": 0.0}
+
+
 # --- arguments and conventions ----------------------------------------------------------------
 
 
