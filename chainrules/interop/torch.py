@@ -167,7 +167,7 @@ def wrap(f: Any) -> Any:
             return c_apply[fn](call, _unwrap_if_dead(dyn[0]))
         return c_apply[fn](call, *map(_unwrap_if_dead, dyn))
 
-    opaque = _Opaque(wrapped)
+    opaque = _opaque(wrapped, rules.name)
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
 
@@ -186,26 +186,10 @@ def _check_keyword_leaf(name: str, keyword: str, t: Any) -> None:
 # --- TorchDynamo: the call runs opaque to it ------------------------------------------------
 
 
-class _Opaque:
-    """A wrapped function as a constant of TorchDynamo's graphs (``register_constant``): built
-    by ``wrap``, outside any compiled region, and compared by identity (Dynamo guards on it)."""
-
-    __slots__ = ("fn",)
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __hash__(self) -> int:
-        return id(self)
-
-
 class _Static:
     """A static leaf of a call's arguments that a graph cannot hold as a value (``None``, a
     slice, ``...``, a NumPy dtype, a function): a pytree node with no children whose context is
-    the leaf, so that Dynamo passes it to ``_opaque_call`` as a constant. It unflattens to the
+    the leaf, so that Dynamo passes it to the opaque call as a constant. It unflattens to the
     leaf itself."""
 
     __slots__ = ("value",)
@@ -214,7 +198,6 @@ class _Static:
         self.value = value
 
 
-_pytree.register_constant(_Opaque)
 _pytree.register_pytree_node(
     _Static,
     lambda s: ([], s.value),
@@ -228,19 +211,28 @@ def _graph_leaf(a: Any) -> Any:
     return a if isinstance(a, _GRAPHABLE) else _Static(a)
 
 
-@torch._dynamo.nonstrict_trace
-def _opaque_call(opaque: _Opaque, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The wrapped function's eager call, which TorchDynamo records as one opaque node
-    (``flat_apply``) and AOTAutograd traces by running it: the bridge's Python (the rules,
-    their pullbacks, the ``autograd.Function`` with its ``jvp``, the ``torch.func`` levels) runs
-    as it does in eager mode, on fake tensors, and its operations are what the graph holds."""
-    return opaque.fn(*args, **kwargs)
+def _opaque(wrapped: Any, name: str) -> Any:
+    """``wrapped``'s eager call, for TorchDynamo to record as one opaque node (see
+    ``_dynamo_call``). One per ``wrap``, defined outside any compiled region (as
+    ``nonstrict_trace`` requires) and named after the function, so that Dynamo's errors and
+    graphs name it."""
+
+    def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return wrapped(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = "chainrules_" + re.sub(r"\W", "_", name)
+    return call
 
 
-def _dynamo_call(opaque: _Opaque, name: str, args: tuple[Any, ...], kwargs: Any) -> Any:
+def _dynamo_call(opaque: Any, name: str, args: tuple[Any, ...], kwargs: Any) -> Any:
     """The call of a wrapped function under TorchDynamo (``torch.compile``; ``torch.export``
-    with ``strict=True``): run opaque to Dynamo by ``_opaque_call``, its arguments' static
-    leaves passed as constants."""
+    with ``strict=True``), which only Dynamo runs: ``opaque`` (the eager call, ``_opaque``)
+    through ``torch._dynamo.nonstrict_trace``, which Dynamo records as one opaque node (a
+    ``flat_apply``) and AOTAutograd traces by running it -- the bridge's Python (the rules, their
+    pullbacks, the ``autograd.Function`` with its ``jvp``, the ``torch.func`` levels) runs as in
+    eager mode, on fake tensors, and its operations are what the graph holds. The arguments'
+    static leaves are passed as constants. (Applied here, not in ``wrap``: importing
+    ``torch._dynamo`` costs over a second, which eager users would pay.)"""
     if _is_exporting():
         raise RuleNotUsedError(
             f"chainrules.interop.torch: torch.export(strict=True) traces {name} with "
@@ -250,7 +242,7 @@ def _dynamo_call(opaque: _Opaque, name: str, args: tuple[Any, ...], kwargs: Any)
             f"custom op whose backward is the rule's pullback"
         )
     args, kwargs = _pytree.tree_map(_graph_leaf, (args, kwargs))
-    return _opaque_call(opaque, args, kwargs)
+    return torch._dynamo.nonstrict_trace(opaque)(args, kwargs)
 
 
 # --- torch.export: a custom op per wrapped function and call structure -------------------------
