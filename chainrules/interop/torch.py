@@ -8,15 +8,13 @@ Built on ``torch.autograd.Function`` with a context-free ``forward`` and a ``set
   the cotangents of inputs in ``ctx.needs_input_grad``. Where the kept pullback would be wrong the
   rrule is recomputed on the saved inputs (``save_for_backward``): when PyTorch records the
   backward (``create_graph=True``, ``gradgradcheck``), so the pullback is differentiated again by
-  PyTorch itself; under ``torch.func`` transforms and ``torch.compile``, which see only saved
-  tensors; and inside ``saved_tensors_hooks``. The rule runs on tensors (DTensors included)
+  PyTorch itself; under ``torch.func`` transforms, whose tensors sit outside the levels the
+  pullback saw; and inside ``saved_tensors_hooks``. The rule runs on tensors (DTensors included)
   through ``array_api_compat.torch``.
 * ``jvp`` (forward-mode AD: ``torch.autograd.forward_ad``, ``gradcheck(check_forward_ad=True)``)
-  calls the registered **frule**. TorchDynamo refuses an ``autograd.Function`` that defines
-  ``jvp``, so the bridge uses a second Function *without* ``jvp`` under ``torch.compile``, and
-  in eager autograd unless an input carries a forward-mode tangent:
-  ``torch.compile(fullgraph=True)`` then traces it without a graph break. Under ``torch.func``
-  transforms (not compiled) it is always the Function with ``jvp``: a forward-mode level may
+  calls the registered **frule**. In eager autograd the bridge uses a second Function, without
+  ``jvp``, unless an input carries a forward-mode tangent (the ``jvp`` costs a saved input).
+  Under ``torch.func`` transforms it is always the Function with ``jvp``: a forward-mode level may
   sit below a reverse-mode one (``hessian`` is ``jacfwd(jacrev)``), where the inputs show no
   tangent, and the Hessian then comes from the frule over the rrule's pullback.
 * The rule gets its inputs detached (it computes values, as a backward formula does: some torch
@@ -34,17 +32,17 @@ its position (``core.calls.bind_keywords``); one that cannot move raises ``Keywo
 when it requires grad. PyTorch's complex gradient convention is chainrules' own, so no conversion
 is needed.
 
-torch.compile: under TorchDynamo, an ``autograd.Function`` none of whose inputs Dynamo thinks
-requires grad is inlined (its ``forward`` traced as plain operations, which the enclosing
-transform then differentiates: the *body*, not the rule); and Dynamo reads ``requires_grad`` as
-False for a ``torch.func.grad`` input, so ``ctx.needs_input_grad`` is wrong there too. So under
-Dynamo the bridge (``_compiled_call``): inside a reverse-mode ``torch.func`` transform (``grad``,
-``vjp``, ``jacrev``) passes one more input that requires grad (``_MARK``), which makes Dynamo
-trace the Function's ``forward`` and ``backward``, and computes every cotangent (the compiler
-drops the unused ones); inside a forward-mode one (``jvp``, ``jacfwd``, ``hessian``), whose
-``jvp`` Dynamo refuses, or under a ``vmap`` nested in another transform (Dynamo shows only the
-innermost), raises ``RuleNotUsedError`` naming the function and the transform (without
-``fullgraph=True`` Dynamo then runs that frame eagerly, where the rules are used). Under
+torch.compile: TorchDynamo does not trace a bridged call. It would trace the rules' Python,
+which it cannot always follow (the objects a pullback closes over, a write to a cache), and the
+``autograd.Function`` under it: Dynamo inlines a Function none of whose inputs it thinks
+requires grad (the *body* is then differentiated, not the rule), reads ``requires_grad`` and so
+``ctx.needs_input_grad`` wrong inside ``torch.func`` transforms, and refuses a Function with
+``jvp``. So each call is one opaque node of Dynamo's graph (``torch._dynamo.nonstrict_trace``,
+``_dynamo_call``: its static arguments are constants of the graph), which AOTAutograd traces by
+running the bridge as in eager mode on fake tensors, with the ``torch.func`` levels of the
+transforms around it: the graph holds the rules' operations, forward and backward, under every
+transform (``grad``, ``vjp``, ``jacrev``, ``jacfwd``, ``hessian``, ``vmap``) and plain
+``backward``, on a cold cache, with no graph break from the bridge. Under
 ``torch.export`` (``strict=False``, the default) each call is recorded as one node of a custom
 op (``torch.library.custom_op``, named after the function and the call's static structure),
 whose ``register_fake`` runs the rrule on fake tensors and whose ``register_autograd`` backward is
@@ -63,8 +61,8 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.utils._pytree as _pytree
 from torch._C._functorch import unwrap_if_dead as _unwrap_if_dead
-from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter
 from torch.autograd import forward_ad
 
 from ..core.calls import (
@@ -129,6 +127,9 @@ def wrap(f: Any) -> Any:
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if _is_dynamo_compiling():
+            # TorchDynamo traces this call: it runs opaque to Dynamo (see the module docstring)
+            return _dynamo_call(opaque, rules.name, args, kwargs)
         sp = None
         if not kwargs:
             for a in args:  # a loop, not all() of a generator: half the cost at one argument
@@ -147,11 +148,11 @@ def wrap(f: Any) -> Any:
             )
             for k, kw in sp.keyword_leaves(unbound):
                 _check_keyword_leaf(rules.name, kw, dyn[k])
-        if _is_compiling():
-            return _compiled_call(plain, rules, sp, dyn)
+        if _is_exporting():
+            return _exported_call(rules, sp, dyn)
         if _functorch_active():
-            # a torch.func transform's tensors sit outside the pullback's levels, and Dynamo
-            # sees only saved tensors: the backward recomputes the rrule from them. The
+            # a torch.func transform's tensors sit outside the pullback's levels: the
+            # backward recomputes the rrule from the saved tensors. The
             # Function with jvp, always: a forward-mode level (jvp, jacfwd) may sit anywhere in
             # the stack of transforms, and one under a reverse-mode level (hessian is jacfwd of
             # jacrev) shows no tangent on the inputs here, yet asks for the Function's jvp
@@ -166,6 +167,7 @@ def wrap(f: Any) -> Any:
             return c_apply[fn](call, _unwrap_if_dead(dyn[0]))
         return c_apply[fn](call, *map(_unwrap_if_dead, dyn))
 
+    opaque = _opaque(wrapped, rules.name)
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
 
@@ -175,60 +177,72 @@ def _check_keyword_leaf(name: str, keyword: str, t: Any) -> None:
     positionally needs a derivative (it requires grad or carries a forward-mode tangent)."""
     if not _inexact(t):
         return
-    if _is_compiling() and _functorch_active():
-        # Dynamo reads requires_grad as False inside torch.func transforms: it cannot tell
-        raise keyword_error(
-            "torch", name, keyword, "may be differentiated by a torch.func transform"
-        )
     if t.requires_grad:
         raise keyword_error("torch", name, keyword, "requires grad")
     if forward_ad._current_level >= 0 and forward_ad.unpack_dual(t).tangent is not None:
         raise keyword_error("torch", name, keyword, "carries a forward-mode tangent")
 
 
-# An input that requires grad, passed to the Function under a reverse-mode torch.func transform
-# in torch.compile: without one, Dynamo inlines the Function's forward (see the module docstring)
-_MARK = torch.zeros((), requires_grad=True)
+# --- TorchDynamo: the call runs opaque to it ------------------------------------------------
 
 
-def _compiled_call(fn: Any, rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
-    """The Function applied under TorchDynamo (``torch.compile``, ``torch.export``)."""
-    name = rules.name
-    if torch.compiler.is_exporting():
-        if torch.compiler.is_dynamo_compiling():
-            raise RuleNotUsedError(
-                f"chainrules.interop.torch: torch.export(strict=True) traces {name} with "
-                f"TorchDynamo, where the bridge cannot record its custom op, and the exported "
-                f"program would differentiate the body of {name}, not its registered rules. "
-                f"Export with strict=False (the default): the bridge records {name} as a "
-                f"custom op whose backward is the rule's pullback"
-            )
-        return _exported_call(rules, sp, dyn)
-    if not _functorch_active():
-        # plain torch.compile: Dynamo traces forward and backward, and its needs_input_grad,
-        # from the inputs' requires_grad, is right
-        return fn.apply(_Call(sp, False), *dyn)
-    top = retrieve_current_functorch_interpreter()
-    key = top.key()
-    # Dynamo shows the innermost transform and its level (the number of transforms) only
-    if top.level() == 1:
-        if key == torch._C._functorch.TransformType.Grad:
-            return fn.apply(_Call(sp, False, all_cotangents=True, marked=True), *dyn, _MARK)
-        if key == torch._C._functorch.TransformType.Vmap:
-            return fn.apply(_Call(sp, False), *dyn)  # no derivative is taken
-    what = (
-        "a forward-mode torch.func transform (jvp, jacfwd, hessian), whose autograd.Function "
-        "jvp TorchDynamo refuses,"
-        if key == torch._C._functorch.TransformType.Jvp
-        else "nested torch.func transforms (vmap of grad, grad of vmap, grad of grad: "
-        "TorchDynamo shows the bridge the innermost one only)"
-    )
-    raise RuleNotUsedError(
-        f"chainrules.interop.torch: torch.compile of {what} would differentiate the body of "
-        f"{name}, not its registered rules. Run this transform without torch.compile (the "
-        f"rules are used there), or use a reverse-mode transform (grad, vjp, jacrev) directly "
-        f"under torch.compile"
-    )
+class _Static:
+    """A static leaf of a call's arguments that a graph cannot hold as a value (``None``, a
+    slice, ``...``, a NumPy dtype, a function): a pytree node with no children whose context is
+    the leaf, so that Dynamo passes it to the opaque call as a constant. It unflattens to the
+    leaf itself."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+_pytree.register_pytree_node(
+    _Static,
+    lambda s: ([], s.value),
+    lambda _, value: value,
+    serialized_type_name="chainrules.interop.torch._Static",
+)
+_GRAPHABLE = torch.fx.node.base_types
+
+
+def _graph_leaf(a: Any) -> Any:
+    return a if isinstance(a, _GRAPHABLE) else _Static(a)
+
+
+def _opaque(wrapped: Any, name: str) -> Any:
+    """``wrapped``'s eager call, for TorchDynamo to record as one opaque node (see
+    ``_dynamo_call``). One per ``wrap``, defined outside any compiled region (as
+    ``nonstrict_trace`` requires) and named after the function, so that Dynamo's errors and
+    graphs name it."""
+
+    def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return wrapped(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = "chainrules_" + re.sub(r"\W", "_", name)
+    return call
+
+
+def _dynamo_call(opaque: Any, name: str, args: tuple[Any, ...], kwargs: Any) -> Any:
+    """The call of a wrapped function under TorchDynamo (``torch.compile``; ``torch.export``
+    with ``strict=True``), which only Dynamo runs: ``opaque`` (the eager call, ``_opaque``)
+    through ``torch._dynamo.nonstrict_trace``, which Dynamo records as one opaque node (a
+    ``flat_apply``) and AOTAutograd traces by running it -- the bridge's Python (the rules, their
+    pullbacks, the ``autograd.Function`` with its ``jvp``, the ``torch.func`` levels) runs as in
+    eager mode, on fake tensors, and its operations are what the graph holds. The arguments'
+    static leaves are passed as constants. (Applied here, not in ``wrap``: importing
+    ``torch._dynamo`` costs over a second, which eager users would pay.)"""
+    if _is_exporting():
+        raise RuleNotUsedError(
+            f"chainrules.interop.torch: torch.export(strict=True) traces {name} with "
+            f"TorchDynamo, where the bridge cannot record its custom op, and the exported "
+            f"program would differentiate the body of {name}, not its registered rules. "
+            f"Export with strict=False (the default): the bridge records {name} as a "
+            f"custom op whose backward is the rule's pullback"
+        )
+    args, kwargs = _pytree.tree_map(_graph_leaf, (args, kwargs))
+    return torch._dynamo.nonstrict_trace(opaque)(args, kwargs)
 
 
 # --- torch.export: a custom op per wrapped function and call structure -------------------------
@@ -320,31 +334,23 @@ class _Call:
     """One call's static state, passed to the Function as its first input: the split arguments,
     whether the forward's pullback may serve the backward pass (``keep``: not under a
     ``torch.func`` transform, ``torch.compile`` or saved-tensor hooks, decided by ``wrap``), and
-    that pullback, with the rebuilder of a tuple output's cotangent and the arguments;
-    ``all_cotangents``: compute every cotangent, not only those in ``ctx.needs_input_grad``
-    (which TorchDynamo gets wrong under ``torch.func`` transforms); ``marked``: the last input
-    is ``_MARK``."""
+    that pullback, with the rebuilder of a tuple output's cotangent and the arguments."""
 
-    __slots__ = ("all_cotangents", "keep", "marked", "pullback", "sp")
+    __slots__ = ("keep", "pullback", "sp")
 
-    def __init__(
-        self, sp: Split, keep: bool, all_cotangents: bool = False, marked: bool = False
-    ) -> None:
+    def __init__(self, sp: Split, keep: bool) -> None:
         self.sp = sp
         self.keep = keep
         self.pullback: Any = None
-        self.all_cotangents = all_cotangents
-        self.marked = marked
 
 
 _functorch_active = torch._C._are_functorch_transforms_active
-_is_compiling = torch.compiler.is_compiling
+_is_dynamo_compiling = torch.compiler.is_dynamo_compiling
+_is_exporting = torch.compiler.is_exporting
 _saved_tensors_hooks = torch._C._autograd._top_saved_tensors_default_hooks
 
 
 def _has_forward_tangent(dyn: tuple[Any, ...]) -> bool:
-    if _is_compiling():
-        return False
     return any(forward_ad.unpack_dual(t).tangent is not None for t in dyn)
 
 
@@ -391,8 +397,6 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
     assert rrule is not None and frule is not None
 
     def forward(call: _Call, *dyn: Any) -> Any:
-        if call.marked:
-            dyn = dyn[:-1]
         inputs = dyn
         for t in dyn:
             if t.requires_grad:
@@ -453,11 +457,6 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
 
     def backward(ctx: Any, *grads: Any) -> Any:
         call: _Call = ctx.call
-        if call.marked:
-            return (*_backward(ctx, call, grads), None)
-        return _backward(ctx, call, grads)
-
-    def _backward(ctx: Any, call: _Call, grads: Any) -> Any:
         sp = call.sp
         # also torch's check that no input (or output, for a kept pullback) was modified in place
         saved = ctx.saved_tensors
@@ -478,8 +477,6 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         # an input that needs a gradient requires grad, which only floating and complex tensors
         # can: integer and boolean inputs (indices, masks) are never asked for
         need = ctx.needs_input_grad
-        if call.all_cotangents:
-            need = (False,) + (True,) * len(sp.dynamic)
         if type(sp) is FlatSplit:  # one positional tensor per input: no leaf bookkeeping
             if sp.nargs == 1:
                 return None, (flat_cotangent(pullback(bar)[1], saved[0], 0) if need[1] else None)

@@ -22,6 +22,7 @@ domain.
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -309,14 +310,17 @@ def _glue(prev: Any, target: np.ndarray, asarray: Any, namespace: Any, step: Ste
 
 
 def _size(shape: tuple[int, ...]) -> int:
-    return int(np.prod(shape, dtype=np.int64))
+    # Python's product: TorchDynamo traces np.prod as a tensor operation and its int() as a
+    # graph break (the compiled cells run the glue)
+    return math.prod(shape)
 
 
 def _broadcastable(small: tuple[int, ...], shape: tuple[int, ...]) -> bool:
-    try:
-        return np.broadcast_shapes(small, shape) == shape
-    except ValueError:
+    """``small`` broadcasts to ``shape`` (``np.broadcast_shapes(small, shape) == shape``, in
+    Python: TorchDynamo traces NumPy's as torch's, which raises another error)."""
+    if len(small) > len(shape):
         return False
+    return all(a in (1, b) for a, b in zip(reversed(small), reversed(shape)))
 
 
 # --- generation ----------------------------------------------------------------------------------
