@@ -24,7 +24,8 @@ __all__ = ["KNOWN", "Known", "excuse"]
 class Known:
     name: str
     reason: str
-    applies: Callable[[Any, str, str, Any], bool]  # (program, engine, relation, got)
+    # (program, engine, relation, got, want): got is the other engine's value, want ours
+    applies: Callable[[Any, str, str, Any, Any], bool]
 
 
 # JAX's functions that drop the tangent when called without size= (unique, and the set
@@ -45,21 +46,71 @@ _JAX_UNIQUE = frozenset(
 )
 
 
-def _jax_unique_zero(p: Any, engine: str, relation: str, got: Any) -> bool:
-    # JAX's own grad (engine jax), or a bridged rule that runs jax.numpy's function inside a
-    # transformation JAX differentiates again (the JAX bridge's hessian)
+def _jax_drops(s: Any, p: Any) -> bool:
+    """JAX's counterpart of step ``s`` has a zero derivative where ours has none: unique and
+    the set operations without ``size=``, and ``sign`` of a complex input."""
+    if s.reg.name in _JAX_UNIQUE:
+        return "size" not in s.example.kwargs
+    return s.reg.name == "sign" and p.dtype in ("complex64", "complex128")
+
+
+def _parts(p: Any, v: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A compared gradient split into its ``x`` part and its ``d`` part (maybe empty)."""
+    v = np.asarray(v).ravel()
+    return v[: p.x.size], v[p.x.size :]
+
+
+def _jax_drops_the_tangent(p: Any, engine: str, relation: str, got: Any, want: Any) -> bool:
+    # JAX's own grad: the tangent of x, which enters at the first step and flows through every
+    # step, is dropped at the first dropping step; d's too where it enters at or before it. The
+    # parts the drop reaches must be exactly zero, and d's other part must agree with ours
+    if engine != "jax" or relation != "grad" or got is None or want is None:
+        return False
+    k = next((k for k, s in enumerate(p.steps) if _jax_drops(s, p)), None)
+    if k is None:
+        return False
+    gx, gd = _parts(p, got)
+    _, wd = _parts(p, want)
+    if np.any(gx):
+        return False
+    d_at = next((j for j, s in enumerate(p.steps) if s.data is not None), None)
+    if d_at is not None and d_at <= k:
+        return not np.any(gd)
+    return bool(np.allclose(gd, wd, rtol=1e-7, atol=1e-9))
+
+
+def _jax_bridge_unique_zero(p: Any, engine: str, relation: str, got: Any, want: Any) -> bool:
+    # a bridged rule that runs jax.numpy's unique inside a transformation JAX differentiates
+    # again (the JAX bridge's hessian): the whole second order is zero
     return (
-        (
-            (engine == "jax" and relation == "grad")
-            or (engine == "jax-bridge" and relation == "hessian")
-        )
+        engine == "jax-bridge"
+        and relation == "hessian"
         and any(s.reg.name in _JAX_UNIQUE and "size" not in s.example.kwargs for s in p.steps)
         and got is not None
         and not np.any(np.asarray(got))
     )
 
 
-def _scipy_sylvester_mixed(p: Any, engine: str, relation: str, got: Any) -> bool:
+def _hermitian_representative(p: Any, engine: str, relation: str, got: Any, want: Any) -> bool:
+    # x is a Hermitian matrix (the program's first step reads it so): a gradient is determined
+    # only up to its anti-Hermitian part, and each engine picks its representative
+    if engine not in ("jax", "torch") or relation != "grad" or got is None or want is None:
+        return False
+    if not p.steps[0].hermitian or p.x.ndim < 2:
+        return False
+    (gx, gd), (wx, wd) = _parts(p, got), _parts(p, want)
+    gx, wx = gx.reshape(p.x.shape), wx.reshape(p.x.shape)
+
+    def herm(m: np.ndarray) -> np.ndarray:
+        return (m + np.conj(np.swapaxes(m, -1, -2))) / 2
+
+    return bool(
+        np.allclose(herm(gx), herm(wx), rtol=1e-7, atol=1e-9)
+        and np.allclose(gd, wd, rtol=1e-7, atol=1e-9)
+    )
+
+
+def _scipy_sylvester_mixed(p: Any, engine: str, relation: str, got: Any, want: Any) -> bool:
     return (
         engine == "native"
         and relation == "fd"
@@ -74,18 +125,35 @@ KNOWN: tuple[Known, ...] = (
         "the other engine's function computes another value on these inputs (its definition, "
         "a default argument or a branch cut differs), so its derivative is of another "
         "function: the gradient comparison is skipped and counted as such, never as agreement",
-        lambda p, engine, relation, got: relation == "primal",
+        lambda p, engine, relation, got, want: relation == "primal",
     ),
     Known(
-        "jax-unique-drops-the-tangent",
-        "jax.numpy's unique functions (and the set operations built on them) without size= "
-        "call core.concrete_or_error on their input (jax/_src/numpy/setops.py), which drops the "
-        "tangent: JAX's gradient of a program through them is exactly zero where ours agrees "
-        "with finite differences (seed 23: 1.63821e-5 vs 1.6382e-5), and so is the JAX "
-        "bridge's Hessian, whose second order runs the rule's jax.numpy calls under JAX's own "
-        "differentiation (seeds 226, 351, 619). A silent zero JAX gives its users too; excused "
-        "only where the whole result is zero",
-        _jax_unique_zero,
+        "jax-drops-the-tangent",
+        "JAX's counterpart has a zero derivative where the function has none: jax.numpy's unique "
+        "functions (and the set operations built on them) without size= call "
+        "core.concrete_or_error on their input (jax/_src/numpy/setops.py), which drops the "
+        "tangent (seed 23: ours 1.63821e-5, finite differences 1.6382e-5, JAX 0; seeds 351, "
+        "365); and lax.sign's derivative is defined as zero, also for a complex input, where "
+        "sign(z) = z/|z| varies (seed 88). Excused only where JAX's gradient is exactly zero "
+        "in every part the dropped tangent reaches (x, which flows through every step; d where "
+        "it enters at or before that step) and agrees with ours elsewhere",
+        _jax_drops_the_tangent,
+    ),
+    Known(
+        "jax-bridge-unique-second-order",
+        "the JAX bridge's Hessian of a program through unique: its second order runs the rule's "
+        "jax.numpy calls under JAX's own differentiation, where unique drops the tangent (seeds "
+        "226, 351, 619); excused only where the whole Hessian is zero",
+        _jax_bridge_unique_zero,
+    ),
+    Known(
+        "hermitian-gradient-representative",
+        "the program's input is a Hermitian matrix (its first step reads one: cholesky, "
+        "cho_factor, eigh), so the gradient is determined only up to an anti-Hermitian part. "
+        "chainrules returns the Hermitian one (docs/conventions.md); JAX's cho_factor puts the "
+        "off-diagonal cotangent in the triangle it reads (seed 346). Excused only where the "
+        "Hermitian parts agree, and the gradient of d agrees",
+        _hermitian_representative,
     ),
     Known(
         "scipy-solve-sylvester-mixed-dtypes",
@@ -101,10 +169,12 @@ KNOWN: tuple[Known, ...] = (
 )
 
 
-def excuse(program: Any, engine: str, relation: str, got: Any = None) -> str | None:
+def excuse(
+    program: Any, engine: str, relation: str, got: Any = None, want: Any = None
+) -> str | None:
     """The name of the known difference that covers this disagreement (``got``: the other
-    engine's value), or None."""
+    engine's value, ``want``: ours), or None."""
     for k in KNOWN:
-        if k.applies(program, engine, relation, got):
+        if k.applies(program, engine, relation, got, want):
             return k.name
     return None

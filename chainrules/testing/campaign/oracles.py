@@ -94,7 +94,7 @@ class _Cells:
         if close(got, want, kind):
             self.record(engine, transform, relation, "agree")
             return True
-        name = excuse(self.p, engine, relation, got)
+        name = excuse(self.p, engine, relation, got, want)
         if name is not None:
             self.record(engine, transform, relation, "skip", f"known: {name}")
             return True
