@@ -48,6 +48,7 @@ from ..core import (
     zero_derivative,
 )
 from ..core.scalar_rule import finish_tangent
+from ..core.specialise import specialise
 from ._util import safe, unit
 
 _NO = NoTangent()
@@ -244,7 +245,8 @@ def _hypot_d(which: int) -> Any:
         x = x1 if which == 0 else x2
         q = x / safe(xp, out)
         both = xp.isinf(x1) & xp.isinf(x2)
-        lim = xp.where(both, math.sqrt(0.5) * xp.sign(x), xp.sign(x))
+        sgn = real_sign(xp, x)
+        lim = xp.where(both, math.sqrt(0.5) * sgn, sgn)
         return xp.where(xp.isinf(x), lim, q)
 
     return d
@@ -528,7 +530,26 @@ def _sign(xp: Any, x: Any, cplx: bool) -> Any:
     # infinite part where z/|z| is inf/inf, so NumPy arrays take it: the primal is NumPy's
     if cplx and array_api_compat.is_numpy_namespace(xp):
         return np.sign(x)
-    return unit(xp, x, xp.abs(x)) if cplx else xp.sign(x)
+    return unit(xp, x, xp.abs(x)) if cplx else real_sign(xp, x)
+
+
+@specialise
+def real_sign(xp: Any, x: Any) -> Any:
+    """The standard's ``sign`` of a real array, the library's own values."""
+    return xp.sign(x)
+
+
+@real_sign.method("torch")
+def _real_sign_torch(xp: Any, x: Any) -> Any:
+    """``torch.sign`` with NaN kept by a select: array-api-compat's ``sign`` writes NaN through a
+    boolean mask, which ``torch.compile``'s fake tensors and ``torch.func.vmap`` refuse (the
+    torch bridge's compiled gradients of ``sign`` and ``hypot`` raised: campaign seeds 4024,
+    4741). The same values, signed zeros included."""
+    import torch
+
+    if not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point:
+        return NotImplemented
+    return torch.where(torch.isnan(x), x, torch.sign(x))
 
 
 @register_rrule(

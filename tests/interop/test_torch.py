@@ -690,3 +690,20 @@ def test_strict_export_raises_that_the_rule_would_not_be_used():  # type: ignore
         torch.export.export(M(), (torch.ones(3, dtype=torch.float64),), strict=True)
     msg = " ".join(repr(e) for e in (info.value, info.value.__cause__) if e is not None)
     assert "RuleNotUsedError" in msg and "marker" in msg and "strict=False" in msg
+
+
+@pytest.mark.parametrize("name", ["sign", "hypot"])
+def test_compiled_grad_through_a_real_sign(name: str) -> None:
+    """Regression (campaign torch-bridge seeds 4024, 4741): the rules of ``sign`` and ``hypot``
+    took array-api-compat's ``sign``, which writes NaN through a boolean mask that
+    ``torch.compile``'s fake tensors refuse; ``real_sign``'s torch method selects instead."""
+    torch._dynamo.reset()
+    f = crtorch.wrap(getattr(ctorch, name))
+    x = torch.tensor([1.0, -2.0, 3.0, 0.5], dtype=torch.float64)
+
+    def loss(x: torch.Tensor) -> torch.Tensor:
+        y = f(x) if name == "sign" else f(x, 2.0 * x + 1.0)
+        return (y * x).sum()
+
+    compiled = torch.compile(torch.func.grad(loss), backend="aot_eager", fullgraph=True)
+    torch.testing.assert_close(compiled(x), torch.func.grad(loss)(x), rtol=1e-12, atol=0)
