@@ -342,7 +342,6 @@ def _guarded(backing: str) -> list[tuple[str, Any]]:
         ("operator.index(x)", lambda: operator.index(i)),
         ("x.item()", lambda: z.item()),
         ("x.tolist()", lambda: m.tolist()),
-        ("numpy.asarray(x)", lambda: np.asarray(m)),
         ("format(x, '.2f')", lambda: f"{z:.2f}"),
     ]
 
@@ -369,14 +368,35 @@ def test_every_element_access_works_inside_allowscalar(backing: str) -> None:
         assert int(i) == 1 and operator.index(i) == 1 and complex(z) == 2 + 0j
         assert bool(z > 1) is True
         assert z.item() == 2.0 and dev([[1, 2]], backing).tolist() == [[1, 2]]
-        assert np.asarray(m).shape == (2, 3)
-        assert np.asarray(m, dtype=np.float32).dtype == np.float32
         assert f"{z:.1f}" == "2.0"
         w = dev([0.0, 0.0], backing)
         w[1] = 3.0
         np.testing.assert_array_equal(host(w), [0.0, 3.0])
-        with pytest.raises(ValueError, match="without a copy"):
-            m.__array__(copy=False)
+
+
+@pytest.mark.parametrize("scalars", [False, True], ids=["disallowed", "inside-allowscalar"])
+def test_implicit_conversion_to_numpy_is_refused_as_cupy_refuses_it(
+    backing: str, scalars: bool
+) -> None:
+    """Campaign seed 8210: a program's ``np.array(x)`` of a device array. CuPy raises a
+    ``TypeError`` there ("Implicit conversion to a NumPy array is not allowed"), also where
+    scalar access is allowed: a transfer of the whole array, not an element access. So does the
+    stand-in, naming the explicit transfers; it never reads the value on the host."""
+    m = dev(M, backing)
+    conversions = [
+        lambda: np.asarray(m),
+        lambda: np.array(m),
+        lambda: np.array(m, ndmin=3),
+        lambda: np.asarray(m, dtype=np.float32),
+        lambda: np.array([m, m]),
+        lambda: m.__array__(copy=False),
+    ]
+    for k, convert in enumerate(conversions):
+        with allowscalar(scalars), pytest.raises(DeviceMismatchError) as info:
+            convert()
+        assert isinstance(info.value, TypeError), k  # CuPy's class
+        assert "numpy.asarray(x)" in str(info.value) and "to_device('cpu')" in str(info.value)
+    np.testing.assert_array_equal(host(device_namespace(backing).asarray(m)), M)  # on the device
 
 
 def test_warn_mode_warns_once_per_kind(backing: str) -> None:
@@ -513,8 +533,8 @@ def test_strict_backed_device_arrays_refuse_numpy_functions() -> None:
     with pytest.raises(TypeError, match="does not support ufuncs"):
         np.sin(d)
     assert not hasattr(d, "__array_function__")
-    with pytest.raises(ScalarIndexingError):
-        np.linalg.norm(d)  # falls back to conversion, which is guarded
+    with pytest.raises(DeviceMismatchError, match="implicitly"):
+        np.linalg.norm(d)  # falls back to conversion, which is refused
 
 
 # -- rules ---------------------------------------------------------------------------------------
