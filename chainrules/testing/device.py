@@ -520,6 +520,13 @@ class NumpyDeviceArray(DeviceArray):
         for t in types:
             if not issubclass(t, (NumpyDeviceArray, np.ndarray)):
                 return NotImplemented
+        for x in (*args, *kwargs.values()):
+            t = type(x)
+            if t is not cls and isinstance(x, cls) and t not in types:
+                # an array of a subclass (an AD engine's tracer of device data) in an argument
+                # NumPy does not dispatch on (full_like's fill_value, select's default): it
+                # takes over, as NumPy lets a subclass go before its base class
+                return t.__array_function__(x, func, (*types, t), args, kwargs)
         name = getattr(func, "__name__", "function")
         where = f"numpy.{name}"
         if name in self._BOOL_FUNCTIONS:

@@ -607,3 +607,59 @@ def test_device_array_refuses_bad_input() -> None:
 def test_pickle_round_trip() -> None:
     d = dev(M, "numpy")
     np.testing.assert_array_equal(host(pickle.loads(pickle.dumps(d))), M)
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("full_like", lambda d, t: np.full_like(d, t)),
+        ("select", lambda d, t: np.select([d > 1], [d], default=t)),
+    ],
+)
+def test_a_subclass_in_an_argument_numpy_does_not_dispatch_on_takes_over(
+    name: str, call: Any
+) -> None:
+    """Campaign seeds 130, 294, 1501: an AD engine's tracer of device data (a subclass of the
+    device array) passed as ``full_like``'s ``fill_value`` or ``select``'s ``default``, which
+    NumPy's dispatchers leave out. The device array's ``__array_function__`` got the call and
+    refused the tracer as "another device"; the subclass takes it over, as NumPy lets a
+    subclass go before its base class."""
+    seen: list[str] = []
+
+    class Traced(NumpyDeviceArray):
+        __slots__ = ()
+
+        def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+            seen.append(func.__name__)
+            assert type(self) in types
+            return "handled by the subclass"
+
+    d = dev([1.0, 2.0], "numpy")
+    t = Traced._new(np.array(3.0))
+    assert call(d, t) == "handled by the subclass"
+    assert seen == [name]
+
+
+@pytest.mark.parametrize(
+    ("f", "same"),
+    [
+        # on NumPy, full_like writes the fill value with copyto (no rule): the same function
+        # written another way is the reference
+        (
+            lambda x, d: np.sum(np.full_like(d, np.sum(x**2)) * d),
+            lambda x, d: np.sum(x**2) * np.sum(d),
+        ),
+        (
+            lambda x, d: np.sum(np.select([d > 1.5], [d * x], np.sum(x) * 2.0)),
+            lambda x, d: np.sum(np.select([d > 1.5], [d * x], np.sum(x) * 2.0)),
+        ),
+    ],
+    ids=["full_like", "select"],
+)
+def test_gradient_through_a_traced_fill_value_on_the_device(f: Any, same: Any) -> None:
+    from chainrules import ad
+
+    x, d = np.array([0.5, -1.0]), np.array([1.0, 2.0])
+    want = ad.grad(lambda x: same(x, d))(x)
+    got = ad.grad(lambda x: f(x, dev(d, "numpy")))(dev(x, "numpy"))
+    np.testing.assert_allclose(host(got), want, rtol=1e-12)
