@@ -34,8 +34,26 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Expect, namespace_of, register_kind
-from .manipulation_numpy import axis_check, ex, register_gather, rng_arrays, simple_plan
+from ..core import (
+    Expect,
+    allowscalar,
+    device_of,
+    dtype_kind,
+    is_array,
+    namespace_of,
+    register_kind,
+    signature,
+)
+from ._util import in_dtype
+from .manipulation_numpy import (
+    as_array,
+    axis_check,
+    ex,
+    namespace,
+    register_gather,
+    rng_arrays,
+    simple_plan,
+)
 from .searching import numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
@@ -55,24 +73,86 @@ def _choose_ex(rng: np.random.Generator) -> list[Any]:
     ]
 
 
-_CHOOSE_ITERATES = Expect(
-    "scalar-free",
-    "numpy.choose iterates over an array of choices (the primal itself reads its elements)",
-    example="one array",
-)
 _CHOOSE_RAISE = Expect(
     "jit",
-    "jax.numpy.choose's mode='raise' checks the indices on the host: not traceable",
+    "mode='raise' checks the indices on the host (NumPy, CuPy and jax.numpy alike): not traceable",
     "skip",
     example="choices",
 )
+_CHOOSE_MODES = {None: "raise", "raise": "raise", "wrap": "wrap", "clip": "clip"}
+
+
+def _choose_template(a: Any, choices: Any, out: Any = None, mode: Any = "raise") -> None: ...
+
+
+_CHOOSE = signature("choose", _choose_template)
+
+
+def _choose(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``choose(a, choices, mode=)`` as one gather along a stacked axis of choices, the same for
+    every library (``f``, the library's own ``choose``, is not called): NumPy's dispatcher
+    iterates an array of choices in Python, and a GPU stand-in (or any array without NumPy's
+    protocols) cannot go through it. Called on the values for ``y`` and on index arrays for
+    ``src``, as every gather plan is.
+
+    ``mode='raise'`` reads one boolean on the host, once per call: whether any index is out of
+    range. NumPy, CuPy (``(a < n).all()``) and ``jax.numpy`` (``concrete_or_error``) read it as
+    well; under ``jax.jit`` it raises, as ``jax.numpy.choose`` does."""
+    b = _CHOOSE.bind(args, kwargs)
+    a, choices, mode = b["a"], b["choices"], b.get("mode", "raise")
+    if mode not in _CHOOSE_MODES:
+        raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    seq = choices if type(choices) in (tuple, list) else ()
+    values = [v for v in (*seq, choices) if is_array(v)]
+    # the choices' library (``a`` holds integers: never differentiated, converted to it)
+    xp, like = namespace("choose", values or [a])
+    if not is_array(a) or namespace_of(a) is not xp:
+        a = xp.asarray(a, **({} if device_of(like) is None else {"device": device_of(like)}))
+    if dtype_kind(a.dtype, xp) not in "biu":
+        raise TypeError(f"choose: the index array `a` must hold integers, got dtype {a.dtype}")
+    if dtype_kind(a.dtype, xp) == "b":
+        a = xp.astype(a, xp.int32)
+    if is_array(choices):  # one array: its rows are the choices
+        n, shapes, items = choices.shape[0], [tuple(choices.shape[1:])], None
+    else:
+        items = [as_array(xp, c, like) for c in choices]
+        arrays = [c for c in choices if is_array(c)]
+        if arrays:  # Python scalars take the arrays' dtype (NumPy's weak scalars)
+            dtype = xp.result_type(*arrays)
+            items = [in_dtype(xp, c, dtype) for c in items]
+        n, shapes = len(items), [tuple(c.shape) for c in items]
+    if n == 0:
+        raise ValueError("choose: `choices` must hold at least one array")
+    shape = tuple(np.broadcast_shapes(tuple(a.shape), *shapes))  # host metadata only
+    if items is None:
+        k = len(shape) - len(shapes[0])  # the choices' axis first, then `a`'s broadcast axes
+        stacked = xp.broadcast_to(xp.reshape(choices, (n, *(1,) * k, *shapes[0])), (n, *shape))
+    else:
+        stacked = xp.stack([xp.broadcast_to(c, shape) for c in items])
+    idx = xp.broadcast_to(a, shape)
+    how = _CHOOSE_MODES[mode]
+    if how == "wrap":
+        idx = xp.remainder(idx, n)
+    elif how == "clip":
+        idx = xp.clip(idx, 0, n - 1)
+    else:
+        bad = xp.any((idx < 0) | (idx >= n))
+        with allowscalar():  # one read per call (see the docstring), not one per element
+            if bool(bad):
+                raise ValueError(
+                    f"choose: invalid entry in the index array `a` (mode='raise'): every index "
+                    f"must lie in [0, {n}), the number of choices; use mode='wrap' or 'clip'"
+                )
+    y = xp.take_along_axis(stacked, xp.reshape(idx, (1, *shape)), axis=0)
+    return xp.reshape(y, shape)
+
 
 register_gather(
     "choose",
-    simple_plan("choose", lambda a, choices, out=None, mode="raise": None, {"choices": "choices"}),
+    simple_plan("choose", _choose_template, {"choices": "choices"}, call=_choose),
     _choose_ex,
     _M,
-    (_CHOOSE_ITERATES, _CHOOSE_RAISE),
+    (_CHOOSE_RAISE,),
     kind="sequence",
 )
 

@@ -100,7 +100,8 @@ DEVICE = Device("chainrules_device")
 
 class DeviceMismatchError(TypeError):
     """A device array met a host array (or a device array of the other backing) in one
-    operation. A ``TypeError``, as CuPy's and array-api-strict's are."""
+    operation, or host code converting it implicitly (``numpy.asarray(x)``). A ``TypeError``, as
+    CuPy's and array-api-strict's are."""
 
 
 _SCALARS = (bool, int, float, complex)
@@ -356,14 +357,20 @@ class DeviceArray:
         check_scalar("x.tolist()")
         return self.__chainrules_to_numpy__().tolist()
 
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        # NumPy calls this for np.asarray(x), np.array(x) and any function that falls back to
-        # conversion: an implicit device->host transfer, refused like an element read
-        check_scalar("numpy.asarray(x) (an implicit conversion to NumPy)", kind="__array__")
-        if copy is False:
-            raise ValueError("a device array cannot be viewed as a host array without a copy")
-        host = self.__chainrules_to_numpy__()
-        return host if dtype is None else host.astype(dtype, copy=False)
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> NoReturn:
+        # NumPy calls this for np.asarray(x), np.array(x) and any function that does not
+        # dispatch (or falls back to conversion): an implicit device->host transfer of the whole
+        # array, which CuPy refuses always -- also where scalar access is allowed -- with a
+        # TypeError ("Implicit conversion to a NumPy array is not allowed"). So does the stand-in:
+        # a clear error, never a value read on the host behind the caller's back
+        raise DeviceMismatchError(
+            "numpy.asarray(x) / numpy.array(x) of a device array (or a NumPy function that does "
+            "not dispatch to it) would copy it to the host implicitly, which CuPy refuses too "
+            "(TypeError: Implicit conversion to a NumPy array is not allowed). Transfer "
+            "explicitly with x.to_device('cpu') or chainrules.testing.to_numpy(x), or stay on "
+            "the device with the array's own namespace (xp = x.__array_namespace__(); "
+            "xp.asarray(x))"
+        )
 
 
 # -- operators: one generic body per kind, installed below ---------------------------------------
@@ -513,6 +520,13 @@ class NumpyDeviceArray(DeviceArray):
         for t in types:
             if not issubclass(t, (NumpyDeviceArray, np.ndarray)):
                 return NotImplemented
+        for x in (*args, *kwargs.values()):
+            t = type(x)
+            if t is not cls and isinstance(x, cls) and t not in types:
+                # an array of a subclass (an AD engine's tracer of device data) in an argument
+                # NumPy does not dispatch on (full_like's fill_value, select's default): it
+                # takes over, as NumPy lets a subclass go before its base class
+                return t.__array_function__(x, func, (*types, t), args, kwargs)
         name = getattr(func, "__name__", "function")
         where = f"numpy.{name}"
         if name in self._BOOL_FUNCTIONS:

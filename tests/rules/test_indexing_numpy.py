@@ -77,3 +77,52 @@ def test_ravel_multi_index_as_numpys(kwargs: dict) -> None:
     assert y_dot == cr.NoTangent()
     with pytest.raises(ValueError, match="invalid entry"):
         cr.rrule(np.ravel_multi_index, (np.array([3]), np.array([0])), (3, 4))
+
+
+def _device_gather_cases() -> list[object]:
+    """Every example of every differentiable gather rule of the module (``choose``'s array of
+    choices among them): none may declare a device limit."""
+    from chainrules.core.registry import registrations
+    from chainrules.testing.examples import examples_for
+    from chainrules.testing.suite import defined_in
+
+    cases = []
+    for reg in registrations():
+        if not defined_in(reg, "chainrules.rules.indexing_numpy") or reg.non_differentiable:
+            continue
+        for k, ex in enumerate(examples_for(reg, 0)):
+            cases.append(pytest.param(reg, ex, id=f"{reg.name}-{k}-{ex.note}"))
+    return cases
+
+
+@pytest.mark.parametrize(("reg", "ex"), _device_gather_cases())
+def test_gather_of_device_arrays_never_iterates_them(reg: object, ex: object) -> None:
+    """Campaign seed 3366: ``choose``'s rule ran NumPy's ``choose`` on device index arrays,
+    whose dispatcher iterates an array of choices in Python (refused on the guarded array).
+    Each gather rule runs on device arrays without an element access, and its primal is
+    NumPy's own value and dtype."""
+    from chainrules.testing import check_scalar_free
+    from chainrules.testing.backends import BACKENDS
+
+    f = BACKENDS["numpy"].function(reg)  # type: ignore[arg-type]
+    check_scalar_free(f, *ex.args, **ex.kwargs)  # type: ignore[attr-defined]
+    if "inplace" not in ex.kwargs:  # type: ignore[attr-defined]  # NumPy's own writes in place
+        want = f(*ex.args, **ex.kwargs)  # type: ignore[attr-defined]
+        y = cr.rrule(f, *ex.args, **ex.kwargs)[0]  # type: ignore[attr-defined]
+        assert y.dtype == want.dtype
+        np.testing.assert_array_equal(y, want)
+
+
+@pytest.mark.parametrize("choices", ["sequence", "array"])
+def test_choose_raise_refuses_an_index_out_of_range_on_the_device(choices: str) -> None:
+    from chainrules.testing.device import device_array
+
+    c = np.arange(6.0).reshape(2, 3)
+    a = np.array([0, 2, 1])
+    with pytest.raises(ValueError, match="invalid entry"):
+        np.choose(a, c)
+    dc = device_array(c) if choices == "array" else (device_array(c[0]), device_array(c[1]))
+    with pytest.raises(ValueError, match=r"choose: invalid entry .* \[0, 2\)"):
+        cr.rrule(np.choose, device_array(a), dc)
+    y = cr.rrule(np.choose, device_array(a), dc, mode="wrap")[0]
+    np.testing.assert_array_equal(cr.testing.to_numpy(y), np.choose(a, c, mode="wrap"))

@@ -429,8 +429,10 @@ def _device_function(reg: Any) -> Any:
     """A step's function as GPU code calls it: a function of the standard from the namespace of
     its array arguments (``xp = array_namespace(x, y); xp.asarray(...)``: the traced namespace
     where one is traced, the device's for plain device arrays), NumPy's own for the others
-    (which reach device arrays through NumPy's dispatch protocols). NumPy's ``asarray`` of a
-    plain device array would read it on the host, as CuPy refuses it."""
+    (which reach device arrays through NumPy's dispatch protocols). NumPy's functions that do
+    not dispatch (``np.array``, ``np.asarray``) refuse a plain device array with a
+    ``DeviceMismatchError``, as CuPy's ``TypeError`` does: a clear error of the program, counted
+    as such (a scalar read, ``ScalarIndexingError``, is a wrong outcome)."""
     if reg.family != "array_api":
         return native_function(reg)
     from array_api_compat import array_namespace
