@@ -46,11 +46,18 @@ _JAX_UNIQUE = frozenset(
 )
 
 
+# jax.numpy's arange reads its bounds with core.concrete_or_error as well: eager jax.grad of
+# jnp.arange(s, s + 3) is 0.0 (the derivative is 1 per element), under jit an error
+_JAX_ARANGE = frozenset(("arange", "numpy:arange"))
+
+
 def _jax_drops(s: Any, p: Any) -> bool:
     """JAX's counterpart of step ``s`` has a zero derivative where ours has none: unique and
-    the set operations without ``size=``, and ``sign`` of a complex input."""
+    the set operations without ``size=``, ``arange``, and ``sign`` of a complex input."""
     if s.reg.name in _JAX_UNIQUE:
         return "size" not in s.example.kwargs
+    if s.reg.name in _JAX_ARANGE:
+        return True
     return s.reg.name == "sign" and p.dtype in ("complex64", "complex128")
 
 
@@ -133,8 +140,9 @@ KNOWN: tuple[Known, ...] = (
         "functions (and the set operations built on them) without size= call "
         "core.concrete_or_error on their input (jax/_src/numpy/setops.py), which drops the "
         "tangent (seed 23: ours 1.63821e-5, finite differences 1.6382e-5, JAX 0; seeds 351, "
-        "365); and lax.sign's derivative is defined as zero, also for a complex input, where "
-        "sign(z) = z/|z| varies (seed 88). Excused only where JAX's gradient is exactly zero "
+        "365); so does jnp.arange with a traced bound (eager grad of sum(arange(s, s + 3) * "
+        "arange(3)) is 0.0, not 3; seeds 505, 796, 874); and lax.sign's derivative is "
+        "defined as zero, also for a complex input, where sign(z) = z/|z| varies (seed 88). Excused only where JAX's gradient is exactly zero "
         "in every part the dropped tangent reaches (x, which flows through every step; d where "
         "it enters at or before that step) and agrees with ours elsewhere",
         _jax_drops_the_tangent,
