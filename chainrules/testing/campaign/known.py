@@ -136,15 +136,16 @@ KNOWN: tuple[Known, ...] = (
     ),
     Known(
         "jax-drops-the-tangent",
-        "JAX's counterpart has a zero derivative where the function has none: jax.numpy's unique "
-        "functions (and the set operations built on them) without size= call "
+        "JAX's counterpart has a zero derivative where the function has none: jax.numpy's "
+        "unique functions (and the set operations built on them) without size= call "
         "core.concrete_or_error on their input (jax/_src/numpy/setops.py), which drops the "
         "tangent (seed 23: ours 1.63821e-5, finite differences 1.6382e-5, JAX 0; seeds 351, "
         "365); so does jnp.arange with a traced bound (eager grad of sum(arange(s, s + 3) * "
-        "arange(3)) is 0.0, not 3; seeds 505, 796, 874); and lax.sign's derivative is "
-        "defined as zero, also for a complex input, where sign(z) = z/|z| varies (seed 88). "
-        "Excused only where JAX's gradient is exactly zero in every part the dropped tangent reaches (x, which flows through every step; d where "
-        "it enters at or before that step) and agrees with ours elsewhere",
+        "arange(3)) is 0.0, not 3; seeds 505, 796, 874); and lax.sign's derivative is defined "
+        "as zero, also for a complex input, where sign(z) = z/|z| varies (seed 88). Excused "
+        "only where JAX's gradient is exactly zero in every part the dropped tangent reaches "
+        "(x, which flows through every step; d where it enters at or before that step) and "
+        "agrees with ours elsewhere",
         _jax_drops_the_tangent,
     ),
     Known(
