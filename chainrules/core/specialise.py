@@ -47,8 +47,8 @@ LIBRARIES: dict[str, tuple[Callable[[Any], bool], Callable[[Any], bool]]] = {
 
 _GENERIC_ONLY: ContextVar[bool] = ContextVar("chainrules_generic_only", default=False)
 _USED: ContextVar[set[Any] | None] = ContextVar("chainrules_methods_used", default=None)
-_BY_TYPE: dict[type, str | None] = {}  # array type -> library (None: no method library)
-_BY_MODULE: dict[int, str | None] = {}  # id(namespace module) -> library (modules live on)
+_BY_TYPE: dict[Any, str | None] = {}  # array type -> library (None: no method library)
+_BY_MODULE: dict[Any, str | None] = {}  # id(namespace module) -> library (modules live on)
 _ALL: list[weakref.ref[Specialised]] = []  # every one declared (a test's die with it)
 
 
@@ -57,15 +57,17 @@ def library_of(a: Any) -> str | None:
     ``None``: Python scalars, ``chainrules.ad`` tracers and their traced namespaces (a module
     subclass), the device stand-in, array-api-strict, dask. Cached per type and per module."""
     t = type(a)
+    cache: dict[Any, str | None]
     if t is types.ModuleType:
-        key, cache, which = id(a), _BY_MODULE, 1
+        key: Any = id(a)
+        cache, which = _BY_MODULE, 1
     else:
-        key, cache, which = t, _BY_TYPE, 0  # type: ignore[assignment]
-    lib = cache.get(key, False)  # type: ignore[call-overload]
-    if lib is False:
-        lib = next((n for n, tests in LIBRARIES.items() if tests[which](a)), None)
-        cache[key] = lib  # type: ignore[index]
-    return lib  # type: ignore[no-any-return]
+        key, cache, which = t, _BY_TYPE, 0
+    if key in cache:
+        return cache[key]
+    lib = next((n for n, tests in LIBRARIES.items() if tests[which](a)), None)
+    cache[key] = lib
+    return lib
 
 
 class Specialised:

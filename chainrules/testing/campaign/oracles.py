@@ -296,14 +296,14 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
     with c.guard(E, "grad", "generic-path"):
         with generic_only():
             gx_g, gd_g = _grads(p, L, x, d)
-        got = [_to_np(gx_g)] + ([] if gd_g is None or gd is None else [_to_np(gd_g)])
-        want = [gx] + ([] if gd_g is None or gd is None else [gd])
+        generic = [_to_np(gx_g)] + ([] if gd_g is None or gd is None else [_to_np(gd_g)])
+        methods = [gx] + ([] if gd_g is None or gd is None else [gd])
         c.compare(
             E,
             "grad",
             "generic-path",
-            np.concatenate([g.ravel() for g in got]),
-            np.concatenate([w.ravel() for w in want]),
+            np.concatenate([g.ravel() for g in generic]),
+            np.concatenate([w.ravel() for w in methods]),
             "same",
         )
     # finite differences, in float64
