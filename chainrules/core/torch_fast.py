@@ -31,6 +31,7 @@ from .tangents import NoTangent, Thunk
 
 __all__ = [
     "compiling",
+    "host_readable",
     "matmul_rrule",
     "norm2_pullback",
     "norm2_rrule",
@@ -49,7 +50,7 @@ def compiling() -> bool:
     return torch is not None and bool(torch.compiler.is_compiling())
 
 
-def _host_readable(a: Any) -> bool:
+def host_readable(a: Any) -> bool:
     """``a`` is a plain eager CPU tensor: reading its values costs no device synchronisation and
     no graph break (see the module)."""
     torch = sys.modules.get("torch")
@@ -150,7 +151,7 @@ def norm2_pullback(
     torch = sys.modules["torch"]
 
     def norm2_tensor_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
-        if not chunk and _plain_cotangent(y_bar, y) and _host_readable(y):
+        if not chunk and _plain_cotangent(y_bar, y) and host_readable(y):
             if y.ndim == 0:  # the norm of every entry: branch on its value, read once
                 v = y.item()
                 if not math.isinf(v):

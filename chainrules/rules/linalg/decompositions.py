@@ -229,19 +229,9 @@ def cholesky_back(factor: Any, factor_bar: Any, upper: bool = False) -> Any:
         factor, factor_bar = _h(xp, factor), _h(xp, factor_bar)
     lh = _h(xp, factor)
     p = _phi(xp, lh @ xp.tril(factor_bar))
-    x1 = _solve_lh(xp, factor, lh, p + _h(xp, p))  # L^-H S
-    a0 = _solve_lh(xp, factor, lh, _h(xp, x1))  # L^-H S L^-1, conjugate-transposed (Hermitian)
+    x1 = solve_lower(factor, p + _h(xp, p), adjoint=True)  # L^-H S
+    a0 = solve_lower(factor, _h(xp, x1), adjoint=True)  # L^-H S L^-1, conj-transposed (Hermitian)
     return (a0 + _h(xp, a0)) / 4
-
-
-def _solve_lh(xp: Any, low: Any, lh: Any, b: Any) -> Any:
-    """``L^-H b`` given ``L`` (``lh = L^H`` is what the generic solve factorises)."""
-    return solve_lower(low, b, adjoint=True)
-
-
-def _solve_l(low: Any, b: Any) -> Any:
-    """``L^-1 b`` for a lower-triangular ``L`` (:func:`solve_lower`)."""
-    return solve_lower(low, b)
 
 
 # --- L^-1 b and L^-H b: the standard's general solve, and each library's triangular one ------
@@ -337,8 +327,8 @@ def _solve_lower_cupy(low: Any, b: Any, adjoint: bool = False) -> Any:  # pragma
 
 def _cholesky_dot(xp: Any, factor: Any, x_dot: Any, upper: bool) -> Any:
     low = _h(xp, factor) if upper else factor
-    y = _solve(xp, low, _herm(xp, x_dot), _solve_l)  # L^-1 dA
-    z = _solve(xp, low, _h(xp, y), _solve_l)  # (L^-1 dA L^-H)^H = L^-1 dA L^-H
+    y = _solve(xp, low, _herm(xp, x_dot), solve_lower)  # L^-1 dA
+    z = _solve(xp, low, _h(xp, y), solve_lower)  # (L^-1 dA L^-H)^H = L^-1 dA L^-H
     d = low @ _phi(xp, z)
     return _h(xp, d) if upper else d
 

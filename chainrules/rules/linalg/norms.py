@@ -145,11 +145,7 @@ def _unless_inf_torch(ye: Any, plain: Any, limit: Any) -> Any:
     ``torch.compile`` traces -- takes the masks, with no host read and no graph break."""
     import torch
 
-    if type(ye) is not torch.Tensor or torch.compiler.is_compiling():
-        return NotImplemented  # first: Dynamo cannot trace the functorch check below
-    if not ye.is_cpu or torch._C._functorch.is_functorch_wrapped_tensor(ye):
-        return NotImplemented
-    if torch._C._is_tracing() or torch.jit.is_scripting():
+    if not torch_fast.host_readable(ye):
         return NotImplemented
     inf = math.isinf(ye.item()) if ye.ndim == 0 else bool(torch.isinf(ye).any())
     return limit() if inf else plain()

@@ -51,11 +51,16 @@ _JAX_UNIQUE = frozenset(
 _JAX_ARANGE = frozenset(("arange", "numpy:arange"))
 
 
+def _jax_unique(s: Any) -> bool:
+    """Step ``s`` is JAX's unique (or a set operation on it) without ``size=``."""
+    return s.reg.name in _JAX_UNIQUE and "size" not in s.example.kwargs
+
+
 def _jax_drops(s: Any, p: Any) -> bool:
     """JAX's counterpart of step ``s`` has a zero derivative where ours has none: unique and
     the set operations without ``size=``, ``arange``, and ``sign`` of a complex input."""
     if s.reg.name in _JAX_UNIQUE:
-        return "size" not in s.example.kwargs
+        return _jax_unique(s)
     if s.reg.name in _JAX_ARANGE:
         return True
     return s.reg.name == "sign" and p.dtype in ("complex64", "complex128")
@@ -92,7 +97,7 @@ def _jax_bridge_unique_zero(p: Any, engine: str, relation: str, got: Any, want: 
     return (
         engine == "jax-bridge"
         and relation == "hessian"
-        and any(s.reg.name in _JAX_UNIQUE and "size" not in s.example.kwargs for s in p.steps)
+        and any(_jax_unique(s) for s in p.steps)
         and got is not None
         and not np.any(np.asarray(got))
     )
