@@ -13,6 +13,7 @@ import pytest
 import chainrules as cr
 from chainrules.core.specialise import generic_only, record_methods
 from chainrules.rules.linalg.decompositions import solve_lower
+from chainrules.testing.backends import BACKENDS
 
 
 def _factor(rng: np.random.Generator, shape: tuple[int, ...], complex_: bool) -> Any:
@@ -102,37 +103,46 @@ def test_the_general_solve_where_the_library_has_no_method(func: Any) -> None:
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
 
 
+def _cholesky(lib: str) -> tuple[Any, Any]:
+    """The testers' namespace of ``lib`` and its ``linalg.cholesky``, skipping where ``lib`` (or
+    SciPy, NumPy's method) is missing."""
+    pytest.importorskip(lib if lib != "numpy" else "scipy")
+    (reg,) = [r for r in cr.registrations() if r.name == "linalg.cholesky"]
+    return BACKENDS[lib].namespace(), BACKENDS[lib].function(reg)
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, lib: str) -> list[tuple[bool, tuple[int, ...], bool]]:
+    """Record each call of ``solve_lower``'s ``lib`` method: (adjoint, the right-hand side's
+    shape, whether the method gave the value)."""
+    calls = []
+    method = solve_lower.library_methods[lib]
+
+    def counted(low: Any, rhs: Any, adjoint: bool = False) -> Any:
+        out = method(low, rhs, adjoint)
+        calls.append((adjoint, tuple(rhs.shape), out is not NotImplemented))
+        return out
+
+    monkeypatch.setitem(solve_lower.library_methods, lib, counted)
+    return calls
+
+
 @pytest.mark.parametrize("lib", ["numpy", "torch", "jax"])
 @pytest.mark.parametrize("upper", [False, True])
 @pytest.mark.parametrize("complex_", [False, True])
 def test_cholesky_pullback_takes_the_fast_path_and_agrees(
     lib: str, upper: bool, complex_: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chainrules.testing.backends import BACKENDS
-
-    if lib != "numpy":
-        pytest.importorskip(lib)
-    else:
-        pytest.importorskip("scipy")
-    xp = BACKENDS[lib].namespace()
+    xp, f = _cholesky(lib)
     rng = np.random.default_rng(4)
     b = rng.standard_normal((2, 5, 5)) + (1j * rng.standard_normal((2, 5, 5)) if complex_ else 0)
     a = xp.asarray(b @ np.conj(np.swapaxes(b, -1, -2)) + 5 * np.eye(5))
     y_bar = xp.asarray(rng.standard_normal((2, 5, 5)) * (1 + 1j if complex_ else 1))
-    (reg,) = [r for r in cr.registrations() if r.name == "linalg.cholesky"]
-    _, pb = cr.rrule(BACKENDS[lib].function(reg), a, upper=upper)
+    _, pb = cr.rrule(f, a, upper=upper)
 
-    calls = []
-    method = solve_lower.library_methods[lib]
-
-    def counted(low: Any, rhs: Any, adjoint: bool = False) -> Any:
-        out = method(low, rhs, adjoint)
-        calls.append((adjoint, out is not NotImplemented))
-        return out
-
-    monkeypatch.setitem(solve_lower.library_methods, lib, counted)
+    calls = _spy(monkeypatch, lib)
     got = np.asarray(pb(y_bar)[1])
-    assert calls == [(True, True), (True, True)]  # both solves by L^H were triangular
+    # both solves by L^H were triangular
+    assert [(adj, ok) for adj, _, ok in calls] == [(True, True), (True, True)]
     with generic_only():
         generic = np.asarray(pb(y_bar)[1])
     np.testing.assert_allclose(got, generic, rtol=1e-12, atol=1e-14)
@@ -147,31 +157,15 @@ def test_cholesky_pushforward_takes_one_fast_solve_per_step_and_agrees(
     """A chunk of 3 tangents against one matrix: each ``L^-1`` is one triangular solve of a
     2-D right-hand side with all the chunk's columns (3 * 5), and the result equals the generic
     path's (general solves, one tangent at a time)."""
-    from chainrules.testing.backends import BACKENDS
-
-    if lib != "numpy":
-        pytest.importorskip(lib)
-    else:
-        pytest.importorskip("scipy")
-    xp = BACKENDS[lib].namespace()
+    xp, f = _cholesky(lib)
     rng = np.random.default_rng(5)
     b = rng.standard_normal((5, 5)) + (1j * rng.standard_normal((5, 5)) if complex_ else 0)
     a = xp.asarray(b @ np.conj(b.T) + 5 * np.eye(5))
     dots = rng.standard_normal((3, 5, 5)) * (1 + 1j if complex_ else 1)
-    (reg,) = [r for r in cr.registrations() if r.name == "linalg.cholesky"]
-    f = BACKENDS[lib].function(reg)
 
-    shapes = []
-    method = solve_lower.library_methods[lib]
-
-    def counted(low: Any, rhs: Any, adjoint: bool = False) -> Any:
-        out = method(low, rhs, adjoint)
-        shapes.append((tuple(rhs.shape), out is not NotImplemented))
-        return out
-
-    monkeypatch.setitem(solve_lower.library_methods, lib, counted)
+    calls = _spy(monkeypatch, lib)
     got = np.asarray(cr.frule((cr.NoTangent(), xp.asarray(dots)), f, a, upper=upper)[1])
-    assert shapes == [((5, 15), True), ((5, 15), True)]
+    assert [(shape, ok) for _, shape, ok in calls] == [((5, 15), True), ((5, 15), True)]
     for i in range(3):
         with generic_only():
             one = cr.frule((cr.NoTangent(), xp.asarray(dots[i])), f, a, upper=upper)[1]
