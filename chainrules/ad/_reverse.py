@@ -20,13 +20,11 @@ from typing import Any
 import numpy as np
 
 from ..core.namespaces import namespace_of
-from ..core.numpy_fast import add_deferred
 from ..core.registry import entry_of, find_rrule, mark_chunked, takes_chunks
 from ..core.tangents import (
     AbstractZero,
     NoTangent,
     Tangent,
-    Thunk,
     ZeroTangent,
     accumulate,
     add_tangents,
@@ -97,10 +95,6 @@ class Node:
             s = ct + g  # what add_tangents computes for two arrays: the engine's own buffer
             self.ct = s
             self.owned = _FRESH if type(s) is _NDARRAY else True
-        elif isinstance(ct, Thunk) and type(g) is _NDARRAY:
-            s = add_deferred(ct, g)  # a rule's deferred product, added to g in one pass
-            self.ct = add_tangents(unthunk(ct), g) if s is None else s
-            self.owned = True
         else:
             self.ct = add_tangents(ct, g)
             self.owned = True

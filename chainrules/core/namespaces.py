@@ -15,15 +15,15 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from . import torch_fast
-
 __all__ = [
     "device_of",
     "dtype_kind",
+    "host_readable",
     "is_array",
     "namespace_of",
     "qualified_name",
     "scalar_kind",
+    "torch_compiling",
 ]
 
 _SCALARS = (bool, int, float, complex)
@@ -45,7 +45,7 @@ def _lookup(t: type, x: Any) -> Any:
         raise TypeError(
             f"expected an array or a Python scalar, got {t.__module__}.{t.__qualname__}"
         ) from None
-    if not torch_fast.compiling():  # torch.compile refuses a write to a global dict
+    if not torch_compiling():  # torch.compile refuses a write to a global dict
         _NS_BY_TYPE[t] = ns
     return ns
 
@@ -122,7 +122,7 @@ def dtype_kind(dtype: Any, xp: Any = None) -> str:
         k = "f"
     else:
         raise TypeError(f"unsupported dtype {dtype!r}")
-    if not torch_fast.compiling():  # torch.compile refuses a global write (torch_fast.compiling)
+    if not torch_compiling():  # torch.compile refuses a global write (torch_compiling)
         _KIND[key] = k
     return k
 
@@ -175,3 +175,24 @@ def qualified_name(f: Any) -> str:
             qual = name
         return f"{mod}.{qual}"
     return name
+
+
+def torch_compiling() -> bool:
+    """``torch.compile`` is tracing the caller: a global cache must not be written (Dynamo
+    refuses a write to a global dict inside an ``autograd.Function``, which the torch bridge is,
+    so a rule that filled a cache on its first call broke the graph when that call was traced).
+    torch is found in ``sys.modules``, never imported here."""
+    torch = sys.modules.get("torch")
+    return torch is not None and bool(torch.compiler.is_compiling())
+
+
+def host_readable(a: Any) -> bool:
+    """``a`` is a plain eager CPU tensor: reading its values costs no device synchronisation and
+    no graph break (a library method may then branch on a value, as NumPy's may)."""
+    torch = sys.modules.get("torch")
+    if torch is None or type(a) is not torch.Tensor or torch.compiler.is_compiling():
+        return False  # first: Dynamo cannot trace the functorch check below
+    if not a.is_cpu or torch._C._functorch.is_functorch_wrapped_tensor(a):
+        return False
+    # (torch.jit.is_tracing() is this after a check of is_scripting, False in eager Python)
+    return not (torch._C._is_tracing() or torch.jit.is_scripting())

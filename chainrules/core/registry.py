@@ -34,9 +34,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import torch_fast
 from .examples import Expect
-from .namespaces import qualified_name
+from .namespaces import qualified_name, torch_compiling
 
 __all__ = [
     "KINDS",
@@ -1191,7 +1190,7 @@ def _hook_of(t: type) -> Any:
         t is tuple or t is list or t is dict or (issubclass(t, tuple) and hasattr(t, "_fields"))
     ):
         hook = _NODE
-    if not torch_fast.compiling():  # torch.compile refuses a global write
+    if not torch_compiling():  # torch.compile refuses a global write
         _HOOKS[t] = hook
     return hook
 

@@ -19,6 +19,7 @@ space (an integer exponent of ``pow`` costs nothing) and only when the pullback 
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from collections.abc import Callable
 from numbers import Number
@@ -26,10 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from . import numpy_fast
+from .config import RULE_CONFIG
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
-from .numpy_fast import _times
-from .projection import _NUMPY_KIND, ProjectTo
+from .projection import ProjectTo
 from .registry import (
     _parse_target,
     function_name,
@@ -37,7 +37,8 @@ from .registry import (
     register_frule,
     register_rrule,
 )
-from .tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from .specialise import specialise
+from .tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
 from .toolkit import check_cotangent, tangents_in
 
 __all__ = [
@@ -118,7 +119,7 @@ def _apply(
     strong: bool = False,
 ) -> Any:
     """``v * partial`` (``v * conj(partial)`` in a pullback of a complex function); ``strong``:
-    ``v`` is a strong zero (``numpy_fast.strong_product``)."""
+    ``v`` is a strong zero (:func:`strong_zero`)."""
     if is_const:
         return _times(partial.conjugate() if conj else partial, v)
     d = partial(xp, out, *args)
@@ -126,8 +127,46 @@ def _apply(
 
 
 def _product(v: Any, d: Any, xp: Any, strong: bool) -> Any:
-    """``v * d``; with ``strong`` a zero of ``v`` gives 0 also where ``d`` is ``inf`` or NaN."""
-    return numpy_fast.strong_product(v, d, xp) if strong else v * d
+    """``v * d``; with ``strong`` (``v`` a **strong zero**, docs/conventions.md) a zero of ``v``
+    gives 0 also where the partial ``d`` is ``inf`` or NaN (``0 * inf`` would be NaN)."""
+    return strong_zero(v * d, v, xp) if strong else v * d
+
+
+def _times(p: Any, v: Any) -> Any:
+    """``v * p`` for a constant partial (±1 without a multiplication)."""
+    if p == 1:
+        return v
+    if p == -1:
+        return -v
+    return v * p
+
+
+@specialise
+def strong_zero(r: Any, v: Any, xp: Any) -> Any:
+    """The product ``r = v * d`` with 0 wherever ``v`` is 0: a mask and a select, with no host
+    read on a device."""
+    if not hasattr(v, "shape"):  # a Python number (a scalar argument's tangent): no array read
+        return r if v != 0 or not hasattr(r, "shape") else xp.zeros_like(r)
+    cfg = RULE_CONFIG.get()
+    if cfg is not None and cfg.linear_tangents:
+        # the engine transposes this product (JAX's linearize): the mask, a select on the linear
+        # value v, could not be transposed; the plain product (0 * inf = NaN there)
+        return r
+    return xp.where(v == 0, xp.zeros_like(r), r)
+
+
+@strong_zero.method("numpy")
+def _strong_zero_numpy(r: Any, v: Any, xp: Any) -> Any:
+    """Host memory: one reduction finds whether the product holds an ``inf`` or a NaN (cheaper
+    than the mask at every size), and only then is it masked, in place -- ``r`` is the fresh
+    product. Population benchmark: the strong rules (``exp``, ``sqrt``, ``multiply``, ...) are
+    most of every program's operations; the generic mask costs them 1-2 us each at n=10."""
+    if type(r) is not np.ndarray:
+        return NotImplemented
+    check = np.vdot(r, r) if r.size < 4096 else np.add.reduce(r, None)
+    if not math.isfinite(abs(check)):  # abs: a complex vdot too
+        np.putmask(r, v == 0, 0)
+    return r
 
 
 def _partial_args(xp: Any, out: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -247,29 +286,98 @@ def scalar_frule_factory(
     return scalar_frule
 
 
-def _arg_kind(a: Any, xp: Any) -> tuple[str, ProjectTo | None]:
-    """An argument's kind (``ProjectTo``'s letters) and its projector -- ``None`` for a NumPy
-    array and a Python float, which :func:`_project` projects without building one."""
-    t = type(a)
-    if t is _ND:
-        return _NUMPY_KIND[a.dtype.kind], None
-    if t is float:
-        return "f", None
-    proj = ProjectTo(a, xp)
-    return proj.kind, proj
+# From this many elements of the cotangent on, a binary pullback defers each operand's cotangent
+# that costs a pass (a partial other than 1, a broadcast operand summed back) as a ``Thunk``: an
+# engine forces only the traced operands' (``Y * Z`` with ``Y`` data computes ``Z``'s alone). Below
+# it the thunk (about 1 us) costs more than the pass it may save. The same on every library. A
+# Python float operand's cotangent is deferred at every size (see _binary_pullback).
+DEFER_SIZE = 1 << 14
 
 
-def _project(a: Any, proj: ProjectTo | None, v: Any, xp: Any, chunk: int = 0) -> Any:
-    """``ProjectTo(a, xp)(v)`` for a differentiable argument ``a`` (``proj`` from
-    :func:`_arg_kind`): a matching NumPy cotangent is returned as is, the cotangent of a Python
-    float is ``v`` summed to a scalar, and only the other cases build the projector. ``chunk``
-    leading chunk axes of ``v`` are kept."""
-    if chunk:
-        return (proj if proj is not None else ProjectTo(a, xp))(v, chunk)
-    if proj is not None:
-        return proj(v)
-    fast = numpy_fast.project(a, v)
-    return fast if fast is not None else ProjectTo(a, xp)(v)
+def _unary_pullback(
+    name: str,
+    partial: tuple[Any, bool, bool],
+    x: Any,
+    xp: Any,
+    out: Any,
+    proj: ProjectTo,
+    y_bar: Any,
+    chunk: int = 0,
+    strong: bool = False,
+) -> tuple[Any, Any]:
+    """The pullback of a one-argument scalar rule (``x``: the argument, ``None`` for a constant
+    partial, which reads none of it; ``proj``: its projector; ``strong``: ``y_bar`` is a strong
+    zero)."""
+    p, is_const, is_zero = partial
+    kind = proj.kind
+    if kind != "f" and kind != "c":
+        return _NO, _NO
+    y_bar = check_cotangent(name, y_bar, out, extra=chunk)
+    if is_zero or isinstance(y_bar, AbstractZero):
+        return _NO, _ZERO
+    conj = kind == "c"
+    if is_const:
+        return _NO, proj(_times(p.conjugate() if conj else p, y_bar), chunk)
+    d = p(xp, out, x if type(x) not in (float, complex) else xp.asarray(x, dtype=out.dtype))
+    return _NO, proj(_product(y_bar, xp.conj(d) if conj else d, xp, strong), chunk)
+
+
+def _make_unary_rrule(
+    name: str, get: _Primals, p: Any, is_const: bool, is_zero: bool, strong: bool = False
+) -> Callable[..., Any]:
+    """The rrule of a one-argument function, the same for every library: the primal, a
+    projector of the argument, and :func:`_unary_pullback` bound to them."""
+    partial = (p, is_const, is_zero)
+
+    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        if len(args) != 1:
+            raise TypeError(f"{name} takes 1 positional argument in its rule, got {len(args)}")
+        (x,) = args
+        xp = _NS_BY_TYPE.get(type(x))
+        if xp is None:
+            xp = namespace_of(x, fname=name)
+        if kwargs:
+            _reject_out(name, kwargs)
+            out = get[xp](x, **kwargs)
+        else:
+            out = get[xp](x)
+        proj = ProjectTo(x, xp)
+        if is_const:
+            x = None  # a constant partial reads none of x: the projector has its shape and dtype
+
+        # values bound as defaults, not closure cells: a cell costs every call of the rule
+        def scalar_pullback(
+            y_bar: Any,
+            chunk: int = 0,
+            x: Any = x,
+            out: Any = out,
+            proj: ProjectTo = proj,
+            xp: Any = xp,
+        ) -> tuple[Any, Any]:
+            return _unary_pullback(name, partial, x, xp, out, proj, y_bar, chunk, strong)
+
+        return out, scalar_pullback
+
+    return scalar_rrule
+
+
+def _operand_cotangent(
+    p: Any,
+    is_const: bool,
+    proj: ProjectTo,
+    y_bar: Any,
+    conj: bool,
+    xp: Any,
+    out: Any,
+    args: tuple[Any, ...],
+    chunk: int,
+    strong: bool,
+) -> Any:
+    """One operand's cotangent ``proj(y_bar * conj(partial))`` of a binary scalar rule."""
+    if is_const:
+        return proj(_times(p.conjugate() if conj else p, y_bar), chunk)
+    d = p(xp, out, *_partial_args(xp, out, args))
+    return proj(_product(y_bar, xp.conj(d) if conj else d, xp, strong), chunk)
 
 
 def _binary_pullback(
@@ -278,47 +386,66 @@ def _binary_pullback(
     args: tuple[Any, Any],
     xp: Any,
     out: Any,
-    kinds: tuple[str, ProjectTo | None, str, ProjectTo | None],
+    projs: tuple[ProjectTo, ProjectTo],
     y_bar: Any,
     chunk: int = 0,
     strong: bool = False,
 ) -> tuple[Any, Any, Any]:
-    """The pullback of a two-argument scalar rule, for any arguments and cotangent (``kinds``:
-    each argument's kind and projector from :func:`_arg_kind`; ``strong``: ``y_bar`` is a
-    strong zero)."""
-    (p0, c0, z0), (p1, c1, z1) = spec
-    kx, px, ky, py = kinds
-    dx = kx in "fct"
-    dy = ky in "fct"
+    """The pullback of a two-argument scalar rule, for any arguments and cotangent (``projs``:
+    each argument's projector; ``strong``: ``y_bar`` is a strong zero). From ``DEFER_SIZE``
+    elements on, an operand's cotangent that costs a pass comes as a ``Thunk``; a Python float
+    operand's at every size (no engine traces a Python number: only a direct caller who asks
+    for it pays, and no partial is evaluated where nobody reads it -- ``x ** 2.0``'s ``log x``
+    at a negative ``x``)."""
     y_bar = check_cotangent(name, y_bar, out, extra=chunk)
-    if isinstance(y_bar, AbstractZero):
-        return _NO, (_ZERO if dx else _NO), (_ZERO if dy else _NO)
-    # holomorphic partials are conjugated in the pullback when an argument is complex
-    conj = kx == "c" or ky == "c"
-    x, y = args
-    pargs: Any = None
-    if not dx:
-        rx: Any = _NO
-    elif z0:
-        rx = _ZERO
-    elif c0:
-        rx = _project(x, px, _apply(p0, True, y_bar, conj, xp, out, ()), xp, chunk)
-    else:
-        pargs = _partial_args(xp, out, args)
-        d = p0(xp, out, *pargs)
-        rx = _project(x, px, _product(y_bar, xp.conj(d) if conj else d, xp, strong), xp, chunk)
-    if not dy:
-        ry: Any = _NO
-    elif z1:
-        ry = _ZERO
-    elif c1:
-        ry = _project(y, py, _apply(p1, True, y_bar, conj, xp, out, ()), xp, chunk)
-    else:
-        if pargs is None:
-            pargs = _partial_args(xp, out, args)
-        d = p1(xp, out, *pargs)
-        ry = _project(y, py, _product(y_bar, xp.conj(d) if conj else d, xp, strong), xp, chunk)
-    return _NO, rx, ry
+    res: list[Any] = [_NO]
+    conj = projs[0].kind == "c" or projs[1].kind == "c"
+    big = _size(y_bar) >= DEFER_SIZE
+    for (p, is_const, is_zero), proj, a in zip(spec, projs, args):
+        if not proj.differentiable:
+            res.append(_NO)
+        elif is_zero or isinstance(y_bar, AbstractZero):
+            res.append(_ZERO)
+        elif not (big or type(a) is float) or (is_const and p == 1 and _passes(a, y_bar)):
+            res.append(
+                _operand_cotangent(p, is_const, proj, y_bar, conj, xp, out, args, chunk, strong)
+            )
+        else:
+            res.append(
+                Thunk(
+                    functools.partial(
+                        _operand_cotangent,
+                        p,
+                        is_const,
+                        proj,
+                        y_bar,
+                        conj,
+                        xp,
+                        out,
+                        args,
+                        chunk,
+                        strong,
+                    )
+                )
+            )
+    return tuple(res)
+
+
+def _size(a: Any) -> int:
+    """The number of elements of an array (0 for anything without a shape); reads no value."""
+    shape = getattr(a, "shape", None)
+    if shape is None:
+        return 0
+    n = 1
+    for k in shape:
+        n *= k if type(k) is int else 0  # an unknown (dask) length: nothing to defer
+    return n
+
+
+def _passes(a: Any, y_bar: Any) -> bool:
+    """``y_bar`` is ``a``'s cotangent as it is (a partial of 1, nothing to sum back): handing
+    it through costs nothing, so there is nothing to defer."""
+    return getattr(a, "shape", None) == y_bar.shape and getattr(a, "dtype", None) == y_bar.dtype
 
 
 def _make_binary_rrule(
@@ -328,54 +455,41 @@ def _make_binary_rrule(
     check_arity: Callable[[tuple[Any, ...]], None],
     strong: bool = False,
 ) -> Callable[..., Any]:
-    """The rrule of a two-argument function: :func:`chainrules.core.numpy_fast.binary_rrule`,
-    whose pullback for anything but real NumPy operands is :func:`_binary_pullback`."""
-    generic = functools.partial(_binary_pullback, strong=True) if strong else _binary_pullback
-    return numpy_fast.binary_rrule(
-        name, get, spec, check_arity, generic, _arg_kind, _reject_out, _partial_args, strong
-    )
+    """The rrule of a two-argument function, the same for every library: the primal, a
+    projector per argument, and :func:`_binary_pullback` bound to them."""
 
+    def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        if len(args) != 2:
+            check_arity(args)
+        if kwargs:
+            _reject_out(name, kwargs)
+        x, y = args
+        tx, ty = type(x), type(y)
+        if ty is tx or ty is float:
+            xp = _NS_BY_TYPE.get(tx)
+        elif tx is float:
+            xp = _NS_BY_TYPE.get(ty)
+        else:
+            xp = None
+        if xp is None:
+            xp = namespace_of(x, y, fname=name)
+        out = get[xp](x, y, **kwargs) if kwargs else get[xp](x, y)
+        projs = (ProjectTo(x, xp), ProjectTo(y, xp))
 
-def _unary_pullback(
-    name: str,
-    partial: tuple[Any, bool, bool],
-    x: Any,
-    xp: Any,
-    out: Any,
-    kind: str,
-    proj: ProjectTo | None,
-    y_bar: Any,
-    chunk: int = 0,
-    strong: bool = False,
-) -> tuple[Any, Any]:
-    """The pullback of a one-argument scalar rule, for any argument and cotangent (``strong``:
-    ``y_bar`` is a strong zero)."""
-    p, is_const, is_zero = partial
-    diff = kind == "f" or kind == "c"
-    y_bar = check_cotangent(name, y_bar, out, extra=chunk)
-    if isinstance(y_bar, AbstractZero):
-        return _NO, (_ZERO if diff else _NO)
-    if not diff:
-        return _NO, _NO
-    if is_zero:
-        return _NO, _ZERO
-    conj = kind == "c"
-    if is_const:
-        return _NO, _project(x, proj, _apply(p, True, y_bar, conj, xp, out, ()), xp, chunk)
-    d = p(xp, out, x if type(x) not in (float, complex) else xp.asarray(x, dtype=out.dtype))
-    v = _product(y_bar, xp.conj(d) if conj else d, xp, strong)
-    return _NO, _project(x, proj, v, xp, chunk)
+        # values bound as defaults, not closure cells: a cell costs every call of the rule
+        def scalar_pullback(
+            y_bar: Any,
+            chunk: int = 0,
+            args: Any = args,
+            out: Any = out,
+            projs: Any = projs,
+            xp: Any = xp,
+        ) -> tuple[Any, ...]:
+            return _binary_pullback(name, spec, args, xp, out, projs, y_bar, chunk, strong)
 
+        return out, scalar_pullback
 
-def _make_unary_rrule(
-    name: str, get: _Primals, p: Any, is_const: bool, is_zero: bool, strong: bool = False
-) -> Callable[..., Any]:
-    """The rrule of a one-argument function: :func:`chainrules.core.numpy_fast.unary_rrule`,
-    whose pullback for anything but a real NumPy array is :func:`_unary_pullback`."""
-    generic = functools.partial(_unary_pullback, strong=True) if strong else _unary_pullback
-    return numpy_fast.unary_rrule(
-        name, get, (p, is_const, is_zero), generic, _arg_kind, _reject_out, strong
-    )
+    return scalar_rrule
 
 
 def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:

@@ -56,9 +56,15 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from . import torch_fast
 from .examples import Expect
-from .namespaces import device_of, dtype_kind, is_array, namespace_of, scalar_kind
+from .namespaces import (
+    device_of,
+    dtype_kind,
+    is_array,
+    namespace_of,
+    scalar_kind,
+    torch_compiling,
+)
 from .projection import ProjectTo
 from .registry import register_frule, register_rrule, traceable
 from .scalar_rule import check_cotangent
@@ -334,7 +340,7 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         out = dest.clone()  # an expanded (stride-0) dest clones to a contiguous tensor
         out[key.entries] += values
         return out
-    if key.axis is not None and len(key.entries) == dest.ndim > 1 and not torch_fast.compiling():
+    if key.axis is not None and len(key.entries) == dest.ndim > 1 and not torch_compiling():
         # a key spelling every axis as a full slice but one (take's key, x[:, idx]): index_add
         # along that axis, as torch's own index_select backward, so DTensor keeps the placement
         # of the other axes (an index_put is computed replicated). x[idx] keeps index_put, as
@@ -352,7 +358,7 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         )
         if lift is not None:
             idx = tuple(lift(e) for e in idx)
-        if torch_fast.compiling():
+        if torch_compiling():
             # torch 2.13's inductor miscompiles the out-of-place forms below on CPU (index_add
             # gives wrong sums, an accumulating index_put fails in codegen); this one it gets right
             return dest.clone().index_put_(idx, values, accumulate=True)
@@ -364,7 +370,7 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         grid = lift(grid)
     flat = grid[key.entries]
     vals = torch.broadcast_to(values, flat.shape).reshape(-1)
-    if torch_fast.compiling():  # see above
+    if torch_compiling():  # see above
         out = dest.clone(memory_format=torch.contiguous_format)
         out.view(-1).index_put_((flat.reshape(-1),), vals, accumulate=True)
         return out
@@ -837,7 +843,7 @@ def _implementation(dest: Any) -> _Impl:
     impl = _IMPL_BY_TYPE.get(t)
     if impl is None:
         impl = next((f for test, f in _NATIVE.items() if test(dest)), _scatter_generic)
-        if not torch_fast.compiling():  # torch.compile refuses a write to a global dict
+        if not torch_compiling():  # torch.compile refuses a write to a global dict
             _IMPL_BY_TYPE[t] = impl
     return impl
 

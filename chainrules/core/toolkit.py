@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from . import torch_fast
+from .namespaces import torch_compiling
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 
 __all__ = [
@@ -427,7 +427,7 @@ def _library(x: Any) -> str | None:
         lib = ""
     else:
         lib = None
-    if not torch_fast.compiling():  # torch.compile refuses a global write (torch_fast.compiling)
+    if not torch_compiling():  # torch.compile refuses a global write (namespaces.torch_compiling)
         _LIBRARY[t] = lib
     return lib
 
@@ -800,3 +800,11 @@ def _tangent_of(name: str, i: int, t: Any, a: Any) -> Any:
     """Tangent ``t`` of positional argument ``i`` (1-based, after ``f``'s own) brought to the
     argument ``a``'s library and device (:func:`bring`)."""
     return bring(name, f"the tangent of argument {i}", t, a)
+
+
+def numpy_result(y: Any) -> Any:
+    """``y`` with the result type NumPy's own function gives: a 0-d NumPy array, what the
+    namespace's reductions and size-1 reads return, is the NumPy scalar that NumPy's reductions
+    and integer indexing return (``np.linalg.trace(x)`` is an ``np.float64``). Every other value
+    (another library's arrays included) is ``y`` itself. The conversion reads no value."""
+    return y[()] if type(y) is np.ndarray and y.ndim == 0 else y

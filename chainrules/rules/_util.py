@@ -12,7 +12,8 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..core import numpy_fast
+import numpy as np
+
 from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule, traceable
@@ -196,12 +197,25 @@ def _count_true_jax(
     return xp.sum(mask, axis=axes, keepdims=keepdims, dtype=dtype)
 
 
+@specialise
 def masked_product(xp: Any, mask: Any, a: Any, b: Any) -> Any:
     """``where(mask, a * b, 0)``: the pullback of a tie mask (``max``, the inf-norm)."""
-    fast = numpy_fast.masked_product(mask, a, b)
-    if fast is not None:
-        return fast
     return xp.where(mask, a * b, 0.0)
+
+
+@masked_product.method("numpy")
+def _masked_product_numpy(xp: Any, mask: Any, a: Any, b: Any) -> Any:
+    """Writes only where ``mask`` is set, into a lazily zeroed (``calloc``) array: the generic
+    form allocates and touches two full-size temporaries, and fresh 8 MB buffers cost 0.4-1.5 ms
+    each here in page faults -- this decides the pullbacks of ``max`` and of the inf-norm at
+    n = 1e6, where the mask selects a handful of elements."""
+    if type(mask) is not np.ndarray or not all(
+        type(v) is np.ndarray or isinstance(v, (np.generic, float)) for v in (a, b)
+    ):
+        return NotImplemented
+    out = np.zeros(np.broadcast_shapes(mask.shape, np.shape(a), np.shape(b)), np.result_type(a, b))
+    np.multiply(a, b, out=out, where=mask)
+    return out
 
 
 @traceable

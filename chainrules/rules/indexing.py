@@ -62,9 +62,8 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ..core.numpy_fast import numpy_result
 from ..core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
-from ..core.toolkit import output
+from ..core.toolkit import numpy_result, output
 from ._util import axis_int, axis_opt
 
 __all__: list[str] = []  # rules only: nothing to import from here

@@ -81,8 +81,7 @@ from ..core import (
     tangents_in,
     unthunk,
 )
-from ..core.numpy_fast import numpy_result
-from ..core.toolkit import output
+from ..core.toolkit import numpy_result, output
 from ._util import along, in_dtype
 
 __all__: list[str] = []  # rules only: nothing to import from here

@@ -31,8 +31,8 @@ Maths notes
   scan forward, its ``0 * inf`` masks read from the primal only (a magnitude scan of ``|x|`` and
   ``|E|``), so it stays linear in the tangent (JAX transposes it) and exact at second order. Not
   covered: an overflowed ``E_i`` times a zero tangent entry (NaN; masking it reads the tangent).
-  NumPy inputs with no zero and no overflow take the division formulas (``numpy_fast``). No
-  host reads.
+  NumPy inputs with no zero and no overflow take the division formulas (the NumPy methods of
+  ``_cumprod_back`` and ``_cumprod_push``, which read the host). No host reads otherwise.
 * ``ptp = max - min``: each end splits its cotangent among its ties (a constant slice gets 0); the
   NaN variants give NaN entries a zero cotangent (a mask, no host reads); ``average``'s weights
   are differentiated when positional (``np.average(a, axis, weights)``), never as a keyword.
@@ -49,14 +49,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core import numpy_fast
 from ..core.examples import Expect
 from ..core.namespaces import namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.specialise import specialise
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ..core.toolkit import Signature, TangentsIn, pullback, signature, tangents_in
+from ..core.toolkit import Output, Signature, TangentsIn, pullback, signature, tangents_in
 from ._util import (
     along,
     chunk_axes,
@@ -249,6 +248,43 @@ def _bind_real_numpy(
     return axes, {"axis": axes, "keepdims": bool(kwargs.get("keepdims"))}
 
 
+def _unsum_view(y_bar: Any, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Any:
+    """``broadcast_to(y_bar with the reduced axes restored, shape)`` for a C-contiguous,
+    non-empty floating NumPy ``y_bar``: a read-only view with zero strides along the broadcast
+    axes, built in one constructor call (``np.broadcast_to`` costs 3-4x as much at n=10: its
+    ``nditer``). ``None`` in every other case (the generic pullback takes it)."""
+    if not y_bar.flags.c_contiguous or y_bar.dtype.kind not in "fc":
+        return None
+    rank = len(shape) if keepdims else len(shape) - len(axes)
+    if not y_bar.size or 0 in shape or y_bar.ndim != rank:
+        return None
+    it = iter(zip(y_bar.shape, y_bar.strides))
+    strides = []
+    for a, m in enumerate(shape):
+        n, st = (1, 0) if not keepdims and a in axes else next(it)
+        if n != m and n != 1:
+            return None  # not broadcastable: the generic path raises
+        strides.append(st if n == m else 0)
+    out = np.ndarray(shape, y_bar.dtype, y_bar, 0, tuple(strides))
+    out.flags.writeable = False  # as broadcast_to's view: never written through
+    return out
+
+
+def _ties_bar(x: Any, y: Any, g: Any, axes: tuple[int, ...], kshape: Any) -> Any:
+    """The cotangent of a NumPy ``x`` for its extremum ``y`` over ``axes``: ``g`` shared equally
+    among the elements equal to ``y`` -- the generic ``_extremum_bar``'s values from one mask
+    and one count (``kshape``: the output's shape with the reduced axes kept, ``None`` when
+    ``y`` and ``g`` have it). Counted in integers, then cast, as ``count_true`` does."""
+    if len(axes) == x.ndim:
+        mask = x == y
+        return np.where(mask, g / (int(np.count_nonzero(mask)) or 1), 0.0)  # a Python int: weak
+    if kshape is not None:
+        y, g = y.reshape(kshape), g.reshape(kshape)
+    mask = x == y
+    count = np.add.reduce(mask, axis=axes, keepdims=True, dtype=np.intp).astype(x.dtype)
+    return np.where(mask, g / np.where(count == 0, 1, count), 0.0)
+
+
 # --- sum, mean ---------------------------------------------------------------------------------
 def _reduce_ex(rng: Any) -> list[Any]:
     x2 = rng.standard_normal((3, 4))
@@ -282,10 +318,6 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
             if mean:
                 y_bar = y_bar / n
             extra = y_bar.ndim - y_rank  # a chunk's leading axes: the reduced axes move past them
-            if not extra:
-                g = numpy_fast.unsum(y_bar, shape, axes, keepdims)  # NumPy: one view, no nditer
-                if g is not None:
-                    return (project(g), *nos)
             if extra:
                 lead = tuple(y_bar.shape[:extra])
                 g = unsum(y_bar, (*lead, *shape), chunk_axes(axes, extra), keepdims)
@@ -294,25 +326,52 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
 
         return sum_pullback
 
+    @specialise
     def sum_rrule(*args: Any, **kwargs: Any) -> Any:
-        fast = _bind_real_numpy(sig, args, kwargs)
-        if fast is not None and (not mean or args[0].itemsize > 2):
-            # a real NumPy array: numpy_fast's reduction and pullback (NumPy's mean of float16
-            # accumulates in float32: the general path)
-            x, axes, keepdims, nos = args[0], fast[0], fast[1]["keepdims"], ()
-            xp = namespace_of(x, fname=name)  # one array: a dict lookup by its type
-            return numpy_fast.sum_rrule(
-                xp,
-                x,
-                axes,
-                keepdims,
-                max(reduced_size(x.shape, axes), 1) if mean else 1,
-                nos,
-                lambda xr, yr: sum_pullback_of(xp, xr, yr, axes, keepdims, nos),
-            )
         xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
         y = getattr(xp, name)(x, **kw)
         return y, sum_pullback_of(xp, x, y, axes, kw["keepdims"], _consts(args))
+
+    # NumPy's signature only: NumPy's own function is what its arrays meet (np.sum is the
+    # "numpy:" registration's; the standard's reaches NumPy arrays through compat wrappers)
+    def _sum_rrule_numpy(*args: Any, **kwargs: Any) -> Any:
+        """A real, non-empty NumPy array with ``axis=``/``keepdims=`` at most: the reduction is
+        ``np.add.reduce`` (what ``np.sum`` calls, without ``_wrapreduction``'s frames), and a
+        NumPy cotangent of the output's shape and ``x``'s dtype is pulled back as a broadcast
+        view (:func:`_unsum_view`); any other goes to the generic pullback, built then. At n=10
+        the generic binding, ``pullback`` bookkeeping and ``broadcast_to`` cost 4-6 us around a
+        1 us reduction, and nearly every program of the population sums."""
+        fast = _bind_real_numpy(sig, args, kwargs)
+        if fast is None or (mean and args[0].itemsize <= 2):  # float16 means accumulate wider
+            return NotImplemented
+        x, axes, keepdims = args[0], fast[0], fast[1]["keepdims"]
+        n = max(reduced_size(x.shape, axes), 1) if mean else 1
+        y: Any = np.add.reduce(x, axis=axes, keepdims=keepdims)
+        if n != 1:
+            y = y / n
+        shape, dtype, y_shape = x.shape, x.dtype, y.shape
+        xp = namespace_of(x, fname=name)  # one array: a dict lookup by its type
+        y_kept = y if type(y) is not np.ndarray else None  # a NumPy scalar owns its value
+
+        def sum_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
+            if isinstance(y_bar, np.generic):  # the cotangent of a full reduction
+                y_bar = np.asarray(y_bar)
+            plain = not chunk and type(y_bar) is np.ndarray
+            if plain and y_bar.shape == y_shape and y_bar.dtype == dtype:
+                g = _unsum_view(y_bar / n if n != 1 else y_bar, shape, axes, keepdims)
+                if g is not None:
+                    return (_NO, g)
+            # the generic pullback, from the records of x and y (this one keeps neither array)
+            x_rec = Output(shape, dtype, np.ndarray, xp, "numpy", None, True)
+            y_rec = y_kept
+            if y_rec is None:
+                y_rec = Output(y_shape, dtype, np.ndarray, xp, "numpy", None, True)
+            return sum_pullback_of(xp, x_rec, y_rec, axes, keepdims, ())(y_bar, chunk=chunk)
+
+        return y, sum_pullback
+
+    if numpy:
+        sum_rrule.method("numpy")(_sum_rrule_numpy)
 
     def sum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
@@ -452,21 +511,40 @@ def _extremum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
 
         return extremum_pullback
 
+    @specialise
     def extremum_rrule(*args: Any, **kwargs: Any) -> Any:
-        fast = _bind_real_numpy(sig, args, kwargs)
-        if fast is not None:  # a real NumPy array: numpy_fast's reduction and pullback
-            x, (axes, kw) = args[0], fast
-            keepdims = kw["keepdims"]
-            return numpy_fast.extremum_rrule(
-                name,
-                x,
-                axes,
-                keepdims,
-                lambda y: extremum_pullback_of(namespace_of(x), x, y, axes, keepdims, ()),
-            )
         xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
         y = getattr(xp, name)(x, **kw)
         return y, extremum_pullback_of(xp, x, y, axes, kw["keepdims"], _consts(args))
+
+    # NumPy's signature only: NumPy's own function is what its arrays meet (np.sum is the
+    # "numpy:" registration's; the standard's reaches NumPy arrays through compat wrappers)
+    def _extremum_rrule_numpy(*args: Any, **kwargs: Any) -> Any:
+        """A real, non-empty NumPy array with ``axis=``/``keepdims=`` at most: the ufunc's
+        reduction (what ``np.max`` calls) and, for a NumPy cotangent of the output's shape and
+        ``x``'s dtype, the ties' share from one mask and one count (:func:`_ties_bar`); any
+        other cotangent goes to the generic pullback, built then. At n=10 the generic binding
+        and bookkeeping cost 3-8 us around a sub-microsecond reduction."""
+        fast = _bind_real_numpy(sig, args, kwargs)
+        if fast is None:
+            return NotImplemented
+        x, axes, keepdims = args[0], fast[0], fast[1]["keepdims"]
+        ufunc = np.maximum if name == "max" else np.minimum
+        y: Any = ufunc.reduce(x, axis=axes, keepdims=keepdims)
+        y_shape, dtype = np.shape(y), x.dtype
+        kshape = None if keepdims else tuple(1 if a in axes else n for a, n in enumerate(x.shape))
+
+        def extremum_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
+            plain = not chunk and isinstance(y_bar, np.ndarray | np.generic)
+            if plain and y_bar.shape == y_shape and y_bar.dtype == dtype:
+                return (_NO, _ties_bar(x, y, y_bar, axes, kshape))
+            xp = namespace_of(x)
+            return extremum_pullback_of(xp, x, y, axes, keepdims, ())(y_bar, chunk=chunk)
+
+        return y, extremum_pullback
+
+    if numpy:
+        extremum_rrule.method("numpy")(_extremum_rrule_numpy)
 
     def extremum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, x, axes, kw = _bind(sig, numpy, args, kwargs)
@@ -652,14 +730,12 @@ def _affine_scan(xp: Any, a: Any, b: Any, m: Any, axis: int, reverse: bool, extr
     return b, m
 
 
+@specialise
 def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
     """The pullback of ``cumulative_prod`` along ``axis``, with no division:
     ``x_bar_i = E_i * h_i``, ``E_i = prod_{k<i} x_k`` (the exclusive product, 0 after a zero) and
     ``h_i = g_i + x_{i+1} h_{i+1}`` (a reverse affine scan, linear in ``g``). Exact with zeros,
     and finite where the cumulative product overflows (rows of 1e300 with zeros)."""
-    fast = numpy_fast.cumprod_back(x, g, axis, conj)  # NumPy, no zero, no overflow
-    if fast is not None:
-        return fast
     e = _exclusive_prod(xp, x, axis)
     if conj:  # conjugated partials: complex inputs' convention
         x, e = xp.conj(x), xp.conj(e)
@@ -670,15 +746,49 @@ def _cumprod_back(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
     return xp.where(z, 0.0, e) * xp.where(z, 0.0, h)
 
 
+@specialise
 def _cumprod_push(xp: Any, x: Any, t: Any, axis: int, extra: int) -> Any:
     """The pushforward of ``cumulative_prod`` along ``axis`` (``t``'s ``extra`` leading chunk axes
     before it), with no division: ``y_dot_i = x_i y_dot_{i-1} + E_i t_i``, a forward affine
     scan (``E`` the exclusive product), linear in ``t`` (:func:`_affine_scan`)."""
-    fast = numpy_fast.cumprod_push(x, t, axis - x.ndim)  # NumPy, no zero, no overflow
-    if fast is not None:
-        return fast
     e = _exclusive_prod(xp, x, axis)
     return _affine_scan(xp, x, e * t, xp.abs(e), axis, False, extra)[0]
+
+
+@_cumprod_back.method("numpy")
+def _cumprod_back_numpy(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
+    """By division, ``x_bar_i = sum_{j >= i} g_j y_j / x_i`` (``y`` the cumulative product), where
+    ``y`` has no zero and no overflow (the host reads it: NumPy arrays live there): two passes
+    over ``y`` instead of the scan's ``log2 n``."""
+    if type(x) is not np.ndarray or type(g) is not np.ndarray:
+        return NotImplemented
+    with np.errstate(all="ignore"):
+        y = _divisible_cumprod(x, axis)
+        if y is None:
+            return NotImplemented
+        if conj:
+            y, x = np.conj(y), np.conj(x)
+        return np.flip(np.cumsum(np.flip(g * y, axis=axis), axis=axis), axis=axis) / x
+
+
+@_cumprod_push.method("numpy")
+def _cumprod_push_numpy(xp: Any, x: Any, t: Any, axis: int, extra: int) -> Any:
+    """By division, ``y_dot = y * cumsum(t / x)`` where ``y`` has no zero and no overflow: one
+    pass instead of the scan's ``log2 n``."""
+    if type(x) is not np.ndarray or type(t) is not np.ndarray:
+        return NotImplemented
+    with np.errstate(all="ignore"):
+        y = _divisible_cumprod(x, axis)
+        if y is None:
+            return NotImplemented
+        return y * np.cumsum(t / x, axis=axis - x.ndim)
+
+
+def _divisible_cumprod(x: Any, axis: int) -> Any:
+    """NumPy's cumulative product of ``x`` along ``axis`` when it has no zero and no overflow
+    (dividing it by ``x`` is then exact enough), else ``None``. Call under ``np.errstate``."""
+    y = np.cumprod(x, axis=axis)
+    return y if np.isfinite(y).all() and y.all() else None
 
 
 def _exclusive_prod(xp: Any, x: Any, axis: int) -> Any:
@@ -747,6 +857,8 @@ def _cumulative_ex(with_zeros: bool, numpy: bool) -> Any:
             v[2] = 0.0
             m[0, 1] = m[0, 3] = m[2, 0] = 0.0
         common = [((v,), {}), ((m,), {"axis": 1}), ((m,), {"axis": 0})]
+        if with_zeros:  # and one without: the division formulas of NumPy's methods
+            common.append(((rng.uniform(0.5, 1.5, (2, 5)),), {"axis": 1}))
         if numpy:  # NumPy's signature: axis positional, axis=None flattens
             return [*common, ((m, -1), {}), ((m,), {})]
         return [

@@ -114,19 +114,20 @@ def _pairs() -> list[tuple[sp.Specialised, str]]:
 
 
 def _users(s: sp.Specialised) -> list[cr.Registration]:
-    """The registrations whose rules live in a rule module that calls ``s``."""
+    """The registrations whose rule is ``s``, or whose rules live in a module (of the rules or
+    of the core: ``scalar_rule``'s) that calls ``s``."""
     call = re.compile(rf"\b{re.escape(s.__name__)}\(")
     mods = {
         name
         for name, m in list(sys.modules.items())
-        if name.startswith("chainrules.rules")
+        if name.startswith(("chainrules.rules", "chainrules.core"))
         and s in vars(m).values()
         and call.search(inspect.getsource(m))
     }
     out = []
     for reg in registrations():
         rules = [r for r in (reg.rrule, reg.frule) if r is not None]
-        if any(getattr(r, "__module__", None) in mods for r in rules):
+        if any(r is s or getattr(r, "__module__", None) in mods for r in rules):
             out.append(reg)
     return out
 
@@ -272,3 +273,13 @@ def test_the_check_finds_a_wrong_method(monkeypatch: pytest.MonkeyPatch) -> None
     )
     reached, bad = _sweep(solve_lower, BACKENDS["numpy"], "eager")
     assert reached and bad  # (a zero-size example is the same doubled)
+
+
+def test_all_library_methods_together_stay_under_600_lines() -> None:
+    """Issue 27: a faster way for one library is the exception -- every declared method, each
+    counted once (a method shared by several rules, as ``sum``'s NumPy one, is one source)."""
+    import chainrules.rules  # noqa: F401  (every rule module, so every method, is declared)
+
+    sources = {inspect.getsource(m) for s in sp.methods() for m in s.library_methods.values()}
+    lines = sum(len(src.splitlines()) for src in sources)
+    assert 0 < lines <= 600, lines

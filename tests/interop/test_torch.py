@@ -162,7 +162,7 @@ def test_compile_backward_without_graph_break():  # type: ignore[no-untyped-def]
     ],
 )
 def test_compile_fast_paths_without_graph_break(name):  # type: ignore[no-untyped-def]
-    # the rules with torch_fast pullbacks (chainrules/core/torch_fast.py), traced by AOTAutograd
+    # the rules that had torch fast pullbacks (until issue 27 removed them), traced by AOTAutograd
     # in the backward pass (the bridged call is opaque to Dynamo): no graph break, native's
     # gradient
     torch._dynamo.reset()

@@ -411,7 +411,7 @@ def test_chunked_matvecs_are_one_matrix_product(shapes, monkeypatch) -> None:  #
     got = cr.unthunk(bars[1 if vec_a else 2])
     monkeypatch.setattr(xp, "matmul", real)
     # two primals, the pushforward, the cotangent asked for; the rrule's primal of matrices and
-    # vectors is numpy_fast's np.matmul, which the spy does not see
+    # vectors is the NumPy method's np.matmul, which the spy does not see
     assert len(calls) == (3 if max(a.ndim, b.ndim) <= 2 else 4), calls
     assert not any(len(s) > 2 and s[0] == k for c in calls for s in c), calls
     dots = [ta[i] @ b if vec_a else a @ tb[i] for i in range(k)]  # type: ignore[index]

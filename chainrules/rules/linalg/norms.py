@@ -34,8 +34,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...core import numpy_fast, torch_fast
-from ...core.namespaces import namespace_of
+import numpy as np
+
+from ...core.namespaces import host_readable, namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
 from ...core.specialise import specialise
@@ -131,8 +132,6 @@ def unless_inf(ye: Any, plain: Any, limit: Any) -> Any:
 def _unless_inf_numpy(ye: Any, plain: Any, limit: Any) -> Any:
     """A NumPy norm lives in host memory: one read skips the masks (the 2-norm's pullback at
     n = 1e6: one pass ``x * c`` instead of a count and four masked passes)."""
-    import numpy as np
-
     return limit() if np.isinf(ye).any() else plain()
 
 
@@ -145,7 +144,7 @@ def _unless_inf_torch(ye: Any, plain: Any, limit: Any) -> Any:
     ``torch.compile`` traces -- takes the masks, with no host read and no graph break."""
     import torch
 
-    if not torch_fast.host_readable(ye):
+    if not host_readable(ye):
         return NotImplemented
     inf = math.isinf(ye.item()) if ye.ndim == 0 else bool(torch.isinf(ye).any())
     return limit() if inf else plain()
@@ -344,13 +343,7 @@ def _norm_pullback(
         if not project.differentiable:
             return (_NO, *rest)
         if two_norm:  # through a function with rules: differentiable again
-            fast = numpy_fast.norm2_back(x, y, y_bar)
-            if fast is not None:
-                return (fast, *rest)
-            # the norm is passed as a cache, except to an engine tracing the pullback: a
-            # keyword argument is never differentiated, so it recomputes it from x
-            cache = None if hasattr(type(y), "__chainrules_call__") else y
-            g = norm2_back(x, y_bar, axis=axes, keepdims=keepdims, norm=cache)
+            g = _two_norm_bar(x, y, y_bar, axes, keepdims)
         else:
             g = direction(expand_reduced(xp, y_bar, axes, keepdims))
             if g is None:
@@ -386,6 +379,49 @@ def _norm_dot(
     return in_dtype(xp, y_dot, y.dtype)
 
 
+@specialise
+def _two_norm_bar(x: Any, y: Any, y_bar: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    """The 2-norm's cotangent, through :func:`norm2_back` (differentiable again). The norm is
+    passed as a cache, except to an engine tracing the pullback: a keyword argument is never
+    differentiated, so it recomputes it from ``x``."""
+    cache = None if hasattr(type(y), "__chainrules_call__") else y
+    return norm2_back(x, y_bar, axis=axes, keepdims=keepdims, norm=cache)
+
+
+@_two_norm_bar.method("numpy")
+def _two_norm_bar_numpy(x: Any, y: Any, y_bar: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
+    """A real NumPy ``x`` normed over every axis, its finite positive norm a NumPy scalar and a
+    scalar cotangent of ``x``'s dtype: ``x * (y_bar / y)``, what :func:`norm2_back` computes
+    there, bit for bit, without its 0-d bookkeeping (about 40 us of a 250 us pullback at
+    n = 1e6, and its traced call at n=10)."""
+    if type(x) is not np.ndarray or x.dtype.kind != "f" or not isinstance(y, np.floating):
+        return NotImplemented
+    ty = type(y_bar)
+    if ty is not float and not (isinstance(y_bar, (np.floating, np.ndarray)) and y_bar.ndim == 0):
+        return NotImplemented
+    if ty is not float and y_bar.dtype != x.dtype:
+        return NotImplemented
+    if not 0 < y < np.inf:  # a zero, infinite or NaN norm: the limits of norm2_back
+        return NotImplemented
+    return x * (y_bar / y)
+
+
+@specialise
+def _norm_value(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
+    """``vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)``."""
+    xp = namespace_of(x, fname="vector_norm")
+    return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+
+
+@_norm_value.method("numpy")
+def _norm_value_numpy(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
+    """The 2-norm over every axis of a real NumPy array through BLAS: ``np.linalg.norm`` calls
+    ``dot`` (0.06 ms at n = 1e6 here) where ``vector_norm`` squares and sums (0.40 ms)."""
+    if type(x) is not np.ndarray or ord != 2 or axis is not None or x.dtype.kind != "f":
+        return NotImplemented
+    return np.linalg.norm(x, None, None, keepdims)
+
+
 # --- vector_norm, matrix_norm --------------------------------------------------------------------
 def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any, y: Any = None) -> tuple[Any, ...]:
     """``(xp, y, axes, direction)`` of ``y = vector_norm(x, axis=axis, keepdims=keepdims,
@@ -393,12 +429,7 @@ def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any, y: Any = None) -> 
     xp = namespace_of(x, fname="vector_norm")
     axes = normalize_axis(axis, x.ndim, "vector_norm")
     if y is None:
-        fast = numpy_fast.vector_norm(x, axis, keepdims, ord)
-        y = (
-            fast
-            if fast is not None
-            else xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
-        )
+        y = _norm_value(x, axis, keepdims, ord)
 
     def direction(scale: Any) -> Any:
         ye = expand_reduced(xp, y, axes, keepdims)
@@ -409,19 +440,7 @@ def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any, y: Any = None) -> 
 
 @register_rrule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
 def _vector_norm_rrule(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
-    if ord == 2:  # PyTorch: the 2-norm and its pullback without the generic bookkeeping
-        fast = torch_fast.norm2_rrule(
-            x, axis, keepdims, lambda y: _vector_norm_generic(x, axis, keepdims, ord, y)[1]
-        )
-        if fast is not None:
-            return fast
-    return _vector_norm_generic(x, axis, keepdims, ord)
-
-
-def _vector_norm_generic(x: Any, axis: Any, keepdims: bool, ord: Any, y: Any = None) -> Any:
-    """The generic rule: ``(y, pullback)`` of ``vector_norm`` (``y`` computed when ``None``;
-    torch_fast passes the one it computed)."""
-    xp, y, axes, direction = _vector_norm(x, axis, keepdims, ord, y)
+    xp, y, axes, direction = _vector_norm(x, axis, keepdims, ord)
     return y, _norm_pullback("vector_norm", xp, x, y, axes, keepdims, (x,), direction, ord == 2)
 
 

@@ -38,11 +38,10 @@ import array_api_compat
 
 from ...core.examples import Expect
 from ...core.namespaces import namespace_of
-from ...core.numpy_fast import numpy_result
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
 from ...core.tangents import NoTangent, ZeroTangent
-from ...core.toolkit import pullback, signature, tangents_in
+from ...core.toolkit import numpy_result, pullback, signature, tangents_in
 from ..linear_algebra import (
     VECDOT_EXPECT,
     _matmul_ex,

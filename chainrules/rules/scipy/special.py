@@ -35,12 +35,11 @@ from typing import Any
 import numpy as np
 
 from ...core.namespaces import device_of, is_array, namespace_of
-from ...core.numpy_fast import numpy_result
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_namespace, register_rrule
 from ...core.scalar_rule import finish_tangent, non_differentiable, zero_derivative
 from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
-from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
+from ...core.toolkit import Signature, numpy_result, pullback, signature, tangents_in, zero_tangent
 from .._util import normalize_axis
 from ..linear_algebra import conj
 

@@ -1,8 +1,10 @@
-"""The binary fast pullbacks defer, from ``numpy_fast.DEFER_SIZE`` elements on, every operand's
-cotangent that costs a pass (issue 14, point 6): an engine forces only the traced operands'."""
+"""The binary formula rules' pullbacks defer, from ``scalar_rule.DEFER_SIZE`` elements on, every
+operand's cotangent that costs a pass (issue 14, point 6): an engine forces only the traced
+operands'."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -10,13 +12,15 @@ import pytest
 
 import chainrules as cr
 from chainrules import ad
-from chainrules.core import numpy_fast
 from chainrules.testing.backends import BACKENDS
 from chainrules.testing.examples import examples_for
 
-from .test_numpy_fast import FORMULAS, _same
+from .test_scalar_rule_pullbacks import FORMULAS, is_real
+from .test_scalar_rule_pullbacks import same as _same
 
-N = numpy_fast.DEFER_SIZE
+# the module (chainrules.core exports the function of that name)
+scalar_rule = importlib.import_module("chainrules.core.scalar_rule")
+N = scalar_rule.DEFER_SIZE
 BINARY = [r for r in FORMULAS if len(r.domain) == 2]
 
 
@@ -36,21 +40,29 @@ def test_binary_formula_rules_are_found() -> None:
 
 
 @pytest.mark.parametrize("reg", BINARY, ids=lambda r: r.name)
-def test_deferred_cotangents_force_to_the_generic_paths(reg: cr.Registration) -> None:
+def test_deferred_cotangents_force_to_the_direct_values(
+    reg: cr.Registration, monkeypatch: pytest.MonkeyPatch
+) -> None:
     f = BACKENDS["numpy"].function(reg)
     taken = 0
     for ex in examples_for(reg):
-        if ex.complex or not all(numpy_fast.is_real(a) for a in ex.args):
+        if ex.complex or not all(is_real(a) for a in ex.args):
             continue
         args = _big(ex.args)
         y, pb = cr.rrule(f, *args)
         if np.size(y) < N:
             continue
         g = np.random.default_rng(2).standard_normal(np.shape(y)).astype(np.asarray(y).dtype)
-        fast = pb(g)
-        generic = pb(cr.Thunk(lambda g=g: g))  # type: ignore[misc]  # a thunk is never taken by the fast path
-        for a, b in zip(fast, generic):
-            _same(cr.unthunk(a), b)
+        deferred = pb(g)
+        with monkeypatch.context() as m:
+            m.setattr(scalar_rule, "DEFER_SIZE", float("inf"))  # nothing deferred
+            direct = pb(g)
+        # nothing deferred but a Python float's (deferred at every size)
+        assert not any(
+            isinstance(c, cr.Thunk) for c, a in zip(direct[1:], args) if type(a) is not float
+        )
+        for a, b in zip(deferred, direct):
+            _same(cr.unthunk(a), cr.unthunk(b))
         taken += 1
     assert taken, f"no real example of {reg.name} at {N} elements"
 
@@ -82,16 +94,16 @@ def test_the_engine_forces_only_the_traced_operand() -> None:
     Y = np.random.default_rng(3).standard_normal(N)
     z = np.random.default_rng(4).standard_normal(N)
     calls = []
-    real = numpy_fast._cotangent
+    real = scalar_rule._operand_cotangent
 
-    def spy(a, *rest):  # type: ignore[no-untyped-def]
-        calls.append(a is Y)
-        return real(a, *rest)
+    def spy(p, is_const, proj, y_bar, conj, xp, out, args, *rest):  # type: ignore[no-untyped-def]
+        calls.append("z" if p(xp, out, *args) is Y else "Y")  # z's partial is Y
+        return real(p, is_const, proj, y_bar, conj, xp, out, args, *rest)
 
-    numpy_fast._cotangent = spy
+    scalar_rule._operand_cotangent = spy
     try:
         g = ad.grad(lambda z: np.sum(np.sin(Y * z)))(z)
     finally:
-        numpy_fast._cotangent = real
+        scalar_rule._operand_cotangent = real
     np.testing.assert_allclose(g, np.cos(Y * z) * Y, rtol=1e-14)
-    assert calls == [False], calls  # z's cotangent forced once, Y's never
+    assert calls == ["z"], calls  # z's cotangent forced once, Y's never

@@ -1,0 +1,143 @@
+"""scalar_rule's pullbacks, one path for every library (issue 27: the NumPy fast layer is gone).
+
+* a cotangent handed in as a ``Thunk`` gives what the array gives: every elementwise formula rule,
+  at its examples;
+* a Python float operand's cotangent is deferred (no engine traces a Python number), as every
+  operand's that costs a pass is from ``DEFER_SIZE`` elements on;
+* ``tanh``'s and ``log1p``'s partials are written to allocate one buffer, on every library, with
+  the formula's values.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.core.scalar_rule import DEFER_SIZE
+from chainrules.rules import elementwise
+from chainrules.testing.backends import BACKENDS
+from chainrules.testing.examples import examples_for
+
+
+def _formula_rules() -> list[cr.Registration]:
+    """The elementwise formula rules (``scalar_rule``) of one or two arguments."""
+    regs = []
+    for reg in cr.registrations():
+        if reg.module != "chainrules.rules.elementwise" or reg.non_differentiable:
+            continue
+        if reg.domain is None or len(reg.domain) not in (1, 2) or "bind" in reg.meta:
+            continue
+        if BACKENDS["numpy"].function(reg) is None:
+            continue
+        if getattr(reg.rrule, "__module__", "") != "chainrules.core.scalar_rule":
+            continue  # a hand-written rule (abs, sign, conj)
+        regs.append(reg)
+    return regs
+
+
+FORMULAS = _formula_rules()
+
+
+def is_real(a: Any) -> bool:
+    """A real floating NumPy array or scalar, or a Python float."""
+    return type(a) is float or (isinstance(a, np.ndarray | np.generic) and a.dtype.kind == "f")
+
+
+def same(a: object, b: object) -> None:
+    """Equal type, and for arrays equal dtype, shape and values."""
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, np.ndarray | np.generic):
+        assert a.dtype == b.dtype and a.shape == b.shape  # type: ignore[union-attr]
+        np.testing.assert_array_equal(a, b)
+    else:
+        assert a == b
+
+
+def test_the_formula_rules_are_found() -> None:
+    names = {r.name for r in FORMULAS}
+    assert {"sin", "exp", "multiply", "atan2", "maximum", "numpy:logaddexp2"} <= names
+
+
+@pytest.mark.parametrize("reg", FORMULAS, ids=lambda r: r.name)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_thunk_cotangent_gives_what_the_array_gives(reg: cr.Registration, dtype: type) -> None:
+    f = BACKENDS["numpy"].function(reg)
+    rng = np.random.default_rng(1)
+    taken = 0
+    for ex in examples_for(reg):
+        if ex.complex:
+            continue
+        args = tuple(a.astype(dtype) if isinstance(a, np.ndarray) else a for a in ex.args)
+        y, pb = cr.rrule(f, *args)
+        g = np.asarray(rng.standard_normal(np.shape(y)).astype(np.asarray(y).dtype))
+        direct = tuple(map(cr.unthunk, pb(g)))
+        thunked = tuple(map(cr.unthunk, pb(cr.Thunk(lambda g=g: g))))  # type: ignore[misc]
+        assert len(direct) == len(thunked)
+        for a, b in zip(direct, thunked):
+            same(a, b)
+        taken += 1
+    assert taken, f"no real example of {reg.name}"
+
+
+@pytest.mark.parametrize("f", [np.multiply, np.add, np.divide, np.power])
+def test_a_python_float_operands_cotangent_is_deferred(f: Any) -> None:
+    for size in (3, DEFER_SIZE * 2):
+        x = np.linspace(0.5, 1.5, size)
+        g = np.cos(x)
+        for args in ((x, 2.0), (2.0, x)):
+            _, pb = cr.rrule(f, *args)
+            out = pb(g)
+            i = 1 if type(args[0]) is float else 2
+            assert isinstance(out[i], cr.Thunk)  # no pass until a caller forces it
+            assert isinstance(cr.unthunk(out[i]), np.floating)  # a scalar, as the operand
+            # the value: the partial times the cotangent, summed (a Python float is a scalar)
+            h = 1e-6
+            shifted = [a + h if type(a) is float else a for a in args]
+            fd = np.sum(g * (f(*shifted) - f(*args)) / h)
+            np.testing.assert_allclose(cr.unthunk(out[i]), fd, rtol=1e-4)
+
+
+# --- partials written in one buffer (log1p, tanh): the formula's values, half the allocations ----
+_ONE_BUFFER = [
+    ("log1p", elementwise._log1p_dx, lambda x, y: 1 / (1 + x)),
+    ("tanh", elementwise._tanh_dx, lambda x, y: 1 - y * y),
+]
+
+
+def _big(dtype: type) -> Any:
+    """Large enough (512 KiB in float32) for NumPy to reuse a temporary (from 256 KiB on)."""
+    x: Any = np.random.default_rng(5).uniform(-0.9, 3.0, 1 << 17).astype(dtype)
+    x[:5] = [-1.0, np.inf, np.nan, -0.0, 1e30]  # a pole, the limits, NaN, a huge square
+    return x
+
+
+@pytest.mark.parametrize(("name", "partial", "formula"), _ONE_BUFFER, ids=["log1p", "tanh"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_one_buffer_partial_is_the_formula_and_allocates_once(  # type: ignore[no-untyped-def]
+    name, partial, formula, dtype
+) -> None:
+    xp = cr.namespace_of(np.ones(1))
+    x = _big(dtype)
+    with np.errstate(all="ignore"):  # log1p(-1) = -inf, 1 / 0
+        y = getattr(np, name)(x)
+        got, want = partial(xp, y, x), formula(x, y)
+        same(got, want)
+        peaks = []
+        for p in (lambda: partial(xp, y, x), lambda: formula(x, y)):
+            tracemalloc.start()
+            try:
+                tracemalloc.reset_peak()
+                p()
+                peaks.append(tracemalloc.get_traced_memory()[1])
+            finally:
+                tracemalloc.stop()
+    if dtype is np.float32 and name == "tanh":
+        # NumPy reuses a float32 temporary for ``t - 1`` only with a float32 operand (a Python
+        # int is not cast safely for its check): two buffers, as the plain formula
+        assert peaks[0] <= peaks[1], (name, [p / x.nbytes for p in peaks])
+        return
+    assert peaks[0] < 1.5 * x.nbytes <= peaks[1], (name, [p / x.nbytes for p in peaks])
