@@ -1157,6 +1157,11 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
     (``NoTangent()`` for plain functions), then one cotangent per positional argument. Keyword
     arguments are never differentiated. Raises ``NoRuleError`` when no rule is registered.
 
+    Integer and boolean arrays have no tangent space: their cotangent is ``NoTangent()``, also
+    where the output is floating (``rrule(np.sin, np.arange(3))``). Cast such an argument to
+    floating point (``x.astype(np.float64)``) to differentiate with respect to it;
+    ``chainrules.ad.grad`` refuses integer arguments outright.
+
     >>> import numpy as np, chainrules as cr
     >>> y, pullback = cr.rrule(np.sin, np.array([0.0, 1.0]))
     >>> pullback(np.ones(2))[1]
