@@ -16,7 +16,7 @@ Arithmetic on tangents goes through ``add_tangents`` (always functional) and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "AbstractZero",
@@ -90,13 +90,15 @@ class AbstractZero:
         )
 
     # Used as an array (t.shape, t.astype(...), t.sum()): say what the marker is and what to
-    # do, instead of Python's "object has no attribute". Only reached on a miss, so the rules'
-    # getattr(t, "shape", None) probes pay nothing more than a plain miss.
+    # do, instead of Python's "object has no attribute". Only reached on a miss, and the message
+    # is built only when read, so a getattr(t, "shape", None) probe costs one call more.
     _WHY = "a zero of whatever shape is needed, which costs nothing"
     _FIX = "build the array with xp.zeros_like(x) where one is needed"
 
-    def __getattr__(self, name: str) -> Any:
-        raise _ZeroAttributeError(self, name)
+    if not TYPE_CHECKING:  # hidden from type checkers, which still flag `zero.shape` statically
+
+        def __getattr__(self, name: str) -> Any:
+            raise _ZeroAttributeError(self, name)
 
     def _not_an_array(self, what: str) -> str:
         return (
