@@ -971,14 +971,19 @@ def _misplaced(kind: str, f: Any, args: tuple[Any, ...]) -> TypeError | None:
     call = "cr.rrule(f, *args)" if kind == "rrule" else "cr.frule(tangents, f, *args)"
     head = "" if kind == "rrule" else "tangents, "
     if isinstance(f, str):
-        name = f.rpartition(":")[2]
-        example = name if "." in name else f"np.{name}"
+        family, _, name = f.rpartition(":")
+        # a standard or NumPy name is NumPy's in the example; a dotted name that starts with an
+        # imported module ("numpy.sin") is shown as given
+        top = name.partition(".")[0]
+        example = (
+            f"scipy.{name}" if family == "scipy" else name if top in sys.modules else f"np.{name}"
+        )
         xs = ", ".join(_placeholders(max(len(args), 1)))
         return TypeError(
             f"{kind}: its function argument f is {_what(f)}; expected the function itself (a "
             f"callable), as in {call}. Pass the function, not its name: "
-            f"cr.{kind}({head}{example}, {xs}) (names are for registering rules: "
-            f"@cr.register_{kind}({f!r}))"
+            f"cr.{kind}({head}{example}, {xs}) (names such as 'sin' are for registering "
+            f"rules: @cr.register_{kind}('sin'))"
         )
     fns = [i for i, a in enumerate(args) if callable(a) and not hasattr(a, "shape")]
     if fns:  # the function came later: the arguments were swapped
@@ -1042,7 +1047,7 @@ def _not_an_array(kind: str, f: Any, args: tuple[Any, ...], err: BaseException) 
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
         ):
             param = f" ({params[pos].name!r})"
-    xs = ["x"] * len(args) if len(args) == 1 else _placeholders(len(args))
+    xs = _placeholders(len(args))
     xs[pos] = f"np.asarray({xs[pos]})"
     head = "" if kind == "rrule" else "tangents, "
     return TypeError(

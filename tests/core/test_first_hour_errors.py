@@ -25,13 +25,23 @@ def _call(kind: str, f: Any, *args: Any) -> Any:
 
 
 @pytest.mark.parametrize("kind", ["rrule", "frule"])
-def test_function_passed_by_its_name(kind: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "example"),
+    [
+        ("sin", "np.sin"),
+        ("linalg.vector_norm", "np.linalg.vector_norm"),
+        ("numpy:linalg.norm", "np.linalg.norm"),
+        ("scipy:special.gammaln", "scipy.special.gammaln"),
+        ("numpy.sin", "numpy.sin"),
+    ],
+)
+def test_function_passed_by_its_name(kind: str, name: str, example: str) -> None:
     head = "" if kind == "rrule" else "tangents, "
-    fix = f"cr.{kind}({head}np.sin, x)"
+    fix = f"cr.{kind}({head}{example}, x)"
     with pytest.raises(TypeError) as info:
-        _call(kind, "sin", X)
+        _call(kind, name, X)
     msg = str(info.value)
-    assert msg.startswith(f"{kind}: its function argument f is the string 'sin'")
+    assert msg.startswith(f"{kind}: its function argument f is the string {name!r}")
     assert "expected the function itself (a callable)" in msg
     assert f"Pass the function, not its name: {fix}" in msg
 
