@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 try:
-    from ._timing import Row, fmt_time, interleaved
+    from ._timing import Row, fmt_time, interleaved, table
 except ImportError:  # run as a script
-    from _timing import Row, fmt_time, interleaved  # type: ignore[no-redef]
+    from _timing import Row, fmt_time, interleaved, table  # type: ignore[no-redef]
 
 
 def _jax_rows(budget: float, rounds: int) -> list[Row]:
@@ -126,5 +126,4 @@ def run(quick: bool = False) -> list[Row]:
 
 
 if __name__ == "__main__":
-    for row in run(quick=True):
-        print(row)
+    print(table(run(quick=True)))

@@ -16,9 +16,9 @@ import sys
 import numpy as np
 
 try:
-    from ._timing import Row, interleaved
+    from ._timing import Row, interleaved, table
 except ImportError:  # run as a script
-    from _timing import Row, interleaved
+    from _timing import Row, interleaved, table
 
 
 def _ratios(runs: int, budget: float, rounds: int) -> list[Row]:
@@ -65,7 +65,6 @@ def _ratios(runs: int, budget: float, rounds: int) -> list[Row]:
                             med <= target,
                         )
                     )
-                    print(rows[-1], flush=True)
     return rows
 
 
@@ -74,4 +73,4 @@ def run(quick: bool = False) -> list[Row]:
 
 
 if __name__ == "__main__":
-    run(quick="--quick" in sys.argv)
+    print(table(run(quick="--quick" in sys.argv)))

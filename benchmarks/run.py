@@ -12,13 +12,16 @@ in this process, because absolute times on a shared machine move 2-3x between pr
 marks targets from the issues; the numbers are the result, not a test (the test suite asserts no
 timings).
 
-Each row is printed as soon as it is measured. A suite that fails (a missing library, an error)
-is reported with its error and the others still run; the exit status is then 1.
+Each row is printed as soon as it is measured; the output (stdout) is the Markdown table and,
+after it, a summary of the targets missed and the suites that failed. Progress, and anything a
+suite prints itself, goes to stderr. A suite that fails (a missing library, an error) is reported
+with its error and the others still run; the exit status is then 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import platform
@@ -139,7 +142,8 @@ def run_suites(
             label = f" (run {rep + 1} of {repeats})" if repeats > 1 else ""
             err.write(f"running {name}{label} ...\n")
             err.flush()
-            with _RowStream(out) as stream:
+            # the suite's own prints (progress, debugging) go to err: out is the table only
+            with _RowStream(out) as stream, contextlib.redirect_stdout(err):
                 try:
                     fn = suites[name] if suites else importlib.import_module(SUITES[name]).run
                     fn(quick=quick)
@@ -164,6 +168,25 @@ def ranges(runs: list[list[Row]]) -> dict[str, tuple[float, float, float]]:
             if v is not None:
                 seen.setdefault(r.name, []).append(v)
     return {k: (min(v), statistics.median(v), max(v)) for k, v in seen.items()}
+
+
+def summary(rows: list[Row], failed: dict[str, str]) -> str:
+    """The closing lines after the table: how many targets were met, each one missed (its name,
+    ratio and target) and each suite that failed. Rows with no target (``ok`` is None) are
+    reported in the table only."""
+    judged = [r for r in rows if r.ok is not None]
+    missed = [r for r in judged if not r.ok]
+    if not judged:
+        lines = ["No targets were judged."]
+    elif not missed:
+        lines = [f"All {len(judged)} targets met."]
+    else:
+        lines = [f"{len(judged) - len(missed)} of {len(judged)} targets met; missed:", ""]
+        lines += [f"- {r.name.strip()}: {r.ratio or r.value} (target {r.target})" for r in missed]
+    if failed:
+        lines += ["", f"{len(failed)} suite(s) failed (their rows are missing above):", ""]
+        lines += [f"- {name}: {error}" for name, error in failed.items()]
+    return "\n".join(lines)
 
 
 def _with_ranges(rows: list[Row], rng: dict[str, tuple[float, float, float]], n: int) -> list[Row]:
@@ -231,6 +254,7 @@ def main(
     text = header + "\n\n" + table(rows)
     if args.repeats > 1:
         out.write("\n" + text + "\n")
+    out.write("\n" + summary(rows, failed) + "\n")
     series: dict[str, Any] = {}
     if args.plots:
         import plots
@@ -244,6 +268,7 @@ def main(
         "runs": [[row_json(r) for r in rows] for rows in runs],
         "ranges": {k: list(v) for k, v in rng.items()},
         "failed_suites": failed,
+        "missed": [r.name for r in rows if r.ok is False],
         "series": series,
     }
     if args.json:

@@ -78,3 +78,70 @@ def test_memory_rows_and_rows_of_one_tree_only(compare: Any) -> None:
     assert (mem.kind, mem.med) == ("value", 2.0)
     assert new.med is None and not new.flagged(1.10)  # no pair: reported, not flagged
     assert "- (no pair)" in compare.table([new], 1.10)
+
+
+# --- benchmarks/run.py's output: the table, then the summary of what missed -------------------
+@pytest.fixture(scope="module")
+def bench_run() -> Any:
+    """``benchmarks/run.py`` as a module (it puts benchmarks/ on sys.path: undone here)."""
+    saved, mods = list(sys.path), set(sys.modules)
+    try:
+        spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path[:] = saved
+        for name in set(sys.modules) - mods:
+            if name == "_timing":
+                del sys.modules[name]
+
+
+def test_summary_lists_the_missed_targets_and_failed_suites(bench_run: Any) -> None:
+    row = bench_run.Row
+    rows = [
+        row("a, n=10", "2.00 µs", "1.00 µs hand", "2.00x", "<= 1.5x", False),
+        row("  b, n=1e6", "1.00 ms", "1.00 ms hand", "1.00x", "<= 1.1x", True),
+        row("c", "3.00 ms", "", "", "(reported)", None),
+        row("d, memory", "2.5x input", "", "", "<= 2x input", False),
+    ]
+    text = bench_run.summary(rows, {"jax_bridge": "ModuleNotFoundError: No module named 'jax'"})
+    assert text.splitlines() == [
+        "1 of 3 targets met; missed:",
+        "",
+        "- a, n=10: 2.00x (target <= 1.5x)",
+        "- d, memory: 2.5x input (target <= 2x input)",  # no ratio: the value
+        "",
+        "1 suite(s) failed (their rows are missing above):",
+        "",
+        "- jax_bridge: ModuleNotFoundError: No module named 'jax'",
+    ]
+    assert bench_run.summary(rows[1:3], {}) == "All 1 targets met."
+    assert bench_run.summary(rows[2:3], {}) == "No targets were judged."
+
+
+def test_bench_output_is_the_table_and_the_summary_only(bench_run: Any) -> None:
+    import io
+
+    row = bench_run.Row
+
+    def chatty(quick: bool) -> list[Any]:
+        rows = [row("chatty, n=10", "3.00 µs", "1.00 µs hand", "3.00x", "<= 2x", False)]
+        print(rows[-1], flush=True)  # a suite's debug print (jax_bridge had 24 of them)
+        print("progress: 1 of 1")
+        return rows
+
+    def quiet(quick: bool) -> list[Any]:
+        return [row("quiet, n=10", "1.00 µs", "1.00 µs hand", "1.00x", "<= 2x", True)]
+
+    out, err = io.StringIO(), io.StringIO()
+    assert bench_run.main(["--quick"], out, err, suites={"chatty": chatty, "quiet": quiet}) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("Measured on ") and lines[1] == ""
+    table = [ln for ln in lines[2:] if ln.startswith("|")]
+    assert len(table) == 4 and table[2].startswith("| chatty, n=10 | 3.00 µs |")
+    assert lines[2 : 2 + len(table)] == table  # the table, in one block
+    rest = lines[2 + len(table) :]
+    assert rest == ["", "1 of 2 targets met; missed:", "", "- chatty, n=10: 3.00x (target <= 2x)"]
+    assert "Row(name='chatty, n=10'" in err.getvalue() and "progress: 1 of 1" in err.getvalue()

@@ -164,6 +164,50 @@ def _inputs(
     return leaves, defs, counts
 
 
+def _call(
+    f: Callable[..., Any],
+    new: list[Any],
+    kwargs: dict[str, Any],
+    args: tuple[Any, ...],
+    nums: tuple[int, ...],
+    fname: str,
+) -> Any:
+    """``call_user(f, new, kwargs)``; a ``TypeError`` from ``f`` while a differentiated argument
+    is a list or tuple (``grad(f)([1.0, 2.0])``) gets a message that names the argument."""
+    try:
+        return call_user(f, new, kwargs)
+    except TypeError as err:
+        better = _sequence_error(f, args, nums, fname, err)
+        if better is None:
+            raise
+        raise better from err
+
+
+def _sequence_error(
+    f: Callable[..., Any], args: tuple[Any, ...], nums: tuple[int, ...], fname: str, err: Exception
+) -> TypeError | None:
+    """The error for ``f`` failing on a differentiated list or tuple argument: the engine traced
+    it as a pytree (one scalar or array per element), while ``f`` most likely wanted an array.
+    ``None`` when no differentiated argument is a list or tuple."""
+    i = next((i for i in nums if type(args[i]) in (list, tuple)), None)
+    if i is None:
+        return None
+    a = args[i]
+    leaves = flatten(a)[0]
+    kinds = {"array" if is_array(x) else type(x).__name__ for x in leaves}
+    what = f"{len(leaves)} {kinds.pop()}s" if len(kinds) == 1 else f"{len(leaves)} elements"
+    name = getattr(f, "__name__", "f")
+    label = _arg_name(f, i)
+    pname = label.split("'")[1] if "'" in label else "x"
+    return TypeError(
+        f"{fname}: {label} of {name} is a {type(a).__name__} of {what}; {fname} differentiates "
+        f"a {type(a).__name__} as a pytree (each element traced on its own, the derivative a "
+        f"{type(a).__name__} too), and {name} used it where an array is expected. If {name} "
+        f"expects an array, pass one: np.asarray({pname}) (or xp.asarray for another array "
+        f"library). The error was TypeError: {err}"
+    )
+
+
 def _substitute(
     args: tuple[Any, ...], nums: tuple[int, ...], defs: list[Any], counts: list[int], new: list[Any]
 ) -> list[Any]:
@@ -272,7 +316,9 @@ class _Recording:
         self.trace = trace
         self.in_nodes = [w._aux for w in wrapped]
         self.in_values = leaves
-        self.out = call_user(f, _substitute(args, nums, defs, counts, wrapped), kwargs)
+        self.out = _call(
+            f, _substitute(args, nums, defs, counts, wrapped), kwargs, args, nums, fname
+        )
         self.defs = (defs, counts)
 
     def pull(self, seeds: list[tuple[Any, Any]], release: bool, chunk: int = 0) -> list[Any]:
@@ -470,7 +516,7 @@ def jvp(f: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) 
         chunk = tuple(t.shape[:extra])
     trace = ForwardTrace(tracer_class(leaves[0]) if leaves else Tracer)
     wrapped = [trace.new(x, t) for x, t in zip(leaves, tleaves)]
-    out = call_user(f, _substitute(primals, nums, defs, counts, wrapped), {})
+    out = _call(f, _substitute(primals, nums, defs, counts, wrapped), {}, primals, nums, "jvp")
     return _split_forward(out, trace, chunk)
 
 
@@ -652,7 +698,9 @@ def _jac_fwd(
             trace = ForwardTrace(tracer_class(x))
             new = list(leaves)
             new[ii] = trace.new(x, _seed_chunk(x, start, kk)) if kk > 0 else x
-            out = call_user(f, _substitute(args, nums, defs, counts, new), kwargs)
+            out = _call(
+                f, _substitute(args, nums, defs, counts, new), kwargs, args, nums, "jacobian"
+            )
             ol, od = flatten(out)
             if out_leaves is None:
                 out_leaves = [_output_value(o, trace) for o in ol]

@@ -38,12 +38,21 @@ def _numpy_namespace() -> Any:
     return _NUMPY_NS
 
 
+class NotAnArrayError(TypeError):
+    """``namespace_of`` was given a value of type ``got`` that is neither an array nor a Python
+    scalar (a list, a string): ``rrule`` and ``frule`` then name the argument that holds it."""
+
+    def __init__(self, message: str, got: type | None = None) -> None:
+        super().__init__(message)
+        self.got = got
+
+
 def _lookup(t: type, x: Any) -> Any:
     try:
         ns = array_api_compat.array_namespace(x)
     except TypeError:
-        raise TypeError(
-            f"expected an array or a Python scalar, got {t.__module__}.{t.__qualname__}"
+        raise NotAnArrayError(
+            f"expected an array or a Python scalar, got {t.__module__}.{t.__qualname__}", t
         ) from None
     if not torch_compiling():  # torch.compile refuses a write to a global dict
         _NS_BY_TYPE[t] = ns

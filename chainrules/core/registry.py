@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import inspect
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .examples import Expect
-from .namespaces import qualified_name, torch_compiling
+from .namespaces import NotAnArrayError, qualified_name, torch_compiling
 
 __all__ = [
     "KINDS",
@@ -943,6 +944,118 @@ def counterpart(f: Any, module: Any) -> Any:
     return None
 
 
+# --- the errors of a call that went wrong before any rule ran (only ever built on a miss) -------
+def _placeholders(n: int) -> list[str]:
+    """Names for ``n`` arguments in a suggested call: ``x``, or ``x1, x2, ...``."""
+    return ["x"] if n == 1 else [f"x{i + 1}" for i in range(n)]
+
+
+def _what(x: Any) -> str:
+    """``x`` in a message: ``the string 'sin'``, ``a numpy.ndarray``, ``the function numpy.sin``."""
+    if isinstance(x, str):
+        return f"the string {x!r}"
+    if callable(x) and not hasattr(x, "shape"):
+        return f"the function {function_name(x)}"
+    t = type(x)
+    mod = t.__module__.partition(".")[0]
+    return f"a {t.__qualname__ if mod == 'builtins' else f'{mod}.{t.__qualname__}'}"
+
+
+def _misplaced(kind: str, f: Any, args: tuple[Any, ...]) -> TypeError | None:
+    """The error for a call whose ``f`` is no function -- a name (``rrule("sin", x)``) or an
+    argument that belongs after it (``rrule(x, np.sin)``) -- or ``None`` when ``f`` is callable.
+    Reached only when no rule is found, so the common call pays nothing for it."""
+    if callable(f) and not isinstance(f, str):
+        return None
+    call = "cr.rrule(f, *args)" if kind == "rrule" else "cr.frule(tangents, f, *args)"
+    head = "" if kind == "rrule" else "tangents, "
+    if isinstance(f, str):
+        family, _, name = f.rpartition(":")
+        # a standard or NumPy name is NumPy's in the example; a dotted name that starts with an
+        # imported module ("numpy.sin") is shown as given
+        top = name.partition(".")[0]
+        example = (
+            f"scipy.{name}" if family == "scipy" else name if top in sys.modules else f"np.{name}"
+        )
+        xs = ", ".join(_placeholders(max(len(args), 1)))
+        return TypeError(
+            f"{kind}: its function argument f is {_what(f)}; expected the function itself (a "
+            f"callable), as in {call}. Pass the function, not its name: "
+            f"cr.{kind}({head}{example}, {xs}) (names such as 'sin' are for registering "
+            f"rules: @cr.register_{kind}('sin'))"
+        )
+    fns = [i for i, a in enumerate(args) if callable(a) and not hasattr(a, "shape")]
+    if fns:  # the function came later: the arguments were swapped
+        fn = args[fns[0]]
+        rest = [f, *(a for i, a in enumerate(args) if i != fns[0])]
+        xs = ", ".join(_placeholders(len(rest)))
+        return TypeError(
+            f"{kind}: the function comes first: expected {call}, got {_what(f)} as f and "
+            f"{_what(fn)} after it. Swap them: cr.{kind}({head}{function_name(fn)}, {xs})"
+        )
+    return TypeError(
+        f"{kind}: its function argument f is {_what(f)}; expected the function to "
+        f"differentiate (a callable) first, as in {call}, e.g. cr.{kind}({head}np.sin, x)"
+    )
+
+
+def _tangents_error(f: Any, tangents: Any, args: tuple[Any, ...]) -> TypeError | ValueError:
+    """The error for an frule call whose ``tangents`` is not a tuple of one tangent for ``f``
+    and one per positional argument; the suggested call is built from what was passed."""
+    if callable(tangents) and not isinstance(tangents, tuple) and not hasattr(tangents, "shape"):
+        # cr.frule(np.exp, x): the tangents were left out, so the function came first
+        n = len(args) + 1
+        xs = _placeholders(n)
+        dxs = ", ".join(f"d{x}" for x in xs)
+        return TypeError(
+            f"frule: its first argument is the tangents tuple (f_dot, *arg_dots), then the "
+            f"function, then its arguments; got {_what(tangents)} first. Pass the tangents: "
+            f"cr.frule((cr.NoTangent(), {dxs}), {function_name(tangents)}, {', '.join(xs)}), "
+            f"with {dxs} the tangent{'s' * (n > 1)} of {', '.join(xs)} (NoTangent() for f itself)"
+        )
+    n = len(args) + 1
+    xs = _placeholders(len(args)) if args else []
+    example = f"(cr.NoTangent(), {', '.join(f'd{x}' for x in xs)})" if xs else "(cr.NoTangent(),)"
+    if isinstance(tangents, tuple):
+        got = f"{len(tangents)} tangent{'s' * (len(tangents) != 1)}"
+    else:
+        got = type(tangents).__name__
+    fix = "a tuple, not a list" if isinstance(tangents, list) else example
+    return ValueError(
+        f"frule of {function_name(f)}: expected a tuple of {n} tangents (f_dot, then one per "
+        f"positional argument), got {got}; pass {fix}, as in "
+        f"cr.frule({example}, {function_name(f)}{''.join(', ' + x for x in xs)})"
+    )
+
+
+def _not_an_array(kind: str, f: Any, args: tuple[Any, ...], err: BaseException) -> TypeError | None:
+    """The error for an argument that is no array (``rrule(np.sin, [1.0, 2.0])``), naming the
+    function and the argument, when the rule failed to find the namespace of ``args``' value of
+    type ``err.got``; ``None`` for any other error."""
+    if not isinstance(err, NotAnArrayError):
+        return None
+    pos = next((i for i, a in enumerate(args) if type(a) is err.got), None)
+    if pos is None:
+        return None  # from a keyword argument or a value the rule built: the message stands
+    name = function_name(f)
+    param = ""
+    with contextlib.suppress(TypeError, ValueError):
+        params = list(inspect.signature(f).parameters.values())
+        if pos < len(params) and params[pos].kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            param = f" ({params[pos].name!r})"
+    xs = _placeholders(len(args))
+    xs[pos] = f"np.asarray({xs[pos]})"
+    head = "" if kind == "rrule" else "tangents, "
+    return TypeError(
+        f"{kind} of {name}: argument {pos}{param} is {_what(args[pos])}; expected an array (or "
+        f"a Python scalar). Convert it first: cr.{kind}({head}{name}, {', '.join(xs)}) -- or "
+        f"xp.asarray with another array library's namespace xp"
+    )
+
+
 def _no_rule(kind: str, f: Any) -> NoRuleError:
     name = function_name(f)
     other = find_frule(f) if kind == "rrule" else find_rrule(f)
@@ -1048,6 +1161,11 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
     (``NoTangent()`` for plain functions), then one cotangent per positional argument. Keyword
     arguments are never differentiated. Raises ``NoRuleError`` when no rule is registered.
 
+    Integer and boolean arrays have no tangent space: their cotangent is ``NoTangent()``, also
+    where the output is floating (``rrule(np.sin, np.arange(3))``). Cast such an argument to
+    floating point (``x.astype(np.float64)``) to differentiate with respect to it;
+    ``chainrules.ad.grad`` refuses integer arguments outright.
+
     >>> import numpy as np, chainrules as cr
     >>> y, pullback = cr.rrule(np.sin, np.array([0.0, 1.0]))
     >>> pullback(np.ones(2))[1]
@@ -1061,11 +1179,11 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
     if rule is None:
         rule = find_rrule(f)
         if rule is None:
-            raise _no_rule("rrule", f)
+            raise _misplaced("rrule", f, args) or _no_rule("rrule", f)
     try:
         return rule(*args, **kwargs)
     except (TypeError, ValueError) as err:
-        named = _named(f, e, err, kwargs)
+        named = _not_an_array("rrule", f, args, err) or _named(f, e, err, kwargs)
         if named is None:
             raise
         raise named from err
@@ -1085,15 +1203,7 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
     array([1.        , 0.54030231])
     """
     if not isinstance(tangents, tuple) or len(tangents) != len(args) + 1:
-        got = (
-            f"{len(tangents)} tangent{'s' * (len(tangents) != 1)}"
-            if isinstance(tangents, tuple)
-            else type(tangents).__name__
-        )
-        raise ValueError(
-            f"frule of {function_name(f)}: expected a tuple of {len(args) + 1} tangents "
-            f"(f_dot, then one per positional argument), got {got}"
-        )
+        raise _tangents_error(f, tangents, args)
     try:
         e = _TABLE.get(f)
     except TypeError:
@@ -1102,11 +1212,11 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
     if rule is None:
         rule = find_frule(f)
         if rule is None:
-            raise _no_rule("frule", f)
+            raise _misplaced("frule", f, args) or _no_rule("frule", f)
     try:
         return rule(tangents, *args, **kwargs)
     except (TypeError, ValueError) as err:
-        named = _named(f, e, err, kwargs)
+        named = _not_an_array("frule", f, args, err) or _named(f, e, err, kwargs)
         if named is None:
             raise
         raise named from err

@@ -184,8 +184,23 @@ def _reset_warnings() -> None:
         _warned.clear()
 
 
+class _CalledFirst(type):
+    """The metaclass of ``allowscalar``: the class itself used as a context manager or decorator
+    (``with allowscalar:``, ``@allowscalar``) -- instead of an instance, ``allowscalar()`` -- is
+    a ``TypeError`` that says so, not Python's generic one. Instances are untouched."""
+
+    def __enter__(cls) -> None:
+        raise TypeError(
+            f"{cls.__name__} is a function: use `with chainrules.{cls.__name__}():` (with "
+            f"parentheses; `{cls.__name__}(False)` or `{cls.__name__}('warn')` for other modes)"
+        )
+
+    def __exit__(cls, *exc: object) -> None:  # never reached: __enter__ raises
+        return None
+
+
 # lower-case: used like a function, as Julia's allowscalar
-class allowscalar(contextlib.ContextDecorator):
+class allowscalar(contextlib.ContextDecorator, metaclass=_CalledFirst):
     """Allow (or refuse, or warn about) single-element access of device arrays within a block.
 
     Usable as a context manager and as a decorator (also of ``async def`` functions); restores
@@ -215,7 +230,16 @@ class allowscalar(contextlib.ContextDecorator):
     """
 
     def __init__(self, mode: ScalarMode | bool = True) -> None:
-        self.mode: ScalarMode = _normalize(mode)
+        try:
+            self.mode: ScalarMode = _normalize(mode)
+        except ValueError:
+            if not callable(mode):
+                raise
+            # @allowscalar above a function: the decorator is allowscalar(), with parentheses
+            raise TypeError(
+                f"allowscalar takes a mode, not a function: use @chainrules.allowscalar() (with "
+                f"parentheses) above {getattr(mode, '__name__', 'the function')}"
+            ) from None
 
     def _recreate_cm(self) -> allowscalar:
         # ContextDecorator reuses `self` for every call by default; a fresh object per call keeps

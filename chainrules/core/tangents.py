@@ -16,7 +16,7 @@ Arithmetic on tangents goes through ``add_tangents`` (always functional) and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "AbstractZero",
@@ -89,6 +89,37 @@ class AbstractZero:
             f"{self!r} cannot be iterated; test for it with chainrules.is_zero() before indexing"
         )
 
+    # Used as an array (t.shape, t.astype(...), t.sum()): say what the marker is and what to
+    # do, instead of Python's "object has no attribute". Only reached on a miss, and the message
+    # is built only when read, so a getattr(t, "shape", None) probe costs one call more.
+    _WHY = "a zero of whatever shape is needed, which costs nothing"
+    _FIX = "build the array with xp.zeros_like(x) where one is needed"
+
+    if not TYPE_CHECKING:  # hidden from type checkers, which still flag `zero.shape` statically
+
+        def __getattr__(self, name: str) -> Any:
+            raise _ZeroAttributeError(self, name)
+
+    def _not_an_array(self, what: str) -> str:
+        return (
+            f"{self!r} {what}: it is not an array but {self._WHY}. Test for it with "
+            f"chainrules.is_zero(t) before using a tangent as an array, or {self._FIX}"
+        )
+
+
+class _ZeroAttributeError(AttributeError):
+    """A missing attribute of a zero marker; the message is built only when it is read (a
+    ``getattr(t, "shape", None)`` probe never reads it)."""
+
+    def __init__(self, zero: AbstractZero, name: str) -> None:
+        super().__init__(name)
+        self.zero, self.attribute = zero, name
+
+    def __str__(self) -> str:
+        if self.attribute.startswith("__"):  # a protocol probe (__array_namespace__): plain
+            return f"{self.zero!r} has no attribute {self.attribute!r}"
+        return self.zero._not_an_array(f"has no attribute {self.attribute!r}")
+
 
 class ZeroTangent(AbstractZero):
     """A zero tangent of whatever shape is needed: ``ZeroTangent() + x is x``.
@@ -103,10 +134,17 @@ class ZeroTangent(AbstractZero):
 class NoTangent(AbstractZero):
     """Marks an argument that has no tangent space (integers, booleans, indices, ``f`` itself).
 
-    Engines must not try to accumulate into it; testers insist on it for integer arguments.
+    Engines must not try to accumulate into it; testers insist on it for integer arguments. An
+    integer array's cotangent is therefore ``NoTangent()`` (``cr.rrule(np.sin, np.arange(3))``):
+    cast it to floating point (``x.astype(np.float64)``) to differentiate with respect to it.
     """
 
     __slots__ = ()
+    _WHY = (
+        "the cotangent of an argument with no tangent space: an integer or boolean array, an "
+        "index, a shape, or the function itself (chainrules does not differentiate integers)"
+    )
+    _FIX = "cast an integer argument to floating point (x.astype(np.float64)) to get a cotangent"
 
 
 def is_zero(x: Any) -> bool:
