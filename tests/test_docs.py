@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import html
+import importlib
 import importlib.util
 import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -273,16 +276,121 @@ def test_benchmarks_page_shows_the_plots() -> None:
 
 
 def test_doctests_outside_examples_sections_become_code_blocks() -> None:
-    spec = importlib.util.spec_from_file_location(
-        "griffe_doctest", ROOT / "docs" / "griffe_doctest.py"
-    )
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _load("griffe_ext", ROOT / "docs_tools" / "griffe_ext.py")
     text = "Summary.\n\n>>> f(1)\n2\n\nExamples\n--------\n>>> g()\n"
     out = mod.fence_doctests(text)
     assert out.startswith("Summary.\n\n```pycon\n>>> f(1)\n2\n```\n")
     assert out.endswith("Examples\n--------\n>>> g()\n")  # numpydoc's own section is left to it
+
+
+def test_sphinx_roles_become_code_links() -> None:
+    mod = _load("griffe_ext", ROOT / "docs_tools" / "griffe_ext.py")
+    out = mod.render_roles(
+        "see :func:`check_cotangent`, :class:`~chainrules.testing.device.DeviceArray` and "
+        ":data:`META_KEYS`.",
+        lambda name: {"check_cotangent": "chainrules.core.toolkit.check_cotangent"}.get(name),
+    )
+    assert out == (
+        'see <autoref identifier="chainrules.core.toolkit.check_cotangent" optional>'
+        "<code>check_cotangent</code></autoref>, "
+        '<autoref identifier="chainrules.testing.device.DeviceArray" optional>'
+        "<code>DeviceArray</code></autoref> and "
+        '<autoref identifier="META_KEYS" optional><code>META_KEYS</code></autoref>.'
+    )
+
+
+def test_every_role_in_the_docstrings_is_one_the_extension_renders() -> None:
+    """No docstring of the package uses a role form that ``docs_tools/griffe_ext.py`` would leave
+    as raw text (``:any:`x```, ``:py:func:`x```, ...)."""
+    mod = _load("griffe_ext", ROOT / "docs_tools" / "griffe_ext.py")
+    left = []
+    for path in sorted((ROOT / "chainrules").rglob("*.py")):
+        text = path.read_text()
+        for m in re.finditer(r"(?::[a-z]+)+:`[^`]+`", mod.ROLE.sub("", text)):
+            left.append(f"{path.relative_to(ROOT)}: {m.group(0)}")
+    assert not left
+
+
+def _mkdocs() -> list[str] | None:
+    if importlib.util.find_spec("mkdocs") is not None:
+        return [sys.executable, "-m", "mkdocs"]
+    found = shutil.which("mkdocs") or next(
+        (str(p) for p in [ROOT / ".nox" / "docs" / "bin" / "mkdocs"] if p.is_file()), None
+    )
+    return [found] if found else None
+
+
+RAW_ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|data|attr|obj|exc|const|any):`?\w")
+
+
+def test_the_built_site_shows_no_raw_role(tmp_path: Path) -> None:
+    """``mkdocs build --strict`` succeeds, ships no stray file of the docs tooling, and no page's
+    visible text holds a Sphinx role (``:func:check_cotangent``)."""
+    mkdocs = _mkdocs()
+    if mkdocs is None:
+        pytest.skip("mkdocs is not installed (the docs extra; nox -s docs has it)")
+    site = tmp_path / "site"
+    proc = subprocess.run(
+        [*mkdocs, "build", "--strict", "-q", "-d", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not list(site.rglob("*.py"))
+    raw = []
+    for page in sorted(site.rglob("*.html")):
+        text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
+        raw += [f"{page.relative_to(site)}: {m.group(0)}" for m in RAW_ROLE.finditer(text)]
+    assert not raw
+    assert 'id="chainrules.scalar_rule"' in (site / "api" / "index.html").read_text()
+
+
+def _api_entries() -> list[tuple[str, str]]:
+    """``(module, member)`` in the order docs/api.md lists them."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    out = []
+    for m in re.finditer(r"^::: (\S+)\n((?:    .*\n)+)", text, flags=re.M):
+        members = re.search(r"members:\n((?:\s+- \S+\n)+)", m.group(2))
+        for name in re.findall(r"- (\S+)", members.group(1) if members else ""):
+            out.append((m.group(1), name))
+    return out
+
+
+def test_the_api_reference_starts_with_the_core_calls_and_covers_every_public_name() -> None:
+    """docs/api.md: the core calls first in the issue's order, then the tangent types,
+    chainrules.ad, chainrules.interop, chainrules.testing, and the internals last; every name of
+    each module's ``__all__`` has an entry."""
+    import chainrules.ad
+    import chainrules.testing
+
+    entries = _api_entries()
+    core = [
+        "rrule", "frule", "register_rrule", "register_frule", "traceable", "pullback",
+        "ProjectTo", "namespace_of", "scalar_rule", "non_differentiable", "allowscalar",
+        "scatter_add",
+    ]  # fmt: skip
+    assert entries[: len(core)] == [("chainrules", n) for n in core]
+    tangents = {"NoTangent", "ZeroTangent", "AbstractZero", "Tangent", "Thunk", "InplaceableThunk"}
+    after_core = [n for _, n in entries[len(core) : len(core) + len(tangents)]]
+    assert set(after_core) == tangents
+    modules = [mod for mod, _ in entries]
+    firsts = [modules.index(m) for m in ("chainrules.ad", "chainrules.interop.jax")]
+    firsts.append(modules.index("chainrules.testing"))
+    assert firsts == sorted(firsts) and firsts[0] > len(core)
+    last_testing = max(i for i, m in enumerate(modules) if m.startswith("chainrules.testing"))
+    assert all(m == "chainrules" for m in modules[last_testing + 1 :])  # the internals last
+    for module in (cr, chainrules.ad, chainrules.testing):
+        listed = {n for mod, n in entries if mod == module.__name__}
+        # a name exported twice (chainrules.Example is chainrules.testing.Example) is listed once
+        elsewhere = {
+            n
+            for mod, n in entries
+            if getattr(importlib.import_module(mod), n, None) is getattr(module, n, object())
+        }
+        missing = [n for n in module.__all__ if n not in listed and n not in elsewhere]
+        assert not missing, f"{module.__name__}: no API entry for {missing}"
 
 
 def _doc_blocks(path: Path) -> list[str]:
