@@ -131,7 +131,7 @@ def run_page(path: str, root: Path) -> dict[str, Any]:
             continue
         ast.increment_lineno(tree, first_line - 1)
         comments = {first_line - 1 + k: v for k, v in _comments(code).items()}  # page line numbers
-        prints = [n for n in ast.walk(tree) if _is_print(n)]
+        prints = [n for n in ast.walk(tree) if isinstance(n, ast.Expr) and _is_print(n)]
         for node in prints:
             if _shown_after(node.end_lineno or node.lineno, comments) is None:
                 problems.append(f"line {node.lineno}: a print without its output in a comment")
@@ -150,13 +150,13 @@ def run_page(path: str, root: Path) -> dict[str, Any]:
                 if backend is not None:
                     result["status"] = "skip"
                     result["reason"] = f"{backend} is not installed"
-                    for node in ast.walk(tree):
-                        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                            skipped_for[node.id] = backend
-                        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                            skipped_for[node.name] = backend
-                        elif isinstance(node, ast.alias):
-                            skipped_for[(node.asname or node.name).split(".")[0]] = backend
+                    for defined in ast.walk(tree):
+                        if isinstance(defined, ast.Name) and isinstance(defined.ctx, ast.Store):
+                            skipped_for[defined.id] = backend
+                        elif isinstance(defined, (ast.FunctionDef, ast.ClassDef)):
+                            skipped_for[defined.name] = backend
+                        elif isinstance(defined, ast.alias):
+                            skipped_for[(defined.asname or defined.name).split(".")[0]] = backend
                     break
                 got = f"{type(exc).__name__}: {exc}"
                 if want_exc is None:
