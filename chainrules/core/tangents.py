@@ -169,7 +169,8 @@ class Thunk:
         return unthunk(self._fn())
 
     def __repr__(self) -> str:
-        return f"Thunk({getattr(self._fn, '__qualname__', self._fn)!r})"
+        # short and never forced (forcing may be expensive): what it is and how to get the value
+        return f"{type(self).__name__}(<deferred cotangent>; call cr.unthunk(t) for the value)"
 
 
 class InplaceableThunk(Thunk):
@@ -186,9 +187,6 @@ class InplaceableThunk(Thunk):
         if not callable(add):
             raise TypeError("InplaceableThunk expects a callable add(dest) as its first argument")
         self.add = add
-
-    def __repr__(self) -> str:
-        return f"InplaceableThunk({getattr(self._fn, '__qualname__', self._fn)!r})"
 
 
 def unthunk(x: Any) -> Any:

@@ -117,3 +117,15 @@ def test_accumulate_is_functional_for_other_libraries(backend) -> None:  # type:
         assert out is not dest
         assert float(xp.sum(dest)) == 0.0
     assert float(xp.sum(out)) == 3.0
+
+
+@pytest.mark.parametrize(
+    "thunk",
+    [cr.Thunk(lambda: np.ones(10**4)), cr.InplaceableThunk(lambda d: d + 1, lambda: np.ones(3))],
+)
+def test_thunk_repr_is_short_and_says_how_to_get_the_value(thunk) -> None:  # type: ignore[no-untyped-def]
+    """A deferred cotangent printed (in a tuple a pullback returns) reads as what it is and names
+    the call that gives the value; it is not forced, and it does not dump the closure."""
+    text = repr(thunk)
+    assert text == f"{type(thunk).__name__}(<deferred cotangent>; call cr.unthunk(t) for the value)"
+    assert len(text) < 80
