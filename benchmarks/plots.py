@@ -1,11 +1,9 @@
 """The benchmark plots: measured series and the SVGs drawn from a run's JSON (``run.py --plots``).
 
 ``measure`` times the series the plots need (each point ``repeats`` times, so every point carries
-its range); ``write_svgs`` draws them, and the ratio of every benchmark row to its baseline, with
-matplotlib into ``docs/img/``:
+its range); ``write_svgs`` draws them with matplotlib into ``docs/img/`` (shown on
+docs/benchmarks-method.md; the population plots are ``plots_population.py``'s):
 
-* ``ratios.svg`` -- our time over the baseline's for every timed row with a plain ratio, median
-  and range over the run's repeats (``run.py --repeats N``);
 * ``scaling.svg`` -- ``rrule(np.sin)`` + pullback against the hand-written two NumPy calls, time
   against n;
 * ``inf_norm.svg`` -- the inf-norm pullback: the GPU-safe one (a tie mask and its count) against
@@ -174,43 +172,12 @@ def _time_vs_n(plt: Any, s: dict[str, Any], title: str, path: Path) -> Path:
     return _save(fig, path)
 
 
-def ratio_ranges(runs: list[list[dict[str, Any]]]) -> dict[str, list[float]]:
-    """Per timed row (both cells a time, the ratio a plain one): (min, median, max) of its ratio
-    over the runs. An indented row ("  vs ...") is labelled with the row above it."""
-    seen: dict[str, list[float]] = {}
-    for rows in runs:
-        parent = ""
-        for r in rows:
-            name = r["name"]
-            if not name.startswith(" "):
-                parent = name
-            label = name if name == parent else f"{parent[:28]} | {name.strip()}"
-            timed = r.get("seconds") is not None and r.get("baseline_seconds") is not None
-            if timed and r.get("ratio_value") is not None:
-                seen.setdefault(label, []).append(r["ratio_value"])
-    return {k: _spread(v) for k, v in seen.items()}
-
-
 def write_svgs(data: dict[str, Any], img: Path) -> list[Path]:
     """Draw every plot the run's JSON has data for into ``img``; return the files written."""
     plt = _pyplot()
     img.mkdir(parents=True, exist_ok=True)
     written = []
     note = " (quick run)" if data.get("quick") else ""
-    rng = ratio_ranges(data.get("runs", []))
-    if rng:
-        names = list(rng)
-        fig, ax = plt.subplots(figsize=(9, 0.17 * len(names) + 1.2))
-        lo, med, hi = (np.array([rng[k][i] for k in names]) for i in range(3))
-        ys = np.arange(len(names))[::-1]
-        ax.errorbar(med, ys, xerr=[med - lo, hi - med], fmt="o", ms=3, capsize=2)
-        ax.axvline(1.0, color="grey", lw=1)
-        ax.set_yticks(ys, [n[:64] for n in names], fontsize=6)
-        ax.set_xscale("log")
-        runs = data.get("repeats", 1)
-        ax.set_xlabel(f"our time / baseline's (median, range over {runs} runs; < 1 is faster)")
-        ax.set_title("Every benchmark against its baseline" + note)
-        written.append(_save(fig, img / "ratios.svg"))
     series = data.get("series") or {}
     if "scaling" in series:
         title = "rrule(np.sin) + pullback against hand-written NumPy" + note
