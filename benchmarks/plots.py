@@ -130,30 +130,27 @@ def measure(quick: bool = False, repeats: int = 3, err: TextIO = sys.stderr) -> 
 # --- drawing ------------------------------------------------------------------------------------
 
 
-def _pyplot() -> Any:
-    import matplotlib
+# set for the drawing only (matplotlib.rc_context), on figures made without pyplot: nothing of
+# matplotlib's global state (backend, rcParams, pyplot's figure list) outlives write_svgs
+RC: Any = {  # matplotlib.rc_context types its keys as Literal names
+    "svg.fonttype": "none",  # text stays text: small files, searchable
+    "svg.hashsalt": "chainrules",  # stable element ids, so regenerated files diff cleanly
+    "font.size": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    plt.rcParams.update(
-        {
-            "svg.fonttype": "none",  # text stays text: small files, searchable
-            "svg.hashsalt": "chainrules",  # stable element ids, so regenerated files diff cleanly
-            "font.size": 9,
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-        }
-    )
-    return plt
+def _figure() -> tuple[Any, Any]:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5.5, 3.4))
+    return fig, fig.subplots()
 
 
 def _save(fig: Any, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
     return path
 
 
@@ -162,8 +159,8 @@ def _errorbars(ax: Any, xs: list[float], pts: list[list[float]], label: str, fmt
     ax.errorbar(xs, med, yerr=[med - lo, hi - med], fmt=fmt, capsize=3, label=label)
 
 
-def _time_vs_n(plt: Any, s: dict[str, Any], title: str, path: Path) -> Path:
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+def _time_vs_n(s: dict[str, Any], title: str, path: Path) -> Path:
+    fig, ax = _figure()
     for (k, pts), fmt in zip(((k, v) for k, v in s.items() if k != "n"), ("o-", "s--", "^:")):
         _errorbars(ax, s["n"], [[t * 1e6 for t in p] for p in pts], k, fmt)
     ax.set(xscale="log", yscale="log", xlabel="n (elements)", ylabel="time per call (µs)")
@@ -174,20 +171,26 @@ def _time_vs_n(plt: Any, s: dict[str, Any], title: str, path: Path) -> Path:
 
 def write_svgs(data: dict[str, Any], img: Path) -> list[Path]:
     """Draw every plot the run's JSON has data for into ``img``; return the files written."""
-    plt = _pyplot()
+    import matplotlib
+
     img.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context(RC):
+        return _draw(data, img)
+
+
+def _draw(data: dict[str, Any], img: Path) -> list[Path]:
     written = []
     note = " (quick run)" if data.get("quick") else ""
     series = data.get("series") or {}
     if "scaling" in series:
         title = "rrule(np.sin) + pullback against hand-written NumPy" + note
-        written.append(_time_vs_n(plt, series["scaling"], title, img / "scaling.svg"))
+        written.append(_time_vs_n(series["scaling"], title, img / "scaling.svg"))
     if "inf_norm" in series:
         title = "inf-norm pullback: GPU-safe against a scalar write" + note
-        written.append(_time_vs_n(plt, series["inf_norm"], title, img / "inf_norm.svg"))
+        written.append(_time_vs_n(series["inf_norm"], title, img / "inf_norm.svg"))
     if "jacobian_chunks" in series:
         j = series["jacobian_chunks"]
-        fig, ax = plt.subplots(figsize=(5.5, 3.4))
+        fig, ax = _figure()
         ax.plot(j["chunk"], j["passes"], "o-", label="forward passes (counted)")
         ax.plot(j["chunk"], [math.ceil(j["n"] / k) for k in j["chunk"]], "k:", label="⌈n / chunk⌉")
         ax.set(xscale="log", yscale="log", xlabel="chunk size", ylabel="forward passes")

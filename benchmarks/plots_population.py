@@ -151,27 +151,25 @@ def halves_table(data: dict[str, Any]) -> str:
 # --- drawing ------------------------------------------------------------------------------------
 
 
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update(
-        {
-            "svg.fonttype": "path",  # text drawn as outlines: the same in every browser
-            "svg.hashsalt": "chainrules",  # stable element ids, so regenerated files diff cleanly
-            "font.size": 10,
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-        }
-    )
-    return plt
+# set for the drawing only (matplotlib.rc_context), on figures made without pyplot: nothing of
+# matplotlib's global state (backend, rcParams, pyplot's figure list) outlives write_plots
+RC: Any = {  # matplotlib.rc_context types its keys as Literal names
+    "svg.fonttype": "path",  # text drawn as outlines: the same in every browser
+    "svg.hashsalt": "chainrules",  # stable element ids, so regenerated files diff cleanly
+    "font.size": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
 
 
-def _save(plt: Any, fig: Any, path: Path) -> Path:
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height))
+
+
+def _save(fig: Any, path: Path) -> Path:
     fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
     return path
 
 
@@ -217,11 +215,12 @@ def _strip(ax: Any, rows: list[tuple[str, list[tuple[float, str]]]], peer: str) 
     ax.minorticks_off()
 
 
-def _population(plt: Any, data: dict[str, Any], transform: str, path: Path) -> Path:
+def _population(data: dict[str, Any], transform: str, path: Path) -> Path:
     from matplotlib.lines import Line2D
 
     cats = categories(data)
-    fig, axes = plt.subplots(1, 2, figsize=(7.0, 4.8), sharey=True)
+    fig = _figure(7.0, 4.8)
+    axes = fig.subplots(1, 2, sharey=True)
     for ax, peer in zip(axes, PEERS):
         per = ratios(data, transform, peer)
         rows = [(c, per[c]) for c in cats]
@@ -245,14 +244,15 @@ def _population(plt: Any, data: dict[str, Any], transform: str, path: Path) -> P
         fontsize=11,
     )
     fig.tight_layout(rect=(0, 0.1, 1, 1))
-    return _save(plt, fig, path)
+    return _save(fig, path)
 
 
-def _scale(plt: Any, data: dict[str, Any], path: Path) -> Path | None:
+def _scale(data: dict[str, Any], path: Path) -> Path | None:
     rows = [r for r in data.get("scale") or [] if r.get("ratio_hand") is not None]
     if not rows:
         return None
-    fig, ax = plt.subplots(figsize=(7.0, 3.8))
+    fig = _figure(7.0, 3.8)
+    ax = fig.subplots()
     ys = np.arange(len(rows))[::-1]
     keys = [
         ("ratio_hand", "hand-written NumPy", "o", "black"),
@@ -277,15 +277,17 @@ def _scale(plt: Any, data: dict[str, Any], path: Path) -> Path | None:
     fig.legend(loc="lower center", ncol=3, frameon=False, fontsize=9, title="over")
     ax.set_title("At scale: value_and_grad, 1e5-1e6 elements", fontsize=11)
     fig.tight_layout(rect=(0, 0.13, 1, 1))
-    return _save(plt, fig, path)
+    return _save(fig, path)
 
 
 def write_plots(data: dict[str, Any], img: Path = IMG) -> list[Path]:
     """Draw the population plots into ``img``; return the files written."""
-    plt = _pyplot()
+    import matplotlib
+
     img.mkdir(parents=True, exist_ok=True)
-    written = [_population(plt, data, t, img / f"population_{t}.svg") for t in ("grad", "hessian")]
-    scale = _scale(plt, data, img / "population_scale.svg")
+    with matplotlib.rc_context(RC):
+        written = [_population(data, t, img / f"population_{t}.svg") for t in ("grad", "hessian")]
+        scale = _scale(data, img / "population_scale.svg")
     return written + ([scale] if scale else [])
 
 

@@ -51,10 +51,18 @@ def _svg_size(path: Path) -> tuple[float, float]:
     return float(root.get("width", "0").rstrip("pt")), float(root.get("height", "0").rstrip("pt"))
 
 
+def _rc() -> dict[str, str]:
+    import matplotlib
+
+    return {k: repr(v) for k, v in matplotlib.rcParams.items()}
+
+
 def test_population_plots_are_drawn_from_the_committed_run(
     pop: Any, data: Any, tmp_path: Path
 ) -> None:
+    before = _rc()
     written = pop.write_plots(data, tmp_path)
+    assert _rc() == before  # the drawing's settings did not outlive it
     names = sorted(p.name for p in written)
     assert names == ["population_grad.svg", "population_hessian.svg", "population_scale.svg"]
     for path in written:
@@ -146,7 +154,9 @@ def test_suite_plots_are_drawn_from_a_runs_json(
     }
     (tmp_path / "run.json").write_text(json.dumps(data))
     argv = ["--plots-from", str(tmp_path / "run.json"), "--img", str(tmp_path)]
+    before = _rc()
     assert run.main(argv, io.StringIO(), io.StringIO()) == 0
+    assert _rc() == before  # the drawing's settings did not outlive it
     drawn = sorted(p.stem for p in tmp_path.glob("*.svg"))
     assert drawn == ["inf_norm", "jacobian_chunks", "scaling"]  # no 60-row ratio chart any more
     for name in drawn:
