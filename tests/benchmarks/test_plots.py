@@ -165,3 +165,19 @@ def test_suite_plots_are_drawn_from_a_runs_json(
     for name in drawn:
         assert f"](img/{name}.svg)" in method
         assert (ROOT / "docs" / "img" / f"{name}.svg").is_file()
+
+
+def test_the_pages_sentences_quote_the_committed_run(pop: Any, data: Any) -> None:
+    """The numbers written into the page's prose, recomputed from the file."""
+    page = " ".join(PAGE.read_text().split())
+    hess = pop.ratios(data, "hessian", "autograd")
+    over = [(v, c) for c, vs in hess.items() for v, _ in vs if v > pop.OUTLIER]
+    registry = sum(c == "registry" for _, c in over)
+    assert f"{len(over)} programs over 3x, {registry} of them registry-generated" in page
+    worst = max(v for vs in pop.ratios(data, "grad", "autograd").values() for v, _ in vs)
+    assert f"up to {worst:.1f}x autograd's time" in page
+    hand = {r["name"].split(".", 1)[1]: r["ratio_hand"] for r in data["scale"]}
+    level = f"({hand['mlp_1024x512']:.2f}, {hand['softmax_xent_1e5x10']:.2f})"
+    rest = [v for k, v in hand.items() if k not in ("mlp_1024x512", "softmax_xent_1e5x10")]
+    assert f"level on the MLP and the softmax regression {level}" in page
+    assert f"takes {min(rest):.1f}-{max(rest):.1f}x on the other four" in page
