@@ -89,9 +89,14 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the documentation with warnings as errors."""
+    """Build the documentation with warnings as errors, then render home, getting started, the
+    API reference and the benchmarks in headless Chromium (tests/test_docs_render.py: raw roles,
+    broken images, text cut off; it fails, not skips, without a Chromium on PATH)."""
     _install(session, "docs")
+    session.install("pytest>=8")
     session.run("mkdocs", "build", "--strict", "-d", "site")
+    render = ("tests/test_docs_render.py", "--noconftest", "-p", "no:cacheprovider", "-q")
+    session.run("python", "-m", "pytest", *render, env={"CHAINRULES_DOCS_SITE": "site"})
 
 
 @nox.session(venv_backend="none")

@@ -1,11 +1,9 @@
 """The benchmark plots: measured series and the SVGs drawn from a run's JSON (``run.py --plots``).
 
 ``measure`` times the series the plots need (each point ``repeats`` times, so every point carries
-its range); ``write_svgs`` draws them, and the ratio of every benchmark row to its baseline, with
-matplotlib into ``docs/img/``:
+its range); ``write_svgs`` draws them with matplotlib into ``docs/img/`` (shown on
+docs/benchmarks-method.md; the population plots are ``plots_population.py``'s):
 
-* ``ratios.svg`` -- our time over the baseline's for every timed row with a plain ratio, median
-  and range over the run's repeats (``run.py --repeats N``);
 * ``scaling.svg`` -- ``rrule(np.sin)`` + pullback against the hand-written two NumPy calls, time
   against n;
 * ``inf_norm.svg`` -- the inf-norm pullback: the GPU-safe one (a tie mask and its count) against
@@ -132,30 +130,27 @@ def measure(quick: bool = False, repeats: int = 3, err: TextIO = sys.stderr) -> 
 # --- drawing ------------------------------------------------------------------------------------
 
 
-def _pyplot() -> Any:
-    import matplotlib
+# set for the drawing only (matplotlib.rc_context), on figures made without pyplot: nothing of
+# matplotlib's global state (backend, rcParams, pyplot's figure list) outlives write_svgs
+RC: Any = {  # matplotlib.rc_context types its keys as Literal names
+    "svg.fonttype": "none",  # text stays text: small files, searchable
+    "svg.hashsalt": "chainrules",  # stable element ids, so regenerated files diff cleanly
+    "font.size": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    plt.rcParams.update(
-        {
-            "svg.fonttype": "none",  # text stays text: small files, searchable
-            "svg.hashsalt": "chainrules",  # stable element ids, so regenerated files diff cleanly
-            "font.size": 9,
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-        }
-    )
-    return plt
+def _figure() -> tuple[Any, Any]:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5.5, 3.4))
+    return fig, fig.subplots()
 
 
 def _save(fig: Any, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
     return path
 
 
@@ -164,8 +159,8 @@ def _errorbars(ax: Any, xs: list[float], pts: list[list[float]], label: str, fmt
     ax.errorbar(xs, med, yerr=[med - lo, hi - med], fmt=fmt, capsize=3, label=label)
 
 
-def _time_vs_n(plt: Any, s: dict[str, Any], title: str, path: Path) -> Path:
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+def _time_vs_n(s: dict[str, Any], title: str, path: Path) -> Path:
+    fig, ax = _figure()
     for (k, pts), fmt in zip(((k, v) for k, v in s.items() if k != "n"), ("o-", "s--", "^:")):
         _errorbars(ax, s["n"], [[t * 1e6 for t in p] for p in pts], k, fmt)
     ax.set(xscale="log", yscale="log", xlabel="n (elements)", ylabel="time per call (µs)")
@@ -174,53 +169,28 @@ def _time_vs_n(plt: Any, s: dict[str, Any], title: str, path: Path) -> Path:
     return _save(fig, path)
 
 
-def ratio_ranges(runs: list[list[dict[str, Any]]]) -> dict[str, list[float]]:
-    """Per timed row (both cells a time, the ratio a plain one): (min, median, max) of its ratio
-    over the runs. An indented row ("  vs ...") is labelled with the row above it."""
-    seen: dict[str, list[float]] = {}
-    for rows in runs:
-        parent = ""
-        for r in rows:
-            name = r["name"]
-            if not name.startswith(" "):
-                parent = name
-            label = name if name == parent else f"{parent[:28]} | {name.strip()}"
-            timed = r.get("seconds") is not None and r.get("baseline_seconds") is not None
-            if timed and r.get("ratio_value") is not None:
-                seen.setdefault(label, []).append(r["ratio_value"])
-    return {k: _spread(v) for k, v in seen.items()}
-
-
 def write_svgs(data: dict[str, Any], img: Path) -> list[Path]:
     """Draw every plot the run's JSON has data for into ``img``; return the files written."""
-    plt = _pyplot()
+    import matplotlib
+
     img.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context(RC):
+        return _draw(data, img)
+
+
+def _draw(data: dict[str, Any], img: Path) -> list[Path]:
     written = []
     note = " (quick run)" if data.get("quick") else ""
-    rng = ratio_ranges(data.get("runs", []))
-    if rng:
-        names = list(rng)
-        fig, ax = plt.subplots(figsize=(9, 0.17 * len(names) + 1.2))
-        lo, med, hi = (np.array([rng[k][i] for k in names]) for i in range(3))
-        ys = np.arange(len(names))[::-1]
-        ax.errorbar(med, ys, xerr=[med - lo, hi - med], fmt="o", ms=3, capsize=2)
-        ax.axvline(1.0, color="grey", lw=1)
-        ax.set_yticks(ys, [n[:64] for n in names], fontsize=6)
-        ax.set_xscale("log")
-        runs = data.get("repeats", 1)
-        ax.set_xlabel(f"our time / baseline's (median, range over {runs} runs; < 1 is faster)")
-        ax.set_title("Every benchmark against its baseline" + note)
-        written.append(_save(fig, img / "ratios.svg"))
     series = data.get("series") or {}
     if "scaling" in series:
         title = "rrule(np.sin) + pullback against hand-written NumPy" + note
-        written.append(_time_vs_n(plt, series["scaling"], title, img / "scaling.svg"))
+        written.append(_time_vs_n(series["scaling"], title, img / "scaling.svg"))
     if "inf_norm" in series:
         title = "inf-norm pullback: GPU-safe against a scalar write" + note
-        written.append(_time_vs_n(plt, series["inf_norm"], title, img / "inf_norm.svg"))
+        written.append(_time_vs_n(series["inf_norm"], title, img / "inf_norm.svg"))
     if "jacobian_chunks" in series:
         j = series["jacobian_chunks"]
-        fig, ax = plt.subplots(figsize=(5.5, 3.4))
+        fig, ax = _figure()
         ax.plot(j["chunk"], j["passes"], "o-", label="forward passes (counted)")
         ax.plot(j["chunk"], [math.ceil(j["n"] / k) for k in j["chunk"]], "k:", label="⌈n / chunk⌉")
         ax.set(xscale="log", yscale="log", xlabel="chunk size", ylabel="forward passes")

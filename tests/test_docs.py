@@ -235,46 +235,6 @@ def test_bench_streams_rows_and_survives_a_failing_suite(tmp_path: Path) -> None
     assert run.parse_ratio("19.4x faster") == pytest.approx(1 / 19.4)
 
 
-def test_bench_plots_are_drawn_from_a_runs_json(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    pytest.importorskip("matplotlib")
-    run = _bench_runner()
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))  # run.py imports plots from there
-    spread = [[1e-6, 1.1e-6, 1.3e-6], [1e-3, 1.1e-3, 1.2e-3]]
-    data = {
-        "repeats": 3,
-        "runs": [
-            [
-                {"name": "a, n=10", "seconds": 1e-6, "baseline_seconds": 2e-6, "ratio_value": r},
-                {"name": "  b, n=1e6", "seconds": 1.0, "baseline_seconds": 1.0, "ratio_value": 1},
-                {"name": "  memory", "seconds": None, "baseline_seconds": None, "ratio_value": 1},
-            ]
-            for r in (0.4, 0.5, 0.6)
-        ],
-        "series": {
-            "scaling": {"n": [10, 10**6], "rrule + pullback": spread, "hand-written": spread},
-            "inf_norm": {"n": [10, 10**6], "GPU-safe": spread, "scalar write": spread},
-            "jacobian_chunks": {"n": 4, "chunk": [1, 4], "passes": [4, 1], "seconds": spread},
-        },
-    }
-    (tmp_path / "run.json").write_text(json.dumps(data))
-    out = io.StringIO()
-    argv = ["--plots-from", str(tmp_path / "run.json"), "--img", str(tmp_path)]
-    assert run.main(argv, out, io.StringIO()) == 0
-    names = ("ratios", "scaling", "inf_norm", "jacobian_chunks")
-    for name in names:
-        svg = (tmp_path / f"{name}.svg").read_text()
-        assert svg.startswith("<?xml") and "<svg" in svg
-    ratios = (tmp_path / "ratios.svg").read_text()
-    assert "a, n=10 | b, n=1e6" in ratios and "memory" not in ratios  # text stays text
-
-
-def test_benchmarks_page_shows_the_plots() -> None:
-    page = (ROOT / "docs" / "benchmarks.md").read_text()
-    for name in ("ratios", "scaling", "inf_norm", "jacobian_chunks"):
-        assert f"](img/{name}.svg)" in page
-        assert (ROOT / "docs" / "img" / f"{name}.svg").is_file()
-
-
 def test_doctests_outside_examples_sections_become_code_blocks() -> None:
     mod = _load("griffe_ext", ROOT / "docs_tools" / "griffe_ext.py")
     text = "Summary.\n\n>>> f(1)\n2\n\nExamples\n--------\n>>> g()\n"
