@@ -102,7 +102,7 @@ def docs(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def bench(session: nox.Session) -> None:
     """Benchmarks: medians and same-process ratios, each row printed as it is measured (pass
-    --quick, --json PATH, --plots, --markdown docs/benchmarks.md, or suite names)."""
+    --quick, --json PATH, --plots, --markdown docs/benchmarks-method.md, or suite names)."""
     _run_shared(session, "benchmarks/run.py", *session.posargs)
 
 

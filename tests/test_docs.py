@@ -43,12 +43,8 @@ def _pages() -> list[str]:
     return [str(p.relative_to(ROOT)) for p in paths if docs_runner.python_blocks(p.read_text())]
 
 
-KNOWN_TO_DIFFER = {
+KNOWN_TO_DIFFER: dict[tuple[str, str], str] = {
     # (page, a line of the block): why the block does not print what the page shows today
-    ("docs/getting-started.md", "y, pullback = cr.rrule(np.multiply, 2.0, x)"): (
-        "lead's scalar_rule rewrite: the Python scalar's cotangent is a Thunk, the page shows the "
-        "value np.float64(3.0)"
-    ),
 }
 
 

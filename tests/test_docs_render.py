@@ -151,17 +151,11 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], 
     return out
 
 
-def _page_params(xfail_roles: bool = False) -> list[Any]:
-    params = []
-    for name in PAGES:
-        marks = []
-        if xfail_roles and name == "api":
-            marks.append(pytest.mark.xfail(strict=True, reason="docsrun branch fixes roles"))
-        params.append(pytest.param(name, id=name, marks=marks))
-    return params
+def _page_params() -> list[Any]:
+    return [pytest.param(name, id=name) for name in PAGES]
 
 
-@pytest.mark.parametrize("page", _page_params(xfail_roles=True))
+@pytest.mark.parametrize("page", _page_params())
 def test_no_raw_roles_in_the_rendered_text(rendered: Any, page: str) -> None:
     got = rendered[page, "desktop"]
     roles = sorted({m.group(0) for m in ROLE.finditer(got["text"])})
