@@ -2,7 +2,7 @@
 
     python benchmarks/run.py            # full
     python benchmarks/run.py --quick    # shorter runs, noisier
-    python benchmarks/run.py --markdown docs/benchmarks-method.md   # also write the table into the docs
+    python benchmarks/run.py --markdown docs/benchmarks-method.md  # the table into the docs
     python benchmarks/run.py --repeats 3 --json run.json     # ratio ranges over 3 runs, as JSON
     python benchmarks/run.py --plots    # also measure the plots' series, write docs/img/*.svg
     python benchmarks/run.py --plots-from run.json           # redraw the SVGs from a saved run
