@@ -57,8 +57,9 @@ class ProjectTo:
             self.kind = _NUMPY_KIND[x.dtype.kind]
             self.device = None
             self._check_device = False
-            # integer and boolean primals must reach the NoTangent branch of __call__
-            self._fast = np.ndarray if self.kind in "fc" else None
+            # integer and boolean primals must reach the NoTangent branch of __call__; a NumPy
+            # scalar's cotangent is a NumPy scalar of its type (what the operations give)
+            self._fast = t if self.kind in "fc" else None
             return
         if t in _SCALAR_TYPES:
             self.kind = "f" if t is float else "c" if t is complex else "i"

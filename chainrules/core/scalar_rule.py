@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .config import RULE_CONFIG
-from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind
+from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind, torch_compiling
 from .projection import ProjectTo
 from .registry import (
     _parse_target,
@@ -161,6 +161,8 @@ def _strong_zero_numpy(r: Any, v: Any, xp: Any) -> Any:
     than the mask at every size), and only then is it masked, in place -- ``r`` is the fresh
     product. Population benchmark: the strong rules (``exp``, ``sqrt``, ``multiply``, ...) are
     most of every program's operations; the generic mask costs them 1-2 us each at n=10."""
+    if isinstance(r, np.generic):  # a NumPy scalar (arithmetic after an element read)
+        return r if math.isfinite(abs(complex(r))) or v != 0 else r.dtype.type(0)
     if type(r) is not np.ndarray:
         return NotImplemented
     check = np.vdot(r, r) if r.size < 4096 else np.add.reduce(r, None)
@@ -398,19 +400,19 @@ def _binary_pullback(
     for it pays, and no partial is evaluated where nobody reads it -- ``x ** 2.0``'s ``log x``
     at a negative ``x``)."""
     y_bar = check_cotangent(name, y_bar, out, extra=chunk)
-    res: list[Any] = [_NO]
+    zero = isinstance(y_bar, AbstractZero)
     conj = projs[0].kind == "c" or projs[1].kind == "c"
-    big = _size(y_bar) >= DEFER_SIZE
+    n = getattr(y_bar, "size", 0)
+    big = not zero and (n if type(n) is int else _size(y_bar)) >= DEFER_SIZE
+    pargs: Any = None
+    res: list[Any] = [_NO]
     for (p, is_const, is_zero), proj, a in zip(spec, projs, args):
-        if not proj.differentiable:
+        kind = proj.kind
+        if kind != "f" and kind != "c":
             res.append(_NO)
-        elif is_zero or isinstance(y_bar, AbstractZero):
+        elif is_zero or zero:
             res.append(_ZERO)
-        elif not (big or type(a) is float) or (is_const and p == 1 and _passes(a, y_bar)):
-            res.append(
-                _operand_cotangent(p, is_const, proj, y_bar, conj, xp, out, args, chunk, strong)
-            )
-        else:
+        elif (big or type(a) is float) and not (is_const and p == 1 and _passes(a, y_bar)):
             res.append(
                 Thunk(
                     functools.partial(
@@ -428,11 +430,22 @@ def _binary_pullback(
                     )
                 )
             )
+        elif is_const:
+            res.append(proj(_times(p.conjugate() if conj else p, y_bar), chunk))
+        else:  # _operand_cotangent's product, the partials' arguments made once for both
+            if pargs is None:
+                pargs = _partial_args(xp, out, args)
+            d = p(xp, out, *pargs)
+            v = y_bar * (xp.conj(d) if conj else d)
+            res.append(proj(strong_zero(v, y_bar, xp) if strong else v, chunk))
     return tuple(res)
 
 
 def _size(a: Any) -> int:
     """The number of elements of an array (0 for anything without a shape); reads no value."""
+    n = getattr(a, "size", None)
+    if type(n) is int:  # NumPy, CuPy, JAX (torch's size is a method, dask's may be unknown)
+        return n
     shape = getattr(a, "shape", None)
     if shape is None:
         return 0
@@ -446,6 +459,23 @@ def _passes(a: Any, y_bar: Any) -> bool:
     """``y_bar`` is ``a``'s cotangent as it is (a partial of 1, nothing to sum back): handing
     it through costs nothing, so there is nothing to defer."""
     return getattr(a, "shape", None) == y_bar.shape and getattr(a, "dtype", None) == y_bar.dtype
+
+
+_SCALAR_PROJECTORS: dict[tuple[type, Any], ProjectTo] = {}
+
+
+def _projector(a: Any, xp: Any) -> ProjectTo:
+    """``ProjectTo(a, xp)``; a Python number's depends only on its type and the namespace, and is
+    made once (an exponent, a scale: half the operands of a program's scalar arithmetic)."""
+    t = type(a)
+    if t is float or t is int:
+        proj = _SCALAR_PROJECTORS.get((t, xp))
+        if proj is None:
+            proj = ProjectTo(a, xp)
+            if not torch_compiling():  # torch.compile refuses a global write
+                _SCALAR_PROJECTORS[t, xp] = proj
+        return proj
+    return ProjectTo(a, xp)
 
 
 def _make_binary_rrule(
@@ -474,7 +504,10 @@ def _make_binary_rrule(
         if xp is None:
             xp = namespace_of(x, y, fname=name)
         out = get[xp](x, y, **kwargs) if kwargs else get[xp](x, y)
-        projs = (ProjectTo(x, xp), ProjectTo(y, xp))
+        projs = (
+            _projector(x, xp) if tx is float or tx is int else ProjectTo(x, xp),
+            _projector(y, xp) if ty is float or ty is int else ProjectTo(y, xp),
+        )
 
         # values bound as defaults, not closure cells: a cell costs every call of the rule
         def scalar_pullback(

@@ -49,7 +49,8 @@ _GENERIC_ONLY: ContextVar[bool] = ContextVar("chainrules_generic_only", default=
 _USED: ContextVar[set[Any] | None] = ContextVar("chainrules_methods_used", default=None)
 _BY_TYPE: dict[Any, str | None] = {}  # array type -> library (None: no method library)
 _BY_MODULE: dict[Any, str | None] = {}  # id(namespace module) -> library (modules live on)
-_ALL: list[weakref.ref[Specialised]] = []  # every one declared (a test's die with it)
+_ALL: list[weakref.ref[Specialised]] = []
+_UNKNOWN: Any = object()  # a type library_of has not met yet (or a module: cached by id)
 
 
 def library_of(a: Any) -> str | None:
@@ -98,7 +99,11 @@ class Specialised:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if args and not _GENERIC_ONLY.get():
-            m = self.library_methods.get(library_of(args[0]))  # type: ignore[arg-type]
+            a = args[0]
+            lib = _BY_TYPE.get(type(a), _UNKNOWN)  # an array's library (library_of's cache)
+            if lib is _UNKNOWN:
+                lib = library_of(a)
+            m = self.library_methods.get(lib)
             if m is not None:
                 r = m(*args, **kwargs)
                 if r is not NotImplemented:
