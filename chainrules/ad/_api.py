@@ -194,8 +194,9 @@ def _sequence_error(
         return None
     a = args[i]
     leaves = flatten(a)[0]
-    kinds = {"array" if is_array(x) else type(x).__name__ for x in leaves}
-    what = f"{len(leaves)} {kinds.pop()}s" if len(kinds) == 1 else f"{len(leaves)} elements"
+    what = f"{len(leaves)} elements"
+    if len({is_array(x) or type(x) for x in leaves}) == 1:  # one kind of element: say which
+        what = f"{len(leaves)} {'array' if is_array(leaves[0]) else type(leaves[0]).__name__}s"
     name = getattr(f, "__name__", "f")
     label = _arg_name(f, i)
     pname = label.split("'")[1] if "'" in label else "x"
