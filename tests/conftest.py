@@ -14,6 +14,12 @@ from chainrules.testing.backends import (
     use_jax_compilation_cache,
     use_quick_xla_compiles,
 )
+from chainrules.testing.pytest_backends import (
+    pytest_collection_modifyitems,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+    pytest_testnodedown,
+)
 from chainrules.testing.runner import set_profile
 from chainrules.testing.suite import BackendMissing
 
@@ -59,67 +65,15 @@ def backend_param(name: str) -> object:
     return pytest.param(name, id=name, marks=pytest.mark.skipif(not _installed(module), reason=why))
 
 
-# --- tests that need an absent backend: deselected, one summary line per backend -----------------
-# A test whose skip reason is a BackendMissing (chainrules.testing.suite's rule_tests for a column
-# whose library is absent, backend_param above) cannot run on this machine. Hundreds of such skips
-# would bury the few that say something, so they are deselected at collection -- never run, never
-# counted as passed or skipped -- and the terminal summary says, per backend, how many tests that
-# left out. Under xdist each worker collects the whole suite; the workers send their counts to
-# the controller, which prints them (they are equal: every worker collects the same tests).
-_NOT_HERE = pytest.StashKey[dict[str, list[object]]]()
-
-
-def _backend_missing(item: pytest.Item) -> BackendMissing | None:
-    for mark in item.iter_markers():
-        if mark.name not in ("skip", "skipif"):
-            continue
-        reason = mark.kwargs.get("reason")
-        condition = mark.args[0] if mark.args else mark.kwargs.get("condition", True)
-        if isinstance(reason, BackendMissing) and condition is True:
-            return reason
-    return None
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    kept, left_out = [], []
-    counts: dict[str, list[object]] = config.stash.setdefault(_NOT_HERE, {})
-    for item in items:
-        why = _backend_missing(item)
-        if why is None:
-            kept.append(item)
-            continue
-        left_out.append(item)
-        entry = counts.setdefault(why.backend, [0, str(why)])
-        entry[0] = int(entry[0]) + 1  # type: ignore[call-overload]
-    if left_out:
-        config.hook.pytest_deselected(items=left_out)
-        items[:] = kept
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    workeroutput = getattr(session.config, "workeroutput", None)
-    if workeroutput is not None:  # an xdist worker: hand the counts to the controller
-        workeroutput["chainrules_not_here"] = session.config.stash.get(_NOT_HERE, {})
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node: object, error: object) -> None:  # xdist's controller
-    counts = getattr(node, "workeroutput", {}).get("chainrules_not_here")
-    if counts:
-        node.config.stash[_NOT_HERE] = counts  # type: ignore[attr-defined]
-
-
-def pytest_terminal_summary(terminalreporter: object, config: pytest.Config) -> None:
-    counts = config.stash.get(_NOT_HERE, {})
-    if not counts:
-        return
-    write = terminalreporter.write_line  # type: ignore[attr-defined]
-    total = sum(int(n) for n, _ in counts.values())  # type: ignore[call-overload]
-    terminalreporter.section("not run here: missing backends")  # type: ignore[attr-defined]
-    for backend, (n, why) in sorted(counts.items()):
-        write(f"{n} tests need {backend}: {why} (deselected, not counted as passed or skipped)")
-    write(f"{total} tests deselected in all")
+# Tests that need an absent backend (a skip whose reason is a BackendMissing: rule_tests' columns,
+# backend_param above) are deselected and counted, one summary line per backend: see
+# chainrules.testing.pytest_backends, whose hooks this conftest takes on.
+__all__ = [
+    "pytest_collection_modifyitems",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
+    "pytest_testnodedown",
+]
 
 
 @pytest.fixture(params=[backend_param(n) for n in CPU_BACKENDS])
