@@ -290,9 +290,10 @@ def _run_cells(
     module: str | None,
     profile: str,
     progress: _Progress,
-) -> tuple[dict[str, dict[str, Cell]], float]:
+) -> tuple[dict[str, dict[str, Cell]], float, int]:
     """Every (registration, column) cell; in ``jobs`` worker processes when ``jobs > 1``. Returns
-    the table and the largest resident memory of a worker (MB; 0 in this process)."""
+    the table, the largest resident memory of a worker (MB; 0 in this process) and the number of
+    worker processes started (0 in this process; more than ``jobs`` when workers retired)."""
     table: dict[str, dict[str, Cell]] = {r.name: {} for r in regs}
     left = {r.name: len(columns) for r in regs}
     rules_done = 0
@@ -307,7 +308,7 @@ def _run_cells(
     if jobs <= 1:
         for reg, column in cell_order(regs, columns):
             done(reg.name, column, _run_cell(reg, column))
-        return table, 0.0
+        return table, 0.0, 0
 
     import multiprocessing
     import queue
@@ -319,6 +320,7 @@ def _run_cells(
         tasks.put((r.name, c))
     workers: dict[int, Any] = {}
     running: dict[int, tuple[str, str]] = {}
+    started: list[int] = []
 
     def start() -> None:
         p = ctx.Process(
@@ -329,6 +331,7 @@ def _run_cells(
         p.start()
         assert p.pid is not None
         workers[p.pid] = p
+        started.append(p.pid)
 
     for _ in range(min(jobs, len(ordered))):
         start()
@@ -367,7 +370,7 @@ def _run_cells(
             p.join(timeout=10)
             if p.is_alive():
                 p.terminate()
-    return table, peak
+    return table, peak, len(started)
 
 
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -412,7 +415,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.jobs is None and n_cells < 24:
         jobs = 1  # a few cells: starting worker processes would cost more than they save
     progress = _Progress(n_cells, len(regs), err)
-    table, peak = _run_cells(regs, columns, jobs, args.module, profile, progress)
+    table, peak, starts = _run_cells(regs, columns, jobs, args.module, profile, progress)
     progress.close()
     elapsed = time.perf_counter() - start
 
@@ -437,6 +440,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "jobs": jobs,
         "seconds": round(elapsed, 1),
         "worker_peak_rss_mb": round(peak),
+        "worker_starts": starts,
     }
     if args.json:
         json.dump(

@@ -253,6 +253,7 @@ def test_check_in_worker_processes(monkeypatch) -> None:  # type: ignore[no-unty
     assert code == 0 and data["summary"]["jobs"] == 2
     assert len(data["rules"]) >= 6 and data["summary"]["failed"] == 0
     assert 0 < data["summary"]["worker_peak_rss_mb"] < 1536
+    assert data["summary"]["worker_starts"] >= 2
     _, out1, _ = _run(*argv, "-j", "1")
     statuses = {n: {c: v["status"] for c, v in row.items()} for n, row in data["rules"].items()}
     assert statuses == {
@@ -267,6 +268,7 @@ def test_workers_retire_past_their_memory_limit(monkeypatch) -> None:  # type: i
     code, out, _ = _run("check", "-k", "numpy:arccos", "--backend", "numpy", "-j", "2", "--json")
     data = json.loads(out)
     assert code == 0 and data["summary"]["cells"] == 3 and data["summary"]["passed"] == 3
+    assert data["summary"]["worker_starts"] >= 3  # a fresh worker for each cell after the first two
 
 
 def test_warnings_are_attributed_to_their_rule(clean_registry) -> None:  # type: ignore[no-untyped-def]
