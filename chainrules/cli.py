@@ -212,8 +212,11 @@ def cell_order(
     return [(r, c) for r in shuffled for c in columns]
 
 
-# a worker past this resident memory retires after its cell, and a fresh one takes over
-_WORKER_MEMORY_MB = 1000.0
+# A worker past this resident memory retires after its cell, and a fresh one takes over. Each
+# restart costs about 4 s of imports (JAX, torch) and the in-process caches the worker had built;
+# at 1000 MB a first run on two cores started 31 workers for 3534 cells (a worker with JAX,
+# torch and array-api-strict loaded grows past 1 GB within about 100 cells).
+_WORKER_MEMORY_MB = 2000.0
 
 
 def _worker_init(module: str | None, profile: str) -> None:
