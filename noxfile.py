@@ -156,17 +156,30 @@ def torch_bounds(pyproject: str) -> tuple[str, str]:
 TORCH_TESTS = ("tests/interop", "tests/ad", "-k", "torch or Torch or interop")
 
 
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # README's line without CUDA adds it
+
+
+def _reachable(url: str) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/torch/", timeout=10):
+            return True
+    except OSError:
+        return False
+
+
 @nox.session
 @nox.parametrize("which", ["lowest", "highest"])
 def torch(session: nox.Session, which: str) -> None:
     """The torch interop and AD tests on the lowest (``torch==LOW``) or the highest torch that
-    pyproject.toml's ``torch`` extra allows, each in its own environment (PyTorch's CPU index
-    where it is reachable)."""
+    pyproject.toml's ``torch`` extra allows, each in its own environment, from PyTorch's CPU
+    index where it is reachable (else pip's other sources: PyPI's CUDA build, local wheels)."""
     low, spec = torch_bounds(Path("pyproject.toml").read_text())
     want = f"torch=={low}" if which == "lowest" else spec
-    session.install(want, *session.posargs)
+    index = ["--extra-index-url", CPU_INDEX] if _reachable(CPU_INDEX) else []
+    session.install(want, *index, *session.posargs)
     session.install("-e", ".[all]")
     session.run("python", "-c", "import torch; print('torch', torch.__version__)")
-    session.run(
-        "python", "-m", "pytest", "-n", "auto", *TORCH_TESTS, env={"HYPOTHESIS_PROFILE": "ci"}
-    )
+    args = ("-m", "pytest", "-n", "auto", *TORCH_TESTS)
+    session.run("python", *args, env={"HYPOTHESIS_PROFILE": "ci"})

@@ -68,7 +68,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: hand the counts to the controller
-        workeroutput["chainrules_not_here"] = dict(session.config.stash.get(_NOT_HERE, {}))
+        counts: dict[str, tuple[int, str]] = session.config.stash.get(_NOT_HERE, {})
+        workeroutput["chainrules_not_here"] = dict(counts)
 
 
 @pytest.hookimpl(optionalhook=True)
