@@ -518,3 +518,11 @@ def test_missing_backend_tests_are_deselected_and_counted_per_backend(
     # not passes, not skips: 2 passed (test_here, test_backend_present), the ordinary skip alone
     assert re.search(r"\b2 passed, 1 skipped\b", out), out
     assert "never runs" not in out
+    # tests that -k leaves out are not counted as left out for their backend
+    res = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "chainrules.testing.pytest_backends",
+         "-p", "no:cacheprovider", "-k", "test_here", *workers, str(tmp_path / "test_suite.py")],
+        capture_output=True, text=True, check=False, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert res.returncode == 0 and "1 passed" in res.stdout, res.stdout + res.stderr
+    assert "not run here" not in res.stdout, res.stdout

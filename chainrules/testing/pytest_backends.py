@@ -48,7 +48,7 @@ def backend_missing(item: pytest.Item) -> BackendMissing | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(trylast=True)  # after -k and -m: count only what they left to run
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     kept, left_out = [], []
     counts = config.stash.setdefault(_NOT_HERE, {})
