@@ -1,5 +1,7 @@
 """Sessions: ``nox -s tests`` (the test suite), ``tests-thorough``, ``lint``, ``docs``, ``bench``,
-``population`` (the population benchmark), ``check``, ``fuzz`` (the differential campaign).
+``population`` (the population benchmark), ``check``, ``fuzz`` (the differential campaign),
+``install-check`` (README's install line without CUDA brings no CUDA package; needs the network)
+and ``torch`` (the interop tests on the lowest and the highest torch that pyproject.toml allows).
 
 ``tests``, ``tests-thorough``, ``check``, ``bench`` and ``population`` run in one shared
 environment, ``.nox/all``, with ``pip install -e ".[all]"`` (JAX and PyTorch are installed once,
@@ -11,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
+import tomllib
 from pathlib import Path
 
 import nox
@@ -19,8 +23,9 @@ import nox
 nox.options.sessions = ["tests", "lint", "docs"]
 nox.options.error_on_missing_interpreters = True
 
-# The CPU wheel of torch 2.13.0 lies on these machines' disk; installed first, it satisfies the
-# `torch` extra's range, so pip never reaches for a multi-GB CUDA build.
+# The CPU wheel of torch 2.13.0 lies on these machines' disk (PyTorch's CPU index is out of their
+# reach); installed first, it satisfies the `torch` extra's range, so pip never reaches for the
+# multi-GB CUDA build. Elsewhere README's install line without CUDA takes the CPU index instead.
 TORCH = "torch==2.13.0"
 SHARED = "all"  # the shared environment's folder under nox's envdir (.nox/all)
 
@@ -131,3 +136,55 @@ def fuzz(session: nox.Session) -> None:
 def check(session: nox.Session) -> None:
     """The main job: python -m chainrules check on every installed backend."""
     _run_shared(session, "-m", "chainrules", "check", *session.posargs)
+
+
+@nox.session(name="install-check")
+def install_check(session: nox.Session) -> None:
+    """README's install line without CUDA, resolved by ``pip install --dry-run --report``: fails
+    on any nvidia-*, cuda-* or triton package and prints the download size (needs PyPI and
+    PyTorch's CPU index; ``-- --cuda`` prints the CUDA line's sizes)."""
+    session.run("python", ".ci/install_check.py", *session.posargs)
+
+
+def torch_bounds(pyproject: str) -> tuple[str, str]:
+    """The ``torch`` extra's range in pyproject.toml's text: ``(lowest, spec)``, the version of
+    its ``>=`` bound and the whole requirement (pip's newest match is the highest allowed)."""
+    extras = tomllib.loads(pyproject)["project"]["optional-dependencies"]
+    (req,) = extras["torch"]
+    m = re.fullmatch(r"torch\s*>=\s*([\w.]+)\s*,\s*(<=?)\s*([\w.]+)", req)
+    if m is None:
+        raise ValueError(f"the torch extra {req!r} is not 'torch>=LOW,<HIGH' (or <=HIGH)")
+    return m.group(1), req
+
+
+# what the torch session runs: the bridges and every test that builds torch tensors
+TORCH_TESTS = ("tests/interop", "tests/ad", "-k", "torch or Torch or interop")
+
+
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # README's line without CUDA adds it
+
+
+def _reachable(url: str) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/torch/", timeout=10):
+            return True
+    except OSError:
+        return False
+
+
+@nox.session
+@nox.parametrize("which", ["lowest", "highest"])
+def torch(session: nox.Session, which: str) -> None:
+    """The torch interop and AD tests on the lowest (``torch==LOW``) or the highest torch that
+    pyproject.toml's ``torch`` extra allows, each in its own environment, from PyTorch's CPU
+    index where it is reachable (else pip's other sources: PyPI's CUDA build, local wheels)."""
+    low, spec = torch_bounds(Path("pyproject.toml").read_text())
+    want = f"torch=={low}" if which == "lowest" else spec
+    index = ["--extra-index-url", CPU_INDEX] if _reachable(CPU_INDEX) else []
+    session.install(want, *index, *session.posargs)
+    session.install("-e", ".[all]")
+    session.run("python", "-c", "import torch; print('torch', torch.__version__)")
+    args = ("-m", "pytest", "-n", "auto", *TORCH_TESTS)
+    session.run("python", *args, env={"HYPOTHESIS_PROFILE": "ci"})

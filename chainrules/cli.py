@@ -5,7 +5,7 @@ the example inputs stored with it, on every installed backend, in float64, float
 function takes them) complex dtypes; then ``check_scalar_free`` (guarded device arrays) and
 ``check_jit`` (``jax.jit``) as two more columns. Each check is judged against the limits the
 registration declares (``chainrules.Expect``), the same declarations the test suite reads. The
-cells run in one worker process per core; progress (rules done, ETA) goes to stderr. It prints the
+cells run in one worker process per core; progress (cells done, ETA) goes to stderr. It prints the
 failures first, then a table (function x column, failing rows first), the declared limits and the
 warnings each rule raised, and a summary line; it exits with status 1 when any check fails.
 ``--thorough`` runs every example on every column (the default is the fast profile of the test
@@ -23,6 +23,7 @@ import fnmatch
 import importlib
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -52,26 +53,46 @@ __all__ = ["main"]
 
 
 class _Progress:
-    """Rules and cells done, elapsed time and an ETA: one rewritten line on a terminal, a plain
-    line every 10% otherwise."""
+    """Cells done (and rules whose every cell is done), elapsed time and an ETA: one rewritten
+    line on a terminal, a plain line every 10% otherwise.
+
+    The ETA is the time per cell since the first cell finished (worker start-up is paid once,
+    before it) times the cells left. It is honest because ``cell_order`` runs the rules in a
+    shuffled order, so the cells done at any point are a fair sample of the cells left -- by
+    cost (linalg and jit cells are slow, elementwise NumPy ones fast) as well as by count. No
+    ETA is shown before 2% of the cells are done: one or two cells say nothing of the rest."""
 
     def __init__(self, cells: int, rules: int, stream: TextIO) -> None:
         self.cells, self.rules, self.stream = max(cells, 1), max(rules, 1), stream
         self.done = self.rules_done = 0
         self.tty = stream.isatty()
         self.start = time.perf_counter()
+        self.first: float | None = None  # when the first cell finished
         self.last_pct = -10
 
+    def eta(self, now: float) -> float | None:
+        """Seconds left, or ``None`` while too few cells are done to say."""
+        if self.first is None or self.done < max(2, self.cells // 50):
+            return None
+        return (now - self.first) / (self.done - 1) * (self.cells - self.done)
+
+    def line(self, now: float) -> str:
+        pct = 100 * self.done // self.cells
+        eta = self.eta(now)
+        return (
+            f"checked {self.done}/{self.cells} cells ({pct}%), {self.rules_done}/{self.rules} "
+            f"rules complete, in {_duration(now - self.start)}, "
+            + ("ETA ..." if eta is None else f"ETA {_duration(eta)}")
+        )
+
     def step(self, label: str, rules_done: int) -> None:
+        now = time.perf_counter()
         self.done += 1
         self.rules_done = rules_done
+        if self.first is None:
+            self.first = now
         pct = 100 * self.done // self.cells
-        elapsed = time.perf_counter() - self.start
-        eta = elapsed / self.done * (self.cells - self.done)
-        text = (
-            f"checked {self.rules_done}/{self.rules} rules, {self.done}/{self.cells} cells "
-            f"({pct}%) in {_duration(elapsed)}, ETA {_duration(eta)}"
-        )
+        text = self.line(now)
         if self.tty:
             self.stream.write(f"\r{text} {label[:30]:<30}")
             self.stream.flush()
@@ -82,7 +103,7 @@ class _Progress:
 
     def close(self) -> None:
         if self.tty:
-            self.stream.write("\r" + " " * 110 + "\r")
+            self.stream.write("\r" + " " * 120 + "\r")
             self.stream.flush()
 
 
@@ -93,23 +114,46 @@ def _duration(s: float) -> str:
 def _select(
     pattern: str | None, module: str | None = None, changed: frozenset[int] = frozenset()
 ) -> list[Registration]:
-    """Registrations named ``pattern`` exactly; else matching it as a glob; else containing it;
-    only those of ``module`` when it is given (see ``_of_module``; ``changed``: the ``id`` of
-    each registration its import changed)."""
+    """The registrations ``-k pattern`` selects (see ``name_matches``); only those of ``module``
+    when it is given (see ``_of_module``; ``changed``: the ``id`` of each registration its
+    import changed)."""
     regs = [r for r in registrations() if r.family != "callable" or r.generic]
     if module:
         regs = [r for r in regs if _of_module(r, module, changed)]
     if not pattern:
         return regs
-    for match in (
-        lambda n: n == pattern,
-        lambda n: fnmatch.fnmatch(n, pattern),
-        lambda n: pattern in n,
-    ):
-        chosen = [r for r in regs if match(r.name)]
-        if chosen:
-            return chosen
-    return []
+    exact = [r for r in regs if r.name == pattern]
+    return exact or [r for r in regs if name_matches(pattern, r.name)]
+
+
+def _parts(name: str) -> list[str]:
+    return re.split(r"[.:]", name)
+
+
+def name_matches(pattern: str, name: str) -> bool:
+    """Whether ``-k pattern`` selects the registration ``name`` (``"linalg.vector_norm"``,
+    ``"numpy:linalg.norm"``, ``"scipy:stats.norm.pdf"``). A name's parts are separated by ``.``
+    and ``:``; its last part is the function's own name.
+
+    * A pattern of one part is matched against the function's own name only: as a glob when it
+      has ``*``, ``?`` or ``[``, else as a substring. ``norm`` selects ``linalg.vector_norm``,
+      ``linalg.matrix_norm`` and ``numpy:linalg.norm``, not ``scipy:stats.norm.pdf`` (whose
+      function is ``pdf``, of the distribution ``norm``).
+    * A pattern of several parts matches consecutive whole parts of the name, each part a glob:
+      ``stats.norm`` selects ``scipy:stats.norm.pdf`` and its siblings, ``linalg.norm`` selects
+      ``numpy:linalg.norm``, ``numpy:arc*`` NumPy's own ``arccos``, ``arcsin``, ...
+    """
+    want = _parts(pattern)
+    if len(want) == 1:
+        own = _parts(name)[-1]
+        if any(c in pattern for c in "*?["):
+            return fnmatch.fnmatchcase(own, pattern)
+        return pattern in own
+    parts = _parts(name)
+    return any(
+        all(fnmatch.fnmatchcase(p, w) for p, w in zip(parts[i : i + len(want)], want))
+        for i in range(len(parts) - len(want) + 1)
+    )
 
 
 def _of_module(reg: Registration, module: str, changed: frozenset[int]) -> bool:
@@ -152,9 +196,27 @@ def _run_cell(reg: Registration, column: str) -> Cell:
 
 
 # --- the cells, in this process or in worker processes -------------------------------------------
-_WEIGHT = {"jit": 4.0, "jax": 3.0, "torch": 2.0}  # rough cost of a column, for the schedule
-# a worker past this resident memory retires after its cell, and a fresh one takes over
-_WORKER_MEMORY_MB = 1000.0
+def cell_order(
+    regs: Sequence[Registration], columns: Sequence[str], seed: int = 0
+) -> list[tuple[Registration, str]]:
+    """The order the cells run in: the rules shuffled (the same order on every run), each rule's
+    columns together. Every stretch of the run is then a fair sample of the whole -- of linalg
+    and elementwise rules, of slow (jit, JAX) and fast (NumPy) columns -- so the rate so far
+    predicts the time left (``_Progress``), and rules complete at a steady pace from the start.
+    (Cells sorted slowest-first, as before, made the first 10% several times slower than the
+    rest and no rule complete before the last column began.)"""
+    import random
+
+    shuffled = list(regs)
+    random.Random(seed).shuffle(shuffled)
+    return [(r, c) for r in shuffled for c in columns]
+
+
+# A worker past this resident memory retires after its cell, and a fresh one takes over. Each
+# restart costs about 4 s of imports (JAX, torch) and the in-process caches the worker had built;
+# at 1000 MB a first run on two cores started 31 workers for 3534 cells (a worker with JAX,
+# torch and array-api-strict loaded grows past 1 GB within about 100 cells).
+_WORKER_MEMORY_MB = 2000.0
 
 
 def _worker_init(module: str | None, profile: str) -> None:
@@ -231,9 +293,10 @@ def _run_cells(
     module: str | None,
     profile: str,
     progress: _Progress,
-) -> tuple[dict[str, dict[str, Cell]], float]:
+) -> tuple[dict[str, dict[str, Cell]], float, int]:
     """Every (registration, column) cell; in ``jobs`` worker processes when ``jobs > 1``. Returns
-    the table and the largest resident memory of a worker (MB; 0 in this process)."""
+    the table, the largest resident memory of a worker (MB; 0 in this process) and the number of
+    worker processes started (0 in this process; more than ``jobs`` when workers retired)."""
     table: dict[str, dict[str, Cell]] = {r.name: {} for r in regs}
     left = {r.name: len(columns) for r in regs}
     rules_done = 0
@@ -246,25 +309,21 @@ def _run_cells(
         progress.step(f"{name} on {column}", rules_done)
 
     if jobs <= 1:
-        for reg in regs:
-            for column in columns:
-                done(reg.name, column, _run_cell(reg, column))
-        return table, 0.0
+        for reg, column in cell_order(regs, columns):
+            done(reg.name, column, _run_cell(reg, column))
+        return table, 0.0, 0
 
     import multiprocessing
     import queue
 
-    def cost(task: tuple[Registration, str]) -> float:
-        reg, column = task
-        return _WEIGHT.get(column, 1.0) * (1 + (reg.module or "").count("linalg"))
-
-    ordered = sorted(((r, c) for r in regs for c in columns), key=cost, reverse=True)
+    ordered = cell_order(regs, columns)
     ctx = multiprocessing.get_context("spawn")  # JAX and torch do not survive a fork
     tasks, results = ctx.Queue(), ctx.Queue()
     for r, c in ordered:
         tasks.put((r.name, c))
     workers: dict[int, Any] = {}
     running: dict[int, tuple[str, str]] = {}
+    started: list[int] = []
 
     def start() -> None:
         p = ctx.Process(
@@ -275,6 +334,7 @@ def _run_cells(
         p.start()
         assert p.pid is not None
         workers[p.pid] = p
+        started.append(p.pid)
 
     for _ in range(min(jobs, len(ordered))):
         start()
@@ -313,7 +373,7 @@ def _run_cells(
             p.join(timeout=10)
             if p.is_alive():
                 p.terminate()
-    return table, peak
+    return table, peak, len(started)
 
 
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -358,7 +418,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.jobs is None and n_cells < 24:
         jobs = 1  # a few cells: starting worker processes would cost more than they save
     progress = _Progress(n_cells, len(regs), err)
-    table, peak = _run_cells(regs, columns, jobs, args.module, profile, progress)
+    table, peak, starts = _run_cells(regs, columns, jobs, args.module, profile, progress)
     progress.close()
     elapsed = time.perf_counter() - start
 
@@ -383,6 +443,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "jobs": jobs,
         "seconds": round(elapsed, 1),
         "worker_peak_rss_mb": round(peak),
+        "worker_starts": starts,
     }
     if args.json:
         json.dump(
@@ -559,7 +620,9 @@ def build_parser(prog: str = "python -m chainrules") -> argparse.ArgumentParser:
     c.add_argument(
         "-k",
         metavar="PATTERN",
-        help="only rules named PATTERN; else matching it as a glob; else containing it",
+        help="only the rule named PATTERN, else the rules whose function name (the part after "
+        "the last '.') contains PATTERN or matches it as a glob ('norm', 'logical_*'); a "
+        "dotted PATTERN matches whole parts of the name ('stats.norm', 'numpy:arc*')",
     )
     c.add_argument(
         "--backend",

@@ -14,7 +14,14 @@ from chainrules.testing.backends import (
     use_jax_compilation_cache,
     use_quick_xla_compiles,
 )
+from chainrules.testing.pytest_backends import (
+    pytest_collection_modifyitems,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+    pytest_testnodedown,
+)
 from chainrules.testing.runner import set_profile
+from chainrules.testing.suite import BackendMissing
 
 settings.register_profile(
     "ci",
@@ -54,11 +61,19 @@ CPU_BACKENDS = ["numpy", "array_api_strict", "jax", "torch"]
 
 def backend_param(name: str) -> object:
     module = BACKENDS[name].module.split(".")[0]
-    return pytest.param(
-        name,
-        id=name,
-        marks=pytest.mark.skipif(not _installed(module), reason=f"{module} is not installed"),
-    )
+    why = BackendMissing(module, f"{module} is not installed")
+    return pytest.param(name, id=name, marks=pytest.mark.skipif(not _installed(module), reason=why))
+
+
+# Tests that need an absent backend (a skip whose reason is a BackendMissing: rule_tests' columns,
+# backend_param above) are deselected and counted, one summary line per backend: see
+# chainrules.testing.pytest_backends, whose hooks this conftest takes on.
+__all__ = [
+    "pytest_collection_modifyitems",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
+    "pytest_testnodedown",
+]
 
 
 @pytest.fixture(params=[backend_param(n) for n in CPU_BACKENDS])

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import chainrules as cr
 from chainrules.cli import main
@@ -252,6 +253,7 @@ def test_check_in_worker_processes(monkeypatch) -> None:  # type: ignore[no-unty
     assert code == 0 and data["summary"]["jobs"] == 2
     assert len(data["rules"]) >= 6 and data["summary"]["failed"] == 0
     assert 0 < data["summary"]["worker_peak_rss_mb"] < 1536
+    assert data["summary"]["worker_starts"] >= 2
     _, out1, _ = _run(*argv, "-j", "1")
     statuses = {n: {c: v["status"] for c, v in row.items()} for n, row in data["rules"].items()}
     assert statuses == {
@@ -266,6 +268,7 @@ def test_workers_retire_past_their_memory_limit(monkeypatch) -> None:  # type: i
     code, out, _ = _run("check", "-k", "numpy:arccos", "--backend", "numpy", "-j", "2", "--json")
     data = json.loads(out)
     assert code == 0 and data["summary"]["cells"] == 3 and data["summary"]["passed"] == 3
+    assert data["summary"]["worker_starts"] >= 3  # a fresh worker for each cell after the first two
 
 
 def test_warnings_are_attributed_to_their_rule(clean_registry) -> None:  # type: ignore[no-untyped-def]
@@ -293,6 +296,7 @@ def test_warnings_are_attributed_to_their_rule(clean_registry) -> None:  # type:
 
 _OVERRIDE = """
 import numpy as np
+import pytest
 import chainrules as cr
 
 
@@ -374,3 +378,151 @@ def test_the_lazy_column_fails_a_rule_that_computes(clean_registry) -> None:  # 
     assert code == 1
     assert "FAIL expm1 on lazy: lazy [#0" in out and "pullback 1" in out
     assert re.search(r"^expm1\s+ok\s+FAIL", out, re.M)
+
+
+# --- -k: the function's own name, or whole dotted parts ------------------------------------------
+@pytest.mark.parametrize(
+    ("pattern", "name", "selected"),
+    [
+        # one part: the function's own name (after the last "." or ":"), as a substring
+        ("norm", "linalg.vector_norm", True),
+        ("norm", "numpy:linalg.norm", True),
+        ("norm", "scipy:stats.norm.pdf", False),  # the distribution norm's pdf, not a norm
+        ("norm", "scipy:stats.multivariate_normal.pdf", False),
+        ("exp", "expm1", True),
+        # one part with a wildcard: a glob on the function's own name
+        ("logical_*", "logical_and", True),
+        ("*_norm", "linalg.matrix_norm", True),
+        ("*_norm", "numpy:linalg.norm", False),
+        # several parts: consecutive whole parts of the full name, each a glob
+        ("stats.norm", "scipy:stats.norm.pdf", True),
+        ("stats.norm", "scipy:stats.multivariate_normal.pdf", False),
+        ("linalg.norm", "numpy:linalg.norm", True),
+        ("linalg.norm", "linalg.vector_norm", False),
+        ("numpy:arc*", "numpy:arccos", True),
+        ("numpy:arc*", "arccos", False),
+        ("numpy:arc*", "numpy:linalg.norm", False),
+        ("scipy:*", "scipy:special.gammaln", True),
+    ],
+)
+def test_k_pattern_matches_the_function_name_or_whole_dotted_parts(
+    pattern: str, name: str, selected: bool
+) -> None:
+    from chainrules.cli import name_matches
+
+    assert name_matches(pattern, name) is selected
+
+
+def test_k_norm_selects_the_norms_not_the_normal_distribution() -> None:
+    from chainrules.cli import _select
+
+    chosen = {r.name for r in _select("norm")}
+    assert chosen, "no norm is registered"
+    assert all(n.rsplit(".", 1)[-1].endswith("norm") for n in chosen), chosen
+    stats_norm = {r.name for r in _select("stats.norm")}
+    assert stats_norm and not stats_norm & chosen
+    assert all(".norm." in n for n in stats_norm), stats_norm
+    # an exact full name selects that registration alone
+    (only,) = _select(sorted(chosen)[0])
+    assert only.name == sorted(chosen)[0]
+
+
+# --- progress: cells from the start, an ETA from the rate since the first cell ----------------
+def test_progress_counts_cells_and_estimates_from_the_rate_since_the_first_cell(  # type: ignore[no-untyped-def]
+    monkeypatch,
+) -> None:
+    import chainrules.cli as cli
+
+    clock = [100.0]
+    monkeypatch.setattr(cli.time, "perf_counter", lambda: clock[0])
+    err = io.StringIO()
+    progress = cli._Progress(cells=200, rules=40, stream=err)
+    clock[0] += 30.0  # worker start-up: before the first cell, not part of the rate
+    progress.step("a on numpy", 0)
+    assert "checked 1/200 cells (0%), 0/40 rules complete" in err.getvalue()
+    assert "ETA ..." in err.getvalue()  # no estimate from one cell
+    for i in range(2, 21):  # then a cell every 0.5 s
+        clock[0] += 0.5
+        progress.step("b on numpy", i // 5)
+    last = err.getvalue().splitlines()[-1]
+    assert last.startswith("checked 20/200 cells (10%), 4/40 rules complete")
+    # 19 cells in 9.5 s since the first: 0.5 s a cell, 180 cells left
+    assert last.endswith(f"ETA {cli._duration(0.5 * 180)}"), last
+
+
+def test_cell_order_is_a_fair_sample_at_every_stretch() -> None:
+    from chainrules.cli import _select, cell_order
+
+    regs = _select(None)
+    columns = ["numpy", "torch", "jit"]
+    order = cell_order(regs, columns)
+    assert order == cell_order(regs, columns)  # the same order on every run
+    assert sorted((r.name, c) for r, c in order) == sorted(
+        (r.name, c) for r in regs for c in columns
+    )
+    # each rule's columns together: rules complete at a steady pace
+    for i in range(0, len(order), len(columns)):
+        assert {r.name for r, _ in order[i : i + len(columns)]} == {order[i][0].name}
+        assert [c for _, c in order[i : i + len(columns)]] == columns
+    # not grouped by module: the linalg rules' share of the first tenth is near their share of all
+    # (registration order puts them together, in one stretch)
+    tenth = [r for r, _ in order[: len(order) // 10]]
+    share = sum("linalg" in (r.module or "") for r in tenth) / len(tenth)
+    overall = sum("linalg" in (r.module or "") for r in regs) / len(regs)
+    assert overall > 0 and abs(share - overall) < 0.5 * overall + 0.02, (share, overall)
+
+
+# --- tests for an absent backend: deselected, one line per backend ------------------------------
+_SUITE = """
+import pytest
+from chainrules.testing.suite import BackendMissing
+
+def test_here():
+    pass
+
+@pytest.mark.parametrize("x", range(5))
+@pytest.mark.skip(reason=BackendMissing("nothere", "nothere is not installed"))
+def test_needs_nothere(x):
+    raise AssertionError("never runs")
+
+@pytest.mark.skipif(False, reason=BackendMissing("present", "present is not installed"))
+def test_backend_present():
+    pass
+
+@pytest.mark.skip(reason="an ordinary skip")
+def test_other_skip():
+    pass
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_missing_backend_tests_are_deselected_and_counted_per_backend(
+    tmp_path, workers: list[str]
+) -> None:  # type: ignore[no-untyped-def]
+    import os
+    from pathlib import Path
+
+    (tmp_path / "test_suite.py").write_text(_SUITE)
+    here = str(Path(cr.__file__).resolve().parents[1])  # this chainrules, not an installed one
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}
+    res = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "chainrules.testing.pytest_backends",
+         "-p", "no:cacheprovider", "-rs", *workers, str(tmp_path / "test_suite.py")],
+        capture_output=True, text=True, check=False, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    out = res.stdout
+    assert res.returncode == 0, out + res.stderr
+    assert "not run here: missing backends" in out
+    assert "5 tests need nothere: nothere is not installed (deselected" in out
+    assert "present" not in out.split("not run here")[1]
+    # not passes, not skips: 2 passed (test_here, test_backend_present), the ordinary skip alone
+    assert re.search(r"\b2 passed, 1 skipped\b", out), out
+    assert "never runs" not in out
+    # tests that -k leaves out are not counted as left out for their backend
+    res = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "chainrules.testing.pytest_backends",
+         "-p", "no:cacheprovider", "-k", "test_here", *workers, str(tmp_path / "test_suite.py")],
+        capture_output=True, text=True, check=False, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert res.returncode == 0 and "1 passed" in res.stdout, res.stdout + res.stderr
+    assert "not run here" not in res.stdout, res.stdout

@@ -9,7 +9,9 @@ command runs (:mod:`chainrules.testing.runner`), judged against the same declara
 * a cell that fails, or refuses an example nobody declared, fails the test with every message;
 * a cell whose only failures are declared is reported as ``xfail`` with the reasons, and one
   whose every example is a declared skip as skipped, with the reasons;
-* a column whose library is not installed is skipped, with its reason.
+* a column whose library is not installed (or that needs an absent GPU) is skipped, with a
+  reason of type ``BackendMissing``; the library's own ``tests/conftest.py`` deselects those tests
+  and prints one line per missing backend instead of one skip per test.
 
 Use it for your own rules as the library does for its own::
 
@@ -31,7 +33,7 @@ from ..core.registry import Registration, registrations
 from .backends import BACKENDS
 from .runner import DEVICE_CHECKS, Cell, check_device, check_registration
 
-__all__ = ["COLUMNS", "defined_in", "rule_tests", "run_cell"]
+__all__ = ["COLUMNS", "BackendMissing", "defined_in", "rule_tests", "run_cell"]
 
 COLUMNS = (*BACKENDS, *DEVICE_CHECKS)
 
@@ -49,7 +51,21 @@ def run_cell(reg: Registration, column: str) -> Cell:
     return check_registration(reg, BACKENDS[column])
 
 
-def _missing(column: str) -> str | None:
+class BackendMissing(str):
+    """A skip reason saying that a backend is absent here: the reason's text, and ``backend``,
+    the backend's name. A test suite's ``pytest_collection_modifyitems`` can tell these skips
+    from all others by their type (``isinstance(mark.kwargs["reason"], BackendMissing)``) and
+    report them per backend."""
+
+    backend: str
+
+    def __new__(cls, backend: str, reason: str) -> BackendMissing:
+        self = super().__new__(cls, reason)
+        self.backend = backend
+        return self
+
+
+def _missing(column: str) -> BackendMissing | None:
     """Why ``column`` cannot run here, or ``None``."""
     if column == "jit":
         module = "jax"
@@ -58,9 +74,9 @@ def _missing(column: str) -> str | None:
     else:
         module = BACKENDS[column].module.split(".")[0]
     if importlib.util.find_spec(module) is None:
-        return f"{module} is not installed"
+        return BackendMissing(module, f"{module} is not installed")
     if column in BACKENDS and BACKENDS[column].needs_gpu and not BACKENDS[column].available():
-        return f"{column} needs a GPU"
+        return BackendMissing(column, f"{column} needs a GPU")
     return None
 
 
