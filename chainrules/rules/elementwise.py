@@ -462,10 +462,6 @@ def _abs_pullback(xp: Any, x: Any, out: Any) -> Any:
     def abs_pullback(y_bar: Any) -> Any:
         if not proj.differentiable:
             return _NO
-        if type(x) is np.ndarray and x.dtype.kind == "f":
-            # np.sign is what unit() computes for a real array (±1, 0 at ±0, ±1 at ±inf, NaN at
-            # NaN) in one pass, where unit's masks, division and clip take six
-            return proj(y_bar * np.sign(x))
         return proj(y_bar * unit(xp, x, out))
 
     return abs_pullback
@@ -475,8 +471,10 @@ def _abs_pullback(xp: Any, x: Any, out: Any) -> Any:
 def _abs_rrule_numpy(x: Any, /, **kwargs: Any) -> Any:
     """A real NumPy array of rank >= 1: ``abs`` and the pullback ``y_bar * sign(x)`` written
     out, for a NumPy cotangent of ``x``'s shape and dtype (any other goes to the generic
-    pullback, built then). The generic rule's binding and ``pullback`` bookkeeping cost about
-    3 us around a sub-microsecond ``np.abs`` at n=10, in test functions that call it often."""
+    pullback, built then): ``np.sign`` is what ``unit`` computes for a real array (±1, 0 at
+    ±0, ±1 at ±inf, NaN at NaN) in one pass, where unit's masks, division and clip take six.
+    The generic rule's binding and ``pullback`` bookkeeping cost about 3 us around a
+    sub-microsecond ``np.abs`` at n=10, in test functions that call it often."""
     if kwargs or type(x) is not np.ndarray or x.dtype.kind != "f" or not x.ndim:
         return NotImplemented
     out = np.absolute(x)
