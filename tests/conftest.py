@@ -118,3 +118,29 @@ def assert_agrees_with_jax(jax_numpy):  # type: ignore[no-untyped-def]
             check_agrees_with_jax(npf, *ex.args, f_jax=jf, rtol=rtol, atol=atol, fkwargs=ex.kwargs)
 
     return check
+
+
+@pytest.fixture(scope="session")
+def benchmark_script():  # type: ignore[no-untyped-def]
+    """``load(name)``: ``benchmarks/<name>.py`` as a module, with ``sys.path`` as it was before
+    (``run.py`` puts benchmarks/ on it) and no ``_timing`` module left behind by it."""
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+
+    def load(name):  # type: ignore[no-untyped-def]
+        saved, mods = list(sys.path), set(sys.modules)
+        try:
+            path = root / "benchmarks" / f"{name}.py"
+            spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+            assert spec and spec.loader
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+        finally:
+            sys.path[:] = saved
+            if "_timing" in set(sys.modules) - mods:
+                del sys.modules["_timing"]
+
+    return load

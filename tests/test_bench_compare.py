@@ -82,20 +82,9 @@ def test_memory_rows_and_rows_of_one_tree_only(compare: Any) -> None:
 
 # --- benchmarks/run.py's output: the table, then the summary of what missed -------------------
 @pytest.fixture(scope="module")
-def bench_run() -> Any:
-    """``benchmarks/run.py`` as a module (it puts benchmarks/ on sys.path: undone here)."""
-    saved, mods = list(sys.path), set(sys.modules)
-    try:
-        spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
-        assert spec and spec.loader
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path[:] = saved
-        for name in set(sys.modules) - mods:
-            if name == "_timing":
-                del sys.modules[name]
+def bench_run(benchmark_script: Any) -> Any:
+    """``benchmarks/run.py`` as a module."""
+    return benchmark_script("run")
 
 
 def test_summary_lists_the_missed_targets_and_failed_suites(bench_run: Any) -> None:

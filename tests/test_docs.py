@@ -190,21 +190,10 @@ def test_quoted_registration_counts() -> None:
     assert int(cells) == n * 6  # NumPy, array-api-strict, JAX, PyTorch, scalar-free, jit
 
 
-def _bench_runner() -> Any:
-    """``benchmarks/run.py`` as a module (it puts benchmarks/ on sys.path: undone here)."""
-    saved = list(sys.path)
-    try:
-        spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
-        assert spec and spec.loader
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path[:] = saved
-
-
-def test_bench_streams_rows_and_survives_a_failing_suite(tmp_path: Path) -> None:
-    run = _bench_runner()
+def test_bench_streams_rows_and_survives_a_failing_suite(
+    tmp_path: Path, benchmark_script: Any
+) -> None:
+    run = benchmark_script("run")
     row = run.Row
 
     def broken(quick: bool) -> list[Any]:

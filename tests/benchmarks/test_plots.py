@@ -3,11 +3,9 @@ pages show are the ones the files give. No timing is asserted, nothing is measur
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import re
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -20,24 +18,9 @@ PAGE = ROOT / "docs" / "benchmarks.md"
 METHOD = ROOT / "docs" / "benchmarks-method.md"
 
 
-def _module(name: str) -> Any:
-    """``benchmarks/<name>.py`` as a module (sys.path as it was afterwards: run.py adds to it)."""
-    saved = list(sys.path)
-    try:
-        spec = importlib.util.spec_from_file_location(
-            f"bench_{name}", ROOT / "benchmarks" / f"{name}.py"
-        )
-        assert spec and spec.loader
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path[:] = saved
-
-
 @pytest.fixture(scope="module")
-def pop() -> Any:
-    return _module("plots_population")
+def pop(benchmark_script: Any) -> Any:
+    return benchmark_script("plots_population")
 
 
 @pytest.fixture(scope="module")
@@ -136,9 +119,9 @@ def test_benchmarks_page_counts_the_suites_targets_as_the_table_does() -> None:
 
 
 def test_suite_plots_are_drawn_from_a_runs_json(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, benchmark_script: Any
 ) -> None:
-    run = _module("run")
+    run = benchmark_script("run")
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))  # run.py imports plots from there
     spread = [[1e-6, 1.1e-6, 1.3e-6], [1e-3, 1.1e-3, 1.2e-3]]
     data = {
