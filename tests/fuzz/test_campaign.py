@@ -197,6 +197,7 @@ KNOWN_JAX = {
     505: "jax-drops-the-tangent",  # arange with a traced bound
     796: "jax-drops-the-tangent",
     874: "jax-drops-the-tangent",
+    1410: "jax-spence-nan-derivative",  # fftn -> spence at x > 1
 }
 
 
@@ -214,6 +215,17 @@ def test_named_differences_excuse_no_other_value() -> None:
     """Each predicate checks what it excuses: a gradient off by a little anywhere it must agree
     is still wrong."""
     from chainrules.testing.campaign import known
+
+    s = generate(1410)  # fftn -> spence: JAX's spence derivative is NaN past 1
+    want = np.linspace(0.1, 0.9, s.x.size)
+    got = want.copy()
+    got[0] = np.nan
+    assert known.excuse(s, "jax", "grad", got, want) == "jax-spence-nan-derivative"
+    off = got.copy()
+    off[1] += 1e-3  # a number that differs: wrong
+    assert known.excuse(s, "jax", "grad", off, want) is None
+    assert known.excuse(s, "jax", "grad", want + 1e-3, want) is None  # no NaN: wrong
+    assert known.excuse(s, "native", "grad", got, want) is None  # only JAX's own grad
 
     p = generate(346)  # x Hermitian (2, 2), d (2, 3)
     want = np.arange(1.0, 1 + p.x.size + p.d.size).astype(complex)
