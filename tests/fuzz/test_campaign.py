@@ -198,6 +198,8 @@ KNOWN_JAX = {
     796: "jax-drops-the-tangent",
     874: "jax-drops-the-tangent",
     1410: "jax-spence-nan-derivative",  # fftn -> spence at x > 1
+    2181: "hermitian-gradient-representative",  # d: solve's assume_a="pos" matrix
+    2395: "jax-spence-nan-derivative",  # float32
 }
 
 
@@ -226,6 +228,20 @@ def test_named_differences_excuse_no_other_value() -> None:
     assert known.excuse(s, "jax", "grad", off, want) is None
     assert known.excuse(s, "jax", "grad", want + 1e-3, want) is None  # no NaN: wrong
     assert known.excuse(s, "native", "grad", got, want) is None  # only JAX's own grad
+
+    h = generate(2181)  # d (3, 3) is solve's assume_a="pos" matrix: one triangle is read
+    assert h.d is not None
+    want = np.arange(1.0, 1 + h.x.size + h.d.size)
+    d_want = want[h.x.size :].reshape(h.d.shape)
+    d_got = np.triu(d_want + d_want.T) - np.diag(np.diag(d_want))  # one triangle, same part
+    got = np.concatenate([want[: h.x.size], d_got.ravel()])
+    assert known.excuse(h, "jax", "grad", got, want) == "hermitian-gradient-representative"
+    off = got.copy()
+    off[h.x.size] += 1e-3  # d's diagonal (its Hermitian part) differs
+    assert known.excuse(h, "jax", "grad", off, want) is None
+    off = got.copy()
+    off[0] += 1e-3  # x's gradient differs
+    assert known.excuse(h, "jax", "grad", off, want) is None
 
     p = generate(346)  # x Hermitian (2, 2), d (2, 3)
     want = np.arange(1.0, 1 + p.x.size + p.d.size).astype(complex)

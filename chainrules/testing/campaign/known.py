@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from .tolerances import close
+
 __all__ = ["KNOWN", "Known", "excuse"]
 
 
@@ -103,23 +105,44 @@ def _jax_bridge_unique_zero(p: Any, engine: str, relation: str, got: Any, want: 
     )
 
 
+# solve's structure keywords under which it reads one triangle of its matrix (SciPy's names)
+_SOLVE_HERMITIAN = frozenset(("pos", "sym", "her", "positive definite", "symmetric", "hermitian"))
+
+
+def _kind(p: Any) -> str:
+    """The campaign's tolerance for another engine's derivative of program ``p``."""
+    return "single" if p.dtype in ("float32", "complex64") else "oracle"
+
+
+def _herm(m: np.ndarray) -> np.ndarray:
+    return (m + np.conj(np.swapaxes(m, -1, -2))) / 2
+
+
 def _hermitian_representative(p: Any, engine: str, relation: str, got: Any, want: Any) -> bool:
-    # x is a Hermitian matrix (the program's first step reads it so): a gradient is determined
+    # an input read as a Hermitian matrix -- x by the first step (cholesky, cho_factor, eigh),
+    # or d as the matrix of solve(assume_a="pos" | "sym" | "her") -- has a gradient determined
     # only up to its anti-Hermitian part, and each engine picks its representative
     if engine not in ("jax", "torch") or relation != "grad" or got is None or want is None:
         return False
-    if not p.steps[0].hermitian or p.x.ndim < 2:
+    x_herm = p.steps[0].hermitian and p.x.ndim >= 2
+    d_herm = (
+        p.d is not None
+        and p.d.ndim >= 2
+        and any(
+            s.reg.name == "scipy:linalg.solve"
+            and s.data == (0,)
+            and s.example.kwargs.get("assume_a") in _SOLVE_HERMITIAN
+            for s in p.steps
+        )
+    )
+    if not (x_herm or d_herm):
         return False
     (gx, gd), (wx, wd) = _parts(p, got), _parts(p, want)
-    gx, wx = gx.reshape(p.x.shape), wx.reshape(p.x.shape)
-
-    def herm(m: np.ndarray) -> np.ndarray:
-        return (m + np.conj(np.swapaxes(m, -1, -2))) / 2
-
-    return bool(
-        np.allclose(herm(gx), herm(wx), rtol=1e-7, atol=1e-9)
-        and np.allclose(gd, wd, rtol=1e-7, atol=1e-9)
-    )
+    if x_herm:
+        gx, wx = _herm(gx.reshape(p.x.shape)), _herm(wx.reshape(p.x.shape))
+    if d_herm:
+        gd, wd = _herm(gd.reshape(p.d.shape)), _herm(wd.reshape(p.d.shape))
+    return close(gx, wx, _kind(p)) and close(gd, wd, _kind(p))
 
 
 def _jax_spence_nan(p: Any, engine: str, relation: str, got: Any, want: Any) -> bool:
@@ -133,7 +156,7 @@ def _jax_spence_nan(p: Any, engine: str, relation: str, got: Any, want: Any) -> 
     nan = np.isnan(g)
     if not nan.any() or g.shape != w.shape or np.isnan(w[nan]).any():
         return False
-    return bool(np.allclose(g[~nan], w[~nan], rtol=1e-7, atol=1e-9))
+    return close(g[~nan], w[~nan], _kind(p))
 
 
 def _scipy_sylvester_mixed(p: Any, engine: str, relation: str, got: Any, want: Any) -> bool:
@@ -179,8 +202,10 @@ KNOWN: tuple[Known, ...] = (
         "the program's input is a Hermitian matrix (its first step reads one: cholesky, "
         "cho_factor, eigh), so the gradient is determined only up to an anti-Hermitian part. "
         "chainrules returns the Hermitian one (docs/conventions.md); JAX's cho_factor puts the "
-        "off-diagonal cotangent in the triangle it reads (seed 346). Excused only where the "
-        "Hermitian parts agree, and the gradient of d agrees",
+        "off-diagonal cotangent in the triangle it reads (seed 346). The same for the data "
+        "matrix of solve(assume_a='pos'|'sym'|'her'), which SciPy reads by one triangle (seed "
+        "2181). Excused only where the Hermitian parts agree, and the other input's gradient "
+        "agrees",
         _hermitian_representative,
     ),
     Known(
