@@ -317,11 +317,9 @@ def _unary_pullback(
     y_bar = check_cotangent(name, y_bar, out, extra=chunk)
     if is_zero or isinstance(y_bar, AbstractZero):
         return _NO, _ZERO
-    conj = kind == "c"
-    if is_const:
-        return _NO, proj(_times(p.conjugate() if conj else p, y_bar), chunk)
-    d = p(xp, out, x if type(x) not in (float, complex) else xp.asarray(x, dtype=out.dtype))
-    return _NO, proj(_product(y_bar, xp.conj(d) if conj else d, xp, strong), chunk)
+    return _NO, _operand_cotangent(
+        p, is_const, proj, y_bar, kind == "c", xp, out, (x,), chunk, strong
+    )
 
 
 def _make_unary_rrule(
@@ -375,11 +373,10 @@ def _operand_cotangent(
     chunk: int,
     strong: bool,
 ) -> Any:
-    """One operand's cotangent ``proj(y_bar * conj(partial))`` of a binary scalar rule."""
-    if is_const:
-        return proj(_times(p.conjugate() if conj else p, y_bar), chunk)
-    d = p(xp, out, *_partial_args(xp, out, args))
-    return proj(_product(y_bar, xp.conj(d) if conj else d, xp, strong), chunk)
+    """One argument's cotangent ``proj(y_bar * conj(partial))`` of a scalar rule (``args``:
+    the rule's arguments, or their :func:`_partial_args` already made)."""
+    pargs = args if is_const else _partial_args(xp, out, args)
+    return proj(_apply(p, is_const, y_bar, conj, xp, out, pargs, strong), chunk)
 
 
 def _binary_pullback(
@@ -430,14 +427,12 @@ def _binary_pullback(
                     )
                 )
             )
-        elif is_const:
-            res.append(proj(_times(p.conjugate() if conj else p, y_bar), chunk))
-        else:  # _operand_cotangent's product, the partials' arguments made once for both
-            if pargs is None:
+        else:
+            if pargs is None and not is_const:  # the partials' arguments, made once for both
                 pargs = _partial_args(xp, out, args)
-            d = p(xp, out, *pargs)
-            v = y_bar * (xp.conj(d) if conj else d)
-            res.append(proj(strong_zero(v, y_bar, xp) if strong else v, chunk))
+            res.append(
+                _operand_cotangent(p, is_const, proj, y_bar, conj, xp, out, pargs, chunk, strong)
+            )
     return tuple(res)
 
 
