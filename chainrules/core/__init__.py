@@ -5,6 +5,7 @@ from .examples import Example, Expect
 from .namespaces import device_of, dtype_kind, is_array, namespace_of, scalar_kind
 from .projection import ProjectTo, project
 from .registry import (
+    IntegerArgumentWarning,
     NoRuleError,
     Registration,
     find_frule,
@@ -57,6 +58,7 @@ __all__ = [
     "Example",
     "Expect",
     "InplaceableThunk",
+    "IntegerArgumentWarning",
     "NoRuleError",
     "NoTangent",
     "ProjectTo",

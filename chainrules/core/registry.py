@@ -31,12 +31,13 @@ import importlib
 import inspect
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .examples import Expect
-from .namespaces import NotAnArrayError, qualified_name, torch_compiling
+from .namespaces import NotAnArrayError, qualified_name, scalar_kind, torch_compiling
 
 __all__ = [
     "KINDS",
@@ -1038,14 +1039,7 @@ def _not_an_array(kind: str, f: Any, args: tuple[Any, ...], err: BaseException) 
     if pos is None:
         return None  # from a keyword argument or a value the rule built: the message stands
     name = function_name(f)
-    param = ""
-    with contextlib.suppress(TypeError, ValueError):
-        params = list(inspect.signature(f).parameters.values())
-        if pos < len(params) and params[pos].kind in (
-            inspect.Parameter.POSITIONAL_ONLY,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        ):
-            param = f" ({params[pos].name!r})"
+    param = _param_name(f, pos)
     xs = _placeholders(len(args))
     xs[pos] = f"np.asarray({xs[pos]})"
     head = "" if kind == "rrule" else "tangents, "
@@ -1053,6 +1047,70 @@ def _not_an_array(kind: str, f: Any, args: tuple[Any, ...], err: BaseException) 
         f"{kind} of {name}: argument {pos}{param} is {_what(args[pos])}; expected an array (or "
         f"a Python scalar). Convert it first: cr.{kind}({head}{name}, {', '.join(xs)}) -- or "
         f"xp.asarray with another array library's namespace xp"
+    )
+
+
+def _param_name(f: Any, pos: int) -> str:
+    """`` ('x')``, the name of ``f``'s positional parameter ``pos`` in parentheses, or ``""``."""
+    with contextlib.suppress(TypeError, ValueError):
+        params = list(inspect.signature(f).parameters.values())
+        if pos < len(params) and params[pos].kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            return f" ({params[pos].name!r})"
+    return ""
+
+
+class IntegerArgumentWarning(UserWarning):
+    """:func:`rrule` was called with integer or boolean arrays only, for a floating result
+    (``rrule(np.sin, np.arange(3))``): such arrays have no tangent space, so the pullback can give
+    nothing but ``NoTangent()``. Cast the argument to floating point to differentiate it."""
+
+
+def _kind_of(a: Any) -> str | None:
+    """``b``/``i``/``f``/``c`` for an array or a Python number, ``None`` for anything else."""
+    if type(a) in (bool, int, float, complex) or (
+        not isinstance(a, type) and hasattr(a, "dtype") and hasattr(a, "shape")
+    ):
+        with contextlib.suppress(TypeError, AttributeError):
+            return scalar_kind(a)
+    return None
+
+
+def _warn_integer_only(f: Any, args: tuple[Any, ...], y: Any) -> None:
+    """Warn when every array among ``args`` is an integer or boolean one and ``y`` is floating:
+    the pullback could then only answer ``NoTangent()`` (the silent case of ``rrule(np.sin,
+    np.arange(3))``). Cheap: one look at each argument's dtype."""
+    ints = []
+    for i, a in enumerate(args):
+        k = _kind_of(a)
+        if k is None and not (a is None or isinstance(a, str)):
+            return  # a sequence (np.choose's choices) may hold floating arrays; a dtype converts
+        if k is not None and k in "fc":
+            return
+        if k is not None and k in "bi" and type(a) not in (bool, int):
+            ints.append(i)
+    if not ints:
+        return
+    ys = y if isinstance(y, tuple) else (y,)
+    if not any((_kind_of(v) or "") in ("f", "c") for v in ys):
+        return
+    name = function_name(f)
+    xs = _placeholders(len(args))
+    for i in ints:
+        xs[i] = f"{xs[i]}.astype(np.float64)"
+    which = " and ".join(f"{i}{_param_name(f, i)}" for i in ints)
+    dtypes = " and ".join(dict.fromkeys(str(args[i].dtype) for i in ints))
+    what, it = ("argument", "it") if len(ints) == 1 else ("arguments", "them")
+    are = "is an array" if len(ints) == 1 else "are arrays"
+    warnings.warn(
+        f"rrule of {name}: {what} {which} {are} of dtype {dtypes}; integer and boolean arrays "
+        f"have no tangent space, so the pullback gives NoTangent() for {it} though {name}'s "
+        f"result is floating. To differentiate with respect to {it}, cast first: "
+        f"cr.rrule({name}, {', '.join(xs)})",
+        IntegerArgumentWarning,
+        stacklevel=3,
     )
 
 
@@ -1162,7 +1220,8 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
     arguments are never differentiated. Raises ``NoRuleError`` when no rule is registered.
 
     Integer and boolean arrays have no tangent space: their cotangent is ``NoTangent()``, also
-    where the output is floating (``rrule(np.sin, np.arange(3))``). Cast such an argument to
+    where the output is floating (``rrule(np.sin, np.arange(3))``, which warns with
+    :class:`IntegerArgumentWarning` when no argument is floating). Cast such an argument to
     floating point (``x.astype(np.float64)``) to differentiate with respect to it;
     ``chainrules.ad.grad`` refuses integer arguments outright.
 
@@ -1181,12 +1240,14 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
         if rule is None:
             raise _misplaced("rrule", f, args) or _no_rule("rrule", f)
     try:
-        return rule(*args, **kwargs)
+        out = rule(*args, **kwargs)
     except (TypeError, ValueError) as err:
         named = _not_an_array("rrule", f, args, err) or _named(f, e, err, kwargs)
         if named is None:
             raise
         raise named from err
+    _warn_integer_only(f, args, out[0])
+    return out
 
 
 def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Any]:

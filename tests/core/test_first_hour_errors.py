@@ -4,6 +4,7 @@ the function, the argument, what was expected and the fix."""
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -218,7 +219,17 @@ def test_allowscalar_with_parentheses_still_works() -> None:
 @pytest.mark.parametrize("f", [np.sin, np.exp, np.sqrt])
 def test_integer_argument_gets_no_tangent_that_explains_itself(f: Any) -> None:
     x = np.arange(1, 4)
-    y, pullback = cr.rrule(f, x)
+    with pytest.warns(cr.IntegerArgumentWarning) as record:
+        y, pullback = cr.rrule(f, x)
+    (w,) = record
+    assert w.filename == __file__  # points at the user's call
+    name = cr.function_name(f)
+    assert str(w.message) == (
+        f"rrule of {name}: argument 0 ('x') is an array of dtype int64; integer and boolean "
+        f"arrays have no tangent space, so the pullback gives NoTangent() for it though {name}'s "
+        f"result is floating. To differentiate with respect to it, cast first: "
+        f"cr.rrule({name}, x.astype(np.float64))"
+    )
     np.testing.assert_allclose(y, f(x))
     _, dx = pullback(np.ones(3))
     assert dx is cr.NoTangent()  # DESIGN.md: integers have no tangent space
@@ -230,6 +241,37 @@ def test_integer_argument_gets_no_tangent_that_explains_itself(f: Any) -> None:
     assert "x.astype(np.float64)" in msg
     _, dxf = cr.rrule(f, x.astype(np.float64))[1](np.ones(3))  # the fix gives the cotangent
     assert dxf.shape == (3,)
+
+
+@pytest.mark.parametrize(
+    ("f", "args"),
+    [
+        (np.take, (np.ones(3), np.arange(2))),  # an index beside a floating array
+        (np.multiply, (np.arange(3), 2.0)),  # a Python float is differentiable
+        (np.floor_divide, (np.arange(3), np.arange(1, 4))),  # an integer result
+        (np.add, (np.arange(3), 1)),  # an integer result from a Python int
+        (np.sin, (0.5,)),  # no array at all
+        (np.astype, (np.arange(3), np.float64)),  # a dtype: the call converts
+        (np.choose, (np.array([0, 1]), [np.ones(2), np.zeros(2)])),  # a sequence of arrays
+    ],
+    ids=["take", "multiply-float", "floor_divide", "add-int", "python-float", "astype", "choose"],
+)
+def test_integer_arguments_that_do_not_warn(f: Any, args: tuple[Any, ...]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cr.IntegerArgumentWarning)
+        cr.rrule(f, *args)
+
+
+def test_integer_argument_warning_names_every_integer_argument() -> None:
+    name = cr.function_name(np.arctan2)
+    with pytest.warns(cr.IntegerArgumentWarning) as record:
+        cr.rrule(np.arctan2, np.arange(3), np.arange(1, 4, dtype=np.int32))
+    assert str(record[0].message) == (
+        f"rrule of {name}: arguments 0 ('x1') and 1 ('x2') are arrays of dtype int64 and int32; "
+        f"integer and boolean arrays have no tangent space, so the pullback gives NoTangent() "
+        f"for them though {name}'s result is floating. To differentiate with respect to them, "
+        f"cast first: cr.rrule({name}, x1.astype(np.float64), x2.astype(np.float64))"
+    )
 
 
 @pytest.mark.parametrize("zero", [cr.NoTangent(), cr.ZeroTangent()], ids=repr)
