@@ -1,4 +1,4 @@
-"""The axis parsing every reduction shares (``normalize_axis`` in ``chainrules/rules/_util.py``)."""
+"""The axis parsing every reduction shares (``normalize_axis`` in ``rules/_util/__init__.py``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Helpers shared by the reduction and norm rules: axes, broadcasting back, tie masks.
+"""The shared maths of the rules: the one package a rule module imports besides ``core``.
+
+This module holds the helpers shared by the reduction and norm rules: axes, broadcasting back, tie
+masks. Helpers of one topic that several rule modules share live in a module of this package of
+their own (``_util/<topic>.py``).
 
 Everything here works on any Array API namespace and reads no array values on the host: axes and
 shapes are host metadata, known before the call.
@@ -14,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core.namespaces import namespace_of
-from ..core.projection import ProjectTo
-from ..core.registry import register_frule, register_rrule, traceable
-from ..core.specialise import specialise
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
-from ..core.toolkit import check_cotangent, pullback, tangents_in
+from ...core.namespaces import namespace_of
+from ...core.projection import ProjectTo
+from ...core.registry import register_frule, register_rrule, traceable
+from ...core.specialise import specialise
+from ...core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from ...core.toolkit import check_cotangent, pullback, tangents_in
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
