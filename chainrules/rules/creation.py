@@ -63,7 +63,7 @@ from ..core import (
     zero_derivative,
 )
 from ._util import axis_int, in_dtype, sample_rank
-from .searching import lift_tangent, numpy_like_module, numpy_non_differentiable
+from ._util.numpy_like import lift_tangent, numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 

@@ -43,8 +43,8 @@ from ..core import (
     tangents_in,
 )
 from ._util import axis_int, in_dtype, sample_rank
+from ._util.numpy_like import numpy_like_module, numpy_non_differentiable
 from .elementwise_numpy import _i1
-from .searching import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 

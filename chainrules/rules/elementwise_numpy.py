@@ -55,7 +55,7 @@ from ..core.scatter import scatter_add
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
 from ._util import axis_int, axis_ints, in_dtype
-from .searching import numpy_like_module, numpy_non_differentiable
+from ._util.numpy_like import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 

@@ -36,7 +36,6 @@ array([[1., 1.],
 
 from __future__ import annotations
 
-import importlib
 import math
 import operator
 from typing import Any
@@ -65,6 +64,7 @@ from ..core import (
 from ..core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
 from ..core.toolkit import numpy_result, output
 from ._util import axis_int, axis_opt
+from ._util.numpy_like import numpy_module
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
@@ -324,15 +324,6 @@ def _along_key(xp: Any, x: Any, indices: Any, axis: Any, name: str) -> IndexKey:
     return parse_key(xp, tuple(keys), dev)
 
 
-def _numpy_module(a: Any) -> Any:
-    """The module holding NumPy-signature functions for ``a``'s library (NumPy, JAX, CuPy)."""
-    if array_api_compat.is_jax_array(a):
-        return importlib.import_module("jax.numpy")
-    if array_api_compat.is_cupy_array(a):
-        return importlib.import_module("cupy")
-    return np
-
-
 # NumPy's signatures; the library's own further options (JAX's fill_value=) pass through
 _NUMPY_TAKE = signature(
     "take", lambda a, indices, /, axis=None, out=None, mode=None, **library_options: None
@@ -445,7 +436,7 @@ def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     axis_opt(a["axis"], "take")
     if getattr(x, "ndim", None) == 0:
         return _take_0d_rrule(xp, x, args, kwargs)
-    y = _numpy_module(x).take(*args, **kwargs)
+    y = numpy_module(x).take(*args, **kwargs)
     key = _take_key(xp, x, indices, a["axis"], a["mode"], "take")
     project, like = ProjectTo(y, xp), _like(x)
     rest = (_NO,) * (len(args) - 1)
@@ -467,7 +458,7 @@ def numpy_take_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tu
         dots = tangents_in("take", tangents[:2], (x,))
         t = _ZERO if dots is None else xp.reshape(dots[0], (*dots.lead(), 1))
         return numpy_take_frule((_NO, t, *tangents[2:]), xp.reshape(x, (1,)), *args[1:], **kwargs)
-    y = _numpy_module(x).take(*args, **kwargs)
+    y = numpy_module(x).take(*args, **kwargs)
     key = _take_key(xp, x, indices, a["axis"], a["mode"], "take")
     return y, _gather_tangent("take", xp, tangents, x, key)
 
@@ -518,7 +509,7 @@ def numpy_take_along_axis_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     x, indices = a["arr"], a["indices"]
     xp = namespace_of(x, indices, fname="take_along_axis")
     axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
-    y = _numpy_module(x).take_along_axis(*args, **kwargs)
+    y = numpy_module(x).take_along_axis(*args, **kwargs)
     key = _along_key(xp, x, indices, a["axis"], "take_along_axis")
     project, like = ProjectTo(y, xp), _like(x)
     rest = (_NO,) * (len(args) - 1)
@@ -538,6 +529,6 @@ def numpy_take_along_axis_frule(
     x, indices = a["arr"], a["indices"]
     xp = namespace_of(x, indices, fname="take_along_axis")
     axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
-    y = _numpy_module(x).take_along_axis(*args, **kwargs)
+    y = numpy_module(x).take_along_axis(*args, **kwargs)
     key = _along_key(xp, x, indices, a["axis"], "take_along_axis")
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)

@@ -45,6 +45,7 @@ from ..core import (
     signature,
 )
 from ._util import in_dtype
+from ._util.numpy_like import numpy_non_differentiable
 from .manipulation_numpy import (
     as_array,
     axis_check,
@@ -54,7 +55,6 @@ from .manipulation_numpy import (
     rng_arrays,
     simple_plan,
 )
-from .searching import numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 

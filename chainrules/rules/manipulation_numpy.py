@@ -60,9 +60,9 @@ from ..core import (
 )
 from ..core.toolkit import output
 from ._util import axis_int, axis_ints, in_dtype
+from ._util.numpy_like import numpy_like_module
 from .manipulation import _ex as ex  # the examples' helpers of the standard's family
 from .manipulation import _rng_arrays as rng_arrays
-from .searching import numpy_like_module
 
 __all__: list[str] = []  # rules only (the helpers below serve indexing_numpy too)
 

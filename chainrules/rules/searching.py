@@ -18,11 +18,8 @@ Conventions
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from typing import Any
 
-import array_api_compat
 import numpy as np
 
 from ..core import (
@@ -30,7 +27,6 @@ from ..core import (
     Expect,
     NoTangent,
     ProjectTo,
-    Signature,
     ZeroTangent,
     is_array,
     namespace_of,
@@ -41,36 +37,12 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ..core.scalar_rule import is_floating
-from ._util import in_dtype
-from .indexing import _numpy_module
+from ._util.numpy_like import lift_tangent, numpy_like_module
 
 __all__: list[str] = []  # rules only
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
-_SCALARS = (float, complex, int, bool)
-
-
-def lift_tangent(xp: Any, t: Any, x: Any, out_ndim: int, dtype: Any, name: str) -> tuple[Any, int]:
-    """A tangent of ``x`` (an array or a Python scalar, a chunk of tangents allowed) as an array
-    of ``dtype`` whose primal axes are right-aligned with an output of rank ``out_ndim``:
-    ``(*chunk, 1, ..., 1, *x.shape)``. Returns it and its number of chunk axes."""
-    x_shape = tuple(getattr(x, "shape", ()))
-    if type(t) in _SCALARS:
-        t = xp.asarray(t, dtype=dtype)
-    extra = t.ndim - len(x_shape)
-    if extra < 0 or tuple(t.shape[extra:]) != x_shape:
-        raise ValueError(
-            f"{name}: tangent of shape {tuple(t.shape)} does not fit a primal of shape {x_shape} "
-            "(expected the primal's shape after leading chunk axes)"
-        )
-    pad = out_ndim - len(x_shape)
-    if extra and pad:
-        t = xp.reshape(t, tuple(t.shape[:extra]) + (1,) * pad + x_shape)
-    if xp.isdtype(t.dtype, "complex floating") and not xp.isdtype(dtype, "complex floating"):
-        t = xp.real(t)  # a complex input of a real output: its real part moves the output
-    return in_dtype(xp, t, dtype), extra
 
 
 def _where_examples(rng: Any) -> list[Any]:
@@ -91,27 +63,8 @@ def _where_examples(rng: Any) -> list[Any]:
     ]
 
 
-# --- where ---------------------------------------------------------------------------------------
 # out= is bound only to be refused with the rules' message; np.where has no keywords
 _WHERE = signature("where", lambda condition, /, *x1_x2, out=None: None)
-
-
-def numpy_like_module(arr: Any, xp: Any, dispatched: bool = True) -> Any:
-    """The module of NumPy-signature functions for ``arr``: NumPy, ``jax.numpy`` or CuPy for their
-    arrays. Another array type (a wrapper such as a guarded device array) gets NumPy when it
-    implements ``__array_function__`` and the function is ``dispatched`` through it, else its own
-    namespace ``xp`` (``np.asarray``, ``np.full`` and ``np.arange`` do not dispatch)."""
-    if arr is None:
-        return np
-    if (
-        array_api_compat.is_numpy_array(arr)
-        or array_api_compat.is_jax_array(arr)
-        or array_api_compat.is_cupy_array(arr)
-    ):
-        return _numpy_module(arr)
-    if dispatched and hasattr(type(arr), "__array_function__"):
-        return np
-    return xp
 
 
 def _where_bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -243,61 +196,3 @@ non_differentiable(
 )
 non_differentiable("searchsorted", examples=_searchsorted_examples)
 non_differentiable("count_nonzero", examples=_count_nonzero_examples)
-
-
-def numpy_non_differentiable(*names: str, zero: bool = False, **meta: Any) -> None:
-    """Declare NumPy-signature functions (``"numpy:NAME"``) non-differentiable, computing the
-    primal with the function of the arguments' own NumPy-like module (NumPy, ``jax.numpy`` or
-    CuPy), so that NumPy's positional parameters (``np.argsort(a, axis, kind)``) keep working
-    where array-api-compat's wrapper is keyword-only. NumPy when no argument is an array.
-
-    With ``zero=True`` the derivative is zero instead (like ``zero_derivative``): floating
-    arguments get ``ZeroTangent()`` and the frule returns ``ZeroTangent()`` (``np.zeros_like``).
-    """
-    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
-    for name in names:
-        _register_numpy_nondiff(name, zero, meta)
-
-
-def _register_numpy_nondiff(name: str, zero: bool, meta: dict[str, Any]) -> None:
-    sig = signature(name, lambda *args, out=None, **options: None)  # refuses out=
-
-    def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        arr = next((a for a in (*args, *kwargs.values()) if is_array(a)), None)
-        module = numpy_like_module(arr, namespace_of(arr) if arr is not None else np)
-        return getattr(module, name)(*args, **kwargs)
-
-    def bind(obj: Any, kind: str) -> Any:
-        # each library's function gets rules that call exactly it (jnp.zeros(3) has no array
-        # argument to tell the library)
-        r, f = _numpy_nondiff_rules(sig, zero, lambda args, kwargs: obj(*args, **kwargs))
-        return r if kind == "r" else f
-
-    r, f = _numpy_nondiff_rules(sig, zero, primal)
-    register_rrule(f"numpy:{name}", non_differentiable=not zero, bind=bind, **meta)(r)
-    register_frule(f"numpy:{name}", non_differentiable=not zero, bind=bind, **meta)(f)
-
-
-def _numpy_nondiff_rules(
-    sig: Signature, zero: bool, primal: Callable[[tuple[Any, ...], dict[str, Any]], Any]
-) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    def nondiff_rrule(*args: Any, **kwargs: Any) -> Any:
-        sig.bind(args, kwargs)
-        out = primal(args, kwargs)
-        tans = tuple(_ZERO if zero and is_floating(a, None) else _NO for a in args)
-        # the arguments' tangent spaces as @pullback reads them: 0.0 where the derivative is
-        # zero (ZeroTangent()), None where there is none (NoTangent())
-        spaces = tuple(None if t is _NO else 0.0 for t in tans)
-
-        @pullback(out, spaces, name=sig.name)
-        def nondiff_pullback(y_bar: Any) -> Any:
-            return tans[0] if len(tans) == 1 else tans
-
-        return out, nondiff_pullback
-
-    def nondiff_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        sig.bind(args, kwargs)
-        out = primal(args, kwargs)
-        return out, (_ZERO if zero and is_floating(out, None) else _NO)
-
-    return nondiff_rrule, nondiff_frule

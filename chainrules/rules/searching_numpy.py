@@ -29,7 +29,7 @@ from ..core import (
     tangents_in,
 )
 from ._util import axis_opt, in_dtype
-from .searching import numpy_like_module, numpy_non_differentiable
+from ._util.numpy_like import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 

@@ -39,8 +39,8 @@ from ..core import (
     tangents_in,
 )
 from ._util import axis_int, in_dtype
+from ._util.numpy_like import numpy_like_module, numpy_non_differentiable
 from .indexing import _along_key
-from .searching import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 

@@ -966,7 +966,7 @@ def _average_parts(args: Any, kwargs: Any) -> tuple[Any, ...]:
     a, w = p["a"], p["weights"]
     xp = namespace_of(a, w, fname="average")
     axes = normalize_axis(p["axis"], a.ndim, "average")
-    from .searching import numpy_like_module
+    from ._util.numpy_like import numpy_like_module
 
     y = numpy_like_module(a, xp).average(*args, **kwargs)
     wb = w

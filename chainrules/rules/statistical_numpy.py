@@ -50,8 +50,8 @@ from ..core import (
     tangents_in,
 )
 from ._util import count_true, in_dtype, masked_product, normalize_axis, safe
+from ._util.numpy_like import numpy_like_module
 from .linear_algebra import adjoint, conj, is_complex
-from .searching import numpy_like_module
 
 __all__: list[str] = []  # rules only
 
@@ -900,7 +900,7 @@ def _digitize_ex(rng: Any) -> list[Any]:
 
 
 def _register_nondiff() -> None:
-    from .searching import numpy_non_differentiable
+    from ._util.numpy_like import numpy_non_differentiable
 
     numpy_non_differentiable("histogram", zero=True, examples=_histogram_ex)
     numpy_non_differentiable("histogram_bin_edges", zero=True, examples=_bin_edges_ex)

@@ -35,7 +35,7 @@ from ..core.scalar_rule import non_differentiable
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ..core.toolkit import Signature, pullback, signature, tangents_in
 from ._util import along, axis_int, in_dtype
-from .searching import numpy_like_module
+from ._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
 
