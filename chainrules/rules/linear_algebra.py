@@ -70,7 +70,7 @@ from ..core.registry import register_frule, register_rrule
 from ..core.specialise import specialise
 from ..core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent
 from ..core.toolkit import Signature, pullback, signature, tangents_in
-from ._util import in_dtype
+from ._util import adjoint, conj, in_dtype, lazy
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -79,21 +79,6 @@ _FLOATING = ("real floating", "complex floating")
 
 
 # --- helpers shared by every product (host metadata and array functions with rules) --------------
-def is_complex(xp: Any, x: Any) -> bool:
-    """Whether ``x`` has a complex floating dtype (host metadata, no value read)."""
-    return bool(xp.isdtype(x.dtype, "complex floating"))
-
-
-def conj(xp: Any, x: Any) -> Any:
-    """``conj(x)``, skipped for real ``x`` (where it changes nothing and would cost a copy)."""
-    return xp.conj(x) if is_complex(xp, x) else x
-
-
-def adjoint(xp: Any, x: Any) -> Any:
-    """The conjugate transpose of the last two axes, ``x^H`` (a plain transpose for real ``x``)."""
-    return conj(xp, xp.matrix_transpose(x))
-
-
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     """The broadcast of ``shapes`` (host metadata); a ValueError when they do not broadcast."""
     n = max((len(s) for s in shapes), default=0)
@@ -166,13 +151,6 @@ def bind_pair(sig: Signature, args: Sequence[Any], kwargs: dict[str, Any]) -> tu
         return args[0], args[1]
     p = sig.bind(args, kwargs)
     return p["x1"], p["x2"]
-
-
-def lazy(project: ProjectTo, fn: Callable[[], Any]) -> Any:
-    """An argument's cotangent deferred (the contract's "only the cotangents asked for"):
-    ``Thunk(fn)``, which an engine forces only for an argument it traces, or ``NoTangent()``
-    where the argument has no tangent space (``project`` says which, from host metadata)."""
-    return Thunk(fn) if project.differentiable else _NO
 
 
 def tangent(xp: Any, t: Any, x: Any) -> Any:

@@ -51,9 +51,8 @@ from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
-from ._util import in_dtype, zero_d_operands
+from ._util import in_dtype, lazy, zero_d_operands
 from .elementwise_numpy import _each, _np
-from .linear_algebra import lazy
 
 __all__: list[str] = []  # rules only
 

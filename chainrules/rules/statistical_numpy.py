@@ -49,9 +49,17 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ._util import count_true, in_dtype, masked_product, normalize_axis, safe
+from ._util import (
+    adjoint,
+    conj,
+    count_true,
+    in_dtype,
+    is_complex,
+    masked_product,
+    normalize_axis,
+    safe,
+)
 from ._util.numpy_like import numpy_like_module
-from .linear_algebra import adjoint, conj, is_complex
 
 __all__: list[str] = []  # rules only
 

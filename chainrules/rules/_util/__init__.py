@@ -22,7 +22,7 @@ from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
 from ...core.specialise import specialise
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from ...core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
 from ...core.toolkit import check_cotangent, pullback, tangents_in
 
 _NO = NoTangent()
@@ -323,3 +323,25 @@ def zero_d_operands(
         return rrule_0d
 
     return deco
+
+
+def is_complex(xp: Any, x: Any) -> bool:
+    """Whether ``x`` has a complex floating dtype (host metadata, no value read)."""
+    return bool(xp.isdtype(x.dtype, "complex floating"))
+
+
+def conj(xp: Any, x: Any) -> Any:
+    """``conj(x)``, skipped for real ``x`` (where it changes nothing and would cost a copy)."""
+    return xp.conj(x) if is_complex(xp, x) else x
+
+
+def adjoint(xp: Any, x: Any) -> Any:
+    """The conjugate transpose of the last two axes, ``x^H`` (a plain transpose for real ``x``)."""
+    return conj(xp, xp.matrix_transpose(x))
+
+
+def lazy(project: ProjectTo, fn: Callable[[], Any]) -> Any:
+    """An argument's cotangent deferred (the contract's "only the cotangents asked for"):
+    ``Thunk(fn)``, which an engine forces only for an argument it traces, or ``NoTangent()``
+    where the argument has no tangent space (``project`` says which, from host metadata)."""
+    return Thunk(fn) if project.differentiable else _NO

@@ -43,8 +43,7 @@ from ...core.projection import ProjectTo
 from ...core.registry import frule, register_frule, register_rrule, rrule
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
-from .._util import axis_ints, in_dtype
-from ..linear_algebra import lazy
+from .._util import axis_ints, in_dtype, lazy
 from .decompositions import _solve, finite_svd
 from .solvers import _numpy_module
 

@@ -42,6 +42,7 @@ from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
 from ...core.tangents import NoTangent, ZeroTangent
 from ...core.toolkit import numpy_result, pullback, signature, tangents_in
+from .._util import conj, lazy
 from ..linear_algebra import (
     VECDOT_EXPECT,
     _matmul_ex,
@@ -52,8 +53,6 @@ from ..linear_algebra import (
     bind_kwonly,
     bind_pair,
     broadcast_shapes,
-    conj,
-    lazy,
     matmul_frule,
     matmul_rrule,
     matrix_transpose_frule,

@@ -56,8 +56,7 @@ from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
-from .._util import in_dtype
-from ..linear_algebra import lazy
+from .._util import in_dtype, lazy
 from .decompositions import _solve, finite_svd, named_singular
 
 _NO = NoTangent()

@@ -43,7 +43,7 @@ from ...core.registry import register_frule, register_rrule
 from ...core.scalar_rule import non_differentiable
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
-from .._util import in_dtype, zero_d_operands
+from .._util import in_dtype, lazy, zero_d_operands
 from ..linalg.decompositions import (
     _cholesky_dot,
     _eigh_back,
@@ -62,7 +62,6 @@ from ..linalg.decompositions import (
     positive_definite,
 )
 from ..linalg.solvers import adjugate
-from ..linear_algebra import lazy
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()

@@ -40,8 +40,7 @@ from ...core.registry import register_frule, register_namespace, register_rrule
 from ...core.scalar_rule import finish_tangent, non_differentiable, zero_derivative
 from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 from ...core.toolkit import Signature, numpy_result, pullback, signature, tangents_in, zero_tangent
-from .._util import normalize_axis
-from ..linear_algebra import conj
+from .._util import conj, normalize_axis
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
