@@ -42,9 +42,8 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ._util import axis_int, in_dtype, sample_rank
+from ._util import axis_int, bessel_i1, in_dtype, sample_rank
 from ._util.numpy_like import numpy_like_module, numpy_non_differentiable
-from .elementwise_numpy import _i1
 
 __all__: list[str] = []  # rules only
 
@@ -196,7 +195,7 @@ def _kaiser_rules(fn: Any = None) -> tuple[Callable[..., Any], Callable[..., Any
         r = 2 * xp.arange(m, dtype=y.dtype, **dev) / (m - 1) - 1
         u = xp.sqrt(xp.clip(1 - r * r, 0.0, None))
         i0b = numpy_like_module(y, xp).i0(b)
-        d = (u * _i1(xp, b * u) - y * _i1(xp, b)) / i0b
+        d = (u * bessel_i1(xp, b * u) - y * bessel_i1(xp, b)) / i0b
         return xp, y, beta, d
 
     def kaiser_rrule(*args: Any, **kwargs: Any) -> Any:

@@ -54,7 +54,7 @@ from ..core.scalar_rule import non_differentiable, scalar_rule, zero_derivative
 from ..core.scatter import scatter_add
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
-from ._util import axis_int, axis_ints, in_dtype
+from ._util import axis_int, axis_ints, bessel_i1, in_dtype
 from ._util.numpy_like import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
@@ -82,18 +82,6 @@ def _lift(xp: Any, t: Any, extra: int, nd: int) -> Any:
         s = tuple(t.shape)
         t = xp.reshape(t, s[:extra] + (1,) * (nd - k) + s[extra:])
     return t
-
-
-def _each(xp: Any, fn: Any, t: Any, extra: int) -> Any:
-    """``fn`` (a function of one unbatched tangent) applied to every direction of a chunk: a loop
-    over the chunk's directions (host metadata), never over elements."""
-    if not extra:
-        return fn(t)
-    lead = tuple(t.shape[:extra])
-    flat = xp.reshape(t, (math.prod(lead), *t.shape[extra:]))
-    outs = [fn(flat[i, ...]) for i in range(flat.shape[0])]
-    out = xp.stack(outs, axis=0)
-    return xp.reshape(out, lead + tuple(out.shape[1:]))
 
 
 def _rest(args: tuple[Any, ...], start: int) -> tuple[Any, ...]:
@@ -448,33 +436,10 @@ def heaviside_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 # --- i0 ------------------------------------------------------------------------------------------
-_I1_NODES = 128  # trapezoidal intervals on [0, pi]: 256 points per period
-
-
-def _i1(xp: Any, x: Any) -> Any:
-    """The modified Bessel function ``I1``, elementwise (``i0``'s derivative)."""
-    dtype, dev = x.dtype, device_of(x)
-    ax = xp.abs(x)
-    # series for |x| < 1: sum (x/2)^(2k+1) / (k! (k+1)!)
-    h = x / 2
-    h2 = h * h
-    term, series = h, h
-    for k in range(1, 10):
-        term = term * h2 / (k * (k + 1))
-        series = series + term
-    # quadrature for |x| >= 1, scaled by exp(|x|) against overflow
-    t = xp.linspace(0.0, math.pi, _I1_NODES + 1, dtype=dtype, device=dev)
-    c = xp.cos(t)
-    k = xp.arange(_I1_NODES + 1, device=dev)
-    w = xp.where((k == 0) | (k == _I1_NODES), 0.5, 1.0) * c / _I1_NODES
-    big = xp.where(ax < 1, xp.ones_like(x), x)
-    abig = xp.abs(big)
-    q = xp.sum(w * xp.exp(big[..., None] * c - abig[..., None]), axis=-1) * xp.exp(abig)
-    return xp.where(ax < 1, series, q)
-
-
 # strong_zero: I1 overflows to inf at finite x (|x| > ~713; docs/conventions.md)
-scalar_rule("numpy:i0", lambda xp, out, x: _i1(xp, x), domain=((-3.0, 3.0),), strong_zero=True)
+scalar_rule(
+    "numpy:i0", lambda xp, out, x: bessel_i1(xp, x), domain=((-3.0, 3.0),), strong_zero=True
+)
 
 
 # --- nan_to_num, real_if_close, unwrap, sort_complex ---------------------------------------------

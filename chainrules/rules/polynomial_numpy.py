@@ -51,8 +51,8 @@ from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
-from ._util import in_dtype, lazy, zero_d_operands
-from .elementwise_numpy import _each, _np
+from ._util import each_direction, in_dtype, lazy, zero_d_operands
+from ._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
 
@@ -102,7 +102,7 @@ def _conv_rules(name: str, corr: bool) -> Any:
         xp = namespace_of(a, v, fname=name)
         _vec(xp, a, name, "the first operand")
         _vec(xp, v, name, "the second operand")
-        lib = _np(a, xp)
+        lib = numpy_like_module(a, xp)
         y = getattr(lib, name)(*args, **kwargs)
         if name == "polymul":  # NumPy's polymul reads an empty operand as the polynomial 0
             a, v = (_zeros(xp, 1, y) if o.shape[0] == 0 else o for o in (a, v))
@@ -152,10 +152,14 @@ def _conv_rules(name: str, corr: bool) -> Any:
         if 0 in (a0.shape[0], v0.shape[0]):  # polymul's empty operand
             return y, _ZERO  # y is 0 for every a near an empty one (and has no tangent)
         if not _is_zero(ts[0]):
-            out = _each(xp, lambda t: lib.convolve(t, w)[start : start + n], ts[0], ts.extra)
+            out = each_direction(
+                xp, lambda t: lib.convolve(t, w)[start : start + n], ts[0], ts.extra
+            )
         if not _is_zero(ts[1]):
             wd = (lambda t: xp.conj(xp.flip(t))) if corr else (lambda t: t)
-            o = _each(xp, lambda t: lib.convolve(a, wd(t))[start : start + n], ts[1], ts.extra)
+            o = each_direction(
+                xp, lambda t: lib.convolve(a, wd(t))[start : start + n], ts[1], ts.extra
+            )
             out = o if out is None else out + o
         return y, in_dtype(xp, out, y.dtype)
 
@@ -199,7 +203,7 @@ def _polyadd_rules(name: str, sign: float) -> Any:
         xp = namespace_of(a1, a2, fname=name)
         _vec(xp, a1, name, "a1")
         _vec(xp, a2, name, "a2")
-        return xp, a1, a2, getattr(_np(a1, xp), name)(a1, a2)
+        return xp, a1, a2, getattr(numpy_like_module(a1, xp), name)(a1, a2)
 
     def polyadd_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, a1, a2, y = parts(args, kwargs)
@@ -289,7 +293,7 @@ def _vander_parts(args: Any, kwargs: Any) -> Any:
     x = s["x"]
     xp = namespace_of(x, fname="vander")
     _vec(xp, x, "vander", "x")
-    y = _np(x, xp).vander(*args, **kwargs)
+    y = numpy_like_module(x, xp).vander(*args, **kwargs)
     return xp, x, y, _exponents(xp, y.shape[1], bool(s["increasing"]), _float_of(xp, x))
 
 
@@ -331,7 +335,7 @@ def _polyval_parts(args: Any, kwargs: Any) -> Any:
     p, x = s["p"], s["x"]
     xp = namespace_of(p, x, fname="polyval")
     _vec(xp, p, "polyval", "p")
-    lib = _np(p, xp)
+    lib = numpy_like_module(p, xp)
     y = lib.polyval(p, x)
     x = xp.asarray(x)
     e = _exponents(xp, p.shape[0], False, _float_of(xp, xp.asarray(p)))
@@ -412,7 +416,7 @@ def _polyder_parts(args: Any, kwargs: Any) -> Any:
     _vec(xp, p, "polyder", "p")
     if m < 0:
         raise ValueError(f"polyder: the order of the derivative m must be non-negative, got {m}")
-    y = _np(p, xp).polyder(*args, **kwargs)
+    y = numpy_like_module(p, xp).polyder(*args, **kwargs)
     return xp, p, m, y, _steps(xp, p.shape[0], m, False, _float_of(xp, p))
 
 
@@ -459,7 +463,7 @@ def _polyint_parts(args: Any, kwargs: Any) -> Any:
         raise ValueError(
             f"polyint: the order of the antiderivative m must be non-negative, got {m}"
         )
-    y = _np(p, xp).polyint(*args, **kwargs)
+    y = numpy_like_module(p, xp).polyint(*args, **kwargs)
     nk = 1 if k is None or getattr(k, "ndim", 0) == 0 else k.shape[0]
     if nk not in (1, m) and m:
         raise ValueError(f"polyint: k must hold one constant or m = {m}, got {nk}")
@@ -551,7 +555,7 @@ def _poly_parts(args: Any, kwargs: Any) -> Any:
             "poly: the rule takes a 1-D sequence of roots (for a matrix, differentiate "
             f"poly(eigvals(A))), got shape {tuple(getattr(r, 'shape', ()))}"
         )
-    y = _np(r, xp).poly(r)
+    y = numpy_like_module(r, xp).poly(r)
     return xp, r, y, _quotients(xp, r, y) if r.shape[0] else None
 
 
@@ -602,7 +606,7 @@ def _roots_parts(args: Any, kwargs: Any) -> Any:
     p = _ROOTS.bind(args, kwargs)["p"]
     xp = namespace_of(p, fname="roots")
     _vec(xp, p, "roots", "p")
-    lib = _np(p, xp)
+    lib = numpy_like_module(p, xp)
     y = lib.roots(p)  # strips leading/trailing zeros: its shape depends on the values
     n = p.shape[0]
     e = _exponents(
@@ -670,7 +674,7 @@ def _polyfit_parts(args: Any, kwargs: Any) -> Any:
             "(full=, w=, cov= and positional rcond are not supported)"
         )
     xp = namespace_of(x, yv, fname="polyfit")
-    p = _np(x, xp).polyfit(*args, **kwargs)
+    p = numpy_like_module(x, xp).polyfit(*args, **kwargs)
     # the derivative works in float64, or complex128 for complex data (its residual cancels;
     # NumPy's own fit is float64/complex128 too): a complex fit is the Hermitian least squares
     # p = (V^H V)^-1 V^H y, so every transpose below is a conjugate one
@@ -778,7 +782,9 @@ def _polydiv_parts(args: Any, kwargs: Any) -> Any:
     xp = namespace_of(u, v, fname="polydiv")
     _vec(xp, u, "polydiv", "u")
     _vec(xp, v, "polydiv", "v")
-    q, r = _np(u, xp).polydiv(*args, **kwargs)  # NumPy trims r's leading zeros, JAX does not
+    q, r = numpy_like_module(u, xp).polydiv(
+        *args, **kwargs
+    )  # NumPy trims r's leading zeros, JAX does not
     n, k = u.shape[0], u.shape[0] - v.shape[0] + 1  # k: the quotient's length when >= 1
     # the division's matrix: conv(dq, v) = T dq; T's first k rows are lower triangular (L)
     t = _toeplitz(xp, xp.astype(v, q.dtype), n, k) if k >= 1 else None

@@ -46,7 +46,7 @@ from ..core import (
     tangents_in,
 )
 from ._util import axis_opt, in_dtype
-from .elementwise_numpy import _np
+from ._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
 
@@ -172,7 +172,7 @@ def _unique_parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     ar, axis = s["ar"], s["axis"]
     xp = namespace_of(ar, fname="unique")
     axis = axis_opt(axis, "unique", ndim=getattr(ar, "ndim", None), bool_ok=True)  # True: 1
-    lib = _np(ar, xp)
+    lib = numpy_like_module(ar, xp)
     y = lib.unique(*args, **kwargs)
     # the groups from the library's own unique, with the same axis / equal_nan / sorted: the
     # very call with return_inverse and return_counts (the values are the user's y)
@@ -251,7 +251,7 @@ def _binary_parts(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
     s = _SIGS[name].bind(args, kwargs)
     a1, a2 = s["ar1"], s["ar2"]
     xp = namespace_of(a1, a2, fname=name)
-    lib = _np(a1 if hasattr(a1, "shape") else a2, xp)
+    lib = numpy_like_module(a1 if hasattr(a1, "shape") else a2, xp)
     y = getattr(lib, name)(*args, **kwargs)  # the very function the user called
     values = y[0] if isinstance(y, tuple) else y
     a1, a2 = xp.asarray(a1), xp.asarray(a2)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.namespaces import namespace_of
+from ...core.namespaces import device_of, namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule, traceable
 from ...core.specialise import specialise
@@ -345,3 +345,40 @@ def lazy(project: ProjectTo, fn: Callable[[], Any]) -> Any:
     ``Thunk(fn)``, which an engine forces only for an argument it traces, or ``NoTangent()``
     where the argument has no tangent space (``project`` says which, from host metadata)."""
     return Thunk(fn) if project.differentiable else _NO
+
+
+def each_direction(xp: Any, fn: Any, t: Any, extra: int) -> Any:
+    """``fn`` (a function of one unbatched tangent) applied to every direction of a chunk: a loop
+    over the chunk's directions (host metadata), never over elements."""
+    if not extra:
+        return fn(t)
+    lead = tuple(t.shape[:extra])
+    flat = xp.reshape(t, (math.prod(lead), *t.shape[extra:]))
+    outs = [fn(flat[i, ...]) for i in range(flat.shape[0])]
+    out = xp.stack(outs, axis=0)
+    return xp.reshape(out, lead + tuple(out.shape[1:]))
+
+
+_I1_NODES = 128  # trapezoidal intervals on [0, pi]: 256 points per period
+
+
+def bessel_i1(xp: Any, x: Any) -> Any:
+    """The modified Bessel function ``I1``, elementwise (``i0``'s derivative)."""
+    dtype, dev = x.dtype, device_of(x)
+    ax = xp.abs(x)
+    # series for |x| < 1: sum (x/2)^(2k+1) / (k! (k+1)!)
+    h = x / 2
+    h2 = h * h
+    term, series = h, h
+    for k in range(1, 10):
+        term = term * h2 / (k * (k + 1))
+        series = series + term
+    # quadrature for |x| >= 1, scaled by exp(|x|) against overflow
+    t = xp.linspace(0.0, math.pi, _I1_NODES + 1, dtype=dtype, device=dev)
+    c = xp.cos(t)
+    k = xp.arange(_I1_NODES + 1, device=dev)
+    w = xp.where((k == 0) | (k == _I1_NODES), 0.5, 1.0) * c / _I1_NODES
+    big = xp.where(ax < 1, xp.ones_like(x), x)
+    abig = xp.abs(big)
+    q = xp.sum(w * xp.exp(big[..., None] * c - abig[..., None]), axis=-1) * xp.exp(abig)
+    return xp.where(ax < 1, series, q)
