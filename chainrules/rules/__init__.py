@@ -5,8 +5,7 @@ module                 functions
 =====================  ================================================================
 ``creation``           ``asarray``, ``full``, ``linspace``, ``meshgrid``, ``tril``, ...
 ``data_types``         ``astype`` (and the non-differentiable dtype queries)
-``elementwise``        ``sin``, ``add``, ``clip``, ... (and NumPy's names for them)
-``elementwise_numpy``  NumPy's ``angle``, ``cross``, ``interp``, ``gradient``, ``trapezoid``, ...
+``elementwise``        ``sin``, ``add``, ``clip``, NumPy's ``angle``, ``gradient``, ... (by topic)
 ``polynomial_numpy``   NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
 ``indexing``           ``x[key]``, ``take``, ``take_along_axis``
 ``linear_algebra``     ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot``, ``einsum``
@@ -37,7 +36,6 @@ from . import (  # noqa: F401
     creation_numpy,
     data_types,
     elementwise,
-    elementwise_numpy,
     fft,
     indexing,
     indexing_numpy,

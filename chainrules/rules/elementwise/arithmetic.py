@@ -1,0 +1,165 @@
+"""Rules for arithmetic, powers and roots: the standard's ``add``, ``subtract``, ``multiply``,
+``divide``, ``negative``, ``positive``, ``pow``, ``sqrt``, ``square``, ``reciprocal``,
+``remainder`` and ``floor_divide``, and NumPy's ``true_divide``, ``power``, ``float_power``,
+``cbrt``, ``mod``, ``fmod`` and ``divmod``.
+
+Maths notes
+-----------
+* ``d pow(x, y) / dy = 0`` at ``x = 0``, and ``d pow(x, y) / dx = 0`` where ``y = 0``.
+* ``remainder(x1, x2) = x1 - q * x2`` (``fmod`` likewise): partials ``1`` and ``-q``, with ``q``
+  read back from the library's own result; ``floor_divide`` has derivative zero.
+* ``divmod = (floor_divide, mod)``: the quotient is piecewise constant; ``mod`` has partials
+  ``1`` and ``-floor(x1 / x2)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core import (
+    ProjectTo,
+    Tangent,
+    ZeroTangent,
+    device_of,
+    namespace_of,
+    pullback,
+    register_frule,
+    register_rrule,
+    scalar_rule,
+    signature,
+    tangents_in,
+    zero_tangent,
+)
+from ...core.tangents import is_zero
+from .._util import in_dtype, safe
+from .._util.elementwise import C_ANY, C_RIGHT, POS, SZ, R, lift
+from .._util.numpy_like import numpy_like_module
+
+__all__: list[str] = []  # rules only
+
+_ZERO = ZeroTangent()
+
+
+# --- sums, products, quotients ------------------------------------------------------------------
+scalar_rule("add", 1, 1, domain=(R, R), complex=C_ANY)
+scalar_rule("subtract", 1, -1, domain=(R, R), complex=C_ANY)
+scalar_rule(
+    "multiply",
+    lambda xp, out, x, y: y,
+    lambda xp, out, x, y: x,
+    domain=(R, R),
+    complex=C_ANY,
+    **SZ,
+)
+scalar_rule(
+    ("divide", "numpy:true_divide"),
+    lambda xp, out, x, y: 1 / y,
+    lambda xp, out, x, y: -out / y,
+    domain=(R, POS),
+    complex=C_RIGHT,
+    **SZ,
+)
+scalar_rule("negative", -1, domain=(R,), complex=C_ANY)
+scalar_rule("positive", 1, domain=(R,), complex=C_ANY)
+
+
+# --- powers and roots ---------------------------------------------------------------------------
+def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
+    # y * x**(y - 1), and 0 where y == 0 (x**0 is constant; at 0**0 the formula is 0 * inf):
+    # the exponent is made 1 there, so no inf is ever formed; and 0 where x**(y - 1) is 0 (its
+    # limit at y = ±inf, where the product is inf * 0: 0.5**inf, 2**-inf)
+    if type(y) is int:
+        return y * xp.pow(x, y - 1) if y != 0 else xp.zeros_like(out)
+    p = xp.pow(x, xp.where(y == 0, xp.ones_like(y), y) - 1)
+    return xp.where(p == 0, p, y * p)
+
+
+def _pow_dy(xp: Any, out: Any, x: Any, y: Any) -> Any:
+    # x**y * log(x), continued by 0 at x == 0 (where x**y -> 0 for y > 0) instead of 0 * -inf,
+    # and 0 wherever x**y is 0 (its limit at x = inf for y < 0: x**y log x -> 0)
+    return xp.where(out == 0, xp.zeros_like(out), out * xp.log(safe(xp, x)))
+
+
+scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT, **SZ)
+scalar_rule("numpy:float_power", _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT, **SZ)
+scalar_rule("sqrt", lambda xp, out, x: 1 / (2 * out), domain=(POS,), complex=C_RIGHT, **SZ)
+scalar_rule("square", lambda xp, out, x: 2 * x, domain=(R,), complex=C_ANY)
+scalar_rule("reciprocal", lambda xp, out, x: -(out * out), domain=(POS,), complex=C_RIGHT, **SZ)
+scalar_rule("numpy:cbrt", lambda xp, out, x: 1 / (3 * out * out), domain=(POS,), **SZ)
+
+
+# --- remainder, fmod, floor_divide, divmod --------------------------------------------------------
+def _quotient(xp: Any, out: Any, x1: Any, x2: Any) -> Any:
+    """The integer ``q`` with ``out = x1 - q * x2``, read back from the library's own result:
+    ``floor(x1 / x2)`` can disagree with it (``remainder(0.25, 0.001)`` is computed with
+    quotient 249, while ``0.25 / 0.001`` rounds to 250, and torch's autograd, which takes
+    ``trunc(x1 / x2)``, says 250). Each term is divided on its own: ``|out / x2| <= 1``, so the
+    difference cannot overflow where ``x1 - out`` does (``remainder(0.9 * fmax, -0.8 * fmax)``
+    has ``out = -1.26e308`` and quotient -2; ``(x1 - out) / x2`` gave -inf). At an infinite
+    ``x2`` the result is ``x1`` (``q = 0``) or, for ``remainder`` with signs that differ, ``x2``
+    itself (``q = -1``, where ``out / x2`` is ``inf / inf``)."""
+    q = xp.round(x1 / x2 - out / x2)
+    return xp.where(xp.isinf(x2) & (out == x2), -xp.ones_like(q), q)
+
+
+# remainder(x1, x2) = x1 - q * x2 (q = floor(x1 / x2)), fmod likewise with q = trunc(x1 / x2):
+# derivatives 1 and -q; the domain keeps x1 / x2 off the integers
+scalar_rule(
+    ("remainder", "numpy:mod"),
+    1,
+    lambda xp, out, x1, x2: -_quotient(xp, out, x1, x2),
+    domain=((2.2, 2.8), (1.0, 1.04)),
+)
+scalar_rule(
+    "numpy:fmod",
+    1,
+    lambda xp, out, x1, x2: -_quotient(xp, out, x1, x2),
+    domain=((2.2, 2.8), (1.0, 1.04)),
+)
+scalar_rule("floor_divide", 0, 0, domain=((2.2, 2.8), (1.0, 1.04)))
+
+
+_DIVMOD = signature("divmod", lambda x1, x2, /, out=None, **ufunc: None)
+
+
+def _divmod_ex(rng: Any) -> list[Any]:
+    x1 = rng.uniform(2.2, 2.8, (2, 3))
+    return [((x1, rng.uniform(1.0, 1.04, 3)), {}), ((rng.uniform(-2.8, -2.2, 4), 1.02), {})]
+
+
+@register_rrule("numpy:divmod", examples=_divmod_ex)
+def divmod_rrule(*args: Any, **kwargs: Any) -> Any:
+    s = _DIVMOD.bind(args, kwargs)
+    x1, x2 = s["x1"], s["x2"]
+    xp = namespace_of(x1, x2, fname="divmod")
+    y = numpy_like_module(x1 if hasattr(x1, "shape") else x2, xp).divmod(x1, x2)
+    q = y[0]
+    p1, p2 = ProjectTo(x1, xp), ProjectTo(x2, xp)
+
+    @pullback(y, args)
+    def divmod_pullback(g: Any) -> Any:
+        g_r = g[1]
+        if is_zero(g_r):  # the quotient is piecewise constant
+            return zero_tangent(x1), zero_tangent(x2)
+        return p1(g_r), p2(-q * g_r)
+
+    return y, divmod_pullback
+
+
+@register_frule("numpy:divmod", examples=_divmod_ex)
+def divmod_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    s = _DIVMOD.bind(args, kwargs)
+    x1, x2 = s["x1"], s["x2"]
+    xp = namespace_of(x1, x2, fname="divmod")
+    y = numpy_like_module(x1 if hasattr(x1, "shape") else x2, xp).divmod(x1, x2)
+    ts = tangents_in("divmod", tangents[:3], (x1, x2))
+    if ts is None or not xp.isdtype(y[1].dtype, "real floating"):
+        return y, _ZERO
+    q, r = y
+    e, nd = ts.extra, r.ndim
+    r_dot: Any = xp.zeros(ts.lead() + tuple(r.shape), dtype=r.dtype, device=device_of(r))
+    if not is_zero(ts[0]):
+        r_dot = r_dot + lift(xp, xp.asarray(ts[0]), e, nd)
+    if not is_zero(ts[1]):
+        r_dot = r_dot - q * lift(xp, xp.asarray(ts[1]), e, nd)
+    return y, Tangent(_ZERO, in_dtype(xp, r_dot, y[1].dtype), primal_type=type(y))

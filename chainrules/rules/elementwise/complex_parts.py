@@ -1,0 +1,250 @@
+"""Rules for the parts of complex numbers: the standard's ``conj``, ``real`` and ``imag``, and
+NumPy's ``conjugate``, ``angle``, ``real_if_close`` and ``sort_complex``.
+
+Maths notes
+-----------
+* ``conj``, ``real`` and ``imag`` are not holomorphic: their rules are written from
+  ``dy = Re(conj(g) dz)``-style differentials.
+* ``angle(z) = atan2(Im z, Re z)``: ``z_bar = i g z / |z|^2`` (0 at ``z = 0``), times
+  ``180/pi`` for ``deg=True``; a real input has a zero derivative (0 or pi, piecewise constant).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...core import (
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    namespace_of,
+    pullback,
+    register_frule,
+    register_rrule,
+    signature,
+    tangents_in,
+)
+from .._util import in_dtype
+from .._util.elementwise import C_ANY, R, unary, zeros_after
+from .._util.numpy_like import numpy_like_module
+
+__all__: list[str] = []  # rules only
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+
+
+# --- conj, real, imag ---------------------------------------------------------------------------
+@register_rrule("conj", "numpy:conjugate", domain=(R,), complex=C_ANY)
+def conj_rrule(x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = unary("conj", x, kwargs)
+    out = xp.conj(x)
+
+    @pullback(out, (x,))
+    def conj_pullback(y_bar: Any) -> Any:
+        if not proj.differentiable:
+            return _NO
+        return proj(xp.conj(y_bar) if cplx else y_bar)
+
+    return out, conj_pullback
+
+
+@register_frule("conj", "numpy:conjugate", domain=(R,), complex=C_ANY)
+def conj_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = unary("conj", x, kwargs)
+    t = tangents_in("conj", tangents, (x,))
+    if t is None or not proj.differentiable:
+        return xp.conj(x), _ZERO
+    return xp.conj(x), (xp.conj(t[0]) if cplx else t[0])
+
+
+# real and imag: dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag).
+# imag of a real array is an error in some libraries (torch): its examples are complex only
+@register_rrule("real", domain=(R,), complex=C_ANY, kind="view")
+def real_rrule(x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = unary("real", x, kwargs)
+    out = xp.real(x)
+
+    @pullback(out, (x,))
+    def real_pullback(y_bar: Any) -> Any:
+        if not proj.differentiable:
+            return _NO
+        return proj(xp.astype(y_bar, x.dtype) if cplx else y_bar)  # real(x) of a real x is x
+
+    return out, real_pullback
+
+
+@register_frule("real", domain=(R,), complex=C_ANY, kind="view")
+def real_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = unary("real", x, kwargs)
+    out = xp.real(x)
+    t = tangents_in("real", tangents, (x,))
+    if t is None or not proj.differentiable:
+        return out, _ZERO
+    return out, (xp.real(t[0]) if cplx else t[0])
+
+
+@register_rrule("imag", domain=None, complex=C_ANY, kind="view")
+def imag_rrule(x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = unary("imag", x, kwargs)
+    out = xp.imag(x)
+
+    @pullback(out, (x,))
+    def imag_pullback(y_bar: Any) -> Any:
+        if not proj.differentiable:
+            return _NO
+        if not cplx:  # imag(x) of a real x is 0
+            return _ZERO
+        return proj(xp.astype(y_bar, x.dtype) * 1j)
+
+    return out, imag_pullback
+
+
+@register_frule("imag", domain=None, complex=C_ANY, kind="view")
+def imag_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+    xp, proj, cplx = unary("imag", x, kwargs)
+    out = xp.imag(x)
+    t = tangents_in("imag", tangents, (x,))
+    if t is None or not proj.differentiable or not cplx:
+        return out, _ZERO
+    return out, xp.imag(t[0])
+
+
+# --- angle --------------------------------------------------------------------------------------
+_ANGLE = signature("angle", lambda z, deg=False: None)
+
+
+def _angle_direction(xp: Any, z: Any, deg: bool) -> Any:
+    """``i z / |z|^2`` (0 at 0), times 180/pi for degrees: ``angle``'s Wirtinger direction."""
+    r2 = xp.real(z * xp.conj(z)) if xp.isdtype(z.dtype, "complex floating") else z * z
+    r2 = xp.where(r2 == 0, xp.ones_like(r2), r2)
+    d = z / r2
+    return d * (180.0 / math.pi) if deg else d
+
+
+def _angle_ex(rng: Any) -> list[Any]:
+    z = rng.standard_normal(5) + 1j * rng.standard_normal(5)
+    m = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
+    return [((z,), {}), ((m, True), {}), ((m,), {"deg": True}), ((np.array([0.5, -1.5]),), {})]
+
+
+@register_rrule("numpy:angle", examples=_angle_ex)
+def angle_rrule(*args: Any, **kwargs: Any) -> Any:
+    a = _ANGLE.bind(args, kwargs)
+    z, deg = a["z"], bool(a["deg"])
+    xp = namespace_of(z, fname="angle")
+    y = numpy_like_module(z, xp).angle(*args, **kwargs)
+    project = ProjectTo(z, xp)
+
+    @pullback(y, args)
+    def angle_pullback(g: Any) -> Any:
+        if project.kind != "c":  # 0 or pi: piecewise constant
+            return (xp.zeros_like(z) if project.differentiable else _NO, *zeros_after(args, 1))
+        return (project(1j * g * _angle_direction(xp, z, deg)), *zeros_after(args, 1))
+
+    return y, angle_pullback
+
+
+@register_frule("numpy:angle", examples=_angle_ex)
+def angle_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _ANGLE.bind(args, kwargs)
+    z, deg = a["z"], bool(a["deg"])
+    xp = namespace_of(z, fname="angle")
+    y = numpy_like_module(z, xp).angle(*args, **kwargs)
+    ts = tangents_in("angle", tangents[:2], (z,))
+    if ts is None or not xp.isdtype(z.dtype, "complex floating"):
+        return y, _ZERO
+    # d angle = Im(conj(z) dz) / |z|^2 = Re(conj(i z / |z|^2) dz)
+    return y, in_dtype(xp, xp.real(xp.conj(1j * _angle_direction(xp, z, deg)) * ts[0]), y.dtype)
+
+
+# --- real_if_close ------------------------------------------------------------------------------
+_REAL_IF_CLOSE = signature("real_if_close", lambda a, tol=100: None)
+
+
+def _real_if_close_ex(rng: Any) -> list[Any]:
+    return [
+        ((rng.standard_normal(4) + 0j,), {}),  # real output
+        ((rng.standard_normal(4) + 1j * rng.standard_normal(4),), {}),  # stays complex
+        ((rng.standard_normal((2, 3)),), {}),
+    ]
+
+
+@register_rrule("numpy:real_if_close", examples=_real_if_close_ex)
+def real_if_close_rrule(*args: Any, **kwargs: Any) -> Any:
+    a = _REAL_IF_CLOSE.bind(args, kwargs)["a"]
+    xp = namespace_of(a, fname="real_if_close")
+    # its dtype depends on the values (a host read)
+    y = numpy_like_module(a, xp).real_if_close(*args, **kwargs)
+    project = ProjectTo(a, xp)
+
+    @pullback(y, args)
+    def real_if_close_pullback(g: Any) -> Any:
+        # y = a, or Re(a) when the imaginary parts are negligible: either way a_bar = g
+        return (project(g), *zeros_after(args, 1))
+
+    return y, real_if_close_pullback
+
+
+@register_frule("numpy:real_if_close", examples=_real_if_close_ex)
+def real_if_close_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _REAL_IF_CLOSE.bind(args, kwargs)["a"]
+    xp = namespace_of(a, fname="real_if_close")
+    y = numpy_like_module(a, xp).real_if_close(*args, **kwargs)
+    ts = tangents_in("real_if_close", tangents[:2], (a,))
+    if ts is None:
+        return y, _ZERO
+    t = ts[0]
+    if xp.isdtype(t.dtype, "complex floating") and not xp.isdtype(y.dtype, "complex floating"):
+        t = xp.real(t)
+    return y, in_dtype(xp, t, y.dtype)
+
+
+# --- sort_complex -------------------------------------------------------------------------------
+_SORT_COMPLEX = signature("sort_complex", lambda a: None)
+
+
+def _sort_complex_perm(xp: Any, a: Any) -> Any:
+    """The stable lexicographic (real, then imaginary part) sorting permutation along the last
+    axis: two stable argsorts, on the device."""
+    if not xp.isdtype(a.dtype, "complex floating"):
+        return xp.argsort(a, axis=-1, stable=True)
+    i1 = xp.argsort(xp.imag(a), axis=-1, stable=True)
+    re = xp.take_along_axis(xp.real(a), i1, axis=-1)
+    return xp.take_along_axis(i1, xp.argsort(re, axis=-1, stable=True), axis=-1)
+
+
+def _sort_complex_ex(rng: Any) -> list[Any]:
+    z = rng.standard_normal(6) + 1j * rng.standard_normal(6)  # ties: in the tests
+    return [((z,), {}), ((rng.standard_normal(5),), {}), ((rng.standard_normal((2, 4)) + 1j,), {})]
+
+
+@register_rrule("numpy:sort_complex", examples=_sort_complex_ex)
+def sort_complex_rrule(*args: Any, **kwargs: Any) -> Any:
+    a = _SORT_COMPLEX.bind(args, kwargs)["a"]
+    xp = namespace_of(a, fname="sort_complex")
+    y = numpy_like_module(a, xp).sort_complex(a)
+    project = ProjectTo(a, xp)
+    perm = _sort_complex_perm(xp, a)
+
+    @pullback(y, args)
+    def sort_complex_pullback(g: Any) -> Any:
+        return project(xp.take_along_axis(g, xp.argsort(perm, axis=-1), axis=-1))
+
+    return y, sort_complex_pullback
+
+
+@register_frule("numpy:sort_complex", examples=_sort_complex_ex)
+def sort_complex_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _SORT_COMPLEX.bind(args, kwargs)["a"]
+    xp = namespace_of(a, fname="sort_complex")
+    y = numpy_like_module(a, xp).sort_complex(a)
+    ts = tangents_in("sort_complex", tangents[:2], (a,))
+    if ts is None:
+        return y, _ZERO
+    t = ts[0]
+    idx = xp.broadcast_to(_sort_complex_perm(xp, a), tuple(t.shape))
+    return y, in_dtype(xp, xp.take_along_axis(t, idx, axis=-1), y.dtype)

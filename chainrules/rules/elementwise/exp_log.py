@@ -1,0 +1,75 @@
+"""Rules for the exponential and logarithmic functions: the standard's ``exp``, ``expm1``,
+``log``, ``log1p``, ``log2``, ``log10`` and ``logaddexp``, and NumPy's ``exp2`` and
+``logaddexp2``.
+
+``logaddexp``'s partials are ``sigmoid(x1 - x2)`` and ``sigmoid(x2 - x1)``, computed without
+overflow and exact at large equal arguments; equal infinities give 1/2 each.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ...core import scalar_rule
+from .._util.elementwise import C_ANY, C_RIGHT, POS, SZ, TORCH_NO_SCALAR, R
+
+__all__: list[str] = []  # rules only
+
+
+def _log1p_dx(xp: Any, out: Any, x: Any) -> Any:
+    # 1 / (1 + x), written so that the second operation takes a temporary as its left operand:
+    # NumPy then reuses its buffer (one fresh array, not two; t ** -1 is 1 / t)
+    return (x + 1) ** -1
+
+
+scalar_rule("exp", lambda xp, out, x: out, domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("expm1", lambda xp, out, x: out + 1, domain=(R,), complex=C_ANY, **SZ)
+scalar_rule("log", lambda xp, out, x: 1 / x, domain=(POS,), complex=C_RIGHT, **SZ)
+scalar_rule("log1p", _log1p_dx, domain=((-0.6, 2.0),), complex=C_RIGHT, **SZ)
+scalar_rule("log2", lambda xp, out, x: 1 / (x * math.log(2)), domain=(POS,), complex=C_RIGHT, **SZ)
+scalar_rule(
+    "log10",
+    lambda xp, out, x: 1 / (x * math.log(10)),
+    domain=(POS,),
+    complex=C_RIGHT,
+    **SZ,
+)
+scalar_rule("numpy:exp2", lambda xp, out, x: out * math.log(2), domain=(R,), complex=C_ANY, **SZ)
+
+
+# --- logaddexp ----------------------------------------------------------------------------------
+def _sigmoid(xp: Any, t: Any) -> Any:
+    """``1 / (1 + exp(-t))`` without overflow: each branch exponentiates a number <= 0. Each
+    branch is smooth where it is taken (no ``abs``, whose kink at a tie ``t = 0`` would make the
+    second derivative 0 there instead of 1/4)."""
+    pos = t >= 0
+    zero = xp.zeros_like(t)
+    e_pos = xp.exp(-xp.where(pos, t, zero))
+    e_neg = xp.exp(xp.where(pos, zero, t))
+    return xp.where(pos, 1 / (1 + e_pos), e_neg / (1 + e_neg))
+
+
+# d/dx1 logaddexp(x1, x2) = sigmoid(x1 - x2): exact at large equal arguments, where exp(x1 - out)
+# loses log(2) to rounding (1 instead of 1/2 at 1e20), and finite at infinite ones
+def _gap(xp: Any, x1: Any, x2: Any) -> Any:
+    """``x1 - x2``, and 0 at equal infinities (``inf - inf``): there each argument's share is
+    1/2, the limit along the diagonal and the tie convention of ``maximum``. Finite ties keep
+    ``x1 - x2`` itself, so second derivatives there stay right."""
+    tie = xp.isinf(x1) & (x1 == x2)
+    return xp.where(tie, xp.zeros_like(x1), x1) - xp.where(tie, xp.zeros_like(x2), x2)
+
+
+scalar_rule(
+    "logaddexp",
+    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x1, x2)),
+    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x2, x1)),
+    domain=(R, R),
+    expect=TORCH_NO_SCALAR,
+)
+scalar_rule(
+    "numpy:logaddexp2",
+    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x1, x2) * math.log(2)),
+    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x2, x1) * math.log(2)),
+    domain=(R, R),
+)

@@ -1,0 +1,157 @@
+"""Rules for the elementwise extrema: the standard's ``maximum``, ``minimum`` and ``clip``, and
+NumPy's ``fmax`` and ``fmin``.
+
+Ties give half of the cotangent to each tied argument, as JAX does (``clip`` at its bounds too);
+``fmax``/``fmin`` ignore a NaN operand: all of the cotangent goes to the other one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import array_api_compat
+import numpy as np
+
+from ...core import (
+    AbstractZero,
+    Expect,
+    NoTangent,
+    ProjectTo,
+    ZeroTangent,
+    namespace_of,
+    pullback,
+    register_frule,
+    register_rrule,
+    scalar_kind,
+    scalar_rule,
+    signature,
+    tangents_in,
+)
+from ...core.scalar_rule import finish_tangent
+from .._util.elementwise import TORCH_NO_SCALAR, R
+
+__all__: list[str] = []  # rules only
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+
+
+def _tie_weight(xp: Any, a: Any, b: Any, out: Any, greater: bool) -> Any:
+    """1 where ``a`` wins, 1/2 where ``a`` and ``b`` tie, 0 where ``b`` wins (out's dtype)."""
+    win = (a > b) if greater else (a < b)
+    return xp.astype(win, out.dtype) + 0.5 * xp.astype(a == b, out.dtype)
+
+
+def _nan_aware(xp: Any, w: Any, other: Any) -> Any:
+    """``fmax``/``fmin`` ignore a NaN operand: all of the cotangent goes to the other one."""
+    return xp.where(xp.isnan(other), xp.ones_like(w), w)
+
+
+scalar_rule(
+    "maximum",
+    lambda xp, out, x1, x2: _tie_weight(xp, x1, x2, out, True),
+    lambda xp, out, x1, x2: _tie_weight(xp, x2, x1, out, True),
+    domain=(R, R),
+    expect=TORCH_NO_SCALAR,
+)
+scalar_rule(
+    "minimum",
+    lambda xp, out, x1, x2: _tie_weight(xp, x1, x2, out, False),
+    lambda xp, out, x1, x2: _tie_weight(xp, x2, x1, out, False),
+    domain=(R, R),
+    expect=TORCH_NO_SCALAR,
+)
+scalar_rule(
+    "numpy:fmax",
+    lambda xp, out, x1, x2: _nan_aware(xp, _tie_weight(xp, x1, x2, out, True), x2),
+    lambda xp, out, x1, x2: _nan_aware(xp, _tie_weight(xp, x2, x1, out, True), x1),
+    domain=(R, R),
+)
+scalar_rule(
+    "numpy:fmin",
+    lambda xp, out, x1, x2: _nan_aware(xp, _tie_weight(xp, x1, x2, out, False), x2),
+    lambda xp, out, x1, x2: _nan_aware(xp, _tie_weight(xp, x2, x1, out, False), x1),
+    domain=(R, R),
+)
+
+
+# --- clip: min(max(x, low), high), ties split like maximum/minimum ----------------------------
+# the standard's clip(x, /, min=None, max=None) and NumPy's clip(a, a_min, a_max, out, *, min,
+# max): the bounds are the second and third positional arguments, or min=/a_min=, max=/a_max=
+_CLIP = signature(
+    "clip", lambda x, /, min=None, max=None, out=None, *, a_min=None, a_max=None, **options: None
+)
+
+
+def _clip_weights(xp: Any, x: Any, low: Any, high: Any, out: Any) -> tuple[Any, Any, Any]:
+    """Weights of x, low and high in d clip: they sum to 1 everywhere."""
+    one = xp.ones_like(out)
+    if low is None:
+        m, wx, wl = x, one, None
+    else:
+        m = xp.maximum(x, low)
+        wx = _tie_weight(xp, x, low, out, True)
+        wl = one - wx
+    if high is None:
+        return wx, wl, None
+    wm = _tie_weight(xp, m, high, out, False)
+    return wx * wm, (None if wl is None else wl * wm), one - wm
+
+
+def _clip_bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+    a = _CLIP.bind(args, kwargs)
+    low = a["min"] if a["min"] is not None else a["a_min"]
+    high = a["max"] if a["max"] is not None else a["a_max"]
+    return a["x"], low, high
+
+
+def _clip(xp: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The primal: NumPy's own ``clip`` for NumPy arrays, whose result type follows NumPy's
+    promotion (an integer ``x`` clipped to ``2.5`` is a float array, as NumPy and JAX give;
+    array-api-compat's keeps ``x``'s dtype), the namespace's otherwise."""
+    if array_api_compat.is_numpy_namespace(xp):
+        return np.clip(*args, **kwargs)
+    return xp.clip(*args, **kwargs)
+
+
+@register_rrule(
+    "clip",
+    domain=(R, (-1.0, -0.2), (0.2, 1.0)),
+    expect=Expect("torch", "torch.clip takes no (Tensor, Tensor, float) mix", "skip", "scalar"),
+)
+def clip_rrule(*args: Any, **kwargs: Any) -> Any:
+    x, low, high = _clip_bind(args, kwargs)
+    xp = namespace_of(x, low, high, fname="clip")
+    out = _clip(xp, args, kwargs)
+    projs = [ProjectTo(a, xp) if a is not None else None for a in args]
+
+    @pullback(out, args)
+    def clip_pullback(y_bar: Any) -> tuple[Any, ...]:
+        weights = _clip_weights(xp, x, low, high, out)
+        return tuple(
+            _NO if p is None or not p.differentiable or w is None else p(y_bar * w)
+            for p, w in zip(projs, weights)
+        )
+
+    return out, clip_pullback
+
+
+@register_frule("clip", domain=(R, (-1.0, -0.2), (0.2, 1.0)))
+def clip_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    x, low, high = _clip_bind(args, kwargs)
+    xp = namespace_of(x, low, high, fname="clip")
+    out = _clip(xp, args, kwargs)
+    ts = tangents_in("clip", tangents, args)
+    if ts is None:
+        return out, _ZERO
+    weights = _clip_weights(xp, x, low, high, out)
+    acc: Any = None
+    for a, t, w in zip(args, ts, weights):
+        if a is None or w is None or isinstance(t, AbstractZero) or scalar_kind(a, xp) in "ib":
+            continue
+        nd = getattr(a, "ndim", 0)
+        if ts.extra and nd < out.ndim:  # the primal axes right-aligned with the output's
+            s = tuple(t.shape)
+            t = xp.reshape(t, s[: ts.extra] + (1,) * (out.ndim - nd) + s[ts.extra :])
+        acc = w * t if acc is None else acc + w * t
+    return out, finish_tangent(xp, acc, out)
