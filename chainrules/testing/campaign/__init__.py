@@ -127,16 +127,28 @@ def run(
     return rep
 
 
+def _family(module: str | None) -> str:
+    """The rule family a registering module belongs to: the package or module right under
+    ``chainrules.rules`` (``elementwise`` for ``chainrules.rules.elementwise.trigonometric``;
+    ``scipy.special`` under ``chainrules.rules.scipy``), so that moving rules between the files
+    of a family leaves the strata as they are; a user's module is its own family."""
+    parts = (module or "").split(".")
+    if parts[:2] != ["chainrules", "rules"] or len(parts) < 3:
+        return module or ""
+    rest = parts[2:]
+    return ".".join(rest[:2]) if rest[0] == "scipy" else rest[0]
+
+
 def stratify(seeds: range | list[int], n: int) -> list[int]:
     """``n`` seeds of ``seeds`` spread over the strata of their programs -- the dtype, the
-    signature and the module of the first function (the rule family: elementwise, linear
+    signature and the rule family of the first function (:func:`_family`: elementwise, linear
     algebra, indexing, FFT, scipy.special, ...) -- taken round-robin over the strata in a fixed
     shuffled order (a small sample mixes them too), each stratum's seeds in increasing order:
     the bridges' sample, whose cells cost too much to run on every seed."""
     groups: dict[tuple[str, str, str], list[int]] = {}
     for seed in seeds:
         p = generate(seed)
-        groups.setdefault((p.dtype, p.signature, p.steps[0].reg.module or ""), []).append(seed)
+        groups.setdefault((p.dtype, p.signature, _family(p.steps[0].reg.module)), []).append(seed)
     keys = sorted(groups)
     random.Random(0).shuffle(keys)  # a fixed order that mixes dtypes, signatures and families
     queues = [groups[k] for k in keys]
