@@ -3,7 +3,8 @@
 =====================  ================================================================
 module                 functions
 =====================  ================================================================
-``creation``           ``asarray``, ``full``, ``linspace``, ``meshgrid``, ``tril``, ...
+``creation``           ``asarray``, ``full``, ``linspace``, ``meshgrid``, ``tril``, NumPy's
+                       ``logspace``, windows, ... (a package, by topic)
 ``data_types``         ``astype`` (and the non-differentiable dtype queries)
 ``elementwise``        ``sin``, ``add``, ``clip``, ... (and NumPy's names for them)
 ``elementwise_numpy``  NumPy's ``angle``, ``cross``, ``interp``, ``gradient``, ``trapezoid``, ...
@@ -13,7 +14,6 @@ module                 functions
 ``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
 ``manipulation_numpy`` NumPy's ``vstack``, ``split``, ``pad``, ``delete``, ``insert``, ...
 ``indexing_numpy``     NumPy's ``choose``, ``compress``, ``diag``, ``select``, ``put``, ...
-``creation_numpy``     NumPy's ``logspace``, ``geomspace`` (and index builders, windows)
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, NumPy's ``argwhere``, ... non-diff.)
 ``sets``               ``unique_*``, NumPy's ``unique``, ``union1d``, ... (ties split equally)
 ``sorting``            ``sort``, NumPy's ``partition`` (and ``argsort``, ``lexsort``, non-diff.)
@@ -32,7 +32,6 @@ Importing this package registers every rule; ``import chainrules`` does it.
 
 from . import (  # noqa: F401
     creation,
-    creation_numpy,
     data_types,
     elementwise,
     elementwise_numpy,
