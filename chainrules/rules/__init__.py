@@ -3,7 +3,8 @@
 =====================  ================================================================
 module                 functions
 =====================  ================================================================
-``creation``           ``asarray``, ``full``, ``linspace``, ``meshgrid``, ``tril``, ...
+``creation``           ``asarray``, ``full``, ``linspace``, ``meshgrid``, ``tril``, NumPy's
+                       ``logspace``, windows, ... (a package, by topic)
 ``data_types``         ``astype`` (and the non-differentiable dtype queries)
 ``elementwise``        ``sin``, ``add``, ``clip``, NumPy's ``angle``, ``gradient``, ... (by topic)
 ``polynomial_numpy``   NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
@@ -12,12 +13,9 @@ module                 functions
 ``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
 ``manipulation_numpy`` NumPy's ``vstack``, ``split``, ``pad``, ``delete``, ``insert``, ...
 ``indexing_numpy``     NumPy's ``choose``, ``compress``, ``diag``, ``select``, ``put``, ...
-``creation_numpy``     NumPy's ``logspace``, ``geomspace`` (and index builders, windows)
-``searching``          ``where`` (and ``argmax``, ``nonzero``, ... non-differentiable)
-``searching_numpy``    NumPy's ``partition`` (and ``argpartition``, ``argwhere``, ... non-diff.)
-``sets``               ``unique_*`` (values differentiable; ties split equally)
-``sets_numpy``         NumPy's ``unique``, ``union1d``, ``intersect1d``, ``setdiff1d``, ...
-``sorting``            ``sort`` (and ``argsort``, non-differentiable)
+``searching``          ``where`` (and ``argmax``, ``nonzero``, NumPy's ``argwhere``, ... non-diff.)
+``sets``               ``unique_*``, NumPy's ``unique``, ``union1d``, ... (ties split equally)
+``sorting``            ``sort``, NumPy's ``partition`` (and ``argsort``, ``lexsort``, non-diff.)
 ``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ...
 ``statistical_numpy``  NumPy's ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ...
 ``utility``            ``diff`` (and ``all``, ``any``, non-differentiable)
@@ -33,7 +31,6 @@ Importing this package registers every rule; ``import chainrules`` does it.
 
 from . import (  # noqa: F401
     creation,
-    creation_numpy,
     data_types,
     elementwise,
     fft,
@@ -47,9 +44,7 @@ from . import (  # noqa: F401
     polynomial_numpy,
     scipy,
     searching,
-    searching_numpy,
     sets,
-    sets_numpy,
     sorting,
     statistical,
     statistical_numpy,

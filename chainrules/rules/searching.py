@@ -37,7 +37,7 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ._util.numpy_like import lift_tangent, numpy_like_module
+from ._util.numpy_like import lift_tangent, numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 
@@ -196,3 +196,21 @@ non_differentiable(
 )
 non_differentiable("searchsorted", examples=_searchsorted_examples)
 non_differentiable("count_nonzero", examples=_count_nonzero_examples)
+
+
+# NumPy's index finders
+def _argwhere_ex(rng: Any) -> list[Any]:
+    return [((rng.standard_normal((3, 4)) > 0,), {}), ((rng.integers(0, 2, 5) * 1.0,), {})]
+
+
+def _nanarg_ex(rng: Any) -> list[Any]:
+    m = (rng.permutation(12) + 0.5).reshape(3, 4)
+    m[0, 1] = m[2, 2] = np.nan
+    return [((m,), {}), ((m,), {"axis": 1}), ((m, 0), {"keepdims": True})]
+
+
+_SHAPE_JIT = Expect(
+    "jit", "its output shape is its data's: jax.jit refuses it (as for nonzero)", kind="skip"
+)
+numpy_non_differentiable("argwhere", "flatnonzero", examples=_argwhere_ex, expect=_SHAPE_JIT)
+numpy_non_differentiable("nanargmax", "nanargmin", examples=_nanarg_ex)

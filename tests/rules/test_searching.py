@@ -1,4 +1,5 @@
-"""where (broadcasting, Python scalars, second derivatives) and the non-differentiable finders."""
+"""where (broadcasting, Python scalars, second derivatives) and the non-differentiable finders
+(the standard's and NumPy's)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,12 @@ def test_registered() -> None:
     assert {"where", "numpy:where", "argmax", "argmin", "nonzero", "searchsorted"} <= NAMES
     assert "count_nonzero" in NAMES
     nondiff = {r.name for r in REGS if r.non_differentiable}
-    assert nondiff == {"argmax", "argmin", "nonzero", "searchsorted", "count_nonzero"}
+    assert nondiff == {"argmax", "argmin", "nonzero", "searchsorted", "count_nonzero"} | {
+        "numpy:argwhere",
+        "numpy:flatnonzero",
+        "numpy:nanargmax",
+        "numpy:nanargmin",
+    }
 
 
 _DATA_SHAPED = pytest.mark.xfail(
@@ -93,6 +99,19 @@ def test_finders_give_no_tangent() -> None:
         assert pb(cr.NoTangent()) == (cr.NoTangent(), cr.NoTangent())
     _, pb = cr.rrule(np.searchsorted, np.array([1.0, 2.0]), np.array([1.5]))
     assert pb(cr.NoTangent())[1:] == (cr.NoTangent(), cr.NoTangent())
+
+
+def test_numpy_finders_non_differentiable() -> None:
+    x = np.array([[1.0, np.nan], [3.0, 0.5]])
+    for f, args in (
+        (np.nanargmax, (x,)),
+        (np.nanargmin, (x,)),
+        (np.argwhere, (x > 1,)),
+        (np.flatnonzero, (x,)),
+    ):
+        y, pb = cr.rrule(f, *args)
+        np.testing.assert_array_equal(y, f(*args))
+        assert all(isinstance(t, cr.NoTangent) for t in pb(cr.NoTangent()))
 
 
 def test_where_errors() -> None:
