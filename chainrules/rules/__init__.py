@@ -19,8 +19,8 @@ module                 functions
 ``sets``               ``unique_*`` (values differentiable; ties split equally)
 ``sets_numpy``         NumPy's ``unique``, ``union1d``, ``intersect1d``, ``setdiff1d``, ...
 ``sorting``            ``sort`` (and ``argsort``, non-differentiable)
-``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ...
-``statistical_numpy``  NumPy's ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ...
+``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ... and NumPy's
+                       ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ... (by topic)
 ``utility``            ``diff`` (and ``all``, ``any``, non-differentiable)
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
@@ -54,7 +54,6 @@ from . import (  # noqa: F401
     sets_numpy,
     sorting,
     statistical,
-    statistical_numpy,
     torch_numpy,
     utility,
 )
