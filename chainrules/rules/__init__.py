@@ -16,8 +16,8 @@ module                 functions
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, NumPy's ``argwhere``, ... non-diff.)
 ``sets``               ``unique_*``, NumPy's ``unique``, ``union1d``, ... (ties split equally)
 ``sorting``            ``sort``, NumPy's ``partition`` (and ``argsort``, ``lexsort``, non-diff.)
-``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ...
-``statistical_numpy``  NumPy's ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ...
+``statistical``        ``sum``, ``mean``, ``max``, ``var``, ``cumulative_sum``, ... and NumPy's
+                       ``median``, ``quantile``, ``nanmax``, ``cov``, ``bincount``, ... (by topic)
 ``utility``            ``diff`` (and ``all``, ``any``, non-differentiable)
 ``linalg``             the ``linalg`` extension: norms, products, solvers, decompositions
 ``fft``                the ``fft`` extension
@@ -47,7 +47,6 @@ from . import (  # noqa: F401
     sets,
     sorting,
     statistical,
-    statistical_numpy,
     torch_numpy,
     utility,
 )

@@ -11,9 +11,9 @@ torch's ``einsum(eq, [a, b])`` with a list of operands is not bound).
 
 Their signatures agree with NumPy's for every call those libraries
 make, so the ``"numpy:NAME"`` rules (in ``elementwise``, ``linear_algebra``, ``elementwise_numpy``
-and ``statistical``) cover them: this module registers ``torch`` as a NumPy-signature namespace for
-these names only. Where torch's signature differs, the NumPy rule's binder refuses the call with an
-error naming the function and the argument, never a silent misreading:
+and ``statistical.sums``) cover them: this module registers ``torch`` as a NumPy-signature
+namespace for these names only. Where torch's signature differs, the NumPy rule's binder refuses
+the call with an error naming the function and the argument, never a silent misreading:
 
 * ``torch.nanmean(x, dim=..., keepdim=...)``: only NumPy's spelling (``axis=``, which torch also
   takes, and ``keepdims=``) is bound;
@@ -68,8 +68,8 @@ from ..core import (
 )
 from ..core.registry import register_namespace
 from ._util import in_dtype
+from ._util.statistical import Cov
 from .scipy.special import _polygamma, elementwise
-from .statistical_numpy import _Cov
 
 __all__: list[str] = []  # rules only
 
@@ -94,7 +94,7 @@ _TORCH_COV = signature(
 )
 
 
-def _cov_parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[_Cov, Any]:
+def _cov_parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Cov, Any]:
     a = _TORCH_COV.bind(args, kwargs)
     spec = {
         "m": a["input"],
@@ -104,10 +104,10 @@ def _cov_parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[_Cov, Any
         "fweights": a["fweights"],
         "aweights": a["aweights"],
     }
-    c = _Cov("torch.cov", spec)
+    c = Cov("torch.cov", spec)
     if array_api_compat.is_torch_array(spec["m"]):
         return c, _torch().cov(*args, **kwargs)
-    # any other array (a guarded device array in the checks): the same value from _Cov
+    # any other array (a guarded device array in the checks): the same value from Cov
     C = c.C if c.C.shape[0] > 1 else c.xp.reshape(c.C, ())
     return c, in_dtype(c.xp, C, spec["m"].dtype)
 

@@ -22,13 +22,35 @@ import pytest
 import chainrules as cr
 from chainrules.core.registry import resolve_name
 from chainrules.testing import examples_for
+from chainrules.testing.suite import defined_in
 
 GPU_SAFE_MODULES = (
-    "chainrules.rules.statistical",
     "chainrules.rules.linalg.norms",
     "chainrules.rules.indexing",
     "chainrules.core.scatter",
 )
+# and, in chainrules.rules.statistical, the standard's reductions (under their names and NumPy's)
+# with NumPy's ptp, nansum, nanmean and average
+GPU_SAFE_STATISTICAL = frozenset(
+    (
+        *("sum", "mean", "prod", "max", "min", "var", "std", "cumulative_sum", "cumulative_prod"),
+        *(
+            f"numpy:{n}"
+            for n in (
+                *("sum", "mean", "prod", "max", "amax", "min", "amin", "var", "std"),
+                *("cumsum", "cumprod", "ptp", "nansum", "nanmean", "average"),
+            )
+        ),
+    )
+)
+
+
+def gpu_safe(reg: cr.Registration) -> bool:
+    """A registration of the GPU-safe rules (``GPU_SAFE_MODULES``, ``GPU_SAFE_STATISTICAL``)."""
+    if reg.module in GPU_SAFE_MODULES:
+        return True
+    return defined_in(reg, "chainrules.rules.statistical") and reg.name in GPU_SAFE_STATISTICAL
+
 
 # examples per registration (spread over the list; the full lists are the rule tests' job):
 # the engines' checkers compile a lot, and the whole directory should run in about 3 minutes
@@ -108,7 +130,7 @@ def gpu_safe_cases(
     for reg in cr.registrations():
         if reg.rrule is None:
             continue
-        if (reg.module not in GPU_SAFE_MODULES) if where is None else not where(reg):
+        if (not gpu_safe(reg)) if where is None else not where(reg):
             continue
         if not numpy and reg.family == "numpy":
             continue

@@ -38,7 +38,7 @@ def _load_cases():  # type: ignore[no-untyped-def]
 
 
 _cases = _load_cases()
-GPU_SAFE_MODULES, ZERO_SENSITIVE = _cases.GPU_SAFE_MODULES, _cases.ZERO_SENSITIVE
+gpu_safe, ZERO_SENSITIVE = _cases.gpu_safe, _cases.ZERO_SENSITIVE
 Case, _function = _cases.Case, _cases._function
 MODES = ["fwd", "rev"]
 
@@ -88,7 +88,7 @@ def _complex_cases() -> list:  # type: ignore[type-arg]
     floating arrays made complex (functions of complex arguments only)."""
     out = []
     for reg in cr.registrations():
-        if reg.module not in GPU_SAFE_MODULES or reg.rrule is None:
+        if not gpu_safe(reg) or reg.rrule is None:
             continue
         if reg.name.split(":")[-1] in REAL_ONLY:
             continue

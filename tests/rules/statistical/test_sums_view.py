@@ -1,6 +1,6 @@
 """The NumPy method of ``sum``/``mean`` pulls back through a broadcast view
-(``statistical._unsum_view``) that agrees with broadcasting, and the reductions' argument parsing
-agrees with the generic path (issue 14: per-operation overhead at n=10)."""
+(``statistical.sums._unsum_view``) that agrees with broadcasting, and the reductions' argument
+parsing agrees with the generic path (issue 14: per-operation overhead at n=10)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import chainrules as cr
 from chainrules.rules._util import expand_reduced, normalize_axis
-from chainrules.rules.statistical import _unsum_view
+from chainrules.rules.statistical.sums import _unsum_view
 
 CASES = [  # (y_bar's shape, x's shape, reduced axes, keepdims)
     ((), (10,), (0,), False),

@@ -1,0 +1,133 @@
+"""Products: the standard's ``prod`` (and NumPy's name for it) and NumPy's ``nanprod``.
+
+Maths notes
+-----------
+* ``prod``: ``d prod / d x_i`` is the product of the *other* elements, computed exactly -- also with
+  one or several zeros -- as ``left_i * right_i``, the exclusive cumulative products from both
+  ends. No division, no host read of how many zeros there are.
+* ``nanprod`` is ``prod``'s rule applied to ``x`` with NaNs replaced by 1, its cotangent zeroed at
+  the NaNs.
+
+The standard's functions are registered twice: under the standard's name with its keyword-only
+signature, and under ``"numpy:NAME"`` with NumPy's (``axis`` positional, ``dtype``, ...). The
+positional arguments after the array are never differentiated; ``out=`` and ``where=`` are
+rejected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.projection import ProjectTo
+from ...core.tangents import ZeroTangent
+from ...core.toolkit import Signature, pullback
+from .._util import chunk_axes, expand_reduced, in_dtype, reduced_size
+from .._util.statistical import (
+    Rules,
+    bind,
+    consts,
+    nan_entries,
+    register_both,
+    register_filled,
+    signatures,
+    tangent,
+)
+
+__all__: list[str] = []  # rules only
+
+_ZERO = ZeroTangent()
+
+# fmt: off
+_PROD = signatures(
+    "prod",
+    lambda x, /, *, axis=None, dtype=None, keepdims=False: None,
+    lambda x, /, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None: None,
+    unsupported=("initial",),
+)
+# fmt: on
+
+
+def _others_product(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    """``prod over axes of x, leaving out each element in turn``, exact with zeros."""
+    nd = x.ndim
+    if not axes:
+        return xp.ones_like(x)
+    kept = tuple(a for a in range(nd) if a not in axes)
+    perm = kept + axes
+    xt = xp.permute_dims(x, perm) if perm != tuple(range(nd)) else x
+    lead = tuple(xt.shape[: len(kept)])
+    n = reduced_size(x.shape, axes)
+    flat = xp.reshape(xt, (*lead, n))
+    # exclusive cumulative products from the left and from the right
+    left = xp.cumulative_prod(flat, axis=-1, include_initial=True)[..., :-1]
+    right = xp.flip(
+        xp.cumulative_prod(xp.flip(flat, axis=-1), axis=-1, include_initial=True)[..., :-1],
+        axis=-1,
+    )
+    others = xp.reshape(left * right, tuple(xt.shape))
+    if perm != tuple(range(nd)):
+        inverse = tuple(perm.index(i) for i in range(nd))
+        others = xp.permute_dims(others, inverse)
+    return others
+
+
+def _prod_ex(rng: Any) -> list[Any]:
+    one_zero = rng.uniform(0.5, 1.5, 5)
+    one_zero[2] = 0.0
+    two_zeros = rng.uniform(0.5, 1.5, (3, 4))
+    two_zeros[0, 1] = two_zeros[0, 3] = two_zeros[2, 0] = 0.0
+    return [
+        ((rng.uniform(0.5, 1.5, 5),), {}),
+        ((one_zero,), {}),
+        ((two_zeros,), {"axis": 1}),
+        ((two_zeros,), {"axis": 0, "keepdims": True}),
+        ((rng.uniform(0.5, 1.5, (2, 3, 2)),), {"axis": (0, 2)}),
+    ]
+
+
+def _prod_rules(name: str, sig: Signature, numpy: bool) -> Rules:
+    def prod_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = bind(sig, numpy, args, kwargs)
+        y = xp.prod(x, **kw)
+        project = ProjectTo(x, xp)
+        keepdims, nos = kw["keepdims"], consts(args)
+
+        @pullback(y, (x, *nos))
+        def prod_pullback(y_bar: Any) -> tuple[Any, ...]:
+            others = _others_product(xp, x, axes)
+            if project.kind == "c":
+                others = xp.conj(others)
+            return (project(expand_reduced(xp, y_bar, axes, keepdims) * others), *nos)
+
+        return y, prod_pullback
+
+    def prod_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = bind(sig, numpy, args, kwargs)
+        y = xp.prod(x, **kw)
+        ts = tangent("prod", tangents, args, ProjectTo(x, xp))
+        if ts is None:
+            return y, _ZERO
+        y_dot = xp.sum(
+            _others_product(xp, x, axes) * ts[0],
+            axis=chunk_axes(axes, ts.extra),
+            keepdims=kw["keepdims"],
+        )
+        return y, in_dtype(xp, y_dot, y.dtype)
+
+    return prod_rrule, prod_frule
+
+
+register_both("prod", ("prod",), _prod_rules, _PROD, _prod_ex)
+
+
+# --- NumPy's nanprod: prod's rule on x with NaNs filled ---------------------------------------
+def _nan_prod_ex(rng: Any) -> list[Any]:
+    m = nan_entries(rng, 3, 4) / 6 + 0.5
+    return [
+        ((nan_entries(rng, 6) / 4 + 0.5,), {}),
+        ((m,), {"axis": 1}),
+        ((m, 0), {"keepdims": True}),
+    ]
+
+
+register_filled("nanprod", "prod", 1.0, _nan_prod_ex)
