@@ -8,11 +8,9 @@ module                 functions
 ``elementwise``        ``sin``, ``add``, ``clip``, ... (and NumPy's names for them)
 ``elementwise_numpy``  NumPy's ``angle``, ``cross``, ``interp``, ``gradient``, ``trapezoid``, ...
 ``polynomial_numpy``   NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
-``indexing``           ``x[key]``, ``take``, ``take_along_axis``
+``indexing``             ``x[key]``, ``take``, ... (and NumPy's ``choose``, ``put``, ...)
 ``linear_algebra``     ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot``, ``einsum``
-``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
-``manipulation_numpy`` NumPy's ``vstack``, ``split``, ``pad``, ``delete``, ``insert``, ...
-``indexing_numpy``     NumPy's ``choose``, ``compress``, ``diag``, ``select``, ``put``, ...
+``manipulation``       ``reshape``, ``concat``, ``flip``, ... (and NumPy's ``vstack``, ``pad``, ...)
 ``creation_numpy``     NumPy's ``logspace``, ``geomspace`` (and index builders, windows)
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, ... non-differentiable)
 ``searching_numpy``    NumPy's ``partition`` (and ``argpartition``, ``argwhere``, ... non-diff.)
@@ -40,11 +38,9 @@ from . import (  # noqa: F401
     elementwise_numpy,
     fft,
     indexing,
-    indexing_numpy,
     linalg,
     linear_algebra,
     manipulation,
-    manipulation_numpy,
     operators,
     polynomial_numpy,
     scipy,
