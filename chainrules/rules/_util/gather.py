@@ -65,7 +65,7 @@ _ZERO = ZeroTangent()
 _SCALARS = (float, complex)
 
 
-# --- the gather: sources, index arrays, rules ----------------------------------------------------
+# --- the gather: sources, index arrays, rules -----------------------------------------------------
 @dataclass(frozen=True)
 class Source:
     """An input whose elements the output copies: its value (array or Python scalar), the
@@ -165,6 +165,7 @@ def namespace(name: str, values: Sequence[Any]) -> tuple[Any, Any]:
 
 
 def is_floating_value(xp: Any, v: Any) -> bool:
+    """Whether ``v`` has a tangent space: a floating or complex array, or a Python float."""
     if type(v) in _SCALARS:
         return True
     return is_array(v) and dtype_kind(v.dtype, xp) in "fc"
@@ -316,7 +317,8 @@ def register_gather(
     kind: str | None = None,
 ) -> None:
     """Register the gather rules of ``"numpy:NAME"`` (rrule and frule, one ``bind=`` each);
-    ``kind`` is what the function is for engines (``"sequence"``, ``"view"``)."""
+    ``module`` is the rule module registering them (its ``__name__``: the rules themselves are
+    made here), ``kind`` what the function is for engines (``"sequence"``, ``"view"``)."""
     r, make = gather_rules(name, plan)
     meta = {"examples": examples, "expect": expect, "module": module, "bind": make, "kind": kind}
     register_rrule(f"numpy:{name}", **meta)(r)

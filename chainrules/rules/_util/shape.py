@@ -35,7 +35,7 @@ _ZERO = ZeroTangent()
 Rules = tuple[Callable[..., Any], Callable[..., Any]]
 
 
-# --- arguments ---------------------------------------------------------------------------------
+# --- arguments ------------------------------------------------------------------------------------
 def one_array(name: str, x: Any) -> tuple[Any, Any]:
     """``(xp, x)``: the namespace of an array argument, and ``x`` as one of its arrays (a Python
     scalar or a nested list becomes one)."""
@@ -99,7 +99,7 @@ def shifted(axes: Sequence[int], extra: int) -> tuple[int, ...]:
     return tuple(a + extra for a in axes)
 
 
-# --- the linear map of one array: its pullback and pushforward -----------------------------------
+# --- the linear map of one array: its pullback and pushforward ------------------------------------
 def linear_pullback(
     name: str, x: Any, y: Any, args: Sequence[Any], xp: Any, chunked: bool = False
 ) -> Callable[[Callable[[Any], Any]], Callable[[Any], tuple[Any, ...]]]:
@@ -166,7 +166,7 @@ def register_rules(
     register_frule(*targets, examples=examples, expect=expect, kind=kind)(f)
 
 
-# --- examples (python -m chainrules check, and the test suite) ----------------------------------
+# --- examples (python -m chainrules check, and the test suite) ------------------------------------
 def ex(args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *, note: str) -> Any:
     """One example input (``Example`` keeps sequences and shapes out of complex sniffing)."""
     from ...core.examples import Example

@@ -72,7 +72,7 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 
 
-# --- shared by the five rules: the transpose of a gather, and the gather of a tangent ------------
+# --- shared by the five rules: the transpose of a gather, and the gather of a tangent -------------
 def _zeros(xp: Any, x: Any) -> Any:
     """A zero of ``x``'s shape, dtype and device that allocates nothing: ``scatter_add`` copies
     its ``dest`` anyway, so a broadcast 0-d zero saves one array of ``x``'s size. On dask a
@@ -120,7 +120,7 @@ def _ex(args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *, note: st
     return Example(args, kwargs or {}, note=note)
 
 
-# --- operator.getitem --------------------------------------------------------------------------
+# --- operator.getitem -----------------------------------------------------------------------------
 def _sequence_positions(x: Any, key: Any) -> Any:
     if not isinstance(key, (int, slice)) or isinstance(key, bool):
         raise TypeError(
@@ -237,7 +237,7 @@ def getitem_frule(tangents: tuple[Any, ...], x: Any, key: Any, /) -> tuple[Any, 
     return numpy_result(gather(xp, x, k, x.ndim)), _gather_tangent("getitem", xp, tangents, x, k)
 
 
-# --- take and take_along_axis as keys ----------------------------------------------------------
+# --- take and take_along_axis as keys -------------------------------------------------------------
 # NumPy's signatures; the library's own further options (JAX's fill_value=) pass through
 _NUMPY_TAKE = signature(
     "take", lambda a, indices, /, axis=None, out=None, mode=None, **library_options: None
@@ -247,7 +247,7 @@ _NUMPY_TAKE_ALONG_AXIS = signature(
 )
 
 
-# --- examples ----------------------------------------------------------------------------------
+# --- examples -------------------------------------------------------------------------------------
 def _take_examples(rng: np.random.Generator) -> list[Any]:
     ia = np.array
     v, m = rng.standard_normal(6), rng.standard_normal((3, 4))
@@ -305,7 +305,7 @@ def _numpy_take_along_axis_examples(rng: np.random.Generator) -> list[Any]:
     ]
 
 
-# --- take --------------------------------------------------------------------------------------
+# --- take -----------------------------------------------------------------------------------------
 @register_rrule("take", examples=_take_examples)
 def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take")
@@ -390,7 +390,7 @@ def _take_0d_rrule(xp: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any
     return y, take_pullback
 
 
-# --- take_along_axis ---------------------------------------------------------------------------
+# --- take_along_axis ------------------------------------------------------------------------------
 @register_rrule("take_along_axis", examples=_take_along_axis_examples)
 def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take_along_axis")

@@ -34,7 +34,7 @@ __all__: list[str] = []  # rules only
 _M = __name__
 
 
-# --- the functional writes: put, place, put_along_axis, fill_diagonal ---------------------------
+# --- the functional writes: put, place, put_along_axis, fill_diagonal -----------------------------
 def _functional(name: str, target: str) -> Any:
     def check(a: dict[str, Any], ikw: dict[str, Any]) -> None:
         if a.get("inplace", True) is not False:

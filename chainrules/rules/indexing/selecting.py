@@ -42,7 +42,7 @@ __all__: list[str] = []  # rules only
 _M = __name__
 
 
-# --- choose, compress, extract ------------------------------------------------------------------
+# --- choose, compress, extract --------------------------------------------------------------------
 def _choose_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [
@@ -181,7 +181,7 @@ register_gather(
 )
 
 
-# --- diag, diagflat -----------------------------------------------------------------------------
+# --- diag, diagflat -------------------------------------------------------------------------------
 def _diag_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [
@@ -210,7 +210,7 @@ register_gather(
 )
 
 
-# --- select -------------------------------------------------------------------------------------
+# --- select ---------------------------------------------------------------------------------------
 def _select_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     x = r(4)

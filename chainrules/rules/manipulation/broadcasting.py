@@ -55,7 +55,7 @@ def _no_subok(name: str, subok: Any) -> None:
         raise TypeError(f"{name}: the rule does not support subok=True")
 
 
-# --- broadcast_to -------------------------------------------------------------------------------
+# --- broadcast_to ---------------------------------------------------------------------------------
 def _unbroadcast(xp: Any, g: Any, xshape: tuple[int, ...]) -> Any:
     """The transpose of ``broadcast_to(x, g.shape)``: ``g`` summed over the axes ``x`` was
     broadcast along, in ``x``'s shape."""
@@ -136,6 +136,7 @@ register_rules(
 )
 
 
+# --- broadcast_arrays -----------------------------------------------------------------------------
 def _broadcast_arrays_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [

@@ -77,7 +77,7 @@ def _no_dtype_check(name: str) -> Callable[[dict[str, Any], dict[str, Any]], Non
     return check
 
 
-# --- several arrays: concat, stack, unstack, broadcast_arrays -----------------------------------
+# --- concat, stack: several arrays, one sequence argument -----------------------------------------
 def _elements(name: str, bar: Any, n: int) -> tuple[Any, ...]:
     """The entries of a structural tangent of ``n`` arrays (a ``Tangent`` or a tuple)."""
     if isinstance(bar, Tangent):
@@ -290,7 +290,7 @@ register_rules(("stack",), _stack_rules(_STACK), _stack_ex(False), kind=_S)
 register_rules(("numpy:stack",), _stack_rules(_NUMPY_STACK), _stack_ex(True), kind=_S)
 
 
-# --- NumPy's vstack, hstack, dstack, column_stack, row_stack, block: gathers -----------------
+# --- NumPy's vstack, hstack, dstack, column_stack, row_stack, block: gathers ----------------------
 def _vstack_ex(name: str) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = rng_arrays(rng)

@@ -48,7 +48,7 @@ __all__: list[str] = []  # rules only: nothing to import from here
 _M = __name__
 
 
-# --- permutations: permute_dims, transpose, swapaxes, moveaxis ----------------------------------
+# --- permutations: permute_dims, transpose, swapaxes, moveaxis ------------------------------------
 def _permute_ex(name: str) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = rng_arrays(rng)
@@ -161,7 +161,7 @@ register_rules(
 )
 
 
-# --- flip ---------------------------------------------------------------------------------------
+# --- flip -----------------------------------------------------------------------------------------
 def _flip_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = rng_arrays(rng)
@@ -219,7 +219,7 @@ register_rules(("flip",), _flip_rules(_FLIP), _flip_ex(False))
 register_rules(("numpy:flip",), _flip_rules(_NUMPY_FLIP), _flip_ex(True))
 
 
-# --- roll ---------------------------------------------------------------------------------------
+# --- roll -----------------------------------------------------------------------------------------
 def _roll_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = rng_arrays(rng)
@@ -297,7 +297,7 @@ register_rules(("roll",), _roll_rules(_ROLL), _roll_ex(False))
 register_rules(("numpy:roll",), _roll_rules(_NUMPY_ROLL), _roll_ex(True))
 
 
-# --- NumPy's rollaxis, fliplr, flipud, rot90: gathers ---------------------------------------
+# --- NumPy's rollaxis, fliplr, flipud, rot90: gathers ---------------------------------------------
 def _fliplr_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [

@@ -70,7 +70,7 @@ def _order_c(name: str, order: Any) -> None:
         )
 
 
-# --- reshape, ravel, squeeze, expand_dims: a new shape, pulled back by reshaping back ------------
+# --- reshape, ravel, squeeze, expand_dims: a new shape, pulled back by reshaping back -------------
 def _reshape_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = rng_arrays(rng)
@@ -235,7 +235,7 @@ register_rules(
 )
 
 
-# --- atleast_1d, atleast_2d, atleast_3d: gathers -----------------------------------------------
+# --- atleast_1d, atleast_2d, atleast_3d: gathers --------------------------------------------------
 def _atleast_plan(name: str) -> Plan:
     def plan(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Gather:
         if kwargs:
@@ -265,7 +265,7 @@ for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
     register_gather(_name, _atleast_plan(_name), _atleast_ex, _M, kind="view")
 
 
-# --- copy: the identity -------------------------------------------------------------------------
+# --- copy: the identity ---------------------------------------------------------------------------
 _COPY = signature("copy", lambda a, order="K", subok=False: None)
 
 

@@ -38,7 +38,7 @@ __all__: list[str] = []  # rules only: nothing to import from here
 _M = __name__
 
 
-# --- append ------------------------------------------------------------------------------------
+# --- append ---------------------------------------------------------------------------------------
 def _append_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [
@@ -62,7 +62,7 @@ register_gather(
 )
 
 
-# --- pad -----------------------------------------------------------------------------------------
+# --- pad ------------------------------------------------------------------------------------------
 _PAD_MODES = ("constant", "edge", "wrap", "reflect", "symmetric")
 
 
@@ -185,7 +185,7 @@ register_gather(
 )
 
 
-# --- trim_zeros: a box of the array, its start found on the device -------------------------------
+# --- trim_zeros: a box of the array, its start found on the device --------------------------------
 _TRIM_ZEROS = signature("trim_zeros", lambda filt, trim="fb", axis=None: None)
 
 

@@ -42,6 +42,7 @@ _S = "sequence"  # registered as taking sequences, as concat and stack (its tran
 _M = __name__
 
 
+# --- unstack: the transpose of stack --------------------------------------------------------------
 def _unstack_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [
@@ -104,7 +105,7 @@ def unstack_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     return ys, Tangent(*xp.unstack(dots[0], axis=axis + dots.extra), primal_type=type(ys))
 
 
-# --- NumPy's split, array_split, hsplit, vsplit, dsplit: gathers (tuple outputs) -----------
+# --- NumPy's split, array_split, hsplit, vsplit, dsplit: gathers (tuple outputs) ------------------
 def _split_ex(name: str) -> Callable[[np.random.Generator], list[Any]]:
     def make(rng: np.random.Generator) -> list[Any]:
         r = rng_arrays(rng)

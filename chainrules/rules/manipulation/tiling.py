@@ -47,7 +47,7 @@ from .._util.shape import (
 __all__: list[str] = []  # rules only: nothing to import from here
 
 
-# --- repeat -------------------------------------------------------------------------------------
+# --- repeat ---------------------------------------------------------------------------------------
 def _axis_key(xp: Any, shape: tuple[int, ...], ax: int, idx: Any, like: Any) -> tuple[Any, ...]:
     """The all-integer-array key ``k`` with ``x[k] == take(x, idx, axis=ax)`` for a result of
     ``shape`` (the form every Array API library accepts, array-api-strict included)."""
@@ -159,7 +159,7 @@ register_rules(("repeat",), _repeat_rules(_REPEAT), _repeat_ex(False), _TRACED_R
 register_rules(("numpy:repeat",), _repeat_rules(_NUMPY_REPEAT), _repeat_ex(True), _TRACED_REPEATS)
 
 
-# --- tile ---------------------------------------------------------------------------------------
+# --- tile -----------------------------------------------------------------------------------------
 def _tile_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [

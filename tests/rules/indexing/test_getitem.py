@@ -43,10 +43,10 @@ def test_every_function_of_the_family_has_both_rules() -> None:
     assert any(r.target is operator.getitem for r in both)
 
 
-# ---- the tester on every backend ------------------------------------------------------------
+# ---- the tester on every backend -----------------------------------------------------------------
 
 
-# ---- conventions ----------------------------------------------------------------------------
+# ---- conventions ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("as_list", [True, False], ids=["list", "array"])
@@ -211,7 +211,7 @@ def test_pullbacks_are_scalar_free_on_device_arrays(backing: str) -> None:
     assert checked > 20
 
 
-# ---- JAX as a reference ---------------------------------------------------------------------
+# ---- JAX as a reference --------------------------------------------------------------------------
 
 
 def _jax_cases() -> list[Any]:
@@ -258,7 +258,7 @@ def test_agrees_with_jax(reg: cr.Registration, fn: Any, jax_numpy) -> None:  # t
     assert compared > 0
 
 
-# ---- second derivatives ---------------------------------------------------------------------
+# ---- second derivatives --------------------------------------------------------------------------
 
 SECOND_ORDER_KEYS = [
     ("1-D repeats", (6,), np.array([0, 0, 5, 2, 0])),

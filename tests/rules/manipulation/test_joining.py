@@ -93,7 +93,7 @@ def test_block_of_nested_lists() -> None:
     np.testing.assert_array_equal(bar[1][0], g[2:])
 
 
-# ---- second derivatives: pullbacks are built from functions with rules --------------------------
+# ---- second derivatives: pullbacks are built from functions with rules ---------------------------
 def test_concat_pullback_is_differentiable_again() -> None:
     """concat's pullback slices the cotangent (operator.getitem with slices) and, for
     axis=None, reshapes: both have rules, checked here at the arguments the pullback uses."""

@@ -31,7 +31,7 @@ def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None: 
     assert_agrees_with_jax(reg, examples_for(reg))
 
 
-# ---- GPU safety -------------------------------------------------------------------------------
+# ---- GPU safety ----------------------------------------------------------------------------------
 # jax.numpy.repeat cannot be traced with a traced array of counts (its output shape depends on
 # them): check_jit says so for those examples, whatever the rule does
 
@@ -51,7 +51,7 @@ def test_repeat_by_device_counts_reads_no_element() -> None:
     assert type(d).__name__.endswith("DeviceArray")
 
 
-# ---- exact values -----------------------------------------------------------------------------
+# ---- exact values --------------------------------------------------------------------------------
 def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
     y, pb = cr.rrule(f, *args, **kw)
     if y_bar is None:
@@ -105,7 +105,7 @@ def test_float32_stays_float32_and_complex_cotangent_of_real_input() -> None:
         assert g.dtype == np.float32 and np.all(g.imag == 0), f
 
 
-# ---- second derivatives: pullbacks are built from functions with rules --------------------------
+# ---- second derivatives: pullbacks are built from functions with rules ---------------------------
 def test_repeat_pullback_is_differentiable_again() -> None:
     """repeat by device counts is a scatter_add."""
     rng = np.random.default_rng(1)
