@@ -8,11 +8,9 @@ module                 functions
 ``data_types``         ``astype`` (and the non-differentiable dtype queries)
 ``elementwise``        ``sin``, ``add``, ``clip``, NumPy's ``angle``, ``gradient``, ... (by topic)
 ``polynomial_numpy``   NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
-``indexing``           ``x[key]``, ``take``, ``take_along_axis``
+``indexing``           ``x[key]``, ``take``, ... (and NumPy's ``choose``, ``put``, ...)
 ``linear_algebra``     ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot``, ``einsum``
-``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
-``manipulation_numpy`` NumPy's ``vstack``, ``split``, ``pad``, ``delete``, ``insert``, ...
-``indexing_numpy``     NumPy's ``choose``, ``compress``, ``diag``, ``select``, ``put``, ...
+``manipulation``       ``reshape``, ``concat``, ``flip``, ... (and NumPy's ``vstack``, ``pad``, ...)
 ``searching``          ``where`` (and ``argmax``, ``nonzero``, NumPy's ``argwhere``, ... non-diff.)
 ``sets``               ``unique_*``, NumPy's ``unique``, ``union1d``, ... (ties split equally)
 ``sorting``            ``sort``, NumPy's ``partition`` (and ``argsort``, ``lexsort``, non-diff.)
@@ -35,11 +33,9 @@ from . import (  # noqa: F401
     elementwise,
     fft,
     indexing,
-    indexing_numpy,
     linalg,
     linear_algebra,
     manipulation,
-    manipulation_numpy,
     operators,
     polynomial_numpy,
     scipy,

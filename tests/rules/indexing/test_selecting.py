@@ -1,5 +1,7 @@
-"""NumPy's indexing functions: the generated tests, plus the in-place calls refused, select's
-first-true choice and ties of put's repeated writes."""
+"""NumPy's indexing-like functions (choose, compress, extract, diag, diagflat, select; and
+unravel_index, ravel_multi_index): the generated tests, plus select's first-true choice,
+compress's and extract's dtypes, choose's index check on the device, and every NumPy gather of
+the indexing family on device arrays."""
 
 from __future__ import annotations
 
@@ -9,29 +11,7 @@ import pytest
 import chainrules as cr
 from chainrules.testing.suite import rule_tests
 
-test_rule = rule_tests("chainrules.rules.indexing_numpy")
-
-
-@pytest.mark.parametrize("name", ["put", "place", "put_along_axis", "fill_diagonal"])
-def test_in_place_calls_are_refused(name: str) -> None:
-    args = {
-        "put": (np.ones(3), [0], np.ones(1)),
-        "place": (np.ones(3), np.array([True, False, False]), np.ones(1)),
-        "put_along_axis": (np.ones((2, 2)), np.array([[0], [1]]), np.ones((2, 1)), 1),
-        "fill_diagonal": (np.ones((2, 2)), np.ones(())),
-    }[name]
-    with pytest.raises(TypeError, match=f"{name}: the call writes into"):
-        cr.rrule(getattr(np, name), *args)
-
-
-def test_numpy_put_functional_writes_a_copy() -> None:
-    a = np.arange(4.0)
-    y, pb = cr.rrule(np.put, a, np.array([1, 1]), np.array([5.0, 7.0]), inplace=False)
-    np.testing.assert_array_equal(a, np.arange(4.0))  # not mutated
-    np.testing.assert_array_equal(y, [0.0, 7.0, 2.0, 3.0])
-    _, a_bar, _, v_bar = pb(np.ones(4))
-    np.testing.assert_array_equal(a_bar, [1.0, 0.0, 1.0, 1.0])
-    np.testing.assert_array_equal(v_bar, [0.0, 1.0])  # the write NumPy keeps gets it
+test_rule = rule_tests("chainrules.rules.indexing.selecting")
 
 
 def test_select_first_true_and_keyword_default() -> None:
@@ -80,15 +60,17 @@ def test_ravel_multi_index_as_numpys(kwargs: dict) -> None:
 
 
 def _device_gather_cases() -> list[object]:
-    """Every example of every differentiable gather rule of the module (``choose``'s array of
-    choices among them): none may declare a device limit."""
+    """Every example of every differentiable gather rule of NumPy's indexing functions, here and
+    in ``inserting`` (``choose``'s array of choices among them): none may declare a device
+    limit."""
     from chainrules.core.registry import registrations
     from chainrules.testing.examples import examples_for
     from chainrules.testing.suite import defined_in
 
     cases = []
     for reg in registrations():
-        if not defined_in(reg, "chainrules.rules.indexing_numpy") or reg.non_differentiable:
+        numpys = ("chainrules.rules.indexing.selecting", "chainrules.rules.indexing.inserting")
+        if not any(defined_in(reg, m) for m in numpys) or reg.non_differentiable:
             continue
         for k, ex in enumerate(examples_for(reg, 0)):
             cases.append(pytest.param(reg, ex, id=f"{reg.name}-{k}-{ex.note}"))

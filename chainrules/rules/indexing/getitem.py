@@ -14,7 +14,8 @@ Each of these is a *gather*: a linear map ``G`` that copies elements of ``x`` se
   ``[1, 2, 3]`` back to ``[3, 0, 3, 0]``).
 
 ``take`` and ``take_along_axis`` are written as the equivalent ``x[key]`` with one integer array
-per axis (the form of integer-array indexing every Array API library accepts), so every rule's
+per axis (the form of integer-array indexing every Array API library accepts; the keys are built
+in ``chainrules.rules._util.indexing``, which ``sort`` uses too), so every rule's
 named pullback is the same transpose (``_ungather``) and every pushforward the same gather
 (``_gather_tangent``). The pullback calls only :func:`scatter_add`, whose
 own rule gathers with ``getitem`` again (and ``reshape`` for host ints): every pullback here is
@@ -25,7 +26,7 @@ scatter where a library could see an element write; integer arrays, masks and ev
 through the accumulating scatter of the array's library. Indices never leave the device.
 
 >>> import operator, numpy as np, chainrules as cr
->>> import chainrules.rules.indexing  # registers these rules
+>>> import chainrules.rules.indexing.getitem  # registers these rules
 >>> y, pullback = cr.rrule(operator.getitem, np.arange(4.0), [0, 0, 2])
 >>> pullback(np.array([1.0, 2.0, 3.0]))[1]
 array([3., 0., 3., 0.])
@@ -36,14 +37,13 @@ array([[1., 1.],
 
 from __future__ import annotations
 
-import math
 import operator
 from typing import Any
 
 import array_api_compat
 import numpy as np
 
-from ..core import (
+from ...core import (
     AbstractZero,
     Expect,
     NoTangent,
@@ -52,7 +52,6 @@ from ..core import (
     ZeroTangent,
     device_of,
     dtype_kind,
-    is_array,
     namespace_of,
     pullback,
     register_frule,
@@ -61,10 +60,11 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ..core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
-from ..core.toolkit import numpy_result, output
-from ._util import axis_int, axis_opt
-from ._util.numpy_like import numpy_module
+from ...core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
+from ...core.toolkit import numpy_result, output
+from .._util import axis_int, axis_opt
+from .._util.indexing import along_key, index_axis, take_key
+from .._util.numpy_like import numpy_module
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
@@ -72,7 +72,7 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 
 
-# --- shared by the five rules: the transpose of a gather, and the gather of a tangent ------------
+# --- shared by the five rules: the transpose of a gather, and the gather of a tangent -------------
 def _zeros(xp: Any, x: Any) -> Any:
     """A zero of ``x``'s shape, dtype and device that allocates nothing: ``scatter_add`` copies
     its ``dest`` anyway, so a broadcast 0-d zero saves one array of ``x``'s size. On dask a
@@ -115,12 +115,12 @@ def _gather_tangent(name: str, xp: Any, tangents: tuple[Any, ...], x: Any, key: 
 def _ex(args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *, note: str) -> Any:
     """One example input. ``Example`` keeps a key such as ``(slice(None), array)`` out of the
     complex-dtype sniffing that ``(args, kwargs)`` pairs go through."""
-    from ..core.examples import Example
+    from ...core.examples import Example
 
     return Example(args, kwargs or {}, note=note)
 
 
-# --- operator.getitem --------------------------------------------------------------------------
+# --- operator.getitem -----------------------------------------------------------------------------
 def _sequence_positions(x: Any, key: Any) -> Any:
     if not isinstance(key, (int, slice)) or isinstance(key, bool):
         raise TypeError(
@@ -237,93 +237,7 @@ def getitem_frule(tangents: tuple[Any, ...], x: Any, key: Any, /) -> tuple[Any, 
     return numpy_result(gather(xp, x, k, x.ndim)), _gather_tangent("getitem", xp, tangents, x, k)
 
 
-# --- take and take_along_axis as keys ----------------------------------------------------------
-def _axis(axis: Any, ndim: int, name: str) -> int:
-    a = operator.index(axis)
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}")
-    return a % ndim
-
-
-def _as_index_array(xp: Any, indices: Any, device: Any) -> Any:
-    if is_array(indices):
-        return indices
-    return xp.asarray(indices) if device is None else xp.asarray(indices, device=device)
-
-
-def _apply_mode(xp: Any, idx: Any, n: int, mode: Any) -> Any:
-    """NumPy's ``mode=`` of ``take`` as the in-range indices it selects."""
-    if mode == "wrap":
-        return idx % n
-    if mode == "clip":
-        return xp.clip(idx, 0, n - 1)
-    return idx  # "raise" (and JAX's in-bounds modes): indexing itself wraps negative values
-
-
-def _take_key(xp: Any, x: Any, indices: Any, axis: Any, mode: Any, name: str) -> IndexKey:
-    """The key with ``x[key] == take(x, indices, axis=axis)``: full slices and ``indices`` on
-    ``axis`` for 1-D indices; else one integer array per axis of ``x``, broadcasting to the
-    output's shape (``axis=None``: positions in the flattened ``x``, unravelled)."""
-    dev = device_of(x)
-    idx = _as_index_array(xp, indices, dev)
-    shape = tuple(x.shape)
-    if axis is None:
-        size = math.prod(shape)
-        idx = _apply_mode(xp, idx, size, mode)
-        if len(shape) == 1:
-            return parse_key(xp, (idx,), dev)
-        if not shape:
-            raise ValueError(f"{name}: the rule does not take a 0-d array; index it instead")
-        # unravelling needs non-negative flat positions (the primal already checked the bounds)
-        idx = xp.where(idx < 0, idx + size, idx)
-        entries = []
-        for d, n in enumerate(shape):
-            e = idx // math.prod(shape[d + 1 :])
-            entries.append(e % n if d else e)
-        return parse_key(xp, tuple(entries), dev)
-    ax = _axis(axis, len(shape), name)
-    idx = _apply_mode(xp, idx, shape[ax], mode)
-    if len(shape) == 1 or idx.ndim == 1:
-        # x[:, ..., idx]: one integer array on the taken axis only, so the pullback's scatter is
-        # an index_add along that axis (torch keeps a DTensor's shards of the other axes, dask
-        # stays chunk-aligned), not an n-d scatter with an arange grid for every axis
-        full = slice(None)
-        return parse_key(xp, (*(full,) * ax, idx, *(full,) * (len(shape) - ax - 1)), dev)
-    ishape = tuple(idx.shape)
-    out_nd = len(shape) - 1 + len(ishape)
-    keys: list[Any] = []
-    for d, n in enumerate(shape):
-        if d == ax:
-            keys.append(xp.reshape(idx, (1,) * ax + ishape + (1,) * (len(shape) - ax - 1)))
-            continue
-        pos = d if d < ax else d + len(ishape) - 1
-        s = [1] * out_nd
-        s[pos] = n
-        keys.append(xp.reshape(xp.arange(n, dtype=idx.dtype, device=dev), tuple(s)))
-    return parse_key(xp, tuple(keys), dev)
-
-
-def _along_key(xp: Any, x: Any, indices: Any, axis: Any, name: str) -> IndexKey:
-    """The key with ``x[key] == take_along_axis(x, indices, axis=axis)``: ``indices`` on
-    ``axis`` and an ``arange`` on every other axis, broadcasting like ``take_along_axis``."""
-    if axis is None:  # NumPy: the flattened array
-        return _take_key(xp, x, indices, None, None, name)
-    dev = device_of(x)
-    shape = tuple(x.shape)
-    ax = _axis(axis, len(shape), name)
-    if len(shape) == 1:
-        return parse_key(xp, (indices,), dev)
-    keys: list[Any] = []
-    for d, n in enumerate(shape):
-        if d == ax:
-            keys.append(indices)
-            continue
-        s = [1] * len(shape)
-        s[d] = n
-        keys.append(xp.reshape(xp.arange(n, dtype=indices.dtype, device=dev), tuple(s)))
-    return parse_key(xp, tuple(keys), dev)
-
-
+# --- take and take_along_axis as keys -------------------------------------------------------------
 # NumPy's signatures; the library's own further options (JAX's fill_value=) pass through
 _NUMPY_TAKE = signature(
     "take", lambda a, indices, /, axis=None, out=None, mode=None, **library_options: None
@@ -333,7 +247,7 @@ _NUMPY_TAKE_ALONG_AXIS = signature(
 )
 
 
-# --- examples ----------------------------------------------------------------------------------
+# --- examples -------------------------------------------------------------------------------------
 def _take_examples(rng: np.random.Generator) -> list[Any]:
     ia = np.array
     v, m = rng.standard_normal(6), rng.standard_normal((3, 4))
@@ -391,14 +305,14 @@ def _numpy_take_along_axis_examples(rng: np.random.Generator) -> list[Any]:
     ]
 
 
-# --- take --------------------------------------------------------------------------------------
+# --- take -----------------------------------------------------------------------------------------
 @register_rrule("take", examples=_take_examples)
 def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take")
     axis_opt(axis, "take")
     # axis=None is passed only when given: dask's take refuses an explicit None
     y = xp.take(x, indices) if axis is None else xp.take(x, indices, axis=axis)
-    key = _take_key(xp, x, indices, axis, None, "take")
+    key = take_key(xp, x, indices, axis, None, "take")
     project, like = ProjectTo(y, xp), _like(x)
 
     @pullback(y, (x, indices))
@@ -422,9 +336,9 @@ def take_frule(
         t = tangents_in("take", tangents[:2], (x,))
         if t is None:
             return y, _ZERO
-        ax = 0 if axis is None else _axis(axis, x.ndim, "take")
+        ax = 0 if axis is None else index_axis(axis, x.ndim, "take")
         return y, xp.take(t[0], indices, axis=t[0].ndim - x.ndim + ax)
-    key = _take_key(xp, x, indices, axis, None, "take")
+    key = take_key(xp, x, indices, axis, None, "take")
     return y, _gather_tangent("take", xp, tangents, x, key)
 
 
@@ -437,7 +351,7 @@ def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     if getattr(x, "ndim", None) == 0:
         return _take_0d_rrule(xp, x, args, kwargs)
     y = numpy_module(x).take(*args, **kwargs)
-    key = _take_key(xp, x, indices, a["axis"], a["mode"], "take")
+    key = take_key(xp, x, indices, a["axis"], a["mode"], "take")
     project, like = ProjectTo(y, xp), _like(x)
     rest = (_NO,) * (len(args) - 1)
 
@@ -459,7 +373,7 @@ def numpy_take_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tu
         t = _ZERO if dots is None else xp.reshape(dots[0], (*dots.lead(), 1))
         return numpy_take_frule((_NO, t, *tangents[2:]), xp.reshape(x, (1,)), *args[1:], **kwargs)
     y = numpy_module(x).take(*args, **kwargs)
-    key = _take_key(xp, x, indices, a["axis"], a["mode"], "take")
+    key = take_key(xp, x, indices, a["axis"], a["mode"], "take")
     return y, _gather_tangent("take", xp, tangents, x, key)
 
 
@@ -476,13 +390,13 @@ def _take_0d_rrule(xp: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any
     return y, take_pullback
 
 
-# --- take_along_axis ---------------------------------------------------------------------------
+# --- take_along_axis ------------------------------------------------------------------------------
 @register_rrule("take_along_axis", examples=_take_along_axis_examples)
 def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take_along_axis")
     axis_int(axis, "take_along_axis", ndim=x.ndim, bool_ok=True)
     y = xp.take_along_axis(x, indices, axis=axis)
-    key = _along_key(xp, x, indices, axis, "take_along_axis")
+    key = along_key(xp, x, indices, axis, "take_along_axis")
     project, like = ProjectTo(y, xp), _like(x)
 
     @pullback(y, (x, indices))
@@ -499,7 +413,7 @@ def take_along_axis_frule(
     xp = namespace_of(x, indices, fname="take_along_axis")
     axis_int(axis, "take_along_axis", ndim=x.ndim, bool_ok=True)
     y = xp.take_along_axis(x, indices, axis=axis)
-    key = _along_key(xp, x, indices, axis, "take_along_axis")
+    key = along_key(xp, x, indices, axis, "take_along_axis")
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)
 
 
@@ -510,7 +424,7 @@ def numpy_take_along_axis_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take_along_axis")
     axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
     y = numpy_module(x).take_along_axis(*args, **kwargs)
-    key = _along_key(xp, x, indices, a["axis"], "take_along_axis")
+    key = along_key(xp, x, indices, a["axis"], "take_along_axis")
     project, like = ProjectTo(y, xp), _like(x)
     rest = (_NO,) * (len(args) - 1)
 
@@ -530,5 +444,5 @@ def numpy_take_along_axis_frule(
     xp = namespace_of(x, indices, fname="take_along_axis")
     axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
     y = numpy_module(x).take_along_axis(*args, **kwargs)
-    key = _along_key(xp, x, indices, a["axis"], "take_along_axis")
+    key = along_key(xp, x, indices, a["axis"], "take_along_axis")
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)

@@ -1,5 +1,6 @@
-"""NumPy's manipulation functions: the generated tests, plus hand checks where finite differences
-cannot judge (trim_zeros moves its zeros), nested block lists and pad's refused modes."""
+"""NumPy's functions that add or remove elements (append, insert, delete, pad, resize,
+trim_zeros): the generated tests, plus hand checks where finite differences cannot judge
+(trim_zeros moves its zeros), pad's refused modes and delete's dtypes and device indices."""
 
 from __future__ import annotations
 
@@ -7,9 +8,22 @@ import numpy as np
 import pytest
 
 import chainrules as cr
+from chainrules.rules.manipulation import resizing
+from chainrules.testing import examples_for
 from chainrules.testing.suite import rule_tests
 
-test_rule = rule_tests("chainrules.rules.manipulation_numpy")
+REGS = [r for r in cr.registrations() if r.module == resizing.__name__]
+GATHERS = ("append", "delete", "insert", "pad", "resize", "trim_zeros")  # NumPy's own
+
+
+def test_every_function_is_registered() -> None:
+    assert {r.name for r in REGS} == {f"numpy:{n}" for n in GATHERS}
+    for reg in REGS:
+        assert reg.rrule is not None and reg.frule is not None, reg.name
+        assert examples_for(reg), reg.name
+
+
+test_rule = rule_tests(resizing)
 
 
 def test_trim_zeros_pulls_back_into_the_kept_slice() -> None:
@@ -27,17 +41,6 @@ def test_trim_zeros_pulls_back_into_the_kept_slice() -> None:
     np.testing.assert_array_equal(t, np.arange(2.0, 6.0))
 
 
-def test_block_of_nested_lists() -> None:
-    a, b, c = np.ones((2, 2)), np.ones((2, 1)), np.ones((1, 3))
-    y, pb = cr.rrule(np.block, [[a, b], [c]])
-    np.testing.assert_array_equal(y, np.block([[a, b], [c]]))
-    g = np.arange(9.0).reshape(3, 3)
-    bar = pb(g)[1]
-    np.testing.assert_array_equal(bar[0][0], g[:2, :2])
-    np.testing.assert_array_equal(bar[0][1], g[:2, 2:])
-    np.testing.assert_array_equal(bar[1][0], g[2:])
-
-
 def test_pad_edge_accumulates_and_unsupported_modes_are_refused() -> None:
     _, pb = cr.rrule(np.pad, np.array([1.0, 2.0]), 2, "edge")
     np.testing.assert_array_equal(pb(np.ones(6))[1], [3.0, 3.0])
@@ -51,11 +54,6 @@ def test_delete_by_device_indices_is_scalar_free() -> None:
     from chainrules.testing.checks import check_scalar_free
 
     check_scalar_free(np.delete, np.arange(6.0), np.array([0, 4]))
-
-
-def test_dtype_and_out_are_refused() -> None:
-    with pytest.raises(TypeError, match="vstack: the rule does not support dtype="):
-        cr.rrule(np.vstack, (np.ones(2), np.ones(2)), dtype=np.float32)
 
 
 def test_delete_keeps_a_big_endian_dtype() -> None:

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import chainrules as cr
-import chainrules.rules.indexing as indexing_module
 from chainrules.core.scatter import scatter_add
+from chainrules.rules.indexing import getitem as getitem_module
 from chainrules.testing import device, examples_for, test_frule, test_rrule, to_numpy
 from chainrules.testing.backends import BACKENDS
 from chainrules.testing.runner import Backend
@@ -21,7 +21,7 @@ from chainrules.testing.suite import rule_tests
 # they can take; the testers here judge the maths on every backend.
 NO_DEVICE_CHECKS = {"scalar_free": False, "jit": False}
 
-INDEXING = [r for r in cr.registrations() if r.module == indexing_module.__name__]
+INDEXING = [r for r in cr.registrations() if r.module == getitem_module.__name__]
 NAMED = [r for r in INDEXING if r.family != "callable"]
 GETITEM = next(r for r in INDEXING if r.target is operator.getitem)
 
@@ -43,10 +43,10 @@ def test_every_function_of_the_family_has_both_rules() -> None:
     assert any(r.target is operator.getitem for r in both)
 
 
-# ---- the tester on every backend ------------------------------------------------------------
+# ---- the tester on every backend -----------------------------------------------------------------
 
 
-# ---- conventions ----------------------------------------------------------------------------
+# ---- conventions ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("as_list", [True, False], ids=["list", "array"])
@@ -211,7 +211,7 @@ def test_pullbacks_are_scalar_free_on_device_arrays(backing: str) -> None:
     assert checked > 20
 
 
-# ---- JAX as a reference ---------------------------------------------------------------------
+# ---- JAX as a reference --------------------------------------------------------------------------
 
 
 def _jax_cases() -> list[Any]:
@@ -258,7 +258,7 @@ def test_agrees_with_jax(reg: cr.Registration, fn: Any, jax_numpy) -> None:  # t
     assert compared > 0
 
 
-# ---- second derivatives ---------------------------------------------------------------------
+# ---- second derivatives --------------------------------------------------------------------------
 
 SECOND_ORDER_KEYS = [
     ("1-D repeats", (6,), np.array([0, 0, 5, 2, 0])),
@@ -348,7 +348,7 @@ def test_scatter_pullback_is_differentiable(
 
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
-test_rule = rule_tests("chainrules.rules.indexing")
+test_rule = rule_tests(getitem_module)
 
 
 @pytest.mark.parametrize(
