@@ -50,7 +50,7 @@ SKIP = {
     "scipy:special.hyp1f1 [+inf]": "SciPy's own hyp1f1 never returns at x >= ~1e15 for a not a "
     "non-positive integer (SciPy 1.17.1, Boost's hypergeometric_1F1: boostorg/math#1288), so "
     "f itself hangs (the fuzz calls f first); the rule refuses x > 1e12 with a ValueError "
-    "before calling SciPy (tests/rules/scipy/test_special.py, test_hyp1f1_*)",
+    "before calling SciPy (tests/rules/scipy/special/test_hypergeometric.py, test_hyp1f1_*)",
 }
 
 

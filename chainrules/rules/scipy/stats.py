@@ -40,7 +40,7 @@ from ...core.registry import register_frule, register_rrule
 from ...core.scalar_rule import finish_tangent
 from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
-from .special import MISSING, ZERO, _Ctx, _elementwise_rules, _in_dtype
+from .._util.special import MISSING, ZERO, _Ctx, _elementwise_rules, _in_dtype
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()

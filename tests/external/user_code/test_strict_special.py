@@ -1,5 +1,5 @@
 """SciPy's ``digamma`` and ``gammaln`` on array-api-strict arrays through chainrules.ad, to second
-order: their derivatives (``polygamma``, from ``chainrules/rules/scipy/special.py``) made a NumPy
+order: their derivatives (``polygamma``, from ``chainrules/rules/_util/special.py``) made a NumPy
 scalar constant, which turned array-api-strict arrays into NumPy ones (issue 10).
 
 In a subprocess: SciPy reads ``SCIPY_ARRAY_API=1`` once, at its import, and other tests of this
