@@ -150,3 +150,17 @@ def test_pullback_building_blocks() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.linalg.products")
+
+
+# ---- NumPy's multi_dot -----------------------------------------------------------------------
+NP_RNG = np.random.default_rng(11)
+
+
+def test_multi_dot_primal_and_errors() -> None:
+    arrs = [NP_RNG.standard_normal(s) for s in ((5,), (5, 2), (2, 6), (6, 3))]
+    y, pb = cr.rrule(np.linalg.multi_dot, arrs)
+    np.testing.assert_allclose(y, np.linalg.multi_dot(arrs), rtol=1e-12)
+    bars = pb(np.ones(3))[1]
+    assert isinstance(bars, cr.Tangent) and bars[0].shape == (5,)
+    with pytest.raises(ValueError, match="multi_dot: shapes"):
+        cr.rrule(np.linalg.multi_dot, [np.ones((2, 3)), np.ones((2, 3))])
