@@ -7,7 +7,7 @@ module                 functions
 ``data_types``         ``astype`` (and the non-differentiable dtype queries)
 ``elementwise``        ``sin``, ``add``, ``clip``, ... (and NumPy's names for them)
 ``elementwise_numpy``  NumPy's ``angle``, ``cross``, ``interp``, ``gradient``, ``trapezoid``, ...
-``polynomial_numpy``   NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
+``polynomial``         NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
 ``indexing``           ``x[key]``, ``take``, ``take_along_axis``
 ``linear_algebra``     ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot``, ``einsum``
 ``manipulation``       ``reshape``, ``concat``, ``stack``, ``flip``, ``roll``, ...
@@ -46,7 +46,7 @@ from . import (  # noqa: F401
     manipulation,
     manipulation_numpy,
     operators,
-    polynomial_numpy,
+    polynomial,
     scipy,
     searching,
     searching_numpy,

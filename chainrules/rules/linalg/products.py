@@ -1,8 +1,8 @@
-"""Rules for the product-like functions of the ``linalg`` extension -- ``matmul``,
-``matrix_transpose``, ``tensordot``, ``vecdot`` (the same rules as the standard's top-level
-functions, see :mod:`chainrules.rules.linear_algebra`), ``outer``, ``cross``, ``trace``,
-``diagonal`` -- and NumPy's ``outer``, ``trace`` and ``diagonal`` (with ``axis1``/``axis2``) and
-``linalg.multi_dot``.
+"""Rules for the product-like functions of the ``linalg`` extension -- ``outer``, ``cross``,
+``trace``, ``diagonal`` (``linalg.matmul``, ``linalg.matrix_transpose``, ``linalg.tensordot`` and
+``linalg.vecdot`` are registered with the standard's top-level functions, in
+:mod:`chainrules.rules.linear_algebra`) -- and NumPy's ``outer``, ``trace`` and ``diagonal``
+(with ``axis1``/``axis2``) and ``linalg.multi_dot``.
 
 Maths notes
 -----------
@@ -27,9 +27,8 @@ Maths notes
 
 Every pullback is built from functions with rules of their own (``matmul``, ``cross``,
 ``multiply``, ``reshape``, ``permute_dims``, ``conj``, ``sum``) and constants (``eye``), so it can
-be differentiated again, and reads no value on the host. ``linalg.matmul``, ``linalg.tensordot``,
-... are registered with the rules of :mod:`chainrules.rules.linear_algebra`; the two ``outer`` rules
-share :func:`outer_rrule`, and the four ``trace``/``diagonal`` rules :func:`diag_rrule`.
+be differentiated again, and reads no value on the host. The two ``outer`` rules share
+:func:`outer_rrule`, and the four ``trace``/``diagonal`` rules :func:`diag_rrule`.
 """
 
 from __future__ import annotations
@@ -48,42 +47,19 @@ from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import numpy_result, pullback, signature, tangents_in
 from .._util import conj, in_dtype, lazy
 from .._util.linalg import _h
-from ..linear_algebra import (
-    VECDOT_EXPECT,
-    _matmul_ex,
-    _tensordot_ex,
-    _transpose_ex,
-    _vecdot_ex,
+from .._util.products import (
     arrays,
     bind_kwonly,
     bind_pair,
     broadcast_shapes,
-    matmul_frule,
-    matmul_rrule,
-    matrix_transpose_frule,
-    matrix_transpose_rrule,
     pad_chunk,
     reshape_to,
     tangent,
-    tensordot_frule,
-    tensordot_rrule,
     total,
-    vecdot_frule,
-    vecdot_rrule,
 )
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
-
-# --- the standard's products, also in linalg: the same rules -------------------------------------
-for _name, _rrule, _frule, _ex, _expect in (
-    ("linalg.matmul", matmul_rrule, matmul_frule, _matmul_ex, ()),
-    ("linalg.matrix_transpose", matrix_transpose_rrule, matrix_transpose_frule, _transpose_ex, ()),
-    ("linalg.tensordot", tensordot_rrule, tensordot_frule, _tensordot_ex, ()),
-    ("linalg.vecdot", vecdot_rrule, vecdot_frule, _vecdot_ex, VECDOT_EXPECT),
-):
-    register_rrule(_name, examples=_ex, module=__name__, expect=_expect)(_rrule)
-    register_frule(_name, examples=_ex, module=__name__, expect=_expect)(_frule)
 
 
 def _eye(xp: Any, n: int, m: int, k: int, like: Any) -> Any:
