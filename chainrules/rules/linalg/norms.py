@@ -1,5 +1,5 @@
 """Rules for the norms of the ``linalg`` extension -- ``vector_norm``, ``matrix_norm`` -- and
-NumPy's ``linalg.norm`` (every ``ord``/``axis``/``keepdims`` combination) and ``linalg.cond``.
+NumPy's ``linalg.norm`` (every ``ord``/``axis``/``keepdims`` combination).
 
 Maths notes
 -----------
@@ -27,10 +27,6 @@ mask and a count here: no index ever reaches the host.
 
 The 2-norm's pullback is :func:`norm2_back`, a function with rules of its own, so the pullback can
 be differentiated again (second derivatives).
-
-* ``cond``: ``p`` in ``(None, 2, -2)``: ``s_max / s_min`` (or its inverse) from the singular
-  values, ``A_bar = U diag(s_bar) V^H``; any other ``p``: ``norm(x, p) * norm(inv(x), p)``
-  differentiated through the rules of ``numpy:linalg.norm`` and ``linalg.inv``.
 """
 
 from __future__ import annotations
@@ -40,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from ...core.namespaces import device_of, host_readable, namespace_of
+from ...core.namespaces import host_readable, namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import frule, register_frule, register_rrule, rrule, traceable
+from ...core.registry import register_frule, register_rrule, traceable
 from ...core.specialise import specialise
 from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
@@ -57,8 +53,7 @@ from .._util import (
     safe,
     unit,
 )
-from .._util.linalg import _conj, _h, _re, finite_svd
-from .._util.numpy_like import numpy_module
+from .._util.linalg import finite_svd
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -600,98 +595,4 @@ def _np_norm_ex(rng: Any) -> list[Any]:
         ((t,), {"axis": (2, 0), "ord": "nuc"}),
         ((t,), {"axis": (0, 1), "ord": 1, "keepdims": True}),
         ((t,), {"axis": -1, "ord": _INF}),
-    ]
-
-
-# --- NumPy's cond ------------------------------------------------------------------------
-_COND = signature("linalg.cond", lambda x, p=None: None)
-
-
-_SVD_P = (None, 2, -2)
-
-
-def _cond(args: Any, kwargs: Any) -> tuple[Any, Any, Any, Any, Any]:
-    a = _COND.bind(args, kwargs)
-    x, p = a["x"], a["p"]
-    xp = namespace_of(x, fname="linalg.cond")
-    if getattr(x, "ndim", 0) < 2:
-        raise ValueError(f"linalg.cond: x must be a (stack of) matrices, got shape {x.shape}")
-    npm = numpy_module(x)
-    return xp, npm, x, p, npm.linalg.cond(x, p)
-
-
-def _cond_svd_weights(xp: Any, s: Any, p: Any) -> Any:
-    """``d cond / d s`` for ``cond = s_max / s_min`` (``p=-2``: ``s_min / s_max``). The ratio is
-    taken first: ``(s_max / s_min) / s_min``, not ``s_max / s_min**2``, whose square underflows
-    to 0 at ``s ~ 1e-300`` (``inf * 0``: NaN where the derivative, ~1e300, is finite)."""
-    k = s.shape[-1]
-    idx = xp.arange(k, device=device_of(s))
-    first = xp.astype(idx == 0, s.dtype)
-    last = xp.astype(idx == k - 1, s.dtype)
-    hi, lo = s[..., :1], s[..., k - 1 :]
-    if p == -2:
-        return last / hi - first * ((lo / hi) / hi)
-    return first / lo - last * ((hi / lo) / lo)
-
-
-def _cond_norm_parts(npm: Any, x: Any, p: Any) -> tuple[Any, Any, Any, Any, Any]:
-    """``norm(x, p)``, ``norm(inv(x), p)`` with their pullbacks and ``inv``'s."""
-    n1, pb1 = rrule(npm.linalg.norm, x, p, (-2, -1))
-    xi, pbi = rrule(npm.linalg.inv, x)
-    n2, pb2 = rrule(npm.linalg.norm, xi, p, (-2, -1))
-    return n1, n2, pb1, pbi, pb2
-
-
-@register_rrule("numpy:linalg.cond", examples=lambda rng: _cond_ex(rng))
-def cond_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, npm, x, p, y = _cond(args, kwargs)
-    project = ProjectTo(x, xp)
-    # p selects the norm: piecewise constant where it is a float (inf), opaque otherwise
-    rest = tuple(_ZERO if isinstance(q, float) else _NO for q in args[1:])
-
-    @pullback(y, args, name="linalg.cond")
-    def cond_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if p in _SVD_P:
-            u, s, vh = finite_svd(xp, x, False)  # NaN at a non-finite x, never a hang
-            sb = _cond_svd_weights(xp, s, p) * y_bar[..., None]
-            return (project((u * xp.astype(sb, u.dtype)[..., None, :]) @ vh), *rest)
-        n1, n2, pb1, pbi, pb2 = _cond_norm_parts(npm, x, p)
-        g1 = pb1(y_bar * n2)[1]
-        g2 = pbi(pb2(y_bar * n1)[1])[1]
-        return (project(g1 + g2), *rest)
-
-    return y, cond_pullback
-
-
-@register_frule("numpy:linalg.cond", examples=lambda rng: _cond_ex(rng))
-def cond_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, npm, x, p, y = _cond(args, kwargs)
-    t = tangents_in("linalg.cond", tangents[:2], (x,))
-    if t is None:
-        return y, _ZERO
-    dx = t[0]
-    if p in _SVD_P:
-        u, s, vh = finite_svd(xp, x, False)
-        ds = _re(xp, xp.sum(_conj(xp, u) * (dx @ _h(xp, vh)), axis=-2))
-        dy = xp.sum(_cond_svd_weights(xp, s, p) * ds, axis=-1)
-        return y, in_dtype(xp, dy, y.dtype)
-    n1, d1 = frule((_NO, dx, _NO, _NO), npm.linalg.norm, x, p, (-2, -1))
-    xi, dxi = frule((_NO, dx), npm.linalg.inv, x)
-    n2, d2 = frule((_NO, dxi, _NO, _NO), npm.linalg.norm, xi, p, (-2, -1))
-    return y, in_dtype(xp, d1 * n2 + n1 * d2, y.dtype)
-
-
-def _cond_ex(rng: Any) -> list[Any]:
-    import numpy as np
-
-    r = rng.standard_normal
-    well = r((3, 3)) + 3 * np.eye(3)
-    return [
-        ((well,), {}),
-        ((r((4, 3)), 2), {}),  # non-square: the 2-norm only
-        ((r((2, 3, 3)) + 2 * np.eye(3), -2), {}),
-        ((well, "fro"), {}),
-        ((well,), {"p": 1}),
-        ((r((2, 2, 2)) + 2 * np.eye(2), -np.inf), {}),
-        ((r((3, 3)) + 1j * r((3, 3)) + 3 * np.eye(3), np.inf), {}),
     ]

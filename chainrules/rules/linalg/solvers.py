@@ -1,6 +1,6 @@
 """Rules for the solvers and determinants of the ``linalg`` extension -- ``solve``, ``inv``,
-``pinv``, ``det``, ``slogdet``, ``matrix_power`` -- and NumPy's ``linalg.pinv`` (``rcond``,
-``hermitian``).
+``det``, ``slogdet``, ``matrix_power`` -- and NumPy's ``linalg.tensorsolve``, ``linalg.tensorinv``
+and ``linalg.cond`` (the condition number of a system).
 
 Maths notes
 -----------
@@ -41,6 +41,9 @@ function           pullback / pushforward
 
 * ``tensorsolve`` / ``tensorinv``: NumPy reshapes to one square matrix; the rules are those of
   ``solve`` / ``inv`` on that matrix, reshaped (and permuted for ``axes``) back.
+* ``cond``: ``p`` in ``(None, 2, -2)``: ``s_max / s_min`` (or its inverse) from the singular
+  values, ``A_bar = U diag(s_bar) V^H``; any other ``p``: ``norm(x, p) * norm(inv(x), p)``
+  differentiated through the rules of ``numpy:linalg.norm`` and ``linalg.inv``.
 """
 
 from __future__ import annotations
@@ -51,9 +54,9 @@ from typing import Any
 
 import array_api_compat
 
-from ...core.namespaces import namespace_of
+from ...core.namespaces import device_of, namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule, traceable
+from ...core.registry import frule, register_frule, register_rrule, rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
 from .._util import axis_ints, in_dtype, lazy
@@ -62,6 +65,7 @@ from .._util.linalg import (
     _h,
     _matrix_arg,
     _normal,
+    _re,
     _solve,
     _well,
     finite_svd,
@@ -674,3 +678,97 @@ def tensorinv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     ym = xp.reshape(y, (n, n))
     dy = -(ym @ xp.reshape(t[0], (*lead, n, n)) @ ym)
     return y, in_dtype(xp, xp.reshape(dy, (*lead, *tuple(y.shape))), y.dtype)
+
+
+# --- NumPy's cond: the condition number of a system ------------------------------------------
+_COND = signature("linalg.cond", lambda x, p=None: None)
+
+
+_SVD_P = (None, 2, -2)
+
+
+def _cond(args: Any, kwargs: Any) -> tuple[Any, Any, Any, Any, Any]:
+    a = _COND.bind(args, kwargs)
+    x, p = a["x"], a["p"]
+    xp = namespace_of(x, fname="linalg.cond")
+    if getattr(x, "ndim", 0) < 2:
+        raise ValueError(f"linalg.cond: x must be a (stack of) matrices, got shape {x.shape}")
+    npm = numpy_module(x)
+    return xp, npm, x, p, npm.linalg.cond(x, p)
+
+
+def _cond_svd_weights(xp: Any, s: Any, p: Any) -> Any:
+    """``d cond / d s`` for ``cond = s_max / s_min`` (``p=-2``: ``s_min / s_max``). The ratio is
+    taken first: ``(s_max / s_min) / s_min``, not ``s_max / s_min**2``, whose square underflows
+    to 0 at ``s ~ 1e-300`` (``inf * 0``: NaN where the derivative, ~1e300, is finite)."""
+    k = s.shape[-1]
+    idx = xp.arange(k, device=device_of(s))
+    first = xp.astype(idx == 0, s.dtype)
+    last = xp.astype(idx == k - 1, s.dtype)
+    hi, lo = s[..., :1], s[..., k - 1 :]
+    if p == -2:
+        return last / hi - first * ((lo / hi) / hi)
+    return first / lo - last * ((hi / lo) / lo)
+
+
+def _cond_norm_parts(npm: Any, x: Any, p: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``norm(x, p)``, ``norm(inv(x), p)`` with their pullbacks and ``inv``'s."""
+    n1, pb1 = rrule(npm.linalg.norm, x, p, (-2, -1))
+    xi, pbi = rrule(npm.linalg.inv, x)
+    n2, pb2 = rrule(npm.linalg.norm, xi, p, (-2, -1))
+    return n1, n2, pb1, pbi, pb2
+
+
+@register_rrule("numpy:linalg.cond", examples=lambda rng: _cond_ex(rng))
+def cond_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, npm, x, p, y = _cond(args, kwargs)
+    project = ProjectTo(x, xp)
+    # p selects the norm: piecewise constant where it is a float (inf), opaque otherwise
+    rest = tuple(_ZERO if isinstance(q, float) else _NO for q in args[1:])
+
+    @pullback(y, args, name="linalg.cond")
+    def cond_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if p in _SVD_P:
+            u, s, vh = finite_svd(xp, x, False)  # NaN at a non-finite x, never a hang
+            sb = _cond_svd_weights(xp, s, p) * y_bar[..., None]
+            return (project((u * xp.astype(sb, u.dtype)[..., None, :]) @ vh), *rest)
+        n1, n2, pb1, pbi, pb2 = _cond_norm_parts(npm, x, p)
+        g1 = pb1(y_bar * n2)[1]
+        g2 = pbi(pb2(y_bar * n1)[1])[1]
+        return (project(g1 + g2), *rest)
+
+    return y, cond_pullback
+
+
+@register_frule("numpy:linalg.cond", examples=lambda rng: _cond_ex(rng))
+def cond_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, npm, x, p, y = _cond(args, kwargs)
+    t = tangents_in("linalg.cond", tangents[:2], (x,))
+    if t is None:
+        return y, _ZERO
+    dx = t[0]
+    if p in _SVD_P:
+        u, s, vh = finite_svd(xp, x, False)
+        ds = _re(xp, xp.sum(_conj(xp, u) * (dx @ _h(xp, vh)), axis=-2))
+        dy = xp.sum(_cond_svd_weights(xp, s, p) * ds, axis=-1)
+        return y, in_dtype(xp, dy, y.dtype)
+    n1, d1 = frule((_NO, dx, _NO, _NO), npm.linalg.norm, x, p, (-2, -1))
+    xi, dxi = frule((_NO, dx), npm.linalg.inv, x)
+    n2, d2 = frule((_NO, dxi, _NO, _NO), npm.linalg.norm, xi, p, (-2, -1))
+    return y, in_dtype(xp, d1 * n2 + n1 * d2, y.dtype)
+
+
+def _cond_ex(rng: Any) -> list[Any]:
+    import numpy as np
+
+    r = rng.standard_normal
+    well = r((3, 3)) + 3 * np.eye(3)
+    return [
+        ((well,), {}),
+        ((r((4, 3)), 2), {}),  # non-square: the 2-norm only
+        ((r((2, 3, 3)) + 2 * np.eye(3), -2), {}),
+        ((well, "fro"), {}),
+        ((well,), {"p": 1}),
+        ((r((2, 2, 2)) + 2 * np.eye(2), -np.inf), {}),
+        ((r((3, 3)) + 1j * r((3, 3)) + 3 * np.eye(3), np.inf), {}),
+    ]

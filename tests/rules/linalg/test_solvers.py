@@ -50,7 +50,11 @@ def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
 
 
 def test_registered() -> None:
-    assert {r.name for r in ALL} == NAMES | {"numpy:linalg.tensorsolve", "numpy:linalg.tensorinv"}
+    assert {r.name for r in ALL} == NAMES | {
+        "numpy:linalg.tensorsolve",
+        "numpy:linalg.tensorinv",
+        "numpy:linalg.cond",
+    }
 
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
@@ -422,3 +426,25 @@ def test_tensorsolve_axes_and_tensorinv() -> None:
     np.testing.assert_allclose(got, _fd_grad(loss, a), rtol=1e-6, atol=1e-7)
     yi, _ = cr.rrule(np.linalg.tensorinv, a.reshape(4, 2, 2), ind=1)
     np.testing.assert_allclose(yi, np.linalg.tensorinv(a.reshape(4, 2, 2), ind=1))
+
+
+# ---- NumPy's cond ----------------------------------------------------------------------------
+@pytest.mark.parametrize("p", [None, -2, "fro", 1, np.inf])
+def test_cond_primal_is_numpys(p) -> None:  # type: ignore[no-untyped-def]
+    a = NP_RNG.standard_normal((3, 3)) + 2 * np.eye(3)
+    y, pb = cr.rrule(np.linalg.cond, a, p)
+    assert y == np.linalg.cond(a, p)
+    assert pb(1.0)[1].shape == (3, 3)
+
+
+@pytest.mark.parametrize(("p", "want"), [(None, [1.0, -2.0]), (2, [1.0, -2.0]), (-2, [-0.25, 0.5])])
+def test_cond_gradient_at_tiny_singular_values(p, want) -> None:  # type: ignore[no-untyped-def]
+    # cond = s_max / s_min at diag(2, 1) * 1e-300: d cond / d s = (1/s_min, -s_max/s_min^2)
+    # = (1e300, -2e300), finite, where s_min^2 underflows (it gave NaN); p=-2: its inverse
+    y, pb = cr.rrule(np.linalg.cond, np.diag([2e-300, 1e-300]), p)
+    assert y == np.linalg.cond(np.diag([2e-300, 1e-300]), p)
+    np.testing.assert_allclose(np.diag(pb(1.0)[1]), np.array(want) * 1e300, rtol=1e-14)
+    # cond is scale-free: its gradient at c a is the gradient at a over c
+    a = NP_RNG.standard_normal((3, 3)) + 2 * np.eye(3)
+    g = cr.rrule(np.linalg.cond, a, p)[1](1.0)[1]
+    np.testing.assert_allclose(cr.rrule(np.linalg.cond, a * 1e-300, p)[1](1.0)[1], g * 1e300)
