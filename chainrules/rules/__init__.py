@@ -7,7 +7,7 @@ module                 functions
                        ``logspace``, windows, ... (a package, by topic)
 ``data_types``         ``astype`` (and the non-differentiable dtype queries)
 ``elementwise``        ``sin``, ``add``, ``clip``, NumPy's ``angle``, ``gradient``, ... (by topic)
-``polynomial_numpy``   NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
+``polynomial``         NumPy's ``convolve``, ``polyval``, ``polyfit``, ``roots``, ...
 ``indexing``           ``x[key]``, ``take``, ... (and NumPy's ``choose``, ``put``, ...)
 ``linear_algebra``     ``matmul``, ``matrix_transpose``, ``tensordot``, ``vecdot``, ``einsum``
 ``manipulation``       ``reshape``, ``concat``, ``flip``, ... (and NumPy's ``vstack``, ``pad``, ...)
@@ -37,7 +37,7 @@ from . import (  # noqa: F401
     linear_algebra,
     manipulation,
     operators,
-    polynomial_numpy,
+    polynomial,
     scipy,
     searching,
     sets,

@@ -113,17 +113,31 @@ def _pairs() -> list[tuple[sp.Specialised, str]]:
     return [(s, lib) for s in sp.methods() for lib in sorted(s.library_methods) if lib in _LIBS]
 
 
-def _users(s: sp.Specialised) -> list[cr.Registration]:
-    """The registrations whose rule is ``s``, or whose rules live in a module (of the rules or
-    of the core: ``scalar_rule``'s) that calls ``s``."""
-    call = re.compile(rf"\b{re.escape(s.__name__)}\(")
-    mods = {
+def _calls(f: Any, s: Any) -> bool:
+    """Whether the source of ``f`` (a function or a module) calls ``s`` by its name."""
+    return re.search(rf"\b{re.escape(s.__name__)}\(", inspect.getsource(f)) is not None
+
+
+def _calling(s: Any) -> set[str]:
+    """The modules of the rules or of the core that hold ``s`` and call it."""
+    return {
         name
         for name, m in list(sys.modules.items())
         if name.startswith(("chainrules.rules", "chainrules.core"))
         and s in vars(m).values()
-        and call.search(inspect.getsource(m))
+        and _calls(m, s)
     }
+
+
+def _users(s: sp.Specialised) -> list[cr.Registration]:
+    """The registrations whose rule is ``s``, or whose rules live in a module (of the rules or
+    of the core: ``scalar_rule``'s) that calls ``s``."""
+    mods = _calling(s)
+    # a helper of the shared maths (chainrules.rules._util) that calls s: the modules calling it
+    for name in [n for n in mods if n.startswith("chainrules.rules._util")]:
+        for f in list(vars(sys.modules[name]).values()):
+            if inspect.isfunction(f) and f.__module__ == name and _calls(f, s):
+                mods |= _calling(f)
     out = []
     for reg in registrations():
         rules = [r for r in (reg.rrule, reg.frule) if r is not None]

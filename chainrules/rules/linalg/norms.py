@@ -53,7 +53,7 @@ from .._util import (
     safe,
     unit,
 )
-from .decompositions import finite_svd
+from .._util.linalg import finite_svd
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -119,6 +119,57 @@ def _vector_direction(
     return g if scale is None else g * scale
 
 
+def _scaled(g: Any, scale: Any) -> Any:
+    return g if scale is None or g is None else g * scale
+
+
+def _tie_weights(xp: Any, mask: Any, dtype: Any, axes: tuple[int, ...]) -> Any:
+    """``mask / count`` in ``dtype``: each tied element's equal share of its slice over ``axes``."""
+    count = xp.astype(count_true(xp, mask, axes), dtype)
+    return xp.astype(mask, dtype) / safe(xp, count)
+
+
+def _matrix_direction(xp: Any, x: Any, ye: Any, ord: Any) -> Any:
+    """``G`` of ``matrix_norm`` over the last two axes (``ye`` has them as length-1 axes)."""
+    if ord == "fro":
+        return x / safe(xp, ye)
+    if ord in ("nuc", 2, -2):
+        u, s, vh = finite_svd(xp, x, False)  # NaN at a non-finite x, never a hang
+        if ord == "nuc":  # U V^H over the non-zero singular values (min-norm subgradient)
+            w = xp.astype(s > 0, s.dtype)
+        else:
+            target = (
+                xp.max(s, axis=-1, keepdims=True) if ord == 2 else xp.min(s, axis=-1, keepdims=True)
+            )
+            w = _tie_weights(xp, s == target, s.dtype, (-1,))
+            w = xp.where(target == 0, xp.zeros_like(w), w)
+        return xp.matmul(u * xp.astype(w, u.dtype)[..., None, :], vh)
+    ax = xp.abs(x)
+    direction = unit(xp, x, ax)
+    if ord in (1, -1):  # columns: sums over rows (axis -2)
+        sums = xp.sum(ax, axis=-2, keepdims=True)
+        pick = (
+            xp.max(sums, axis=-1, keepdims=True)
+            if ord == 1
+            else xp.min(sums, axis=-1, keepdims=True)
+        )
+        w = _tie_weights(xp, sums == pick, sums.dtype, (-1,))
+    elif ord in (_INF, -_INF):  # rows: sums over columns (axis -1)
+        sums = xp.sum(ax, axis=-1, keepdims=True)
+        pick = (
+            xp.max(sums, axis=-2, keepdims=True)
+            if ord == _INF
+            else xp.min(sums, axis=-2, keepdims=True)
+        )
+        w = _tie_weights(xp, sums == pick, sums.dtype, (-2,))
+    else:
+        raise ValueError(f"matrix_norm: invalid ord {ord!r}")
+    g = direction * w
+    return xp.where(ye == 0, xp.zeros_like(g), g)
+
+
+# --- the 2-norm: its value, its pullback through norm2_back (a function with rules of its own)
+# and the limits at infinite entries (shared with the p-norms) ---------------------------------
 @specialise
 def unless_inf(ye: Any, plain: Any, limit: Any) -> Any:
     """``plain()`` where no entry of the reduced norm ``ye`` is infinite, else ``limit()``: the
@@ -185,56 +236,6 @@ def _at_inf(
     return unless_inf(ye, lambda: make(x), limit)
 
 
-def _scaled(g: Any, scale: Any) -> Any:
-    return g if scale is None or g is None else g * scale
-
-
-def _tie_weights(xp: Any, mask: Any, dtype: Any, axes: tuple[int, ...]) -> Any:
-    """``mask / count`` in ``dtype``: each tied element's equal share of its slice over ``axes``."""
-    count = xp.astype(count_true(xp, mask, axes), dtype)
-    return xp.astype(mask, dtype) / safe(xp, count)
-
-
-def _matrix_direction(xp: Any, x: Any, ye: Any, ord: Any) -> Any:
-    """``G`` of ``matrix_norm`` over the last two axes (``ye`` has them as length-1 axes)."""
-    if ord == "fro":
-        return x / safe(xp, ye)
-    if ord in ("nuc", 2, -2):
-        u, s, vh = finite_svd(xp, x, False)  # NaN at a non-finite x, never a hang
-        if ord == "nuc":  # U V^H over the non-zero singular values (min-norm subgradient)
-            w = xp.astype(s > 0, s.dtype)
-        else:
-            target = (
-                xp.max(s, axis=-1, keepdims=True) if ord == 2 else xp.min(s, axis=-1, keepdims=True)
-            )
-            w = _tie_weights(xp, s == target, s.dtype, (-1,))
-            w = xp.where(target == 0, xp.zeros_like(w), w)
-        return xp.matmul(u * xp.astype(w, u.dtype)[..., None, :], vh)
-    ax = xp.abs(x)
-    direction = unit(xp, x, ax)
-    if ord in (1, -1):  # columns: sums over rows (axis -2)
-        sums = xp.sum(ax, axis=-2, keepdims=True)
-        pick = (
-            xp.max(sums, axis=-1, keepdims=True)
-            if ord == 1
-            else xp.min(sums, axis=-1, keepdims=True)
-        )
-        w = _tie_weights(xp, sums == pick, sums.dtype, (-1,))
-    elif ord in (_INF, -_INF):  # rows: sums over columns (axis -1)
-        sums = xp.sum(ax, axis=-1, keepdims=True)
-        pick = (
-            xp.max(sums, axis=-2, keepdims=True)
-            if ord == _INF
-            else xp.min(sums, axis=-2, keepdims=True)
-        )
-        w = _tie_weights(xp, sums == pick, sums.dtype, (-2,))
-    else:
-        raise ValueError(f"matrix_norm: invalid ord {ord!r}")
-    g = direction * w
-    return xp.where(ye == 0, xp.zeros_like(g), g)
-
-
-# --- the 2-norm's pullback, a function with rules of its own -------------------------------------
 @traceable
 def norm2_back(
     x: Any, y_bar: Any, axis: Any = None, keepdims: bool = False, *, norm: Any = None
@@ -319,66 +320,6 @@ def _norm2_back_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     return z, in_dtype(xp, acc, z.dtype)
 
 
-# --- the norms: one pullback and one pushforward, given the gradient direction --------------------
-def _norm_pullback(
-    name: str,
-    xp: Any,
-    x: Any,
-    y: Any,
-    axes: tuple[int, ...],
-    keepdims: bool,
-    args: tuple[Any, ...],
-    direction: Any,
-    two_norm: bool,
-) -> Any:
-    """The pullback of the norm ``y`` of ``x`` over ``axes`` (sorted): ``y_bar * G``, with
-    ``direction(scale)`` giving ``scale * G`` (``None`` for a zero derivative). The 2-norm
-    (``two_norm``) is pulled back through :func:`norm2_back`, differentiable again. The other
-    positional arguments (``ord``, ``axis``, ``keepdims``) are static."""
-    project = ProjectTo(x, xp)
-    rest = (_NO,) * (len(args) - 1)
-
-    @pullback(y, args, name=name)
-    def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if not project.differentiable:
-            return (_NO, *rest)
-        if two_norm:  # through a function with rules: differentiable again
-            g = _two_norm_bar(x, y, y_bar, axes, keepdims)
-        else:
-            g = direction(expand_reduced(xp, y_bar, axes, keepdims))
-            if g is None:
-                return (_ZERO, *rest)
-        return (project(g), *rest)
-
-    return norm_pullback
-
-
-def _norm_dot(
-    name: str,
-    xp: Any,
-    x: Any,
-    y: Any,
-    axes: tuple[int, ...],
-    keepdims: bool,
-    tangents: Any,
-    direction: Any,
-    ord: Any = None,
-) -> Any:
-    """The pushforward of the norm: ``sum(Re(conj(G) x_dot))`` over ``axes``."""
-    t = tangents_in(name, tangents[:2], (x,))
-    if t is None:
-        return _ZERO
-    d = direction(None)
-    if d is None:
-        return _ZERO
-    if isinstance(ord, (int, float)) and 0 < ord < 1:
-        # G is inf at finite entries when y = inf (the limit): a zero tangent there adds 0
-        d = xp.where(t[0] == 0, xp.zeros_like(d), d)
-    prod = xp.conj(d) * t[0]
-    y_dot = xp.sum(xp.real(prod), axis=chunk_axes(axes, t.extra), keepdims=keepdims)
-    return in_dtype(xp, y_dot, y.dtype)
-
-
 @specialise
 def _two_norm_bar(x: Any, y: Any, y_bar: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
     """The 2-norm's cotangent, through :func:`norm2_back` (differentiable again). The norm is
@@ -422,6 +363,79 @@ def _norm_value_numpy(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
     return np.linalg.norm(x, None, None, keepdims)
 
 
+def _two_norm_pullback(
+    name: str, xp: Any, x: Any, y: Any, axes: tuple[int, ...], keepdims: bool, args: Any
+) -> Any:
+    """The 2-norm's pullback, ``y_bar * x / ||x||``, through :func:`norm2_back` (a function with
+    rules: differentiable again). The other positional arguments are static."""
+    project = ProjectTo(x, xp)
+    rest = (_NO,) * (len(args) - 1)
+
+    @pullback(y, args, name=name)
+    def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if not project.differentiable:
+            return (_NO, *rest)
+        return (project(_two_norm_bar(x, y, y_bar, axes, keepdims)), *rest)
+
+    return norm_pullback
+
+
+# --- the norms: one pullback and one pushforward, given the gradient direction --------------------
+def _norm_pullback(
+    name: str,
+    xp: Any,
+    x: Any,
+    y: Any,
+    axes: tuple[int, ...],
+    keepdims: bool,
+    args: tuple[Any, ...],
+    direction: Any,
+) -> Any:
+    """The pullback of the norm ``y`` of ``x`` over ``axes`` (sorted): ``y_bar * G``, with
+    ``direction(scale)`` giving ``scale * G`` (``None`` for a zero derivative); the 2-norm's is
+    :func:`_two_norm_pullback`. The other positional arguments (``ord``, ``axis``, ``keepdims``)
+    are static."""
+    project = ProjectTo(x, xp)
+    rest = (_NO,) * (len(args) - 1)
+
+    @pullback(y, args, name=name)
+    def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if not project.differentiable:
+            return (_NO, *rest)
+        g = direction(expand_reduced(xp, y_bar, axes, keepdims))
+        if g is None:
+            return (_ZERO, *rest)
+        return (project(g), *rest)
+
+    return norm_pullback
+
+
+def _norm_dot(
+    name: str,
+    xp: Any,
+    x: Any,
+    y: Any,
+    axes: tuple[int, ...],
+    keepdims: bool,
+    tangents: Any,
+    direction: Any,
+    ord: Any = None,
+) -> Any:
+    """The pushforward of the norm: ``sum(Re(conj(G) x_dot))`` over ``axes``."""
+    t = tangents_in(name, tangents[:2], (x,))
+    if t is None:
+        return _ZERO
+    d = direction(None)
+    if d is None:
+        return _ZERO
+    if isinstance(ord, (int, float)) and 0 < ord < 1:
+        # G is inf at finite entries when y = inf (the limit): a zero tangent there adds 0
+        d = xp.where(t[0] == 0, xp.zeros_like(d), d)
+    prod = xp.conj(d) * t[0]
+    y_dot = xp.sum(xp.real(prod), axis=chunk_axes(axes, t.extra), keepdims=keepdims)
+    return in_dtype(xp, y_dot, y.dtype)
+
+
 # --- vector_norm, matrix_norm --------------------------------------------------------------------
 def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any, y: Any = None) -> tuple[Any, ...]:
     """``(xp, y, axes, direction)`` of ``y = vector_norm(x, axis=axis, keepdims=keepdims,
@@ -441,7 +455,9 @@ def _vector_norm(x: Any, axis: Any, keepdims: bool, ord: Any, y: Any = None) -> 
 @register_rrule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
 def _vector_norm_rrule(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
     xp, y, axes, direction = _vector_norm(x, axis, keepdims, ord)
-    return y, _norm_pullback("vector_norm", xp, x, y, axes, keepdims, (x,), direction, ord == 2)
+    if ord == 2:
+        return y, _two_norm_pullback("vector_norm", xp, x, y, axes, keepdims, (x,))
+    return y, _norm_pullback("vector_norm", xp, x, y, axes, keepdims, (x,), direction)
 
 
 @register_frule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
@@ -470,7 +486,7 @@ def _matrix_norm(x: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]:
 @register_rrule("linalg.matrix_norm", examples=lambda rng: _matrix_ex(rng))
 def _matrix_norm_rrule(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
     xp, y, axes, direction = _matrix_norm(x, keepdims, ord)
-    return y, _norm_pullback("matrix_norm", xp, x, y, axes, keepdims, (x,), direction, False)
+    return y, _norm_pullback("matrix_norm", xp, x, y, axes, keepdims, (x,), direction)
 
 
 @register_frule("linalg.matrix_norm", examples=lambda rng: _matrix_ex(rng))
@@ -528,7 +544,9 @@ def _np_norm(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
 @register_rrule("numpy:linalg.norm", examples=lambda rng: _np_norm_ex(rng))
 def _np_norm_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, x, y, axes, keepdims, direction, two = _np_norm(args, kwargs)
-    return y, _norm_pullback("linalg.norm", xp, x, y, axes, keepdims, args, direction, two)
+    if two:
+        return y, _two_norm_pullback("linalg.norm", xp, x, y, axes, keepdims, args)
+    return y, _norm_pullback("linalg.norm", xp, x, y, axes, keepdims, args, direction)
 
 
 @register_frule("numpy:linalg.norm", examples=lambda rng: _np_norm_ex(rng))

@@ -1,7 +1,8 @@
-"""Rules for the product-like functions of the ``linalg`` extension -- ``matmul``,
-``matrix_transpose``, ``tensordot``, ``vecdot`` (the same rules as the standard's top-level
-functions, see :mod:`chainrules.rules.linear_algebra`), ``outer``, ``cross``, ``trace``,
-``diagonal`` -- and NumPy's ``outer``, ``trace`` and ``diagonal`` (with ``axis1``/``axis2``).
+"""Rules for the product-like functions of the ``linalg`` extension -- ``outer``, ``cross``,
+``trace``, ``diagonal`` (``linalg.matmul``, ``linalg.matrix_transpose``, ``linalg.tensordot`` and
+``linalg.vecdot`` are registered with the standard's top-level functions, in
+:mod:`chainrules.rules.linear_algebra`) -- and NumPy's ``outer``, ``trace`` and ``diagonal``
+(with ``axis1``/``axis2``) and ``linalg.multi_dot``.
 
 Maths notes
 -----------
@@ -18,14 +19,16 @@ Maths notes
   matrix: ``x_bar = (y_bar @ S)[..., :, None] * eye(n, m, k=offset)``, with ``S`` the constant
   selector ``eye(L, n, k=max(-offset, 0))`` that moves entry ``i`` of the diagonal to its row.
   No scatter and no index array: matmul, multiply and constants.
+* ``multi_dot``: the product is evaluated in the optimal order of the matrix chain (the same
+  dynamic programme as NumPy's, on shapes only) and every node ``C = L R`` pulls back
+  ``L_bar = C_bar R^H``, ``R_bar = L^H C_bar``: the pullback costs about twice the product.
 * NumPy's ``trace``/``diagonal`` over ``axis1``/``axis2``: the same, with those two axes moved to
   the end (``permute_dims``) and back.
 
 Every pullback is built from functions with rules of their own (``matmul``, ``cross``,
 ``multiply``, ``reshape``, ``permute_dims``, ``conj``, ``sum``) and constants (``eye``), so it can
-be differentiated again, and reads no value on the host. ``linalg.matmul``, ``linalg.tensordot``,
-... are registered with the rules of :mod:`chainrules.rules.linear_algebra`; the two ``outer`` rules
-share :func:`outer_rrule`, and the four ``trace``/``diagonal`` rules :func:`diag_rrule`.
+be differentiated again, and reads no value on the host. The two ``outer`` rules share
+:func:`outer_rrule`, and the four ``trace``/``diagonal`` rules :func:`diag_rrule`.
 """
 
 from __future__ import annotations
@@ -40,45 +43,23 @@ from ...core.examples import Expect
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
 from ...core.registry import register_frule, register_rrule
-from ...core.tangents import NoTangent, ZeroTangent
+from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import numpy_result, pullback, signature, tangents_in
-from .._util import conj, lazy
-from ..linear_algebra import (
-    VECDOT_EXPECT,
-    _matmul_ex,
-    _tensordot_ex,
-    _transpose_ex,
-    _vecdot_ex,
+from .._util import conj, in_dtype, lazy
+from .._util.linalg import _h
+from .._util.products import (
     arrays,
     bind_kwonly,
     bind_pair,
     broadcast_shapes,
-    matmul_frule,
-    matmul_rrule,
-    matrix_transpose_frule,
-    matrix_transpose_rrule,
     pad_chunk,
     reshape_to,
     tangent,
-    tensordot_frule,
-    tensordot_rrule,
     total,
-    vecdot_frule,
-    vecdot_rrule,
 )
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
-
-# --- the standard's products, also in linalg: the same rules -------------------------------------
-for _name, _rrule, _frule, _ex, _expect in (
-    ("linalg.matmul", matmul_rrule, matmul_frule, _matmul_ex, ()),
-    ("linalg.matrix_transpose", matrix_transpose_rrule, matrix_transpose_frule, _transpose_ex, ()),
-    ("linalg.tensordot", tensordot_rrule, tensordot_frule, _tensordot_ex, ()),
-    ("linalg.vecdot", vecdot_rrule, vecdot_frule, _vecdot_ex, VECDOT_EXPECT),
-):
-    register_rrule(_name, examples=_ex, module=__name__, expect=_expect)(_rrule)
-    register_frule(_name, examples=_ex, module=__name__, expect=_expect)(_frule)
 
 
 def _eye(xp: Any, n: int, m: int, k: int, like: Any) -> Any:
@@ -502,3 +483,162 @@ def np_diagonal_rrule(*args: Any, **kwargs: Any) -> Any:
 def np_diagonal_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x, y, *_, f = _np_diagonal_call(args, kwargs)
     return diag_frule("diagonal", tangents, xp, x, y, f)
+
+
+# --- NumPy's multi_dot -------------------------------------------------------------------
+_MULTI_DOT = signature("linalg.multi_dot", lambda arrays, *, out=None, precision=None: None)
+
+
+def _chain_order(dims: list[int]) -> Any:
+    """The optimal parenthesisation of a matrix chain with shapes ``dims[i] x dims[i + 1]``
+    (NumPy's dynamic programme, on host shapes): a leaf index or a pair ``(left, right)``."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf  # type: ignore[call-overload]
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+
+    def tree(i: int, j: int) -> Any:
+        if i == j:
+            return i
+        k = split[i][j]
+        return (tree(i, k), tree(k + 1, j))
+
+    return tree(0, n - 1)
+
+
+def _multi_dot(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    p = _MULTI_DOT.bind(args, kwargs)
+    arrays = p["arrays"]
+    if p["precision"] is not None:
+        raise TypeError("linalg.multi_dot: the rule does not support precision=")
+    if not isinstance(arrays, (list, tuple)) or len(arrays) < 2:
+        raise ValueError("linalg.multi_dot: expected a sequence of at least two arrays")
+    xp = namespace_of(*arrays, fname="linalg.multi_dot")
+    n = len(arrays)
+    mats = []
+    for i, m in enumerate(arrays):
+        nd = getattr(m, "ndim", 0)
+        if nd == 1 and i == 0:
+            m = xp.reshape(m, (1, m.shape[0]))
+        elif nd == 1 and i == n - 1:
+            m = xp.reshape(m, (m.shape[0], 1))
+        elif nd != 2:
+            raise ValueError(
+                f"linalg.multi_dot: array {i} has shape {tuple(getattr(m, 'shape', ()))}; "
+                "expected matrices (the first and last may be vectors)"
+            )
+        mats.append(m)
+    for i in range(n - 1):
+        if mats[i].shape[1] != mats[i + 1].shape[0]:
+            raise ValueError(
+                f"linalg.multi_dot: shapes {tuple(mats[i].shape)} and "
+                f"{tuple(mats[i + 1].shape)} (arrays {i} and {i + 1}) do not align"
+            )
+    order = _chain_order([mats[0].shape[0], *(m.shape[1] for m in mats)])
+    values: dict[Any, Any] = {}
+
+    def evaluate(node: Any) -> Any:
+        if isinstance(node, int):
+            return mats[node]
+        v = evaluate(node[0]) @ evaluate(node[1])
+        values[node] = v
+        return v
+
+    out = evaluate(order)
+    shape = tuple(
+        d
+        for d, keep in ((out.shape[0], arrays[0].ndim != 1), (out.shape[1], arrays[-1].ndim != 1))
+        if keep
+    )
+    y = xp.reshape(out, shape) if shape != tuple(out.shape) else out
+    return xp, arrays, mats, order, values, y
+
+
+def _node_value(mats: Any, values: Any, node: Any) -> Any:
+    return mats[node] if isinstance(node, int) else values[node]
+
+
+def _multi_dot_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        (([r((2, 3)), r((3, 4))],), {}),
+        (([r((3, 1)), r((1, 4)), r((4, 2)), r((2, 2))],), {}),
+        (([r(3), r((3, 2)), r(2)],), {}),  # vectors at both ends: a 0-d result
+        (([r(2), r((2, 3)), r((3, 2))],), {}),
+        (((r((2, 2)) + 1j * r((2, 2)), r((2, 3)), r((3, 1))),), {}),
+    ]
+
+
+@register_rrule("numpy:linalg.multi_dot", examples=_multi_dot_ex, kind="sequence")
+def multi_dot_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, arrays, mats, order, values, y = _multi_dot(args, kwargs)
+    projects = [ProjectTo(m, xp) for m in arrays]
+    kind = type(arrays)
+
+    @pullback(y, args, name="linalg.multi_dot")
+    def multi_dot_pullback(y_bar: Any) -> Any:
+        bars: list[Any] = [None] * len(mats)
+        stack = [(order, xp.reshape(y_bar, tuple(_node_value(mats, values, order).shape)))]
+        while stack:
+            node, g = stack.pop()
+            if isinstance(node, int):
+                bars[node] = g
+                continue
+            left, right = (_node_value(mats, values, c) for c in node)
+            stack.append((node[0], g @ _h(xp, right)))
+            stack.append((node[1], _h(xp, left) @ g))
+        out = [
+            p(xp.reshape(g, tuple(m.shape))) if p.differentiable else _NO
+            for p, g, m in zip(projects, bars, arrays)
+        ]
+        return Tangent(*out, primal_type=kind)
+
+    return y, multi_dot_pullback
+
+
+@register_frule("numpy:linalg.multi_dot", examples=_multi_dot_ex, kind="sequence")
+def multi_dot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, arrays, mats, order, values, y = _multi_dot(args, kwargs)
+    t = tangents[1] if len(tangents) > 1 else _ZERO
+    if isinstance(t, AbstractZero):
+        return y, _ZERO
+    dots: list[Any] = []
+    extra = None
+    for i, m in enumerate(arrays):
+        d = t[i]
+        if isinstance(d, AbstractZero) or not ProjectTo(m, xp).differentiable:
+            dots.append(None)
+            continue
+        k = d.ndim - m.ndim
+        if k < 0 or tuple(d.shape[k:]) != tuple(m.shape) or (extra is not None and k != extra):
+            raise ValueError(
+                f"linalg.multi_dot: tangent {i} of shape {tuple(d.shape)} does not fit an "
+                f"array of shape {tuple(m.shape)}"
+            )
+        extra = k
+        dots.append(xp.reshape(d, (*tuple(d.shape[:k]), *tuple(mats[i].shape))))
+    if extra is None:
+        return y, _ZERO
+
+    def push(node: Any) -> Any:
+        if isinstance(node, int):
+            return dots[node]
+        dl, dr = push(node[0]), push(node[1])
+        left, right = (_node_value(mats, values, c) for c in node)
+        out = None if dl is None else dl @ right
+        if dr is not None:
+            out = left @ dr if out is None else out + left @ dr
+        return out
+
+    dy = push(order)
+    if dy is None:
+        return y, _ZERO
+    dy = xp.reshape(dy, (*tuple(dy.shape[:extra]), *tuple(y.shape)))
+    return y, in_dtype(xp, dy, y.dtype)

@@ -1,6 +1,6 @@
 """Rules for the solvers and determinants of the ``linalg`` extension -- ``solve``, ``inv``,
-``pinv``, ``det``, ``slogdet``, ``matrix_power`` -- and NumPy's ``linalg.pinv`` (``rcond``,
-``hermitian``).
+``det``, ``slogdet``, ``matrix_power`` -- and NumPy's ``linalg.tensorsolve``, ``linalg.tensorinv``
+and ``linalg.cond`` (the condition number of a system).
 
 Maths notes
 -----------
@@ -16,10 +16,6 @@ function           pullback / pushforward
                    ``B.ndim == 1`` (the standard's and NumPy 2's rule); batch axes broadcast, and
                    the cotangent of a broadcast operand is summed back to its shape.
 ``inv(A)``         ``A_bar = -Y^H Y_bar Y^H``; ``Y_dot = -Y A_dot Y``.
-``pinv(A)``        ``X = pinv(A)``: ``A_bar = -X^H X_bar X^H + (I - A X) X_bar^H X X^H
-                   + X^H X X_bar^H (I - X A)`` (Golub and Pereyra). Valid where the rank is
-                   locally constant -- the cutoff (``rtol``) decides the rank, and the formula
-                   differentiates that fixed-rank branch; ``rtol`` itself gets no cotangent.
 ``det(A)``         ``A_bar = y_bar * adj(A)^H``, ``y_dot = tr(adj(A) A_dot)``, with the adjugate
                    from the SVD ``A = U S V^H``: ``adj(A) = det(U) det(V^H) V diag(p) U^H``,
                    ``p_i = prod_{j != i} s_j``. No inverse is taken, so the gradient of a singular
@@ -42,22 +38,40 @@ function           pullback / pushforward
 ``linalg.inv``, ``matmul``, ``matrix_transpose``, ``conj``, ``expand_dims``, ``squeeze`` and sums
 (the projection), functions with rules of their own, so the pullbacks can be differentiated again
 (``det``'s also needs ``svd``'s rule, defined for distinct singular values).
+
+* ``tensorsolve`` / ``tensorinv``: NumPy reshapes to one square matrix; the rules are those of
+  ``solve`` / ``inv`` on that matrix, reshaped (and permuted for ``axes``) back.
+* ``cond``: ``p`` in ``(None, 2, -2)``: ``s_max / s_min`` (or its inverse) from the singular
+  values, ``A_bar = U diag(s_bar) V^H``; any other ``p``: ``norm(x, p) * norm(inv(x), p)``
+  differentiated through the rules of ``numpy:linalg.norm`` and ``linalg.inv``.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
 import array_api_compat
 
-from ...core.namespaces import namespace_of
+from ...core.namespaces import device_of, namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule, traceable
+from ...core.registry import frule, register_frule, register_rrule, rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in
-from .._util import in_dtype, lazy
-from .decompositions import _solve, finite_svd, named_singular
+from .._util import axis_ints, in_dtype, lazy
+from .._util.linalg import (
+    _conj,
+    _h,
+    _matrix_arg,
+    _normal,
+    _re,
+    _solve,
+    _well,
+    finite_svd,
+    named_singular,
+)
+from .._util.numpy_like import numpy_module
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -83,14 +97,6 @@ def _lift(xp: Any, t: Any, extra: int, ndim: int) -> Any:
         return t
     shape = tuple(t.shape)
     return xp.reshape(t, shape[:extra] + (1,) * missing + shape[extra:])
-
-
-def _matrix_arg(name: str, x: Any) -> None:
-    if getattr(x, "ndim", 0) < 2:
-        raise ValueError(
-            f"{name}: x must be a (stack of) matrices of rank >= 2, got shape "
-            f"{tuple(getattr(x, 'shape', ()))}"
-        )
 
 
 def _bcast(xp: Any, v: Any) -> Any:
@@ -197,124 +203,6 @@ def _inv_frule(tangents: Any, x: Any, /) -> Any:
     if t is None:
         return y, _ZERO
     return y, in_dtype(xp, -xp.matmul(y, xp.matmul(t[0], y)), y.dtype)
-
-
-# --- pinv ----------------------------------------------------------------------------------------
-def _pinv_back(xp: Any, a: Any, x: Any, x_bar: Any) -> Any:
-    """``A_bar`` of ``X = pinv(A)`` (fixed rank), ordered so no product is larger than needed."""
-    xh, t = _adjoint(xp, x), _adjoint(xp, x_bar)
-    a_bar = -xp.matmul(xh, xp.matmul(x_bar, xh))
-    w = xp.matmul(xp.matmul(t, x), xh)  # X_bar^H X X^H
-    a_bar = a_bar + (w - xp.matmul(a, xp.matmul(x, w)))  # (I - A X) X_bar^H X X^H
-    v = xp.matmul(xh, xp.matmul(x, t))  # X^H X X_bar^H
-    return a_bar + (v - xp.matmul(xp.matmul(v, x), a))  # ... (I - X A)
-
-
-def _pinv_forward(xp: Any, a: Any, x: Any, da: Any) -> Any:
-    """``X_dot`` of ``X = pinv(A)``: ``-X dA X + X X^H dA^H (I - A X) + (I - X A) dA^H X^H X``."""
-    xh, dah = _adjoint(xp, x), _adjoint(xp, da)
-    out = -xp.matmul(x, xp.matmul(da, x))
-    out = out + xp.matmul(x, xp.matmul(xh, dah - xp.matmul(xp.matmul(dah, a), x)))
-    return out + xp.matmul(dah - xp.matmul(x, xp.matmul(a, dah)), xp.matmul(xh, x))
-
-
-def _symmetrised(xp: Any, g: Any) -> Any:
-    return (g + _adjoint(xp, g)) / 2
-
-
-def _numpy_module(xp: Any) -> Any:
-    """The module of NumPy-signature functions for arrays of namespace ``xp``: ``jax.numpy`` for
-    JAX, CuPy for CuPy, NumPy otherwise (NumPy arrays, and wrappers that take NumPy's functions
-    through ``__array_function__``)."""
-    if array_api_compat.is_jax_namespace(xp):
-        return xp
-    if array_api_compat.is_cupy_namespace(xp):
-        import cupy
-
-        return cupy
-    import numpy
-
-    return numpy
-
-
-# the standard's pinv(x, /, *, rtol=None); NumPy's pinv(a, rcond=None, hermitian=False, *,
-# rtol=...) -- JAX's (a, rtol, hermitian) binds the same way -- is called as it was given
-_PINV = signature("linalg.pinv", lambda x, /, *, rtol=None: None)
-_NP_PINV = signature(
-    "linalg.pinv", lambda x, /, rcond=None, hermitian=False, *, rtol=None, out=None: None
-)
-
-
-def _pinv(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """``(xp, x, pinv(x))`` of a call of the standard's ``pinv``."""
-    if len(args) > 1:
-        raise TypeError(
-            f"linalg.pinv takes 1 positional argument, got {len(args)} (rtol is keyword-only)"
-        )
-    a = _PINV.bind(args, kwargs)
-    x, rtol = a["x"], a["rtol"]
-    xp = namespace_of(x, fname="linalg.pinv")
-    _matrix_arg("linalg.pinv", x)
-    return xp, x, xp.linalg.pinv(x) if rtol is None else xp.linalg.pinv(x, rtol=rtol)
-
-
-def _np_pinv(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, bool]:
-    """``(xp, x, pinv(x, ...), hermitian)`` of a call of NumPy's ``pinv``."""
-    a = _NP_PINV.bind(args, kwargs)
-    x, hermitian = a["x"], a["hermitian"]
-    xp = namespace_of(x, fname="linalg.pinv")
-    _matrix_arg("linalg.pinv", x)
-    if not isinstance(hermitian, bool):
-        raise TypeError(f"linalg.pinv: hermitian must be a Python bool, got {hermitian!r}")
-    return xp, x, _numpy_module(xp).linalg.pinv(*args, **kwargs), hermitian
-
-
-def _pinv_pullback(xp: Any, x: Any, y: Any, args: tuple[Any, ...], hermitian: bool) -> Any:
-    """The pullback of ``y = pinv(x, *args[1:])``: the cutoff (``rcond``, ``rtol``) has a zero
-    derivative where the rank is constant, flags have none."""
-    project = ProjectTo(x, xp)
-    rest = tuple(_NO if a is None or isinstance(a, bool) else _ZERO for a in args[1:])
-
-    @pullback(y, args, name="linalg.pinv")
-    def pinv_pullback(y_bar: Any) -> tuple[Any, ...]:
-        g = _pinv_back(xp, x, y, y_bar)
-        if hermitian:  # the primal reads one triangle: the symmetrised cotangent
-            g = _symmetrised(xp, g)
-        return (project(g), *rest)
-
-    return pinv_pullback
-
-
-def _pinv_dot(xp: Any, x: Any, y: Any, tangents: Any, hermitian: bool) -> Any:
-    t = tangents_in("linalg.pinv", tangents[:2], (x,))  # the other arguments are static
-    if t is None:
-        return _ZERO
-    dx = _symmetrised(xp, t[0]) if hermitian else t[0]
-    return in_dtype(xp, _pinv_forward(xp, x, y, dx), y.dtype)
-
-
-@register_rrule("linalg.pinv", examples=lambda rng: _pinv_ex(rng))
-def _pinv_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x, y = _pinv(args, kwargs)
-    return y, _pinv_pullback(xp, x, y, args, False)
-
-
-@register_frule("linalg.pinv", examples=lambda rng: _pinv_ex(rng))
-def _pinv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x, y = _pinv(args, kwargs)
-    return y, _pinv_dot(xp, x, y, tangents, False)
-
-
-@register_rrule("numpy:linalg.pinv", examples=lambda rng: _np_pinv_ex(rng))
-def _np_pinv_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x, y, hermitian = _np_pinv(args, kwargs)
-    return y, _pinv_pullback(xp, x, y, args, hermitian)
-
-
-@register_frule("numpy:linalg.pinv", examples=lambda rng: _np_pinv_ex(rng))
-def _np_pinv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x, y, hermitian = _np_pinv(args, kwargs)
-    return y, _pinv_dot(xp, x, y, tangents, hermitian)
 
 
 # --- det -----------------------------------------------------------------------------------------
@@ -576,22 +464,6 @@ def _matrix_power_frule(tangents: Any, x: Any, n: Any, /) -> Any:
 
 
 # --- examples ------------------------------------------------------------------------------------
-def _well(rng: Any, shape: tuple[int, ...], cplx: bool = False) -> Any:
-    """Well-conditioned square matrices: ``2 I`` plus a perturbation of norm about 1."""
-    n = shape[-1]
-    a = rng.standard_normal(shape) / max(n, 1) ** 0.5 * 0.6
-    if cplx:
-        a = a + 1j * rng.standard_normal(shape) / max(n, 1) ** 0.5 * 0.6
-    import numpy as np
-
-    return a + 2 * np.eye(n)
-
-
-def _normal(rng: Any, shape: tuple[int, ...], cplx: bool = False) -> Any:
-    a = rng.standard_normal(shape)
-    return a + 1j * rng.standard_normal(shape) if cplx else a
-
-
 def _solve_ex(rng: Any) -> list[Any]:
     return [
         ((_well(rng, (3, 3)), _normal(rng, (3,))), {}),
@@ -617,29 +489,6 @@ def _inv_ex(rng: Any) -> list[Any]:
         ((_well(rng, (2, 2, 2), True),), {}),
         ((_well(rng, (0, 0)),), {}),
         ((_well(rng, (0, 2, 2)),), {}),
-    ]
-
-
-def _pinv_ex(rng: Any) -> list[Any]:
-    return [
-        ((_normal(rng, (4, 3)),), {}),  # tall
-        ((_normal(rng, (2, 4)),), {}),  # wide
-        ((_well(rng, (3, 3)),), {}),  # square
-        ((_normal(rng, (2, 4, 2)),), {"rtol": 1e-10}),
-        ((_normal(rng, (3, 2), True),), {}),
-        ((_normal(rng, (2, 3), True),), {}),
-        ((_normal(rng, (0, 3)),), {}),
-        ((_normal(rng, (2, 0, 0)),), {}),
-    ]
-
-
-def _np_pinv_ex(rng: Any) -> list[Any]:
-    return [
-        ((_normal(rng, (4, 3)),), {}),
-        ((_normal(rng, (2, 3)), 1e-12), {}),  # the cutoff positionally: ZeroTangent for it
-        ((_well(rng, (2, 3, 3)),), {"rtol": 1e-10}),
-        ((_normal(rng, (3, 2), True), None, False), {}),
-        ((_normal(rng, (0, 2)),), {}),
     ]
 
 
@@ -684,3 +533,242 @@ def _power_ex(rng: Any) -> list[Any]:
     out += [((b, 3), {}), ((b, -2), {}), ((c, 3), {}), ((c, -3), {}), ((c, 0), {})]
     out += [((_well(rng, (0, 0)), 2), {}), ((_well(rng, (0, 2, 2)), -2), {})]
     return out
+
+
+# --- NumPy's tensorsolve, tensorinv --------------------------------------------------------
+_TENSORSOLVE = signature("linalg.tensorsolve", lambda a, b, axes=None: None)
+
+
+_TENSORINV = signature("linalg.tensorinv", lambda a, ind=2: None)
+
+
+def _tensorsolve(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    p = _TENSORSOLVE.bind(args, kwargs)
+    a, b, axes = p["a"], p["b"], p["axes"]
+    xp = namespace_of(a, b, fname="linalg.tensorsolve")
+    nd = a.ndim
+    if axes is not None:  # a sequence of axes, as NumPy's (an int or a bool is no sequence)
+        if hasattr(axes, "__index__"):
+            raise TypeError(f"linalg.tensorsolve: axes must be a tuple of ints, got {axes!r}")
+        axes = axis_ints(axes, "linalg.tensorsolve", "axes", ndim=nd)
+    y = numpy_module(a).linalg.tensorsolve(*args, **kwargs)  # the library checks the shapes
+    perm = list(range(nd))
+    if axes is not None:
+        for k in axes:
+            perm.remove(k % nd)
+            perm.append(k % nd)
+    n = math.prod(y.shape)
+    return xp, a, b, y, tuple(perm), n
+
+
+def _inverse_perm(perm: tuple[int, ...]) -> tuple[int, ...]:
+    inv = [0] * len(perm)
+    for i, q in enumerate(perm):
+        inv[q] = i
+    return tuple(inv)
+
+
+def _tensorsolve_ex(rng: Any) -> list[Any]:
+    import numpy as np
+
+    r = rng.standard_normal
+    a = r((2, 3, 6)) + 3 * np.eye(6).reshape(2, 3, 6)
+    c = r((2, 2, 2, 2)) + 3 * np.eye(4).reshape(2, 2, 2, 2)
+    return [
+        ((a, r((2, 3))), {}),
+        ((c, r((2, 2))), {"axes": (0,)}),
+        ((c + 1j * r((2, 2, 2, 2)), r((2, 2)) + 1j * r((2, 2))), {}),
+    ]
+
+
+@register_rrule("numpy:linalg.tensorsolve", examples=_tensorsolve_ex)
+def tensorsolve_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, a, b, y, perm, n = _tensorsolve(args, kwargs)
+    pa, pb = ProjectTo(a, xp), ProjectTo(b, xp)
+    rest = (_NO,) * (len(args) - 2)
+
+    @pullback(y, args, name="linalg.tensorsolve")
+    def tensorsolve_pullback(y_bar: Any) -> tuple[Any, ...]:
+        memo: list[Any] = []
+
+        def solved() -> Any:  # shared by the two deferred cotangents, computed once
+            if not memo:
+                am = xp.reshape(xp.permute_dims(a, perm), (n, n))
+                memo.append(xp.linalg.solve(_h(xp, am), xp.reshape(y_bar, (n,))))
+            return memo[0]
+
+        def a_bar() -> Any:
+            g = -(solved()[:, None] * _conj(xp, xp.reshape(y, (n,)))[None, :])
+            shape = tuple(a.shape[q] for q in perm)
+            return pa(xp.permute_dims(xp.reshape(g, shape), _inverse_perm(perm)))
+
+        return (
+            lazy(pa, a_bar),
+            lazy(pb, lambda: pb(xp.reshape(solved(), tuple(b.shape)))),
+            *rest,
+        )
+
+    return y, tensorsolve_pullback
+
+
+@register_frule("numpy:linalg.tensorsolve", examples=_tensorsolve_ex)
+def tensorsolve_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, b, y, perm, n = _tensorsolve(args, kwargs)
+    t = tangents_in("linalg.tensorsolve", tangents[:3], (a, b))
+    if t is None:
+        return y, _ZERO
+    da, db = t
+    e = t.extra
+    lead = t.lead()
+    am = xp.reshape(xp.permute_dims(a, perm), (n, n))
+    rhs: Any = None
+    if not isinstance(da, AbstractZero):
+        dperm = (*range(e), *(q + e for q in perm))
+        dam = xp.reshape(xp.permute_dims(da, dperm), (*lead, n, n))
+        rhs = -(dam @ xp.reshape(y, (n, 1)))
+    if not isinstance(db, AbstractZero):
+        dbm = xp.reshape(db, (*lead, n, 1))
+        rhs = dbm if rhs is None else rhs + dbm
+    dy = _solve(xp, am, rhs)
+    return y, in_dtype(xp, xp.reshape(dy, (*lead, *tuple(y.shape))), y.dtype)
+
+
+def _tensorinv(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    p = _TENSORINV.bind(args, kwargs)
+    a, ind = p["a"], p["ind"]
+    xp = namespace_of(a, fname="linalg.tensorinv")
+    y = numpy_module(a).linalg.tensorinv(*args, **kwargs)
+    n = math.prod(a.shape[operator.index(ind) :])
+    return xp, a, y, n
+
+
+def _tensorinv_ex(rng: Any) -> list[Any]:
+    import numpy as np
+
+    r = rng.standard_normal
+    return [
+        ((r((2, 3, 6)) + 3 * np.eye(6).reshape(2, 3, 6), 2), {}),
+        ((r((4, 2, 2)) + 3 * np.eye(4).reshape(4, 2, 2),), {"ind": 1}),
+        ((r((2, 2, 2, 2)) + 1j * r((2, 2, 2, 2)) + 3 * np.eye(4).reshape(2, 2, 2, 2),), {}),
+    ]
+
+
+@register_rrule("numpy:linalg.tensorinv", examples=_tensorinv_ex)
+def tensorinv_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, a, y, n = _tensorinv(args, kwargs)
+    project = ProjectTo(a, xp)
+    rest = (_NO,) * (len(args) - 1)
+
+    @pullback(y, args, name="linalg.tensorinv")
+    def tensorinv_pullback(y_bar: Any) -> tuple[Any, ...]:
+        ym = _h(xp, xp.reshape(y, (n, n)))  # Y^H
+        g = -(ym @ xp.reshape(y_bar, (n, n)) @ ym)
+        return (project(xp.reshape(g, tuple(a.shape))), *rest)
+
+    return y, tensorinv_pullback
+
+
+@register_frule("numpy:linalg.tensorinv", examples=_tensorinv_ex)
+def tensorinv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, a, y, n = _tensorinv(args, kwargs)
+    t = tangents_in("linalg.tensorinv", tangents[:2], (a,))
+    if t is None:
+        return y, _ZERO
+    lead = t.lead()
+    ym = xp.reshape(y, (n, n))
+    dy = -(ym @ xp.reshape(t[0], (*lead, n, n)) @ ym)
+    return y, in_dtype(xp, xp.reshape(dy, (*lead, *tuple(y.shape))), y.dtype)
+
+
+# --- NumPy's cond: the condition number of a system ------------------------------------------
+_COND = signature("linalg.cond", lambda x, p=None: None)
+
+
+_SVD_P = (None, 2, -2)
+
+
+def _cond(args: Any, kwargs: Any) -> tuple[Any, Any, Any, Any, Any]:
+    a = _COND.bind(args, kwargs)
+    x, p = a["x"], a["p"]
+    xp = namespace_of(x, fname="linalg.cond")
+    if getattr(x, "ndim", 0) < 2:
+        raise ValueError(f"linalg.cond: x must be a (stack of) matrices, got shape {x.shape}")
+    npm = numpy_module(x)
+    return xp, npm, x, p, npm.linalg.cond(x, p)
+
+
+def _cond_svd_weights(xp: Any, s: Any, p: Any) -> Any:
+    """``d cond / d s`` for ``cond = s_max / s_min`` (``p=-2``: ``s_min / s_max``). The ratio is
+    taken first: ``(s_max / s_min) / s_min``, not ``s_max / s_min**2``, whose square underflows
+    to 0 at ``s ~ 1e-300`` (``inf * 0``: NaN where the derivative, ~1e300, is finite)."""
+    k = s.shape[-1]
+    idx = xp.arange(k, device=device_of(s))
+    first = xp.astype(idx == 0, s.dtype)
+    last = xp.astype(idx == k - 1, s.dtype)
+    hi, lo = s[..., :1], s[..., k - 1 :]
+    if p == -2:
+        return last / hi - first * ((lo / hi) / hi)
+    return first / lo - last * ((hi / lo) / lo)
+
+
+def _cond_norm_parts(npm: Any, x: Any, p: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``norm(x, p)``, ``norm(inv(x), p)`` with their pullbacks and ``inv``'s."""
+    n1, pb1 = rrule(npm.linalg.norm, x, p, (-2, -1))
+    xi, pbi = rrule(npm.linalg.inv, x)
+    n2, pb2 = rrule(npm.linalg.norm, xi, p, (-2, -1))
+    return n1, n2, pb1, pbi, pb2
+
+
+@register_rrule("numpy:linalg.cond", examples=lambda rng: _cond_ex(rng))
+def cond_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, npm, x, p, y = _cond(args, kwargs)
+    project = ProjectTo(x, xp)
+    # p selects the norm: piecewise constant where it is a float (inf), opaque otherwise
+    rest = tuple(_ZERO if isinstance(q, float) else _NO for q in args[1:])
+
+    @pullback(y, args, name="linalg.cond")
+    def cond_pullback(y_bar: Any) -> tuple[Any, ...]:
+        if p in _SVD_P:
+            u, s, vh = finite_svd(xp, x, False)  # NaN at a non-finite x, never a hang
+            sb = _cond_svd_weights(xp, s, p) * y_bar[..., None]
+            return (project((u * xp.astype(sb, u.dtype)[..., None, :]) @ vh), *rest)
+        n1, n2, pb1, pbi, pb2 = _cond_norm_parts(npm, x, p)
+        g1 = pb1(y_bar * n2)[1]
+        g2 = pbi(pb2(y_bar * n1)[1])[1]
+        return (project(g1 + g2), *rest)
+
+    return y, cond_pullback
+
+
+@register_frule("numpy:linalg.cond", examples=lambda rng: _cond_ex(rng))
+def cond_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, npm, x, p, y = _cond(args, kwargs)
+    t = tangents_in("linalg.cond", tangents[:2], (x,))
+    if t is None:
+        return y, _ZERO
+    dx = t[0]
+    if p in _SVD_P:
+        u, s, vh = finite_svd(xp, x, False)
+        ds = _re(xp, xp.sum(_conj(xp, u) * (dx @ _h(xp, vh)), axis=-2))
+        dy = xp.sum(_cond_svd_weights(xp, s, p) * ds, axis=-1)
+        return y, in_dtype(xp, dy, y.dtype)
+    n1, d1 = frule((_NO, dx, _NO, _NO), npm.linalg.norm, x, p, (-2, -1))
+    xi, dxi = frule((_NO, dx), npm.linalg.inv, x)
+    n2, d2 = frule((_NO, dxi, _NO, _NO), npm.linalg.norm, xi, p, (-2, -1))
+    return y, in_dtype(xp, d1 * n2 + n1 * d2, y.dtype)
+
+
+def _cond_ex(rng: Any) -> list[Any]:
+    import numpy as np
+
+    r = rng.standard_normal
+    well = r((3, 3)) + 3 * np.eye(3)
+    return [
+        ((well,), {}),
+        ((r((4, 3)), 2), {}),  # non-square: the 2-norm only
+        ((r((2, 3, 3)) + 2 * np.eye(3), -2), {}),
+        ((well, "fro"), {}),
+        ((well,), {"p": 1}),
+        ((r((2, 2, 2)) + 2 * np.eye(2), -np.inf), {}),
+        ((r((3, 3)) + 1j * r((3, 3)) + 3 * np.eye(3), np.inf), {}),
+    ]

@@ -39,6 +39,8 @@ def test_registered() -> None:
         "linalg.qr",
         "numpy:linalg.qr",
         "linalg.matrix_rank",
+        "numpy:linalg.eig",
+        "numpy:linalg.eigvals",
     }
 
 
@@ -56,7 +58,12 @@ def _jax_examples(reg: cr.Registration) -> list:  # type: ignore[type-arg]
     return out
 
 
-DIFFERENTIABLE = [r for r in REGS if r.name != "linalg.matrix_rank"]
+# NumPy's eig, eigvals: tested below
+DIFFERENTIABLE = [
+    r
+    for r in REGS
+    if r.name not in ("linalg.matrix_rank", "numpy:linalg.eig", "numpy:linalg.eigvals")
+]
 
 
 @pytest.mark.parametrize("reg", DIFFERENTIABLE, ids=lambda r: r.name)
@@ -424,3 +431,50 @@ def test_svdvals_primal_is_numpys_to_the_last_bit(kind: str) -> None:
     np.testing.assert_array_equal(s, want)
     s2, _ = cr.frule((cr.NoTangent(), np.ones(x.shape)), np.linalg.svdvals, x)
     np.testing.assert_array_equal(s2, want)
+
+
+# ---- NumPy's eig, eigvals ---------------------------------------------------------------------
+NP_RNG = np.random.default_rng(11)
+
+
+def _fd_grad(loss, a: np.ndarray, h: float = 1e-6) -> np.ndarray:  # type: ignore[no-untyped-def]
+    g = np.zeros(a.shape, dtype=a.dtype)
+    for i in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[i] = h
+        g[i] = (loss(a + e) - loss(a - e)) / (2 * h)
+        if np.iscomplexobj(a):
+            e[i] = 1j * h
+            g[i] += 1j * (loss(a + e) - loss(a - e)) / (2 * h)
+    return g
+
+
+def test_eig_phase_dependent_loss_matches_lapack_gauge() -> None:
+    # Re(sum(c * V)) depends on the eigenvectors' phases: the rule fixes LAPACK's gauge
+    a = NP_RNG.standard_normal((3, 3)) + 1j * NP_RNG.standard_normal((3, 3)) + np.diag([0, 3, 6])
+    _, v = np.linalg.eig(a)
+    c = NP_RNG.standard_normal(v.shape) + 1j * NP_RNG.standard_normal(v.shape)
+    _, pb = cr.rrule(np.linalg.eig, a)
+    got = pb(cr.Tangent(cr.ZeroTangent(), c))[1]
+
+    def loss(m: np.ndarray) -> float:
+        return float(np.sum(np.real(np.conj(c) * np.linalg.eig(m)[1])))
+
+    np.testing.assert_allclose(got, _fd_grad(loss, a), rtol=1e-6, atol=1e-7)
+
+
+def test_eigvals_primal_is_numpys() -> None:
+    a = NP_RNG.standard_normal((4, 4))
+    y, _ = cr.rrule(np.linalg.eigvals, a)
+    np.testing.assert_allclose(y, np.linalg.eigvals(a), rtol=1e-12)
+
+
+def test_eigvals_gradient_of_trace_on_jax() -> None:
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    jax.config.update("jax_enable_x64", True)
+    a = jnp.asarray(NP_RNG.standard_normal((3, 3)) + np.diag([0.0, 2.0, 4.0]))
+    _, pb = cr.rrule(jnp.linalg.eigvals, a)
+    g = pb(jnp.ones(3, dtype=jnp.complex128))[1]
+    # sum of the eigenvalues is the trace: its gradient is the identity
+    np.testing.assert_allclose(np.asarray(g), np.eye(3), atol=1e-10)

@@ -1,5 +1,5 @@
-"""The linalg extension's products (matmul, matrix_transpose, tensordot, vecdot, outer, cross,
-trace, diagonal) and NumPy's outer, trace and diagonal: the tester on every backend, JAX as a
+"""The linalg extension's products (outer, cross, trace, diagonal) and NumPy's outer, trace,
+diagonal and linalg.multi_dot: the tester on every backend, JAX as a
 reference, exact conventions, and the pullbacks' building blocks."""
 
 from __future__ import annotations
@@ -26,11 +26,9 @@ def _c(*shape: int) -> np.ndarray:
 
 
 def test_registered() -> None:
-    for name in ("matmul", "matrix_transpose", "tensordot", "vecdot"):
-        assert f"linalg.{name}" in NAMES
     for name in ("outer", "cross", "trace", "diagonal"):
         assert f"linalg.{name}" in NAMES
-    assert {"numpy:outer", "numpy:trace", "numpy:diagonal"} <= NAMES
+    assert {"numpy:outer", "numpy:trace", "numpy:diagonal", "numpy:linalg.multi_dot"} <= NAMES
 
 
 def _few(examples: list, n: int = 2) -> list:  # type: ignore[type-arg]
@@ -38,7 +36,10 @@ def _few(examples: list, n: int = 2) -> list:  # type: ignore[type-arg]
     return examples[:n] + [ex for ex in examples if ex.complex][:1]
 
 
-@pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
+# NumPy's multi_dot: tested below
+@pytest.mark.parametrize(
+    "reg", [r for r in REGS if r.name != "numpy:linalg.multi_dot"], ids=lambda r: r.name
+)
 def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
     assert_agrees_with_jax(reg, examples_for(reg))
 
@@ -150,3 +151,17 @@ def test_pullback_building_blocks() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.linalg.products")
+
+
+# ---- NumPy's multi_dot -----------------------------------------------------------------------
+NP_RNG = np.random.default_rng(11)
+
+
+def test_multi_dot_primal_and_errors() -> None:
+    arrs = [NP_RNG.standard_normal(s) for s in ((5,), (5, 2), (2, 6), (6, 3))]
+    y, pb = cr.rrule(np.linalg.multi_dot, arrs)
+    np.testing.assert_allclose(y, np.linalg.multi_dot(arrs), rtol=1e-12)
+    bars = pb(np.ones(3))[1]
+    assert isinstance(bars, cr.Tangent) and bars[0].shape == (5,)
+    with pytest.raises(ValueError, match="multi_dot: shapes"):
+        cr.rrule(np.linalg.multi_dot, [np.ones((2, 3)), np.ones((2, 3))])

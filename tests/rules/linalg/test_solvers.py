@@ -16,16 +16,15 @@ from chainrules.rules.linalg.solvers import adjugate
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.module == solvers.__name__ and r.family != "callable"]
-NAMES = {
+ALL = [r for r in cr.registrations() if r.module == solvers.__name__ and r.family != "callable"]
+NAMES = {  # compared with JAX (NumPy's tensorsolve and tensorinv: below)
     "linalg.solve",
     "linalg.inv",
-    "linalg.pinv",
-    "numpy:linalg.pinv",
     "linalg.det",
     "linalg.slogdet",
     "linalg.matrix_power",
 }
+REGS = [r for r in ALL if r.name in NAMES]
 RNG = np.random.default_rng(7)
 
 
@@ -51,7 +50,11 @@ def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
 
 
 def test_registered() -> None:
-    assert {r.name for r in REGS} == NAMES
+    assert {r.name for r in ALL} == NAMES | {
+        "numpy:linalg.tensorsolve",
+        "numpy:linalg.tensorinv",
+        "numpy:linalg.cond",
+    }
 
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
@@ -268,59 +271,6 @@ def test_matrix_power_rejects_non_integer_n() -> None:
         _rrule(np.linalg.matrix_power, _well(2), True)
 
 
-# ---- pinv: fixed rank, hermitian, the cutoff ----------------------------------------------------
-def test_pinv_rank_deficient_along_rank_preserving_paths() -> None:
-    """Where the rank is locally constant the formula is exact: A(t) = L(t) R(t), rank 2."""
-    lft, rgt = RNG.standard_normal((5, 2)), RNG.standard_normal((2, 4))
-    dl, dr = RNG.standard_normal((5, 2)), RNG.standard_normal((2, 4))
-    a, da = lft @ rgt, dl @ rgt + lft @ dr
-    h = 1e-6
-
-    def path(t: float) -> np.ndarray:
-        return np.linalg.pinv((lft + t * dl) @ (rgt + t * dr), rtol=1e-10)
-
-    fd = (path(h) - path(-h)) / (2 * h)
-    _, x_dot = cr.frule((cr.NoTangent(), da), np.linalg.pinv, a, rtol=1e-10)
-    np.testing.assert_allclose(x_dot, fd, rtol=1e-6, atol=1e-8)
-    x_bar = RNG.standard_normal((4, 5))
-    _, (_, a_bar) = _pull(np.linalg.pinv, a, y_bar=x_bar, rtol=1e-10)
-    np.testing.assert_allclose(np.sum(a_bar * da), np.sum(x_bar * fd), rtol=1e-6)
-
-
-def test_numpy_pinv_hermitian_gives_the_symmetrised_cotangent() -> None:
-    m = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3))
-    a = m + m.conj().T
-    hd = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3))
-    hd = hd + hd.conj().T  # a Hermitian direction
-    h = 1e-6
-    fd = (
-        np.linalg.pinv(a + h * hd, hermitian=True) - np.linalg.pinv(a - h * hd, hermitian=True)
-    ) / (2 * h)
-    y, x_dot = cr.frule((cr.NoTangent(), hd), np.linalg.pinv, a, hermitian=True)
-    np.testing.assert_allclose(y, np.linalg.pinv(a, hermitian=True), rtol=1e-12)
-    np.testing.assert_allclose(x_dot, fd, rtol=1e-6, atol=1e-8)
-    x_bar = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3))
-    _, (_, a_bar, _, _) = _pull(np.linalg.pinv, a, None, True, y_bar=x_bar)
-    np.testing.assert_allclose(a_bar, a_bar.conj().T, rtol=1e-12)
-    lhs = np.real(np.sum(np.conj(a_bar) * hd))
-    np.testing.assert_allclose(lhs, np.real(np.sum(np.conj(x_bar) * fd)), rtol=1e-6)
-
-
-def test_numpy_pinv_signature() -> None:
-    a = RNG.standard_normal((4, 3))
-    y, (_, _, rc_bar) = _pull(np.linalg.pinv, a, 1e-12)
-    np.testing.assert_allclose(y, np.linalg.pinv(a, 1e-12), rtol=1e-13)
-    assert isinstance(rc_bar, cr.ZeroTangent)  # the cutoff: zero where the rank is constant
-    with pytest.raises(TypeError, match="hermitian must be a Python bool"):
-        _rrule(np.linalg.pinv, a, None, np.bool_(True))
-    with pytest.raises(TypeError, match="out"):
-        _rrule(np.linalg.pinv, a, out=np.empty((3, 4)))
-    import array_api_strict as xs
-
-    with pytest.raises(TypeError, match="keyword-only"):
-        _rrule(xs.linalg.pinv, xs.asarray(a), 1e-12)
-
-
 # ---- second derivatives: the solve and inv pullbacks ------------------------------------------
 @pytest.mark.parametrize("kind", ["matrix", "vector", "one-vector"])
 def test_solve_pullback_is_differentiable_by_jax(kind: str, jax_numpy) -> None:  # type: ignore[no-untyped-def]
@@ -444,3 +394,57 @@ def test_slogdet_at_a_singular_matrix_names_the_rule() -> None:
         cr.unthunk(pb(y_bar))
     with pytest.raises(np.linalg.LinAlgError, match=r"linalg\.slogdet: .* singular"):
         cr.frule((cr.NoTangent(), np.ones((2, 2))), np.linalg.slogdet, x)
+
+
+# ---- NumPy's tensorsolve, tensorinv ------------------------------------------------------------
+NP_RNG = np.random.default_rng(11)
+
+
+def _fd_grad(loss, a: np.ndarray, h: float = 1e-6) -> np.ndarray:  # type: ignore[no-untyped-def]
+    g = np.zeros(a.shape, dtype=a.dtype)
+    for i in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[i] = h
+        g[i] = (loss(a + e) - loss(a - e)) / (2 * h)
+        if np.iscomplexobj(a):
+            e[i] = 1j * h
+            g[i] += 1j * (loss(a + e) - loss(a - e)) / (2 * h)
+    return g
+
+
+def test_tensorsolve_axes_and_tensorinv() -> None:
+    a = NP_RNG.standard_normal((2, 2, 2, 2)) + 3 * np.eye(4).reshape(2, 2, 2, 2)
+    b = NP_RNG.standard_normal((2, 2))
+    y, pb = cr.rrule(np.linalg.tensorsolve, a, b, (0,))
+    np.testing.assert_allclose(y, np.linalg.tensorsolve(a, b, (0,)), rtol=1e-12)
+    c = NP_RNG.standard_normal(y.shape)
+    got = cr.unthunk(pb(c)[1])
+
+    def loss(m: np.ndarray) -> float:
+        return float(np.sum(c * np.linalg.tensorsolve(m, b, (0,))))
+
+    np.testing.assert_allclose(got, _fd_grad(loss, a), rtol=1e-6, atol=1e-7)
+    yi, _ = cr.rrule(np.linalg.tensorinv, a.reshape(4, 2, 2), ind=1)
+    np.testing.assert_allclose(yi, np.linalg.tensorinv(a.reshape(4, 2, 2), ind=1))
+
+
+# ---- NumPy's cond ----------------------------------------------------------------------------
+@pytest.mark.parametrize("p", [None, -2, "fro", 1, np.inf])
+def test_cond_primal_is_numpys(p) -> None:  # type: ignore[no-untyped-def]
+    a = NP_RNG.standard_normal((3, 3)) + 2 * np.eye(3)
+    y, pb = cr.rrule(np.linalg.cond, a, p)
+    assert y == np.linalg.cond(a, p)
+    assert pb(1.0)[1].shape == (3, 3)
+
+
+@pytest.mark.parametrize(("p", "want"), [(None, [1.0, -2.0]), (2, [1.0, -2.0]), (-2, [-0.25, 0.5])])
+def test_cond_gradient_at_tiny_singular_values(p, want) -> None:  # type: ignore[no-untyped-def]
+    # cond = s_max / s_min at diag(2, 1) * 1e-300: d cond / d s = (1/s_min, -s_max/s_min^2)
+    # = (1e300, -2e300), finite, where s_min^2 underflows (it gave NaN); p=-2: its inverse
+    y, pb = cr.rrule(np.linalg.cond, np.diag([2e-300, 1e-300]), p)
+    assert y == np.linalg.cond(np.diag([2e-300, 1e-300]), p)
+    np.testing.assert_allclose(np.diag(pb(1.0)[1]), np.array(want) * 1e300, rtol=1e-14)
+    # cond is scale-free: its gradient at c a is the gradient at a over c
+    a = NP_RNG.standard_normal((3, 3)) + 2 * np.eye(3)
+    g = cr.rrule(np.linalg.cond, a, p)[1](1.0)[1]
+    np.testing.assert_allclose(cr.rrule(np.linalg.cond, a * 1e-300, p)[1](1.0)[1], g * 1e300)

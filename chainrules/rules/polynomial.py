@@ -1,7 +1,8 @@
-"""Rules for NumPy's polynomial and signal functions (those ``jax.numpy`` has): ``convolve``,
-``correlate``, ``polyval``, ``poly``, ``polyadd``, ``polysub``, ``polymul``, ``polydiv``,
-``polyder``, ``polyint``, ``polyfit``, ``roots`` and ``vander``, registered as
-``"numpy:NAME"``. Coefficients are 1-D, highest degree first, as NumPy's.
+"""Rules for NumPy's polynomial functions (``numpy.lib.polynomial``) and its convolutions (those
+``jax.numpy`` has): ``convolve``, ``correlate``, ``polyval``, ``poly``, ``polyadd``, ``polysub``,
+``polymul``, ``polydiv``, ``polyder``, ``polyint``, ``polyfit``, ``roots`` and ``vander``,
+registered as ``"numpy:NAME"``. Coefficients are 1-D, highest degree first, as NumPy's. The
+helpers' maths is in :mod:`chainrules.rules._util.polynomial`.
 
 Maths notes
 -----------
@@ -49,10 +50,26 @@ from ..core.examples import Example, Expect
 from ..core.namespaces import device_of, namespace_of
 from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
-from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
+from ..core.tangents import NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
-from ._util import each_direction, in_dtype, lazy, zero_d_operands
+from ._util import conj, each_direction, in_dtype, lazy, zero_d_operands
 from ._util.numpy_like import numpy_like_module
+from ._util.polynomial import (
+    _conv_start,
+    _dpowers,
+    _exponents,
+    _float_of,
+    _ht,
+    _is_zero,
+    _normal_inverse,
+    _polyder1,
+    _powers,
+    _quotients,
+    _steps,
+    _toeplitz,
+    _vec,
+    _zeros,
+)
 
 __all__: list[str] = []  # rules only
 
@@ -60,36 +77,10 @@ _NO = NoTangent()
 _ZERO = ZeroTangent()
 
 
-def _is_zero(t: Any) -> bool:
-    return isinstance(t, AbstractZero)
-
-
-def _zeros(xp: Any, n: int, like: Any) -> Any:
-    return xp.zeros((n,), dtype=like.dtype, device=device_of(like))
-
-
-def _vec(xp: Any, v: Any, name: str, what: str) -> None:
-    if getattr(v, "ndim", None) != 1:
-        raise ValueError(f"{name}: {what} must be 1-D, got shape {tuple(getattr(v, 'shape', ()))}")
-
-
 # --- convolve, correlate, polymul ---------------------------------------------------------------
 _CONV = signature("convolve", lambda a, v, mode="full": None)
 _CORR = signature("correlate", lambda a, v, mode="valid": None)
 _POLYMUL = signature("polymul", lambda a1, a2: None)
-
-
-def _conv_start(n: int, m: int, out_len: int, mode: str, corr: bool) -> int:
-    """Where NumPy's ``same``/``valid`` output starts in the full one."""
-    full = n + m - 1
-    if out_len == full:
-        return 0
-    lo = min(n, m)
-    if mode == "valid":
-        return lo - 1
-    if corr and n < m:  # NumPy's correlate swaps and reverses its operands then
-        return full - out_len - (lo - 1) // 2
-    return (lo - 1) // 2
 
 
 def _conv_rules(name: str, corr: bool) -> Any:
@@ -255,29 +246,6 @@ for _name, _sign in (("polyadd", 1.0), ("polysub", -1.0)):
 _VANDER = signature("vander", lambda x, N=None, increasing=False: None)
 
 
-def _exponents(xp: Any, n: int, increasing: bool, like: Any) -> Any:
-    e = xp.arange(n, dtype=like.dtype, device=device_of(like))
-    return e if increasing else xp.flip(e)
-
-
-def _powers(xp: Any, x: Any, e: Any) -> Any:
-    """``x[..., None] ** e`` (``0 ** 0 = 1``)."""
-    return xp.pow(x[..., None], e)
-
-
-def _dpowers(xp: Any, x: Any, e: Any) -> Any:
-    """``d x^e / dx = e x^(e - 1)``, 0 for ``e = 0`` (no ``0 * inf`` at ``x = 0``)."""
-    return e * xp.pow(x[..., None], xp.where(e > 0, e - 1, 0 * e))
-
-
-def _float_of(xp: Any, x: Any) -> Any:
-    return (
-        x
-        if xp.isdtype(x.dtype, ("real floating", "complex floating"))
-        else xp.astype(x, xp.float64)
-    )
-
-
 def _vander_ex(rng: Any) -> list[Any]:
     x = rng.standard_normal(4)
     return [
@@ -322,12 +290,6 @@ def vander_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 _POLYVAL = signature("polyval", lambda p, x: None)
-
-
-def _polyder1(xp: Any, p: Any) -> Any:
-    """The coefficients of ``p'``."""
-    n = p.shape[0]
-    return p[: n - 1] * xp.flip(xp.arange(1, n, dtype=_float_of(xp, p).dtype, device=device_of(p)))
 
 
 def _polyval_parts(args: Any, kwargs: Any) -> Any:
@@ -391,17 +353,6 @@ def polyval_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 # --- polyder, polyint ----------------------------------------------------------------------------
 _POLYDER = signature("polyder", lambda p, m=1: None)
 _POLYINT = signature("polyint", lambda p, m=1, k=None: None)
-
-
-def _steps(xp: Any, n: int, m: int, up: bool, like: Any) -> list[Any]:
-    """The factors ``n-1, ..., 1`` of each differentiation step (``len, ..., 1`` for
-    integration), for ``m`` steps starting from length ``n``."""
-    out = []
-    for _ in range(m):
-        size = n if up else max(n - 1, 0)
-        out.append(xp.flip(xp.arange(1, size + 1, dtype=like.dtype, device=device_of(like))))
-        n = n + 1 if up else size
-    return out
 
 
 def _polyder_ex(rng: Any) -> list[Any]:
@@ -531,20 +482,6 @@ def polyint_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 # --- poly, roots ---------------------------------------------------------------------------------
 _POLY = signature("poly", lambda seq_of_zeros: None)
 _ROOTS = signature("roots", lambda p: None)
-
-
-def _quotients(xp: Any, r: Any, c: Any) -> Any:
-    """``P[j, k] = sum_{m <= k} c_m r_j^(k - m)``: the coefficients of ``c / (x - r_j)`` (a power
-    matrix times a Toeplitz matrix of ``c``, built by a gather)."""
-    n = r.shape[0]
-    dt = xp.result_type(r.dtype, c.dtype)
-    e = xp.arange(n, device=device_of(r))
-    powers = xp.pow(xp.astype(r, dt)[:, None], xp.astype(e, dt))  # (n, n): r_j^s
-    s = xp.arange(n, device=device_of(r))
-    idx = s[None, :] - s[:, None]  # k - s
-    toe = xp.take(xp.astype(c, dt), xp.reshape(xp.clip(idx, 0, n), (-1,)))
-    toe = xp.where(xp.reshape(idx >= 0, (-1,)), toe, 0 * toe)
-    return powers @ xp.reshape(toe, (n, n))
 
 
 def _poly_parts(args: Any, kwargs: Any) -> Any:
@@ -684,30 +621,12 @@ def _polyfit_parts(args: Any, kwargs: Any) -> Any:
     e = xp.flip(xp.arange(deg + 1, dtype=xp.float64, device=device_of(x)))  # real exponents
     yv = xp.astype(yv, wd)
     v = _powers(xp, x, e)  # (M, deg + 1)
-    scale = xp.sqrt(xp.sum(xp.real(_conj(xp, v) * v) if cplx else v * v, axis=0))
-    # (V^H V)^-1 b = S^-1 R^-1 R^-H S^-1 b with V S^-1 = QR: columns scaled as NumPy's polyfit
-    # does, and triangular solves instead of the normal equations (float32 needs both)
-    r = xp.linalg.qr(v / scale).R
-    rt = _ht(xp, r)
-
-    def ginv(b: Any) -> Any:
-        sc = scale[:, None]
-        return xp.linalg.solve(r, xp.linalg.solve(rt, b / sc)) / sc
-
+    ginv = _normal_inverse(xp, v, cplx)  # b -> (V^H V)^-1 b
     y2 = yv[:, None] if yv.ndim == 1 else yv
     pw = xp.astype(p, wd)
     p2 = pw[:, None] if p.ndim == 1 else pw
     resid = y2 - v @ p2
     return xp, x, yv, p, e, v, ginv, resid, p2
-
-
-def _conj(xp: Any, a: Any) -> Any:
-    return xp.conj(a) if xp.isdtype(a.dtype, "complex floating") else a
-
-
-def _ht(xp: Any, a: Any) -> Any:
-    """The conjugate transpose of the last two axes."""
-    return xp.matrix_transpose(_conj(xp, a))
 
 
 def _polyfit_ex(rng: Any) -> list[Any]:
@@ -730,7 +649,7 @@ def polyfit_rrule(*args: Any, **kwargs: Any) -> Any:
         z = ginv(g2)  # (deg + 1, K)
         y_bar = v @ z
         v_bar = resid @ _ht(xp, z) - y_bar @ _ht(xp, p2)
-        x_bar = xp.sum(v_bar * _conj(xp, _dpowers(xp, x, e)), axis=-1)  # V is holomorphic in x
+        x_bar = xp.sum(v_bar * conj(xp, _dpowers(xp, x, e)), axis=-1)  # V is holomorphic in x
         y_bar = y_bar[:, 0] if yv.ndim == 1 else y_bar
         return px(x_bar), py(y_bar), _NO
 
@@ -763,17 +682,6 @@ def polyfit_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 
 # --- polydiv -------------------------------------------------------------------------------------
 _POLYDIV = signature("polydiv", lambda u, v, *, trim_leading_zeros=False: None)
-
-
-def _toeplitz(xp: Any, c: Any, rows: int, cols: int) -> Any:
-    """``T[i, j] = c[i - j]`` (0 outside ``0 <= i - j < len(c)``): ``T @ x`` is ``convolve(c,
-    x)`` for ``len(x) = cols`` (a gather, so that it differentiates again)."""
-    n = c.shape[0]
-    i = xp.arange(rows, device=device_of(c))
-    j = xp.arange(cols, device=device_of(c))
-    idx = i[:, None] - j[None, :]
-    vals = xp.reshape(xp.take(c, xp.reshape(xp.clip(idx, 0, n - 1), (-1,))), (rows, cols))
-    return xp.where((idx >= 0) & (idx < n), vals, 0 * vals)
 
 
 def _polydiv_parts(args: Any, kwargs: Any) -> Any:

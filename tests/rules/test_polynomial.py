@@ -104,7 +104,7 @@ def test_vander_at_zero_is_finite() -> None:
     assert pb(np.ones((2, 3)))[1].tolist() == [1.0, 3.0]
 
 
-test_rule = rule_tests("chainrules.rules.polynomial_numpy")
+test_rule = rule_tests("chainrules.rules.polynomial")
 
 
 def test_polydiv_closed_form_and_numpy_semantics() -> None:

@@ -1,6 +1,7 @@
-"""Linear algebra (matmul, matrix_transpose, tensordot, vecdot) and NumPy's products (dot, vdot,
-inner, einsum, kron, tensordot): the tester on every backend, JAX as a reference, exact
-conventions, and second derivatives (the pullbacks are built from functions with rules)."""
+"""``matmul`` and ``matrix_transpose`` (the standard's and the ``linalg`` extension's) and NumPy's
+``matvec`` and ``vecmat``: the tester on every backend, JAX as a reference, exact conventions
+(also of the products together: zero sizes, errors, chunks), and second derivatives (the pullbacks
+are built from functions with rules)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules.rules import linear_algebra
+from chainrules.rules.linear_algebra import matmul
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
-REGS = [r for r in cr.registrations() if r.module == linear_algebra.__name__]
+REGS = [r for r in cr.registrations() if r.module == matmul.__name__]
 NAMES = {r.name for r in REGS}
 RNG = np.random.default_rng(7)
 
@@ -26,9 +27,8 @@ def _c(*shape: int) -> np.ndarray:
 
 
 def test_registered() -> None:
-    assert {"matmul", "matrix_transpose", "tensordot", "vecdot"} <= NAMES
-    for name in ("dot", "vdot", "inner", "einsum", "kron", "tensordot"):
-        assert f"numpy:{name}" in NAMES
+    assert {"matmul", "matrix_transpose", "linalg.matmul", "linalg.matrix_transpose"} <= NAMES
+    assert {"numpy:matvec", "numpy:vecmat"} <= NAMES
 
 
 def _few(examples: list, n: int = 2) -> list:  # type: ignore[type-arg]
@@ -88,52 +88,6 @@ def test_complex_cotangents_use_the_conjugate_transpose() -> None:
     np.testing.assert_allclose(ab, (yb @ b.conj().T).real)
 
 
-def test_vecdot_conjugates_its_first_operand() -> None:
-    x1, x2, yb = _c(2, 3), _c(2, 3), _c(2)
-    y, pb = _rrule(np.vecdot, x1, x2)
-    np.testing.assert_allclose(y, (x1.conj() * x2).sum(-1))
-    _, g1, g2 = pb(yb)
-    np.testing.assert_allclose(g1, x2 * yb.conj()[:, None])
-    np.testing.assert_allclose(g2, x1 * yb[:, None])
-    _, ydot = cr.frule((cr.NoTangent(), x1, cr.ZeroTangent()), np.vecdot, x1, x2)
-    np.testing.assert_allclose(ydot, (x1.conj() * x2).sum(-1))
-    # NumPy's vdot flattens and conjugates its first operand too
-    y, pb = _rrule(np.vdot, x1, x2)
-    _, g1, g2 = pb(np.complex128(2 - 1j))
-    np.testing.assert_allclose(g1, x2 * (2 + 1j))
-    np.testing.assert_allclose(g2, x1 * (2 - 1j))
-
-
-def test_einsum_repeated_indices_put_the_cotangent_on_the_diagonal() -> None:
-    x = _r(3, 3)
-    yb = np.array([1.0, 2.0, 3.0])
-    (_, _, g) = _pull(np.einsum, "ii->i", x, y_bar=yb)
-    assert g.tolist() == np.diag(yb).tolist()
-    (_, _, g) = _pull(np.einsum, "ii", x, y_bar=np.float64(2.0))
-    assert g.tolist() == (2 * np.eye(3)).tolist()
-    x3 = _r(2, 2, 3)
-    (_, _, g) = _pull(np.einsum, "iij->j", x3, y_bar=np.array([1.0, 2.0, 3.0]))
-    want = np.zeros((2, 2, 3))
-    want[0, 0] = want[1, 1] = [1.0, 2.0, 3.0]
-    assert g.tolist() == want.tolist()
-    # an index of one operand only is broadcast back
-    (_, _, g) = _pull(np.einsum, "ij->i", _r(2, 3), y_bar=np.array([1.0, 2.0]))
-    assert g.tolist() == [[1.0] * 3, [2.0] * 3]
-
-
-def test_einsum_matches_matmul_with_three_operands_and_ellipses() -> None:
-    a, b, c = _r(2, 3), _r(3, 4), _r(4, 2)
-    yb = _r(2, 2)
-    _, _, ga, gb, gc = _pull(np.einsum, "ij,jk,kl->il", a, b, c, y_bar=yb)
-    np.testing.assert_allclose(ga, yb @ (b @ c).T)
-    np.testing.assert_allclose(gb, a.T @ yb @ c.T)
-    np.testing.assert_allclose(gc, (a @ b).T @ yb)
-    a, b, yb = _r(5, 2, 3), _r(3, 4), _r(5, 2, 4)
-    _, _, ga, gb = _pull(np.einsum, "...ij,jk->...ik", a, b, y_bar=yb)
-    np.testing.assert_allclose(ga, yb @ b.T)
-    np.testing.assert_allclose(gb, np.einsum("bij,bik->jk", a, yb))
-
-
 def test_zero_size_and_zero_d() -> None:
     _, ab, bb = _pull(np.matmul, _r(2, 0), _r(0, 3))
     assert ab.shape == (2, 0) and bb.shape == (0, 3)
@@ -147,27 +101,6 @@ def test_zero_size_and_zero_d() -> None:
     assert gs.shape == () and np.isclose(gs, v.sum()) and np.allclose(gv, 2.0)
     _, _, g = _pull(np.einsum, "->", np.asarray(3.0), y_bar=np.float64(5.0))
     assert float(g) == 5.0
-
-
-def test_tensordot_axes_conventions() -> None:
-    a, b = _r(2, 3, 4), _r(4, 2, 3)
-    axes = ((1, 2), (2, 0))
-    y, pb = _rrule(np.tensordot, a, b, axes=axes)
-    yb = _r(*y.shape)
-    _, ga, gb = pb(yb)
-    # y[i, l] = sum_jk a[i, j, k] b[k, l, j]
-    np.testing.assert_allclose(ga, np.einsum("il,klj->ijk", yb, b))
-    np.testing.assert_allclose(gb, np.einsum("ijk,il->klj", a, yb))
-    # NumPy's axes positional; a pair of ints
-    _, pb = _rrule(np.tensordot, a[0], _r(4, 5), 1)
-    assert pb(np.ones((3, 5)))[3] is cr.NoTangent()
-    y, pb = _rrule(np.tensordot, _r(2, 3), _r(2, 4), axes=(0, 0))
-    assert y.shape == (3, 4)
-    xs = pytest.importorskip("array_api_strict")
-    with pytest.raises(
-        TypeError, match="keyword-only"
-    ):  # the standard's tensordot(x1, x2, /, *, axes)
-        _rrule(xs.tensordot, xs.asarray(a), xs.asarray(b), 1)
 
 
 def test_errors_name_the_function_and_the_shapes() -> None:
@@ -214,20 +147,6 @@ def test_matmul_pullback_building_blocks() -> None:
     a, b, yb = _r(2, 2, 3), _r(3, 4), _r(2, 2, 4)
     test_rrule(np.matmul, np.matrix_transpose(a), yb)
     test_rrule(np.sum, np.matrix_transpose(a) @ yb, axis=(0,))
-
-
-def test_einsum_pullback_building_blocks() -> None:
-    """The einsum pullback is einsum (with the conjugated other operands), broadcast_to for an
-    index of one operand only, and einsum with a constant eye for a repeated index."""
-    a, b, c, yb = _c(2, 3), _c(3, 2), _r(2, 2), _c(2, 2)
-    opt = linear_algebra.einsum_optimize(np)
-    test_rrule(np.einsum, "il,jk,kl->ij", yb, b.conj(), c, **opt)
-    test_frule(np.einsum, "il,jk,kl->ij", yb, b.conj(), c, **opt)
-    test_rrule(np.einsum, "il,ij,kl->jk", yb, a.conj(), c, **opt)
-    g = _r(3)  # 'ii->i': g = y_bar, then onto the diagonal with eye
-    test_rrule(np.einsum, "i,ia->ia", g, np.eye(3), **opt)
-    test_frule(np.einsum, "i,ia->ia", g, np.eye(3), **opt)
-    test_rrule(np.broadcast_to, _r(2, 1), (2, 3))
 
 
 def _fd_jvp(f, args, dirs, h=1e-6):  # type: ignore[no-untyped-def]
@@ -319,40 +238,10 @@ def test_pullback_runs_under_jit_of_jacfwd(jax_numpy) -> None:
 
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
-test_rule = rule_tests("chainrules.rules.linear_algebra")
+test_rule = rule_tests("chainrules.rules.linear_algebra.matmul")
 
 
-# ---- einsum's interleaved form, matvec, vecmat ---------------------------------------------------
-def test_einsum_interleaved_form_matches_the_string_form() -> None:
-    rng = np.random.default_rng(3)
-    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
-    y, pb = _rrule(np.einsum, a, [0, 1], b, [1, 2], [0, 2])
-    y_ref, pb_ref = _rrule(np.einsum, "ij,jk->ik", a, b)
-    np.testing.assert_allclose(y, y_ref)
-    y_bar = rng.standard_normal(y.shape)
-    res, ref = pb(y_bar), pb_ref(y_bar)
-    assert len(res) == 6 and all(isinstance(res[i], cr.NoTangent) for i in (2, 4, 5))
-    np.testing.assert_allclose(res[1], ref[2])
-    np.testing.assert_allclose(res[3], ref[3])
-    _, y_dot = cr.frule(
-        (cr.NoTangent(), a, cr.NoTangent(), b, cr.NoTangent(), cr.NoTangent()),
-        np.einsum,
-        a,
-        [0, 1],
-        b,
-        [1, 2],
-        [0, 2],
-    )
-    np.testing.assert_allclose(y_dot, 2 * y)
-
-
-def test_einsum_interleaved_form_errors() -> None:
-    with pytest.raises(ValueError, match="sublist"):
-        _rrule(np.einsum, np.ones(2), [60])
-    with pytest.raises(TypeError, match="sublist"):
-        _rrule(np.einsum, np.ones(2), "i")
-
-
+# ---- matvec, vecmat ---------------------------------------------------------------------------
 def test_matvec_vecmat_against_numpy() -> None:
     rng = np.random.default_rng(4)
     a = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))

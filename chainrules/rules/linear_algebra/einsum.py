@@ -1,0 +1,382 @@
+"""Rules for NumPy's ``einsum`` and ``kron``.
+
+Maths notes
+-----------
+Every function here is linear in each operand, so a cotangent is the *adjoint* contraction of the
+output cotangent with the other operand(s), and a tangent is the sum, over the operands, of the
+function applied with that operand's tangent in its place. Complex operands follow the library's
+convention (``x_bar = dL/dRe x + i dL/dIm x``): the adjoint of a holomorphic contraction contracts
+with the *conjugated* other operands.
+
+
+* ``einsum`` (any subscripts: implicit or explicit output, ``...``, repeated indices within an
+  operand, any number of operands, 0-d operands; NumPy's interleaved form ``einsum(a, [0, 1], b,
+  [1, 2], [0, 2])`` is turned into the subscripts string by the binder): the cotangent of
+  operand ``k`` is the einsum of ``y_bar`` with the other (conjugated) operands onto ``k``'s
+  distinct indices; an index of ``k`` found nowhere else is broadcast back, and an index repeated
+  within ``k`` (``'ii->i'``) is put back on the diagonal by contracting with identity matrices
+  (``xp.eye``). An axis an operand was broadcast along (length 1 against a longer one) gets an
+  index of its own, so it is summed away.
+* ``kron``: ``y`` reshaped to interleaved axes ``(a0, b0, a1, b1, ...)`` is ``a * b`` there, so
+  ``a_bar = einsum(y_bar, conj(b))`` over the ``b`` axes, and likewise for ``b``.
+
+Second derivatives: every pullback is built only from functions with rules of their own
+(``matmul``, ``matrix_transpose``, ``tensordot``, ``einsum``, ``conj``, ``sum``, ``reshape``,
+``permute_dims``, ``broadcast_to``, ``multiply``, and the constant ``eye``), with no host reads, so
+an engine can differentiate it again. ``conj`` is skipped for real arrays (a dtype check on host
+metadata), which changes no value.
+
+Degenerate cases: zero-size axes give zero-size or all-zero cotangents; integer and boolean
+operands get ``NoTangent()``; a real operand meeting a complex one gets the real part (projection).
+``out=`` is rejected.
+
+Layout: each rule reads top to bottom -- bind the call (``signature``), compute the primal, build
+the projectors, a named pullback decorated with ``@pullback``, the frule beside it (its tangents
+from ``tangents_in``), the registration right there.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+from collections.abc import Sequence
+from typing import Any
+
+import array_api_compat
+
+from ...core.namespaces import namespace_of
+from ...core.projection import ProjectTo
+from ...core.registry import register_frule, register_rrule
+from ...core.tangents import NoTangent, ZeroTangent
+from ...core.toolkit import pullback, signature, tangents_in
+from .._util import conj, lazy
+from .._util.products import (
+    arrays,
+    bind_pair,
+    pad_chunk,
+    reshape_to,
+    tangent,
+    total,
+)
+
+_NO = NoTangent()
+_ZERO = ZeroTangent()
+
+
+# --- einsum ---------------------------------------------------------------------------------------
+_LETTERS = string.ascii_letters
+
+
+def einsum_optimize(xp: Any) -> dict[str, Any]:
+    """Keywords for ``xp.einsum`` in a pullback: NumPy and CuPy contract pairwise through BLAS
+    only when asked (``optimize``); JAX and PyTorch optimise by default."""
+    if array_api_compat.is_numpy_namespace(xp) or array_api_compat.is_cupy_namespace(xp):
+        return {"optimize": "greedy"}
+    return {}
+
+
+class _Letters:
+    """A pool of einsum letters not used by the caller's subscripts."""
+
+    def __init__(self, used: str) -> None:
+        self.free = [c for c in _LETTERS if c not in used]
+
+    def copy(self) -> _Letters:
+        new = _Letters("")
+        new.free = list(self.free)
+        return new
+
+    def take(self, what: str) -> str:
+        if not self.free:
+            raise ValueError(f"einsum: too many axes to name with letters ({what})")
+        return self.free.pop(0)
+
+
+def _einsum_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        (("ij,jk->ik", r((2, 3)), r((3, 4))), {}),
+        (("ij,jk", r((2, 3)), r((3, 4))), {}),  # implicit output
+        (("ij,jk,kl->il", r((2, 3)), r((3, 2)), r((2, 2))), {}),
+        (("ii->i", r((3, 3))), {}),
+        (("ii->", r((3, 3))), {}),
+        (("ii", r((3, 3))), {}),
+        (("iij->ji", r((2, 2, 3))), {}),
+        (("ij->i", r((2, 3))), {}),  # an index of one operand only, summed
+        (("i,i->", r(4), r(4)), {}),
+        (("i,j->ij", r(2), r(3)), {}),
+        (("...ij,...jk->...ik", r((2, 2, 3)), r((3, 2))), {}),
+        (("b...i,...i->b...", r((2, 3, 4)), r((1, 4))), {}),  # a broadcast length-1 axis
+        (("...", r((2, 3))), {}),
+        ((",i->i", r(()), r(3)), {}),  # 0-d operands
+        (("->", r(())), {}),
+        (("ij,ij->", r((0, 3)), r((0, 3))), {}),  # zero-size
+        (
+            ("ij,jk->ik", r((2, 3)) + 1j * r((2, 3)), r((3, 2)) + 1j * r((3, 2))),
+            {},
+        ),
+        (("ij,j->i", r((2, 3)), r(3) + 1j * r(3)), {}),
+        # NumPy's interleaved form: operand, sublist, ..., output sublist
+        ((r((2, 3)), [0, 1], r((3, 4)), [1, 2], [0, 2]), {}),
+        ((r((2, 3)), [Ellipsis, 1], r(3), [1]), {}),  # implicit output
+    ]
+
+
+def _sublist_letter(i: Any) -> str:
+    if i is Ellipsis:
+        return "..."
+    if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < 52:
+        raise ValueError(
+            f"einsum: a sublist holds ints in [0, 52) or Ellipsis, got {i!r} (the interleaved form)"
+        )
+    return chr(ord("A") + i) if i < 26 else chr(ord("a") + i - 26)  # NumPy's labels
+
+
+def _sublist_subscripts(args: Sequence[Any]) -> str:
+    """The subscripts string of NumPy's interleaved call ``einsum(op0, sublist0, op1,
+    sublist1, ..., [sublist_out])``."""
+    pairs = len(args) // 2
+    subs = []
+    for k in range(pairs):
+        sub = args[2 * k + 1]
+        if isinstance(sub, str) or not isinstance(sub, (list, tuple)):
+            raise TypeError(
+                f"einsum: in the interleaved form, argument {2 * k + 1} must be a sublist "
+                f"(a list of ints), got {type(sub).__name__}"
+            )
+        subs.append("".join(map(_sublist_letter, sub)))
+    out = ""
+    if len(args) % 2:
+        tail = args[-1]
+        if not isinstance(tail, (list, tuple)):
+            raise TypeError(
+                f"einsum: the output sublist must be a list of ints, got {type(tail).__name__}"
+            )
+        out = "->" + "".join(map(_sublist_letter, tail))
+    return ",".join(subs) + out
+
+
+def _einsum_slots(args: Sequence[Any], n: int) -> list[int]:
+    """The positions of the operands in the call: after the subscripts, or every other
+    argument in the interleaved form."""
+    if args and isinstance(args[0], str):
+        return list(range(1, n + 1))
+    return list(range(0, 2 * n, 2))
+
+
+_UNSET: Any = object()  # optimize= not given: einsum is called without it
+
+
+_EINSUM = signature("einsum", lambda subscripts, /, *operands, out=None, optimize=_UNSET: None)
+
+
+def _einsum_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    """NumPy's ``einsum(subscripts, *operands)``, bound and normalised: every operand's axes
+    named by one letter each (``...`` expanded, broadcast length-1 axes given letters of their
+    own), the output's letters, every letter's length, and the pool of letters still free."""
+    if not args:
+        raise TypeError("einsum: expected the subscripts string and operands")
+    if not isinstance(args[0], str):  # the interleaved form: op, sublist, op, sublist, [out]
+        args = (_sublist_subscripts(args), *args[0::2][: len(args) // 2])
+    p = _EINSUM.bind(args, kwargs)
+    subscripts, originals = p["subscripts"], p["operands"]
+    kw = {} if p["optimize"] is _UNSET else {"optimize": p["optimize"]}
+    xp = namespace_of(*originals, fname="einsum")
+    ops = arrays(xp, originals)
+    subs = subscripts.replace(" ", "")
+    ins, arrow, out = subs.partition("->")
+    terms = ins.split(",")
+    if len(terms) != len(ops):
+        raise ValueError(
+            f"einsum: subscripts {subscripts!r} name {len(terms)} operand(s), got {len(ops)}"
+        )
+    pool = _Letters(subs)
+    ell: list[str] = []  # the broadcast ellipsis axes, right-aligned
+    letters: list[list[str]] = []
+    for term, op in zip(terms, ops):
+        named = term.replace("...", "")
+        if not all(c in _LETTERS for c in named):
+            raise ValueError(f"einsum: invalid subscripts {subscripts!r}")
+        n_ell = op.ndim - len(named)
+        if n_ell < 0 or (n_ell and "..." not in term):
+            raise ValueError(
+                f"einsum: subscripts {term!r} do not fit an operand of shape {tuple(op.shape)}"
+            )
+        while len(ell) < n_ell:
+            ell.insert(0, pool.take("ellipsis"))
+        head, _, tail = term.partition("...")
+        letters.append([*head, *ell[len(ell) - n_ell :], *tail] if "..." in term else [*term])
+    if arrow:
+        oh, dots, ot = out.partition("...")
+        out_letters = [*oh, *ell, *ot] if dots else [*out]
+    else:  # implicit output: the broadcast axes, then the letters seen once, sorted
+        counts: dict[str, int] = {}
+        for term in terms:
+            for c in term.replace("...", ""):
+                counts[c] = counts.get(c, 0) + 1
+        out_letters = ell + sorted(c for c, m in counts.items() if m == 1)
+    # the length of every letter (broadcast); a length-1 axis against a longer one gets a
+    # letter of its own, so the contractions below sum it away
+    size: dict[str, int] = {}
+    for ls, op in zip(letters, ops):
+        for c, d in zip(ls, op.shape):
+            if c not in size or size[c] == 1:
+                size[c] = d
+            elif d not in (1, size[c]):
+                raise ValueError(f"einsum: index {c!r} has lengths {size[c]} and {d}")
+    for ls, op in zip(letters, ops):
+        for i, (c, d) in enumerate(zip(ls, op.shape)):
+            if d == 1 and size[c] != 1:
+                ls[i] = pool.take("broadcast axes")
+                size[ls[i]] = 1
+    y = xp.einsum(subscripts, *ops, **kw)
+    spec = (["".join(ls) for ls in letters], "".join(out_letters), size, pool)
+    return xp, originals, ops, spec, y
+
+
+def _einsum(xp: Any, terms: Sequence[str], out: str, operands: Sequence[Any]) -> Any:
+    return xp.einsum(",".join(terms) + "->" + out, *operands, **einsum_optimize(xp))
+
+
+def _einsum_back(xp: Any, spec: Any, ops: Sequence[Any], k: int, y_bar: Any) -> Any:
+    """The cotangent of operand ``k`` (before projection): ``y_bar`` contracted with the other,
+    conjugated, operands onto ``k``'s distinct letters, broadcast back along letters of ``k``
+    alone, and put back on the diagonal for a letter repeated in ``k``."""
+    letters, out, size, pool = spec
+    mine = letters[k]
+    terms = [out] + [s for j, s in enumerate(letters) if j != k]
+    operands = [y_bar] + [conj(xp, o) for j, o in enumerate(ops) if j != k]
+    present = set("".join(terms))
+    distinct = "".join(dict.fromkeys(mine))
+    kept = "".join(c for c in distinct if c in present)
+    g = _einsum(xp, terms, kept, operands)
+    if len(kept) < len(distinct):  # letters of operand k alone: broadcast back
+        shape = tuple(size[c] if c in kept else 1 for c in distinct)
+        g = xp.broadcast_to(xp.reshape(g, shape), tuple(size[c] for c in distinct))
+    if len(distinct) == len(mine):
+        return g
+    # a letter repeated in operand k: its later occurrences get new letters, tied to the first
+    # by an identity matrix, which puts g on the diagonal
+    pool = pool.copy()
+    seen: set[str] = set()
+    target, eyes, eye_terms = [], [], []
+    for c in mine:
+        if c in seen:
+            new = pool.take("repeated indices")
+            target.append(new)
+            eye_terms.append(c + new)
+            n = size[c]
+            eyes.append(xp.eye(n, n, dtype=g.dtype, device=array_api_compat.device(g)))
+        else:
+            seen.add(c)
+            target.append(c)
+    return _einsum(xp, [distinct, *eye_terms], "".join(target), [g, *eyes])
+
+
+@register_rrule("numpy:einsum", examples=_einsum_ex, kind="sequence")
+def einsum_rrule(*args: Any, **kwargs: Any) -> Any:
+    xp, originals, ops, spec, y = _einsum_call(args, kwargs)
+    projects = [ProjectTo(o, xp) for o in originals]
+
+    @pullback(y, args)
+    def einsum_pullback(y_bar: Any) -> Any:
+        def bar(k: int) -> Any:
+            return projects[k](_einsum_back(xp, spec, ops, k, y_bar))
+
+        bars = [lazy(p, functools.partial(bar, k)) for k, p in enumerate(projects)]
+        if not isinstance(args[0], str):  # the interleaved form: sublists have no tangent
+            out: list[Any] = [_NO] * len(args)
+            for k, i in enumerate(_einsum_slots(args, len(bars))):
+                out[i] = bars[k]
+            return tuple(out)
+        return (_NO, *bars)  # the subscripts, then the operands
+
+    return y, einsum_pullback
+
+
+@register_frule("numpy:einsum", examples=_einsum_ex, kind="sequence")
+def einsum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, originals, ops, spec, y = _einsum_call(args, kwargs)
+    letters, out, _, pool = spec
+    n = len(ops)
+    slots = _einsum_slots(args, n)
+    dots = tangents_in("einsum", (tangents[0], *(tangents[1 + i] for i in slots)), originals)
+    if dots is None:
+        return y, _ZERO
+    pool = pool.copy()
+    chunk = "".join(pool.take("chunk axes") for _ in range(dots.extra))
+    terms = []
+    for k, o in enumerate(ops):
+        t = tangent(xp, dots[k], o)
+        if t is not None:
+            subs = [chunk + s if j == k else s for j, s in enumerate(letters)]
+            operands = [t if j == k else v for j, v in enumerate(ops)]
+            terms.append(_einsum(xp, subs, chunk + out, operands))
+    return y, total(xp, y, terms)
+
+
+# --- kron -----------------------------------------------------------------------------------------
+def _kron_ex(rng: Any) -> list[Any]:
+    r = rng.standard_normal
+    return [
+        ((r((2, 3)), r((2, 2))), {}),
+        ((r(3), r(2)), {}),
+        ((r(2), r((2, 3))), {}),
+        ((r(()), r((2, 2))), {}),
+        ((r((2, 0)), r((2, 2))), {}),
+        ((r((2, 2)) + 1j * r((2, 2)), r((2, 1)) + 1j * r((2, 1))), {}),
+    ]
+
+
+_KRON = signature("kron", lambda x1, x2, /, *, out=None: None)
+
+
+def _kron_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+    x1, x2 = bind_pair(_KRON, args, kwargs)
+    xp = namespace_of(x1, x2, fname="kron")
+    a, b = arrays(xp, (x1, x2))
+    return xp, x1, x2, a, b, xp.kron(a, b)
+
+
+@register_rrule("numpy:kron", examples=_kron_ex)
+def kron_rrule(*args: Any, **kwargs: Any) -> Any:
+    """With both operands padded to one rank ``n``, ``y`` reshaped to the interleaved axes
+    ``(a0, b0, a1, b1, ...)`` is ``a[:, None, :, None, ...] * b[None, :, ...]``."""
+    xp, x1, x2, a, b, y = _kron_call(args, kwargs)
+    n = max(a.ndim, b.ndim)
+    ashape = (1,) * (n - a.ndim) + tuple(a.shape)
+    bshape = (1,) * (n - b.ndim) + tuple(b.shape)
+    la, lb = _LETTERS[:n], _LETTERS[n : 2 * n]
+    li = "".join(c for pair in zip(la, lb) for c in pair)
+    inter = tuple(d for pair in zip(ashape, bshape) for d in pair)
+    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+    opt = einsum_optimize(xp)
+
+    @pullback(y, args)
+    def kron_pullback(y_bar: Any) -> Any:
+        g = xp.reshape(y_bar, inter)
+
+        def a_bar() -> Any:
+            r = xp.einsum(f"{li},{lb}->{la}", g, conj(xp, xp.reshape(b, bshape)), **opt)
+            return project_a(reshape_to(xp, r, a.shape))
+
+        def b_bar() -> Any:
+            r = xp.einsum(f"{li},{la}->{lb}", g, conj(xp, xp.reshape(a, ashape)), **opt)
+            return project_b(reshape_to(xp, r, b.shape))
+
+        return lazy(project_a, a_bar), lazy(project_b, b_bar)
+
+    return y, kron_pullback
+
+
+@register_frule("numpy:kron", examples=_kron_ex)
+def kron_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    xp, x1, x2, a, b, y = _kron_call(args, kwargs)
+    n = max(a.ndim, b.ndim)
+    dots = tangents_in("kron", tangents[:3], (x1, x2))
+    if dots is None:
+        return y, _ZERO
+    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
+    ta = None if da is None else xp.kron(pad_chunk(xp, da, dots.extra, n), b)
+    tb = None if db is None else xp.kron(a, pad_chunk(xp, db, dots.extra, n))
+    return y, total(xp, y, [ta, tb])
