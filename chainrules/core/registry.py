@@ -21,6 +21,10 @@ therefore never imports JAX, PyTorch or CuPy, and a lookup is one dict access.
 Precedence when two registrations land on the same function object: a callable target beats a
 ``"numpy:"`` name, which beats a standard name (NumPy's ``np.max`` takes the NumPy-signature
 rule); among equals the later registration wins, so a user can override a library rule.
+
+This module registers rules and calls them (``register_rrule``, ``rrule``, ``traceable``); the
+registration record and its metadata are in ``core.registration``, the tables and lookups in
+``core.table``, the error messages of a call in ``core.rule_errors``. It re-exports their names.
 """
 
 from __future__ import annotations

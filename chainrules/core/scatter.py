@@ -42,6 +42,9 @@ other       :func:`scatter_add_generic`: only functions of the Array API standar
 
 ``x[idx] += v`` and ``array_api_extra.at(x, idx).add(v)`` are *not* used for integer-array keys:
 on NumPy and PyTorch they keep one of the repeated writes and drop the others, silently.
+
+Index keys are parsed in ``core.index_keys``, the backends are ``core.scatter_backends`` and
+``core.scatter_dask``; this module holds ``scatter_add``, ``gather`` and their rules.
 """
 
 from __future__ import annotations
