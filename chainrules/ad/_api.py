@@ -12,10 +12,11 @@ import numpy as np
 from ..core.namespaces import dtype_kind, is_array, namespace_of
 from ..core.pytree import flatten, is_named_tuple, unflatten
 from ..core.tangents import AbstractZero, unthunk
+from ._classes import tracer_class
 from ._config import AD_CONFIG
-from ._core import CREATED, Tracer, lift_like, primal, tracer_class
 from ._forward import ForwardTrace
 from ._reverse import Node, ReverseTrace, backward
+from ._tracer import CREATED, Tracer, lift_like, primal
 from ._user_rules import call_user
 
 _NDARRAY = np.ndarray

@@ -47,7 +47,8 @@ from contextvars import ContextVar, Token
 from operator import is_
 from typing import Any
 
-from ._core import Tracer, namespace_of, primal
+from ..core.namespaces import namespace_of
+from ._tracer import Tracer, primal
 
 _PREFIXES = ("array_api_compat", "array_api_extra", "scipy", "sklearn")
 _NAMES = ("array_namespace", "get_namespace")

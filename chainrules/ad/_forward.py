@@ -14,19 +14,8 @@ from typing import Any
 from ..core.namespaces import is_array
 from ..core.registry import find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from ._core import (
-    CREATED,
-    Trace,
-    Tracer,
-    dispatch,
-    floating,
-    lift_values,
-    lookup_rule,
-    number,
-    plain,
-    plain_kwargs,
-    stack_sequences,
-)
+from ._lift import lift_values, number, stack_sequences
+from ._tracer import CREATED, Trace, Tracer, dispatch, floating, lookup_rule, plain, plain_kwargs
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()

@@ -37,7 +37,8 @@ from ..core.registry import (
     takes_chunks,
 )
 from ..core.tangents import NoTangent, ZeroTangent
-from ._core import Tracer, _liftable, dispatch, is_constant, no_rule, primal
+from ._lift import _liftable
+from ._tracer import ABOVE, Tracer, dispatch, is_constant, no_rule, primal
 
 __all__ = ["FlatCall", "call_pytree", "is_flat"]
 
@@ -219,3 +220,7 @@ class FlatCall:
 
     def _constant_frule(self, tangents: Any, *leaves: Any, **kwargs: Any) -> Any:
         return self(*leaves, **kwargs), _ZERO
+
+
+ABOVE.is_flat = is_flat
+ABOVE.call_pytree = call_pytree

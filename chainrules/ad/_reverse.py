@@ -30,20 +30,18 @@ from ..core.tangents import (
     add_tangents,
     unthunk,
 )
-from ._core import (
+from ._lift import lift_values, number, stack_sequences
+from ._namespace import copy_of
+from ._tracer import (
     CREATED,
     Trace,
     Tracer,
-    copy_of,
     dispatch,
     floating,
-    lift_values,
     lookup_rule,
     memory_root,
-    number,
     plain,
     plain_kwargs,
-    stack_sequences,
 )
 
 _NO = NoTangent()

@@ -32,8 +32,9 @@ from ..core import registry
 from ..core.config import RULE_CONFIG
 from ._compat import scope_enter, scope_exit
 from ._config import AD_CONFIG
-from ._core import ACTIVE, enter
 from ._forward import ForwardTrace
+from ._lift import enter
+from ._tracer import ACTIVE
 
 __all__ = ["call_user"]
 

@@ -30,14 +30,10 @@ import numpy as np
 from .config import RULE_CONFIG
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind, torch_compiling
 from .projection import ProjectTo
-from .registry import (
-    _parse_target,
-    function_name,
-    named_error,
-    register_frule,
-    register_rrule,
-)
+from .registry import register_frule, register_rrule
+from .rule_errors import named_error
 from .specialise import specialise
+from .table import _parse_target, function_name
 from .tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
 from .toolkit import check_cotangent, tangents_in
 

@@ -1,0 +1,219 @@
+"""NumPy's protocols and methods for NumPy-backed tracers: ``__array_ufunc__``,
+``__array_function__`` and ndarray's methods (``x.reshape(2, 3)``, ``x.sum()``, ``x += y``)
+recorded through the functions they stand for. Mixed into the tracer classes of NumPy-like arrays
+by ``chainrules.ad._classes.tracer_class``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.namespaces import is_array
+from ._namespace import _astype_keeps, copy_of
+from ._tracer import (
+    _SEQ,
+    CREATED,
+    Tracer,
+    _assign,
+    _created,
+    _entry_of,
+    _mark_view,
+    array_like,
+    dispatch,
+    floating,
+    forget_written,
+    is_constant,
+    lift_like,
+    primal,
+)
+
+# --- NumPy's protocols and methods for NumPy-backed tracers ------------------------------------
+# ndarray's methods on a tracer: method name -> (NumPy function it calls, how). How: "" (the
+# function's result as it is: a view where its registration is of kind "view"), "copy" (a new
+# array where the function gives a view: x.flatten() is np.ravel's values, copied), "shape"
+# (several positional integers are one shape: x.reshape(2, 3) is np.reshape(x, (2, 3))).
+_NUMPY_METHODS: dict[str, tuple[str, str]] = {
+    "sum": ("sum", ""),
+    "mean": ("mean", ""),
+    "prod": ("prod", ""),
+    "max": ("max", ""),
+    "min": ("min", ""),
+    "var": ("var", ""),
+    "std": ("std", ""),
+    "cumsum": ("cumsum", ""),
+    "cumprod": ("cumprod", ""),
+    "reshape": ("reshape", "shape"),
+    "transpose": ("transpose", "shape"),
+    "conj": ("conjugate", ""),
+    "conjugate": ("conjugate", ""),
+    "dot": ("dot", ""),
+    "take": ("take", ""),
+    "clip": ("clip", ""),
+    "astype": ("astype", ""),
+    "ravel": ("ravel", ""),
+    "flatten": ("ravel", "copy"),
+    "squeeze": ("squeeze", ""),
+    "swapaxes": ("swapaxes", ""),
+    "diagonal": ("diagonal", ""),
+    "trace": ("trace", ""),
+    "round": ("round", ""),
+}
+
+
+_NUMPY_PROPERTIES = {"real": "real", "imag": "imag"}
+
+
+def _is_view(fn: Any) -> bool:
+    """``fn``'s registration says NumPy returns a view of its first argument (kind ``"view"``)."""
+    e = _entry_of(fn)
+    return e is not None and e.kind == "view"
+
+
+def _keeps(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """``fn(*args, **kwargs)`` returns its first argument itself: ``fn``'s registration is of
+    kind ``"cast"`` and the argument has the dtype already, with ``copy=False``."""
+    if len(args) < 2:
+        return False
+    e = _entry_of(fn)
+    return e is not None and e.kind == "cast" and _astype_keeps(args[0], args[1], kwargs)
+
+
+def _ufunc_into(ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc(*inputs, out=o, where=w)`` with a tracer among the arguments: the result, computed
+    as without ``out``, written into each ``o`` as ``o[...] = y`` (where ``w``): a traced or
+    created ``o`` takes it as any write (its views and base see it), a NumPy array a constant
+    result; NumPy's own return, the ``out`` arrays."""
+    import numpy as np
+
+    kw = dict(kwargs)
+    outs = kw.pop("out")
+    where = kw.pop("where", True)
+    if type(outs) is not tuple:
+        outs = (outs,)
+    y = dispatch(ufunc, inputs, kw)
+    ys = tuple(y) if ufunc.nout > 1 else (y,)
+    done = []
+    for o, yi in zip(outs, ys, strict=True):
+        if o is None:
+            done.append(yi)
+            continue
+        if where is not True:
+            yi = np.where(where, yi, o)
+        if isinstance(o, Tracer):
+            o[...] = yi
+        elif is_constant(yi):
+            o[...] = primal(yi)
+        else:
+            raise TypeError(
+                f"chainrules.ad: numpy.{ufunc.__name__}(..., out=a) with a NumPy array a (or "
+                "a op= t with a traced t): a NumPy array cannot hold a traced value. Allocate a "
+                "through the traced namespace (xp = array_namespace(x); a = xp.zeros(n)) or use "
+                f"the result, a = numpy.{ufunc.__name__}(...)"
+            )
+        done.append(o)
+    return tuple(done) if ufunc.nout > 1 else done[0]
+
+
+def _ufunc_method(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc.reduce`` / ``accumulate`` / ``reduceat`` / ``outer`` / ``at`` with tracers among
+    the arguments, none of which depends on an input (data passed as an argument, created
+    arrays): NumPy's own on the values, the result a constant as it would be closed over; ``at``
+    writes into its first operand as any write does (in place into a created array). A
+    differentiated argument is a ``TypeError`` naming the method."""
+    name = f"numpy.{ufunc.__name__}.{method}"
+    outs = kwargs.get("out")
+    every = (*inputs, *kwargs.values(), *(outs if type(outs) is tuple else ()))
+    if any(isinstance(a, Tracer) and not is_constant(a) for a in every):
+        raise TypeError(
+            f"chainrules.ad: {name} of a traced array cannot be differentiated (no rule); use "
+            "the namespace's functions: xp.sum / xp.max for add / maximum.reduce, xp.cumulative_"
+            "sum for add.accumulate, a write x[idx] = ... (or a scatter) for at"
+        )
+    if outs is not None:  # computed without out=, then written into it
+        kw = {k: v for k, v in kwargs.items() if k != "out"}
+        outs = outs if type(outs) is tuple else (outs,)
+        y = _ufunc_method(ufunc, method, inputs, kw)
+        for o in outs:
+            o[...] = y
+        return outs[0]
+    fn = getattr(ufunc, method)
+    vals = [primal(a) for a in inputs]
+    kw = {k: primal(v) for k, v in kwargs.items()}
+    if method == "at":  # ufunc.at(a, indices, b): a changes
+        a = inputs[0]
+        if not isinstance(a, Tracer):
+            return fn(*vals, **kw)  # a NumPy array: NumPy's, in place
+        if a._trace is CREATED:
+            forget_written(a._value)
+            return fn(*vals, **kw)  # in place into the created array, as its writes are
+        new = copy_of(vals[0])  # a constant of a real trace: a rule may hold its value
+        fn(new, *vals[1:], **kw)
+        _assign(a, lift_like(new, a))
+        return None
+    y = fn(*vals, **kw)
+    like = next(a for a in inputs if isinstance(a, Tracer))
+    if not floating(y) or not is_array(y):
+        return y
+    return _created(y) if like._trace is CREATED else lift_like(y, like)
+
+
+class _NumpyMethods:
+    """NumPy's protocols (``np.sin(t)``, ``np.sum(t)``) and array methods (``t.sum()``)."""
+
+    __slots__ = ()
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method != "__call__":
+            return _ufunc_method(ufunc, method, inputs, kwargs)
+        if self._numpy and any(type(a) in _SEQ for a in inputs):  # array_like inputs
+            inputs = tuple(array_like(self, a) for a in inputs)
+        if kwargs:
+            if kwargs.get("out") is not None:
+                return _ufunc_into(ufunc, inputs, kwargs)
+        elif len(inputs) == 1:  # np.sin(t): t is self, the only tracer
+            return self._trace.process(ufunc, inputs, kwargs)
+        elif len(inputs) == 2:  # np.multiply(t, u): both of self's trace, or u a plain number
+            a, b = inputs
+            other = b if a is self else a
+            to = type(other)
+            if (to is type(self) and other._trace is self._trace) or to is float or to is int:
+                return self._trace.process(ufunc, inputs, kwargs)
+        return dispatch(ufunc, inputs, kwargs)
+
+    def __array_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        if _keeps(func, args, kwargs):
+            return args[0]  # np.astype(t, t.dtype, copy=False): t itself
+        y = dispatch(func, args, kwargs)
+        if _is_view(func):
+            _mark_view(y, args[0] if args else None)
+        return y
+
+    def copy(self, order: str = "K") -> Any:
+        """``t.copy()``: a new array (see :func:`copy_of`)."""
+        return copy_of(self)
+
+    def __getattr__(self, name: str) -> Any:
+        import numpy as np
+
+        spec = _NUMPY_METHODS.get(name)
+        if spec is not None:
+            fname, how = spec
+            fn = getattr(np, fname)
+            view = _is_view(fn) and how != "copy"
+
+            def method(*args: Any, **kwargs: Any) -> Any:
+                if how == "shape" and len(args) > 1:
+                    args = (args,)  # x.reshape(2, 3) -> np.reshape(x, (2, 3))
+                if _keeps(fn, (self, *args), kwargs):
+                    return self  # t.astype(t.dtype, copy=False): t itself, as NumPy's
+                y = dispatch(fn, (self, *args), kwargs)
+                if view:
+                    _mark_view(y, self)
+                return y
+
+            return method
+        pname = _NUMPY_PROPERTIES.get(name)
+        if pname is not None:
+            return _mark_view(dispatch(getattr(np, pname), (self,), {}), self)
+        raise AttributeError(f"traced array has no attribute {name!r}")

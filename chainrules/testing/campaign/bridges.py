@@ -1,0 +1,404 @@
+"""The relations of the bridges (``chainrules.interop``): the program run under JAX's
+``custom_vjp``, autograd's primitives and torch's ``autograd.Function`` (and ``torch.compile``
+where it is cheap), each gradient compared with the native engine's (:mod:`.oracles`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..backends import BACKENDS
+from .cells import _Cells, _ident, _native_fns, _ns, _out_dtype, _quiet, _sym, _to_np
+from .programs import Program
+from .tolerances import close, worst
+
+
+# --- bridges ----------------------------------------------------------------------------------
+def _wrapped(p: Program, c: _Cells, engine: str, wrap: Callable[[Any], Any]) -> Any:
+    """Each step's NumPy function wrapped by the bridge (``id(reg) -> wrapped``), or None when
+    one cannot be wrapped (recorded as the ``wrap`` cell's error)."""
+    numpy = BACKENDS["numpy"]
+    with c.guard(engine, "wrap", "wrap"):
+        return {id(s.reg): wrap(numpy.function(s.reg)) for s in p.steps}
+    return None
+
+
+def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
+    import jax
+    import jax.numpy as jnp
+
+    from ...interop import jax as crjax
+
+    BACKENDS["jax"].namespace()  # x64
+    E = "jax-bridge"
+    table = _wrapped(p, c, E, crjax.wrap)
+    if table is None:
+        return
+
+    def L(x: Any, d: Any) -> Any:
+        return p.loss_of(p.run(x, d, lambda r: table[id(r)], jnp.asarray, _ns), jnp.asarray, _ns)
+
+    x = jnp.asarray(p.x)
+    d = None if p.d is None else jnp.asarray(p.d)
+    kind = "single" if p.dtype in ("float32", "complex64") else "oracle"  # its library's kernels
+    # SciPy's functions take host arrays: their rules run under an eager grad (the bridge falls
+    # back from jit), not where JAX traces abstract values (jit, vmap, a Hessian's inner trace)
+    host = any(s.reg.family == "scipy" for s in p.steps)
+    abstract = "a SciPy function: host arrays only, and JAX traces abstract values here"
+    # the primal first: where jax.numpy's functions compute another value (partition's order of
+    # the elements off the kth), the derivatives are of another function: a known difference
+    same_primal = False
+    with c.guard(E, "forward", "primal"):
+        with _quiet():
+            vb = _to_np(L(x, d))
+            vn = _to_np(_native_fns(p)[1](p.x, p.d))
+        same_primal = close(vb, vn, kind)
+        if same_primal:
+            c.record(E, "forward", "primal", "agree")
+        else:
+            differs = "known: oracle-primal-differs: " + worst(vb, vn)
+            c.record(E, "forward", "primal", "skip", differs)
+    if not same_primal:
+        return  # another function, or the forward raised (its error is the one recorded)
+    for name, transform in (("grad", jax.grad), ("jit(grad)", lambda f: jax.jit(jax.grad(f)))):
+        if host and name != "grad":
+            c.record(E, name, "grad", "skip", abstract)
+            continue
+        with c.guard(E, name, "grad"):
+            gx = np.conj(_to_np(transform(lambda x: L(x, d))(x)))
+            c.compare(E, name, "grad", gx, ref["gx"], kind)
+    if p.x.dtype.kind == "f" and not p.y_complex and p.x.size <= 16:
+        if host:
+            c.record(E, "vmap(grad)", "grad", "skip", abstract)
+        else:
+            with c.guard(E, "vmap(grad)", "grad"):
+                xs = jnp.stack([x, x])
+                gs = _to_np(jax.vmap(jax.grad(lambda x: L(x, d)))(xs))
+                c.compare(E, "vmap(grad)", "grad", gs[1], ref["gx"], kind)
+        F = lambda x: p.run(x, d, lambda r: table[id(r)], jnp.asarray, _ns)
+        # against the native engine's own (the native cells judge those; skipped where it raised)
+        for name, jt in (("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev)):
+            if name not in ref:
+                c.record(E, name, "jacobian", "skip", "the native jacobian raised")
+                continue
+            with c.guard(E, name, "jacobian"):
+                c.compare(E, name, "jacobian", _to_np(jt(F)(x)), ref[name], kind)
+        if host or "hessian" not in ref:
+            why = abstract if host else "the native hessian raised"
+            c.record(E, "hessian", "hessian", "skip", why)
+        else:
+            with c.guard(E, "hessian", "hessian"):
+                H = _to_np(jax.hessian(lambda x: L(x, d))(x))
+                c.compare(E, "hessian", "hessian", H, ref["hessian"], kind)
+
+
+def autograd_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
+    import autograd
+
+    from ...interop import autograd as crag
+
+    E = "autograd-bridge"
+    table = _wrapped(p, c, E, crag.wrap)
+    if table is None:
+        return
+    import autograd.numpy as anp
+
+    def ns(a: Any) -> Any:
+        return _AutogradNS(anp)
+
+    def L(x: Any, d: Any) -> Any:
+        return p.loss_of(p.run(x, d, lambda r: table[id(r)], _ident, ns), _ident, ns)
+
+    kind = "single" if p.dtype in ("float32", "complex64") else "same"  # NumPy's kernels
+    with c.guard(E, "grad", "grad"):
+        gx = np.conj(_to_np(autograd.grad(lambda x: L(x, p.d))(p.x)))  # autograd: conjugate
+        c.compare(E, "grad", "grad", gx, ref["gx"], kind)
+
+
+# torch.compile and torch.export cells cost seconds per program (Dynamo traces the program and
+# the bridge's forward and backward): they run on real float64 programs whose input has at
+# most this many elements, with at most this many calls
+TORCH_COMPILE_MAX_SIZE = 16
+
+
+TORCH_COMPILE_MAX_STEPS = 3
+
+
+def torch_compile_gate(p: Program) -> str | None:
+    """Why the torch.compile / torch.export cells skip ``p`` (None: they run). The gate is on
+    cost only: real float64 programs, small inputs, short compositions."""
+    if p.dtype != "float64" or p.y_complex:
+        return "gated to real float64 programs (compile cells cost seconds each)"
+    if p.x.size > TORCH_COMPILE_MAX_SIZE or len(p.steps) > TORCH_COMPILE_MAX_STEPS:
+        return (
+            f"gated to inputs of at most {TORCH_COMPILE_MAX_SIZE} elements and at most "
+            f"{TORCH_COMPILE_MAX_STEPS} calls (compile cells cost seconds each)"
+        )
+    return None
+
+
+def torch_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
+    """Each step wrapped by ``chainrules.interop.torch.wrap``, differentiated by torch: autograd's
+    ``backward``; ``torch.func`` ``grad``, ``vjp``, ``jacrev``, ``jacfwd``, ``hessian`` and
+    ``vmap(grad)``; ``torch.compile(torch.func.grad)`` and ``torch.export`` followed by
+    ``backward`` (gated: :func:`torch_compile_gate`), against the native engine. PyTorch's
+    complex cotangent is chainrules' own (``dL/dRe + i dL/dIm``): nothing is conjugated."""
+    from ...interop import torch as crtorch
+
+    E = "torch-bridge"
+    be = BACKENDS["torch"]
+    # each step's function as a torch user calls it (torch's own, or the standard's signature
+    # through array_api_compat.torch), wrapped: the NumPy-only registrations have no torch
+    # function, and their rules cover NumPy, CuPy and jax.numpy only
+    fns = [be.function(s.reg) for s in p.steps]
+    if any(f is None for f in fns):
+        c.record(E, "wrap", "wrap", "skip", "a step has no counterpart in torch")
+        return
+    table: dict[int, Any] = {}
+    with c.guard(E, "wrap", "wrap"):
+        table = {id(s.reg): crtorch.wrap(f) for s, f in zip(p.steps, fns)}
+    if not table:
+        return
+    own = {id(s.reg): f for s, f in zip(p.steps, fns)}
+    with be.precision(p.dtype):
+        _torch_bridge_cells(p, c, ref, table, own)
+
+
+def _torch_bridge_cells(
+    p: Program, c: _Cells, ref: dict[str, Any], table: dict[int, Any], own: dict[int, Any]
+) -> None:
+    import torch
+
+    E = "torch-bridge"
+    kind = "single" if p.dtype in ("float32", "complex64") else "oracle"  # its library's kernels
+    # the primal first: the bridged program against the same program of torch's own functions
+    # (a difference is the bridge's: wrong), then torch's against NumPy's. Where torch's own
+    # functions compute another value (an SVD's singular vectors with other signs), the
+    # derivatives are of another function: skipped as a known difference, never compared
+    xt, dt = torch.asarray(p.x.copy()), None if p.d is None else torch.asarray(p.d.copy())
+
+    def value(tab: dict[int, Any]) -> Any:
+        with _quiet():
+            y = p.run(xt, dt, lambda r: tab[id(r)], torch.asarray, _ns)
+            return _to_np(p.loss_of(y, torch.asarray, _ns))
+
+    vb: Any = None
+    with c.guard(E, "forward", "primal"):
+        vb = value(table)
+    if vb is None:
+        return  # an error cell
+    with _quiet():
+        vn = _to_np(_native_fns(p)[1](p.x, p.d))
+    try:
+        vt = value(own)
+    except Exception:  # noqa: BLE001  (torch's own function refuses: the bridge is judged alone)
+        vt = vn
+    same = "single" if kind == "single" else "same"  # bridged and own: torch's kernels both
+    if not close(vb, vt, same):
+        # recorded here, not through compare: the known primal difference is between
+        # libraries, and never excuses the bridge's own primal
+        c.record(E, "forward", "primal", "wrong", worst(vb, vt))
+        return
+    if not close(vt, vn, kind):
+        c.record(E, "forward", "primal", "skip", "known: oracle-primal-differs: " + worst(vt, vn))
+        return
+    c.record(E, "forward", "primal", "agree")
+
+    def fn_of(r: Any) -> Any:
+        return table[id(r)]
+
+    def F(x: Any, d: Any) -> Any:
+        return p.run(x, d, fn_of, torch.asarray, _ns)
+
+    def L(x: Any, d: Any) -> Any:
+        return p.loss_of(F(x, d), torch.asarray, _ns)
+
+    def fresh(a: Any) -> Any:
+        return None if a is None else torch.asarray(a.copy())
+
+    has_d = p.d is not None and ref.get("gd") is not None
+    want = np.concatenate([ref["gx"].ravel(), ref["gd"].ravel()]) if has_d else ref["gx"]
+
+    def both(gx: Any, gd: Any) -> Any:
+        return np.concatenate([_to_np(gx).ravel(), _to_np(gd).ravel()]) if has_d else _to_np(gx)
+
+    with c.guard(E, "backward", "grad"):
+        x = fresh(p.x).requires_grad_(True)
+        d = fresh(p.d)
+        if has_d:
+            d.requires_grad_(True)
+        L(x, d).backward()
+        c.compare(E, "backward", "grad", both(x.grad, d.grad if has_d else None), want, kind)
+    x, d = fresh(p.x), fresh(p.d)
+    with c.guard(E, "func.grad", "grad"):
+        if has_d:
+            gx, gd = torch.func.grad(L, argnums=(0, 1))(x, d)
+        else:
+            gx, gd = torch.func.grad(lambda x: L(x, d))(x), None
+        c.compare(E, "func.grad", "grad", both(gx, gd), want, kind)
+    with c.guard(E, "func.vjp", "grad"):
+        pb = torch.func.vjp(lambda x: F(x, d), x)[1]
+        # the cotangent of the loss sum(real(y) w) + sum(imag(y) w_imag) at y, in torch's (and
+        # chainrules') convention dL/dRe + i dL/dIm
+        u = np.broadcast_to(p.w, p.y_shape)
+        if p.y_complex:
+            u = u + 1j * np.broadcast_to(p.w_imag, p.y_shape)
+        (xb,) = pb(torch.asarray(np.asarray(u).astype(_out_dtype(p))))
+        c.compare(E, "func.vjp", "grad", _to_np(xb), ref["gx"], kind)
+    gate = torch_compile_gate(p)
+    if gate is not None:
+        for t in ("compile(func.grad)", "export+backward"):
+            c.record(E, t, "grad", "skip", gate)
+    if not (p.x.dtype.kind == "f" and not p.y_complex):
+        return
+    from ... import ad
+
+    Fn, Ln = _native_fns(p)
+    # x read as a Hermitian matrix (one triangle): derivatives are compared along Hermitian
+    # directions only, as the native relations are
+    herm = p.steps[0].hermitian
+
+    def native_ref(compute: Callable[[], Any]) -> Any:
+        """The native engine's value, or None where it raised (counted in its own cells)."""
+        try:
+            with _quiet():
+                return _to_np(compute())
+        except Exception:  # noqa: BLE001  (the native cells record this error)
+            return None
+
+    if p.x.size * max(1, int(np.prod(p.y_shape))) <= 4096:
+        for name, jt, mode in (
+            ("func.jacrev", torch.func.jacrev, "rev"),
+            ("func.jacfwd", torch.func.jacfwd, "fwd"),
+        ):
+            Jn = native_ref(lambda: ad.jacobian(lambda x: Fn(x, p.d), mode=mode)(p.x))  # noqa: B023
+            if Jn is None:
+                c.record(E, name, "jacobian", "skip", "the native engine raised")
+                continue
+            with c.guard(E, name, "jacobian"):
+                J = _sym(_to_np(jt(lambda x: F(x, d))(x)), p.x, herm)
+                c.compare(E, name, "jacobian", J, _sym(Jn, p.x, herm), kind)
+    if p.x.size <= 16:
+        Hn = native_ref(lambda: ad.hessian(lambda x: Ln(x, p.d))(p.x))
+        if Hn is None:
+            c.record(E, "func.hessian", "hessian", "skip", "the native engine raised")
+        else:
+            with c.guard(E, "func.hessian", "hessian"):
+                n = p.x.size
+                H = _to_np(torch.func.hessian(lambda x: L(x, d))(x)).reshape(n, n)
+                H = _sym(_sym(H, p.x, herm).T, p.x, herm)
+                Hn = _sym(_sym(Hn.reshape(n, n), p.x, herm).T, p.x, herm)
+                c.compare(E, "func.hessian", "hessian", H, Hn, kind)
+        with c.guard(E, "vmap(grad)", "grad"):
+            gs = _to_np(torch.func.vmap(torch.func.grad(lambda x: L(x, d)))(torch.stack([x, x])))
+            c.compare(E, "vmap(grad)", "grad", gs[1], ref["gx"], kind)
+    if gate is not None:
+        return
+    # the program with its constants as tensors: Dynamo traces NumPy arrays as tensors of its
+    # own (and stumbles on them), which would judge Dynamo's NumPy support, not the bridge
+    q = _tensor_program(p)
+
+    def Lq(x: Any, d: Any) -> Any:
+        return q.loss_of(q.run(x, d, fn_of, _TensorTarget.asarray, _ns), torch.asarray, _ns)
+
+    with c.guard(E, "compile(func.grad)", "grad"):
+        # backend "aot_eager": Dynamo traces the program and the bridge's Function, AOTAutograd
+        # its forward and backward -- everything the bridge decides -- and the graphs run
+        # eagerly (inductor would only generate kernels for the same graphs, at seconds each).
+        # fullgraph=True: a graph break is an error cell, never a silent eager fallback
+        torch._dynamo.reset()  # a fresh cache: no recompile limit falling back to eager
+        g = torch.compile(torch.func.grad(lambda x: Lq(x, d)), backend="aot_eager", fullgraph=True)(
+            x
+        )
+        c.compare(E, "compile(func.grad)", "grad", _to_np(g), ref["gx"], kind)
+    with c.guard(E, "export+backward", "grad"):
+
+        class M(torch.nn.Module):
+            def forward(self, x: Any) -> Any:
+                return Lq(x, d)
+
+        torch._dynamo.reset()
+        ep = torch.export.export(M(), (x.clone(),))
+        # each call is one node of the bridge's custom ops (whose backward is the rule's
+        # pullback), not the operations of a body, whose derivative would agree silently
+        ops = sum(
+            1
+            for n in ep.graph.nodes
+            if n.op == "call_function" and getattr(n.target, "namespace", None) == "chainrules"
+        )
+        if ops != len(p.steps):
+            c.record(
+                E,
+                "export+backward",
+                "rule-used",
+                "wrong",
+                f"{ops} chainrules ops recorded for {len(p.steps)} bridged calls",
+            )
+        else:
+            c.record(E, "export+backward", "rule-used", "agree")
+        xe = x.clone().requires_grad_(True)
+        ep.module()(xe).backward()
+        c.compare(E, "export+backward", "grad", _to_np(xe.grad), ref["gx"], kind)
+
+
+class _TensorTarget:
+    """A step's slot value (which the glue reads for its shape and dtype only, and adds to) with
+    its tensor: what :func:`_tensor_program` puts where the NumPy example value was."""
+
+    __slots__ = ("dtype", "shape", "tensor")
+
+    def __init__(self, a: np.ndarray) -> None:
+        import torch
+
+        self.shape, self.dtype, self.tensor = a.shape, a.dtype, torch.asarray(a.copy())
+
+    @staticmethod
+    def asarray(v: Any) -> Any:
+        import torch
+
+        return v.tensor if type(v) is _TensorTarget else torch.asarray(v)
+
+
+def _tensor_program(p: Program) -> Program:
+    """``p`` with every NumPy constant (examples, loss weights) a tensor."""
+    import dataclasses
+
+    import torch
+
+    from ...core.examples import Example
+    from .programs import _get, _put
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, np.ndarray):
+            return torch.asarray(v.copy())
+        if type(v) in (list, tuple):
+            return type(v)(conv(e) for e in v)
+        return v
+
+    steps = []
+    for k, s in enumerate(p.steps):
+        args = [conv(a) for a in s.example.args]
+        if k:
+            _put(args, s.slot, _TensorTarget(_get(s.example.args, s.slot)))
+        kwargs = {key: conv(v) for key, v in s.example.kwargs.items()}
+        ex = Example(tuple(args), kwargs, s.example.note, s.example.complex)
+        steps.append(dataclasses.replace(s, example=ex))
+    w: Any = torch.asarray(p.w.copy())  # loss_of reads them through its asarray
+    w_imag: Any = torch.asarray(p.w_imag.copy())
+    return dataclasses.replace(p, steps=steps, w=w, w_imag=w_imag)
+
+
+class _AutogradNS:
+    """The few Array API names the glue and the loss use, on autograd.numpy."""
+
+    def __init__(self, anp: Any) -> None:
+        self.anp = anp
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "isdtype":
+            return lambda dt, kind: np.dtype(dt).kind == "c"
+        if name == "matrix_transpose":
+            return lambda a: self.anp.swapaxes(a, -1, -2)
+        return getattr(self.anp, name)
