@@ -73,3 +73,45 @@ def test_the_scan_sees_a_violation(tmp_path):
     found = _violations(pkg)
     assert any("private core.a ['_x']" in v for v in found), found
     assert any("rules imports testing" in v for v in found), found
+
+
+# --- rules/ is a row of siblings over core/ (issue 27) ------------------------------------------
+def _rule_import_violations(root: Path = ROOT) -> list[str]:
+    """Each import by a module of ``rules/`` of anything in chainrules but ``core`` and the shared
+    maths ``rules/_util``. A package's ``__init__`` may import its own submodules (that is what
+    registers their rules), nothing else."""
+    bad = []
+    rules = root / "rules"
+    for path in sorted(rules.rglob("*.py")):
+        mod = list(path.relative_to(root).with_suffix("").parts)
+        is_init = mod[-1] == "__init__"
+        for line, target, names in _imports(path, root):
+            if not target or target[0] == "core" or target[:2] == ["rules", "_util"]:
+                continue
+            if (
+                is_init
+                and target == mod[:-1]
+                and all(
+                    (path.parent / f"{n}.py").exists() or (path.parent / n).is_dir() for n in names
+                )
+            ):
+                continue  # the package's own submodules
+            if is_init and target[:-1] == mod[:-1] and len(target) == len(mod):
+                continue  # from .sub import name, inside the package's __init__
+            bad.append(f"{path.relative_to(root)}:{line}: imports {'.'.join(target)} {names}")
+    return bad
+
+
+def test_rule_modules_import_only_core_and_the_shared_maths():
+    assert _rule_import_violations() == []
+
+
+def test_the_rule_import_scan_sees_a_violation(tmp_path):
+    pkg = tmp_path / "chainrules"
+    (pkg / "rules" / "_util").mkdir(parents=True)
+    (pkg / "core").mkdir()
+    (pkg / "rules" / "__init__.py").write_text("from . import a, b\n")
+    (pkg / "rules" / "_util" / "__init__.py").write_text("from ...core import x\n")
+    (pkg / "rules" / "a.py").write_text("from ..core import x\nfrom ._util import y\n")
+    (pkg / "rules" / "b.py").write_text("from .a import helper\n")
+    assert _rule_import_violations(pkg) == ["rules/b.py:1: imports rules.a ['helper']"]

@@ -48,8 +48,8 @@ from ..core import (
     tangents_in,
 )
 from ._util import axis_int, axis_opt, in_dtype
+from ._util.indexing import along_key as _along_key
 from ._util.numpy_like import numpy_like_module, numpy_non_differentiable
-from .indexing import _along_key
 
 __all__: list[str] = []  # rules only
 

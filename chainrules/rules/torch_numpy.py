@@ -68,8 +68,8 @@ from ..core import (
 )
 from ..core.registry import register_namespace
 from ._util import in_dtype
+from ._util.special import _polygamma, elementwise
 from ._util.statistical import Cov
-from .scipy.special import _polygamma, elementwise
 
 __all__: list[str] = []  # rules only
 

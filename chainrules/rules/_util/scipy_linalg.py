@@ -20,7 +20,7 @@ from ...core.namespaces import device_of
 from ...core.registry import register_frule, register_rrule
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import signature
-from ..linalg.decompositions import _h
+from .._util.linalg import _h
 from . import zero_d_operands
 
 _NO = NoTangent()

@@ -13,7 +13,4 @@ module         functions
 =============  =================================================================================
 """
 
-from .._util.indexing import (
-    along_key as _along_key,  # noqa: F401  re-exported for sorting, lead removes
-)
 from . import getitem, inserting, selecting  # noqa: F401

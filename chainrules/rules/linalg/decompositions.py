@@ -97,6 +97,7 @@ from .._util.linalg import (
     _eigh_back,
     _eigh_dot,
     _general,
+    _h,
     _herm,
     _qr_back,
     _qr_dot,
@@ -110,13 +111,6 @@ from .._util.linalg import (
     finite_svd,
     hermitian,
     positive_definite,
-)
-from .._util.linalg import _h as _h  # re-exported for scipy.linalg, lead removes
-from .._util.linalg import (
-    named_singular as named_singular,  # re-exported for scipy.linalg, lead removes
-)
-from .._util.linalg import (
-    solve_lower as solve_lower,  # re-exported for tests/core/test_specialise.py, lead removes
 )
 from .._util.numpy_like import numpy_module
 

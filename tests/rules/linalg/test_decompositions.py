@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import chainrules as cr
+from chainrules.rules._util.linalg import cholesky_back, hermitian, positive_definite
 from chainrules.rules.linalg import decompositions as dec
-from chainrules.rules.linalg.decompositions import cholesky_back, hermitian, positive_definite
 from chainrules.testing import examples_for
 from chainrules.testing.suite import rule_tests
 

@@ -12,7 +12,7 @@ import pytest
 
 import chainrules as cr
 from chainrules.core.specialise import generic_only, record_methods
-from chainrules.rules.linalg.decompositions import solve_lower
+from chainrules.rules._util.linalg import solve_lower
 from chainrules.testing.backends import BACKENDS
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import chainrules as cr
+from chainrules.rules._util.adjugate import adjugate
 from chainrules.rules.linalg import solvers
-from chainrules.rules.linalg.solvers import adjugate
 from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 

@@ -14,6 +14,7 @@ from ....core.projection import ProjectTo
 from ....core.tangents import AbstractZero, Tangent
 from ....core.toolkit import pullback, tangents_in
 from ..._util import in_dtype, lazy
+from ..._util.linalg import _cholesky_dot, _h, _herm, cholesky_back, positive_definite
 from ..._util.scipy_linalg import (
     _NO,
     _ZERO,
@@ -27,7 +28,6 @@ from ..._util.scipy_linalg import (
     _register,
     _square,
 )
-from ...linalg.decompositions import _cholesky_dot, _h, _herm, cholesky_back, positive_definite
 
 
 # --- cholesky, cho_factor, cho_solve -------------------------------------------------------------

@@ -14,6 +14,18 @@ from ....core.projection import ProjectTo
 from ....core.tangents import AbstractZero, Tangent
 from ....core.toolkit import pullback, tangents_in
 from ..._util import in_dtype, lazy
+from ..._util.linalg import (
+    _eigh_back,
+    _eigh_dot,
+    _h,
+    _qr_back,
+    _qr_dot,
+    _svd_back,
+    _svd_dot,
+    _svd_factors,
+    finite_svd,
+    hermitian,
+)
 from ..._util.scipy_linalg import (
     _NO,
     _ZERO,
@@ -26,18 +38,6 @@ from ..._util.scipy_linalg import (
     _register,
     _square,
     _zeros_of,
-)
-from ...linalg.decompositions import (
-    _eigh_back,
-    _eigh_dot,
-    _h,
-    _qr_back,
-    _qr_dot,
-    _svd_back,
-    _svd_dot,
-    _svd_factors,
-    finite_svd,
-    hermitian,
 )
 
 
@@ -388,7 +388,7 @@ def _svd_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs:
 
 
 def _svd_ex(rng: Any) -> list[Any]:
-    from ...linalg.decompositions import _general
+    from ..._util.linalg import _general
 
     return [
         ((_general(rng, (3, 3)),), {}),
@@ -471,7 +471,7 @@ def _polar_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwarg
 
 
 def _polar_ex(rng: Any) -> list[Any]:
-    from ...linalg.decompositions import _general
+    from ..._util.linalg import _general
 
     return [
         ((_general(rng, (3, 3)),), {}),

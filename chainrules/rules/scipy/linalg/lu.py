@@ -17,6 +17,7 @@ from ....core.projection import ProjectTo
 from ....core.tangents import AbstractZero, Tangent
 from ....core.toolkit import pullback, tangents_in
 from ..._util import in_dtype, lazy
+from ..._util.linalg import _h, named_singular
 from ..._util.scipy_linalg import (
     _NO,
     _ZERO,
@@ -33,7 +34,6 @@ from ..._util.scipy_linalg import (
     _trans,
     _trsm,
 )
-from ...linalg.decompositions import _h, named_singular
 
 
 # --- lu_factor, lu_solve, lu ---------------------------------------------------------------------

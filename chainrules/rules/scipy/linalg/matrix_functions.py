@@ -17,8 +17,8 @@ from ....core.projection import ProjectTo
 from ....core.tangents import AbstractZero, Tangent
 from ....core.toolkit import pullback, tangents_in
 from ..._util import in_dtype, lazy
+from ..._util.linalg import _h, positive_definite
 from ..._util.scipy_linalg import _NO, _ZERO, _first, _once, _register, _square
-from ...linalg.decompositions import _h, positive_definite
 
 # --- expm ----------------------------------------------------------------------------------------
 

@@ -20,6 +20,8 @@ from ....core.projection import ProjectTo
 from ....core.tangents import AbstractZero
 from ....core.toolkit import pullback, tangents_in
 from ..._util import in_dtype, lazy
+from ..._util.adjugate import adjugate
+from ..._util.linalg import _h, positive_definite
 from ..._util.scipy_linalg import (
     _NO,
     _ZERO,
@@ -41,8 +43,6 @@ from ..._util.scipy_linalg import (
     _trans,
     _trsm,
 )
-from ...linalg.decompositions import _h, positive_definite
-from ...linalg.solvers import adjugate
 
 # --- solve_triangular ----------------------------------------------------------------------------
 

@@ -78,9 +78,6 @@ TORCH_NAMES = frozenset(
 )
 register_namespace("torch.special", "scipy", names=TORCH_NAMES, prefix="special.")
 
-# re-exported for torch_numpy, lead removes
-from ..._util.special import _polygamma, elementwise  # noqa: E402, F401
-
 # the rules are registered after torch.special's names, as they were before the split
 from . import (  # noqa: E402, F401
     bessel,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules.rules.linalg.decompositions import positive_definite
+from chainrules.rules._util.linalg import positive_definite
 from chainrules.rules.scipy.linalg import cholesky as rules
 from chainrules.testing import examples_for
 from chainrules.testing.suite import rule_tests

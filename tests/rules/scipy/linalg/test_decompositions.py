@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules.rules.linalg.decompositions import hermitian
+from chainrules.rules._util.linalg import hermitian
 from chainrules.rules.scipy.linalg import decompositions as rules
 from chainrules.testing import examples_for
 from chainrules.testing.suite import rule_tests
