@@ -397,7 +397,22 @@ def test_any_layout_gives_the_same_numbers() -> None:
         bad = (*args[:i], v, *args[i + 1 :])
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            if _same_primal(f(*bad, **kwargs), f(*args, **kwargs), dtypes=False) is not None:
+            try:
+                ref = f(*bad, **kwargs)
+            except (TypeError, ValueError):
+                # f itself refuses the layout (SciPy's det: a big-endian buffer): the rule
+                # refuses it too, or gives the plain input's value
+                refused = False
+                try:
+                    y, _ = cr.rrule(f, *bad, **kwargs)
+                except (TypeError, ValueError):
+                    refused = True
+                if not refused:
+                    y0, _ = cr.rrule(f, *args, **kwargs)
+                    assert _same_primal(y, y0, dtypes=False) is None, name
+                assert np.array_equal(v, a, equal_nan=True)
+                return
+            if _same_primal(ref, f(*args, **kwargs), dtypes=False) is not None:
                 return  # f itself gives other last bits in this layout: no bitwise reference
             y0, pb0 = cr.rrule(f, *args, **kwargs)
             y, pb = cr.rrule(f, *bad, **kwargs)
