@@ -204,4 +204,7 @@ def _adapt(name: str, attr: Any) -> Any:
     traced.__name__ = name
     traced.__qualname__ = name
     traced.__wrapped__ = attr  # type: ignore[attr-defined]
+    # a wrapper of attr, as traceable's are: a lookup of its rules finds attr's (an operator's
+    # rule calls rrule(namespace.matmul, ...) on tracers when a pullback is differentiated again)
+    traced.__chainrules_traceable__ = True  # type: ignore[attr-defined]
     return traced

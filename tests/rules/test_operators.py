@@ -79,3 +79,32 @@ def test_mixed_libraries_are_named() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.operators")
+
+
+@pytest.mark.parametrize("reg", DIFFERENTIABLE, ids=lambda r: r.name)
+def test_operator_rules_differentiate_twice(reg: cr.Registration) -> None:
+    """Differentiating an operator's pullback again runs the operator's rule on tracers, which
+    looks the rule up for the traced namespace's function (``rrule(namespace.matmul, ...)``):
+    that lookup finds the wrapped function's rules. Campaign seed 4179 (``operator.matmul ->
+    neg -> sub``) raised ``NoRuleError: no rrule for chainrules.ad.matmul`` in its Hessian."""
+    from chainrules import ad
+
+    op = cr.traceable(reg.target)
+    x = np.array([[0.7, 1.3], [0.9, 1.1]])
+    c = np.array([[1.2, 0.8], [0.6, 1.4]])
+    unary = reg.target in (operator.neg, operator.pos, operator.abs)
+
+    def f(x: np.ndarray) -> np.ndarray:
+        return np.sum((op(x) if unary else op(x, c)) * x * x)
+
+    h = ad.hessian(f)(x).reshape(4, 4)
+    g = ad.grad(f)
+    step = 1e-6
+    fd = np.stack(
+        [
+            ((g(x + step * e) - g(x - step * e)) / (2 * step)).ravel()
+            for e in np.eye(4).reshape(4, 2, 2)
+        ],
+        axis=1,
+    )
+    np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-6)
