@@ -313,6 +313,8 @@ def _lu_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
                 u_bar = xp.concat([u_bar, z], axis=-2)
             term = xp.triu(u_bar @ _h(xp, up))
             lau_bar = term if lau_bar is None else lau_bar + term
+        if lau_bar is None:  # only P's cotangent: P is piecewise constant, A's is zero
+            return (_ZERO, *[_NO] * (len(args) - 1))
         x_bar = mod.solve_triangular(lp, lau_bar, trans=2, lower=True, unit_diagonal=True)
         xh = _h(xp, x_bar)
         x_bar = _h(xp, _singular("lu", lambda: mod.solve_triangular(up, xh, lower=False)))  # XU^-H

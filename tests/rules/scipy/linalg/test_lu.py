@@ -100,3 +100,18 @@ def test_lu_of_bool_and_singular_matrices() -> None:
     y, pb = cr.rrule(sl.lu, s)
     with pytest.raises(np.linalg.LinAlgError, match="lu: the pullback needs U"):
         cr.unthunk(pb(cr.Tangent(cr.ZeroTangent(), *np.ones((2, 3, 3)), primal_type=tuple))[1])
+
+
+@pytest.mark.parametrize("permute_l", [False, True])
+def test_lu_cotangent_of_the_permutation_alone_is_zero(permute_l: bool) -> None:
+    """A program that reads only ``P`` of ``lu`` (campaign seeds 4348, 4418) hands the pullback
+    zero cotangents for ``L`` and ``U``: ``A``'s cotangent is zero, where the pullback called
+    ``solve_triangular`` on ``None``."""
+    import scipy.linalg as sl
+
+    a = np.array([[1.0, 2.0, 0.5], [3.0, -1.0, 2.0], [0.5, 0.2, 4.0]])
+    y, pb = cr.rrule(sl.lu, a, permute_l=permute_l)
+    zeros = [cr.ZeroTangent()] * (len(y) - 1)
+    first = cr.ZeroTangent() if permute_l else np.ones_like(y[0])  # P's cotangent: ignored
+    (_, a_bar) = pb(cr.Tangent(first, *zeros, primal_type=tuple))
+    assert cr.is_zero(a_bar) or not np.any(cr.unthunk(a_bar))
