@@ -203,4 +203,5 @@ def _cho_solve_ex(rng: Any) -> list[Any]:
     ]
 
 
-_register("cho_solve", _cho_solve_rrule, _cho_solve_frule, _cho_solve_ex)
+# the pair (c, lower) reaches the rules as the pair: an engine must not stack it into an array
+_register("cho_solve", _cho_solve_rrule, _cho_solve_frule, _cho_solve_ex, kind="sequence")

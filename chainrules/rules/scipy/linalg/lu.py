@@ -247,6 +247,7 @@ _register(
     _lu_solve_frule,
     _lu_solve_ex,
     expect=(*(Expect("jax", _PIV32, kind="skip", example=f"#{i}") for i in range(4)),),
+    kind="sequence",  # the pair (lu, piv) reaches the rules as the pair, never stacked
 )
 
 

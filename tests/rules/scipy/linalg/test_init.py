@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import chainrules as cr
@@ -34,3 +35,32 @@ def test_import_needs_no_scipy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", ["cho_solve", "lu_solve"])
+def test_pair_argument_is_not_stacked(name: str) -> None:
+    """``cho_solve((c, lower), b)`` and ``lu_solve((lu, piv), b)`` take a pair, declared
+    ``kind="sequence"``: an engine hands it to the rules as the pair. Stacked into one array it
+    raised "stack: the arrays must have one shape" (campaign seeds 4081 and 4196; issue 29's
+    ``cr.traceable(scipy.linalg.cho_solve)``)."""
+    import scipy.linalg as sl
+
+    from chainrules import ad
+
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    b = np.array([1.0, 2.0, -1.0])
+    if name == "cho_solve":
+        x, other = sl.cho_factor(a)[0], False
+    else:
+        x, other = sl.lu_factor(a)
+    f = cr.traceable(getattr(sl, name))
+
+    def loss(x: np.ndarray) -> np.ndarray:
+        return np.sum(f((x, other), b) ** 2)
+
+    g = ad.grad(loss)(x)
+    step = 1e-6
+    fd = np.array(
+        [(loss(x + step * e) - loss(x - step * e)) / (2 * step) for e in np.eye(9).reshape(9, 3, 3)]
+    ).reshape(3, 3)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
