@@ -32,15 +32,8 @@ def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None: 
     assert_agrees_with_jax(reg, examples_for(reg))
 
 
-def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
-    y, pb = cr.rrule(f, *args, **kw)
-    if y_bar is None:
-        y_bar = np.ones(np.shape(y))
-    return pb(y_bar)
-
-
-def test_zero_size_and_0d() -> None:
-    g = _pull(np.reshape, np.array(2.0), (1, 1, 1), y_bar=np.full((1, 1, 1), 3.0))[1]
+def test_zero_size_and_0d(pull) -> None:  # type: ignore[no-untyped-def]
+    g = pull(np.reshape, np.array(2.0), (1, 1, 1), y_bar=np.full((1, 1, 1), 3.0))[1]
     assert g.shape == () and float(g) == 3.0
 
 

@@ -1,0 +1,24 @@
+"""Fixtures shared by the tests of :mod:`chainrules.rules.manipulation`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+
+
+@pytest.fixture
+def pull() -> Callable[..., Any]:
+    """The cotangents of ``f(*args, **kw)`` for ``y_bar`` (ones of ``y``'s shape when not given)."""
+
+    def pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
+        y, pb = cr.rrule(f, *args, **kw)
+        if y_bar is None:
+            y_bar = np.ones(np.shape(y))
+        return pb(y_bar)
+
+    return pull
