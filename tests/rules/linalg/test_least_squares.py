@@ -17,19 +17,7 @@ NAMES = {"linalg.pinv", "numpy:linalg.pinv"}  # compared with JAX (lstsq: below)
 RNG = np.random.default_rng(11)
 
 
-def _fd_grad(loss, a: np.ndarray, h: float = 1e-6) -> np.ndarray:  # type: ignore[no-untyped-def]
-    g = np.zeros(a.shape, dtype=a.dtype)
-    for i in np.ndindex(a.shape):
-        e = np.zeros_like(a)
-        e[i] = h
-        g[i] = (loss(a + e) - loss(a - e)) / (2 * h)
-        if np.iscomplexobj(a):
-            e[i] = 1j * h
-            g[i] += 1j * (loss(a + e) - loss(a - e)) / (2 * h)
-    return g
-
-
-def test_lstsq_rank_deficient_solution() -> None:
+def test_lstsq_rank_deficient_solution(fd_grad) -> None:  # type: ignore[no-untyped-def]
     a = RNG.standard_normal((4, 2)) @ RNG.standard_normal((2, 3))  # rank 2
     b = RNG.standard_normal(4)
     y, pb = cr.rrule(np.linalg.lstsq, a, b, rcond=1e-3)
@@ -45,8 +33,8 @@ def test_lstsq_rank_deficient_solution() -> None:
     def loss_b(v: np.ndarray) -> float:
         return float(x_bar @ np.linalg.lstsq(a, v, rcond=1e-3)[0])
 
-    np.testing.assert_allclose(a_bar, _fd_grad(loss_a, a), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(b_bar, _fd_grad(loss_b, b), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(a_bar, fd_grad(loss_a, a), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b_bar, fd_grad(loss_b, b), rtol=1e-6, atol=1e-7)
 
 
 def test_lstsq_positional_rcond_and_empty_residuals() -> None:

@@ -400,19 +400,7 @@ def test_slogdet_at_a_singular_matrix_names_the_rule() -> None:
 NP_RNG = np.random.default_rng(11)
 
 
-def _fd_grad(loss, a: np.ndarray, h: float = 1e-6) -> np.ndarray:  # type: ignore[no-untyped-def]
-    g = np.zeros(a.shape, dtype=a.dtype)
-    for i in np.ndindex(a.shape):
-        e = np.zeros_like(a)
-        e[i] = h
-        g[i] = (loss(a + e) - loss(a - e)) / (2 * h)
-        if np.iscomplexobj(a):
-            e[i] = 1j * h
-            g[i] += 1j * (loss(a + e) - loss(a - e)) / (2 * h)
-    return g
-
-
-def test_tensorsolve_axes_and_tensorinv() -> None:
+def test_tensorsolve_axes_and_tensorinv(fd_grad) -> None:  # type: ignore[no-untyped-def]
     a = NP_RNG.standard_normal((2, 2, 2, 2)) + 3 * np.eye(4).reshape(2, 2, 2, 2)
     b = NP_RNG.standard_normal((2, 2))
     y, pb = cr.rrule(np.linalg.tensorsolve, a, b, (0,))
@@ -423,7 +411,7 @@ def test_tensorsolve_axes_and_tensorinv() -> None:
     def loss(m: np.ndarray) -> float:
         return float(np.sum(c * np.linalg.tensorsolve(m, b, (0,))))
 
-    np.testing.assert_allclose(got, _fd_grad(loss, a), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got, fd_grad(loss, a), rtol=1e-6, atol=1e-7)
     yi, _ = cr.rrule(np.linalg.tensorinv, a.reshape(4, 2, 2), ind=1)
     np.testing.assert_allclose(yi, np.linalg.tensorinv(a.reshape(4, 2, 2), ind=1))
 

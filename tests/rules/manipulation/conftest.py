@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import chainrules as cr
+from chainrules.testing import examples_for
 
 
 @pytest.fixture
@@ -22,3 +23,17 @@ def pull() -> Callable[..., Any]:
         return pb(y_bar)
 
     return pull
+
+
+@pytest.fixture
+def assert_registered() -> Callable[[list[cr.Registration], set[str]], None]:
+    """Asserts that ``regs`` registers exactly ``names``, each with an rrule, an frule and
+    examples."""
+
+    def check(regs: list[cr.Registration], names: set[str]) -> None:
+        assert {r.name for r in regs} == names
+        for reg in regs:
+            assert reg.rrule is not None and reg.frule is not None, reg.name
+            assert examples_for(reg), reg.name
+
+    return check

@@ -13,17 +13,13 @@ from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.module == tiling.__name__]
-BY_NAME = {r.name: r for r in REGS}
 
 STANDARD = ("repeat", "tile")
 NUMPY = ("repeat", "tile")  # NumPy's signatures of the standard's
 
 
-def test_every_function_is_registered() -> None:
-    assert set(BY_NAME) == set(STANDARD) | {f"numpy:{n}" for n in NUMPY}
-    for reg in REGS:
-        assert reg.rrule is not None and reg.frule is not None, reg.name
-        assert examples_for(reg), reg.name
+def test_every_function_is_registered(assert_registered) -> None:  # type: ignore[no-untyped-def]
+    assert_registered(REGS, set(STANDARD) | {f"numpy:{n}" for n in NUMPY})
 
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
