@@ -8,8 +8,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-import chainrules as cr
-
 
 @pytest.fixture
 def fd_grad() -> Callable[..., np.ndarray]:
@@ -28,18 +26,6 @@ def fd_grad() -> Callable[..., np.ndarray]:
         return g
 
     return fd_grad
-
-
-@pytest.fixture
-def forced_rrule() -> Callable[..., Any]:
-    """``cr.rrule`` with the pullback's deferred cotangents (``Thunk``) forced, as a caller that
-    needs every cotangent does (the products and solvers defer each operand's cotangent)."""
-
-    def rrule(f, *args, **kw):  # type: ignore[no-untyped-def]
-        y, pb = cr.rrule(f, *args, **kw)
-        return y, lambda y_bar: tuple(cr.unthunk(c) for c in pb(y_bar))
-
-    return rrule
 
 
 @pytest.fixture

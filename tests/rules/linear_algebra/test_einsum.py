@@ -35,32 +35,32 @@ def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None: 
 
 
 # ---- conventions, exact values -----------------------------------------------------------------
-def test_einsum_repeated_indices_put_the_cotangent_on_the_diagonal(pull) -> None:  # type: ignore[no-untyped-def]
+def test_einsum_repeated_indices_put_the_cotangent_on_the_diagonal(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     x = _r(3, 3)
     yb = np.array([1.0, 2.0, 3.0])
-    (_, _, g) = pull(np.einsum, "ii->i", x, y_bar=yb)
+    (_, _, g) = forced_cotangents(np.einsum, "ii->i", x, y_bar=yb)
     assert g.tolist() == np.diag(yb).tolist()
-    (_, _, g) = pull(np.einsum, "ii", x, y_bar=np.float64(2.0))
+    (_, _, g) = forced_cotangents(np.einsum, "ii", x, y_bar=np.float64(2.0))
     assert g.tolist() == (2 * np.eye(3)).tolist()
     x3 = _r(2, 2, 3)
-    (_, _, g) = pull(np.einsum, "iij->j", x3, y_bar=np.array([1.0, 2.0, 3.0]))
+    (_, _, g) = forced_cotangents(np.einsum, "iij->j", x3, y_bar=np.array([1.0, 2.0, 3.0]))
     want = np.zeros((2, 2, 3))
     want[0, 0] = want[1, 1] = [1.0, 2.0, 3.0]
     assert g.tolist() == want.tolist()
     # an index of one operand only is broadcast back
-    (_, _, g) = pull(np.einsum, "ij->i", _r(2, 3), y_bar=np.array([1.0, 2.0]))
+    (_, _, g) = forced_cotangents(np.einsum, "ij->i", _r(2, 3), y_bar=np.array([1.0, 2.0]))
     assert g.tolist() == [[1.0] * 3, [2.0] * 3]
 
 
-def test_einsum_matches_matmul_with_three_operands_and_ellipses(pull) -> None:  # type: ignore[no-untyped-def]
+def test_einsum_matches_matmul_with_three_operands_and_ellipses(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     a, b, c = _r(2, 3), _r(3, 4), _r(4, 2)
     yb = _r(2, 2)
-    _, _, ga, gb, gc = pull(np.einsum, "ij,jk,kl->il", a, b, c, y_bar=yb)
+    _, _, ga, gb, gc = forced_cotangents(np.einsum, "ij,jk,kl->il", a, b, c, y_bar=yb)
     np.testing.assert_allclose(ga, yb @ (b @ c).T)
     np.testing.assert_allclose(gb, a.T @ yb @ c.T)
     np.testing.assert_allclose(gc, (a @ b).T @ yb)
     a, b, yb = _r(5, 2, 3), _r(3, 4), _r(5, 2, 4)
-    _, _, ga, gb = pull(np.einsum, "...ij,jk->...ik", a, b, y_bar=yb)
+    _, _, ga, gb = forced_cotangents(np.einsum, "...ij,jk->...ik", a, b, y_bar=yb)
     np.testing.assert_allclose(ga, yb @ b.T)
     np.testing.assert_allclose(gb, np.einsum("bij,bik->jk", a, yb))
 

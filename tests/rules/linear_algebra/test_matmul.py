@@ -37,48 +37,48 @@ def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None: 
 
 
 # ---- conventions, exact values -----------------------------------------------------------------
-def test_matmul_promotes_vectors_and_sums_broadcast_batches(pull) -> None:  # type: ignore[no-untyped-def]
+def test_matmul_promotes_vectors_and_sums_broadcast_batches(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     a, b = _r(3), _r(3, 2)
     yb = _r(2)
-    _, ab, bb = pull(np.matmul, a, b, y_bar=yb)
+    _, ab, bb = forced_cotangents(np.matmul, a, b, y_bar=yb)
     np.testing.assert_allclose(ab, b @ yb)
     np.testing.assert_allclose(bb, np.outer(a, yb))
     # a (2, 2, 3) stack against one (3, 4) matrix: B's cotangent sums over the stack
     a, b, yb = _r(2, 2, 3), _r(3, 4), _r(2, 2, 4)
-    _, ab, bb = pull(np.matmul, a, b, y_bar=yb)
+    _, ab, bb = forced_cotangents(np.matmul, a, b, y_bar=yb)
     np.testing.assert_allclose(ab, yb @ b.T)
     np.testing.assert_allclose(bb, sum(a[i].T @ yb[i] for i in range(2)))
     # batch axes broadcast both ways: (2, 1, m, n) @ (3, n, p)
     a, b, yb = _r(2, 1, 2, 3), _r(3, 3, 2), _r(2, 3, 2, 2)
-    _, ab, bb = pull(np.matmul, a, b, y_bar=yb)
+    _, ab, bb = forced_cotangents(np.matmul, a, b, y_bar=yb)
     np.testing.assert_allclose(ab, (yb @ np.swapaxes(b, -1, -2)).sum(1, keepdims=True))
     np.testing.assert_allclose(bb, (np.swapaxes(a, -1, -2) @ yb).sum(0))
 
 
-def test_complex_cotangents_use_the_conjugate_transpose(pull) -> None:  # type: ignore[no-untyped-def]
+def test_complex_cotangents_use_the_conjugate_transpose(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     a, b, yb = _c(2, 3), _c(3, 2), _c(2, 2)
-    _, ab, bb = pull(np.matmul, a, b, y_bar=yb)
+    _, ab, bb = forced_cotangents(np.matmul, a, b, y_bar=yb)
     np.testing.assert_allclose(ab, yb @ b.conj().T)
     np.testing.assert_allclose(bb, a.conj().T @ yb)
     # a real operand meeting a complex one gets the real part
     ar = _r(2, 3)
-    _, ab, _ = pull(np.matmul, ar, b, y_bar=yb)
+    _, ab, _ = forced_cotangents(np.matmul, ar, b, y_bar=yb)
     assert ab.dtype == np.float64
     np.testing.assert_allclose(ab, (yb @ b.conj().T).real)
 
 
-def test_zero_size_and_zero_d(pull) -> None:  # type: ignore[no-untyped-def]
-    _, ab, bb = pull(np.matmul, _r(2, 0), _r(0, 3))
+def test_zero_size_and_zero_d(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
+    _, ab, bb = forced_cotangents(np.matmul, _r(2, 0), _r(0, 3))
     assert ab.shape == (2, 0) and bb.shape == (0, 3)
-    _, ab, bb = pull(np.matmul, _r(0, 3), _r(3, 2))
+    _, ab, bb = forced_cotangents(np.matmul, _r(0, 3), _r(3, 2))
     assert ab.shape == (0, 3) and bb.tolist() == np.zeros((3, 2)).tolist()
     # dot and einsum with 0-d operands are products
     s, v = np.float64(2.0), _r(3)
-    _, gs, gv = pull(np.dot, s, v, y_bar=np.ones(3))
+    _, gs, gv = forced_cotangents(np.dot, s, v, y_bar=np.ones(3))
     assert gs.shape == () and np.isclose(gs, v.sum()) and np.allclose(gv, 2.0)
-    _, _, gs, gv = pull(np.einsum, ",i->i", np.asarray(s), v, y_bar=np.ones(3))
+    _, _, gs, gv = forced_cotangents(np.einsum, ",i->i", np.asarray(s), v, y_bar=np.ones(3))
     assert gs.shape == () and np.isclose(gs, v.sum()) and np.allclose(gv, 2.0)
-    _, _, g = pull(np.einsum, "->", np.asarray(3.0), y_bar=np.float64(5.0))
+    _, _, g = forced_cotangents(np.einsum, "->", np.asarray(3.0), y_bar=np.float64(5.0))
     assert float(g) == 5.0
 
 
