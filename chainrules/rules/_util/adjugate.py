@@ -14,20 +14,9 @@ from ...core.registry import register_frule, register_rrule, traceable
 from ...core.tangents import ZeroTangent
 from ...core.toolkit import pullback, tangents_in
 from . import in_dtype
-from .linalg import _complex, _matrix_arg, finite_svd
+from .linalg import _bcast, _complex, _h, _matrix_arg, finite_svd
 
 _ZERO = ZeroTangent()
-
-
-def _adjoint(xp: Any, a: Any) -> Any:
-    """``a^H`` over the last two axes (a plain transpose -- a view in NumPy -- for real ``a``)."""
-    t = xp.matrix_transpose(a)
-    return xp.conj(t) if _complex(xp, a) else t
-
-
-def _bcast(xp: Any, v: Any) -> Any:
-    """``v`` (one value per matrix) with two length-1 axes, to scale a stack of matrices."""
-    return xp.expand_dims(xp.expand_dims(v, axis=-1), axis=-1)
 
 
 @traceable
@@ -56,8 +45,8 @@ def _adjugate_parts(x: Any) -> Any:
     stretched = xp.expand_dims(s, axis=-2)  # (..., 1, n): row i will leave out s_i
     p = xp.prod(xp.where(own, xp.ones_like(stretched), stretched), axis=-1)
     c = xp.linalg.det(u) * xp.linalg.det(vh)
-    vp = _adjoint(xp, vh) * xp.astype(xp.expand_dims(p, axis=-2), vh.dtype)
-    adj = _bcast(xp, c) * xp.matmul(vp, _adjoint(xp, u))
+    vp = _h(xp, vh) * xp.astype(xp.expand_dims(p, axis=-2), vh.dtype)
+    adj = _bcast(xp, c) * xp.matmul(vp, _h(xp, u))
 
     def q() -> Any:
         k = xp.arange(n, device=dev)
@@ -103,7 +92,7 @@ def _adjugate_frule(tangents: Any, x: Any) -> Any:
     t = tangents_in("adjugate", tangents, (x,))
     if t is None:
         return adj, _ZERO
-    uh, v = _adjoint(xp, u), _adjoint(xp, vh)
+    uh, v = _h(xp, u), _h(xp, vh)
     m = uh @ t[0] @ v
     d = _bcast(xp, c) * (v @ _adjugate_dot(xp, xp.astype(q(), m.dtype), m) @ uh)
     return adj, in_dtype(xp, d, adj.dtype)

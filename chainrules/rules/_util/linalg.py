@@ -27,6 +27,20 @@ def _h(xp: Any, x: Any) -> Any:
     return xp.conj(t) if _complex(xp, t) else t
 
 
+def _bcast(xp: Any, v: Any) -> Any:
+    """``v`` (one value per matrix) with two length-1 axes, to scale a stack of matrices."""
+    return xp.expand_dims(xp.expand_dims(v, axis=-1), axis=-1)
+
+
+def _square_any(name: str, x: Any) -> None:
+    """Refuses ``x`` unless it is a (stack of) square matrices (also when it is no array)."""
+    if getattr(x, "ndim", 0) < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(
+            f"{name}: expected a (stack of) square matrices, got shape "
+            f"{tuple(getattr(x, 'shape', ()))}"
+        )
+
+
 def _herm(xp: Any, x: Any) -> Any:
     """The Hermitian part ``(x + x^H) / 2``."""
     return (x + _h(xp, x)) / 2

@@ -21,6 +21,7 @@ from ...core.registry import register_frule, register_rrule
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import signature
 from .._util.linalg import _h
+from .._util.linalg import _square_any as _square  # noqa: F401  (scipy.linalg's modules import it from here)
 from . import zero_d_operands
 
 _NO = NoTangent()
@@ -172,14 +173,6 @@ def _lapack_float(xp: Any, a: Any) -> Any:
     for their computation as well. The cotangents are projected back onto ``a``'s dtype."""
     f16 = getattr(xp, "float16", None)
     return xp.astype(a, xp.float32) if f16 is not None and a.dtype == f16 else a
-
-
-def _square(name: str, x: Any) -> None:
-    if getattr(x, "ndim", 0) < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(
-            f"{name}: expected a (stack of) square matrices, got shape "
-            f"{tuple(getattr(x, 'shape', ()))}"
-        )
 
 
 def _refuse(name: str, what: str, value: Any, allowed: Any) -> None:

@@ -103,6 +103,7 @@ from .._util.linalg import (
     _qr_dot,
     _re,
     _solve,
+    _square_any,
     _svd_back,
     _svd_back_s,
     _svd_dot,
@@ -541,14 +542,6 @@ def _diag(xp: Any, m: Any) -> Any:
 def _eye_times_as(xp: Any, v: Any, dtype: Any) -> Any:
     n = v.shape[-1]
     return xp.eye(n, dtype=dtype, device=device_of(v)) * xp.astype(v, dtype)[..., None, :]
-
-
-def _square_any(name: str, x: Any) -> None:
-    if getattr(x, "ndim", 0) < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(
-            f"{name}: expected a (stack of) square matrices, got shape "
-            f"{tuple(getattr(x, 'shape', ()))}"
-        )
 
 
 _EIG = signature("linalg.eig", lambda a, /: None)

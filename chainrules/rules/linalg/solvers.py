@@ -60,6 +60,8 @@ from ...core.toolkit import pullback, signature, tangents_in
 from .._util import axis_ints, in_dtype, lazy
 from .._util.adjugate import adjugate
 from .._util.linalg import (
+    _bcast,
+    _complex,
     _conj,
     _h,
     _matrix_arg,
@@ -77,16 +79,6 @@ _ZERO = ZeroTangent()
 
 
 # --- small helpers -------------------------------------------------------------------------------
-def _complex(xp: Any, a: Any) -> bool:
-    return bool(xp.isdtype(a.dtype, "complex floating"))
-
-
-def _adjoint(xp: Any, a: Any) -> Any:
-    """``a^H`` over the last two axes (a plain transpose -- a view in NumPy -- for real ``a``)."""
-    t = xp.matrix_transpose(a)
-    return xp.conj(t) if _complex(xp, a) else t
-
-
 def _lift(xp: Any, t: Any, extra: int, ndim: int) -> Any:
     """``t`` (``extra`` chunk axes, then a primal of lower rank) with length-1 axes inserted after
     the chunk axes, to rank ``extra + ndim``: its batch axes then broadcast against the output's
@@ -96,11 +88,6 @@ def _lift(xp: Any, t: Any, extra: int, ndim: int) -> Any:
         return t
     shape = tuple(t.shape)
     return xp.reshape(t, shape[:extra] + (1,) * missing + shape[extra:])
-
-
-def _bcast(xp: Any, v: Any) -> Any:
-    """``v`` (one value per matrix) with two length-1 axes, to scale a stack of matrices."""
-    return xp.expand_dims(xp.expand_dims(v, axis=-1), axis=-1)
 
 
 def _trace_product(xp: Any, m: Any, t: Any) -> Any:
@@ -122,14 +109,14 @@ def _solve_back(xp: Any, a: Any, y: Any, y_bar: Any, vec: bool) -> tuple[Any, An
 
     def solved() -> Any:
         if not memo:
-            memo.append(xp.linalg.solve(_adjoint(xp, a), y_bar))
+            memo.append(xp.linalg.solve(_h(xp, a), y_bar))
         return memo[0]
 
     def a_bar() -> Any:
         if one:
             y_h = xp.conj(y) if _complex(xp, y) else y
             return xp.expand_dims(-solved(), axis=-1) * xp.expand_dims(y_h, axis=-2)
-        return -xp.matmul(solved(), _adjoint(xp, y))
+        return -xp.matmul(solved(), _h(xp, y))
 
     def b_bar() -> Any:
         return xp.squeeze(solved(), axis=-1) if vec and not one else solved()
@@ -188,7 +175,7 @@ def _inv_rrule(x: Any, /) -> Any:
 
     @pullback(y, (x,), name="linalg.inv")
     def inv_pullback(y_bar: Any) -> Any:
-        yh = _adjoint(xp, y)
+        yh = _h(xp, y)
         return project(-xp.matmul(yh, xp.matmul(y_bar, yh)))
 
     return y, inv_pullback
@@ -213,7 +200,7 @@ def _det_rrule(x: Any, /) -> Any:
 
     @pullback(y, (x,), name="linalg.det")
     def det_pullback(y_bar: Any) -> Any:
-        return project(_bcast(xp, y_bar) * _adjoint(xp, adjugate(x)))
+        return project(_bcast(xp, y_bar) * _h(xp, adjugate(x)))
 
     return y, det_pullback
 
@@ -253,7 +240,7 @@ def _slogdet_rrule(x: Any, /) -> Any:
         if coeff is None:  # the real sign is piecewise constant: nothing flows back
             return project(_ZERO)
         inv = named_singular("linalg.slogdet", _SLOGDET_WHY, lambda: xp.linalg.inv(x))
-        return project(_bcast(xp, coeff) * _adjoint(xp, inv))
+        return project(_bcast(xp, coeff) * _h(xp, inv))
 
     return y, slogdet_pullback
 
@@ -315,13 +302,13 @@ def _power_back(xp: Any, program: Any, y_bar: Any) -> Any:
     p_bar = y_bar
     for t in range(len(bits) - 1, 0, -1):  # P_t = P_{t-1} S_{bits[t]}
         s = sq[bits[t]]
-        add(bits[t], xp.matmul(_adjoint(xp, products[t - 1]), p_bar))
-        p_bar = xp.matmul(p_bar, _adjoint(xp, s))
+        add(bits[t], xp.matmul(_h(xp, products[t - 1]), p_bar))
+        p_bar = xp.matmul(p_bar, _h(xp, s))
     add(bits[0], p_bar)
     for j in range(len(sq) - 1, 0, -1):  # S_j = S_{j-1} S_{j-1}
         if s_bar[j] is None:
             continue
-        sh = _adjoint(xp, sq[j - 1])
+        sh = _h(xp, sq[j - 1])
         add(j - 1, xp.matmul(s_bar[j], sh) + xp.matmul(sh, s_bar[j]))
     return s_bar[0]
 
@@ -365,7 +352,7 @@ def _matrix_power_rrule(x: Any, n: Any, /) -> Any:
             return project(_ZERO), _NO
         b_bar = y_bar if program is None else _power_back(xp, program, y_bar)
         if n_ < 0:  # B = inv(A)
-            bh = _adjoint(xp, base)
+            bh = _h(xp, base)
             b_bar = -xp.matmul(bh, xp.matmul(b_bar, bh))
         return project(b_bar), _NO
 

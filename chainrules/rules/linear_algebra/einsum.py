@@ -2,13 +2,6 @@
 
 Maths notes
 -----------
-Every function here is linear in each operand, so a cotangent is the *adjoint* contraction of the
-output cotangent with the other operand(s), and a tangent is the sum, over the operands, of the
-function applied with that operand's tangent in its place. Complex operands follow the library's
-convention (``x_bar = dL/dRe x + i dL/dIm x``): the adjoint of a holomorphic contraction contracts
-with the *conjugated* other operands.
-
-
 * ``einsum`` (any subscripts: implicit or explicit output, ``...``, repeated indices within an
   operand, any number of operands, 0-d operands; NumPy's interleaved form ``einsum(a, [0, 1], b,
   [1, 2], [0, 2])`` is turned into the subscripts string by the binder): the cotangent of
@@ -20,19 +13,8 @@ with the *conjugated* other operands.
 * ``kron``: ``y`` reshaped to interleaved axes ``(a0, b0, a1, b1, ...)`` is ``a * b`` there, so
   ``a_bar = einsum(y_bar, conj(b))`` over the ``b`` axes, and likewise for ``b``.
 
-Second derivatives: every pullback is built only from functions with rules of their own
-(``matmul``, ``matrix_transpose``, ``tensordot``, ``einsum``, ``conj``, ``sum``, ``reshape``,
-``permute_dims``, ``broadcast_to``, ``multiply``, and the constant ``eye``), with no host reads, so
-an engine can differentiate it again. ``conj`` is skipped for real arrays (a dtype check on host
-metadata), which changes no value.
-
-Degenerate cases: zero-size axes give zero-size or all-zero cotangents; integer and boolean
-operands get ``NoTangent()``; a real operand meeting a complex one gets the real part (projection).
-``out=`` is rejected.
-
-Layout: each rule reads top to bottom -- bind the call (``signature``), compute the primal, build
-the projectors, a named pullback decorated with ``@pullback``, the frule beside it (its tangents
-from ``tangents_in``), the registration right there.
+The family's conventions (complex adjoints, second derivatives, degenerate cases, layout) are
+in the package docstring, :mod:`chainrules.rules.linear_algebra`.
 """
 
 from __future__ import annotations

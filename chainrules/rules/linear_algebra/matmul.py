@@ -4,13 +4,6 @@ and NumPy's ``matvec`` and ``vecmat``.
 
 Maths notes
 -----------
-Every function here is linear in each operand, so a cotangent is the *adjoint* contraction of the
-output cotangent with the other operand(s), and a tangent is the sum, over the operands, of the
-function applied with that operand's tangent in its place. Complex operands follow the library's
-convention (``x_bar = dL/dRe x + i dL/dIm x``): the adjoint of a holomorphic contraction contracts
-with the *conjugated* other operands.
-
-
 * ``matmul``: ``A_bar = y_bar @ B^H``, ``B_bar = A^H @ y_bar``. A 1-D operand is promoted to a
   matrix (a row for ``x1``, a column for ``x2``) as the standard says and the inserted axis is
   dropped again; batch axes that an operand was broadcast along are summed away. A chunk of
@@ -22,19 +15,8 @@ with the *conjugated* other operands.
   ``vecmat`` conjugates its vector (``y = conj(v)^T A``): ``v_bar = A conj(y_bar)``,
   ``A_bar = v y_bar^T``; broadcast batch axes are summed away.
 
-Second derivatives: every pullback is built only from functions with rules of their own
-(``matmul``, ``matrix_transpose``, ``tensordot``, ``einsum``, ``conj``, ``sum``, ``reshape``,
-``permute_dims``, ``broadcast_to``, ``multiply``, and the constant ``eye``), with no host reads, so
-an engine can differentiate it again. ``conj`` is skipped for real arrays (a dtype check on host
-metadata), which changes no value.
-
-Degenerate cases: zero-size axes give zero-size or all-zero cotangents; integer and boolean
-operands get ``NoTangent()``; a real operand meeting a complex one gets the real part (projection).
-``out=`` is rejected.
-
-Layout: each rule reads top to bottom -- bind the call (``signature``), compute the primal, build
-the projectors, a named pullback decorated with ``@pullback``, the frule beside it (its tangents
-from ``tangents_in``), the registration right there.
+The family's conventions (complex adjoints, second derivatives, degenerate cases, layout) are
+in the package docstring, :mod:`chainrules.rules.linear_algebra`.
 """
 
 from __future__ import annotations

@@ -4,33 +4,17 @@ registered as the ``linalg`` extension's ``linalg.tensordot`` and ``linalg.vecdo
 
 Maths notes
 -----------
-Every function here is linear in each operand, so a cotangent is the *adjoint* contraction of the
-output cotangent with the other operand(s), and a tangent is the sum, over the operands, of the
-function applied with that operand's tangent in its place. Complex operands follow the library's
-convention (``x_bar = dL/dRe x + i dL/dIm x``): the adjoint of a holomorphic contraction contracts
-with the *conjugated* other operands.
-
-
 * ``tensordot`` (and ``dot``, ``inner``, which are tensordot contractions): ``A_bar`` is the
   tensordot of ``y_bar`` with ``conj(B)`` over ``B``'s free axes, permuted back into ``A``'s
   axis order; likewise for ``B``. ``dot``/``inner`` with a 0-d operand are products.
 * ``vecdot`` and ``vdot`` conjugate their first operand: ``y = sum(conj(x1) * x2)``, so
   ``x1_bar = x2 * conj(y_bar)`` and ``x2_bar = x1 * y_bar``.
 
-Second derivatives: every pullback is built only from functions with rules of their own
-(``matmul``, ``matrix_transpose``, ``tensordot``, ``einsum``, ``conj``, ``sum``, ``reshape``,
-``permute_dims``, ``broadcast_to``, ``multiply``, and the constant ``eye``), with no host reads, so
-an engine can differentiate it again. ``conj`` is skipped for real arrays (a dtype check on host
-metadata), which changes no value.
+The contractions (``tensordot``, ``dot``, ``inner``) share one pullback builder,
+:func:`contraction_rrule`, and its pushforward.
 
-Degenerate cases: zero-size axes give zero-size or all-zero cotangents; integer and boolean
-operands get ``NoTangent()``; a real operand meeting a complex one gets the real part (projection).
-``out=`` is rejected.
-
-Layout: each rule reads top to bottom -- bind the call (``signature``), compute the primal, build
-the projectors, a named pullback decorated with ``@pullback``, the frule beside it (its tangents
-from ``tangents_in``), the registration right there. The contractions (``tensordot``, ``dot``,
-``inner``) share one pullback builder, :func:`contraction_rrule`, and its pushforward.
+The family's conventions (complex adjoints, second derivatives, degenerate cases, layout) are
+in the package docstring, :mod:`chainrules.rules.linear_algebra`.
 """
 
 from __future__ import annotations

@@ -16,6 +16,12 @@ module          functions
                 ``histogram_bin_edges``, ``digitize``
 ==============  =================================================================================
 
+The standard's reductions (``sum``, ``mean``, ``prod``, ``max``, ``min``, ``var``, ``std``) are
+registered twice: under the standard's name with its keyword-only signature, and under
+``"numpy:NAME"`` with NumPy's (``axis`` positional, ``dtype``, ...). The positional arguments after
+the array are never differentiated; ``out=`` and ``where=`` are rejected. (``cumulative``'s
+registrations are described in that module.)
+
 The helpers several of them share (binding a reduction's call, registering under both names,
 ``cov``'s variables) are in :mod:`chainrules.rules._util.statistical`.
 """

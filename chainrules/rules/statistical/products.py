@@ -8,10 +8,7 @@ Maths notes
 * ``nanprod`` is ``prod``'s rule applied to ``x`` with NaNs replaced by 1, its cotangent zeroed at
   the NaNs.
 
-The standard's functions are registered twice: under the standard's name with its keyword-only
-signature, and under ``"numpy:NAME"`` with NumPy's (``axis`` positional, ``dtype``, ...). The
-positional arguments after the array are never differentiated; ``out=`` and ``where=`` are
-rejected.
+Registration under both names (the standard's and ``"numpy:NAME"``): see the package docstring.
 """
 
 from __future__ import annotations

@@ -11,10 +11,7 @@ Maths notes
 * ``average``'s weights are differentiated when positional (``np.average(a, axis, weights)``),
   never as a keyword.
 
-The standard's functions are registered twice: under the standard's name with its keyword-only
-signature, and under ``"numpy:NAME"`` with NumPy's (``axis`` positional, ``dtype``, ...). The
-positional arguments after the array are never differentiated; ``out=`` and ``where=`` are
-rejected.
+Registration under both names (the standard's and ``"numpy:NAME"``): see the package docstring.
 """
 
 from __future__ import annotations

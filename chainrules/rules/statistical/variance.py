@@ -8,10 +8,7 @@ Maths notes
   ``ddof`` is the standard's ``correction``.
 * ``nanvar``, ``nanstd``: the same over the non-NaN values (their mean and count); 0 at the NaNs.
 
-The standard's functions are registered twice: under the standard's name with its keyword-only
-signature, and under ``"numpy:NAME"`` with NumPy's (``axis`` positional, ``dtype``, ...). The
-positional arguments after the array are never differentiated; ``out=`` and ``where=`` are
-rejected.
+Registration under both names (the standard's and ``"numpy:NAME"``): see the package docstring.
 """
 
 from __future__ import annotations

@@ -22,17 +22,6 @@ REGS = {
 }
 
 
-def _same(got, want) -> None:  # type: ignore[no-untyped-def]
-    got, want = (x if isinstance(x, tuple) else (x,) for x in (got, want))
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        if isinstance(w, np.ndarray):
-            assert g.shape == w.shape and g.dtype == w.dtype
-            np.testing.assert_array_equal(g, w)
-        else:
-            assert g == w
-
-
 ZERO_D = [
     ("cholesky", (np.asarray(2.5),)),
     ("cho_factor", (np.asarray(2.5),)),
@@ -46,11 +35,11 @@ ZERO_D = [
 
 
 @pytest.mark.parametrize(("name", "args"), ZERO_D, ids=[n for n, _ in ZERO_D])
-def test_a_0d_input_is_scipys_one_element(name: str, args: tuple) -> None:
+def test_a_0d_input_is_scipys_one_element(assert_same, name: str, args: tuple) -> None:  # type: ignore[no-untyped-def]
     # SciPy reads a 0-d operand as [x] (the builders) or [[x]] (the matrix functions)
     f = getattr(sl, name)
     y, _ = cr.rrule(f, *args)
-    _same(y, f(*args))
+    assert_same(y, f(*args))
     if name != "fiedler_companion":  # empty there: nothing to check
         test_rrule(f, *args, jit=False, scalar_free=False)
         test_frule(f, *args, jit=False, scalar_free=False)

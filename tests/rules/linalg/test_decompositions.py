@@ -437,19 +437,7 @@ def test_svdvals_primal_is_numpys_to_the_last_bit(kind: str) -> None:
 NP_RNG = np.random.default_rng(11)
 
 
-def _fd_grad(loss, a: np.ndarray, h: float = 1e-6) -> np.ndarray:  # type: ignore[no-untyped-def]
-    g = np.zeros(a.shape, dtype=a.dtype)
-    for i in np.ndindex(a.shape):
-        e = np.zeros_like(a)
-        e[i] = h
-        g[i] = (loss(a + e) - loss(a - e)) / (2 * h)
-        if np.iscomplexobj(a):
-            e[i] = 1j * h
-            g[i] += 1j * (loss(a + e) - loss(a - e)) / (2 * h)
-    return g
-
-
-def test_eig_phase_dependent_loss_matches_lapack_gauge() -> None:
+def test_eig_phase_dependent_loss_matches_lapack_gauge(fd_grad) -> None:  # type: ignore[no-untyped-def]
     # Re(sum(c * V)) depends on the eigenvectors' phases: the rule fixes LAPACK's gauge
     a = NP_RNG.standard_normal((3, 3)) + 1j * NP_RNG.standard_normal((3, 3)) + np.diag([0, 3, 6])
     _, v = np.linalg.eig(a)
@@ -460,7 +448,7 @@ def test_eig_phase_dependent_loss_matches_lapack_gauge() -> None:
     def loss(m: np.ndarray) -> float:
         return float(np.sum(np.real(np.conj(c) * np.linalg.eig(m)[1])))
 
-    np.testing.assert_allclose(got, _fd_grad(loss, a), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got, fd_grad(loss, a), rtol=1e-6, atol=1e-7)
 
 
 def test_eigvals_primal_is_numpys() -> None:

@@ -17,19 +17,7 @@ NAMES = {"linalg.pinv", "numpy:linalg.pinv"}  # compared with JAX (lstsq: below)
 RNG = np.random.default_rng(11)
 
 
-def _fd_grad(loss, a: np.ndarray, h: float = 1e-6) -> np.ndarray:  # type: ignore[no-untyped-def]
-    g = np.zeros(a.shape, dtype=a.dtype)
-    for i in np.ndindex(a.shape):
-        e = np.zeros_like(a)
-        e[i] = h
-        g[i] = (loss(a + e) - loss(a - e)) / (2 * h)
-        if np.iscomplexobj(a):
-            e[i] = 1j * h
-            g[i] += 1j * (loss(a + e) - loss(a - e)) / (2 * h)
-    return g
-
-
-def test_lstsq_rank_deficient_solution() -> None:
+def test_lstsq_rank_deficient_solution(fd_grad) -> None:  # type: ignore[no-untyped-def]
     a = RNG.standard_normal((4, 2)) @ RNG.standard_normal((2, 3))  # rank 2
     b = RNG.standard_normal(4)
     y, pb = cr.rrule(np.linalg.lstsq, a, b, rcond=1e-3)
@@ -45,8 +33,8 @@ def test_lstsq_rank_deficient_solution() -> None:
     def loss_b(v: np.ndarray) -> float:
         return float(x_bar @ np.linalg.lstsq(a, v, rcond=1e-3)[0])
 
-    np.testing.assert_allclose(a_bar, _fd_grad(loss_a, a), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(b_bar, _fd_grad(loss_b, b), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(a_bar, fd_grad(loss_a, a), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b_bar, fd_grad(loss_b, b), rtol=1e-6, atol=1e-7)
 
 
 def test_lstsq_positional_rcond_and_empty_residuals() -> None:
@@ -62,19 +50,6 @@ def test_lstsq_positional_rcond_and_empty_residuals() -> None:
 test_rule = rule_tests("chainrules.rules.linalg.least_squares")
 
 
-def _rrule(f, *args, **kw):  # type: ignore[no-untyped-def]
-    """``cr.rrule`` with the pullback's deferred cotangents (``Thunk``) forced."""
-    y, pb = cr.rrule(f, *args, **kw)
-    return y, lambda y_bar: tuple(cr.unthunk(c) for c in pb(y_bar))
-
-
-def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
-    y, pb = _rrule(f, *args, **kw)
-    if y_bar is None:
-        y_bar = np.ones(np.shape(y))
-    return y, pb(y_bar)
-
-
 def test_registered() -> None:
     assert {r.name for r in REGS} == NAMES | {"numpy:linalg.lstsq"}
 
@@ -85,7 +60,7 @@ def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None: 
 
 
 # ---- pinv: fixed rank, hermitian, the cutoff ----------------------------------------------------
-def test_pinv_rank_deficient_along_rank_preserving_paths() -> None:
+def test_pinv_rank_deficient_along_rank_preserving_paths(pull) -> None:  # type: ignore[no-untyped-def]
     """Where the rank is locally constant the formula is exact: A(t) = L(t) R(t), rank 2."""
     lft, rgt = RNG.standard_normal((5, 2)), RNG.standard_normal((2, 4))
     dl, dr = RNG.standard_normal((5, 2)), RNG.standard_normal((2, 4))
@@ -99,11 +74,11 @@ def test_pinv_rank_deficient_along_rank_preserving_paths() -> None:
     _, x_dot = cr.frule((cr.NoTangent(), da), np.linalg.pinv, a, rtol=1e-10)
     np.testing.assert_allclose(x_dot, fd, rtol=1e-6, atol=1e-8)
     x_bar = RNG.standard_normal((4, 5))
-    _, (_, a_bar) = _pull(np.linalg.pinv, a, y_bar=x_bar, rtol=1e-10)
+    _, (_, a_bar) = pull(np.linalg.pinv, a, y_bar=x_bar, rtol=1e-10)
     np.testing.assert_allclose(np.sum(a_bar * da), np.sum(x_bar * fd), rtol=1e-6)
 
 
-def test_numpy_pinv_hermitian_gives_the_symmetrised_cotangent() -> None:
+def test_numpy_pinv_hermitian_gives_the_symmetrised_cotangent(pull) -> None:  # type: ignore[no-untyped-def]
     m = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3))
     a = m + m.conj().T
     hd = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3))
@@ -116,22 +91,22 @@ def test_numpy_pinv_hermitian_gives_the_symmetrised_cotangent() -> None:
     np.testing.assert_allclose(y, np.linalg.pinv(a, hermitian=True), rtol=1e-12)
     np.testing.assert_allclose(x_dot, fd, rtol=1e-6, atol=1e-8)
     x_bar = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3))
-    _, (_, a_bar, _, _) = _pull(np.linalg.pinv, a, None, True, y_bar=x_bar)
+    _, (_, a_bar, _, _) = pull(np.linalg.pinv, a, None, True, y_bar=x_bar)
     np.testing.assert_allclose(a_bar, a_bar.conj().T, rtol=1e-12)
     lhs = np.real(np.sum(np.conj(a_bar) * hd))
     np.testing.assert_allclose(lhs, np.real(np.sum(np.conj(x_bar) * fd)), rtol=1e-6)
 
 
-def test_numpy_pinv_signature() -> None:
+def test_numpy_pinv_signature(forced_rrule, pull) -> None:  # type: ignore[no-untyped-def]
     a = RNG.standard_normal((4, 3))
-    y, (_, _, rc_bar) = _pull(np.linalg.pinv, a, 1e-12)
+    y, (_, _, rc_bar) = pull(np.linalg.pinv, a, 1e-12)
     np.testing.assert_allclose(y, np.linalg.pinv(a, 1e-12), rtol=1e-13)
     assert isinstance(rc_bar, cr.ZeroTangent)  # the cutoff: zero where the rank is constant
     with pytest.raises(TypeError, match="hermitian must be a Python bool"):
-        _rrule(np.linalg.pinv, a, None, np.bool_(True))
+        forced_rrule(np.linalg.pinv, a, None, np.bool_(True))
     with pytest.raises(TypeError, match="out"):
-        _rrule(np.linalg.pinv, a, out=np.empty((3, 4)))
+        forced_rrule(np.linalg.pinv, a, out=np.empty((3, 4)))
     import array_api_strict as xs
 
     with pytest.raises(TypeError, match="keyword-only"):
-        _rrule(xs.linalg.pinv, xs.asarray(a), 1e-12)
+        forced_rrule(xs.linalg.pinv, xs.asarray(a), 1e-12)

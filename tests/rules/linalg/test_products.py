@@ -45,64 +45,51 @@ def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None: 
 
 
 # ---- conventions, exact values -----------------------------------------------------------------
-def _rrule(f, *args, **kw):  # type: ignore[no-untyped-def]
-    """``cr.rrule`` with the pullback's deferred cotangents (``Thunk``) forced, as a caller that
-    needs every cotangent does (the products and solvers defer each operand's cotangent)."""
-    y, pb = cr.rrule(f, *args, **kw)
-    return y, lambda y_bar: tuple(cr.unthunk(c) for c in pb(y_bar))
-
-
-def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
-    y, pb = _rrule(f, *args, **kw)
-    if y_bar is None:
-        y_bar = np.ones(np.shape(y), dtype=np.result_type(y))
-    return pb(y_bar)
-
-
-def test_outer_and_numpy_outer_flattening() -> None:
+def test_outer_and_numpy_outer_flattening(forced_rrule, forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     a, b, yb = _c(3), _c(2), _c(3, 2)
-    _, ga, gb = _pull(np.linalg.outer, a, b, y_bar=yb)
+    _, ga, gb = forced_cotangents(np.linalg.outer, a, b, y_bar=yb)
     np.testing.assert_allclose(ga, yb @ b.conj())
     np.testing.assert_allclose(gb, a.conj() @ yb)
     a2 = _r(2, 3)
-    _, ga, gb = _pull(np.outer, a2, _r(2), y_bar=np.ones((6, 2)))
+    _, ga, gb = forced_cotangents(np.outer, a2, _r(2), y_bar=np.ones((6, 2)))
     assert ga.shape == (2, 3)
     with pytest.raises(ValueError, match=r"linalg\.outer: operands must be vectors"):
-        _rrule(np.linalg.outer, a2, b)
+        forced_rrule(np.linalg.outer, a2, b)
 
 
-def test_cross_pullback_and_broadcasting() -> None:
+def test_cross_pullback_and_broadcasting(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     a, b, yb = _r(4, 3), _r(3), _r(4, 3)
-    _, ga, gb = _pull(np.linalg.cross, a, b, y_bar=yb)
+    _, ga, gb = forced_cotangents(np.linalg.cross, a, b, y_bar=yb)
     np.testing.assert_allclose(ga, np.cross(b, yb))
     np.testing.assert_allclose(gb, np.cross(yb, a).sum(0))  # summed over the broadcast axis
     # e_x x e_y = e_z: the cotangent of x1 for y_bar = e_z is e_y x e_z = e_x
     ex, ey, ez = np.eye(3)
-    _, ga, gb = _pull(np.linalg.cross, ex, ey, y_bar=ez)
+    _, ga, gb = forced_cotangents(np.linalg.cross, ex, ey, y_bar=ez)
     assert ga.tolist() == ex.tolist() and gb.tolist() == ey.tolist()
 
 
-def test_trace_and_diagonal_offsets_and_degenerate_cases() -> None:
+def test_trace_and_diagonal_offsets_and_degenerate_cases(forced_rrule, forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     x = _r(3, 4)
-    _, g = _pull(np.linalg.trace, x, offset=1, y_bar=np.float64(2.0))
+    _, g = forced_cotangents(np.linalg.trace, x, offset=1, y_bar=np.float64(2.0))
     assert g.tolist() == (2 * np.eye(3, 4, k=1)).tolist()
-    _, g = _pull(np.linalg.trace, x, offset=7, y_bar=np.float64(2.0))  # off the matrix: zero
+    # off the matrix: zero
+    _, g = forced_cotangents(np.linalg.trace, x, offset=7, y_bar=np.float64(2.0))
     assert g.tolist() == np.zeros((3, 4)).tolist()
-    _, g = _pull(np.linalg.diagonal, x, offset=-1, y_bar=np.array([1.0, 2.0]))
+    _, g = forced_cotangents(np.linalg.diagonal, x, offset=-1, y_bar=np.array([1.0, 2.0]))
     want = np.zeros((3, 4))
     want[1, 0], want[2, 1] = 1.0, 2.0
     assert g.tolist() == want.tolist()
-    _, g = _pull(np.linalg.diagonal, x, offset=5, y_bar=np.zeros(0))
+    _, g = forced_cotangents(np.linalg.diagonal, x, offset=5, y_bar=np.zeros(0))
     assert g.tolist() == np.zeros((3, 4)).tolist()
     # NumPy's axis1/axis2 (and offset, dtype positional)
     x3 = _r(3, 2, 4)
-    _, g, *rest = _pull(np.trace, x3, 1, 0, 2, y_bar=np.array([1.0, 2.0]))
+    _, g, *rest = forced_cotangents(np.trace, x3, 1, 0, 2, y_bar=np.array([1.0, 2.0]))
     want = np.zeros((3, 2, 4))
     for j in range(2):
         for i in range(3):
             want[i, j, i + 1] = j + 1.0
     assert g.tolist() == want.tolist() and all(r is cr.NoTangent() for r in rest)
-    y, pb = _rrule(np.diagonal, x3, axis1=2, axis2=0, offset=-1)
+    y, pb = forced_rrule(np.diagonal, x3, axis1=2, axis2=0, offset=-1)
     yb = _r(*y.shape)
     g = pb(yb)[1]
     want = np.zeros((3, 2, 4))
@@ -112,27 +99,27 @@ def test_trace_and_diagonal_offsets_and_degenerate_cases() -> None:
     np.testing.assert_allclose(g, want)
     # trace's dtype= changes the output, not the cotangent
     x32 = _r(3, 3).astype(np.float32)
-    y, pb = _rrule(np.linalg.trace, x32, dtype=np.float64)
+    y, pb = forced_rrule(np.linalg.trace, x32, dtype=np.float64)
     assert y.dtype == np.float64 and pb(np.float64(1.0))[1].dtype == np.float32
 
 
-def test_batched_trace_and_diagonal() -> None:
+def test_batched_trace_and_diagonal(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     x = _r(2, 3, 3)
-    _, g = _pull(np.linalg.trace, x, y_bar=np.array([1.0, -1.0]))
+    _, g = forced_cotangents(np.linalg.trace, x, y_bar=np.array([1.0, -1.0]))
     np.testing.assert_allclose(g, np.stack([np.eye(3), -np.eye(3)]))
     _, yd = cr.frule((cr.NoTangent(), _r(5, 2, 3, 3)), np.linalg.diagonal, x)
     assert yd.shape == (5, 2, 3)
 
 
-def test_errors() -> None:
+def test_errors(forced_rrule) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match="trace: x must have rank >= 2"):
-        _rrule(np.linalg.trace, _r(3))
+        forced_rrule(np.linalg.trace, _r(3))
     with pytest.raises(ValueError, match="axis1 and axis2 cannot be the same"):
-        _rrule(np.trace, _r(3, 3), 0, 1, 1)
+        forced_rrule(np.trace, _r(3, 3), 0, 1, 1)
     with pytest.raises(TypeError, match="out= is not supported"):
-        _rrule(np.outer, _r(2), _r(2), out=np.empty((2, 2)))
+        forced_rrule(np.outer, _r(2), _r(2), out=np.empty((2, 2)))
     with pytest.raises(ValueError, match=r"cotangent of shape \(2,\) does not match .*\(3,\)"):
-        _rrule(np.linalg.cross, _r(3), _r(3))[1](np.ones(2))
+        forced_rrule(np.linalg.cross, _r(3), _r(3))[1](np.ones(2))
 
 
 # ---- second derivatives: the building blocks have rules -----------------------------------------

@@ -35,20 +35,6 @@ def _well(n: int, *batch: int, cplx: bool = False) -> np.ndarray:
     return a + 2 * np.eye(n)
 
 
-def _rrule(f, *args, **kw):  # type: ignore[no-untyped-def]
-    """``cr.rrule`` with the pullback's deferred cotangents (``Thunk``) forced, as a caller that
-    needs every cotangent does (the products and solvers defer each operand's cotangent)."""
-    y, pb = cr.rrule(f, *args, **kw)
-    return y, lambda y_bar: tuple(cr.unthunk(c) for c in pb(y_bar))
-
-
-def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
-    y, pb = _rrule(f, *args, **kw)
-    if y_bar is None:
-        y_bar = np.ones(np.shape(y))
-    return y, pb(y_bar)
-
-
 def test_registered() -> None:
     assert {r.name for r in ALL} == NAMES | {
         "numpy:linalg.tensorsolve",
@@ -66,59 +52,59 @@ def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None: 
 
 
 # ---- solve: the vector rule, broadcasting, singular matrices -----------------------------------
-def test_solve_vector_only_when_b_is_1d() -> None:
+def test_solve_vector_only_when_b_is_1d(forced_rrule, pull) -> None:  # type: ignore[no-untyped-def]
     a = _well(3, 2)
     b = RNG.standard_normal(3)
-    y, (_, a_bar, b_bar) = _pull(np.linalg.solve, a, b)
+    y, (_, a_bar, b_bar) = pull(np.linalg.solve, a, b)
     assert y.shape == (2, 3) and a_bar.shape == (2, 3, 3) and b_bar.shape == (3,)
     # the same numbers as the (3, 1) matrix form, with the stack summed back onto b
-    ym, (_, am, bm) = _pull(np.linalg.solve, a, b[:, None], y_bar=np.ones((2, 3, 1)))
+    ym, (_, am, bm) = pull(np.linalg.solve, a, b[:, None], y_bar=np.ones((2, 3, 1)))
     np.testing.assert_allclose(y, ym[..., 0], rtol=1e-13)
     np.testing.assert_allclose(a_bar, am, rtol=1e-13)
     np.testing.assert_allclose(b_bar, bm[:, 0], rtol=1e-13)
     # a (2, 3) b against a stack of two 3x3 matrices is a matrix, as in NumPy 2: NumPy refuses it
     with pytest.raises(ValueError):
-        _rrule(np.linalg.solve, a, RNG.standard_normal((2, 3)))
+        forced_rrule(np.linalg.solve, a, RNG.standard_normal((2, 3)))
 
 
-def test_solve_cotangent_of_broadcast_operand_is_summed_back() -> None:
+def test_solve_cotangent_of_broadcast_operand_is_summed_back(pull) -> None:  # type: ignore[no-untyped-def]
     a = _well(3)
     b = RNG.standard_normal((4, 3, 2))
     y_bar = RNG.standard_normal((4, 3, 2))
-    _, (_, a_bar, b_bar) = _pull(np.linalg.solve, a, b, y_bar=y_bar)
-    want = sum(_pull(np.linalg.solve, a, b[k], y_bar=y_bar[k])[1][1] for k in range(4))
+    _, (_, a_bar, b_bar) = pull(np.linalg.solve, a, b, y_bar=y_bar)
+    want = sum(pull(np.linalg.solve, a, b[k], y_bar=y_bar[k])[1][1] for k in range(4))
     np.testing.assert_allclose(a_bar, want, rtol=1e-12)
     np.testing.assert_allclose(b_bar, np.linalg.solve(a.T, y_bar), rtol=1e-12)
     # and the other way round: a stack (2, 1) of matrices against b's stack (3,)
     a2, b2 = _well(3, 2, 1), RNG.standard_normal((3, 3, 2))
-    y, (_, a2_bar, b2_bar) = _pull(np.linalg.solve, a2, b2)
+    y, (_, a2_bar, b2_bar) = pull(np.linalg.solve, a2, b2)
     assert y.shape == (2, 3, 3, 2) and a2_bar.shape == a2.shape and b2_bar.shape == b2.shape
 
 
-def test_solve_formula_exact() -> None:
+def test_solve_formula_exact(pull) -> None:  # type: ignore[no-untyped-def]
     a, b = _well(4, cplx=True), RNG.standard_normal((4, 2)) + 1j * RNG.standard_normal((4, 2))
     y_bar = RNG.standard_normal((4, 2)) + 1j * RNG.standard_normal((4, 2))
-    y, (_, a_bar, b_bar) = _pull(np.linalg.solve, a, b, y_bar=y_bar)
+    y, (_, a_bar, b_bar) = pull(np.linalg.solve, a, b, y_bar=y_bar)
     want_b = np.linalg.solve(a.conj().T, y_bar)
     np.testing.assert_allclose(b_bar, want_b, rtol=1e-12)
     np.testing.assert_allclose(a_bar, -want_b @ y.conj().T, rtol=1e-12)
 
 
 @pytest.mark.parametrize("f", [np.linalg.solve, np.linalg.inv], ids=["solve", "inv"])
-def test_singular_matrix_raises_the_backends_error(f) -> None:  # type: ignore[no-untyped-def]
+def test_singular_matrix_raises_the_backends_error(forced_rrule, f) -> None:  # type: ignore[no-untyped-def]
     a = np.array([[1.0, 2.0], [2.0, 4.0]])
     args = (a, np.ones(2)) if f is np.linalg.solve else (a,)
     with pytest.raises(np.linalg.LinAlgError):
         f(*args)
     with pytest.raises(np.linalg.LinAlgError):
-        _rrule(f, *args)
+        forced_rrule(f, *args)
     with pytest.raises(np.linalg.LinAlgError):
         cr.frule((cr.NoTangent(), *(np.ones_like(v) for v in args)), f, *args)
 
 
-def test_real_matrix_complex_rhs_gives_real_cotangent() -> None:
+def test_real_matrix_complex_rhs_gives_real_cotangent(pull) -> None:  # type: ignore[no-untyped-def]
     a, b = _well(3), RNG.standard_normal(3) + 1j * RNG.standard_normal(3)
-    _, (_, a_bar, b_bar) = _pull(np.linalg.solve, a, b, y_bar=np.ones(3) + 0.5j)
+    _, (_, a_bar, b_bar) = pull(np.linalg.solve, a, b, y_bar=np.ones(3) + 0.5j)
     assert a_bar.dtype == np.float64 and b_bar.dtype == np.complex128
     test_rrule(np.linalg.solve, a, b)
 
@@ -134,17 +120,17 @@ def _cofactor(a: np.ndarray) -> np.ndarray:
     return c
 
 
-def test_det_gradient_is_the_cofactor_matrix_also_when_singular() -> None:
+def test_det_gradient_is_the_cofactor_matrix_also_when_singular(pull) -> None:  # type: ignore[no-untyped-def]
     a = RNG.standard_normal((4, 4))
     singular = a.copy()
     singular[3] = singular[0] - singular[1]  # rank 3: cofactor rank 1, not zero
     rank2 = RNG.standard_normal((4, 2)) @ RNG.standard_normal((2, 4))  # rank 2: cofactor 0
     for m in (a, singular, rank2):
         with np.errstate(all="raise"):
-            y, (_, g) = _pull(np.linalg.det, m, y_bar=np.float64(1.5))
+            y, (_, g) = pull(np.linalg.det, m, y_bar=np.float64(1.5))
         np.testing.assert_allclose(g, 1.5 * _cofactor(m), atol=1e-12 * max(1, abs(y)))
     assert np.abs(_cofactor(singular)).max() > 0.1  # not trivially zero
-    np.testing.assert_allclose(_pull(np.linalg.det, rank2)[1][1], 0, atol=1e-12)
+    np.testing.assert_allclose(pull(np.linalg.det, rank2)[1][1], 0, atol=1e-12)
     # forward mode: tr(adj(A) dA); on the singular matrix, along the direction that fixes it
     d = np.zeros((4, 4))
     d[3] = 1.0
@@ -198,15 +184,15 @@ def test_det_hessian_at_singular_matrices(rank: int) -> None:
     np.testing.assert_allclose(h, h.T, atol=1e-12)
 
 
-def test_det_of_empty_matrix() -> None:
-    y, (_, g) = _pull(np.linalg.det, np.zeros((2, 0, 0)))
+def test_det_of_empty_matrix(pull) -> None:  # type: ignore[no-untyped-def]
+    y, (_, g) = pull(np.linalg.det, np.zeros((2, 0, 0)))
     assert y.tolist() == [1.0, 1.0] and g.shape == (2, 0, 0)
 
 
 # ---- slogdet: the real sign carries nothing ----------------------------------------------------
-def test_slogdet_real_sign_cotangent_contributes_nothing() -> None:
+def test_slogdet_real_sign_cotangent_contributes_nothing(forced_rrule) -> None:  # type: ignore[no-untyped-def]
     a = _well(3) * np.array([[1.0], [-1.0], [1.0]])
-    (sign, _), pb = _rrule(np.linalg.slogdet, a)
+    (sign, _), pb = forced_rrule(np.linalg.slogdet, a)
     assert sign == -1.0
     _, g = pb(cr.Tangent(np.float64(5.0), cr.ZeroTangent()))
     assert cr.is_zero(g)
@@ -229,8 +215,8 @@ def test_slogdet_complex_sign_moves_on_the_circle() -> None:
     assert abs(np.real(np.conj(sign) * t[0])) < 1e-12  # tangent to the unit circle
 
 
-def test_slogdet_bad_cotangent() -> None:
-    _, pb = _rrule(np.linalg.slogdet, _well(3))
+def test_slogdet_bad_cotangent(forced_rrule) -> None:  # type: ignore[no-untyped-def]
+    _, pb = forced_rrule(np.linalg.slogdet, _well(3))
     with pytest.raises(ValueError, match=r"\(2,\).*\(\)"):
         pb(cr.Tangent(np.zeros(2), np.zeros(2)))
     with pytest.raises(TypeError, match="Tangent or a tuple"):
@@ -238,9 +224,9 @@ def test_slogdet_bad_cotangent() -> None:
 
 
 # ---- matrix_power ------------------------------------------------------------------------------
-def test_matrix_power_zero_is_identity_and_no_flow() -> None:
+def test_matrix_power_zero_is_identity_and_no_flow(pull) -> None:  # type: ignore[no-untyped-def]
     a = _well(3, 2)
-    y, (_, g, n_bar) = _pull(np.linalg.matrix_power, a, 0)
+    y, (_, g, n_bar) = pull(np.linalg.matrix_power, a, 0)
     np.testing.assert_array_equal(y, np.broadcast_to(np.eye(3), (2, 3, 3)))
     assert cr.is_zero(g) and isinstance(n_bar, cr.NoTangent)
     _, t = cr.frule((cr.NoTangent(), np.ones_like(a), cr.NoTangent()), np.linalg.matrix_power, a, 0)
@@ -248,10 +234,10 @@ def test_matrix_power_zero_is_identity_and_no_flow() -> None:
 
 
 @pytest.mark.parametrize("n", [2, 3, 6, 7, 8, 13, -1, -4, -5])
-def test_matrix_power_against_the_sum_formula(n: int) -> None:
+def test_matrix_power_against_the_sum_formula(forced_rrule, pull, n: int) -> None:  # type: ignore[no-untyped-def]
     a = _well(3) / 2
     y_bar = RNG.standard_normal((3, 3))
-    _, (_, g, _) = _pull(np.linalg.matrix_power, a, n, y_bar=y_bar)
+    _, (_, g, _) = pull(np.linalg.matrix_power, a, n, y_bar=y_bar)
     b = a if n > 0 else np.linalg.inv(a)
     m = abs(n)
     pw = [np.linalg.matrix_power(b.T, k) for k in range(m)]
@@ -260,20 +246,20 @@ def test_matrix_power_against_the_sum_formula(n: int) -> None:
         want = -b.T @ want @ b.T
     np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(
-        _rrule(np.linalg.matrix_power, a, n)[0], np.linalg.matrix_power(a, n), rtol=1e-12
+        forced_rrule(np.linalg.matrix_power, a, n)[0], np.linalg.matrix_power(a, n), rtol=1e-12
     )
 
 
-def test_matrix_power_rejects_non_integer_n() -> None:
+def test_matrix_power_rejects_non_integer_n(forced_rrule) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(TypeError, match="integer"):
-        _rrule(np.linalg.matrix_power, _well(2), 2.0)
+        forced_rrule(np.linalg.matrix_power, _well(2), 2.0)
     with pytest.raises(TypeError, match="integer"):
-        _rrule(np.linalg.matrix_power, _well(2), True)
+        forced_rrule(np.linalg.matrix_power, _well(2), True)
 
 
 # ---- second derivatives: the solve and inv pullbacks ------------------------------------------
 @pytest.mark.parametrize("kind", ["matrix", "vector", "one-vector"])
-def test_solve_pullback_is_differentiable_by_jax(kind: str, jax_numpy) -> None:  # type: ignore[no-untyped-def]
+def test_solve_pullback_is_differentiable_by_jax(forced_rrule, kind: str, jax_numpy) -> None:  # type: ignore[no-untyped-def]
     import jax
 
     jnp = jax_numpy
@@ -286,7 +272,7 @@ def test_solve_pullback_is_differentiable_by_jax(kind: str, jax_numpy) -> None: 
     wa, wb = RNG.standard_normal(a0.shape), RNG.standard_normal(b0.shape)
 
     def g(a, b, y_bar):  # type: ignore[no-untyped-def]
-        _, pb = _rrule(jnp.linalg.solve, a, b)
+        _, pb = forced_rrule(jnp.linalg.solve, a, b)
         _, a_bar, b_bar = pb(y_bar)
         return jnp.sum(a_bar * wa) + jnp.sum(b_bar * wb)
 
@@ -303,7 +289,7 @@ def test_solve_pullback_is_differentiable_by_jax(kind: str, jax_numpy) -> None: 
         np.testing.assert_allclose(float(jnp.sum(gr * d)), fd, rtol=1e-6, atol=1e-8)
 
 
-def test_inv_pullback_is_differentiable_by_jax(jax_numpy) -> None:  # type: ignore[no-untyped-def]
+def test_inv_pullback_is_differentiable_by_jax(forced_rrule, jax_numpy) -> None:  # type: ignore[no-untyped-def]
     import jax
 
     jnp = jax_numpy
@@ -312,7 +298,7 @@ def test_inv_pullback_is_differentiable_by_jax(jax_numpy) -> None:  # type: igno
     w = RNG.standard_normal(a0.shape) + 1j * RNG.standard_normal(a0.shape)
 
     def g(a, y_bar):  # type: ignore[no-untyped-def]
-        _, pb = _rrule(jnp.linalg.inv, a)
+        _, pb = forced_rrule(jnp.linalg.inv, a)
         return jnp.real(jnp.sum(pb(y_bar)[1] * w))
 
     args = [jnp.asarray(a0), jnp.asarray(y_bar0)]
@@ -355,23 +341,23 @@ def test_pullback_building_blocks_have_rules(name, f, args, kw) -> None:  # type
 
 
 # ---- contract odds and ends --------------------------------------------------------------------
-def test_float32_stays_float32_and_inputs_untouched() -> None:
+def test_float32_stays_float32_and_inputs_untouched(forced_rrule, pull) -> None:  # type: ignore[no-untyped-def]
     a = _well(3).astype(np.float32)
     b = RNG.standard_normal(3).astype(np.float32)
     a.flags.writeable = b.flags.writeable = False
-    _, (_, a_bar, b_bar) = _pull(np.linalg.solve, a, b, y_bar=np.ones(3, np.float32))
+    _, (_, a_bar, b_bar) = pull(np.linalg.solve, a, b, y_bar=np.ones(3, np.float32))
     assert a_bar.dtype == b_bar.dtype == np.float32
     for f in (np.linalg.inv, np.linalg.det, np.linalg.pinv):
-        y, pb = _rrule(f, a)
+        y, pb = forced_rrule(f, a)
         assert pb(np.ones(np.shape(y), np.float32))[1].dtype == np.float32
 
 
-def test_wrong_cotangent_shape_names_both() -> None:
-    _, pb = _rrule(np.linalg.solve, _well(3), np.ones(3))
+def test_wrong_cotangent_shape_names_both(forced_rrule) -> None:  # type: ignore[no-untyped-def]
+    _, pb = forced_rrule(np.linalg.solve, _well(3), np.ones(3))
     with pytest.raises(ValueError, match=r"\(4,\).*\(3,\)"):
         pb(np.ones(4))
     with pytest.raises(ValueError, match="rank >= 2"):
-        _rrule(np.linalg.solve, np.ones(3), np.ones(3))
+        forced_rrule(np.linalg.solve, np.ones(3), np.ones(3))
 
 
 def test_chunk_axes_must_agree_in_solve() -> None:
@@ -400,19 +386,7 @@ def test_slogdet_at_a_singular_matrix_names_the_rule() -> None:
 NP_RNG = np.random.default_rng(11)
 
 
-def _fd_grad(loss, a: np.ndarray, h: float = 1e-6) -> np.ndarray:  # type: ignore[no-untyped-def]
-    g = np.zeros(a.shape, dtype=a.dtype)
-    for i in np.ndindex(a.shape):
-        e = np.zeros_like(a)
-        e[i] = h
-        g[i] = (loss(a + e) - loss(a - e)) / (2 * h)
-        if np.iscomplexobj(a):
-            e[i] = 1j * h
-            g[i] += 1j * (loss(a + e) - loss(a - e)) / (2 * h)
-    return g
-
-
-def test_tensorsolve_axes_and_tensorinv() -> None:
+def test_tensorsolve_axes_and_tensorinv(fd_grad) -> None:  # type: ignore[no-untyped-def]
     a = NP_RNG.standard_normal((2, 2, 2, 2)) + 3 * np.eye(4).reshape(2, 2, 2, 2)
     b = NP_RNG.standard_normal((2, 2))
     y, pb = cr.rrule(np.linalg.tensorsolve, a, b, (0,))
@@ -423,7 +397,7 @@ def test_tensorsolve_axes_and_tensorinv() -> None:
     def loss(m: np.ndarray) -> float:
         return float(np.sum(c * np.linalg.tensorsolve(m, b, (0,))))
 
-    np.testing.assert_allclose(got, _fd_grad(loss, a), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got, fd_grad(loss, a), rtol=1e-6, atol=1e-7)
     yi, _ = cr.rrule(np.linalg.tensorinv, a.reshape(4, 2, 2), ind=1)
     np.testing.assert_allclose(yi, np.linalg.tensorinv(a.reshape(4, 2, 2), ind=1))
 

@@ -29,59 +29,38 @@ def test_registered() -> None:
     assert {"numpy:einsum", "numpy:kron"} == NAMES
 
 
-def _few(examples: list, n: int = 2) -> list:  # type: ignore[type-arg]
-    """The first ``n`` examples and the first complex one (jax and torch are slow here)."""
-    out = examples[:n]
-    out += [ex for ex in examples if ex.complex][:1]
-    return out
-
-
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
 def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
     assert_agrees_with_jax(reg, examples_for(reg))
 
 
 # ---- conventions, exact values -----------------------------------------------------------------
-def _rrule(f, *args, **kw):  # type: ignore[no-untyped-def]
-    """``cr.rrule`` with the pullback's deferred cotangents (``Thunk``) forced, as a caller that
-    needs every cotangent does (the rules here defer each operand's cotangent)."""
-    y, pb = cr.rrule(f, *args, **kw)
-    return y, lambda y_bar: tuple(cr.unthunk(c) for c in pb(y_bar))
-
-
-def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
-    y, pb = _rrule(f, *args, **kw)
-    if y_bar is None:
-        y_bar = np.ones(np.shape(y), dtype=np.result_type(y))
-    return pb(y_bar)
-
-
-def test_einsum_repeated_indices_put_the_cotangent_on_the_diagonal() -> None:
+def test_einsum_repeated_indices_put_the_cotangent_on_the_diagonal(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     x = _r(3, 3)
     yb = np.array([1.0, 2.0, 3.0])
-    (_, _, g) = _pull(np.einsum, "ii->i", x, y_bar=yb)
+    (_, _, g) = forced_cotangents(np.einsum, "ii->i", x, y_bar=yb)
     assert g.tolist() == np.diag(yb).tolist()
-    (_, _, g) = _pull(np.einsum, "ii", x, y_bar=np.float64(2.0))
+    (_, _, g) = forced_cotangents(np.einsum, "ii", x, y_bar=np.float64(2.0))
     assert g.tolist() == (2 * np.eye(3)).tolist()
     x3 = _r(2, 2, 3)
-    (_, _, g) = _pull(np.einsum, "iij->j", x3, y_bar=np.array([1.0, 2.0, 3.0]))
+    (_, _, g) = forced_cotangents(np.einsum, "iij->j", x3, y_bar=np.array([1.0, 2.0, 3.0]))
     want = np.zeros((2, 2, 3))
     want[0, 0] = want[1, 1] = [1.0, 2.0, 3.0]
     assert g.tolist() == want.tolist()
     # an index of one operand only is broadcast back
-    (_, _, g) = _pull(np.einsum, "ij->i", _r(2, 3), y_bar=np.array([1.0, 2.0]))
+    (_, _, g) = forced_cotangents(np.einsum, "ij->i", _r(2, 3), y_bar=np.array([1.0, 2.0]))
     assert g.tolist() == [[1.0] * 3, [2.0] * 3]
 
 
-def test_einsum_matches_matmul_with_three_operands_and_ellipses() -> None:
+def test_einsum_matches_matmul_with_three_operands_and_ellipses(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     a, b, c = _r(2, 3), _r(3, 4), _r(4, 2)
     yb = _r(2, 2)
-    _, _, ga, gb, gc = _pull(np.einsum, "ij,jk,kl->il", a, b, c, y_bar=yb)
+    _, _, ga, gb, gc = forced_cotangents(np.einsum, "ij,jk,kl->il", a, b, c, y_bar=yb)
     np.testing.assert_allclose(ga, yb @ (b @ c).T)
     np.testing.assert_allclose(gb, a.T @ yb @ c.T)
     np.testing.assert_allclose(gc, (a @ b).T @ yb)
     a, b, yb = _r(5, 2, 3), _r(3, 4), _r(5, 2, 4)
-    _, _, ga, gb = _pull(np.einsum, "...ij,jk->...ik", a, b, y_bar=yb)
+    _, _, ga, gb = forced_cotangents(np.einsum, "...ij,jk->...ik", a, b, y_bar=yb)
     np.testing.assert_allclose(ga, yb @ b.T)
     np.testing.assert_allclose(gb, np.einsum("bij,bik->jk", a, yb))
 
@@ -100,11 +79,11 @@ def test_einsum_pullback_building_blocks() -> None:
     test_rrule(np.broadcast_to, _r(2, 1), (2, 3))
 
 
-def test_einsum_interleaved_form_matches_the_string_form() -> None:
+def test_einsum_interleaved_form_matches_the_string_form(forced_rrule) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(3)
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
-    y, pb = _rrule(np.einsum, a, [0, 1], b, [1, 2], [0, 2])
-    y_ref, pb_ref = _rrule(np.einsum, "ij,jk->ik", a, b)
+    y, pb = forced_rrule(np.einsum, a, [0, 1], b, [1, 2], [0, 2])
+    y_ref, pb_ref = forced_rrule(np.einsum, "ij,jk->ik", a, b)
     np.testing.assert_allclose(y, y_ref)
     y_bar = rng.standard_normal(y.shape)
     res, ref = pb(y_bar), pb_ref(y_bar)
@@ -123,11 +102,11 @@ def test_einsum_interleaved_form_matches_the_string_form() -> None:
     np.testing.assert_allclose(y_dot, 2 * y)
 
 
-def test_einsum_interleaved_form_errors() -> None:
+def test_einsum_interleaved_form_errors(forced_rrule) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match="sublist"):
-        _rrule(np.einsum, np.ones(2), [60])
+        forced_rrule(np.einsum, np.ones(2), [60])
     with pytest.raises(TypeError, match="sublist"):
-        _rrule(np.einsum, np.ones(2), "i")
+        forced_rrule(np.einsum, np.ones(2), "i")
 
 
 # the check command's cells (every backend, scalar-free, jit), with the limits the

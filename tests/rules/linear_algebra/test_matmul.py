@@ -31,90 +31,69 @@ def test_registered() -> None:
     assert {"numpy:matvec", "numpy:vecmat"} <= NAMES
 
 
-def _few(examples: list, n: int = 2) -> list:  # type: ignore[type-arg]
-    """The first ``n`` examples and the first complex one (jax and torch are slow here)."""
-    out = examples[:n]
-    out += [ex for ex in examples if ex.complex][:1]
-    return out
-
-
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
 def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
     assert_agrees_with_jax(reg, examples_for(reg))
 
 
 # ---- conventions, exact values -----------------------------------------------------------------
-def _rrule(f, *args, **kw):  # type: ignore[no-untyped-def]
-    """``cr.rrule`` with the pullback's deferred cotangents (``Thunk``) forced, as a caller that
-    needs every cotangent does (the rules here defer each operand's cotangent)."""
-    y, pb = cr.rrule(f, *args, **kw)
-    return y, lambda y_bar: tuple(cr.unthunk(c) for c in pb(y_bar))
-
-
-def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
-    y, pb = _rrule(f, *args, **kw)
-    if y_bar is None:
-        y_bar = np.ones(np.shape(y), dtype=np.result_type(y))
-    return pb(y_bar)
-
-
-def test_matmul_promotes_vectors_and_sums_broadcast_batches() -> None:
+def test_matmul_promotes_vectors_and_sums_broadcast_batches(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     a, b = _r(3), _r(3, 2)
     yb = _r(2)
-    _, ab, bb = _pull(np.matmul, a, b, y_bar=yb)
+    _, ab, bb = forced_cotangents(np.matmul, a, b, y_bar=yb)
     np.testing.assert_allclose(ab, b @ yb)
     np.testing.assert_allclose(bb, np.outer(a, yb))
     # a (2, 2, 3) stack against one (3, 4) matrix: B's cotangent sums over the stack
     a, b, yb = _r(2, 2, 3), _r(3, 4), _r(2, 2, 4)
-    _, ab, bb = _pull(np.matmul, a, b, y_bar=yb)
+    _, ab, bb = forced_cotangents(np.matmul, a, b, y_bar=yb)
     np.testing.assert_allclose(ab, yb @ b.T)
     np.testing.assert_allclose(bb, sum(a[i].T @ yb[i] for i in range(2)))
     # batch axes broadcast both ways: (2, 1, m, n) @ (3, n, p)
     a, b, yb = _r(2, 1, 2, 3), _r(3, 3, 2), _r(2, 3, 2, 2)
-    _, ab, bb = _pull(np.matmul, a, b, y_bar=yb)
+    _, ab, bb = forced_cotangents(np.matmul, a, b, y_bar=yb)
     np.testing.assert_allclose(ab, (yb @ np.swapaxes(b, -1, -2)).sum(1, keepdims=True))
     np.testing.assert_allclose(bb, (np.swapaxes(a, -1, -2) @ yb).sum(0))
 
 
-def test_complex_cotangents_use_the_conjugate_transpose() -> None:
+def test_complex_cotangents_use_the_conjugate_transpose(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
     a, b, yb = _c(2, 3), _c(3, 2), _c(2, 2)
-    _, ab, bb = _pull(np.matmul, a, b, y_bar=yb)
+    _, ab, bb = forced_cotangents(np.matmul, a, b, y_bar=yb)
     np.testing.assert_allclose(ab, yb @ b.conj().T)
     np.testing.assert_allclose(bb, a.conj().T @ yb)
     # a real operand meeting a complex one gets the real part
     ar = _r(2, 3)
-    _, ab, _ = _pull(np.matmul, ar, b, y_bar=yb)
+    _, ab, _ = forced_cotangents(np.matmul, ar, b, y_bar=yb)
     assert ab.dtype == np.float64
     np.testing.assert_allclose(ab, (yb @ b.conj().T).real)
 
 
-def test_zero_size_and_zero_d() -> None:
-    _, ab, bb = _pull(np.matmul, _r(2, 0), _r(0, 3))
+def test_zero_size_and_zero_d(forced_cotangents) -> None:  # type: ignore[no-untyped-def]
+    _, ab, bb = forced_cotangents(np.matmul, _r(2, 0), _r(0, 3))
     assert ab.shape == (2, 0) and bb.shape == (0, 3)
-    _, ab, bb = _pull(np.matmul, _r(0, 3), _r(3, 2))
+    _, ab, bb = forced_cotangents(np.matmul, _r(0, 3), _r(3, 2))
     assert ab.shape == (0, 3) and bb.tolist() == np.zeros((3, 2)).tolist()
     # dot and einsum with 0-d operands are products
     s, v = np.float64(2.0), _r(3)
-    _, gs, gv = _pull(np.dot, s, v, y_bar=np.ones(3))
+    _, gs, gv = forced_cotangents(np.dot, s, v, y_bar=np.ones(3))
     assert gs.shape == () and np.isclose(gs, v.sum()) and np.allclose(gv, 2.0)
-    _, _, gs, gv = _pull(np.einsum, ",i->i", np.asarray(s), v, y_bar=np.ones(3))
+    _, _, gs, gv = forced_cotangents(np.einsum, ",i->i", np.asarray(s), v, y_bar=np.ones(3))
     assert gs.shape == () and np.isclose(gs, v.sum()) and np.allclose(gv, 2.0)
-    _, _, g = _pull(np.einsum, "->", np.asarray(3.0), y_bar=np.float64(5.0))
+    _, _, g = forced_cotangents(np.einsum, "->", np.asarray(3.0), y_bar=np.float64(5.0))
     assert float(g) == 5.0
 
 
-def test_errors_name_the_function_and_the_shapes() -> None:
+def test_errors_name_the_function_and_the_shapes(forced_rrule) -> None:  # type: ignore[no-untyped-def]
     a, b = _r(2, 3), _r(3, 4)
     with pytest.raises(ValueError, match=r"cotangent of shape \(2, 3\) does not match .*\(2, 4\)"):
-        _rrule(np.matmul, a, b)[1](np.ones((2, 3)))
+        forced_rrule(np.matmul, a, b)[1](np.ones((2, 3)))
     with pytest.raises(TypeError, match="out= is not supported"):
-        _rrule(np.dot, a, b, out=np.empty((2, 4)))
+        forced_rrule(np.dot, a, b, out=np.empty((2, 4)))
     with pytest.raises(ValueError, match="einsum: subscripts"):
-        _rrule(np.einsum, "ij,jk->ik", a)
+        forced_rrule(np.einsum, "ij,jk->ik", a)
     with pytest.raises(ValueError, match="matmul: operands must have rank >= 1"):
-        _rrule(np.matmul, np.float64(2.0), a)
+        forced_rrule(np.matmul, np.float64(2.0), a)
     with pytest.raises(ValueError, match="tensordot: contracted axes"):
-        _rrule(np.tensordot, a, b, axes=((0,), (0,)))
+        forced_rrule(np.tensordot, a, b, axes=((0,), (0,)))
 
 
 def test_chunked_tangents_keep_the_chunk_axes_in_front() -> None:
@@ -168,7 +147,7 @@ def _fd_jvp(f, args, dirs, h=1e-6):  # type: ignore[no-untyped-def]
     ids=["matmul", "matmul-batched", "matmul-vector", "einsum", "einsum-3", "einsum-diag"],
 )
 @pytest.mark.parametrize("cplx", [False, True], ids=["real", "complex"])
-def test_pullback_is_smooth_jax_code(f, shapes, cplx, jax_numpy) -> None:  # type: ignore[no-untyped-def]
+def test_pullback_is_smooth_jax_code(forced_rrule, f, shapes, cplx, jax_numpy) -> None:  # type: ignore[no-untyped-def]
     """The pullback as a function of (operands, y_bar), run on jax.numpy arrays: jax.jvp (and,
     for real inputs, jax.jacfwd and jax.vjp) through it equal its finite differences -- smooth
     code with no host reads, so engines can take second derivatives."""
@@ -188,7 +167,7 @@ def test_pullback_is_smooth_jax_code(f, shapes, cplx, jax_numpy) -> None:  # typ
 
     def pullback(*xs):  # type: ignore[no-untyped-def]
         *ops, yb = xs
-        _, pb = _rrule(
+        _, pb = forced_rrule(
             jfn,
             *lead,
             *ops,
@@ -220,7 +199,7 @@ def test_pullback_is_smooth_jax_code(f, shapes, cplx, jax_numpy) -> None:  # typ
     assert np.isclose(lhs, rhs, rtol=1e-6, atol=1e-8)
 
 
-def test_pullback_runs_under_jit_of_jacfwd(jax_numpy) -> None:
+def test_pullback_runs_under_jit_of_jacfwd(forced_rrule, jax_numpy) -> None:  # type: ignore[no-untyped-def]
     """No host reads: the second derivative of matmul traces inside jax.jit."""
     import jax
 
@@ -228,7 +207,7 @@ def test_pullback_runs_under_jit_of_jacfwd(jax_numpy) -> None:
     a, b, yb = (jnp.asarray(_r(*s)) for s in [(2, 3), (3, 4), (2, 4)])
 
     def pullback(a, b, yb):  # type: ignore[no-untyped-def]
-        return _rrule(jnp.matmul, a, b)[1](yb)[1]
+        return forced_rrule(jnp.matmul, a, b)[1](yb)[1]
 
     jac = jax.jit(jax.jacfwd(pullback, argnums=1))(a, b, yb)
     # A_bar[i, k] = sum_j y_bar[i, j] B[k, j]:  d A_bar[i, k] / d B[p, q] = y_bar[i, q] [k == p]
@@ -242,25 +221,25 @@ test_rule = rule_tests("chainrules.rules.linear_algebra.matmul")
 
 
 # ---- matvec, vecmat ---------------------------------------------------------------------------
-def test_matvec_vecmat_against_numpy() -> None:
+def test_matvec_vecmat_against_numpy(forced_rrule) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(4)
     a = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
     v = rng.standard_normal(3) + 1j * rng.standard_normal(3)
     w = rng.standard_normal(2) + 1j * rng.standard_normal(2)
-    y, pb = _rrule(np.matvec, a, v)
+    y, pb = forced_rrule(np.matvec, a, v)
     np.testing.assert_allclose(y, a @ v)
     g = rng.standard_normal(2) + 1j * rng.standard_normal(2)
     _, a_bar, v_bar = pb(g)
     np.testing.assert_allclose(a_bar, np.outer(g, np.conj(v)))
     np.testing.assert_allclose(v_bar, np.conj(a).T @ g)
-    y, pb = _rrule(np.vecmat, w, a)
+    y, pb = forced_rrule(np.vecmat, w, a)
     np.testing.assert_allclose(y, np.conj(w) @ a)
     h = rng.standard_normal(3) + 1j * rng.standard_normal(3)
     _, w_bar, a_bar = pb(h)
     np.testing.assert_allclose(w_bar, a @ np.conj(h))
     np.testing.assert_allclose(a_bar, np.outer(w, h))
     with pytest.raises(ValueError, match="matvec"):
-        _rrule(np.matvec, np.ones(3), np.ones(3))
+        forced_rrule(np.matvec, np.ones(3), np.ones(3))
 
 
 # ---- a chunk of mat-vecs is one matrix product (issue 14: Jacobians of B @ x) ------------------

@@ -38,36 +38,15 @@ def test_registered() -> None:
     } == NAMES
 
 
-def _few(examples: list, n: int = 2) -> list:  # type: ignore[type-arg]
-    """The first ``n`` examples and the first complex one (jax and torch are slow here)."""
-    out = examples[:n]
-    out += [ex for ex in examples if ex.complex][:1]
-    return out
-
-
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
 def test_agrees_with_jax(reg: cr.Registration, assert_agrees_with_jax) -> None:  # type: ignore[no-untyped-def]
     assert_agrees_with_jax(reg, examples_for(reg))
 
 
 # ---- conventions, exact values -----------------------------------------------------------------
-def _rrule(f, *args, **kw):  # type: ignore[no-untyped-def]
-    """``cr.rrule`` with the pullback's deferred cotangents (``Thunk``) forced, as a caller that
-    needs every cotangent does (the rules here defer each operand's cotangent)."""
-    y, pb = cr.rrule(f, *args, **kw)
-    return y, lambda y_bar: tuple(cr.unthunk(c) for c in pb(y_bar))
-
-
-def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
-    y, pb = _rrule(f, *args, **kw)
-    if y_bar is None:
-        y_bar = np.ones(np.shape(y), dtype=np.result_type(y))
-    return pb(y_bar)
-
-
-def test_vecdot_conjugates_its_first_operand() -> None:
+def test_vecdot_conjugates_its_first_operand(forced_rrule) -> None:  # type: ignore[no-untyped-def]
     x1, x2, yb = _c(2, 3), _c(2, 3), _c(2)
-    y, pb = _rrule(np.vecdot, x1, x2)
+    y, pb = forced_rrule(np.vecdot, x1, x2)
     np.testing.assert_allclose(y, (x1.conj() * x2).sum(-1))
     _, g1, g2 = pb(yb)
     np.testing.assert_allclose(g1, x2 * yb.conj()[:, None])
@@ -75,31 +54,31 @@ def test_vecdot_conjugates_its_first_operand() -> None:
     _, ydot = cr.frule((cr.NoTangent(), x1, cr.ZeroTangent()), np.vecdot, x1, x2)
     np.testing.assert_allclose(ydot, (x1.conj() * x2).sum(-1))
     # NumPy's vdot flattens and conjugates its first operand too
-    y, pb = _rrule(np.vdot, x1, x2)
+    y, pb = forced_rrule(np.vdot, x1, x2)
     _, g1, g2 = pb(np.complex128(2 - 1j))
     np.testing.assert_allclose(g1, x2 * (2 + 1j))
     np.testing.assert_allclose(g2, x1 * (2 - 1j))
 
 
-def test_tensordot_axes_conventions() -> None:
+def test_tensordot_axes_conventions(forced_rrule) -> None:  # type: ignore[no-untyped-def]
     a, b = _r(2, 3, 4), _r(4, 2, 3)
     axes = ((1, 2), (2, 0))
-    y, pb = _rrule(np.tensordot, a, b, axes=axes)
+    y, pb = forced_rrule(np.tensordot, a, b, axes=axes)
     yb = _r(*y.shape)
     _, ga, gb = pb(yb)
     # y[i, l] = sum_jk a[i, j, k] b[k, l, j]
     np.testing.assert_allclose(ga, np.einsum("il,klj->ijk", yb, b))
     np.testing.assert_allclose(gb, np.einsum("ijk,il->klj", a, yb))
     # NumPy's axes positional; a pair of ints
-    _, pb = _rrule(np.tensordot, a[0], _r(4, 5), 1)
+    _, pb = forced_rrule(np.tensordot, a[0], _r(4, 5), 1)
     assert pb(np.ones((3, 5)))[3] is cr.NoTangent()
-    y, pb = _rrule(np.tensordot, _r(2, 3), _r(2, 4), axes=(0, 0))
+    y, pb = forced_rrule(np.tensordot, _r(2, 3), _r(2, 4), axes=(0, 0))
     assert y.shape == (3, 4)
     xs = pytest.importorskip("array_api_strict")
     with pytest.raises(
         TypeError, match="keyword-only"
     ):  # the standard's tensordot(x1, x2, /, *, axes)
-        _rrule(xs.tensordot, xs.asarray(a), xs.asarray(b), 1)
+        forced_rrule(xs.tensordot, xs.asarray(a), xs.asarray(b), 1)
 
 
 # the check command's cells (every backend, scalar-free, jit), with the limits the

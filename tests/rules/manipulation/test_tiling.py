@@ -13,17 +13,13 @@ from chainrules.testing import examples_for, test_frule, test_rrule
 from chainrules.testing.suite import rule_tests
 
 REGS = [r for r in cr.registrations() if r.module == tiling.__name__]
-BY_NAME = {r.name: r for r in REGS}
 
 STANDARD = ("repeat", "tile")
 NUMPY = ("repeat", "tile")  # NumPy's signatures of the standard's
 
 
-def test_every_function_is_registered() -> None:
-    assert set(BY_NAME) == set(STANDARD) | {f"numpy:{n}" for n in NUMPY}
-    for reg in REGS:
-        assert reg.rrule is not None and reg.frule is not None, reg.name
-        assert examples_for(reg), reg.name
+def test_every_function_is_registered(assert_registered) -> None:  # type: ignore[no-untyped-def]
+    assert_registered(REGS, set(STANDARD) | {f"numpy:{n}" for n in NUMPY})
 
 
 @pytest.mark.parametrize("reg", REGS, ids=lambda r: r.name)
@@ -52,24 +48,17 @@ def test_repeat_by_device_counts_reads_no_element() -> None:
 
 
 # ---- exact values --------------------------------------------------------------------------------
-def _pull(f, *args, y_bar=None, **kw):  # type: ignore[no-untyped-def]
-    y, pb = cr.rrule(f, *args, **kw)
-    if y_bar is None:
-        y_bar = np.ones(np.shape(y))
-    return pb(y_bar)
-
-
-def test_repeat_pulls_back_segment_sums() -> None:
+def test_repeat_pulls_back_segment_sums(pull) -> None:  # type: ignore[no-untyped-def]
     x = np.array([10.0, 20.0, 30.0])
     y_bar = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     # element 0 repeated twice, element 1 dropped, element 2 three times
-    g = _pull(np.repeat, x, np.array([2, 0, 3]), y_bar=y_bar)
+    g = pull(np.repeat, x, np.array([2, 0, 3]), y_bar=y_bar)
     assert g[1].tolist() == [3.0, 0.0, 12.0] and g[2] is cr.NoTangent()
-    assert _pull(np.repeat, x, 2, y_bar=np.arange(6.0))[1].tolist() == [1.0, 5.0, 9.0]
+    assert pull(np.repeat, x, 2, y_bar=np.arange(6.0))[1].tolist() == [1.0, 5.0, 9.0]
     # a one-element array of counts broadcasts (host-known from the shapes)
-    assert _pull(np.repeat, x, np.array([2]), y_bar=np.arange(6.0))[1].tolist() == [1.0, 5.0, 9.0]
+    assert pull(np.repeat, x, np.array([2]), y_bar=np.arange(6.0))[1].tolist() == [1.0, 5.0, 9.0]
     m = np.zeros((2, 2))
-    g2 = _pull(np.repeat, m, np.array([1, 2]), axis=0, y_bar=np.arange(6.0).reshape(3, 2))[1]
+    g2 = pull(np.repeat, m, np.array([1, 2]), axis=0, y_bar=np.arange(6.0).reshape(3, 2))[1]
     assert g2.tolist() == [[0.0, 1.0], [6.0, 8.0]]
     # the pushforward gathers the tangent at the same positions, a chunk in one call
     _, y_dot = cr.frule(
@@ -81,16 +70,16 @@ def test_repeat_pulls_back_segment_sums() -> None:
     assert y_dot.tolist() == [[1.0, 1.0, 3.0], [4.0, 4.0, 6.0]]
 
 
-def test_tile_sums_the_copies() -> None:
-    g = _pull(np.tile, np.array([1.0, 2.0]), (2, 3), y_bar=np.arange(12.0).reshape(2, 6))[1]
+def test_tile_sums_the_copies(pull) -> None:  # type: ignore[no-untyped-def]
+    g = pull(np.tile, np.array([1.0, 2.0]), (2, 3), y_bar=np.arange(12.0).reshape(2, 6))[1]
     # y[i, 2k + j] = x[j]: x_bar[j] = sum over i, k of y_bar[i, 2k + j]
     assert g.tolist() == [0 + 2 + 4 + 6 + 8 + 10.0, 1 + 3 + 5 + 7 + 9 + 11.0]
 
 
-def test_zero_size_and_0d() -> None:
-    g = _pull(np.repeat, np.ones((2, 3)), 0, axis=1)[1]
+def test_zero_size_and_0d(pull) -> None:  # type: ignore[no-untyped-def]
+    g = pull(np.repeat, np.ones((2, 3)), 0, axis=1)[1]
     assert g.tolist() == [[0.0] * 3] * 2
-    g = _pull(np.tile, np.ones(2), (0,))[1]
+    g = pull(np.tile, np.ones(2), (0,))[1]
     assert g.tolist() == [0.0, 0.0]
 
 
