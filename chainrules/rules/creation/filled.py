@@ -37,6 +37,7 @@ from .._util.creation import (
     fixed_examples,
     forced_tangent,
     has_tangent_space,
+    is_array_arg,
     register_pair,
     tangent_args,
 )
@@ -78,10 +79,23 @@ def _full_rules(name: str, numpy: bool) -> Rules:
     }[name, numpy]
 
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        fill = sig.bind(args, kwargs)["fill_value"]
+        bound = sig.bind(args, kwargs)
+        fill = bound["fill_value"]
         xp = call_namespace(args, kwargs, name)
-        y = getattr(call_module(numpy, xp, args, kwargs, like), name)(*args, **kwargs)
-        return xp, fill, y
+        call = getattr(call_module(numpy, xp, args, kwargs, like), name)
+        if not is_array_arg(fill):
+            return xp, fill, call(*args, **kwargs)
+        # an array fill_value: the library's array of zeros plus the fill broadcast to its shape,
+        # one path for every library (PyTorch's full takes a number only, and a traced fill
+        # cannot become one). Its dtype is the fill's unless given (or, for *_like, x's).
+        if len(args) > 1:
+            args = (args[0], 0, *args[2:])
+        else:
+            kwargs = {**kwargs, "fill_value": 0}
+        if bound["dtype"] is None and not like:
+            kwargs = {**kwargs, "dtype": fill.dtype}
+        y0 = call(*args, **kwargs)
+        return xp, fill, y0 + xp.broadcast_to(xp.astype(fill, y0.dtype), y0.shape)
 
     def full_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, fill, y = setup(args, kwargs)

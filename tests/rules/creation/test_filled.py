@@ -68,3 +68,41 @@ def test_zero_derivative_likes() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.creation.filled")
+
+
+# ---- regression: an array fill_value on a library whose full takes a number only -----------
+@pytest.mark.parametrize(
+    "reg",
+    [pytest.param(r, id=r.name) for r in REGS if r.name in ("full", "full_like")],
+)
+def test_array_fill_value_on_torch_under_func_grad(reg: cr.Registration) -> None:
+    """Campaign seeds 391 and 3288: the rule called torch.full with a tensor fill_value, which
+    PyTorch refuses ('must be Number, not Tensor') in eager, func.grad, vmap and compile. The
+    rule now builds the array from the library's zeros and the broadcast fill, on every library;
+    the gradient of sum(sin(full(...))) by the fill equals finite differences."""
+    torch = pytest.importorskip("torch")
+    from chainrules.interop import torch as crtorch
+    from chainrules.testing.backends import BACKENDS
+
+    f = crtorch.wrap(BACKENDS["torch"].function(reg))
+    lead = (2, 3) if reg.name == "full" else torch.zeros((2, 3), dtype=torch.float64)
+
+    def loss(fill):  # type: ignore[no-untyped-def]
+        return torch.sum(torch.sin(f(lead, fill)))
+
+    fill = torch.asarray(0.3, dtype=torch.float64)
+    y = f(lead, fill)
+    assert tuple(y.shape) == (2, 3) and y.dtype == torch.float64
+    assert torch.equal(y, torch.full((2, 3), 0.3, dtype=torch.float64))
+    g = torch.func.grad(loss)(fill)
+    h = 1e-6
+    fd = (float(loss(fill + h)) - float(loss(fill - h))) / (2 * h)
+    assert abs(float(g) - fd) < 1e-8
+    assert abs(float(g) - 6 * np.cos(0.3)) < 1e-12
+    # NumPy keeps its behaviour: a broadcast fill, a given dtype, full_like's dtype of x
+    assert np.full((2, 3), np.arange(3.0)).tolist() == cr.rrule(np.full, (2, 3), np.arange(3.0))[
+        0
+    ].tolist()
+    assert cr.rrule(np.full, (2,), np.asarray(1.5), np.float32)[0].dtype == np.float32
+    y32, _ = cr.rrule(np.full_like, np.zeros(2, np.float32), np.asarray(1.5))
+    assert y32.dtype == np.float32 and y32.tolist() == [1.5, 1.5]
