@@ -100,9 +100,10 @@ def test_array_fill_value_on_torch_under_func_grad(reg: cr.Registration) -> None
     assert abs(float(g) - fd) < 1e-8
     assert abs(float(g) - 6 * np.cos(0.3)) < 1e-12
     # NumPy keeps its behaviour: a broadcast fill, a given dtype, full_like's dtype of x
-    assert np.full((2, 3), np.arange(3.0)).tolist() == cr.rrule(np.full, (2, 3), np.arange(3.0))[
-        0
-    ].tolist()
+    assert (
+        np.full((2, 3), np.arange(3.0)).tolist()
+        == cr.rrule(np.full, (2, 3), np.arange(3.0))[0].tolist()
+    )
     assert cr.rrule(np.full, (2,), np.asarray(1.5), np.float32)[0].dtype == np.float32
     y32, _ = cr.rrule(np.full_like, np.zeros(2, np.float32), np.asarray(1.5))
     assert y32.dtype == np.float32 and y32.tolist() == [1.5, 1.5]
