@@ -401,6 +401,7 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     A function that has rules already (a library's: ``traceable(scipy.integrate.odeint)``)
     keeps them: the wrapper uses the wrapped function's rules unless it has rules of its own.
+    ``traceable`` of a function that is traceable already is that function.
     Otherwise register the rules for the *wrapped* function (apply ``traceable`` first)::
 
         @chainrules.traceable
@@ -410,6 +411,17 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
         def _segment_sum_rrule(values, segments, n): ...
     """
 
+    if getattr(fn, "__chainrules_traceable__", False) is True:
+        return fn  # traceable already: wrapping again would only add a second look
+    return traceable_running(fn, fn)
+
+
+def traceable_running(fn: Callable[..., Any], body: Callable[..., Any]) -> Callable[..., Any]:
+    """:func:`traceable` ``fn`` that runs ``body`` in its place on arguments that are not traced:
+    a rule that computes ``fn``'s primal its own way (SciPy's ``comb`` written with
+    ``np.where``, which a guarded device array takes) hands a call on an engine's traced arrays
+    to the engine as a call of ``fn``, differentiated by ``fn``'s rules."""
+
     @functools.wraps(fn)
     def traceable_call(*args: Any, **kwargs: Any) -> Any:
         hook = _tree_hook(args)  # the positional arguments are a tuple: walked as one
@@ -417,7 +429,7 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
             hook = _tree_hook(kwargs)
         if hook is not None:
             return hook(traceable_call, args, kwargs)
-        return fn(*args, **kwargs)
+        return body(*args, **kwargs)
 
     traceable_call.__chainrules_traceable__ = True  # type: ignore[attr-defined]
     return traceable_call

@@ -382,3 +382,37 @@ def bessel_i1(xp: Any, x: Any) -> Any:
     abig = xp.abs(big)
     q = xp.sum(w * xp.exp(big[..., None] * c - abig[..., None]), axis=-1) * xp.exp(abig)
     return xp.where(ax < 1, series, q)
+
+
+class TraceableModule:
+    """A library's module (``scipy.linalg``, ``scipy.signal``, ``scipy.special``) as the rules
+    call it: each of its Python functions :func:`~chainrules.traceable`. SciPy's Python
+    functions convert their inputs with ``numpy.asarray``, so a rule run on an engine's traced
+    arrays -- its pullback differentiated again, for a Hessian -- would stop at them; traceable,
+    each such call reaches the engine as one operation, differentiated by that function's own
+    rules. NumPy ufuncs (most of ``scipy.special``) take part in an engine's trace on their own
+    (``__array_ufunc__``) and come back as they are, as do attributes that are not callable. On
+    arrays that are not traced a call is the function's own, after one type look per argument."""
+
+    def __init__(self, mod: Any) -> None:
+        self._mod = mod
+        self._calls: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        call = self._calls.get(name)
+        if call is None:
+            value = getattr(self._mod, name)
+            dispatches = isinstance(value, np.ufunc) or not callable(value)
+            call = self._calls[name] = value if dispatches else traceable(value)
+        return call
+
+
+_TRACEABLE_MODULES: dict[int, TraceableModule] = {}
+
+
+def traceable_module(mod: Any) -> TraceableModule:
+    """The :class:`TraceableModule` of ``mod``, made once per module."""
+    t = _TRACEABLE_MODULES.get(id(mod))
+    if t is None or t._mod is not mod:
+        t = _TRACEABLE_MODULES[id(mod)] = TraceableModule(mod)
+    return t

@@ -17,12 +17,12 @@ import numpy as np
 
 from ...core.examples import Expect
 from ...core.namespaces import device_of
-from ...core.registry import register_frule, register_rrule
+from ...core.registry import register_frule, register_rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import signature
 from .._util.linalg import _h
 from .._util.linalg import _square_any as _square  # noqa: F401  (scipy.linalg's modules import it from here)
-from . import zero_d_operands
+from . import TraceableModule, zero_d_operands
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -44,26 +44,29 @@ def _module_of(fn: Any) -> Any:
     return _ZeroBatches(mod) if name == "scipy.linalg" else mod
 
 
-class _ZeroBatches:
-    """SciPy's ``linalg`` module, whose ``solve_triangular`` and ``solve_sylvester`` answer a
+class _ZeroBatches(TraceableModule):
+    """SciPy's ``linalg`` module as the rules call it: its functions traceable
+    (:class:`TraceableModule`), and ``solve_triangular`` and ``solve_sylvester`` answering a
     zero-size batch with their empty result: SciPy (>= 1.15, which broadcasts batch axes)
     refuses one ("does not support zero-size batches"), so the pullbacks of ``lu`` and
     ``sqrtm`` of a ``(0, n, n)`` stack raised. Shapes only: no value is read."""
 
-    def __init__(self, mod: Any) -> None:
-        self._mod = mod
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._mod, name)
-
     def solve_triangular(self, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
         core_b = 2 if b.ndim >= 2 else 1
         empty = _empty_batch((a, 2), (b, core_b), out=(b, core_b))
-        return self._mod.solve_triangular(a, b, *args, **kwargs) if empty is None else empty
+        return (
+            super().__getattr__("solve_triangular")(a, b, *args, **kwargs)
+            if empty is None
+            else empty
+        )
 
     def solve_sylvester(self, a: Any, b: Any, q: Any, *args: Any, **kwargs: Any) -> Any:
         empty = _empty_batch((a, 2), (b, 2), (q, 2), out=(q, 2))
-        return self._mod.solve_sylvester(a, b, q, *args, **kwargs) if empty is None else empty
+        return (
+            super().__getattr__("solve_sylvester")(a, b, q, *args, **kwargs)
+            if empty is None
+            else empty
+        )
 
 
 def _empty_batch(*operands: tuple[Any, int], out: tuple[Any, int]) -> Any:
@@ -92,13 +95,15 @@ def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> 
         mod = _module_of(obj)
         impl = rrule if kind == "r" else frule
         sig = signature(f"scipy.linalg.{name}", obj)  # this library's own signature
+        # the primal's call traceable too, as the module's functions (TraceableModule)
+        call = traceable(obj)
 
         def rule(*args: Any, **kwargs: Any) -> Any:
             if kind == "r":
                 args, kwargs = _native(args), _native(kwargs)
             else:  # the tangents too: an frule's first argument
                 args, kwargs = (args[0], *_native(args[1:])), _native(kwargs)
-            return impl(obj, mod, sig, *args, **kwargs)
+            return impl(call, mod, sig, *args, **kwargs)
 
         rule.__name__ = rule.__qualname__ = impl.__name__
         if zero_d is not None:  # SciPy reads a 0-d operand as [x] or [[x]]: so does the rule

@@ -26,10 +26,11 @@ from typing import Any
 
 from ...core.namespaces import is_array, namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
+from ...core.registry import register_frule, register_rrule, traceable_running
 from ...core.scalar_rule import finish_tangent
 from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
+from . import traceable_module
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -169,7 +170,11 @@ def _elementwise_rules(
             own = None
             if sp().__name__ == "scipy.special" and module is None:
                 own = _SCIPY_PRIMALS.get(short)
-            cache.append(obj if own is None else functools.partial(own, sp()))
+            # traceable: a primal that is a Python function (sph_harm_y's dispatcher converts
+            # with numpy.asarray; comb written here with binom) reaches an engine that runs this
+            # rule on its traced arrays (a Hessian) as one call of obj, with obj's rules
+            body = obj if own is None else functools.partial(own, sp())
+            cache.append(traceable_running(obj, body))
         return cache[1]
 
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, list[Any]]:
@@ -183,10 +188,11 @@ def _elementwise_rules(
             refuse(bound)
         arrays = [a for a in args if is_array(a)] or [v for v in bound.values() if is_array(v)]
         xp = namespace_of(*arrays, fname=fname)
-        mod = _siblings(xp, sp())
+        sib = _siblings(xp, sp())
         # a traced namespace's special function for a special function (not a distribution's)
-        own = mod is sp() or module is not None
-        f = primal() if own else getattr(mod, fname.rpartition(".")[2])
+        own = sib is sp() or module is not None
+        f = primal() if own else getattr(sib, fname.rpartition(".")[2])
+        mod = traceable_module(sib)  # the partials' calls: a Hessian runs them on tracers
         y = f(*args, **kwargs)
         y0 = y[0] if nout > 1 else y
         vals = _values(xp, y0, [bound[p] for p in params])

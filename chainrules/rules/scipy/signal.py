@@ -32,10 +32,10 @@ from typing import Any
 from ...core.examples import Expect
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
+from ...core.registry import register_frule, register_rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in, zero_tangent
-from .._util import in_dtype
+from .._util import in_dtype, traceable_module
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -50,10 +50,11 @@ _GUARD = Expect(
 
 
 def _module_of(fn: Any) -> Any:
-    """The public ``signal`` module of the library ``fn`` comes from."""
+    """The public ``signal`` module of the library ``fn`` comes from, its functions traceable
+    (:class:`~chainrules.rules._util.TraceableModule`: a pullback differentiated again)."""
     root = (getattr(fn, "__module__", None) or "scipy").split(".", 1)[0]
     name = {"jax": "jax.scipy.signal", "cupyx": "cupyx.scipy.signal"}.get(root, "scipy.signal")
-    return importlib.import_module(name)
+    return traceable_module(importlib.import_module(name))
 
 
 def _window(mode: str, n1: int, n2: int) -> tuple[int, int]:
@@ -216,8 +217,10 @@ def _register(name: str, examples: Any) -> None:
         impl = rrule if kind == "r" else frule
         sig = signature(f"scipy.signal.{name}", obj)  # this library's own signature
 
+        call = traceable(obj)  # the primal's call traceable too
+
         def rule(*args: Any, **kwargs: Any) -> Any:
-            return impl(obj, mod, sig, *args, **kwargs)
+            return impl(call, mod, sig, *args, **kwargs)
 
         rule.__name__ = rule.__qualname__ = impl.__name__
         return rule

@@ -36,7 +36,7 @@ from typing import Any
 from ...core.examples import Example, Expect
 from ...core.namespaces import is_array, namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
+from ...core.registry import register_frule, register_rrule, traceable
 from ...core.scalar_rule import finish_tangent
 from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
@@ -87,7 +87,10 @@ def _register(
 
     def bind(obj: Any, kind: str) -> Callable[..., Any]:
         if obj not in built:
-            built[obj] = make(obj)
+            # the primal's call traceable: SciPy's methods convert their inputs with
+            # numpy.asarray, so the rule run on an engine's traced arrays (a Hessian) would stop
+            # there; traceable, the call reaches the engine as one operation, with these rules
+            built[obj] = make(traceable(obj))
         return built[obj][0 if kind == "r" else 1]
 
     def scipy_rrule(*args: Any, **kwargs: Any) -> Any:
