@@ -113,7 +113,7 @@ from .._util.linalg import (
     hermitian,
     positive_definite,
 )
-from .._util.numpy_like import numpy_module
+from .._util.numpy_like import numpy_like_module, numpy_module
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -213,8 +213,11 @@ def _eigh(sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tupl
     uplo = a.get("UPLO", "L")
     if uplo not in ("L", "U", "l", "u"):
         raise ValueError(f"{name}: UPLO must be 'L' or 'U', got {uplo!r}")
-    res = xp.linalg.eigh(x) if uplo in ("L", "l") else xp.linalg.eigh(x, UPLO=uplo)
-    return xp, x, res
+    if uplo in ("L", "l"):  # the standard's eigh reads the lower triangle
+        return xp, x, xp.linalg.eigh(x)
+    # UPLO= to NumPy's-signature eigh (NumPy's, JAX's, CuPy's; NumPy's dispatches an engine's
+    # traced arrays to these rules): the standard's namespaces, traced ones too, take no UPLO
+    return xp, x, numpy_like_module(x, xp).linalg.eigh(x, UPLO=uplo)
 
 
 def _eigh_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
@@ -419,9 +422,10 @@ def _qr(sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[
     _matrix(name, x)
     m, n = x.shape[-2], x.shape[-1]
     k = min(m, n)
-    q, r = xp.linalg.qr(x, mode="complete" if mode == "complete" else "reduced")
+    res = xp.linalg.qr(x, mode="complete" if mode == "complete" else "reduced")
+    q, r = res[0], res[1]  # res itself is the result: the library's named tuple (.Q, .R)
     q2 = q[..., :, k:] if mode == "complete" and m > n else None
-    return xp, x, r if mode == "r" else (q, r), (q[..., :, :k], r[..., :k, :], q2)
+    return xp, x, r if mode == "r" else res, (q[..., :, :k], r[..., :k, :], q2)
 
 
 def _qr_rrule(sig: Signature, *args: Any, **kwargs: Any) -> Any:
