@@ -187,6 +187,8 @@ def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
     e = _entry_of(fn)
     if e is not None and e.constant:
         return None
+    if e is not None and e.kind == "write":
+        raise in_place_write(fn)
     if e is None:  # no registration: an object that derives its rules (_pytree.FlatCall)?
         own = getattr(fn, "__chainrules_rule__", None)
         if own is not None:
@@ -204,6 +206,19 @@ def no_rule(kind: str, fn: Any) -> NoRuleError:
         f"chainrules.ad: no {kind} is registered for {function_name(fn)}, called at {where}. "
         f"Register one with @chainrules.register_{kind}(...) (or declare the function "
         "with chainrules.non_differentiable) to differentiate through it"
+    )
+
+
+def in_place_write(fn: Any) -> TypeError:
+    """The error for a function of kind ``"write"`` (``numpy.copyto``) called with traced
+    arguments: it names the call, the user's line, and what to write instead."""
+    return TypeError(
+        f"chainrules.ad: {function_name(fn)}, called at {user_frame()}, writes a traced array "
+        "into another array in place and returns None, so no derivative can come out of it. "
+        "NumPy makes such a call itself where it dispatches a function on another argument than "
+        "the traced one: np.full_like(a, fill_value) with a traced fill_value is one. Build the "
+        "array from the traced value instead (fill_value * np.ones_like(a), np.broadcast_to, "
+        "np.where), or write with chainrules.scatter_add or into an array created in traced code"
     )
 
 

@@ -203,6 +203,9 @@ KINDS: dict[str, str] = {
     "into its result is refused, as the engine does not carry it back to the base array",
     "cast": "astype(x, dtype, copy=False): returns x itself where x already has the dtype, so "
     "that a write into the result is a write into x; the engine returns the traced x there",
+    "write": "writes its other arguments into its first in place and returns None (numpy.copyto, "
+    "putmask): nothing carries the derivative out, so an engine refuses a call with traced "
+    "arguments with an error that names the call and what to write instead",
 }
 
 

@@ -288,6 +288,51 @@ def test_view_kind_marks_numpy_views() -> None:
     np.testing.assert_allclose(ad.grad(write_into_copy)(np.array([1.0, 2.0])), [0.0, 4.0])
 
 
+def test_write_kind_is_refused_naming_the_call_and_the_line() -> None:
+    """Campaign seeds 4027, 4149, 4189, 4811 (about 60 cells over seeds 4000-7999): NumPy's
+    full_like dispatches on its first argument only, so with a traced fill_value it runs its own
+    body and calls np.copyto(plain, traced), which the engine reported as "no rrule is registered
+    for numpy.copyto ... Register one". copyto and putmask only write in place: they are of kind
+    "write", refused with an error that names the call, the user's line and what to write
+    instead. A user's function declared so is refused the same way."""
+    for fn in (np.copyto, np.putmask):
+        assert registry.entry_of(fn).kind == "write", fn  # type: ignore[union-attr]
+    a = np.zeros(3)
+
+    def filled(f: Any) -> Any:
+        return np.sum(np.full_like(a, f))  # the line the error names
+
+    with pytest.raises(
+        TypeError,
+        match=(
+            r"numpy\.copyto, called at .*test_registration_kinds\.py:\d+ "
+            r"\(return np\.sum\(np\.full_like\(a, f\)\)"
+        ),
+    ) as info:
+        ad.grad(filled)(1.0)
+    assert "fill_value * np.ones_like(a)" in str(info.value)
+    np.testing.assert_allclose(ad.grad(lambda f: np.sum(f * np.ones_like(a)))(1.0), 3.0)
+
+    def masked(x: Any) -> Any:
+        out = np.zeros(3)
+        np.putmask(out, np.array([True, False, True]), x)
+        return np.sum(out)
+
+    with pytest.raises(TypeError, match=r"numpy\.putmask, called at"):
+        ad.grad(masked)(np.ones(3))
+
+    @cr.traceable
+    def fill_in(dst: Any, src: Any) -> None:
+        dst[...] = src
+
+    cr.register_kind(fill_in, kind="write")
+    try:
+        with pytest.raises(TypeError, match=r"fill_in, called at .* writes a traced array"):
+            ad.grad(lambda x: (fill_in(np.zeros(2), x), x.sum())[1])(np.ones(2))
+    finally:
+        registry.unregister(fill_in)
+
+
 def test_kind_is_checked_at_registration() -> None:
     def f(x: Any) -> Any:
         return x

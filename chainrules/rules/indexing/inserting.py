@@ -15,7 +15,10 @@ differ from the primal's).
 NumPy's ``put``, ``place``, ``put_along_axis`` and ``fill_diagonal`` write into their first
 argument and return ``None``: there is no output to differentiate, and a rule cannot express the
 mutation. Their rules serve the functional calls (``jax.numpy``'s with ``inplace=False``) and
-refuse the in-place ones with a ``TypeError`` that says so.
+refuse the in-place ones with a ``TypeError`` that says so. ``copyto`` and ``putmask`` only
+write in place: they are declared of kind ``"write"`` (no rules), which ``chainrules.ad``
+refuses with an error naming the call and what to write instead -- NumPy calls ``copyto`` itself
+inside ``full_like`` when the traced value is the fill, which NumPy does not dispatch on.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import Expect, namespace_of
+from ...core import Expect, namespace_of, register_kind
 from .._util.gather import axis_check, register_gather, simple_plan
 from .._util.shape import ex, rng_arrays
 
@@ -70,6 +73,9 @@ def _write(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     f(out, *args[1:], **kw)  # into the copy, which nobody else holds
     return out
 
+
+# only in place, with no functional form in any library: declared, without rules
+register_kind("numpy:copyto", "numpy:putmask", kind="write")
 
 # NumPy's own functions take no inplace=False: the examples are refused there (the rule itself
 # takes them on NumPy arrays, writing into a copy: the scalar-free column runs them)
