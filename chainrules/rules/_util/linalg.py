@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ...core.namespaces import device_of, namespace_of
 from ...core.specialise import specialise
 from . import in_dtype
@@ -98,8 +100,13 @@ def _solve(xp: Any, a: Any, b: Any, solve2: Any = None) -> Any:
         n, k = b.shape[-2:]
         cols = xp.reshape(xp.moveaxis(b, -2, 0), (n, math.prod(batch) * k))
         return xp.moveaxis(xp.reshape(solve(a, cols), (n, *batch, k)), 0, -2)
+    # the batch axes of both, broadcast: b's may also be narrower than a's (the tangent of a
+    # right-hand side that broadcast against a stack a: (1, n, k) beside a (2, n, n))
+    batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), batch))
     if tuple(a.shape[:-2]) != batch:
         a = xp.broadcast_to(a, (*batch, *a.shape[-2:]))
+    if tuple(b.shape[:-2]) != batch:
+        b = xp.broadcast_to(b, (*batch, *b.shape[-2:]))
     return solve(a, b)
 
 

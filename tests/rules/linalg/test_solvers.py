@@ -422,3 +422,30 @@ def test_cond_gradient_at_tiny_singular_values(p, want) -> None:  # type: ignore
     a = NP_RNG.standard_normal((3, 3)) + 2 * np.eye(3)
     g = cr.rrule(np.linalg.cond, a, p)[1](1.0)[1]
     np.testing.assert_allclose(cr.rrule(np.linalg.cond, a * 1e-300, p)[1](1.0)[1], g * 1e300)
+
+
+@pytest.mark.parametrize("a_moves", [False, True], ids=["b-only", "both"])
+@pytest.mark.parametrize(
+    "b_shape", [(1, 3, 2), (3, 2), (2, 1, 3, 2)], ids=["narrower", "matrix", "wider"]
+)
+def test_solve_frule_with_a_right_hand_side_of_other_batch_axes(
+    b_shape: tuple[int, ...], a_moves: bool
+) -> None:
+    """Campaign seeds 4292, 4615, 5586: the pushforward of linalg.solve with a stack A (2, 3, 3)
+    and a right-hand side whose batch axes broadcast against A's but are narrower ((1, 3, 2))
+    raised "operands could not be broadcast together with remapped shapes": the shared _solve
+    took b's batch axes for the result's. Both operands are now broadcast to their common batch
+    axes. The tangent equals central differences, for narrower, 2-D and wider right-hand sides,
+    with A's tangent zero (the campaign's case) or not."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    b = rng.standard_normal(b_shape)
+    da = rng.standard_normal(a.shape) if a_moves else np.zeros(a.shape)
+    db = rng.standard_normal(b.shape)
+    y, y_dot = cr.frule((None, da if a_moves else cr.ZeroTangent(), db), np.linalg.solve, a, b)
+    np.testing.assert_array_equal(y, np.linalg.solve(a, b))
+    h = 1e-6
+    fd = (np.linalg.solve(a + h * da, b + h * db) - np.linalg.solve(a - h * da, b - h * db)) / (
+        2 * h
+    )
+    np.testing.assert_allclose(y_dot, fd, rtol=1e-6, atol=1e-8)
