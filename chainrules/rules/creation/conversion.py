@@ -84,6 +84,13 @@ def _identity_rules(name: str, numpy: bool) -> Rules:
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         obj = sig.bind(args, kwargs)["obj"]
         xp = call_namespace((obj,) if is_array_arg(obj) else (), kwargs, name)
+        if sig is _FROM_DLPACK and is_array_arg(obj):
+            # an array of the namespace's own library: from_dlpack gives a view of its data,
+            # which reshape to its own shape gives (asarray, where copy= or device= is asked)
+            # without the DLPack protocol -- which traced arrays (JAX's, torch.func's) and
+            # tensors that require grad refuse ("Can't export tensors that require gradient")
+            y = xp.asarray(obj, **kwargs) if kwargs else xp.reshape(obj, tuple(obj.shape))
+            return xp, obj, y
         y = getattr(call_module(numpy, xp, args, kwargs, False), name)(*args, **kwargs)
         return xp, obj, y
 
@@ -168,6 +175,8 @@ register_pair(
     "from_dlpack",
     _identity_rules("from_dlpack", False),
     lambda rng: _from_dlpack_examples(rng),
+    # the column calls jax.numpy.from_dlpack itself under jit, which needs __dlpack__ (the rule
+    # does not: the bridge's jit(grad) is tested in tests/rules/creation/test_conversion.py)
     Expect("jit", "jax.numpy.from_dlpack cannot take a tracer (it needs __dlpack__)", kind="skip"),
     kind=_C,
 )

@@ -54,3 +54,33 @@ def test_fromiter_has_no_tangent() -> None:
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.creation.conversion")
+
+
+def test_from_dlpack_of_the_same_library_under_transformations() -> None:
+    """Campaign seeds 2897 and 5736: the torch bridge's from_dlpack raised "Can't export tensors
+    that require gradient" (func.grad), "Cannot access data pointer" (jacfwd, export) and
+    graph-broke under compile; jax.numpy.from_dlpack refuses a tracer. An array of the namespace's
+    own library now reaches from_dlpack's rule as asarray does (its data, no DLPack protocol):
+    the gradient of sum(sin(from_dlpack(x))) is cos(x) under torch.func.grad, torch.compile and
+    jax.jit(jax.grad)."""
+    torch = pytest.importorskip("torch")
+    jax = pytest.importorskip("jax")
+    import array_api_compat.torch as ttorch
+    import jax.numpy as jnp
+
+    from chainrules.interop import jax as crjax
+    from chainrules.interop import torch as crtorch
+
+    x = np.linspace(-1.0, 1.0, 5)
+    f = crtorch.wrap(ttorch.from_dlpack)
+    xt = torch.asarray(x)
+    g = torch.func.grad(lambda t: torch.sum(torch.sin(f(t))))(xt)
+    np.testing.assert_allclose(g.numpy(), np.cos(x), rtol=1e-12)
+    torch._dynamo.reset()
+    gc = torch.compile(
+        torch.func.grad(lambda t: torch.sum(torch.sin(f(t)))), backend="aot_eager", fullgraph=True
+    )(xt)
+    np.testing.assert_allclose(gc.numpy(), np.cos(x), rtol=1e-12)
+    fj = crjax.wrap(jnp.from_dlpack)
+    gj = jax.jit(jax.grad(lambda t: jnp.sum(jnp.sin(fj(t)))))(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(gj), np.cos(x), rtol=1e-6)  # float32 without x64
