@@ -95,7 +95,11 @@ def _full_rules(name: str, numpy: bool) -> Rules:
         if bound["dtype"] is None and not like:
             kwargs = {**kwargs, "dtype": fill.dtype}
         y0 = call(*args, **kwargs)
-        return xp, fill, y0 + xp.broadcast_to(xp.astype(fill, y0.dtype), y0.shape)
+        fill_c = xp.astype(fill, y0.dtype)  # a new array
+        if y0.ndim == 0:  # NumPy's 0-d sum would be a scalar
+            return xp, fill, fill_c
+        y = y0 + xp.broadcast_to(fill_c, tuple(y0.shape))
+        return xp, fill, xp.astype(y, y0.dtype, copy=False)  # NumPy's sum is native-endian
 
     def full_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, fill, y = setup(args, kwargs)
