@@ -222,6 +222,28 @@ def in_place_write(fn: Any) -> TypeError:
     )
 
 
+def library_call() -> tuple[str, str] | None:
+    """``(library's function, user's line)`` of the library function the user's code called
+    that led here -- the outermost frame of an installed package (NumPy, SciPy) below the
+    user's frame, as ``"numpy's select"`` -- or ``None`` when the user's code called in
+    directly. For error messages only."""
+    f: types.FrameType | None = sys._getframe(1)
+    lib: types.FrameType | None = None
+    while f is not None:
+        name = f.f_code.co_filename
+        if name.startswith(_PKG) or name.startswith("<"):
+            pass
+        elif "site-packages" in name or f"{os.sep}numpy{os.sep}" in name:
+            lib = f
+        else:
+            break
+        f = f.f_back
+    if lib is None or f is None:
+        return None
+    package = str(lib.f_globals.get("__name__", "")).split(".")[0] or "a library"
+    return f"{package}'s {lib.f_code.co_qualname}", user_frame()
+
+
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -470,12 +492,23 @@ class Tracer:
 
             # copy as asked: np.array(t) passes copy=True and trusts the result to be new
             return np.array(primal(self), dtype=dtype, copy=copy)
+        where = library_call()
+        inside = (
+            ""
+            if where is None
+            else f" It happened inside {where[0]}, called at {where[1]}: a library function "
+            "that converts its arguments with numpy.asarray (a SciPy function without "
+            "SCIPY_ARRAY_API=1), or a NumPy function given the traced array in an argument it "
+            "does not dispatch on (select's default, polyint's k). Pass the traced value where "
+            "the function takes arrays, or make the function one operation with "
+            "chainrules.traceable and register its rules."
+        )
         raise TypeError(
             "chainrules.ad: numpy.asarray(x) of a traced array reads its value on the host, "
             "which cannot be differentiated. To build an array from traced values (np.array([x, "
             "2 * x]), or a list of them passed where NumPy expects an array) use np.stack([...]) "
             "or xp.stack / xp.concat; for control flow on values use array functions (where, "
-            "maximum, ...)"
+            "maximum, ...)." + inside
         )
 
     def __len__(self) -> int:

@@ -152,3 +152,29 @@ def test_torch_functions_on_tracers() -> None:
 
     with pytest.raises(TypeError, match=r"softsign.*no rule"):
         ad.grad(lambda v: v.__array_namespace__().sum(g(v)))(t)
+
+
+def test_host_conversion_inside_a_library_names_the_function_and_the_line() -> None:
+    """Campaign seeds 8065, 8111, 8220, 8642, 8791 (the native engine, seeds 8000-8999): NumPy's
+    select does not dispatch on its default, nor polyint on its k, so a traced array there is
+    converted with numpy.asarray inside NumPy. The error named neither. It now names the library
+    function and the user's line; a direct np.asarray(x) says nothing of a library."""
+    from chainrules import ad
+
+    cond = [np.array([True, False, True])]
+
+    def chosen(d: Any) -> Any:
+        return np.sum(np.select(cond, [np.ones(3)], default=d))
+
+    with pytest.raises(TypeError, match=r"inside numpy's select, called at .*test_user_code_gaps"):
+        ad.grad(chosen)(np.ones(3))
+
+    def integrated(k: Any) -> Any:
+        return np.sum(np.polyint(np.ones(3), k=k))
+
+    with pytest.raises(TypeError, match=r"inside numpy's polyint, called at"):
+        ad.grad(integrated)(np.ones(1))
+
+    with pytest.raises(TypeError) as info:
+        ad.grad(lambda x: np.sum(np.asarray(x)))(np.ones(2))
+    assert "inside" not in str(info.value)
