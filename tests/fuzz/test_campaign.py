@@ -288,3 +288,40 @@ def test_named_differences_excuse_no_other_value() -> None:
     some = got.copy()
     some[-1] = 0  # d's part, which the drop does not reach, differs
     assert known.excuse(q, "jax", "grad", some, want) is None
+
+
+def test_torch_compile_error_is_excused_only_where_torchs_own_program_fails() -> None:
+    """Campaign seeds 3554 (repeat by a tensor of counts) and 4836 (arange to a traced bound):
+    torch.compile(fullgraph=True) refuses their data-dependent shapes for torch's own functions
+    too. Such a compile or export error is the named difference torch-own-program-does-not-compile
+    (skipped, its reason recorded); the same error where torch's own program compiles is an
+    error cell; a cell that does not raise records only what it compared."""
+    from chainrules.testing.campaign import known
+    from chainrules.testing.campaign.bridges import _compile_guard
+    from chainrules.testing.campaign.cells import _Cells
+
+    def refuse() -> None:
+        raise RuntimeError("Could not guard on data-dependent expression")
+
+    for own, status in (("UserError: data-dependent", "skip"), (None, "error")):
+        c = _Cells(generate(3554))
+        with _compile_guard(c, "torch-bridge", "compile(func.grad)", "grad", lambda: own):  # noqa: B023
+            refuse()
+        assert [o.status for o in c.out] == [status]
+        if status == "skip":
+            assert c.out[0].detail.startswith("known: torch-own-program-does-not-compile: ")
+        else:
+            assert "data-dependent" in c.out[0].detail
+    c = _Cells(generate(3554))
+    with _compile_guard(c, "torch-bridge", "compile(func.grad)", "grad", lambda: "unused"):
+        c.record("torch-bridge", "compile(func.grad)", "grad", "agree")
+    assert [o.status for o in c.out] == ["agree"]
+    assert any(k.name == "torch-own-program-does-not-compile" for k in known.KNOWN)
+    # the two seeds: torch's own program does not compile, so the bridge's cells are skipped
+    pytest.importorskip("torch")
+    for seed in (3554, 4836):
+        rep = run([seed], ("torch-bridge",))
+        cells = {o.transform: o for _, o in rep.outcomes if o.engine == "torch-bridge"}
+        for t in ("compile(func.grad)", "export+backward"):
+            assert cells[t].status == "skip", (seed, t, cells[t].detail)
+            assert "torch-own-program-does-not-compile" in cells[t].detail

@@ -181,6 +181,15 @@ def _scipy_sylvester_mixed(p: Any, engine: str, relation: str, got: Any, want: A
 
 KNOWN: tuple[Known, ...] = (
     Known(
+        "torch-own-program-does-not-compile",
+        "torch.compile(fullgraph=True) refuses the same program built from torch's own "
+        "functions, so no bridge could compile it: an output shape that depends on values "
+        "(repeat by a tensor of counts, arange to a traced bound) is a data-dependent guard "
+        "in Dynamo. Judged by compiling torch's own program, only where the bridge's "
+        "torch.compile or torch.export cell raised; never excuses a value",
+        lambda p, engine, relation, got, want: relation == "own-program-does-not-compile",
+    ),
+    Known(
         "oracle-primal-differs",
         "the other engine's function computes another value on these inputs (its definition, "
         "a default argument or a branch cut differs), so its derivative is of another "
