@@ -216,6 +216,24 @@ def _torch_bridge_cells(
     def L(x: Any, d: Any) -> Any:
         return p.loss_of(F(x, d), torch.asarray, _ns)
 
+    # the same program of torch's own functions: where a transformation of it raises too, the
+    # bridge's error there is torch's limit (the known difference torch-own-program-fails-too)
+    def F_own(x: Any, d: Any) -> Any:
+        return p.run(x, d, lambda r: own[id(r)], torch.asarray, _ns)
+
+    def L_own(x: Any, d: Any) -> Any:
+        return p.loss_of(F_own(x, d), torch.asarray, _ns)
+
+    # a program calling chainrules' own functions (scatter_add: a callable registration) is not
+    # torch's own program: its failures are never torch's limit
+    torch_own = not any(s.reg.family == "callable" for s in p.steps)
+
+    def own_fails(run: Callable[[Any, Any], Any]) -> Callable[[], str | None]:
+        def why() -> str | None:
+            return _raises(lambda: run(fresh(p.x), fresh(p.d))) if torch_own else None
+
+        return why
+
     def fresh(a: Any) -> Any:
         return None if a is None else torch.asarray(a.copy())
 
@@ -233,13 +251,16 @@ def _torch_bridge_cells(
         L(x, d).backward()
         c.compare(E, "backward", "grad", both(x.grad, d.grad if has_d else None), want, kind)
     x, d = fresh(p.x), fresh(p.d)
-    with c.guard(E, "func.grad", "grad"):
+    with _own_guard(
+        c, E, "func.grad", "grad", own_fails(lambda x, d: torch.func.grad(L_own)(x, d))
+    ):
         if has_d:
             gx, gd = torch.func.grad(L, argnums=(0, 1))(x, d)
         else:
             gx, gd = torch.func.grad(lambda x: L(x, d))(x), None
         c.compare(E, "func.grad", "grad", both(gx, gd), want, kind)
-    with c.guard(E, "func.vjp", "grad"):
+    own_vjp = own_fails(lambda x, d: torch.func.vjp(lambda x: F_own(x, d), x))
+    with _own_guard(c, E, "func.vjp", "grad", own_vjp):
         pb = torch.func.vjp(lambda x: F(x, d), x)[1]
         # the cotangent of the loss sum(real(y) w) + sum(imag(y) w_imag) at y, in torch's (and
         # chainrules') convention dL/dRe + i dL/dIm
@@ -278,7 +299,8 @@ def _torch_bridge_cells(
             if Jn is None:
                 c.record(E, name, "jacobian", "skip", "the native engine raised")
                 continue
-            with c.guard(E, name, "jacobian"):
+            own_jac = own_fails(lambda x, d: jt(lambda x: F_own(x, d))(x))  # noqa: B023
+            with _own_guard(c, E, name, "jacobian", own_jac):
                 J = _sym(_to_np(jt(lambda x: F(x, d))(x)), p.x, herm)
                 c.compare(E, name, "jacobian", J, _sym(Jn, p.x, herm), kind)
     if p.x.size <= 16:
@@ -286,13 +308,19 @@ def _torch_bridge_cells(
         if Hn is None:
             c.record(E, "func.hessian", "hessian", "skip", "the native engine raised")
         else:
-            with c.guard(E, "func.hessian", "hessian"):
+            own_h = own_fails(lambda x, d: torch.func.hessian(lambda x: L_own(x, d))(x))
+            with _own_guard(c, E, "func.hessian", "hessian", own_h):
                 n = p.x.size
                 H = _to_np(torch.func.hessian(lambda x: L(x, d))(x)).reshape(n, n)
                 H = _sym(_sym(H, p.x, herm).T, p.x, herm)
                 Hn = _sym(_sym(Hn.reshape(n, n), p.x, herm).T, p.x, herm)
                 c.compare(E, "func.hessian", "hessian", H, Hn, kind)
-        with c.guard(E, "vmap(grad)", "grad"):
+        own_vg = own_fails(
+            lambda x, d: torch.func.vmap(torch.func.grad(lambda x: L_own(x, d)))(
+                torch.stack([x, x])
+            )
+        )
+        with _own_guard(c, E, "vmap(grad)", "grad", own_vg):
             gs = _to_np(torch.func.vmap(torch.func.grad(lambda x: L(x, d)))(torch.stack([x, x])))
             c.compare(E, "vmap(grad)", "grad", gs[1], ref["gx"], kind)
     if gate is not None:
@@ -304,29 +332,21 @@ def _torch_bridge_cells(
     def Lq(x: Any, d: Any) -> Any:
         return q.loss_of(q.run(x, d, fn_of, _TensorTarget.asarray, _ns), torch.asarray, _ns)
 
-    def own_fails() -> str | None:
-        """Why torch.compile(fullgraph=True) refuses the same program built from torch's own
-        functions (None: it compiles). Where it does, no bridge could compile it: a shape that
-        depends on values (repeat by a tensor of counts, arange to a traced bound) is torch's
-        limit, and the bridge's error there is the known difference
-        ``torch-own-program-does-not-compile``."""
-        try:
-            with _quiet():
-                torch._dynamo.reset()
-                torch.compile(
-                    lambda x: q.loss_of(
-                        q.run(x, d, lambda r: own[id(r)], _TensorTarget.asarray, _ns),
-                        torch.asarray,
-                        _ns,
-                    ),
-                    backend="aot_eager",
-                    fullgraph=True,
-                )(x)
-        except Exception as e:  # noqa: BLE001  (any refusal: torch's own program does not compile)
-            return f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
-        return None
+    def own_compile_fails() -> str | None:
+        """Why torch.compile(fullgraph=True) refuses the same program of torch's own functions
+        (None: it compiles). A shape that depends on values (repeat by a tensor of counts,
+        arange to a traced bound) is such a refusal: torch's limit, not the bridge's."""
 
-    with _compile_guard(c, E, "compile(func.grad)", "grad", own_fails):
+        def compiled(x: Any) -> Any:
+            q_own = q.run(x, d, lambda r: own[id(r)], _TensorTarget.asarray, _ns)
+            return q.loss_of(q_own, torch.asarray, _ns)
+
+        if not torch_own:
+            return None
+        torch._dynamo.reset()
+        return _raises(lambda: torch.compile(compiled, backend="aot_eager", fullgraph=True)(x))
+
+    with _own_guard(c, E, "compile(func.grad)", "grad", own_compile_fails):
         # backend "aot_eager": Dynamo traces the program and the bridge's Function, AOTAutograd
         # its forward and backward -- everything the bridge decides -- and the graphs run
         # eagerly (inductor would only generate kernels for the same graphs, at seconds each).
@@ -336,7 +356,7 @@ def _torch_bridge_cells(
             x
         )
         c.compare(E, "compile(func.grad)", "grad", _to_np(g), ref["gx"], kind)
-    with _compile_guard(c, E, "export+backward", "grad", own_fails):
+    with _own_guard(c, E, "export+backward", "grad", own_compile_fails):
 
         class M(torch.nn.Module):
             def forward(self, x: Any) -> Any:
@@ -366,13 +386,25 @@ def _torch_bridge_cells(
         c.compare(E, "export+backward", "grad", _to_np(xe.grad), ref["gx"], kind)
 
 
+def _raises(run: Callable[[], Any]) -> str | None:
+    """The first line of the error ``run()`` raises (None: it returns)."""
+    try:
+        with _quiet():
+            run()
+    except Exception as e:  # noqa: BLE001  (any error: its first line)
+        return f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+    return None
+
+
 @contextlib.contextmanager
-def _compile_guard(
+def _own_guard(
     c: _Cells, engine: str, transform: str, relation: str, own_fails: Callable[[], str | None]
 ) -> Iterator[None]:
-    """``c.guard`` for a torch.compile or torch.export cell: an error where torch's own functions
-    fail to compile the same program too (``own_fails``) is the known difference
-    ``torch-own-program-does-not-compile``, recorded as skipped; any other is an error cell."""
+    """``c.guard`` for a torch bridge cell: an error where the same transformation of the
+    program of torch's own functions raises too (``own_fails``: its error, or None) is the known
+    difference ``torch-own-program-fails-too``, recorded as skipped with torch's own error;
+    any other error is an error cell. Only consulted when the bridge's cell raised: never a
+    value excused."""
     excused: list[str] = []
     with c.guard(engine, transform, relation):
         try:
@@ -383,7 +415,7 @@ def _compile_guard(
                 raise
             excused.append(why)
     if excused:
-        detail = f"known: torch-own-program-does-not-compile: {excused[0]}"
+        detail = f"known: torch-own-program-fails-too: {excused[0]}"
         c.record(engine, transform, relation, "skip", detail)
 
 

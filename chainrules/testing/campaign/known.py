@@ -181,13 +181,14 @@ def _scipy_sylvester_mixed(p: Any, engine: str, relation: str, got: Any, want: A
 
 KNOWN: tuple[Known, ...] = (
     Known(
-        "torch-own-program-does-not-compile",
-        "torch.compile(fullgraph=True) refuses the same program built from torch's own "
-        "functions, so no bridge could compile it: an output shape that depends on values "
-        "(repeat by a tensor of counts, arange to a traced bound) is a data-dependent guard "
-        "in Dynamo. Judged by compiling torch's own program, only where the bridge's "
-        "torch.compile or torch.export cell raised; never excuses a value",
-        lambda p, engine, relation, got, want: relation == "own-program-does-not-compile",
+        "torch-own-program-fails-too",
+        "the same transformation of the program built from torch's own functions raises too, "
+        "so no bridge could do it in torch: torch.compile(fullgraph=True) of a shape that "
+        "depends on values (repeat by a tensor of counts, arange to a traced bound), "
+        "torch.func's jacfwd/hessian of an empty input, forward AD that torch lacks (zeta, "
+        "igamma, floor_divide), vmap of unique's dynamic shape. Judged by running torch's own "
+        "program, only where the bridge's cell raised; never excuses a value",
+        lambda p, engine, relation, got, want: relation == "own-program-fails-too",
     ),
     Known(
         "oracle-primal-differs",
