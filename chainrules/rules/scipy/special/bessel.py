@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..._util.elementwise import real_sign
 from ..._util.special import MISSING, SplitPartial, _Ctx, _safe, elementwise
 
 
@@ -21,7 +22,9 @@ def _i1e_d(c: _Ctx, x: Any) -> Any:
     # i1e = exp(-|x|) I1: i1e' = i0e - i1e (sign(x) + 1/x), 1/2 at 0
     xp = c.xp
     xs = _safe(xp, x)
-    return xp.where(x == 0, xp.full_like(c.out, 0.5), c.sp.i0e(x) - c.out * (xp.sign(x) + 1 / xs))
+    return xp.where(
+        x == 0, xp.full_like(c.out, 0.5), c.sp.i0e(x) - c.out * (real_sign(xp, x) + 1 / xs)
+    )
 
 
 # --- j0, j1, y0, y1 and of any order: the rest of autograd's table --------------------------------
@@ -45,7 +48,7 @@ def _ive_dx(c: _Ctx, v: Any, x: Any) -> Any:
     # not holomorphic for complex x (one derivative, ive' on real x)
     xp = c.xp
     re = xp.real(x) if xp.isdtype(x.dtype, "complex floating") else x
-    return SplitPartial((c.sp.ive(v - 1, x) + c.sp.ive(v + 1, x)) / 2, -xp.sign(re) * c.out)
+    return SplitPartial((c.sp.ive(v - 1, x) + c.sp.ive(v + 1, x)) / 2, -real_sign(xp, re) * c.out)
 
 
 def _jv_dx(c: _Ctx, v: Any, x: Any) -> Any:
@@ -80,7 +83,7 @@ def _reg_bessel() -> None:
     e(
         "i0e",
         lambda x, out=None: None,
-        lambda c, x: c.sp.i1e(x) - c.xp.sign(x) * c.out,
+        lambda c, x: c.sp.i1e(x) - real_sign(c.xp, x) * c.out,
         domain=((-3.0, 3.0),),
     )
     e("i1", lambda x, out=None: None, _i1_d, domain=((-3.0, 3.0),))
