@@ -336,3 +336,20 @@ def test_torch_bridge_error_is_excused_only_where_torchs_own_program_fails() -> 
         assert "torch-own-program-fails-too" in cells[seed, t].detail
     for seed, t in ((1827, "vmap(grad)"), (5390, "vmap(grad)"), (5390, "func.hessian")):
         assert cells[seed, t].status == "error", (seed, t, cells[seed, t].detail)
+
+
+def test_a_dtype_argument_reaches_each_engine_as_its_own_dtype() -> None:
+    """Campaign seed 4981 (round -> pow -> astype): astype's NumPy dtype reached torch's astype
+    as a NumPy dtype ("to() received an invalid combination of arguments"), an error cell of the
+    torch bridge's forward that was the campaign's, not the bridge's. A program's dtype
+    arguments are now converted as its arrays are: each engine gets its library's dtype."""
+    torch = pytest.importorskip("torch")
+    p = generate(4981)
+    assert any(isinstance(a, np.dtype) for s in p.steps for a in s.example.args)
+    rep = run([4981], ("torch-bridge",))
+    cells = {o.transform: o.status for s, o in rep.outcomes if o.engine == "torch-bridge"}
+    assert cells["forward"] == "agree" and cells["func.grad"] == "agree", cells
+    from chainrules.testing.campaign.programs import _convert
+
+    assert _convert(np.dtype("float32"), torch.asarray) == torch.float32
+    assert _convert(np.dtype("float32"), np.asarray) == np.float32

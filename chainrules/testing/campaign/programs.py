@@ -277,6 +277,8 @@ def _broadcasts(p: Program) -> bool:
 def _convert(v: Any, asarray: Callable[[Any], Any]) -> Any:
     if isinstance(v, np.ndarray):
         return asarray(v)
+    if isinstance(v, np.dtype):  # astype's dtype: the engine's library's own (torch.float64)
+        return asarray(np.zeros((), v)).dtype
     if type(v) in (list, tuple):
         return type(v)(_convert(e, asarray) for e in v)
     return v
