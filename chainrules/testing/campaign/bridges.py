@@ -43,6 +43,28 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
 
     x = jnp.asarray(p.x)
     d = None if p.d is None else jnp.asarray(p.d)
+    # the same program of JAX's own functions (None where a step has none, or is chainrules'
+    # own): where a transformation of it raises too, the bridge's error there is JAX's limit
+    own_fns = [BACKENDS["jax"].function(s.reg) for s in p.steps]
+    own: dict[int, Any] | None = None
+    if all(f is not None for f in own_fns) and not any(s.reg.family == "callable" for s in p.steps):
+        own = {id(s.reg): f for s, f in zip(p.steps, own_fns)}
+
+    def F_own(x: Any) -> Any:
+        assert own is not None
+        return p.run(x, d, lambda r: own[id(r)], jnp.asarray, _ns)
+
+    def own_fails(
+        transform: Callable[[Any], Any], of_loss: bool = True
+    ) -> Callable[[], str | None]:
+        def why() -> str | None:
+            if own is None:
+                return None
+            f = (lambda x: p.loss_of(F_own(x), jnp.asarray, _ns)) if of_loss else F_own
+            return _raises(lambda: transform(f)(x))
+
+        return why
+
     kind = "single" if p.dtype in ("float32", "complex64") else "oracle"  # its library's kernels
     # SciPy's functions take host arrays: their rules run under an eager grad (the bridge falls
     # back from jit), not where JAX traces abstract values (jit, vmap, a Hessian's inner trace)
@@ -67,14 +89,15 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
         if host and name != "grad":
             c.record(E, name, "grad", "skip", abstract)
             continue
-        with c.guard(E, name, "grad"):
+        with _own_guard(c, E, name, "grad", own_fails(transform)):
             gx = np.conj(_to_np(transform(lambda x: L(x, d))(x)))
             c.compare(E, name, "grad", gx, ref["gx"], kind)
     if p.x.dtype.kind == "f" and not p.y_complex and p.x.size <= 16:
         if host:
             c.record(E, "vmap(grad)", "grad", "skip", abstract)
         else:
-            with c.guard(E, "vmap(grad)", "grad"):
+            vg = own_fails(lambda f: lambda x: jax.vmap(jax.grad(f))(jnp.stack([x, x])))
+            with _own_guard(c, E, "vmap(grad)", "grad", vg):
                 xs = jnp.stack([x, x])
                 gs = _to_np(jax.vmap(jax.grad(lambda x: L(x, d)))(xs))
                 c.compare(E, "vmap(grad)", "grad", gs[1], ref["gx"], kind)
@@ -84,13 +107,13 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
             if name not in ref:
                 c.record(E, name, "jacobian", "skip", "the native jacobian raised")
                 continue
-            with c.guard(E, name, "jacobian"):
+            with _own_guard(c, E, name, "jacobian", own_fails(jt, of_loss=False)):
                 c.compare(E, name, "jacobian", _to_np(jt(F)(x)), ref[name], kind)
         if host or "hessian" not in ref:
             why = abstract if host else "the native hessian raised"
             c.record(E, "hessian", "hessian", "skip", why)
         else:
-            with c.guard(E, "hessian", "hessian"):
+            with _own_guard(c, E, "hessian", "hessian", own_fails(jax.hessian)):
                 H = _to_np(jax.hessian(lambda x: L(x, d))(x))
                 c.compare(E, "hessian", "hessian", H, ref["hessian"], kind)
 
@@ -217,7 +240,7 @@ def _torch_bridge_cells(
         return p.loss_of(F(x, d), torch.asarray, _ns)
 
     # the same program of torch's own functions: where a transformation of it raises too, the
-    # bridge's error there is torch's limit (the known difference torch-own-program-fails-too)
+    # bridge's error there is torch's limit (the known difference own-program-fails-too)
     def F_own(x: Any, d: Any) -> Any:
         return p.run(x, d, lambda r: own[id(r)], torch.asarray, _ns)
 
@@ -400,9 +423,9 @@ def _raises(run: Callable[[], Any]) -> str | None:
 def _own_guard(
     c: _Cells, engine: str, transform: str, relation: str, own_fails: Callable[[], str | None]
 ) -> Iterator[None]:
-    """``c.guard`` for a torch bridge cell: an error where the same transformation of the
-    program of torch's own functions raises too (``own_fails``: its error, or None) is the known
-    difference ``torch-own-program-fails-too``, recorded as skipped with torch's own error;
+    """``c.guard`` for a bridge cell: an error where the same transformation of the program of
+    the engine's own functions (torch's, JAX's) raises too (``own_fails``: its error, or None)
+    is the known difference ``own-program-fails-too``, recorded as skipped with that error;
     any other error is an error cell. Only consulted when the bridge's cell raised: never a
     value excused."""
     excused: list[str] = []
@@ -415,7 +438,7 @@ def _own_guard(
                 raise
             excused.append(why)
     if excused:
-        detail = f"known: torch-own-program-fails-too: {excused[0]}"
+        detail = f"known: own-program-fails-too: {excused[0]}"
         c.record(engine, transform, relation, "skip", detail)
 
 

@@ -181,13 +181,14 @@ def _scipy_sylvester_mixed(p: Any, engine: str, relation: str, got: Any, want: A
 
 KNOWN: tuple[Known, ...] = (
     Known(
-        "torch-own-program-fails-too",
-        "the same transformation of the program built from torch's own functions raises too, "
-        "so no bridge could do it in torch: torch.compile(fullgraph=True) of a shape that "
-        "depends on values (repeat by a tensor of counts, arange to a traced bound), "
-        "torch.func's jacfwd/hessian of an empty input, forward AD that torch lacks (zeta, "
-        "igamma, floor_divide), vmap of unique's dynamic shape. Judged by running torch's own "
-        "program, only where the bridge's cell raised; never excuses a value",
+        "own-program-fails-too",
+        "the same transformation of the program built from the engine's own functions (torch's, "
+        "JAX's) raises too, so no bridge could do it in that engine: torch.compile(fullgraph) or "
+        "jax.jit of a shape that depends on values (repeat by a tensor of counts, arange to a "
+        "traced bound, trim_zeros), torch.func's jacfwd/hessian of an empty input, forward AD "
+        "that torch lacks (zeta, igamma), vmap of unique's dynamic shape. Judged by running the "
+        "engine's own program, only where the bridge's cell raised; programs calling "
+        "chainrules' own functions are never excused; never excuses a value",
         lambda p, engine, relation, got, want: relation == "own-program-fails-too",
     ),
     Known(
