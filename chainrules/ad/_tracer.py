@@ -227,41 +227,47 @@ def library_call() -> tuple[str, str] | None:
     that led here -- the outermost frame of an installed package (NumPy, SciPy) below the
     user's frame, as ``"numpy's select"`` -- or ``None`` when the user's code called in
     directly. For error messages only."""
-    f: types.FrameType | None = sys._getframe(1)
     lib: types.FrameType | None = None
-    while f is not None:
-        name = f.f_code.co_filename
-        if name.startswith(_PKG) or name.startswith("<"):
-            pass
-        elif "site-packages" in name or f"{os.sep}numpy{os.sep}" in name:
+    f: types.FrameType | None = sys._getframe(1)
+    while f is not None and _frame_kind(f) != "user":
+        if _frame_kind(f) == "library":
             lib = f
-        else:
-            break
         f = f.f_back
     if lib is None or f is None:
         return None
     package = str(lib.f_globals.get("__name__", "")).split(".")[0] or "a library"
-    return f"{package}'s {lib.f_code.co_qualname}", user_frame()
+    return f"{package}'s {lib.f_code.co_qualname}", _line_of(f)
 
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _frame_kind(f: types.FrameType) -> str:
+    """``"ours"`` (chainrules, or code with no file), ``"library"`` (an installed package, NumPy)
+    or ``"user"``: where a frame's code comes from, for error messages."""
+    name = f.f_code.co_filename
+    if name.startswith(_PKG) or name.startswith("<"):
+        return "ours"
+    if "site-packages" in name or f"{os.sep}numpy{os.sep}" in name:
+        return "library"
+    return "user"
+
+
+def _line_of(f: types.FrameType) -> str:
+    """``file:line (source)`` of frame ``f``."""
+    import linecache
+
+    name = f.f_code.co_filename
+    line = linecache.getline(name, f.f_lineno).strip()
+    return f"{name}:{f.f_lineno}" + (f" ({line})" if line else "")
 
 
 def user_frame() -> str:
     """``file:line: source`` of the innermost frame outside chainrules and the array libraries."""
     f: types.FrameType | None = sys._getframe(1)
     while f is not None:
-        name = f.f_code.co_filename
-        if not (
-            name.startswith(_PKG)
-            or "site-packages" in name
-            or name.startswith("<")
-            or f"{os.sep}numpy{os.sep}" in name
-        ):
-            import linecache
-
-            line = linecache.getline(name, f.f_lineno).strip()
-            return f"{name}:{f.f_lineno}" + (f" ({line})" if line else "")
+        if _frame_kind(f) == "user":
+            return _line_of(f)
         f = f.f_back
     return "<unknown>"
 

@@ -407,12 +407,7 @@ class TraceableModule:
         return call
 
 
-_TRACEABLE_MODULES: dict[int, TraceableModule] = {}
-
-
+@functools.cache
 def traceable_module(mod: Any) -> TraceableModule:
     """The :class:`TraceableModule` of ``mod``, made once per module."""
-    t = _TRACEABLE_MODULES.get(id(mod))
-    if t is None or t._mod is not mod:
-        t = _TRACEABLE_MODULES[id(mod)] = TraceableModule(mod)
-    return t
+    return TraceableModule(mod)

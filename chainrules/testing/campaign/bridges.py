@@ -43,12 +43,9 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
 
     x = jnp.asarray(p.x)
     d = None if p.d is None else jnp.asarray(p.d)
-    # the same program of JAX's own functions (None where a step has none, or is chainrules'
-    # own): where a transformation of it raises too, the bridge's error there is JAX's limit
-    own_fns = [BACKENDS["jax"].function(s.reg) for s in p.steps]
-    own: dict[int, Any] | None = None
-    if all(f is not None for f in own_fns) and not any(s.reg.family == "callable" for s in p.steps):
-        own = {id(s.reg): f for s, f in zip(p.steps, own_fns)}
+    # the same program of JAX's own functions: where a transformation of it raises too, the
+    # bridge's error there is JAX's limit
+    own = _engine_own(p, "jax")
 
     def F_own(x: Any) -> Any:
         assert own is not None
@@ -247,9 +244,7 @@ def _torch_bridge_cells(
     def L_own(x: Any, d: Any) -> Any:
         return p.loss_of(F_own(x, d), torch.asarray, _ns)
 
-    # a program calling chainrules' own functions (scatter_add: a callable registration) is not
-    # torch's own program: its failures are never torch's limit
-    torch_own = not any(s.reg.family == "callable" for s in p.steps)
+    torch_own = _engine_own(p, "torch") is not None
 
     def own_fails(run: Callable[[Any, Any], Any]) -> Callable[[], str | None]:
         def why() -> str | None:
@@ -407,6 +402,18 @@ def _torch_bridge_cells(
         xe = x.clone().requires_grad_(True)
         ep.module()(xe).backward()
         c.compare(E, "export+backward", "grad", _to_np(xe.grad), ref["gx"], kind)
+
+
+def _engine_own(p: Program, engine: str) -> dict[int, Any] | None:
+    """Each step's function of ``engine``'s own library (``id(reg) -> function``): the program
+    the known difference ``own-program-fails-too`` runs. None where a step has no such function,
+    or is chainrules' own (a callable registration: ``scatter_add``), whose failures are never
+    the engine's limit."""
+    be = BACKENDS[engine]
+    fns = [be.function(s.reg) for s in p.steps]
+    if any(f is None for f in fns) or any(s.reg.family == "callable" for s in p.steps):
+        return None
+    return {id(s.reg): f for s, f in zip(p.steps, fns)}
 
 
 def _raises(run: Callable[[], Any]) -> str | None:
