@@ -252,7 +252,7 @@ _NP_ONES: dict[Any, Any] = {}
 
 def _ones_like(x: Any) -> Any:
     p = primal(x)
-    if type(p).__module__ == "numpy" and p.shape == ():  # the common seed: one cached 0-d one
+    if (type(p) is _NDARRAY or isinstance(p, np.generic)) and p.shape == ():  # the common seed
         one = _NP_ONES.get(p.dtype)
         if one is None:
             one = _NP_ONES[p.dtype] = np.ones((), dtype=p.dtype)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import registry
-from ..core.namespaces import namespace_of
+from ..core.namespaces import array_traits, namespace_of
 from ._namespace import TracedNamespace
 from ._numpy_methods import _NumpyMethods
 from ._tracer import ABOVE, Tracer, dispatch
@@ -34,23 +34,17 @@ def tracer_class(x: Any) -> type[Tracer]:
     cls = _CLASSES.get(id(base))
     if cls is None:
         t = type(x)
-        mod = t.__module__
-        numpy_like = mod == "numpy" or (
-            mod == "chainrules.testing.device" and getattr(t, "_backing", "") == "numpy"
-        )
-        bases: tuple[type, ...] = (_NumpyMethods, Tracer) if numpy_like else (Tracer,)
-        if mod.startswith("array_api_strict") or mod == "chainrules.testing.device":
-            bases = (*bases, t)
-        else:
-            bases = (*bases, _Slots)
+        traits = array_traits(x)
+        bases: tuple[type, ...] = (_NumpyMethods, Tracer) if traits.numpy_methods else (Tracer,)
+        bases = (*bases, t if traits.refuses_foreign_operands else _Slots)
         ns = TracedNamespace(base)
         ops = {op: getattr(base, fname) for op, fname in _OPERATORS.items() if hasattr(base, fname)}
         slots = _SLOTS if t.__weakrefoffset__ else (*_SLOTS, "__weakref__")
         attrs = {"__slots__": slots, "_ns": ns, "_base": base, "_ops": ops, "_keep": base}
-        attrs["_numpy"] = mod == "numpy"  # NumPy scalars mix with its values as they are
+        attrs["_numpy"] = traits.numpy_scalars  # its scalars mix with its values as they are
         if bases[-1] is _Slots:
             attrs["__slots__"] = ()
-        if mod == "torch":
+        if traits.torch_function:
             attrs["__torch_function__"] = classmethod(_torch_function)
         cls = type(f"Tracer[{getattr(base, '__name__', '?')}]", bases, attrs)
         cls.__module__ = __name__

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..core.namespaces import namespace_of
 from ._classes import _OPERATORS, tracer_class
+from ._errors import no_rule
 from ._lift import _liftable, enter, lift_constants, lift_values, number, stack_sequences
 from ._namespace import TracedNamespace, copy_of
 from ._pytree import call_pytree, is_flat
@@ -23,7 +24,6 @@ from ._tracer import (
     lift_like,
     lookup_rule,
     memory_root,
-    no_rule,
     plain,
     plain_kwargs,
     primal,

@@ -7,6 +7,8 @@ from __future__ import annotations
 import types
 from typing import Any
 
+import numpy as np
+
 from ..core import registry
 from ..core.namespaces import namespace_of
 from ._tracer import _SEQ, Tracer, _entry_of, created, dispatch, primal
@@ -20,7 +22,7 @@ def copy_of(t: Any) -> Any:
     created array (written in place by the library) or a constant (``numpy.asarray(t)`` hands
     out its value)."""
     if not isinstance(t, Tracer):
-        if type(t).__module__ == "numpy":  # ndarray (and NumPy scalars): its own copy, fast
+        if type(t) is np.ndarray or isinstance(t, np.generic):  # its own copy, fast
             return t.copy()
         return namespace_of(t).asarray(t, copy=True)
     value = copy_of(t._value) if t._trace.is_const(t) else t._value

@@ -37,8 +37,9 @@ from ..core.registry import (
     takes_chunks,
 )
 from ..core.tangents import NoTangent, ZeroTangent
+from ._errors import no_rule
 from ._lift import _liftable
-from ._tracer import ABOVE, Tracer, dispatch, is_constant, no_rule, primal
+from ._tracer import ABOVE, Tracer, dispatch, is_constant, primal
 
 __all__ = ["FlatCall", "call_pytree", "is_flat"]
 

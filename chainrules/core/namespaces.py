@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import numbers
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import array_api_compat
 import numpy as np
 
 __all__ = [
+    "ArrayTraits",
+    "array_traits",
     "device_of",
     "dtype_kind",
     "host_readable",
@@ -88,6 +92,51 @@ def namespace_of(*args: Any, fname: str = "") -> Any:
                 "one library first (the standard defines no cross-library arithmetic)"
             )
     return ns if ns is not None else _numpy_namespace()
+
+
+@dataclass(frozen=True)
+class ArrayTraits:
+    """What ``chainrules.ad`` must know of an array library beyond the standard, to make tracers
+    that stand in for its arrays. Declared, never inferred from names: an array class declares
+    its own as the class attribute ``__chainrules_array_traits__``; for the libraries that
+    cannot, :data:`_DECLARED` holds them, found through ``array_api_compat``'s namespace tests.
+
+    * ``numpy_methods``: the arrays carry NumPy's ``ndarray`` methods (``x.dot``, ``x.sum(axis=)``,
+      ``x.T``) and NumPy's functions dispatch on them, so the tracer offers them too.
+    * ``numpy_scalars``: the library's 0-d results are NumPy scalars, which mix with its arrays as
+      they are (a constant ``float64`` operand is not converted).
+    * ``refuses_foreign_operands``: the arrays' operators raise on an operand of another type
+      instead of returning ``NotImplemented``; the tracer class then derives from the array class,
+      so that Python tries the tracer's reflected operator first in ``array * tracer``.
+    * ``torch_function``: the library calls its arguments' ``__torch_function__``.
+    """
+
+    numpy_methods: bool = False
+    numpy_scalars: bool = False
+    refuses_foreign_operands: bool = False
+    torch_function: bool = False
+
+
+_PLAIN = ArrayTraits()
+# (is this library's namespace, its traits): the libraries whose classes carry no declaration
+_DECLARED: list[tuple[Callable[[Any], bool], ArrayTraits]] = [
+    (array_api_compat.is_numpy_namespace, ArrayTraits(numpy_methods=True, numpy_scalars=True)),
+    (array_api_compat.is_array_api_strict_namespace, ArrayTraits(refuses_foreign_operands=True)),
+    (array_api_compat.is_torch_namespace, ArrayTraits(torch_function=True)),
+]
+
+
+def array_traits(x: Any) -> ArrayTraits:
+    """The :class:`ArrayTraits` of ``x``'s library (all false for a library with none
+    declared)."""
+    own = getattr(type(x), "__chainrules_array_traits__", None)
+    if isinstance(own, ArrayTraits):
+        return own
+    ns = namespace_of(x)
+    for test, traits in _DECLARED:
+        if test(ns):
+            return traits
+    return _PLAIN
 
 
 def is_array(x: Any) -> bool:

@@ -53,6 +53,7 @@ from typing import Any, ClassVar, NoReturn
 
 import numpy as np
 
+from ..core.namespaces import ArrayTraits
 from ..core.registry import register_namespace
 from ..core.scalar import check_scalar
 from .device_object import (
@@ -415,6 +416,8 @@ class NumpyDeviceArray(DeviceArray):
     __slots__ = ()
     _backing = "numpy"
     _array_type = np.ndarray
+    # NumPy's methods and functions work on it; its operators refuse foreign operands
+    __chainrules_array_traits__ = ArrayTraits(numpy_methods=True, refuses_foreign_operands=True)
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         cls = type(self)
@@ -464,6 +467,7 @@ class StrictDeviceArray(DeviceArray):
 
     __slots__ = ()
     _backing = "array_api_strict"
+    __chainrules_array_traits__ = ArrayTraits(refuses_foreign_operands=True)
     _array_type = type("_NotImportedYet", (), {})  # array_api_strict's Array, set on first use
     __array_ufunc__ = None
 
