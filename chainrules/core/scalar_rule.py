@@ -30,7 +30,7 @@ import numpy as np
 from .config import RULE_CONFIG
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind, torch_compiling
 from .projection import ProjectTo
-from .registry import register_frule, register_rrule
+from .registry import register_frule, register_rrule, traceable
 from .rule_errors import named_error
 from .specialise import specialise
 from .table import _parse_target, function_name
@@ -125,7 +125,20 @@ def _apply(
 def _product(v: Any, d: Any, xp: Any, strong: bool) -> Any:
     """``v * d``; with ``strong`` (``v`` a **strong zero**, docs/conventions.md) a zero of ``v``
     gives 0 also where the partial ``d`` is ``inf`` or NaN (``0 * inf`` would be NaN)."""
-    return strong_zero(v * d, v, xp) if strong else v * d
+    return strong_multiply(v, d) if strong else v * d
+
+
+@traceable
+def strong_multiply(v: Any, d: Any) -> Any:
+    """``v * d``, and 0 wherever ``v`` is 0 -- also where ``d`` is ``inf`` or NaN: the **strong
+    zero** product of a cotangent (or tangent) ``v`` and a partial ``d`` (docs/conventions.md).
+
+    A function with rules of its own: a pullback that calls it is differentiated again
+    (Hessians) through them, not through the mask. The mask is constant in ``v``, so
+    differentiating ``where(v == 0, 0, v * d)`` would lose ``dv * d`` wherever ``v`` is 0 and its
+    derivative is not; the rules push forward ``strong_multiply(dv, d) + strong_multiply(v,
+    dd)``."""
+    return strong_zero(v * d, v, namespace_of(v, d))
 
 
 def _times(p: Any, v: Any) -> Any:
@@ -676,3 +689,48 @@ def _nondiff_binder(name: str, zero: bool) -> Callable[[Any, str], Callable[...,
         return r if kind == "r" else f
 
     return bind
+
+
+# --- the rules of strong_multiply ----------------------------------------------------------------
+def _conj(xp: Any, a: Any) -> Any:
+    return xp.conj(a) if scalar_kind(a, xp) == "c" else a
+
+
+@register_rrule(strong_multiply)
+def _strong_multiply_rrule(v: Any, d: Any) -> tuple[Any, Callable[[Any], Any]]:
+    xp = namespace_of(v, d)
+    y = strong_multiply(v, d)
+    pv, pd = _projector(v, xp), _projector(d, xp)
+
+    def strong_multiply_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
+        # y = v d, 0 where v = 0: v_bar = y_bar conj(d), 0 where y_bar = 0 (d may be inf); and
+        # d_bar = conj(v) y_bar, 0 where v = 0 (y does not depend on d there)
+        y_bar = check_cotangent("strong_multiply", y_bar, y)
+        if isinstance(y_bar, AbstractZero):
+            return _NO, _ZERO, _ZERO
+        return (
+            _NO,
+            pv(strong_multiply(y_bar, _conj(xp, d))),
+            pd(strong_multiply(_conj(xp, v), y_bar)),
+        )
+
+    return y, strong_multiply_pullback
+
+
+@register_frule(strong_multiply)
+def _strong_multiply_frule(tangents: tuple[Any, ...], v: Any, d: Any) -> tuple[Any, Any]:
+    xp = namespace_of(v, d)
+    y = strong_multiply(v, d)
+    dots = tangents_in("strong_multiply", tangents, (v, d))
+    if dots is None:
+        return y, _ZERO
+    y_ndim = getattr(y, "ndim", 0)
+    acc: Any = None
+    for a, other, a_dot, first in ((v, d, dots.values[0], True), (d, v, dots.values[1], False)):
+        if isinstance(a_dot, AbstractZero):
+            continue
+        a_dot = _align(xp, a_dot, getattr(a, "ndim", 0), y_ndim)
+        # d(v d) = dv d + v dd, each a strong product: dv's zeros and v's zeros stay 0
+        term = strong_multiply(a_dot, other) if first else strong_multiply(other, a_dot)
+        acc = term if acc is None else acc + term
+    return y, finish_tangent(xp, acc, y)

@@ -244,3 +244,49 @@ def test_strong_zero_standard_scaler_gradient() -> None:
         [sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True
     )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+
+
+def _strong_hessian_cases() -> list[Any]:
+    return [
+        pytest.param(reg, j, id=f"{reg.name}-arg{j}")
+        for reg in STRONG
+        for j, d in enumerate(reg.domain or ())
+        if isinstance(d, tuple)
+    ]
+
+
+@pytest.mark.parametrize(("reg", "j"), _strong_hessian_cases())
+@pytest.mark.parametrize("mode", ["fwd", "rev"])
+def test_strong_zero_hessian_where_the_cotangent_is_zero(
+    reg: Registration, j: int, mode: str
+) -> None:
+    """The strong zero differentiated again (issue 26, a silent wrong Hessian): ``f(x) =
+    sum(g(x) * (x - x0))`` at ``x = x0``, where the cotangent reaching ``g``'s pullback is exactly
+    0 and its derivative is not. The Hessian is ``2 g'(x0)`` on the diagonal. Before, the
+    pullback masked ``where(v == 0, 0, v * d)`` with the cotangent ``v``, and differentiating the
+    mask dropped ``dv * d``: ``hessian(lambda x: sum(exp(x) * (x - 1)))`` at 1 gave ``e``, not
+    ``2e``. ``mode``: forward over reverse (``ad.hessian``) and reverse over reverse."""
+    from chainrules import ad
+
+    f = _function(reg)
+    domain = reg.domain or ()
+    args: list[Any] = []
+    for d in domain:
+        if isinstance(d, tuple):
+            lo, hi = d
+            args.append(np.array([lo + (hi - lo) / 4, hi - (hi - lo) / 3]))
+        else:
+            args.append(np.array([2, 2], dtype=np.int64))
+    x0 = args[j]
+
+    def loss(x: Any) -> Any:
+        call = [x if k == j else a for k, a in enumerate(args)]
+        return np.sum(f(*call) * (x - x0))
+
+    _, pb = cr.rrule(f, *args)
+    slope = np.asarray(cr.unthunk(pb(np.ones(2))[1 + j]))  # g'(x0), first order
+    want = np.diag(2 * slope)
+    with np.errstate(all="ignore"):
+        hessian = ad.hessian(loss) if mode == "fwd" else ad.jacobian(ad.grad(loss), mode="rev")
+        got = hessian(x0)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=reg.name)

@@ -1,0 +1,60 @@
+"""``chainrules.core.scalar_rule.strong_multiply``: the strong-zero product that every
+``strong_zero=True`` rule's pullback and pushforward multiply with, a function with rules of its
+own so that Hessians differentiate it (issue 26; the Hessian regression test over every strong
+rule is ``test_strong_zero_hessian_where_the_cotangent_is_zero`` in
+``tests/rules/elementwise/test_limits.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.core.scalar_rule import strong_multiply
+from chainrules.testing import test_frule, test_rrule
+
+RNG = np.random.default_rng(7)
+CASES = {
+    "same shape": (RNG.standard_normal(4), RNG.standard_normal(4)),
+    "broadcast d": (RNG.standard_normal((3, 2)), RNG.standard_normal(2)),
+    "broadcast v": (RNG.standard_normal(2), RNG.standard_normal((3, 2))),
+    "0-d": (np.array(0.7), np.array(-1.3)),
+    "complex": (
+        RNG.standard_normal(3) + 1j * RNG.standard_normal(3),
+        RNG.standard_normal(3) + 1j * RNG.standard_normal(3),
+    ),
+    "float32": (
+        RNG.standard_normal(3).astype(np.float32),
+        RNG.standard_normal(3).astype(np.float32),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_strong_multiply_rules(case: str) -> None:
+    """Against finite differences, on the guarded device array and under jax.jit."""
+    v, d = CASES[case]
+    test_rrule(strong_multiply, v, d)
+    test_frule(strong_multiply, v, d)
+
+
+def test_strong_zero_values_and_derivatives() -> None:
+    """0 where ``v`` is 0, whatever ``d`` is; the pullback's ``v_bar`` is 0 where the cotangent is
+    0 (``d`` may be inf there) and ``d_bar`` is 0 where ``v`` is 0 (``y`` does not depend on
+    ``d`` there); the pushforward keeps both zeros."""
+    v = np.array([0.0, 2.0, 0.0, 1.0])
+    d = np.array([np.inf, 3.0, np.nan, 4.0])
+    with np.errstate(invalid="ignore"):
+        y, pb = cr.rrule(strong_multiply, v, d)
+        np.testing.assert_array_equal(y, [0.0, 6.0, 0.0, 4.0])
+        _, v_bar, d_bar = pb(np.array([0.0, 1.0, 0.0, 1.0]))
+        np.testing.assert_array_equal(cr.unthunk(v_bar), [0.0, 3.0, 0.0, 4.0])
+        np.testing.assert_array_equal(cr.unthunk(d_bar), [0.0, 2.0, 0.0, 1.0])
+        _, t = cr.frule(
+            (cr.NoTangent(), np.array([0.0, 1.0, 0.0, 1.0]), np.array([5.0, 1.0, 5.0, 0.0])),
+            strong_multiply,
+            v,
+            d,
+        )
+        # dv d + v dd: dv = 0 where d is non-finite, v = 0 there too
+        np.testing.assert_array_equal(t, [0.0, 5.0, 0.0, 4.0])
