@@ -371,6 +371,13 @@ def _hook_of(t: type) -> Any:
     return hook
 
 
+def untraced(a: Any, b: Any) -> bool:
+    """Neither ``a`` nor ``b`` is an engine's traced value (their types have no
+    ``__chainrules_call__`` and are no pytree nodes, as seen before): a :func:`traceable`
+    function of them would run its body. Its hot callers skip the wrapper with it."""
+    return _HOOKS.get(type(a), _UNSEEN) is None and _HOOKS.get(type(b), _UNSEEN) is None
+
+
 def _tree_hook(tree: Any) -> Any:
     """The ``__chainrules_call__`` of the first leaf of ``tree`` whose type has one, or
     ``None``."""

@@ -30,7 +30,7 @@ import numpy as np
 from .config import RULE_CONFIG
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind, torch_compiling
 from .projection import ProjectTo
-from .registry import register_frule, register_rrule, traceable
+from .registry import register_frule, register_rrule, traceable, untraced
 from .rule_errors import named_error
 from .specialise import specialise
 from .table import _parse_target, function_name
@@ -125,7 +125,11 @@ def _apply(
 def _product(v: Any, d: Any, xp: Any, strong: bool) -> Any:
     """``v * d``; with ``strong`` (``v`` a **strong zero**, docs/conventions.md) a zero of ``v``
     gives 0 also where the partial ``d`` is ``inf`` or NaN (``0 * inf`` would be NaN)."""
-    return strong_multiply(v, d) if strong else v * d
+    if not strong:
+        return v * d
+    if untraced(v, d):  # strong_multiply's body, without the wrapper's look at the arguments
+        return strong_zero(v * d, v, xp)
+    return strong_multiply(v, d)
 
 
 @traceable
