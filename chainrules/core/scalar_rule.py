@@ -180,7 +180,7 @@ def _strong_zero_numpy(r: Any, v: Any, xp: Any) -> Any:
         return NotImplemented
     check = np.vdot(r, r) if r.size < 4096 else np.add.reduce(r, None)
     if not math.isfinite(abs(check)):  # abs: a complex vdot too
-        np.putmask(r, v == 0, 0)
+        np.copyto(r, 0, where=v == 0)  # v may be broadcast in r (a chunk of tangents)
     return r
 
 

@@ -58,3 +58,14 @@ def test_strong_zero_values_and_derivatives() -> None:
         )
         # dv d + v dd: dv = 0 where d is non-finite, v = 0 there too
         np.testing.assert_array_equal(t, [0.0, 5.0, 0.0, 4.0])
+
+
+def test_strong_zero_of_a_broadcast_factor() -> None:
+    """``v`` broadcast in the product (the frule's ``v * dd`` with a chunk of tangents): NumPy's
+    in-place mask took a mask of ``v``'s shape for the product's (``putmask: mask and data must
+    be the same size``, campaign seeds 290, 603, ... in the zero-cotangent relation)."""
+    v = np.array([0.0, 1.0])
+    d = np.array([[np.inf, 2.0], [3.0, np.nan], [np.nan, 4.0]])
+    with np.errstate(invalid="ignore"):
+        y = strong_multiply(v, d)
+    np.testing.assert_array_equal(y, [[0.0, 2.0], [0.0, np.nan], [0.0, 4.0]])
