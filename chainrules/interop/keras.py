@@ -31,9 +31,10 @@ What a call does:
 Backends:
 
 * **JAX**: ``keras.ops.custom_gradient`` is ``jax.custom_gradient``, a ``jax.custom_vjp`` that
-  traces the gradient function when the forward runs. Reverse mode of any order (``grad``,
-  ``jacrev``, ``grad`` of ``grad``: JAX differentiates the pullback's ``jax.numpy`` code), under
-  ``jit`` and ``vmap``; forward mode (``jvp``, ``jacfwd``, ``hessian``) is refused by JAX for a
+  traces the gradient function (with an abstract cotangent) when the forward runs. Reverse mode
+  of any order (``grad``, ``jacrev``, ``jacrev`` of ``grad``: JAX differentiates the pullback's
+  ``jax.numpy`` code) and forward over reverse (``hessian``), under ``jit`` and ``vmap``; forward
+  mode of the wrapped function itself (``jvp``, ``jacfwd``) is refused by JAX for a
   ``custom_vjp``. JAX's cotangent of a complex input is the conjugate of chainrules', so the
   bridge conjugates on the way in and out. The output may be a tuple of arrays.
 * **torch**: ``keras.ops.custom_gradient`` is a ``torch.autograd.Function`` (Keras's
@@ -43,10 +44,11 @@ Backends:
   itself recorded (``create_graph=True``), the rrule is recomputed from the saved inputs so that
   PyTorch differentiates the pullback (second order). Keras's Function has no ``setup_context``
   and no ``jvp``: ``torch.func`` transforms and forward-mode AD refuse it (PyTorch's errors).
+  Keras's ``jit_compile=True`` (``torch.compile`` of the train step) uses the rule.
 
 ``f`` needs a registered rrule (``chainrules.NoRuleError`` naming ``f`` otherwise, at wrap
 time). Call a wrapped function inside a layer's ``call`` (or on eager tensors): Keras's
-functional API calls layers on symbolic ``KerasTensor``\\ s and computes their output shapes by
+functional API calls layers on symbolic ``KerasTensor`` objects and computes their output shapes by
 running ``call`` on the backend's tensors, which the bridge handles; a ``KerasTensor`` given to
 the wrapped function directly raises ``TypeError``.
 """

@@ -246,13 +246,6 @@ def check_marker() -> None:
         f = jax.jit(jax.grad(lambda v: jnp.sum(crk.wrap(cube)(v))))
         np.testing.assert_allclose(to_numpy(f(x)), 3 * true, rtol=1e-6)
 
-    class Cube(keras.layers.Layer):
-        def build(self, shape):  # type: ignore[no-untyped-def]
-            self.w = self.add_weight(shape=shape[1:], initializer="ones")
-
-        def call(self, h):  # type: ignore[no-untyped-def]
-            return crk.wrap(cube)(self.w * h)
-
     layer = Cube()
     inp = tensor([[1.0, 2.0, -1.0]])
     layer(inp)  # builds the weight (w = 1)
@@ -268,6 +261,35 @@ def check_marker() -> None:
         gw = to_numpy(layer.w.value.grad)
     xv = to_numpy(inp)[0]
     np.testing.assert_allclose(gw, 3 * (3 * xv**3), rtol=1e-6)  # d/dw (w x)^3 = 3 w^2 x^3
+
+
+class Cube(keras.layers.Layer):
+    """``cube(w * h)`` through the bridge: the marker rule, with a weight ``w`` (ones)."""
+
+    def build(self, shape):  # type: ignore[no-untyped-def]
+        self.w = self.add_weight(shape=shape[1:], initializer="ones")
+
+    def call(self, h):  # type: ignore[no-untyped-def]
+        return crk.wrap(cube)(self.w * h)
+
+
+def check_marker_in_fit() -> None:
+    """One SGD step of ``model.fit`` on ``sum(cube(w * x))``, with Keras's train step compiled
+    (``jit_compile=True``: ``jax.jit`` on JAX, ``torch.compile`` on torch) and, on torch, eager
+    too: the step is the marker's 3x (``w - lr * 3 * 3 w^2 x^3`` at ``w = 1``)."""
+    xv = np.array([[1.0, 2.0, -1.0]], dtype="float32")
+    for jit in (True, False) if BACKEND == "torch" else (True,):
+        inp = keras.Input((3,))
+        m = keras.Model(inp, Cube()(inp))
+        m.compile(
+            optimizer=keras.optimizers.SGD(0.01),
+            loss=lambda y, p: keras.ops.sum(p),
+            jit_compile=jit,
+        )
+        m.fit(xv, xv, epochs=1, batch_size=1, verbose=0)
+        (w,) = m.trainable_weights
+        want = 1 - 0.01 * 3 * (3 * xv[0] ** 3)
+        np.testing.assert_allclose(to_numpy(w), want, rtol=1e-6, err_msg=f"jit_compile={jit}")
 
 
 def check_pytree_arguments() -> None:
@@ -367,9 +389,10 @@ def check_second_order() -> None:
 
 
 def check_transformations() -> None:
-    """JAX: ``vmap(grad)`` and ``jacrev`` under ``jit`` give the rule's values; ``jvp`` and
-    ``jacfwd`` raise (a ``custom_vjp``). torch: ``torch.func.grad`` and forward-mode AD raise
-    (Keras's Function has neither ``setup_context`` nor ``jvp``)."""
+    """JAX: ``vmap(grad)``, ``jacrev`` and ``hessian`` (forward over reverse) under ``jit`` give
+    the rule's values; ``jvp`` and ``jacfwd`` raise (a ``custom_vjp``). torch: ``torch.func.grad``,
+    ``torch.func.vmap`` and forward-mode AD raise (Keras's Function has neither
+    ``setup_context`` nor ``jvp``)."""
     f = crk.wrap(cube)
     xs = tensor([[1.0, 2.0], [-1.0, 0.5]])
     want = 3 * 3 * to_numpy(xs) ** 2
@@ -382,9 +405,15 @@ def check_transformations() -> None:
             jax.jvp(f, (xs,), (xs,))
         with pytest.raises(TypeError, match="custom_vjp"):
             jax.jacfwd(f)(xs)
+        # forward over reverse: JAX's forward mode sees the custom_vjp's forward and its traced
+        # pullback as plain operations, so the Hessian is the marker's: 3x the true 6x
+        hess = jax.jit(jax.hessian(lambda v: jnp.sum(f(v))))(xs[0])
+        np.testing.assert_allclose(to_numpy(hess), 3 * np.diag(6 * to_numpy(xs[0])), rtol=1e-6)
         return
     with pytest.raises(RuntimeError, match="setup_context"):
         torch.func.grad(lambda v: f(v).sum())(xs)
+    with pytest.raises(RuntimeError, match="setup_context"):
+        torch.func.vmap(f)(xs)
     import torch.autograd.forward_ad as fwad
 
     with pytest.raises(RuntimeError, match="jvp"), fwad.dual_level():

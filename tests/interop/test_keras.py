@@ -31,6 +31,7 @@ CHECKS = (
     "integer_leaf",
     "keyword_only",
     "marker",
+    "marker_in_fit",
     "pytree_arguments",
     "refusals",
     "second_order",
