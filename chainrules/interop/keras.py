@@ -3,9 +3,10 @@ registered rrule, built on Keras's own extension point, ``keras.ops.custom_gradi
 for the backends Keras runs on.
 
 Keras fixes its backend once per process (``KERAS_BACKEND``, read when ``keras`` is first
-imported). The bridge supports, and is tested on, the **JAX** and **torch** backends; on any
-other backend (TensorFlow, which is not installed where this is tested; NumPy and OpenVINO, which
-have no gradients) a wrapped call raises ``NotImplementedError`` naming the backend.
+imported). Importing this module does not import Keras; ``wrap`` does. The bridge supports, and
+is tested on, the **JAX** and **torch** backends; on any other backend (TensorFlow, which is not
+installed where this is tested; NumPy and OpenVINO, which have no gradients) a wrapped call
+raises ``NotImplementedError`` naming the backend.
 
 What a call does:
 
@@ -59,7 +60,6 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-import keras
 import numpy as np
 
 from ..core.calls import (
@@ -84,9 +84,11 @@ def wrap(f: Any) -> Any:
     """A function of Keras tensors computing ``f`` whose gradient comes from ``f``'s rrule,
     through ``keras.ops.custom_gradient`` (JAX and torch backends).
 
-    Raises ``chainrules.NoRuleError`` naming ``f`` when no rrule is registered for it.
+    Raises ``chainrules.NoRuleError`` naming ``f`` when no rrule is registered for it. Imports
+    Keras (which reads ``KERAS_BACKEND`` then) if it is not imported yet.
     """
     rules = find_rules(f, "keras", need="rrule")
+    import keras
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -154,6 +156,8 @@ def _forward(rules: Rules, sp: Split, be: _Backend) -> Callable[..., Any]:
 
 
 def _is_dynamic(x: Any) -> bool:
+    import keras
+
     if isinstance(x, keras.KerasTensor):
         raise TypeError(
             "chainrules.interop.keras: a wrapped function was given a symbolic KerasTensor; "
@@ -166,6 +170,8 @@ def _is_dynamic(x: Any) -> bool:
 def _inexact_leaf(x: Any) -> bool:
     if not _is_dynamic(x):
         return False
+    import keras
+
     dtype = keras.backend.standardize_dtype(x.dtype)
     return keras.backend.is_float_dtype(dtype) or dtype.startswith("complex")
 
@@ -179,6 +185,8 @@ class _Backend:
 
     def native(self, x: Any) -> Any:
         """A dynamic leaf as the backend's tensor (a Keras variable's current value)."""
+        import keras
+
         return x if keras.ops.is_tensor(x) else keras.ops.convert_to_tensor(x)
 
     def inexact(self, x: Any) -> bool:
@@ -285,6 +293,8 @@ _MAKERS: dict[str, Callable[[], _Backend]] = {"jax": _Jax, "torch": _Torch}
 def _backend(name: str) -> _Backend:
     """The bridge's side of the running Keras backend; ``NotImplementedError`` for one it does
     not support, naming ``name`` (the wrapped function)."""
+    import keras
+
     which = keras.backend.backend()
     be = _BACKENDS.get(which)
     if be is None:

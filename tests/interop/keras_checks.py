@@ -264,13 +264,14 @@ def check_marker() -> None:
 
 
 class Cube(keras.layers.Layer):
-    """``cube(w * h)`` through the bridge: the marker rule, with a weight ``w`` (ones)."""
+    """``cube(w) * h**3``, the marker rule given the layer's weight ``w`` (a ``keras.Variable``,
+    ones) itself: ``(w h)^3``, whose rule-made derivative in ``w`` is ``3 * 3 w^2 h^3``."""
 
     def build(self, shape):  # type: ignore[no-untyped-def]
         self.w = self.add_weight(shape=shape[1:], initializer="ones")
 
     def call(self, h):  # type: ignore[no-untyped-def]
-        return crk.wrap(cube)(self.w * h)
+        return crk.wrap(cube)(self.w) * (h * h * h)
 
 
 def check_marker_in_fit() -> None:

@@ -1,12 +1,12 @@
 """The Keras 3 bridge (``chainrules.interop.keras``) on Keras's JAX and torch backends.
 
 Keras fixes its backend once per process (``KERAS_BACKEND``, read at its import), so each backend
-runs the checks of ``keras_checks.py`` in a process of its own, once per session; each test here
-reads one check's result. What they cover: a marker rule (3x the true derivative) reaching the
-backend's gradient, eagerly, under ``jit`` and through a Keras layer's weight; pytree, keyword,
-integer and zero-cotangent arguments; a model trained with ``model.fit`` whose loss halves in 100
-steps; its gradients against the same model built from Keras's own ops; second order; what each
-backend's transformations do (work, or raise); tuple outputs; complex inputs; the refusals.
+runs the checks of ``keras_checks.py`` in a process of its own. What they cover: a marker rule
+(3x the true derivative) reaching the backend's gradient, eagerly, under ``jit``, through a Keras
+layer's weight and in ``model.fit``; pytree, keyword, integer and zero-cotangent arguments; a
+model trained with ``model.fit`` whose loss halves in 100 steps; its gradients against the same
+model built from Keras's own ops; second order; what each backend's transformations do (work, or
+raise); tuple outputs; complex inputs; the refusals.
 """
 
 from __future__ import annotations
@@ -63,38 +63,21 @@ def _run(args: list[str], backend: str, home: Path) -> subprocess.CompletedProce
     )
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """``report(backend)``: the checks' results on that backend, run once per module."""
-    done: dict[str, dict[str, Any]] = {}
-
-    def get(backend: str) -> dict[str, Any]:
-        if backend not in done:
-            if importlib.util.find_spec(backend) is None:
-                pytest.skip(f"{backend} is not installed")
-            proc = _run([str(SCRIPT)], backend, tmp_path_factory.mktemp(f"keras-{backend}"))
-            last = proc.stdout.rstrip().rpartition("\n")[2]
-            if proc.returncode != 0 or not last.startswith("{"):
-                raise AssertionError(f"keras_checks.py on {backend} failed:\n{proc.stderr[-3000:]}")
-            done[backend] = json.loads(last)
-        return done[backend]
-
-    return get
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_the_checks_ran_on_the_backend(backend: str, report: Any) -> None:
-    """The child process ran on the backend asked for, and ran every check listed here."""
-    got = report(backend)
-    assert got["backend"] == backend
-    assert sorted(got["checks"]) == sorted(CHECKS)
-
-
-@pytest.mark.parametrize("check", CHECKS)
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_keras_bridge(backend: str, check: str, report: Any) -> None:
-    failure = report(backend)["checks"][check]
-    assert failure is None, f"{check} on Keras's {backend} backend:\n{failure}"
+def test_keras_bridge(backend: str, tmp_path: Path) -> None:
+    """Every check of ``keras_checks.py`` passes in a process on Keras's ``backend``: one test
+    (one process) per backend, so that ``pytest -n`` never runs a backend's checks twice; the
+    message lists each failed check with its traceback."""
+    if importlib.util.find_spec(backend) is None:
+        pytest.skip(f"{backend} is not installed")
+    proc = _run([str(SCRIPT)], backend, tmp_path)
+    last = proc.stdout.rstrip().rpartition("\n")[2]
+    assert proc.returncode == 0 and last.startswith("{"), proc.stderr[-3000:]
+    report: dict[str, Any] = json.loads(last)
+    assert report["backend"] == backend
+    assert sorted(report["checks"]) == sorted(CHECKS)
+    failed = {name: tb for name, tb in report["checks"].items() if tb is not None}
+    assert not failed, "\n\n".join(f"{name} on {backend}:\n{tb}" for name, tb in failed.items())
 
 
 def test_an_unsupported_backend_raises_naming_it(tmp_path: Path) -> None:
@@ -112,3 +95,15 @@ def test_an_unsupported_backend_raises_naming_it(tmp_path: Path) -> None:
     proc = _run(["-c", code], "numpy", tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "'numpy' backend" in proc.stdout and "numpy.linalg.norm" in proc.stdout, proc.stdout
+
+
+def test_importing_the_bridge_imports_no_keras(tmp_path: Path) -> None:
+    """``import chainrules.interop.keras`` works without ``KERAS_BACKEND`` (Keras's default
+    backend, TensorFlow, is not installed) and leaves Keras unimported: ``wrap`` imports it."""
+    env = {k: v for k, v in _env("jax", tmp_path).items() if k != "KERAS_BACKEND"}
+    code = "import sys, chainrules.interop.keras; print('keras' in sys.modules)"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "False"
