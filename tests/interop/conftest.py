@@ -220,3 +220,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             "strong_zero_case",
             gpu_safe_cases(where=lambda r: r.strong_zero and r.frule is not None),
         )
+
+
+# run by test_keras.py in a process per Keras backend (Keras fixes its backend at its import)
+collect_ignore = ["keras_checks.py"]
