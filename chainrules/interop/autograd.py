@@ -50,6 +50,7 @@ from ..core.calls import (
 )
 from ..core.namespaces import dtype_kind, namespace_of
 from ..core.tangents import AbstractZero, NoTangent, unthunk
+from ._derived import complete
 
 __all__ = ["KeywordDerivativeError", "wrap"]
 
@@ -60,8 +61,8 @@ Plain = Callable[..., Any]
 def wrap(f: Any) -> Any:
     """An autograd primitive computing ``f`` whose VJP and JVP are ``f``'s rules (any order).
 
-    Raises ``chainrules.NoRuleError`` naming ``f`` unless both an rrule and an frule are
-    registered.
+    Raises ``chainrules.NoRuleError`` naming ``f`` when neither an rrule nor an frule is
+    registered; the one missing is derived from the other (``chainrules.interop._derived``).
 
     >>> import autograd, numpy as np
     >>> from chainrules.interop import autograd as crag
@@ -69,7 +70,7 @@ def wrap(f: Any) -> Any:
     >>> autograd.grad(norm)(np.array([3.0, 4.0]))
     array([0.6, 0.8])
     """
-    rules = find_rules(f, "autograd", need="both")
+    rules = complete(find_rules(f, "autograd"))
     rrule, frule, name = rules.rrule, rules.frule, rules.name
     assert rrule is not None and frule is not None
 

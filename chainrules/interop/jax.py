@@ -77,6 +77,7 @@ from ..core.calls import (
 )
 from ..core.config import RULE_CONFIG, RuleConfig, rule_config
 from ..core.tangents import NoTangent, ZeroTangent
+from ._derived import complete
 
 __all__ = ["KeywordDerivativeError", "wrap"]
 
@@ -150,8 +151,9 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
     """
     if mode not in ("jvp", "vjp"):
         raise ValueError(f"chainrules.interop.jax.wrap: mode must be 'jvp' or 'vjp', got {mode!r}")
-    rules = find_rules(f, "jax", need="any" if mode == "jvp" else "rrule")
-    if mode == "vjp":
+    rules = find_rules(f, "jax")
+    if mode == "vjp":  # an frule alone: its pushforward transposed (chainrules.interop._derived)
+        rules = complete(rules)
         build = _build_vjp
     else:  # an rrule alone: forward mode by transposing its pullback
         build = _build_jvp if rules.frule is not None else _build_jvp_of_rrule

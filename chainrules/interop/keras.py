@@ -74,6 +74,7 @@ from ..core.calls import (
     split,
 )
 from ..core.tangents import AbstractZero, unthunk
+from ._derived import complete
 
 __all__ = ["KeywordDerivativeError", "wrap"]
 
@@ -87,7 +88,7 @@ def wrap(f: Any) -> Any:
     Raises ``chainrules.NoRuleError`` naming ``f`` when no rrule is registered for it. Imports
     Keras (which reads ``KERAS_BACKEND`` then) if it is not imported yet.
     """
-    rules = find_rules(f, "keras", need="rrule")
+    rules = complete(find_rules(f, "keras"))
     import keras
 
     @functools.wraps(f)

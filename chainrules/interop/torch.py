@@ -81,6 +81,7 @@ from ..core.calls import (
     tangent_output_leaves,
 )
 from ..core.tangents import AbstractZero, NoTangent, unthunk
+from ._derived import complete
 
 __all__ = ["KeywordDerivativeError", "RuleNotUsedError", "wrap"]
 
@@ -107,8 +108,9 @@ def _inexact(x: Any) -> bool:
 def wrap(f: Any) -> Any:
     """A function of tensors computing ``f`` whose derivatives come from ``f``'s rules.
 
-    Reverse mode comes from the rrule, forward mode from the frule (both are needed; a
-    ``NoRuleError`` naming ``f`` is raised otherwise).
+    Reverse mode comes from the rrule, forward mode from the frule; the one missing is derived
+    from the other (``chainrules.interop._derived``), and a ``NoRuleError`` naming ``f`` is
+    raised when there is neither.
 
     >>> import torch, numpy as np
     >>> from chainrules.interop import torch as crtorch
@@ -118,7 +120,7 @@ def wrap(f: Any) -> Any:
     >>> x.grad
     tensor([0.6000, 0.8000])
     """
-    rules = find_rules(f, "torch", need="both")
+    rules = complete(find_rules(f, "torch"))
     plain, with_jvp = _functions(rules)
     # Function.apply binds its arguments to forward's signature with inspect on every call (half
     # of the bridge's fixed cost at n = 10), an identity for forward(call, *dyn). Outside
