@@ -18,11 +18,13 @@ from typing import Any
 from .namespaces import qualified_name
 from .registration import _FAMILIES, _PRIORITY, ARRAY_API, NUMPY, SCIPY, Registration, _mark_chunked
 
-# An array namespace's SciPy: where the "scipy:" functions for its arrays live.
 # The SciPy subpackages whose functions ``"scipy:SUB.NAME"`` targets name.
 SCIPY_SUBPACKAGES = ("special", "linalg", "stats", "signal", "integrate")
 
 
+# An array namespace's SciPy: where the "scipy:" functions for its arrays live, for the namespace
+# imported under each name (found by identity: _scipy_of); _COMPAT_SCIPY_OF adds array-api-compat's
+# wrappers, which scipy_namespace answers for too.
 _SCIPY_OF = {
     "numpy": "scipy",
     "jax.numpy": "jax.scipy",
@@ -30,6 +32,20 @@ _SCIPY_OF = {
     "torch": "torch",
     "array_api_compat.torch": "torch",
 }
+_COMPAT_SCIPY_OF = {
+    **_SCIPY_OF,
+    "array_api_compat.numpy": "scipy",
+    "array_api_compat.cupy": "cupyx.scipy",
+}
+
+
+def _scipy_of(module: Any, roots: dict[str, str]) -> str | None:
+    """The SciPy root of ``roots`` whose array namespace ``module`` is (the module imported under
+    that name, by identity: never the module's own ``__name__``), or None."""
+    for name, root in roots.items():
+        if sys.modules.get(name) is module:
+            return root
+    return None
 
 
 # The standard's elementwise functions: torch's own functions of these names take the standard's
@@ -585,8 +601,7 @@ def scipy_namespace(module: Any, sub: str) -> Any:
     namespace ``module``: ``scipy.special`` for NumPy (and array-api-compat's NumPy),
     ``jax.scipy.special`` for ``jax.numpy``, ``cupyx.scipy.special`` for CuPy, ``torch.special``
     for torch. Imported if it is installed; ``None`` if there is none."""
-    mod_name = str(getattr(module, "__name__", "")).removeprefix("array_api_compat.")
-    root = _SCIPY_OF.get(mod_name)
+    root = _scipy_of(module, _COMPAT_SCIPY_OF)
     if root is None or (root == "torch" and sub != "special"):
         return None
     try:
@@ -602,7 +617,7 @@ def resolve_name(family: str, name: str, module: Any) -> Any:
     which is imported if it is installed and not imported yet."""
     if family != SCIPY:
         return _getattr_path(module, name)
-    root = _SCIPY_OF.get(getattr(module, "__name__", ""))
+    root = _scipy_of(module, _SCIPY_OF)
     if root is None:
         return None
     sub = name.split(".", 1)[0]

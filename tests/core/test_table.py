@@ -293,3 +293,18 @@ def test_one_binder_at_a_time(clean_registry: object) -> None:
         cr.register_rrule("numpy:softsign", bind=lambda f, k: None, bind_in=lambda f, k, s: None)(
             lambda x: None
         )
+
+
+# --- an array namespace's SciPy -------------------------------------------------------------------
+def test_an_array_namespace_s_scipy_is_found_by_identity_not_by_its_name() -> None:
+    """A module whose ``__name__`` says NumPy's is not NumPy: no SciPy goes with it."""
+    sps = pytest.importorskip("scipy.special")
+    impostor = types.ModuleType("numpy")
+    assert registry.scipy_namespace(impostor, "special") is None
+    assert registry.resolve_name("scipy", "special.erf", impostor) is None
+    assert registry.counterpart(sps.erf, impostor) is None
+    # NumPy itself, and array-api-compat's NumPy for scipy_namespace, keep SciPy
+    compat_numpy = importlib.import_module("array_api_compat.numpy")
+    assert registry.scipy_namespace(np, "special") is sps
+    assert registry.scipy_namespace(compat_numpy, "special") is sps
+    assert registry.resolve_name("scipy", "special.erf", np) is sps.erf
