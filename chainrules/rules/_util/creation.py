@@ -12,7 +12,6 @@ array: a limitation of named rules for functions without array arguments, see th
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +25,7 @@ from ...core import (
     register_rrule,
     unthunk,
 )
+from ...core.namespaces import namespace_of_dtype
 from .numpy_like import numpy_like_module
 
 __all__ = [
@@ -50,24 +50,10 @@ def call_namespace(args: tuple[Any, ...], kwargs: dict[str, Any], fname: str) ->
     if arrays:
         return namespace_of(*arrays, fname=fname)
     for key in ("dtype", "device"):
-        xp = _namespace_of_dtype(kwargs.get(key))
+        xp = namespace_of_dtype(kwargs.get(key))
         if xp is not None:
             return xp
     return namespace_of()
-
-
-def _namespace_of_dtype(v: Any) -> Any:
-    """The namespace whose dtype or device ``v`` is, by its type: PyTorch's (array-api-compat's
-    torch namespace) or array-api-strict's, for the one of them that is imported; else None."""
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(v, (torch.dtype, torch.device)):
-        import array_api_compat.torch as compat_torch
-
-        return compat_torch
-    strict = sys.modules.get("array_api_strict")
-    if strict is not None and isinstance(v, (type(strict.float64), strict.Device)):
-        return strict
-    return None
 
 
 def call_module(
