@@ -25,6 +25,7 @@ __all__ = [
     "host_readable",
     "is_array",
     "namespace_of",
+    "namespace_of_dtype",
     "qualified_name",
     "scalar_kind",
     "torch_compiling",
@@ -186,12 +187,23 @@ def dtype_kind(dtype: Any, xp: Any = None) -> str:
 
 
 def _namespace_for_dtype(dtype: Any) -> Any:
-    mod = type(dtype).__module__.split(".")[0]
-    if mod == "torch":
-        return array_api_compat.array_namespace(sys.modules["torch"].empty(0))
-    if mod == "array_api_strict":
-        return sys.modules["array_api_strict"]
-    return _numpy_namespace()
+    xp = namespace_of_dtype(dtype)
+    return _numpy_namespace() if xp is None else xp
+
+
+def namespace_of_dtype(v: Any) -> Any:
+    """The namespace whose dtype or device ``v`` is, by its type: PyTorch's (array-api-compat's
+    torch namespace) or array-api-strict's, for the one of them that is imported; else ``None``
+    (NumPy's dtypes, anything else). Never read from the type's ``__module__``."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(v, (torch.dtype, torch.device)):
+        import array_api_compat.torch as compat_torch
+
+        return compat_torch
+    strict = sys.modules.get("array_api_strict")
+    if strict is not None and isinstance(v, (type(strict.float64), strict.Device)):
+        return strict
+    return None
 
 
 def scalar_kind(x: Any, xp: Any = None) -> str:

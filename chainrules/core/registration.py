@@ -120,6 +120,13 @@ class Registration:
         return self.meta.get("bind")
 
     @property
+    def bind_in(self) -> Callable[[Any, str, Any], Callable[..., Any]] | None:
+        """``bind_in=``: ``(function_object, kind, source) -> rule``, as ``bind=``, and told
+        where the registry found the function (a ``chainrules.core.table.Source``: the namespace
+        object it was found in and the library that namespace's registration declares)."""
+        return self.meta.get("bind_in")
+
+    @property
     def generic(self) -> bool:
         """``generic=True``: a callable target that works on every library's arrays
         (``operator.getitem``, ``scatter_add``), so every backend checks it."""
@@ -164,6 +171,9 @@ META_KEYS: dict[str, str] = {
     "gauge": "True where outputs are defined up to a gauge (eigenvectors' signs and phases): "
     "comparisons across libraries compare gauge-invariant parts only",
     "bind": "a function (function_object, kind) -> rule: each library's function its own rule",
+    "bind_in": "a function (function_object, kind, source) -> rule, as bind= and told where the "
+    "function was found: source.module, the namespace object, and source.library, the library "
+    "its registration declares (chainrules.core.table.Source)",
     "generic": "True for a callable target that works on every library's arrays",
     "non_differentiable": "set by chainrules.non_differentiable",
     "module": "the module that registered the rule (default: the rule's own module)",
@@ -238,7 +248,7 @@ def _mark_chunked(rule: Any, meta: dict[str, Any]) -> Any:
     return rule
 
 
-_CALLABLE_META = ("examples", "bind")
+_CALLABLE_META = ("examples", "bind", "bind_in")
 
 
 def _check_meta(meta: dict[str, Any]) -> None:
@@ -259,3 +269,5 @@ def _check_meta(meta: dict[str, Any]) -> None:
     for key in _CALLABLE_META:
         if meta.get(key) is not None and not callable(meta[key]):
             raise TypeError(f"{key}= must be {META_KEYS[key]}, got {type(meta[key]).__name__}")
+    if meta.get("bind") is not None and meta.get("bind_in") is not None:
+        raise TypeError("give one binder, bind= or bind_in= (which is also told the namespace)")

@@ -67,6 +67,7 @@ from .table import (
     _REGISTRATIONS,
     _TABLE,  # noqa: F401  # the table as imported (for tools); code reads table._TABLE
     TORCH_NAMES,
+    Source,
     _entry,
     _install,
     _install_kind,
@@ -98,6 +99,7 @@ __all__ = [
     "IntegerArgumentWarning",
     "NoRuleError",
     "Registration",
+    "Source",
     "counterpart",
     "entry_of",
     "find_frule",
@@ -209,11 +211,14 @@ def register_rrule(
     Keyword arguments are the registration's metadata, read through ``Registration``'s typed
     properties (``examples=``, ``domain=``, ``hermitian=`` for the testers; ``expect=`` for known
     limits, ``chainrules.Expect`` declarations that the test suite and the check command both
-    read); :data:`META_KEYS` lists them, and any other keyword is a ``TypeError``. One changes how
+    read); :data:`META_KEYS` lists them, and any other keyword is a ``TypeError``. Two change how
     a named rule is installed: ``bind=`` a function ``(function_object, kind) -> rule`` (``kind`` is
     ``"r"`` or ``"f"``) gives each library's function its own rule -- for calls that may hold no
     array to tell the library (``zeros(3)``, ``fftfreq(8)``), so the rule can call exactly the
-    function the user called.
+    function the user called; ``bind_in=`` a function ``(function_object, kind, source) -> rule``
+    does the same and is also told where the function was found (a :class:`Source`: the
+    namespace object and the library its registration declares), for a rule that must know
+    whose function it has (SciPy's ``solve`` or JAX's).
 
     Example
     -------

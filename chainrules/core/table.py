@@ -18,11 +18,13 @@ from typing import Any
 from .namespaces import qualified_name
 from .registration import _FAMILIES, _PRIORITY, ARRAY_API, NUMPY, SCIPY, Registration, _mark_chunked
 
-# An array namespace's SciPy: where the "scipy:" functions for its arrays live.
 # The SciPy subpackages whose functions ``"scipy:SUB.NAME"`` targets name.
 SCIPY_SUBPACKAGES = ("special", "linalg", "stats", "signal", "integrate")
 
 
+# An array namespace's SciPy: where the "scipy:" functions for its arrays live, for the namespace
+# imported under each name (found by identity: _scipy_of); _COMPAT_SCIPY_OF adds array-api-compat's
+# wrappers, which scipy_namespace answers for too.
 _SCIPY_OF = {
     "numpy": "scipy",
     "jax.numpy": "jax.scipy",
@@ -30,6 +32,20 @@ _SCIPY_OF = {
     "torch": "torch",
     "array_api_compat.torch": "torch",
 }
+_COMPAT_SCIPY_OF = {
+    **_SCIPY_OF,
+    "array_api_compat.numpy": "scipy",
+    "array_api_compat.cupy": "cupyx.scipy",
+}
+
+
+def _scipy_of(module: Any, roots: dict[str, str]) -> str | None:
+    """The SciPy root of ``roots`` whose array namespace ``module`` is (the module imported under
+    that name, by identity: never the module's own ``__name__``), or None."""
+    for name, root in roots.items():
+        if sys.modules.get(name) is module:
+            return root
+    return None
 
 
 # The standard's elementwise functions: torch's own functions of these names take the standard's
@@ -106,6 +122,22 @@ TORCH_NAMES = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class Source:
+    """Where the registry found a function it installs a named registration's rules for: what a
+    binder registered with ``bind_in=`` is told, beside the function object.
+
+    ``module`` is the namespace object the function was found in (``jax.scipy.linalg`` for
+    ``jax.scipy.linalg.solve``); ``library`` is the library that namespace belongs to, as its
+    registration declares it (``"scipy"``, ``"jax"``, ``"cupy"``, ``"torch"``, ``"numpy"``, ...;
+    a namespace added with :func:`register_namespace` declares it with ``library=``). A rule
+    that must know whose function it was bound to (SciPy's or JAX's ``solve``) reads these, never
+    the function's ``__module__`` or a module's ``__name__``."""
+
+    module: Any
+    library: str
+
+
 @dataclass
 class _Provider:
     module: str  # import name of the namespace
@@ -113,24 +145,28 @@ class _Provider:
     names: frozenset[str] | None = None  # None: every name of the family
     resolved: bool = False
     prefix: str = ""  # the part of a registered name this namespace stands for ("special.")
+    library: str = ""  # the library it belongs to (Source.library); "" for the module's name
+
+    def __post_init__(self) -> None:
+        self.library = self.library or self.module
 
 
 _PROVIDERS: list[_Provider] = [
-    _Provider("numpy", ARRAY_API),
-    _Provider("numpy", NUMPY),
-    _Provider("array_api_compat.numpy", ARRAY_API),
-    _Provider("array_api_strict", ARRAY_API),
-    _Provider("jax.numpy", ARRAY_API),
-    _Provider("jax.numpy", NUMPY),
-    _Provider("cupy", ARRAY_API),
-    _Provider("cupy", NUMPY),
-    _Provider("array_api_compat.cupy", ARRAY_API),
-    _Provider("array_api_compat.torch", ARRAY_API),
-    _Provider("torch", ARRAY_API, TORCH_NAMES),
-    _Provider("array_api_compat.dask.array", ARRAY_API),
+    _Provider("numpy", ARRAY_API, library="numpy"),
+    _Provider("numpy", NUMPY, library="numpy"),
+    _Provider("array_api_compat.numpy", ARRAY_API, library="numpy"),
+    _Provider("array_api_strict", ARRAY_API, library="array_api_strict"),
+    _Provider("jax.numpy", ARRAY_API, library="jax"),
+    _Provider("jax.numpy", NUMPY, library="jax"),
+    _Provider("cupy", ARRAY_API, library="cupy"),
+    _Provider("cupy", NUMPY, library="cupy"),
+    _Provider("array_api_compat.cupy", ARRAY_API, library="cupy"),
+    _Provider("array_api_compat.torch", ARRAY_API, library="torch"),
+    _Provider("torch", ARRAY_API, TORCH_NAMES, library="torch"),
+    _Provider("array_api_compat.dask.array", ARRAY_API, library="dask"),
     *(
-        _Provider(f"{root}.{sub}", SCIPY, prefix=f"{sub}.")
-        for root in ("scipy", "jax.scipy", "cupyx.scipy")
+        _Provider(f"{root}.{sub}", SCIPY, prefix=f"{sub}.", library=library)
+        for root, library in (("scipy", "scipy"), ("jax.scipy", "jax"), ("cupyx.scipy", "cupy"))
         for sub in SCIPY_SUBPACKAGES
     ),
 ]
@@ -141,6 +177,7 @@ def register_namespace(
     family: str = ARRAY_API,
     names: frozenset[str] | None = None,
     prefix: str = "",
+    library: str | None = None,
 ) -> None:
     """Make named rules cover the functions of another namespace.
 
@@ -150,8 +187,10 @@ def register_namespace(
     that follows NumPy's, ``"scipy"`` for one that follows SciPy's; ``names`` restricts the names
     it answers for; ``prefix`` is the part of a registered name the namespace stands for
     (``register_namespace("torch.special", "scipy", names, prefix="special.")``: the registration
-    ``"scipy:special.erf"`` covers ``torch.special.erf``). Used by array libraries and wrappers
-    (``chainrules.testing.device`` registers its guarded namespaces this way).
+    ``"scipy:special.erf"`` covers ``torch.special.erf``); ``library`` names the library the
+    namespace belongs to (default: ``module``), which binders registered with ``bind_in=`` read
+    as :attr:`Source.library` (``"torch"`` for ``torch.special``). Used by array libraries and
+    wrappers (``chainrules.testing.device`` registers its guarded namespaces this way).
 
     Calls add up: a second call for the same ``module`` and ``family`` with other ``names`` or
     another ``prefix`` adds what it names to what the first made the namespace answer for (a
@@ -163,10 +202,11 @@ def register_namespace(
         )
     if names is not None:
         names = frozenset(names)
-    prov = _Provider(module, family, names, prefix=prefix)
+    prov = _Provider(module, family, names, prefix=prefix, library=library or module)
     with _LOCK:
         if any(
-            (p.module, p.family, p.names, p.prefix) == (module, family, names, prefix)
+            (p.module, p.family, p.names, p.prefix, p.library)
+            == (module, family, names, prefix, prov.library)
             for p in _PROVIDERS
         ):
             return
@@ -347,12 +387,21 @@ def _resolve_into(
     if (reg.family, name) not in e.keys:
         e.keys.append((reg.family, name))
     _install_kind(e, reg)
-    bind = reg.bind
     if reg.rrule is not None:
-        r = reg.rrule if bind is None else _mark_chunked(bind(obj, "r"), reg.meta)
-        _install(table, "r", obj, r, prio)
+        _install(table, "r", obj, _mark_chunked(_bound(reg, obj, "r", prov, mod), reg.meta), prio)
     if reg.frule is not None:
-        _install(table, "f", obj, reg.frule if bind is None else bind(obj, "f"), prio)
+        _install(table, "f", obj, _bound(reg, obj, "f", prov, mod), prio)
+
+
+def _bound(reg: Registration, obj: Any, kind: str, prov: _Provider, mod: Any) -> Any:
+    """``reg``'s ``kind`` rule for ``obj``, found in ``prov``'s namespace ``mod``: its binder's
+    (``bind_in=`` is told the :class:`Source`, ``bind=`` the object alone), else the rule as
+    registered."""
+    if reg.bind_in is not None:
+        return reg.bind_in(obj, kind, Source(mod, prov.library))
+    if reg.bind is not None:
+        return reg.bind(obj, kind)
+    return reg.rrule if kind == "r" else reg.frule
 
 
 def _resolve_pending(table: dict[Any, _Installed], base: dict[Any, _Installed] | None) -> bool:
@@ -552,8 +601,7 @@ def scipy_namespace(module: Any, sub: str) -> Any:
     namespace ``module``: ``scipy.special`` for NumPy (and array-api-compat's NumPy),
     ``jax.scipy.special`` for ``jax.numpy``, ``cupyx.scipy.special`` for CuPy, ``torch.special``
     for torch. Imported if it is installed; ``None`` if there is none."""
-    mod_name = str(getattr(module, "__name__", "")).removeprefix("array_api_compat.")
-    root = _SCIPY_OF.get(mod_name)
+    root = _scipy_of(module, _COMPAT_SCIPY_OF)
     if root is None or (root == "torch" and sub != "special"):
         return None
     try:
@@ -569,7 +617,7 @@ def resolve_name(family: str, name: str, module: Any) -> Any:
     which is imported if it is installed and not imported yet."""
     if family != SCIPY:
         return _getattr_path(module, name)
-    root = _SCIPY_OF.get(getattr(module, "__name__", ""))
+    root = _scipy_of(module, _SCIPY_OF)
     if root is None:
         return None
     sub = name.split(".", 1)[0]

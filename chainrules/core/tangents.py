@@ -15,6 +15,7 @@ Arithmetic on tangents goes through ``add_tangents`` (always functional) and
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -318,13 +319,15 @@ def add_tangents(a: Any, b: Any) -> Any:
 def _can_add_inplace(dest: Any, x: Any) -> bool:
     """In place only into writeable NumPy arrays and CuPy arrays, and only when ``dest + x`` keeps
     ``dest``'s shape and dtype (no broadcast that grows it, no promotion)."""
-    mod = type(dest).__module__
-    if mod == "numpy":
+    import numpy as np
+
+    if type(dest) is np.ndarray:  # by type, never the type's __module__
         if not dest.flags.writeable:
             return False
-    elif not mod.startswith("cupy"):
-        return False
-    import numpy as np
+    else:
+        cupy = sys.modules.get("cupy")
+        if cupy is None or not isinstance(dest, cupy.ndarray):
+            return False
 
     xshape = getattr(x, "shape", ())
     try:

@@ -37,6 +37,7 @@ array([2., 2., 2.])
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -271,7 +272,7 @@ def _library(x: Any) -> str | None:
         lib = "cupy"
     elif c.is_dask_array(x):
         lib = "dask"
-    elif t.__module__.split(".")[0] == "array_api_strict":
+    elif _is_strict(x):
         lib = "array_api_strict"
     elif t in _SCALARS or isinstance(x, np.generic):
         lib = "scalar"
@@ -282,6 +283,14 @@ def _library(x: Any) -> str | None:
     if not torch_compiling():  # torch.compile refuses a global write (namespaces.torch_compiling)
         _LIBRARY[t] = lib
     return lib
+
+
+def _is_strict(x: Any) -> bool:
+    """An array-api-strict array: its namespace is ``array_api_strict`` itself (by identity, never
+    by its type's ``__module__``)."""
+    strict = sys.modules.get("array_api_strict")
+    ns = getattr(x, "__array_namespace__", None)
+    return strict is not None and ns is not None and ns() is strict
 
 
 def _on_cpu(x: Any) -> bool | None:

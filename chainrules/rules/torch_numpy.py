@@ -225,7 +225,9 @@ register_frule("numpy:torch.diag_embed", examples=_diag_embed_ex)(_diag_embed_fr
 
 
 # --- torch.special.psi ----------------------------------------------------------------------------
-register_namespace("torch.special", "scipy", names=frozenset({"psi"}), prefix="special.")
+register_namespace(
+    "torch.special", "scipy", names=frozenset({"psi"}), prefix="special.", library="torch"
+)
 elementwise("psi", lambda x, out=None: None, lambda c, x: _polygamma(c, 1, x), domain=((0.3, 2.5),))
 
 
@@ -328,7 +330,11 @@ def _pad_ex(rng: Any) -> list[Any]:
 
 
 register_namespace(
-    "torch.nn.functional", "numpy", names=frozenset({"pad"}), prefix="torch.nn.functional."
+    "torch.nn.functional",
+    "numpy",
+    names=frozenset({"pad"}),
+    prefix="torch.nn.functional.",
+    library="torch",
 )
 register_rrule("numpy:torch.nn.functional.pad", examples=_pad_ex)(_pad_rrule)
 register_frule("numpy:torch.nn.functional.pad", examples=_pad_ex)(_pad_frule)

@@ -49,3 +49,23 @@ def test_qualified_names() -> None:
     assert qualified_name(np.sin) == "numpy.sin"
     assert qualified_name(test_dtype_kind).endswith("test_dtype_kind")
     assert cr.function_name(np.arccos) in ("numpy.acos", "numpy.arccos")
+
+
+@pytest.mark.parametrize("library", ["torch", "array_api_strict"])
+def test_a_dtype_s_namespace_is_read_from_its_type_not_its_module_name(library: str) -> None:
+    """``namespace_of_dtype`` (which ``dtype_kind`` and the creation rules use): a library's own
+    dtype and device give its namespace; an object whose class's ``__module__`` says that
+    library gives none."""
+    from chainrules.core.namespaces import namespace_of_dtype
+
+    lib = pytest.importorskip(library)
+    xp = namespace_of_dtype(lib.float64)
+    assert xp is namespace_of_dtype(lib.asarray(0.0).device)
+    assert type(xp.zeros(1, dtype=lib.float64)) is type(lib.zeros(1))
+
+    class Float64:
+        dtype = np.dtype("float64")
+
+    Float64.__module__ = library
+    assert namespace_of_dtype(Float64()) is None
+    assert namespace_of_dtype(np.float64) is None

@@ -129,3 +129,25 @@ def test_thunk_repr_is_short_and_says_how_to_get_the_value(thunk) -> None:  # ty
     text = repr(thunk)
     assert text == f"{type(thunk).__name__}(<deferred cotangent>; call cr.unthunk(t) for the value)"
     assert len(text) < 80
+
+
+def test_accumulate_decides_in_place_by_type_not_by_module_name() -> None:
+    """Two ndarray subclasses that differ only in their class's ``__module__`` (one says
+    ``numpy``) accumulate alike: the decision is the array's type, not a name it carries."""
+
+    class Plain(np.ndarray):
+        pass
+
+    class SaysNumpy(np.ndarray):
+        pass
+
+    SaysNumpy.__module__ = "numpy"
+    alike = []
+    for cls in (Plain, SaysNumpy):
+        dest = np.zeros(3).view(cls)
+        out = cr.accumulate(dest, np.ones(3))
+        np.testing.assert_array_equal(out, np.ones(3))
+        alike.append((out is dest, np.asarray(dest).tolist()))
+    assert alike[0] == alike[1]
+    own = np.zeros(3)  # NumPy's own array: written in place
+    assert cr.accumulate(own, np.ones(3)) is own

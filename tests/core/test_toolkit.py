@@ -177,3 +177,21 @@ def test_pullback_of_a_named_tuple_output_reads_named_fields() -> None:
     )
     with pytest.raises(ValueError, match="pair: expected a cotangent with 2 entries"):
         pair_pullback(cr.Tangent(one))
+
+
+def test_an_arrays_library_is_read_from_its_namespace_not_its_module_name() -> None:
+    """An array object whose class's ``__module__`` says array-api-strict, whose namespace is
+    another, is not an array-api-strict array; array-api-strict's own arrays are."""
+    from chainrules.core.toolkit import _library
+
+    strict = pytest.importorskip("array_api_strict")
+
+    class Impostor:
+        shape, dtype, ndim = (2,), np.dtype("float64"), 1
+
+        def __array_namespace__(self, api_version: object = None) -> object:
+            return np
+
+    Impostor.__module__ = "array_api_strict._array_object"
+    assert _library(Impostor()) == ""
+    assert _library(strict.asarray([1.0, 2.0])) == "array_api_strict"

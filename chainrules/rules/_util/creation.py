@@ -12,7 +12,6 @@ array: a limitation of named rules for functions without array arguments, see th
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +25,7 @@ from ...core import (
     register_rrule,
     unthunk,
 )
+from ...core.namespaces import namespace_of_dtype
 from .numpy_like import numpy_like_module
 
 __all__ = [
@@ -50,13 +50,9 @@ def call_namespace(args: tuple[Any, ...], kwargs: dict[str, Any], fname: str) ->
     if arrays:
         return namespace_of(*arrays, fname=fname)
     for key in ("dtype", "device"):
-        mod = type(kwargs.get(key)).__module__.split(".")[0]
-        if mod in ("torch", "array_api_strict") and mod in sys.modules:
-            if mod == "torch":
-                import array_api_compat.torch as compat_torch
-
-                return compat_torch
-            return sys.modules["array_api_strict"]
+        xp = namespace_of_dtype(kwargs.get(key))
+        if xp is not None:
+            return xp
     return namespace_of()
 
 

@@ -10,6 +10,7 @@ can be differentiated again, and none reads a value on the host.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -389,10 +390,17 @@ def named_singular(name: str, why: str, call: Any) -> Any:
     read; a backend that does not raise there (JAX) gives inf / NaN."""
     try:
         return call()
-    except Exception as e:  # NumPy's / SciPy's LinAlgError, torch's _LinAlgError
-        if "LinAlgError" not in type(e).__name__:
-            raise
+    except _linalg_errors() as e:
         raise type(e)(f"{name}: {why}, and the matrix is singular ({e})") from e
+
+
+def _linalg_errors() -> tuple[type[Exception], ...]:
+    """The backends' ``LinAlgError`` types: NumPy's (SciPy's, CuPy's, array-api-strict's and
+    dask's are NumPy's) and, when torch is imported, ``torch.linalg.LinAlgError``."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return (np.linalg.LinAlgError,)
+    return (np.linalg.LinAlgError, torch.linalg.LinAlgError)
 
 
 def _qr_square_back(xp: Any, q: Any, r: Any, q_bar: Any, r_bar: Any) -> Any:

@@ -9,7 +9,6 @@ which the adjoint of ``X -> B X C`` is ``X̄ -> B^H X̄ C^H``.
 
 from __future__ import annotations
 
-import importlib
 import math
 from typing import Any
 
@@ -17,7 +16,7 @@ import numpy as np
 
 from ...core.examples import Expect
 from ...core.namespaces import device_of
-from ...core.registry import register_frule, register_rrule, traceable
+from ...core.registry import Source, register_frule, register_rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ...core.toolkit import signature
 from .._util.linalg import _h
@@ -36,12 +35,24 @@ _GUARD = Expect(
 
 
 # --- binding each library's function ------------------------------------------------------------
-def _module_of(fn: Any) -> Any:
-    """The public ``linalg`` module of the library ``fn`` comes from (for its solvers)."""
-    root = (getattr(fn, "__module__", None) or "scipy").split(".", 1)[0]
-    name = {"jax": "jax.scipy.linalg", "cupyx": "cupyx.scipy.linalg"}.get(root, "scipy.linalg")
-    mod = importlib.import_module(name)
-    return _ZeroBatches(mod) if name == "scipy.linalg" else mod
+def _module_of(src: Source) -> Any:
+    """The ``linalg`` module the registry found a function in (``src``), as the rules call it:
+    SciPy's with its zero-size batches answered (:class:`_ZeroBatches`), another library's as is;
+    each with ``library``, the library its registration declares (:func:`_is_jax`)."""
+    if src.library == "scipy":
+        return _ZeroBatches(src.module)
+    return _Library(src.module, src.library)
+
+
+class _Library:
+    """A library's ``linalg`` module with the library its registration declares (``library``):
+    attributes are the module's."""
+
+    def __init__(self, mod: Any, library: str) -> None:
+        self._mod, self.library = mod, library
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._mod, name)
 
 
 class _ZeroBatches(TraceableModule):
@@ -50,6 +61,8 @@ class _ZeroBatches(TraceableModule):
     zero-size batch with their empty result: SciPy (>= 1.15, which broadcasts batch axes)
     refuses one ("does not support zero-size batches"), so the pullbacks of ``lu`` and
     ``sqrtm`` of a ``(0, n, n)`` stack raised. Shapes only: no value is read."""
+
+    library = "scipy"
 
     def solve_triangular(self, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
         core_b = 2 if b.ndim >= 2 else 1
@@ -82,7 +95,8 @@ def _empty_batch(*operands: tuple[Any, int], out: tuple[Any, int]) -> Any:
 
 
 def _is_jax(mod: Any) -> bool:
-    return str(mod.__name__).startswith("jax")
+    """Whether ``mod`` (as :func:`_module_of` gives it) is JAX's, as its registration declares."""
+    return bool(mod.library == "jax")
 
 
 def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> None:
@@ -91,8 +105,8 @@ def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> 
     itself (``fn``), its module (``mod``) and its own signature (``sig``: JAX's keywords and
     positional order differ from SciPy's in places)."""
 
-    def bind(obj: Any, kind: str) -> Any:
-        mod = _module_of(obj)
+    def bind(obj: Any, kind: str, src: Source) -> Any:
+        mod = _module_of(src)
         impl = rrule if kind == "r" else frule
         sig = signature(f"scipy.linalg.{name}", obj)  # this library's own signature
         # the primal's call traceable too, as the module's functions (TraceableModule)
@@ -115,8 +129,8 @@ def _register(name: str, rrule: Any, frule: Any, examples: Any, **meta: Any) -> 
     expect = (expect,) if isinstance(expect, Expect) else tuple(expect)
     meta["expect"] = (*expect, _GUARD) if meta.pop("guarded", True) else expect
     target = f"scipy:linalg.{name}"
-    register_rrule(target, bind=bind, examples=examples, **meta)(rrule)
-    register_frule(target, bind=bind, examples=examples, **meta)(frule)
+    register_rrule(target, bind_in=bind, examples=examples, **meta)(rrule)
+    register_frule(target, bind_in=bind, examples=examples, **meta)(frule)
 
 
 def _native(x: Any) -> Any:

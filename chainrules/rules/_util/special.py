@@ -26,7 +26,7 @@ from typing import Any
 
 from ...core.namespaces import is_array, namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule, traceable_running
+from ...core.registry import Source, register_frule, register_rrule, traceable_running
 from ...core.scalar_rule import finish_tangent
 from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
@@ -35,42 +35,38 @@ from . import traceable_module
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 
-_LIBRARIES = ("scipy.special", "jax.scipy.special", "cupyx.scipy.special", "torch.special")
 
-
-def special_module(obj: Any, name: str) -> Any:
-    """The special-function module ``obj`` (the function registered as ``special.NAME``) comes
-    from: ``scipy.special``, ``jax.scipy.special``, ``cupyx.scipy.special`` or ``torch.special``.
-    Its siblings (``digamma`` for ``gammaln``) give the derivatives."""
-    short = name.rpartition(".")[2]
-    for m in _LIBRARIES:
-        mod = sys.modules.get(m)
-        if mod is not None and getattr(mod, short, None) is obj:
-            return mod
-    return importlib.import_module("scipy.special")
-
-
-def _siblings(xp: Any, own: Any) -> Any:
+def _siblings(xp: Any, own: Source) -> Any:
     """The module the partials take sibling functions from (``digamma`` for ``gammaln``): the
-    library's own special module; or, when the arguments are tracers of an engine (a second
-    derivative), that namespace's ``special``, whose functions are recorded (``torch.special``'s
-    own functions refuse a tracer). SciPy's are NumPy ufuncs, which tracers already take part in."""
-    if own.__name__ == "scipy.special":
-        return own
+    library's own special module (``own.module``, where the registry found the function); or,
+    when the arguments are tracers of an engine (a second derivative), that namespace's
+    ``special``, whose functions are recorded (``torch.special``'s own functions refuse a
+    tracer). SciPy's are NumPy ufuncs, which tracers already take part in."""
+    if own.library == "scipy":
+        return own.module
     traced = getattr(xp, "special", None)
-    return own if traced is None else traced
+    return own.module if traced is None else traced
+
+
+def scipy_special() -> Source:
+    """SciPy's ``scipy.special`` as the registry would find it (imported on the first call): for
+    the rules a registration holds itself, which are SciPy's function's."""
+    return Source(importlib.import_module("scipy.special"), "scipy")
 
 
 class _Ctx:
-    """What a partial derivative reads: ``sp`` (the library's special module), ``xp`` (the
+    """What a partial derivative reads: ``sp`` (the library's special module), ``scipy``
+    (whether ``sp`` is SciPy's, whose Python functions convert with ``np.asarray``), ``xp`` (the
     arrays' namespace), ``out`` (the primal output; its first entry for a tuple output), ``kw``
     (every argument by name, defaults applied), ``v`` (each differentiable parameter's value by
     name, Python floats as 0-d arrays) and ``memo`` (values partials share within one call)."""
 
-    __slots__ = ("kw", "memo", "out", "sp", "v", "xp")
+    __slots__ = ("kw", "memo", "out", "scipy", "sp", "v", "xp")
 
-    def __init__(self, sp: Any, xp: Any, out: Any, kw: dict[str, Any], v: dict[str, Any]) -> None:
-        self.sp, self.xp, self.out, self.kw, self.v = sp, xp, out, kw, v
+    def __init__(
+        self, sp: Any, scipy: bool, xp: Any, out: Any, kw: dict[str, Any], v: dict[str, Any]
+    ) -> None:
+        self.sp, self.scipy, self.xp, self.out, self.kw, self.v = sp, scipy, xp, out, kw, v
         self.memo: dict[str, Any] = {}
 
 
@@ -143,39 +139,34 @@ def _align(xp: Any, t: Any, a: Any, extra: int, out_ndim: int) -> Any:
 def _elementwise_rules(
     fname: str,
     obj: Any,
+    special: Source,
     sig: Signature,
     params: tuple[str, ...],
     partials: tuple[Partial, ...],
     nout: int,
     refuse: Callable[[dict[str, Any]], None] | None = None,
-    module: Callable[[Any], Any] | None = None,
-    cast: bool = False,
+    distribution: bool = False,
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """The rrule and frule of ``obj``, an elementwise function of ``params`` (broadcasting),
-    from one partial per parameter (see ``Partial``). ``module(obj)`` gives the special module
-    the partials use (default: the one ``obj`` belongs to; then SciPy's wrappers in
-    ``_SCIPY_PRIMALS`` replace ``obj`` as the primal); ``cast``: floating arrays are brought to
-    the output's dtype before the partials read them (SciPy's distributions compute float32
-    inputs in float64)."""
+    from one partial per parameter (see ``Partial``). ``special`` is the special module the
+    partials use and its library, as the registry declares it (for a function of ``special``,
+    the module it was found in; SciPy's wrappers in ``_SCIPY_PRIMALS`` then replace SciPy's
+    ``obj`` as the primal). ``distribution``: ``obj`` is a distribution's method (its own
+    primal always), and floating arrays are brought to the output's dtype before the partials
+    read them (SciPy's distributions compute float32 inputs in float64)."""
     cache: list[Any] = []
-
-    def sp() -> Any:
-        if not cache:
-            cache.append(special_module(obj, fname) if module is None else module(obj))
-        return cache[0]
+    scipy = special.library == "scipy"
 
     def primal() -> Callable[..., Any]:
-        if len(cache) < 2:
+        if not cache:
             short = fname.rpartition(".")[2]
-            own = None
-            if sp().__name__ == "scipy.special" and module is None:
-                own = _SCIPY_PRIMALS.get(short)
+            own = None if distribution or not scipy else _SCIPY_PRIMALS.get(short)
             # traceable: a primal that is a Python function (sph_harm_y's dispatcher converts
             # with numpy.asarray; comb written here with binom) reaches an engine that runs this
             # rule on its traced arrays (a Hessian) as one call of obj, with obj's rules
-            body = obj if own is None else functools.partial(own, sp())
+            body = obj if own is None else functools.partial(own, special.module)
             cache.append(traceable_running(obj, body))
-        return cache[1]
+        return cache[0]
 
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, list[Any]]:
         if len(args) > len(params):
@@ -188,17 +179,18 @@ def _elementwise_rules(
             refuse(bound)
         arrays = [a for a in args if is_array(a)] or [v for v in bound.values() if is_array(v)]
         xp = namespace_of(*arrays, fname=fname)
-        sib = _siblings(xp, sp())
+        sib = _siblings(xp, special)
         # a traced namespace's special function for a special function (not a distribution's)
-        own = sib is sp() or module is not None
+        own = sib is special.module or distribution
         f = primal() if own else getattr(sib, fname.rpartition(".")[2])
         mod = traceable_module(sib)  # the partials' calls: a Hessian runs them on tracers
         y = f(*args, **kwargs)
         y0 = y[0] if nout > 1 else y
         vals = _values(xp, y0, [bound[p] for p in params])
-        if cast:
+        if distribution:
             vals = [_in_dtype(xp, v, y0) for v in vals]
-        return xp, y, _Ctx(mod, xp, y0, bound, dict(zip(params, vals))), vals
+        ctx = _Ctx(mod, scipy, xp, y0, bound, dict(zip(params, vals)))
+        return xp, y, ctx, vals
 
     def special_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         xp, y, ctx, vals = setup(args, kwargs)
@@ -285,26 +277,28 @@ def _binder(
     partials: tuple[Partial, ...],
     nout: int,
     refuse: Callable[[dict[str, Any]], None] | None = None,
-) -> Callable[[Any, str], Callable[..., Any]]:
-    def bind(obj: Any, kind: str) -> Callable[..., Any]:
-        r, f = _elementwise_rules(fname, obj, sig, params, partials, nout, refuse)
+) -> Callable[[Any, str, Source], Callable[..., Any]]:
+    def bind(obj: Any, kind: str, src: Source) -> Callable[..., Any]:
+        r, f = _elementwise_rules(fname, obj, src, sig, params, partials, nout, refuse)
         return r if kind == "r" else f
 
     return bind
 
 
 def _scipy_rules(
-    fname: str, bind: Callable[[Any, str], Callable[..., Any]]
+    fname: str, bind: Callable[[Any, str, Source], Callable[..., Any]]
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """The registration's own rules: those of SciPy's function (imported when first called)."""
 
+    short = fname.rpartition(".")[2]
+
     def scipy_rrule(*args: Any, **kwargs: Any) -> Any:
-        obj = getattr(importlib.import_module("scipy.special"), fname.rpartition(".")[2])
-        return bind(obj, "r")(*args, **kwargs)
+        sp = scipy_special()
+        return bind(getattr(sp.module, short), "r", sp)(*args, **kwargs)
 
     def scipy_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        obj = getattr(importlib.import_module("scipy.special"), fname.rpartition(".")[2])
-        return bind(obj, "f")(tangents, *args, **kwargs)
+        sp = scipy_special()
+        return bind(getattr(sp.module, short), "f", sp)(tangents, *args, **kwargs)
 
     return scipy_rrule, scipy_frule
 
@@ -336,8 +330,8 @@ def elementwise(
     if "domain" in meta and "examples" not in meta:
         meta["examples"] = _domain_examples(meta.pop("domain"), meta.pop("complex", None))
     targets = (f"scipy:{fname}", *(f"scipy:special.{a}" for a in also))
-    register_rrule(*targets, bind=bind, **meta)(r)
-    register_frule(*targets, bind=bind, **meta)(f)
+    register_rrule(*targets, bind_in=bind, **meta)(r)
+    register_frule(*targets, bind_in=bind, **meta)(f)
 
 
 def _domain_examples(domain: tuple[Any, ...], cplx: Any) -> Callable[[Any], list[Any]]:
@@ -370,7 +364,7 @@ def _polygamma(c: _Ctx, n: Any, x: Any) -> Any:
     Python function that converts with ``np.asarray``; its formula is written here with its
     ufuncs, ``(-1)**(n+1) n! zeta(n+1, x)``, so it runs on any array ``__array_ufunc__`` takes."""
     sp = c.sp
-    if sp.__name__ != "scipy.special":
+    if not c.scipy:
         return sp.polygamma(n, x)
     if isinstance(n, int):  # a Python constant: SciPy's gamma(n + 1.0) is a NumPy scalar, which
         # makes a NumPy array of another library's array (array-api-strict)

@@ -1,9 +1,9 @@
 """Rules for ``scipy.signal`` -- ``convolve`` and ``correlate``, registered as
 ``"scipy:signal.NAME"`` so that each covers ``scipy.signal.NAME``, ``jax.scipy.signal.NAME`` and
-``cupyx.scipy.signal.NAME``. Each rule is bound to the function it was found for (``bind=``): the
-primal is that function's result, and the pullback and pushforward call the same library's
-``convolve`` and ``correlate`` (with the user's ``method``), so they stay on the arrays' device and
-inside a ``jax.jit`` trace.
+``cupyx.scipy.signal.NAME``. Each rule is bound to the function it was found for (``bind_in=``):
+the primal is that function's result, and the pullback and pushforward call ``convolve`` and
+``correlate`` of the module the registry found it in (with the user's ``method``), so they stay on
+the arrays' device and inside a ``jax.jit`` trace.
 
 Maths (n-d, per axis; ``N1``, ``N2`` the inputs' lengths; ``rc(v) = flip(conj(v))`` over every
 axis). SciPy's ``correlate(a, b) = convolve(a, rc(b))`` in every mode, so both are one convolution
@@ -25,14 +25,13 @@ Nothing reads array values on the host.
 
 from __future__ import annotations
 
-import importlib
 import math
 from typing import Any
 
 from ...core.examples import Expect
 from ...core.namespaces import namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule, traceable
+from ...core.registry import Source, register_frule, register_rrule, traceable
 from ...core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent
 from ...core.toolkit import pullback, signature, tangents_in, zero_tangent
 from .._util import in_dtype, traceable_module
@@ -47,14 +46,6 @@ _GUARD = Expect(
     "scipy.signal converts its inputs with numpy.asarray, which a guarded device array refuses "
     "(that is SciPy's property; CuPy users have cupyx.scipy.signal)",
 )
-
-
-def _module_of(fn: Any) -> Any:
-    """The public ``signal`` module of the library ``fn`` comes from, its functions traceable
-    (:class:`~chainrules.rules._util.TraceableModule`: a pullback differentiated again)."""
-    root = (getattr(fn, "__module__", None) or "scipy").split(".", 1)[0]
-    name = {"jax": "jax.scipy.signal", "cupyx": "cupyx.scipy.signal"}.get(root, "scipy.signal")
-    return traceable_module(importlib.import_module(name))
 
 
 def _window(mode: str, n1: int, n2: int) -> tuple[int, int]:
@@ -212,8 +203,10 @@ def _make(name: str) -> tuple[Any, Any]:
 def _register(name: str, examples: Any) -> None:
     rrule, frule = _make(name)
 
-    def bind(obj: Any, kind: str) -> Any:
-        mod = _module_of(obj)
+    def bind(obj: Any, kind: str, src: Source) -> Any:
+        # the library's own signal module (where the registry found obj), its functions
+        # traceable (TraceableModule: a pullback differentiated again)
+        mod = traceable_module(src.module)
         impl = rrule if kind == "r" else frule
         sig = signature(f"scipy.signal.{name}", obj)  # this library's own signature
 
@@ -226,8 +219,8 @@ def _register(name: str, examples: Any) -> None:
         return rule
 
     target = f"scipy:signal.{name}"
-    register_rrule(target, bind=bind, examples=examples, expect=_GUARD)(rrule)
-    register_frule(target, bind=bind, examples=examples, expect=_GUARD)(frule)
+    register_rrule(target, bind_in=bind, examples=examples, expect=_GUARD)(rrule)
+    register_frule(target, bind_in=bind, examples=examples, expect=_GUARD)(frule)
 
 
 def _convolve_ex(rng: Any) -> list[Any]:

@@ -2,10 +2,11 @@
 registered as ``"scipy:stats.DIST.METHOD"`` so that each covers ``scipy.stats.DIST.METHOD`` (a
 bound method of SciPy's distribution object) and ``jax.scipy.stats.DIST.METHOD`` (a function).
 
-Each rule is bound to the function it was found for (``bind=``): the primal is that function's own
-result, and the derivatives are built from the array namespace and the *same library's* special
-functions (``scipy.special`` for SciPy's, ``jax.scipy.special`` for JAX's), so a pullback stays
-inside a ``jax.jit`` trace. PyTorch and array-api-strict have no ``scipy.stats``: no rule applies
+Each rule is bound to the function it was found for (``bind_in=``): the primal is that function's
+own result, and the derivatives are built from the array namespace and the *same library's*
+special functions (``scipy.special`` for SciPy's, ``jax.scipy.special`` for JAX's: the library the
+registry declares for the namespace it found the function in), so a pullback stays inside a
+``jax.jit`` trace. PyTorch and array-api-strict have no ``scipy.stats``: no rule applies
 there (``n/a``).
 
 Location-scale families (``norm``, ``t``, ``gamma``, ``beta``, ``chi2``): with
@@ -36,7 +37,7 @@ from typing import Any
 from ...core.examples import Example, Expect
 from ...core.namespaces import is_array, namespace_of
 from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule, traceable
+from ...core.registry import Source, register_frule, register_rrule, traceable
 from ...core.scalar_rule import finish_tangent
 from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
 from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
@@ -56,16 +57,22 @@ _GUARD = Expect(
 
 
 # --- binding each library's function ------------------------------------------------------------
-def _root(obj: Any) -> str:
-    mod = getattr(obj, "__module__", None) or type(getattr(obj, "__self__", None)).__module__
-    return str(mod or "scipy").split(".", 1)[0]
+# each library's special functions, by the library its stats namespace's registration declares
+_SPECIAL = {"scipy": "scipy.special", "jax": "jax.scipy.special", "cupy": "cupyx.scipy.special"}
 
 
-def special_of(obj: Any) -> Any:
-    """The special-function module of the library ``obj`` (a distribution's method) comes from:
-    ``jax.scipy.special`` for JAX's functions, ``scipy.special`` for SciPy's."""
-    name = {"jax": "jax.scipy.special", "cupyx": "cupyx.scipy.special"}.get(_root(obj))
-    return importlib.import_module(name or "scipy.special")
+def special_of(src: Source) -> Source:
+    """The special-function module of the library whose ``stats`` the registry found a
+    distribution's method in (``src``): ``jax.scipy.special`` for JAX's functions,
+    ``scipy.special`` for SciPy's (and for a namespace of a library that has none here)."""
+    library = src.library if src.library in _SPECIAL else "scipy"
+    return Source(importlib.import_module(_SPECIAL[library]), library)
+
+
+def _scipy_stats() -> Source:
+    """SciPy's ``scipy.stats`` as the registry would find it: for the rules a registration holds
+    itself, which are SciPy's method's."""
+    return Source(importlib.import_module("scipy.stats"), "scipy")
 
 
 def _scipy_function(name: str) -> Any:
@@ -76,33 +83,34 @@ def _scipy_function(name: str) -> Any:
 
 def _register(
     name: str,
-    make: Callable[[Any], tuple[Callable[..., Any], Callable[..., Any]]],
+    make: Callable[[Any, Source], tuple[Callable[..., Any], Callable[..., Any]]],
     examples: Callable[[Any], list[Any]],
     expect: tuple[Expect, ...] = (),
     **meta: Any,
 ) -> None:
-    """Register ``"scipy:stats.NAME"``; ``make(obj)`` gives the rrule and frule of one library's
-    function ``obj`` (built once per function)."""
+    """Register ``"scipy:stats.NAME"``; ``make(obj, special)`` gives the rrule and frule of one
+    library's function ``obj`` (built once per function), whose partials take that library's
+    special functions from ``special`` (:func:`special_of`)."""
     built: dict[Any, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
-    def bind(obj: Any, kind: str) -> Callable[..., Any]:
+    def bind(obj: Any, kind: str, src: Source) -> Callable[..., Any]:
         if obj not in built:
             # the primal's call traceable: SciPy's methods convert their inputs with
             # numpy.asarray, so the rule run on an engine's traced arrays (a Hessian) would stop
             # there; traceable, the call reaches the engine as one operation, with these rules
-            built[obj] = make(traceable(obj))
+            built[obj] = make(traceable(obj), special_of(src))
         return built[obj][0 if kind == "r" else 1]
 
     def scipy_rrule(*args: Any, **kwargs: Any) -> Any:
-        return bind(_scipy_function(name), "r")(*args, **kwargs)
+        return bind(_scipy_function(name), "r", _scipy_stats())(*args, **kwargs)
 
     def scipy_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        return bind(_scipy_function(name), "f")(tangents, *args, **kwargs)
+        return bind(_scipy_function(name), "f", _scipy_stats())(tangents, *args, **kwargs)
 
     target = f"scipy:stats.{name}"
     meta["expect"] = (*expect, _GUARD)
-    register_rrule(target, bind=bind, examples=examples, **meta)(scipy_rrule)
-    register_frule(target, bind=bind, examples=examples, **meta)(scipy_frule)
+    register_rrule(target, bind_in=bind, examples=examples, **meta)(scipy_rrule)
+    register_frule(target, bind_in=bind, examples=examples, **meta)(scipy_frule)
 
 
 # --- elementwise functions (location-scale families, poisson) -------------------------------------
@@ -114,12 +122,13 @@ Partial = Callable[[_Ctx], Any] | object  # a callable, MISSING (no closed form)
 
 def _elementwise(
     fname: str, sig: Signature, params: tuple[str, ...], partials: tuple[Partial, ...]
-) -> Callable[[Any], tuple[Callable[..., Any], Callable[..., Any]]]:
-    """``make(obj)`` for an elementwise (broadcasting) function of ``params``, one partial each."""
+) -> Callable[[Any, Source], tuple[Callable[..., Any], Callable[..., Any]]]:
+    """``make(obj, special)`` for an elementwise (broadcasting) function of ``params``, one
+    partial each."""
     ps = tuple(_reads_ctx(p) if callable(p) else p for p in partials)
 
-    def make(obj: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
-        r, f = _elementwise_rules(fname, obj, sig, params, ps, 1, module=special_of, cast=True)
+    def make(obj: Any, special: Source) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        r, f = _elementwise_rules(fname, obj, special, sig, params, ps, 1, distribution=True)
         r.__qualname__ = r.__name__ = f"{fname.replace('.', '_')}_rrule"
         f.__qualname__ = f.__name__ = f"{fname.replace('.', '_')}_frule"
         return r, f
@@ -479,11 +488,13 @@ for _method in ("pmf", "cdf", "logpmf"):
 _DIRICHLET = signature("dirichlet", lambda x, alpha: None)
 
 
-def _dirichlet_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Callable[..., Any]]]:
+def _dirichlet_make(
+    method: str,
+) -> Callable[[Any, Source], tuple[Callable[..., Any], Callable[..., Any]]]:
     fname = f"dirichlet.{method}"
 
-    def make(obj: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
-        sp = special_of(obj)
+    def make(obj: Any, special: Source) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        sp = special.module
 
         def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             b = _DIRICHLET.bind(args, kwargs)
@@ -584,10 +595,12 @@ def _mvn_dim(name: str, mean: Any, cov: Any) -> int:
     return int(cov.shape[0]) if cn else 1
 
 
-def _mvn_make(method: str) -> Callable[[Any], tuple[Callable[..., Any], Callable[..., Any]]]:
+def _mvn_make(
+    method: str,
+) -> Callable[[Any, Source], tuple[Callable[..., Any], Callable[..., Any]]]:
     fname = f"multivariate_normal.{method}"
 
-    def make(obj: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    def make(obj: Any, special: Source) -> tuple[Callable[..., Any], Callable[..., Any]]:
         def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             b = _MVN.bind(args, kwargs)
             x, mean, cov = b["x"], b["mean"], b["cov"]
@@ -706,7 +719,7 @@ for _method in ("pdf", "logpdf"):
     _register(f"multivariate_normal.{_method}", _mvn_make(_method), _mvn_examples, hermitian=(2,))
 
 
-def _entropy_make(obj: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+def _entropy_make(obj: Any, special: Source) -> tuple[Callable[..., Any], Callable[..., Any]]:
     fname = "multivariate_normal.entropy"
 
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -27,6 +27,27 @@ def test_a_torch_dtype_decides_without_arrays() -> None:
     assert type(xp.zeros(2, dtype=torch.float64)) is torch.Tensor
 
 
+@pytest.mark.parametrize("library", ["torch", "array_api_strict"])
+def test_a_dtype_decides_by_its_type_not_its_module_name(library: str) -> None:
+    """A dtype NumPy takes (it has ``.dtype``) whose class's ``__module__`` says another library
+    is NumPy's: the library is the one whose dtype or device type it is an instance of."""
+    strict_or_torch = pytest.importorskip(library)
+
+    class Float64:
+        dtype = np.dtype("float64")
+
+    Float64.__module__ = library
+    xp = call_namespace(((2,),), {"dtype": Float64()}, "zeros")
+    assert xp is namespace_of()
+    assert type(xp.zeros(2, dtype=Float64())) is np.ndarray
+    # and that library's own dtype and device decide for it
+    own = strict_or_torch.float64
+    device = strict_or_torch.asarray(0.0).device
+    for kw in ({"dtype": own}, {"device": device}):
+        xp = call_namespace(((2,),), kw, "zeros")
+        assert type(xp.zeros(2, **kw)) is type(strict_or_torch.zeros(2, **kw))
+
+
 def test_a_dtype_class_is_not_an_array() -> None:
     assert not is_array_arg(np.float64) and is_array_arg(np.ones(2))
     x = np.ones(2)

@@ -76,7 +76,7 @@ TORCH_NAMES = frozenset(
         "zeta",
     }
 )
-register_namespace("torch.special", "scipy", names=TORCH_NAMES, prefix="special.")
+register_namespace("torch.special", "scipy", names=TORCH_NAMES, prefix="special.", library="torch")
 
 # the rules are registered after torch.special's names, as they were before the split
 from . import (  # noqa: E402, F401

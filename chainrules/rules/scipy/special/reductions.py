@@ -13,7 +13,7 @@ import numpy as np
 
 from ....core.namespaces import device_of, is_array, namespace_of
 from ....core.projection import ProjectTo
-from ....core.registry import register_frule, register_rrule
+from ....core.registry import Source, register_frule, register_rrule
 from ....core.scalar_rule import finish_tangent
 from ....core.tangents import AbstractZero, Tangent
 from ....core.toolkit import Signature, numpy_result, pullback, signature, tangents_in, zero_tangent
@@ -59,41 +59,44 @@ def _lse(xp: Any, a: Any, b: Any, axes: tuple[int, ...]) -> tuple[Any, Any, Any,
     return (xp.log(s) if cplx else xp.log(xp.abs(s))) + m, xp.sign(s), e0, s
 
 
-def _logsumexp_bind(obj: Any, kind: str) -> Callable[..., Any]:
-    """``logsumexp``'s rule for ``obj``, the library's own function (``bind=``)."""
+def _logsumexp_bind(obj: Any, kind: str, src: Source | None) -> Callable[..., Any]:
+    """``logsumexp``'s rule for ``obj``, the library's own function, found in ``src``
+    (``bind_in=``; ``None``: the registration's own rule, which computes the namespace formula).
+    SciPy's function (``src.library == "scipy"``) gives its own primal (:func:`_scipy_primal`)."""
+    scipy = obj if src is not None and src.library == "scipy" else None
     if kind == "r":
 
         def logsumexp_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
-            return _logsumexp_rrule(obj, args, kwargs)
+            return _logsumexp_rrule(scipy, args, kwargs)
 
         return logsumexp_rrule
 
     def logsumexp_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> Any:
-        return _logsumexp_frule(obj, tangents, args, kwargs)
+        return _logsumexp_frule(scipy, tangents, args, kwargs)
 
     return logsumexp_frule
 
 
-def _scipy_primal(obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any], y: Any) -> Any:
-    """SciPy's own value when ``obj`` is SciPy's function and every array argument is a NumPy
-    array (SciPy splits off the maximal terms and uses ``log1p``: its last bit differs from the
-    namespace formula's); else ``y``. SciPy's converts with ``np.asarray`` and writes in place, so
-    another library's arrays keep the namespace formula."""
-    if getattr(obj, "__module__", "").startswith("scipy.") and all(
+def _scipy_primal(scipy: Any, args: tuple[Any, ...], kwargs: dict[str, Any], y: Any) -> Any:
+    """SciPy's own value when ``scipy`` is SciPy's function (not ``None``) and every array
+    argument is a NumPy array (SciPy splits off the maximal terms and uses ``log1p``: its last
+    bit differs from the namespace formula's); else ``y``. SciPy's converts with ``np.asarray``
+    and writes in place, so another library's arrays keep the namespace formula."""
+    if scipy is not None and all(
         type(v) is np.ndarray or not is_array(v) for v in (*args, *kwargs.values())
     ):
-        return obj(*args, **kwargs)
+        return scipy(*args, **kwargs)
     return y
 
 
 def _logsumexp_rrule(
-    obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    scipy: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[Any, Callable[[Any], Any]]:
     bound = _LOGSUMEXP.bind(args, kwargs)
     a, b = bound["a"], bound["b"]
     xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
     y, w, sgn, axes, ndim = _logsumexp_forward(xp, bound)
-    y = _scipy_primal(obj, args, kwargs, y)
+    y = _scipy_primal(scipy, args, kwargs, y)
     proj_a = ProjectTo(a, xp)
     proj_b = ProjectTo(b, xp) if b is not None and len(args) > 2 else None
     pargs = list(args)
@@ -180,13 +183,13 @@ def _squeezed(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _logsumexp_frule(
-    obj: Any, tangents: tuple[Any, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+    scipy: Any, tangents: tuple[Any, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[Any, Any]:
     bound = _LOGSUMEXP.bind(args, kwargs)
     a, b = bound["a"], bound["b"]
     xp = namespace_of(*(v for v in (a, b) if is_array(v)), fname="logsumexp")
     y, w, sgn, axes, ndim = _logsumexp_forward(xp, bound)
-    y = _scipy_primal(obj, args, kwargs, y)
+    y = _scipy_primal(scipy, args, kwargs, y)
     diffs = [a] + ([b] if len(args) > 2 and b is not None else [])
     ts = [tangents[1]] + ([tangents[3]] if len(diffs) > 1 else [])
     dots = tangents_in("logsumexp", (tangents[0], *ts), diffs)
@@ -222,9 +225,9 @@ def _logsumexp_examples(rng: Any) -> list[Any]:
     ]
 
 
-_LSE_META: dict[str, Any] = {"examples": _logsumexp_examples, "bind": _logsumexp_bind}
-register_rrule("scipy:special.logsumexp", **_LSE_META)(_logsumexp_bind(None, "r"))
-register_frule("scipy:special.logsumexp", **_LSE_META)(_logsumexp_bind(None, "f"))
+_LSE_META: dict[str, Any] = {"examples": _logsumexp_examples, "bind_in": _logsumexp_bind}
+register_rrule("scipy:special.logsumexp", **_LSE_META)(_logsumexp_bind(None, "r", None))
+register_frule("scipy:special.logsumexp", **_LSE_META)(_logsumexp_bind(None, "f", None))
 
 
 _SOFTMAX = signature("softmax", lambda x, axis=None: None)
