@@ -224,7 +224,7 @@ class _Structure:
 # --- the Ops ----------------------------------------------------------------------------------
 
 
-class _Plain(Op):  # type: ignore[misc]
+class _Plain(Op):
     """An Op computing a function of NumPy arrays, ``plain`` (which also runs on
     ``chainrules.ad`` tracers), with one output per floating or integer array. Its ``L_op`` and
     ``R_op`` are ``chainrules.ad``'s (``_VjpOp``, ``_JvpOp``) unless a subclass has rules."""
@@ -238,29 +238,39 @@ class _Plain(Op):  # type: ignore[misc]
     def output_types(self, in_types: tuple[Any, ...]) -> list[Any]:
         raise NotImplementedError
 
-    def make_node(self, *inputs: Any) -> Apply:
+    def make_node(self, *inputs: Any) -> Any:
         ins = [pt.as_tensor_variable(x) for x in inputs]
         types = self.output_types(tuple(x.type for x in ins))
         return Apply(self, ins, [t() for t in types])
 
-    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: Any) -> None:
+    def perform(self, node: Any, inputs: Any, output_storage: Any) -> None:
         outs = self.plain(*inputs)
         if len(outs) != len(node.outputs):
             raise ValueError(f"{self} computed {len(outs)} outputs, not {len(node.outputs)}")
+        done: list[np.ndarray] = []
         for storage, var, val in zip(output_storage, node.outputs, outs, strict=True):
-            storage[0] = _as_output(val, var, str(self), self.cast_outputs)
+            out = _as_output(val, var, str(self), self.cast_outputs)
+            # PyTensor may overwrite an Op's output in place (FAST_RUN's inplace rewrites): an
+            # output that is a view of an input (getitem's x[idx], an identity pullback's g) or
+            # of another output is copied, as the Op declares no view_map
+            if not out.flags.writeable or any(
+                np.may_share_memory(out, a) for a in (*inputs, *done)
+            ):
+                out = out.copy()
+            done.append(out)
+            storage[0] = out
 
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+    def connection_pattern(self, node: Any) -> list[list[bool]]:
         outs = [_floating(o.dtype) for o in node.outputs]
         return [[_floating(i.dtype) and o for o in outs] for i in node.inputs]
 
-    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any], grads: Sequence[Any]) -> Any:
+    def L_op(self, inputs: Any, outputs: Any, grads: Any) -> Any:
         bars = [_bar(g, o) for o, g in zip(outputs, grads, strict=True) if _floating(o.dtype)]
         wrt = tuple(_floating(x.dtype) for x in inputs)
         cts = iter(_VjpOp(self, wrt).make_node(*inputs, *bars).outputs)
         return [next(cts) if w else disconnected_type() for w in wrt]
 
-    def R_op(self, inputs: Sequence[Any], eval_points: Sequence[Any]) -> Any:
+    def R_op(self, inputs: Any, eval_points: Any) -> Any:
         mask = tuple(
             e is not None and _floating(x.dtype) for x, e in zip(inputs, eval_points, strict=True)
         )
@@ -271,7 +281,7 @@ class _Plain(Op):  # type: ignore[misc]
         return _scatter_tangents(self, inputs, _JvpOp(self, mask).make_node(*inputs, *ts).outputs)
 
 
-def _scatter_tangents(op: _Plain, inputs: Sequence[Any], dots: Sequence[Any]) -> list[Any]:
+def _scatter_tangents(op: _Plain, inputs: Any, dots: Sequence[Any]) -> list[Any]:
     """One ``R_op`` entry per output of ``op``: the tangents of its floating outputs in order,
     ``None`` for the others."""
     it = iter(dots)
@@ -387,7 +397,7 @@ class _RuleOp(_Plain):
             args, kwargs = self.structure.sp.rebuild(vals)
             with np.errstate(all="ignore"):
                 y = self.rules.f(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 -- any failure: say what to do
+        except Exception as exc:  # any failure: say what to do
             shapes = [v.shape for v in vals]
             raise TypeError(
                 f"chainrules.interop.pytensor.wrap({self.rules.name}): the output types are "
@@ -411,7 +421,7 @@ class _RuleOp(_Plain):
     def output_types(self, in_types: tuple[Any, ...]) -> list[Any]:
         return self._typed(in_types)[0]
 
-    def rebuild_output(self, node: Apply) -> Any:
+    def rebuild_output(self, node: Any) -> Any:
         """The node's outputs in ``f``'s output structure (an array, a tuple, ...)."""
         return self._typed(tuple(x.type for x in node.inputs))[1](list(node.outputs))
 
@@ -431,7 +441,7 @@ class _RuleOp(_Plain):
         err = keyword_error("pytensor", self.rules.name, str(kw), "pytensor.grad differentiates")
         return grad_undefined(self, k, x, str(err))
 
-    def L_op(self, inputs: Sequence[Any], outputs: Sequence[Any], grads: Sequence[Any]) -> Any:
+    def L_op(self, inputs: Any, outputs: Any, grads: Any) -> Any:
         bars = [_bar(g, o) for o, g in zip(outputs, grads, strict=True) if _floating(o.dtype)]
         diff = self.differentiable([x.type for x in inputs])
         if self.rules.rrule is not None:
@@ -453,7 +463,7 @@ class _RuleOp(_Plain):
                 out.append(disconnected_type())
         return out
 
-    def R_op(self, inputs: Sequence[Any], eval_points: Sequence[Any]) -> Any:
+    def R_op(self, inputs: Any, eval_points: Any) -> Any:
         diff = self.differentiable([x.type for x in inputs])
         for k, kw in self.structure.keyword_leaves.items():
             e = eval_points[k]
