@@ -31,7 +31,10 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-BACKENDS = ("jax", "torch", "cupy", "dask", "autograd", "array_api_strict", "scipy", "hypothesis")
+BACKENDS = (
+    *("jax", "torch", "cupy", "dask", "autograd", "array_api_strict", "scipy", "hypothesis"),
+    *("pytensor", "pymc"),
+)
 """The optional libraries a page may need: a block that imports a missing one is skipped."""
 
 _BLOCK = re.compile(r"^([ \t]*)```python[ \t]*\n(.*?)^\1```[ \t]*$", re.S | re.M)

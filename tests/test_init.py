@@ -15,9 +15,9 @@ def test_public_names_exist() -> None:
 
 def test_import_imports_no_engine() -> None:
     code = (
-        "import sys, chainrules; "
+        "import sys, chainrules, chainrules.interop; "
         "print(sorted(m for m in ('jax', 'torch', 'cupy', 'autograd', 'hypothesis', "
-        "'array_api_strict') if m in sys.modules))"
+        "'array_api_strict', 'pytensor', 'pymc') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -434,15 +434,13 @@ def test_pymc_model_logp_and_dlogp_match_native_pytensor(clean_registry):  # typ
         isinstance(n.op, crpt._RuleOp)
         for n in pytensor.graph.traversal.applys_between(ours.value_vars, [ours.logp()])
     )
+    logp, dlogp = ours.compile_logp(), ours.compile_dlogp()
+    logp_native, dlogp_native = native.compile_logp(), native.compile_dlogp()
     rng = np.random.default_rng(0)
     for _ in range(3):
         point = {"mu": rng.standard_normal(2) * 2, "sigma_log__": np.array(rng.standard_normal())}
-        np.testing.assert_allclose(
-            ours.compile_logp()(point), native.compile_logp()(point), rtol=1e-13
-        )
-        np.testing.assert_allclose(
-            ours.compile_dlogp()(point), native.compile_dlogp()(point), rtol=1e-12, atol=1e-13
-        )
+        np.testing.assert_allclose(logp(point), logp_native(point), rtol=1e-13)
+        np.testing.assert_allclose(dlogp(point), dlogp_native(point), rtol=1e-12, atol=1e-13)
 
 
 def test_pymc_dlogp_uses_the_rule(clean_registry):  # type: ignore[no-untyped-def]
