@@ -103,9 +103,12 @@ def test_grad_rop_and_hvp_match_central_differences(gpu_safe_case):  # type: ign
 # --- a marker rule: the rules are what runs, at every order ------------------------------------
 
 
-def _marked_rules(registry: Any, frule: bool = True, rrule: bool = True) -> Any:
+def _marked_rules(
+    registry: Any, frule: bool = True, rrule: bool = True, frule_factor: float = 3.0
+) -> Any:
     """``marked(x) = sum(sin(x))`` (a test-local function) whose rules give 3x the true
-    derivative: the pullback ``3 cos(x) g``, the pushforward ``3 sum(cos(x) dx)``."""
+    derivative: the pullback ``3 cos(x) g``, the pushforward ``3 sum(cos(x) dx)`` (or
+    ``frule_factor`` times, to tell the two apart)."""
 
     def marked(x):  # type: ignore[no-untyped-def]
         return np.sum(np.sin(x))
@@ -120,7 +123,7 @@ def _marked_rules(registry: Any, frule: bool = True, rrule: bool = True) -> Any:
 
         @cr.register_frule(marked)
         def _frule(tangents, x):  # type: ignore[no-untyped-def]
-            return marked(x), 3.0 * np.sum(np.cos(x) * tangents[1])
+            return marked(x), frule_factor * np.sum(np.cos(x) * tangents[1])
 
     return marked
 
@@ -144,6 +147,19 @@ def test_marker_rule_is_used_by_grad_rop_and_hessian(clean_registry):  # type: i
     # Rop of the gradient: the pullback Op's own R_op
     hv = Rop(g, x, v, use_op_rop_implementation=True)
     np.testing.assert_allclose(_fn([x, v], hv)(X, V), -3.0 * np.sin(X) * V, rtol=1e-14)
+
+
+def test_rop_with_the_op_rop_implementation_is_the_frule(clean_registry):  # type: ignore[no-untyped-def]
+    """With ``use_op_rop_implementation=True`` PyTensor's ``Rop`` calls the Op's ``R_op``: the
+    frule (marked 5x); without it, PyTensor goes through ``L_op`` twice: the rrule (3x)."""
+    f = crpt.wrap(_marked_rules(clean_registry, frule_factor=5.0))
+    x, v = pt.dvector("x"), pt.dvector("v")
+    y = f(x)
+    by_rop = Rop(y, x, v, use_op_rop_implementation=True)
+    by_lop = Rop(y, x, v, use_op_rop_implementation=False)
+    got_rop, got_lop = _fn([x, v], [by_rop, by_lop])(X, V)
+    np.testing.assert_allclose(got_rop, 5.0 * np.sum(np.cos(X) * V), rtol=1e-14)
+    np.testing.assert_allclose(got_lop, 3.0 * np.sum(np.cos(X) * V), rtol=1e-14)
 
 
 def test_rrule_only_gets_rop_from_the_pullback(clean_registry):  # type: ignore[no-untyped-def]
