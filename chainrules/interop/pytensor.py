@@ -44,7 +44,7 @@ dimensions are unknown) raises a ``TypeError`` that asks for static shapes
 (``pytensor.tensor.tensor(shape=...)``, ``pytensor.tensor.specify_shape``).
 
 The Ops run Python (``perform``) on NumPy arrays; PyTensor compiles the rest of the graph around
-them (C or Numba), not the rules.
+them (its C code), not the rules.
 """
 
 from __future__ import annotations
