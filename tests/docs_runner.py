@@ -32,15 +32,8 @@ from pathlib import Path
 from typing import Any
 
 BACKENDS = (
-    "jax",
-    "torch",
-    "cupy",
-    "dask",
-    "autograd",
-    "array_api_strict",
-    "scipy",
-    "hypothesis",
-    "keras",
+    *("jax", "torch", "cupy", "dask", "autograd", "array_api_strict", "scipy", "hypothesis"),
+    *("keras", "pytensor", "pymc"),
 )
 """The optional libraries a page may need: a block that imports a missing one is skipped."""
 

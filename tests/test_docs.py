@@ -334,10 +334,21 @@ def test_the_api_reference_starts_with_the_core_calls_and_covers_every_public_na
         elsewhere = {
             n
             for mod, n in entries
-            if getattr(importlib.import_module(mod), n, None) is getattr(module, n, object())
+            if getattr(_import_unless_missing_engine(mod), n, None) is getattr(module, n, object())
         }
         missing = [n for n in module.__all__ if n not in listed and n not in elsewhere]
         assert not missing, f"{module.__name__}: no API entry for {missing}"
+
+
+def _import_unless_missing_engine(module: str) -> Any:
+    """The module, or None where it imports an optional engine that is not installed (a bridge,
+    ``chainrules.interop.pytensor`` without the pytensor extra)."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in docs_runner.BACKENDS:
+            return None
+        raise
 
 
 def _doc_blocks(path: Path) -> list[str]:

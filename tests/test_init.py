@@ -20,9 +20,9 @@ KERAS_DEPENDENCIES = ("keras", "absl", "h5py", "namex", "optree", "rich")
 
 def test_import_imports_no_engine() -> None:
     code = (
-        "import sys, chainrules; "
+        "import sys, chainrules, chainrules.interop; "
         "print(sorted(m for m in ('jax', 'torch', 'cupy', 'autograd', 'hypothesis', "
-        f"'array_api_strict', *{KERAS_DEPENDENCIES!r}) if m in sys.modules))"
+        f"'array_api_strict', 'pytensor', 'pymc', *{KERAS_DEPENDENCIES!r}) if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -41,6 +41,7 @@ __all__ = [
     "find_rules",
     "flat_split",
     "split",
+    "static_key",
 ]
 
 
@@ -250,6 +251,26 @@ def flat_split(n: int) -> Split:
             skeleton, [None] * n, list(range(n)), list(range(n)), n, [None] * n
         )
     return sp
+
+
+def static_key(sp: Split) -> Any:
+    """A hashable key of a call's structure: the skeleton, the static leaves (with their types)
+    and the positions of the dynamic ones; ``None`` when a static leaf is unhashable."""
+    dyn = set(sp.dynamic)
+    parts: list[Any] = []
+    for i, leaf in enumerate(sp.leaves):
+        if i in dyn:
+            parts.append(None)
+        elif type(leaf) is slice:  # unhashable before Python 3.12
+            parts.append((slice, leaf.start, leaf.stop, leaf.step))
+        else:
+            parts.append((type(leaf), leaf))
+    key = (sp.skeleton, tuple(parts), tuple(sp.dynamic))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _unflatten_tangent(treedef: TreeDef, it: Any) -> Any:

@@ -73,6 +73,7 @@ from ..core.calls import (
     keyword_error,
     output_leaves,
     split,
+    static_key,
     tangent_output_leaves,
 )
 from ..core.config import RULE_CONFIG, RuleConfig, rule_config
@@ -115,26 +116,6 @@ def _zeros_like_ct(x: Any) -> Any:
     return np.zeros(x.shape, dtype=_float0)
 
 
-def _static_key(sp: Any) -> Any:
-    """A hashable key of a call's structure: the skeleton, the static leaves (with their types)
-    and the positions of the dynamic ones; ``None`` when a static leaf is unhashable."""
-    dyn = set(sp.dynamic)
-    parts: list[Any] = []
-    for i, leaf in enumerate(sp.leaves):
-        if i in dyn:
-            parts.append(None)
-        elif type(leaf) is slice:  # unhashable before Python 3.12
-            parts.append((slice, leaf.start, leaf.stop, leaf.step))
-        else:
-            parts.append((type(leaf), leaf))
-    key = (sp.skeleton, tuple(parts), tuple(sp.dynamic))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
 def wrap(f: Any, *, mode: str = "jvp") -> Any:
     """A function of JAX arrays computing ``f`` whose derivatives come from ``f``'s rules.
 
@@ -163,7 +144,7 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if not kwargs and all(isinstance(a, jax.Array) for a in args):
             # the common call, positional JAX arrays: no walk of the arguments; its key (an int)
-            # differs from every _static_key (a tuple)
+            # differs from every static_key (a tuple)
             # (asarray still: a tracer of grad(f)(numpy_x) carries the NumPy literal as primal)
             sp, dyn, key = flat_split(len(args)), tuple(map(jnp.asarray, args)), len(args)
             unbound: list[str] = []
@@ -171,7 +152,7 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
             args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
             sp = split(args, kwargs, _is_dynamic)
             dyn = tuple(jnp.asarray(sp.leaves[i]) for i in sp.dynamic)
-            key = _static_key(sp)
+            key = static_key(sp)
         call = built.get(key) if key is not None else None
         if call is None:
             call = build(rules, sp, _keyword_leaves(sp, unbound))
