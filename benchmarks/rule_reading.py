@@ -23,9 +23,10 @@ What counts, and how:
   with branches for many ``ord``s is read whole;
 * *lines* are the units' physical lines (docstrings and comments included), each unit once;
   *places* are the functions and classes among them; *files* the files they are in;
-* a :func:`~chainrules.core.specialise.specialise` function is read with its library methods,
-  and a function with rules of its own (``norm2_back``, ``unsum``: what makes a pullback
-  differentiable again) with those rules;
+* a :func:`~chainrules.core.specialise.specialise` function is read with its library methods
+  (counted, and shown apart: a backend's faster way, checked against the generic path by a test
+  generated from the registry), and a function with rules of its own (``norm2_back``,
+  ``unsum``: what makes a pullback differentiable again) with those rules;
 * names only in decorators (``register_rrule(..., examples=...)``, ``specialise``) are not
   followed: registration and examples are not what a rule calls;
 * ``name[k=v,...]`` reads the rule for a call with those keyword values: an ``if`` or a
@@ -48,7 +49,7 @@ import operator
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import chainrules
 
@@ -69,30 +70,51 @@ DEFAULT = {
 Unit = tuple[Path, int]  # a file and the index of a top-level statement in it
 
 
+class Read(NamedTuple):
+    """One unit read: its file, first and last line, name, whether it is a function or a class
+    (a place), and whether it is only a library method of a specialised function."""
+
+    file: Path
+    first: int
+    last: int
+    name: str
+    place: bool
+    method: bool
+
+    @property
+    def lines(self) -> int:
+        return self.last - self.first + 1
+
+
 class Reading:
     """The units read for one rule, in the order they were reached."""
 
     def __init__(self) -> None:
-        # (file, first line, last line, name, is a function or class)
-        self.units: list[tuple[Path, int, int, str, bool]] = []
+        self.units: list[Read] = []
 
     @property
     def lines(self) -> int:
-        return sum(b - a + 1 for _, a, b, _, _ in self.units)
+        return sum(u.lines for u in self.units)
+
+    @property
+    def method_lines(self) -> int:
+        """The lines of library methods (``specialise``'s): a backend's faster way, which the
+        generic path, read without them, computes too (issue 27, item 3)."""
+        return sum(u.lines for u in self.units if u.method)
 
     @property
     def places(self) -> int:
-        return sum(1 for *_, d in self.units if d)
+        return sum(1 for u in self.units if u.place)
 
     @property
     def files(self) -> int:
-        return len({f for f, *_ in self.units})
+        return len({u.file for u in self.units})
 
     def by_file(self, root: Path) -> dict[str, int]:
         out: dict[str, int] = {}
-        for f, a, b, _, _ in self.units:
-            key = str(f.relative_to(root.parent))
-            out[key] = out.get(key, 0) + b - a + 1
+        for u in self.units:
+            key = str(u.file.relative_to(root.parent))
+            out[key] = out.get(key, 0) + u.lines
         return out
 
 
@@ -207,26 +229,29 @@ class Reader:
         """The units a reader reads from the rule objects ``starts`` (``bindings``: the keyword
         values of the call read, which decide the starts' own ``if`` tests)."""
         queued: dict[Unit, None] = {}  # in the order reached
+        named: set[Unit] = set()  # reached otherwise than as a library method
         todo: list[tuple[Unit, ast.AST | None]] = []  # (unit, the def of a start in it)
 
-        def enqueue(unit: Unit, start: ast.AST | None = None) -> None:
+        def enqueue(unit: Unit, start: ast.AST | None = None, method: bool = False) -> None:
+            if not method:
+                named.add(unit)
             if unit in queued and start is None:
                 return
             if unit not in queued:
                 queued[unit] = None
                 name = getattr(self.tree(unit[0]).body[unit[1]], "name", None)
-                for extra in [] if name is None else self._extras(unit[0], name):
+                for extra, is_method in [] if name is None else self._extras(unit[0], name):
                     u = self.unit_of(extra)
                     if u is not None:
-                        enqueue(u)
+                        enqueue(u, method=is_method)
             todo.append((unit, start))
 
         for obj in starts:
-            for o in self._with_methods(obj):
+            for o, is_method in self._with_methods(obj):
                 u = self.unit_of(o)
                 if u is not None:
                     top = self.tree(u[0]).body[u[1]]
-                    enqueue(u, _function_node(top, inspect.unwrap(o)) or top)
+                    enqueue(u, _function_node(top, inspect.unwrap(o)) or top, is_method)
         while todo:
             (path, i), start = todo.pop(0)
             node = self.tree(path).body[i]
@@ -250,7 +275,9 @@ class Reader:
             if name is None:
                 targets = getattr(node, "targets", None) or [getattr(node, "target", node)]
                 name = ", ".join(ast.unparse(t) for t in targets)
-            out.units.append((path, first, node.end_lineno or node.lineno, name, defines))
+            last = node.end_lineno or node.lineno
+            method = (path, i) not in named
+            out.units.append(Read(path, first, last, name, defines, method))
         return out
 
     def _follow(self, module: str, ref: tuple[str, ...]) -> tuple[str, Any] | None:
@@ -261,14 +288,15 @@ class Reader:
             target = self.resolve(target[1], attr)
         return target
 
-    def _with_methods(self, obj: Any) -> list[Any]:
+    def _with_methods(self, obj: Any) -> list[tuple[Any, bool]]:
+        """``obj`` and, for a specialised function, its library methods (flagged ``True``)."""
         from chainrules.core.specialise import Specialised
 
         if isinstance(obj, Specialised):
-            return [obj.generic, *obj.library_methods.values()]
-        return [obj]
+            return [(obj.generic, False), *((m, True) for m in obj.library_methods.values())]
+        return [(obj, False)]
 
-    def _extras(self, path: Path, name: str) -> list[Any]:
+    def _extras(self, path: Path, name: str) -> list[tuple[Any, bool]]:
         """A specialised function's library methods, and a function's own registered rules."""
         from chainrules.core.table import find_frule, find_rrule
 
@@ -498,12 +526,18 @@ def measure(
         out[label] = {
             "target": spec,
             "lines": r.lines,
+            "method_lines": r.method_lines,
             "places": r.places,
             "files": r.files,
             "by_file": r.by_file(reader.root),
             "units": [
-                {"file": str(f.relative_to(reader.root.parent)), "lines": [a, b], "name": n}
-                for f, a, b, n, _ in r.units
+                {
+                    "file": str(u.file.relative_to(reader.root.parent)),
+                    "lines": [u.first, u.last],
+                    "name": u.name,
+                    "method": u.method,
+                }
+                for u in r.units
             ],
         }
     return out
@@ -522,18 +556,21 @@ def main(argv: list[str] | None = None) -> int:
     for label, r in res.items():
         r["with_vocabulary"] = {k: full[label][k] for k in ("lines", "places", "files", "by_file")}
     width = max(len(k) for k in res)
-    print(f"{'':<{width}}  {'read':^18}  {'+ signature, tangents, namespaces':^18}")
-    print(f"{'rule':<{width}}  lines places files  lines places files  files read (lines)")
+    print(f"{'':<{width}}  {'read':^26}  {'+ signature, tangents, namespaces':^18}")
+    head = "lines (methods) places files  lines places files  files read (lines)"
+    print(f"{'rule':<{width}}  {head}")
     for label, r in res.items():
         w = r["with_vocabulary"]
         files = ", ".join(f"{f.removeprefix('chainrules/')} {n}" for f, n in r["by_file"].items())
         print(
-            f"{label:<{width}}  {r['lines']:>5} {r['places']:>6} {r['files']:>5}  "
-            f"{w['lines']:>5} {w['places']:>6} {w['files']:>5}  {files}"
+            f"{label:<{width}}  {r['lines']:>5} {'(' + str(r['method_lines']) + ')':>9} "
+            f"{r['places']:>6} {r['files']:>5}  {w['lines']:>5} {w['places']:>6} {w['files']:>5}"
+            f"  {files}"
         )
         if a.units:
             for u in r["units"]:
-                print(f"{'':<{width}}    {u['file']}:{u['lines'][0]}-{u['lines'][1]} {u['name']}")
+                where = f"{u['file']}:{u['lines'][0]}-{u['lines'][1]}"
+                print(f"{'':<{width}}    {where} {u['name']}{' (method)' * u['method']}")
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
     return 0

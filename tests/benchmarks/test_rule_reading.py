@@ -89,7 +89,7 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def _names(r: Any) -> set[str]:
-    return {name for *_, name, _ in r.units}
+    return {u.name for u in r.units}
 
 
 def test_follows_names_through_imports_transitively(reading: Any, package: Any) -> None:
@@ -103,8 +103,8 @@ def test_follows_names_through_imports_transitively(reading: Any, package: Any) 
     src = (root / "rules/a.py").read_text().splitlines()
     first = src.index("@decorate") + 1
     last = src.index("    return pullback(y)") + 1
-    rule_unit = next(u for u in r.units if u[3] == "rule")
-    assert rule_unit[1:3] == (first, last)  # decorators included, the function whole
+    rule_unit = next(u for u in r.units if u.name == "rule")
+    assert (rule_unit.first, rule_unit.last) == (first, last)  # decorators included, whole
     want = (last - first + 1) + 2 + 2 + 1 + 2 + 2  # rule, other, helper, deep, LIMIT, far
     assert r.lines == want
 
@@ -132,7 +132,16 @@ def test_a_helper_with_rules_of_its_own_is_read_with_them(reading: Any) -> None:
     r = reading.Reader().read(reading.rules_of("sum"))
     names = _names(r)
     assert {"unsum", "_unsum_rrule", "_unsum_frule"} <= names
-    assert all(not f.name.endswith(("toolkit.py", "projection.py")) for f, *_ in r.units)
+    assert all(not u.file.name.endswith(("toolkit.py", "projection.py")) for u in r.units)
+
+
+def test_library_methods_are_read_and_shown_apart(reading: Any) -> None:
+    """The 2-norm's ``unless_inf`` is read with its NumPy, torch and JAX methods, as methods."""
+    r = reading.Reader().read(reading.rules_of("linalg.vector_norm"), {"ord": 2})
+    methods = {u.name for u in r.units if u.method}
+    assert {"_unless_inf_numpy", "_unless_inf_torch", "_unless_inf_jax"} <= methods
+    assert "unless_inf" in _names(r) and "unless_inf" not in methods
+    assert r.method_lines == sum(u.lines for u in r.units if u.method) > 0
 
 
 def test_the_command_prints_and_writes_json(reading: Any, tmp_path: Path, capsys: Any) -> None:

@@ -121,34 +121,64 @@ def test_two_norm_pullback_is_differentiable_again() -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 @pytest.mark.parametrize("shape", [(7,), (3, 5)])
 @pytest.mark.parametrize("kind", ["float", "scalar", "0-d"])
-def test_two_norm_numpy_method_is_norm2_back(
-    dtype: type, shape: tuple[int, ...], kind: str
-) -> None:
-    """The NumPy method of the 2-norm's pullback over every axis (``norms._two_norm_bar``) gives
-    ``norm2_back``'s array bit for bit; a cotangent of another dtype, a norm over some axes or
-    kept axes, and a zero, infinite or NaN norm decline to it."""
-    from chainrules.core.specialise import record_methods
-    from chainrules.rules.linalg.norms import _two_norm_bar, _two_norm_bar_numpy
-
+def test_two_norm_pullback_is_norm2_back(dtype: type, shape: tuple[int, ...], kind: str) -> None:
+    """NumPy's default norm and the standard's 2-norm pull back through ``norm2_back``, in the
+    input's dtype, whatever form the cotangent takes."""
     x = np.random.default_rng(4).standard_normal(shape).astype(dtype)
-    with record_methods() as used:
-        y, pb = cr.rrule(np.linalg.norm, x)
-        y_bar = {"float": 1.7, "scalar": dtype(1.7), "0-d": np.asarray(1.7, dtype)}[kind]
+    y_bar = {"float": 1.7, "scalar": dtype(1.7), "0-d": np.asarray(1.7, dtype)}[kind]
+    want = norm2_back(x, y_bar, axis=tuple(range(x.ndim)))
+    for f in (np.linalg.norm, np.linalg.vector_norm):
+        y, pb = cr.rrule(f, x)
         got = pb(y_bar)[1]
-    assert _two_norm_bar in used
-    want = norm2_back(x, y_bar, axis=tuple(range(x.ndim)), keepdims=False, norm=y)
-    assert got.dtype == want.dtype == x.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(got, want)
-    axes = tuple(range(x.ndim))
-    other = np.float32 if dtype is np.float64 else np.float64
-    declined = [(x, y, np.asarray(1.7, other))]
-    if x.ndim > 1:  # a norm over some axes: an array, not a NumPy scalar
-        declined.append((x, np.linalg.norm(x, axis=0), y_bar))
-    declined.append((x, np.linalg.norm(x, keepdims=True), y_bar))
-    declined += [(x, dtype(bad), y_bar) for bad in (0.0, np.inf, np.nan)]
-    declined.append((x.astype(np.complex128), np.float64(y), 1.7))
-    for args in declined:
-        assert _two_norm_bar_numpy(*args, axes, False) is NotImplemented
+        assert got.dtype == want.dtype == x.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=2 * np.finfo(dtype).eps)
+        np.testing.assert_allclose(got, x * (np.float64(y_bar) / np.float64(y)), rtol=1e-2)
+
+
+_FRO = [
+    (np.linalg.matrix_norm, {}),
+    (np.linalg.matrix_norm, {"ord": "fro", "keepdims": True}),
+    (np.linalg.norm, {"ord": "fro"}),
+    (np.linalg.norm, {}),
+]
+
+
+@pytest.mark.parametrize(("f", "kw"), _FRO)
+def test_frobenius_norm_is_the_two_norm(f, kw) -> None:  # type: ignore[no-untyped-def]
+    """'fro' is the 2-norm of the matrix's entries: the same pullback (``norm2_back``, so it is
+    differentiable again), and at infinite entries the same limit -- ``sign(x) / sqrt(k)`` at
+    the ``k`` infinite entries, where ``matrix_norm`` and ``norm(ord='fro')`` gave NaN and a
+    warning before."""
+    x = np.random.default_rng(5).standard_normal((2, 3, 4))[0]
+    y, pb = cr.rrule(f, x, **kw)
+    y_bar = 1.5 * np.ones(np.shape(y))
+    want = norm2_back(x, y_bar, (0, 1), bool(kw.get("keepdims")))
+    np.testing.assert_allclose(pb(y_bar)[1], want, rtol=1e-15)
+    _, y_dot = cr.frule((cr.NoTangent(), x), f, x, **kw)
+    np.testing.assert_allclose(y_dot, y, rtol=1e-14)  # along x itself: d||x|| = ||x||
+    big = np.array([[INF, 1.0, -2.0], [3.0, -INF, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y, pb = cr.rrule(f, big, **kw)
+        g = pb(2.0 * np.ones(np.shape(y)))[1]
+        _, y_dot = cr.frule((cr.NoTangent(), np.eye(2, 3) * [[1.0], [-1.0]]), f, big, **kw)
+    np.testing.assert_array_equal(g, 2.0 * np.array([[_R2, 0, 0], [0, -_R2, 0]]))
+    assert np.all(y_dot == 2 * _R2)  # along the infinite entries' signs: 1/sqrt(2) each
+
+
+def test_frobenius_norm_has_second_derivatives() -> None:
+    """The Hessian of the Frobenius norm of a batch of matrices, through the engine: the
+    pullback's own rules, ``(I - G G^T) / ||x||`` per matrix."""
+    from chainrules import ad
+
+    x = np.random.default_rng(6).standard_normal((2, 2, 3))
+    h = ad.hessian(lambda v: np.sum(np.linalg.matrix_norm(v) ** 2 + np.linalg.matrix_norm(v)))(x)
+    want = np.zeros((2, 6, 2, 6))
+    for b in range(2):
+        v = x[b].ravel()
+        r = np.linalg.norm(v)
+        want[b, :, b, :] = 2 * np.eye(6) + (np.eye(6) - np.outer(v, v) / r**2) / r
+    np.testing.assert_allclose(h.reshape(2, 6, 2, 6), want, rtol=1e-12, atol=1e-12)
 
 
 def test_two_norm_pullback_at_zero_is_zero() -> None:
