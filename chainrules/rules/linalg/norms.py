@@ -84,13 +84,34 @@ def _vector_norm_frule(
 def _norm2_rrule(name: str, x: Any, axis: Any, keepdims: bool, args: Any, y: Any) -> Any:
     """``(y, pullback)``, ``y`` the 2-norm of ``x`` over ``axis``; ``args[1:]`` are static."""
     project, rest = ProjectTo(x), (_NO,) * (len(args) - 1)
-    cache = None if hasattr(type(y), "__chainrules_call__") else y  # a traced y: recomputed
 
     @pullback(y, args, name=name)
     def norm2_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (project(norm2_back(x, y_bar, axis, keepdims, norm=cache)), *rest)
+        return (project(_norm2_bar(x, y, y_bar, axis, keepdims)), *rest)
 
     return y, norm2_pullback
+
+
+@specialise
+def _norm2_bar(x: Any, y: Any, y_bar: Any, axis: Any, keepdims: bool) -> Any:
+    """The 2-norm's cotangent, :func:`norm2_back`: ``y`` passed as a cache, except a traced one
+    (an engine differentiating the pullback), which is recomputed."""
+    cache = None if hasattr(type(y), "__chainrules_call__") else y
+    return norm2_back(x, y_bar, axis, keepdims, norm=cache)
+
+
+@_norm2_bar.method("numpy")
+def _norm2_bar_numpy(x: Any, y: Any, y_bar: Any, axis: Any, keepdims: bool) -> Any:
+    """A real array normed over every axis to a finite positive NumPy scalar, a scalar cotangent
+    in its dtype: ``x * (y_bar / y)``, :func:`norm2_back`'s array bit for bit without its
+    bookkeeping (about half of ``rrule`` and pullback at n = 10)."""
+    if axis is not None or type(x) is not np.ndarray or x.dtype.kind != "f":
+        return NotImplemented
+    if not isinstance(y, np.floating) or not 0 < y < np.inf or np.ndim(y_bar) != 0:
+        return NotImplemented
+    if type(y_bar) is not float and not (isinstance(y_bar, (np.floating, np.ndarray))):
+        return NotImplemented
+    return NotImplemented if getattr(y_bar, "dtype", x.dtype) != x.dtype else x * (y_bar / y)
 
 
 def _norm2_frule(name: str, tangents: Any, x: Any, axis: Any, keepdims: bool, y: Any) -> Any:

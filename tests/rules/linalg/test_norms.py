@@ -121,18 +121,36 @@ def test_two_norm_pullback_is_differentiable_again() -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 @pytest.mark.parametrize("shape", [(7,), (3, 5)])
 @pytest.mark.parametrize("kind", ["float", "scalar", "0-d"])
-def test_two_norm_pullback_is_norm2_back(dtype: type, shape: tuple[int, ...], kind: str) -> None:
-    """NumPy's default norm and the standard's 2-norm pull back through ``norm2_back``, in the
-    input's dtype, whatever form the cotangent takes."""
+def test_two_norm_numpy_method_is_norm2_back(
+    dtype: type, shape: tuple[int, ...], kind: str
+) -> None:
+    """The NumPy method of the 2-norm's pullback over every axis (``norms._norm2_bar``) gives
+    ``norm2_back``'s array bit for bit, for NumPy's default norm and the standard's 2-norm; a
+    cotangent of another dtype, a norm over some axes or kept axes, and a zero, infinite or NaN
+    norm decline to it."""
+    from chainrules.core.specialise import record_methods
+    from chainrules.rules.linalg.norms import _norm2_bar, _norm2_bar_numpy
+
     x = np.random.default_rng(4).standard_normal(shape).astype(dtype)
     y_bar = {"float": 1.7, "scalar": dtype(1.7), "0-d": np.asarray(1.7, dtype)}[kind]
-    want = norm2_back(x, y_bar, axis=tuple(range(x.ndim)))
     for f in (np.linalg.norm, np.linalg.vector_norm):
-        y, pb = cr.rrule(f, x)
-        got = pb(y_bar)[1]
+        with record_methods() as used:
+            y, pb = cr.rrule(f, x)
+            got = pb(y_bar)[1]
+        assert _norm2_bar in used
+        want = norm2_back(x, y_bar, axis=tuple(range(x.ndim)), keepdims=False, norm=y)
         assert got.dtype == want.dtype == x.dtype and got.shape == want.shape
-        np.testing.assert_allclose(got, want, rtol=2 * np.finfo(dtype).eps)
-        np.testing.assert_allclose(got, x * (np.float64(y_bar) / np.float64(y)), rtol=1e-2)
+        np.testing.assert_array_equal(got, want)
+    other = np.float32 if dtype is np.float64 else np.float64
+    declined = [(x, y, np.asarray(1.7, other), None)]
+    if x.ndim > 1:  # a norm over some axes: an array, not a NumPy scalar
+        declined.append((x, np.linalg.norm(x, axis=0), y_bar, 0))
+    declined.append((x, np.linalg.norm(x, keepdims=True), y_bar, None))
+    declined += [(x, dtype(bad), y_bar, None) for bad in (0.0, np.inf, np.nan)]
+    declined.append((x.astype(np.complex128), np.float64(y), 1.7, None))
+    declined.append((x, y, np.ones(2, dtype), None))
+    for x_, y_, y_bar_, axis in declined:
+        assert _norm2_bar_numpy(x_, y_, y_bar_, axis, False) is NotImplemented
 
 
 _FRO = [
