@@ -107,11 +107,12 @@ def _norm2_bar_numpy(x: Any, y: Any, y_bar: Any, axis: Any, keepdims: bool) -> A
     bookkeeping (about half of ``rrule`` and pullback at n = 10)."""
     if axis is not None or type(x) is not np.ndarray or x.dtype.kind != "f":
         return NotImplemented
-    if not isinstance(y, np.floating) or not 0 < y < np.inf or np.ndim(y_bar) != 0:
-        return NotImplemented
-    if type(y_bar) is not float and not (isinstance(y_bar, (np.floating, np.ndarray))):
-        return NotImplemented
-    return NotImplemented if getattr(y_bar, "dtype", x.dtype) != x.dtype else x * (y_bar / y)
+    if not isinstance(y, np.floating) or not 0 < y < np.inf:
+        return NotImplemented  # a zero, infinite or NaN norm: norm2_back's limits
+    plain = type(y_bar) is float or (
+        isinstance(y_bar, (np.floating, np.ndarray)) and y_bar.ndim == 0 and y_bar.dtype == x.dtype
+    )
+    return x * (y_bar / y) if plain else NotImplemented
 
 
 def _norm2_frule(name: str, tangents: Any, x: Any, axis: Any, keepdims: bool, y: Any) -> Any:
@@ -139,7 +140,7 @@ def _norm2_parts(x: Any, y_bar: Any, axis: Any, norm: Any) -> tuple[Any, ...]:
     """``(xp, axes, r, ye)``: the reduced axes (negative: they hold for chunks too), the norm
     and ``y_bar`` with them kept, to broadcast against ``x``. The primal has checked ``axis``."""
     xp = namespace_of(x, y_bar)
-    picked = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    picked = axis if isinstance(axis, (tuple, list)) else range(x.ndim) if axis is None else (axis,)
     axes = tuple(sorted({a % x.ndim - x.ndim for a in picked}))
     kept = tuple(1 if i - x.ndim in axes else n for i, n in enumerate(x.shape))
     r = xp.reshape(xp.linalg.vector_norm(x, axis=axis) if norm is None else norm, kept)

@@ -263,3 +263,16 @@ def test_two_norm_second_order_at_inf_is_the_limit() -> None:
     assert y_bar_bar == _R2 * 1.0 - _R2 * 3.0
     _, z_dot = cr.frule((cr.NoTangent(), np.ones(3), np.array(1.0)), norm2_back, x, np.array(2.0))
     np.testing.assert_array_equal(z_dot, [_R2, -_R2, 0.0])
+
+
+def test_two_norm_takes_the_axes_its_library_takes() -> None:
+    """A list of axes where the library's own ``vector_norm`` takes one (torch's): the same
+    cotangent as the tuple's."""
+    torch = pytest.importorskip("torch")
+    ct = pytest.importorskip("array_api_compat.torch")
+    x = torch.randn(2, 3, 4, dtype=torch.float64)
+    y_bar = torch.randn(3, dtype=torch.float64)
+    got = [cr.rrule(ct.linalg.vector_norm, x, axis=ax)[1](y_bar)[1] for ax in ([0, 2], (0, 2))]
+    torch.testing.assert_close(got[0], got[1], rtol=0, atol=0)
+    want = x * (y_bar / torch.linalg.vector_norm(x, dim=(0, 2)))[None, :, None]
+    torch.testing.assert_close(got[0], want, rtol=1e-14, atol=0)
