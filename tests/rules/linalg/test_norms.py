@@ -124,31 +124,79 @@ def test_two_norm_pullback_is_differentiable_again() -> None:
 def test_two_norm_numpy_method_is_norm2_back(
     dtype: type, shape: tuple[int, ...], kind: str
 ) -> None:
-    """The NumPy method of the 2-norm's pullback over every axis (``norms._two_norm_bar``) gives
-    ``norm2_back``'s array bit for bit; a cotangent of another dtype, a norm over some axes or
-    kept axes, and a zero, infinite or NaN norm decline to it."""
+    """The NumPy method of the 2-norm's pullback over every axis (``norms._norm2_bar``) gives
+    ``norm2_back``'s array bit for bit, for NumPy's default norm and the standard's 2-norm; a
+    cotangent of another dtype, a norm over some axes or kept axes, and a zero, infinite or NaN
+    norm decline to it."""
     from chainrules.core.specialise import record_methods
-    from chainrules.rules.linalg.norms import _two_norm_bar, _two_norm_bar_numpy
+    from chainrules.rules.linalg.norms import _norm2_bar, _norm2_bar_numpy
 
     x = np.random.default_rng(4).standard_normal(shape).astype(dtype)
-    with record_methods() as used:
-        y, pb = cr.rrule(np.linalg.norm, x)
-        y_bar = {"float": 1.7, "scalar": dtype(1.7), "0-d": np.asarray(1.7, dtype)}[kind]
-        got = pb(y_bar)[1]
-    assert _two_norm_bar in used
-    want = norm2_back(x, y_bar, axis=tuple(range(x.ndim)), keepdims=False, norm=y)
-    assert got.dtype == want.dtype == x.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(got, want)
-    axes = tuple(range(x.ndim))
+    y_bar = {"float": 1.7, "scalar": dtype(1.7), "0-d": np.asarray(1.7, dtype)}[kind]
+    for f in (np.linalg.norm, np.linalg.vector_norm):
+        with record_methods() as used:
+            y, pb = cr.rrule(f, x)
+            got = pb(y_bar)[1]
+        assert _norm2_bar in used
+        want = norm2_back(x, y_bar, axis=tuple(range(x.ndim)), keepdims=False, norm=y)
+        assert got.dtype == want.dtype == x.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
     other = np.float32 if dtype is np.float64 else np.float64
-    declined = [(x, y, np.asarray(1.7, other))]
+    declined = [(x, y, np.asarray(1.7, other), None)]
     if x.ndim > 1:  # a norm over some axes: an array, not a NumPy scalar
-        declined.append((x, np.linalg.norm(x, axis=0), y_bar))
-    declined.append((x, np.linalg.norm(x, keepdims=True), y_bar))
-    declined += [(x, dtype(bad), y_bar) for bad in (0.0, np.inf, np.nan)]
-    declined.append((x.astype(np.complex128), np.float64(y), 1.7))
-    for args in declined:
-        assert _two_norm_bar_numpy(*args, axes, False) is NotImplemented
+        declined.append((x, np.linalg.norm(x, axis=0), y_bar, 0))
+    declined.append((x, np.linalg.norm(x, keepdims=True), y_bar, None))
+    declined += [(x, dtype(bad), y_bar, None) for bad in (0.0, np.inf, np.nan)]
+    declined.append((x.astype(np.complex128), np.float64(y), 1.7, None))
+    declined.append((x, y, np.ones(2, dtype), None))
+    for x_, y_, y_bar_, axis in declined:
+        assert _norm2_bar_numpy(x_, y_, y_bar_, axis, False) is NotImplemented
+
+
+_FRO = [
+    (np.linalg.matrix_norm, {}),
+    (np.linalg.matrix_norm, {"ord": "fro", "keepdims": True}),
+    (np.linalg.norm, {"ord": "fro"}),
+    (np.linalg.norm, {}),
+]
+
+
+@pytest.mark.parametrize(("f", "kw"), _FRO)
+def test_frobenius_norm_is_the_two_norm(f, kw) -> None:  # type: ignore[no-untyped-def]
+    """'fro' is the 2-norm of the matrix's entries: the same pullback (``norm2_back``, so it is
+    differentiable again), and at infinite entries the same limit -- ``sign(x) / sqrt(k)`` at
+    the ``k`` infinite entries, where ``matrix_norm`` and ``norm(ord='fro')`` gave NaN and a
+    warning before."""
+    x = np.random.default_rng(5).standard_normal((2, 3, 4))[0]
+    y, pb = cr.rrule(f, x, **kw)
+    y_bar = 1.5 * np.ones(np.shape(y))
+    want = norm2_back(x, y_bar, (0, 1), bool(kw.get("keepdims")))
+    np.testing.assert_allclose(pb(y_bar)[1], want, rtol=1e-15)
+    _, y_dot = cr.frule((cr.NoTangent(), x), f, x, **kw)
+    np.testing.assert_allclose(y_dot, y, rtol=1e-14)  # along x itself: d||x|| = ||x||
+    big = np.array([[INF, 1.0, -2.0], [3.0, -INF, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y, pb = cr.rrule(f, big, **kw)
+        g = pb(2.0 * np.ones(np.shape(y)))[1]
+        _, y_dot = cr.frule((cr.NoTangent(), np.eye(2, 3) * [[1.0], [-1.0]]), f, big, **kw)
+    np.testing.assert_array_equal(g, 2.0 * np.array([[_R2, 0, 0], [0, -_R2, 0]]))
+    assert np.all(y_dot == 2 * _R2)  # along the infinite entries' signs: 1/sqrt(2) each
+
+
+def test_frobenius_norm_has_second_derivatives() -> None:
+    """The Hessian of the Frobenius norm of a batch of matrices, through the engine: the
+    pullback's own rules, ``(I - G G^T) / ||x||`` per matrix."""
+    from chainrules import ad
+
+    x = np.random.default_rng(6).standard_normal((2, 2, 3))
+    h = ad.hessian(lambda v: np.sum(np.linalg.matrix_norm(v) ** 2 + np.linalg.matrix_norm(v)))(x)
+    want = np.zeros((2, 6, 2, 6))
+    for b in range(2):
+        v = x[b].ravel()
+        r = np.linalg.norm(v)
+        want[b, :, b, :] = 2 * np.eye(6) + (np.eye(6) - np.outer(v, v) / r**2) / r
+    np.testing.assert_allclose(h.reshape(2, 6, 2, 6), want, rtol=1e-12, atol=1e-12)
 
 
 def test_two_norm_pullback_at_zero_is_zero() -> None:
@@ -215,3 +263,16 @@ def test_two_norm_second_order_at_inf_is_the_limit() -> None:
     assert y_bar_bar == _R2 * 1.0 - _R2 * 3.0
     _, z_dot = cr.frule((cr.NoTangent(), np.ones(3), np.array(1.0)), norm2_back, x, np.array(2.0))
     np.testing.assert_array_equal(z_dot, [_R2, -_R2, 0.0])
+
+
+def test_two_norm_takes_the_axes_its_library_takes() -> None:
+    """A list of axes where the library's own ``vector_norm`` takes one (torch's): the same
+    cotangent as the tuple's."""
+    torch = pytest.importorskip("torch")
+    ct = pytest.importorskip("array_api_compat.torch")
+    x = torch.randn(2, 3, 4, dtype=torch.float64)
+    y_bar = torch.randn(3, dtype=torch.float64)
+    got = [cr.rrule(ct.linalg.vector_norm, x, axis=ax)[1](y_bar)[1] for ax in ([0, 2], (0, 2))]
+    torch.testing.assert_close(got[0], got[1], rtol=0, atol=0)
+    want = x * (y_bar / torch.linalg.vector_norm(x, dim=(0, 2)))[None, :, None]
+    torch.testing.assert_close(got[0], want, rtol=1e-14, atol=0)
