@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .pytree import TreeDef, flatten, is_named_tuple, unflatten
-from .registry import NoRuleError, find_frule, find_rrule, function_name
+from .registry import NoRuleError, find_frule, find_rrule, function_name, registrations
 from .tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
 
 __all__ = [
@@ -75,10 +75,28 @@ def find_rules(f: Any, engine: str, *, need: str = "any") -> Rules:
     if missing:
         raise NoRuleError(
             f"chainrules.interop.{engine}.wrap({name}): no {' and no '.join(missing)} is "
-            f"registered for {name}. Register one with @chainrules.register_rrule({name}) / "
-            f"@chainrules.register_frule({name}) before wrapping it"
+            f"registered for {name}.{_counterpart_hint(name)} Register one with "
+            f"@chainrules.register_rrule({name}) / @chainrules.register_frule({name}) before "
+            "wrapping it"
         )
     return Rules(f, name, rr, fr, _signature(f))
+
+
+def _counterpart_hint(name: str) -> str:
+    """For an error message only: the registered function of the standard (or NumPy, SciPy) whose
+    name ``name`` ends with (``torch.linalg_matrix_norm`` -> the standard's
+    ``linalg.matrix_norm``), and how to reach its rules; empty where there is none."""
+    tail = name.rsplit(".", 1)[-1]
+    for reg in registrations():
+        t = reg.target
+        if isinstance(t, str) and tail in (t.replace(".", "_"), t) and not reg.non_differentiable:
+            where = {"scipy": "scipy.", "numpy": "numpy."}.get(reg.family, "xp.") + t
+            return (
+                f" Its counterpart {t} has rules: wrap {where} (xp: the arrays' namespace, "
+                "array_api_compat.array_namespace(x)), or declare a signature adapter "
+                "(chainrules.core.adapters.register_adapter)."
+            )
+    return ""
 
 
 def _signature(fn: Any) -> inspect.Signature | None:

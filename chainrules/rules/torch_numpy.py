@@ -66,6 +66,7 @@ from ..core import (
     signature,
     tangents_in,
 )
+from ..core.adapters import register_adapter
 from ..core.registry import register_namespace
 from ._util import in_dtype
 from ._util.special import _polygamma, elementwise
@@ -338,3 +339,71 @@ register_namespace(
 )
 register_rrule("numpy:torch.nn.functional.pad", examples=_pad_ex)(_pad_rrule)
 register_frule("numpy:torch.nn.functional.pad", examples=_pad_ex)(_pad_frule)
+
+
+# --- torch's functions that are the standard's (or SciPy's) under other parameter names ---------
+# declared adapters (chainrules.core.adapters): torch.linalg.vector_norm(x, ord, dim, keepdim) is
+# the standard's vector_norm(x, axis=, keepdims=, ord=), torch.logsumexp(input, dim, keepdim)
+# SciPy's logsumexp(a, axis=, keepdims=): each takes the rules of its counterpart in the
+# arguments' namespace
+def _vector_norm_ex(rng: Any) -> list[Any]:
+    m = rng.standard_normal((3, 4))
+    return [
+        ((m,), {}),
+        ((m, 1), {"dim": 0}),
+        ((m,), {"ord": float("inf"), "dim": (0, 1), "keepdim": True}),
+        ((m, 3, -1), {}),
+    ]
+
+
+def _logsumexp_ex(rng: Any) -> list[Any]:
+    m = rng.standard_normal((3, 4))
+    return [((m, 1), {}), ((m, 0, True), {}), ((m,), {"dim": (0, 1)})]
+
+
+register_namespace(
+    "torch.linalg",
+    "numpy",
+    names=frozenset({"vector_norm"}),
+    prefix="torch.linalg.",
+    library="torch",
+)
+register_adapter(
+    "numpy:torch.linalg.vector_norm",
+    lambda xp: xp.linalg.vector_norm,
+    signature(
+        "torch.linalg.vector_norm",
+        lambda x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None: None,
+        unsupported=("out",),
+    ),
+    rename={"dim": "axis", "keepdim": "keepdims"},
+    positional=("x",),
+    dropped={"dtype": None, "out": None},
+    module=__name__,
+    examples=_vector_norm_ex,
+)
+register_namespace(
+    "torch", "numpy", names=frozenset({"logsumexp"}), prefix="torch.", library="torch"
+)
+
+
+def _scipy_logsumexp(xp: Any) -> Any:
+    import scipy.special
+
+    return scipy.special.logsumexp
+
+
+register_adapter(
+    "numpy:torch.logsumexp",
+    _scipy_logsumexp,
+    signature(
+        "torch.logsumexp",
+        lambda input, dim, keepdim=False, *, out=None: None,
+        unsupported=("out",),
+    ),
+    rename={"input": "a", "dim": "axis", "keepdim": "keepdims"},
+    positional=("a",),
+    dropped={"out": None},
+    module=__name__,
+    examples=_logsumexp_ex,
+)

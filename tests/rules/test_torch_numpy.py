@@ -256,3 +256,65 @@ def test_torch_rules_on_guarded_device_arrays(
     np.testing.assert_allclose(to_numpy(y), y_t.numpy(), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(to_numpy(x_bar), pb_t(_t(y_bar))[1].numpy(), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(to_numpy(fwd), fwd_t.numpy(), rtol=1e-12, atol=1e-14)
+
+
+# --- signature adapters: torch's spellings of the standard's and SciPy's functions ------------
+# away from 0, where the 1-norm has its kink (finite differences judge the contract)
+_A = _RNG.uniform(0.5, 1.5, (3, 6)) * np.where(_RNG.uniform(size=(3, 6)) < 0.5, -1.0, 1.0)
+ADAPTED = [
+    (torch.linalg.vector_norm, (), {}),
+    (torch.linalg.vector_norm, (1,), {"dim": 0}),
+    (torch.linalg.vector_norm, (float("inf"),), {"dim": (0, 1), "keepdim": True}),
+    (torch.linalg.vector_norm, (3, -1), {}),
+    (torch.logsumexp, (1,), {}),
+    (torch.logsumexp, (0, True), {}),
+    (torch.logsumexp, (), {"dim": (0, 1)}),
+]
+
+
+@pytest.mark.parametrize(("f", "args", "kw"), ADAPTED)
+def test_torch_adapters_agree_with_torch_itself(f: Any, args: tuple, kw: dict) -> None:
+    """``torch.linalg.vector_norm`` and ``torch.logsumexp`` reach the standard's and SciPy's
+    rules through declared adapters (``dim`` -> ``axis``, ``keepdim`` -> ``keepdims``): value,
+    pullback and pushforward equal torch's own autograd of the function itself, and the rules
+    pass the contract (finite differences, the guarded device array)."""
+    x = _t(_A).requires_grad_(True)
+    y_ref = f(x, *args, **kw)
+    y, pb = cr.rrule(f, x.detach(), *args, **kw)
+    torch.testing.assert_close(y, y_ref.detach())
+    y_bar = torch.linspace(0.5, 1.5, y_ref.numel(), dtype=torch.float64).reshape(y_ref.shape)
+    (g_ref,) = torch.autograd.grad(y_ref, x, y_bar)
+    torch.testing.assert_close(pb(y_bar)[1], g_ref)
+    assert all(isinstance(b, cr.NoTangent) for b in pb(y_bar)[2:])
+    t = torch.linspace(-1.0, 1.0, x.numel(), dtype=torch.float64).reshape(x.shape)
+    _, y_dot_ref = torch.func.jvp(lambda z: f(z, *args, **kw), (x.detach(),), (t,))
+    _, y_dot = cr.frule(
+        (cr.NoTangent(), t, *[cr.NoTangent()] * len(args)), f, x.detach(), *args, **kw
+    )
+    torch.testing.assert_close(y_dot, y_dot_ref)
+    # the contract, with every parameter by keyword (the tester perturbs positional floats)
+    kwargs = dict(
+        zip(
+            ("ord", "dim", "keepdim") if f is torch.linalg.vector_norm else ("dim", "keepdim"), args
+        ),
+        **kw,
+    )
+    test_rrule(f, _t(_A), fkwargs=kwargs)
+    test_frule(f, _t(_A), fkwargs=kwargs)
+
+
+def test_torch_adapter_refuses_what_the_counterpart_lacks() -> None:
+    with pytest.raises(TypeError, match=r"torch.linalg.vector_norm: dtype=.*no counterpart"):
+        cr.rrule(torch.linalg.vector_norm, _t(_M), dtype=torch.float32)
+
+
+def test_a_function_without_rules_names_its_counterpart() -> None:
+    """``wrap`` of a torch function with no rule and no adapter names the standard's function
+    whose rules it could use."""
+    import array_api_compat.torch.linalg  # noqa: F401  (its functions resolved: still none)
+
+    from chainrules.interop import torch as crt
+
+    assert cr.find_rrule(torch.linalg.norm) is None
+    with pytest.raises(cr.NoRuleError, match=r"counterpart linalg\.norm has rules: wrap numpy"):
+        crt.wrap(torch.linalg.norm)
