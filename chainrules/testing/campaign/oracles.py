@@ -309,7 +309,8 @@ def _zero_cotangent(c: _Cells, Lx: Callable[[Any], Any], x: Any, gx: Any) -> Non
     with c.guard("native", "hessian", "zero-cotangent"):
         n = x.size
         h = lambda x: np.sum(np.where(keep, x - x0, 0))
-        Hz = _to_np(ad.hessian(lambda x: Lx(x) * h(x))(x)).reshape(n, n)
+        # h first: a program may write into its argument (x[0] = ...), and h must read x itself
+        Hz = _to_np(ad.hessian(lambda x: h(x) * Lx(x))(x)).reshape(n, n)
         g = np.real(gx).ravel()
         one = keep.astype(float).ravel()
         c.compare(
