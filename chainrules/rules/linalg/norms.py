@@ -67,6 +67,7 @@ _INF = math.inf
 def _vector_norm_rrule(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
     if ord != 2:
         return _pnorm_rrule(x, axis, keepdims, ord)
+    normalize_axis(axis, x.ndim, "vector_norm")  # a bad axis: an error naming the function
     return _norm2_rrule("vector_norm", x, axis, keepdims, (x,), _norm_value(x, axis, keepdims, 2))
 
 
@@ -76,6 +77,7 @@ def _vector_norm_frule(
 ) -> Any:
     if ord != 2:
         return _pnorm_frule(tangents, x, axis, keepdims, ord)
+    normalize_axis(axis, x.ndim, "vector_norm")
     return _norm2_frule(
         "vector_norm", tangents, x, axis, keepdims, _norm_value(x, axis, keepdims, 2)
     )
