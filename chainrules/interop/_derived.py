@@ -17,8 +17,10 @@ autograd primitive a VJP and a JVP, Keras's ``custom_gradient`` and the JAX brid
 
 Both need the rule's own pullback (pushforward) to be written with functions that have rules,
 which is what a Hessian needs of every rule already. Positional floating or complex array
-arguments are differentiated; every other argument (keywords, integers, axes, containers) gets
-``NoTangent()``. The tangents and cotangents are the bridge's plain ones, with no chunk axes.
+arguments are differentiated; keywords, integers and axes get ``NoTangent()``; a positional
+container (tuple, list, dict) that holds floating arrays is refused with a ``TypeError``, never
+given a silent zero. The tangents and cotangents are the bridge's plain ones, with no chunk
+axes.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 
 from ..core.calls import Rules, output_leaves
 from ..core.namespaces import dtype_kind, is_array, namespace_of
+from ..core.pytree import flatten
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
 
 __all__ = ["complete", "frule_from_rrule", "rrule_from_frule"]
@@ -48,6 +51,18 @@ def complete(rules: Rules) -> Rules:
 
 def _inexact(v: Any) -> bool:
     return is_array(v) and dtype_kind(v.dtype, namespace_of(v)) in "fc"
+
+
+def _refuse_containers(args: tuple[Any, ...], mode: str) -> None:
+    """A derived rule differentiates positional arrays only: a positional container (tuple,
+    list, dict) holding floating arrays would get no derivative, silently. Refused instead."""
+    for i, a in enumerate(args):
+        if not is_array(a) and any(_inexact(v) for v in flatten(a)[0]):
+            raise TypeError(
+                f"chainrules.interop: the {mode} derived for this function differentiates "
+                f"positional arrays only, and argument {i} is a {type(a).__name__} holding "
+                "floating arrays: register the missing rule, or pass the arrays positionally"
+            )
 
 
 def _zeros_like(v: Any) -> Any:
@@ -77,6 +92,7 @@ def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
     from .. import ad
 
     def derived_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        _refuse_containers(args, "frule")
         y, pullback = rrule(*args, **kwargs)
         ts = [unthunk(t) for t in tangents[1 : 1 + len(args)]]
         live = [
@@ -114,6 +130,7 @@ def rrule_from_frule(frule: Callable[..., Any]) -> Callable[..., Any]:
     from .. import ad
 
     def derived_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
+        _refuse_containers(args, "rrule")
         n = len(args)
         y, _ = frule((_NO, *([_ZERO] * n)), *args, **kwargs)
         live = [i for i, a in enumerate(args) if _inexact(a)]

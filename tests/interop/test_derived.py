@@ -118,3 +118,32 @@ def test_jax_vjp_mode_takes_an_frule_alone() -> None:
     np.testing.assert_allclose(np.asarray(g), 3 * A * X**2, rtol=1e-12)
     gj = jax.jit(jax.grad(lambda z: cu(z, jax.numpy.asarray(A)).sum()))(jax.numpy.asarray(X))
     np.testing.assert_allclose(np.asarray(gj), 3 * A * X**2, rtol=1e-12)
+
+
+def scaled_pair(p: Any, a: Any) -> Any:
+    return a * p[0] * p[1]
+
+
+@cr.register_frule(scaled_pair)
+def _scaled_pair_frule(tangents: Any, p: Any, a: Any) -> Any:
+    return scaled_pair(p, a), cr.ZeroTangent()  # never reached: the derived rrule refuses
+
+
+def test_derived_rules_refuse_a_container_of_arrays() -> None:
+    """A derived rule differentiates positional arrays only; a tuple of arrays would get no
+    derivative (a silent zero through the bridges, which give zeros for a zero cotangent), so
+    the call is refused, naming the argument."""
+    rules = complete(find_rules(scaled_pair, "test"))
+    assert rules.rrule is not None
+    with pytest.raises(TypeError, match=r"argument 0 is a tuple holding floating arrays"):
+        rules.rrule((X, X), A)
+    torch = pytest.importorskip("torch")
+    from chainrules.interop import torch as crt
+
+    x = torch.tensor(X, requires_grad=True)
+    with pytest.raises(TypeError, match=r"argument 0 is a tuple"):
+        crt.wrap(scaled_pair)((x, x), torch.tensor(A)).sum().backward()
+    frules = complete(find_rules(softplus, "test"))
+    assert frules.frule is not None
+    with pytest.raises(TypeError, match=r"frule derived .* argument 0 is a list"):
+        frules.frule((cr.NoTangent(), [X]), [X])
