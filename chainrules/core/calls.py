@@ -57,25 +57,17 @@ class Rules:
     signature: inspect.Signature | None = field(default=None, compare=False)
 
 
-def find_rules(f: Any, engine: str, *, need: str = "any") -> Rules:
-    """Look up ``f``'s rules; raise ``NoRuleError`` naming ``f`` when the needed ones are missing.
-
-    ``need`` is ``"rrule"``, ``"frule"``, ``"both"`` or ``"any"``.
-    """
+def find_rules(f: Any, engine: str) -> Rules:
+    """Look up ``f``'s rules; raise ``NoRuleError`` naming ``f`` when it has neither an rrule nor
+    an frule (a bridge derives the mode it lacks: ``chainrules.interop._derived``)."""
     if not callable(f):
         raise TypeError(f"chainrules.interop.{engine}.wrap expects a function, got {f!r}")
     rr, fr = find_rrule(f), find_frule(f)
     name = function_name(f)
-    missing = {
-        "rrule": ["rrule"] if rr is None else [],
-        "frule": ["frule"] if fr is None else [],
-        "both": [k for k, r in (("rrule", rr), ("frule", fr)) if r is None],
-        "any": ["rrule or frule"] if rr is None and fr is None else [],
-    }[need]
-    if missing:
+    if rr is None and fr is None:
         raise NoRuleError(
-            f"chainrules.interop.{engine}.wrap({name}): no {' and no '.join(missing)} is "
-            f"registered for {name}.{_counterpart_hint(name)} Register one with "
+            f"chainrules.interop.{engine}.wrap({name}): no rrule or frule is registered for "
+            f"{name}.{_counterpart_hint(name)} Register one with "
             f"@chainrules.register_rrule({name}) / @chainrules.register_frule({name}) before "
             "wrapping it"
         )

@@ -98,7 +98,7 @@ def wrap(f: Any) -> Callable[..., Any]:
     >>> pytensor.function([x], pytensor.grad(norm(x), x))(np.array([3.0, 4.0]))
     array([0.6, 0.8])
     """
-    rules = find_rules(f, "pytensor", need="any")
+    rules = find_rules(f, "pytensor")
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
