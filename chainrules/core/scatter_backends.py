@@ -124,7 +124,11 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         if lift is not None:
             dest, key = _dtensor_operands(lift, dest, key, values)
     if key.unique:
-        out = dest.clone()  # an expanded (stride-0) dest clones to a contiguous tensor
+        # a fresh contiguous copy of dest (an expanded, stride-0 dest too) that is batched under
+        # torch.func.vmap, and carries a forward tangent, wherever dest or values does: the
+        # in-place add below writes values into it, which torch refuses into a copy of an
+        # unbatched dest (vmap, jacfwd, hessian of a constant dest's scatter)
+        out = dest + values.new_zeros(dest.shape)
         out[key.entries] += values
         return out
     if key.axis is not None and len(key.entries) == dest.ndim > 1 and not torch_compiling():

@@ -52,7 +52,7 @@ from ..core.projection import ProjectTo
 from ..core.registry import register_frule, register_rrule
 from ..core.tangents import NoTangent, Tangent, ZeroTangent
 from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
-from ._util import conj, each_direction, in_dtype, lazy, zero_d_operands
+from ._util import conj, each_direction, in_dtype, lazy, moveaxis, zero_d_operands
 from ._util.numpy_like import numpy_like_module
 from ._util.polynomial import (
     _conv_start,
@@ -673,8 +673,8 @@ def polyfit_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         dv = xp.astype(ts[0], v.dtype)[..., None] * _dpowers(xp, x, e)  # (lead, M, deg + 1)
         rhs = rhs + _ht(xp, dv) @ resid - vt @ (dv @ p2)
     k = p2.shape[1]
-    flat = xp.reshape(xp.moveaxis(xp.reshape(rhs, (-1, *p2.shape)), 0, -1), (p2.shape[0], -1))
-    dp = xp.reshape(xp.moveaxis(xp.reshape(ginv(flat), (*p2.shape, -1)), -1, 0), rhs.shape)
+    flat = xp.reshape(moveaxis(xp, xp.reshape(rhs, (-1, *p2.shape)), 0, -1), (p2.shape[0], -1))
+    dp = xp.reshape(moveaxis(xp, xp.reshape(ginv(flat), (*p2.shape, -1)), -1, 0), rhs.shape)
     del k
     dp = dp[..., 0] if p.ndim == 1 else dp
     return p, in_dtype(xp, dp, p.dtype)

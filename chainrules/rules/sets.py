@@ -65,7 +65,7 @@ from ..core import (
     signature,
     tangents_in,
 )
-from ._util import axis_opt, in_dtype
+from ._util import axis_opt, in_dtype, moveaxis
 from ._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
@@ -332,7 +332,7 @@ def _chunk_first(xp: Any, t: Any, extra: int, axis: int) -> tuple[Any, tuple[int
     """``t`` (``extra`` chunk axes, then the primal's) as a 2-D array with the primal's ``axis``
     first and everything else (chunk axes included) flattened behind it; and the chunk shape."""
     lead = tuple(t.shape[:extra])
-    moved = xp.moveaxis(t, extra + axis, 0)
+    moved = moveaxis(xp, t, extra + axis, 0)
     return xp.reshape(moved, (moved.shape[0], -1)), lead
 
 
@@ -388,8 +388,8 @@ def unique_rrule(*args: Any, **kwargs: Any) -> Any:
         if ax is None:
             x_bar = xp.reshape(groups.pull(xp, v_bar, values.shape[0]), tuple(ar.shape))
         else:
-            g = xp.moveaxis(v_bar, ax, 0)
-            x_bar = xp.moveaxis(groups.pull(xp, g, g.shape[0]), 0, ax)
+            g = moveaxis(xp, v_bar, ax, 0)
+            x_bar = moveaxis(xp, groups.pull(xp, g, g.shape[0]), 0, ax)
         return (project(x_bar), *rest)
 
     return y, unique_pullback
@@ -415,7 +415,7 @@ def unique_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         v = groups.push(xp, flat, n)  # (n, chunk * other axes)
         rest = tuple(ar.shape[:ax]) + tuple(ar.shape[ax + 1 :])
         v = xp.reshape(v, (n, *lead, *rest))
-        v_dot = xp.moveaxis(v, 0, len(lead) + ax)
+        v_dot = moveaxis(xp, v, 0, len(lead) + ax)
     return y, _with_tangent(y, in_dtype(xp, v_dot, values.dtype))
 
 

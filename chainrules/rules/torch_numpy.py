@@ -68,7 +68,7 @@ from ..core import (
 )
 from ..core.adapters import register_adapter
 from ..core.registry import register_namespace
-from ._util import in_dtype
+from ._util import in_dtype, moveaxis
 from ._util.special import _polygamma, elementwise
 from ._util.statistical import Cov
 
@@ -186,7 +186,7 @@ def _embed(xp: Any, t: Any, offset: int, d1: int, d2: int) -> Any:
     rows = xp.eye(n, m, k=max(-offset, 0), dtype=t.dtype, device=dev)
     cols = xp.eye(n, m, k=max(offset, 0), dtype=t.dtype, device=dev)
     z = (xp.matrix_transpose(rows) * xp.expand_dims(t, axis=-2)) @ cols
-    return xp.moveaxis(z, (-2, -1), (d1, d2))
+    return moveaxis(xp, z, (-2, -1), (d1, d2))
 
 
 def _diag_embed_rrule(*args: Any, **kwargs: Any) -> Any:
@@ -196,7 +196,7 @@ def _diag_embed_rrule(*args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, (args[0], *rest), name="torch.diag_embed")
     def torch_diag_embed_pullback(y_bar: Any) -> Any:
-        g = xp.moveaxis(y_bar, (d1, d2), (-2, -1))
+        g = moveaxis(xp, y_bar, (d1, d2), (-2, -1))
         x_bar = project(xp.linalg.diagonal(g, offset=offset))
         return (x_bar, *rest) if rest else x_bar
 

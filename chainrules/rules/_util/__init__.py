@@ -137,6 +137,36 @@ def along(axis: int, s: slice) -> tuple[Any, ...]:
     return (*(slice(None),) * axis, s, Ellipsis)
 
 
+def moveaxis(xp: Any, x: Any, source: Any, destination: Any) -> Any:
+    """``xp.moveaxis`` (ints or sequences of axes) as the standard's ``permute_dims``, which
+    every engine's transforms batch: ``torch.func.vmap`` has no batching rule for
+    ``torch.moveaxis`` with int axes in torch 2.13 ("Batching rule not implemented for
+    aten::moveaxis.int"), and array-api-compat's torch ``unstack`` and ``vecdot`` call it."""
+    nd = x.ndim
+    src = [int(a) % nd for a in (source if isinstance(source, (tuple, list)) else (source,))]
+    dst = [
+        int(a) % nd
+        for a in (destination if isinstance(destination, (tuple, list)) else (destination,))
+    ]
+    order = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return xp.permute_dims(x, tuple(order))
+
+
+def unstack(xp: Any, x: Any, axis: int = 0) -> tuple[Any, ...]:
+    """``xp.unstack(x, axis=axis)`` by size-1 slices (array-api-compat's moves the axis with
+    ``torch.moveaxis``, which ``torch.func.vmap`` cannot batch: :func:`moveaxis`). A slice,
+    not an integer index: a 1-d ``x`` unstacks into 0-d pieces, and an integer index there reads
+    one element (what the scalar guard refuses)."""
+    axis = axis % x.ndim
+    piece = tuple(n for k, n in enumerate(x.shape) if k != axis)
+    lead = (slice(None),) * axis
+    return tuple(
+        xp.reshape(x[(*lead, slice(i, i + 1), ...)], piece) for i in range(x.shape[axis])
+    )
+
+
 def reduced_size(shape: Sequence[int], axes: tuple[int, ...]) -> int:
     return math.prod(shape[a] for a in axes)
 

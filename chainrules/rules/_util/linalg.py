@@ -17,7 +17,7 @@ import numpy as np
 
 from ...core.namespaces import device_of, namespace_of
 from ...core.specialise import specialise
-from . import in_dtype
+from . import in_dtype, moveaxis
 
 
 def _complex(xp: Any, x: Any) -> bool:
@@ -99,8 +99,8 @@ def _solve(xp: Any, a: Any, b: Any, solve2: Any = None) -> Any:
     batch = tuple(b.shape[:-2])
     if a.ndim == 2 and batch:
         n, k = b.shape[-2:]
-        cols = xp.reshape(xp.moveaxis(b, -2, 0), (n, math.prod(batch) * k))
-        return xp.moveaxis(xp.reshape(solve(a, cols), (n, *batch, k)), 0, -2)
+        cols = xp.reshape(moveaxis(xp, b, -2, 0), (n, math.prod(batch) * k))
+        return moveaxis(xp, xp.reshape(solve(a, cols), (n, *batch, k)), 0, -2)
     # the batch axes of both, broadcast: b's may also be narrower than a's (the tangent of a
     # right-hand side that broadcast against a stack a: (1, n, k) beside a (2, n, n))
     batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), batch))

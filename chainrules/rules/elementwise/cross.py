@@ -20,7 +20,7 @@ from ...core import (
     tangents_in,
 )
 from ...core.tangents import is_zero
-from .._util import axis_int, in_dtype
+from .._util import axis_int, in_dtype, moveaxis
 from .._util.elementwise import lift, zeros_after
 from .._util.numpy_like import numpy_like_module
 
@@ -92,8 +92,8 @@ def _cross_ex(rng: Any) -> list[Any]:
 def cross_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, a, b, axa, axb, axc, y = _cross_parts(args, kwargs)
     pa, pb = ProjectTo(a, xp), ProjectTo(b, xp)
-    a3 = _pad3(xp, xp.moveaxis(a, axa, -1))
-    b3 = _pad3(xp, xp.moveaxis(b, axb, -1))
+    a3 = _pad3(xp, moveaxis(xp, a, axa, -1))
+    b3 = _pad3(xp, moveaxis(xp, b, axb, -1))
     na, nb = a.shape[axa], b.shape[axb]
 
     @pullback(y, args)
@@ -102,7 +102,7 @@ def cross_rrule(*args: Any, **kwargs: Any) -> Any:
             z = xp.zeros_like(g)
             g3 = xp.stack((z, z, g), axis=-1)
         else:
-            g3 = xp.moveaxis(g, axc, -1)
+            g3 = moveaxis(xp, g, axc, -1)
         a_bar = _cross3(xp, xp.conj(b3), g3)[..., :na]
         b_bar = _cross3(xp, g3, xp.conj(a3))[..., :nb]
         a_bar = _unbroadcast_moved(xp, a_bar, a, axa)
@@ -122,7 +122,7 @@ def _unbroadcast_moved(xp: Any, v: Any, x: Any, ax: int) -> Any:
     axes = tuple(i for i, (s, t) in enumerate(zip(v.shape, target)) if t == 1 and s != 1)
     if axes:
         v = xp.sum(v, axis=axes, keepdims=True)
-    return xp.moveaxis(v, -1, ax)
+    return moveaxis(xp, v, -1, ax)
 
 
 @register_frule("numpy:cross", examples=_cross_ex)
@@ -132,18 +132,18 @@ def cross_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     if ts is None:
         return y, _ZERO
     e = ts.extra
-    a3 = _pad3(xp, xp.moveaxis(a, axa, -1))
-    b3 = _pad3(xp, xp.moveaxis(b, axb, -1))
+    a3 = _pad3(xp, moveaxis(xp, a, axa, -1))
+    b3 = _pad3(xp, moveaxis(xp, b, axb, -1))
     nd = max(a.ndim, b.ndim)  # the chunk axes go before both operands' broadcast axes
     out: Any = None
     if not is_zero(ts[0]):
-        out = _cross3(xp, lift(xp, _pad3(xp, xp.moveaxis(ts[0], axa + e, -1)), e, nd), b3)
+        out = _cross3(xp, lift(xp, _pad3(xp, moveaxis(xp, ts[0], axa + e, -1)), e, nd), b3)
     if not is_zero(ts[1]):
-        t = _cross3(xp, a3, lift(xp, _pad3(xp, xp.moveaxis(ts[1], axb + e, -1)), e, nd))
+        t = _cross3(xp, a3, lift(xp, _pad3(xp, moveaxis(xp, ts[1], axb + e, -1)), e, nd))
         out = t if out is None else out + t
     if axc is None:  # two 2-vectors: only the third component
         out = xp.reshape(out[..., 2:3], tuple(out.shape[:-1]))
     else:
-        out = xp.moveaxis(out, -1, axc + e)
+        out = moveaxis(xp, out, -1, axc + e)
     lead = ts.lead()
     return y, in_dtype(xp, xp.broadcast_to(out, lead + tuple(y.shape)), y.dtype)

@@ -212,6 +212,14 @@ _VECDOT = signature("vecdot", lambda x1, x2, /, *, axis=-1, out=None: None)
 VECDOT_EXPECT = Expect("array_api_strict", "the standard's vecdot axis is negative", "skip", "#4")
 
 
+def _vecdot(xp: Any, a: Any, b: Any, axis: int) -> Any:
+    """``vecdot`` through the namespace's ``linalg`` extension where it has one (the standard
+    defines the two as one function): array-api-compat's top-level torch ``vecdot`` moves axes
+    with ``torch.moveaxis``, which ``torch.func.vmap`` cannot batch in torch 2.13, and its
+    ``linalg.vecdot`` is torch's own (campaign torch-bridge seed 1827)."""
+    return getattr(getattr(xp, "linalg", None), "vecdot", xp.vecdot)(a, b, axis=axis)
+
+
 def _vecdot_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     """``vecdot(x1, x2, axis=-1) = sum(conj(x1) * x2, axis)``, broadcasting the other axes;
     the axis is also returned counted from the end of the broadcast shape (rank ``n``)."""
@@ -233,7 +241,7 @@ def _vecdot_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
             f"and {tuple(b.shape)}"
         )
     neg = axis - n if axis >= 0 else axis
-    return xp, x1, x2, a, b, n, neg, xp.vecdot(a, b, axis=axis)
+    return xp, x1, x2, a, b, n, neg, _vecdot(xp, a, b, axis)
 
 
 @register_rrule("vecdot", examples=_vecdot_ex, expect=VECDOT_EXPECT)
@@ -263,9 +271,9 @@ def vecdot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
     ta = tb = None
     if da is not None:
-        ta = xp.vecdot(pad_chunk(xp, da, dots.extra, n), b, axis=neg)
+        ta = _vecdot(xp, pad_chunk(xp, da, dots.extra, n), b, neg)
     if db is not None:
-        tb = xp.vecdot(a, pad_chunk(xp, db, dots.extra, n), axis=neg)
+        tb = _vecdot(xp, a, pad_chunk(xp, db, dots.extra, n), neg)
     return y, total(xp, y, [ta, tb])
 
 

@@ -39,7 +39,7 @@ from ...core import (
     tangents_in,
     unthunk,
 )
-from .._util import along, in_dtype
+from .._util import along, in_dtype, unstack
 from .._util.gather import register_gather, simple_plan
 from .._util.shape import (
     Rules,
@@ -268,7 +268,7 @@ def _stack_rules(sig: Signature) -> Rules:
         def stack_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project_y.differentiable:
                 return (Tangent(*(_NO for _ in projects), primal_type=kind), *rest)
-            parts = xp.unstack(project_y(y_bar), axis=axis)
+            parts = unstack(xp, project_y(y_bar), axis)
             return (Tangent(*(p(e) for p, e in zip(projects, parts)), primal_type=kind), *rest)
 
         return y, stack_pullback

@@ -30,7 +30,7 @@ from ...core import (
     tangents_in,
 )
 from ...core.toolkit import output
-from .._util import in_dtype
+from .._util import in_dtype, unstack
 from .._util.gather import axis_check, register_gather, simple_plan
 from .._util.shape import axis_index, differentiable, ex, one_array, rng_arrays, zeros_on
 
@@ -62,7 +62,7 @@ def _unstack(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, i
     a = _UNSTACK.bind(args, kwargs)
     xp, x = one_array("unstack", a["x"])
     axis = axis_index("unstack", a["axis"], x.ndim)
-    return xp, x, axis, xp.unstack(x, axis=axis)
+    return xp, x, axis, unstack(xp, x, axis)
 
 
 def _cast_like(xp: Any, e: Any, x: Any) -> Any:
@@ -102,7 +102,7 @@ def unstack_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     dots = tangents_in("unstack", tangents, (x,))
     if dots is None:
         return ys, _ZERO
-    return ys, Tangent(*xp.unstack(dots[0], axis=axis + dots.extra), primal_type=type(ys))
+    return ys, Tangent(*unstack(xp, dots[0], axis + dots.extra), primal_type=type(ys))
 
 
 # --- NumPy's split, array_split, hsplit, vsplit, dsplit: gathers (tuple outputs) ------------------

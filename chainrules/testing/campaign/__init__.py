@@ -139,15 +139,23 @@ def _family(module: str | None) -> str:
     return ".".join(rest[:2]) if rest[0] == "scipy" else rest[0]
 
 
-def stratify(seeds: range | list[int], n: int) -> list[int]:
+def stratify(
+    seeds: range | list[int], n: int, engines: tuple[str, ...] | list[str] = ()
+) -> list[int]:
     """``n`` seeds of ``seeds`` spread over the strata of their programs -- the dtype, the
     signature and the rule family of the first function (:func:`_family`: elementwise, linear
     algebra, indexing, FFT, scipy.special, ...) -- taken round-robin over the strata in a fixed
     shuffled order (a small sample mixes them too), each stratum's seeds in increasing order:
-    the bridges' sample, whose cells cost too much to run on every seed."""
+    the bridges' sample, whose cells cost too much to run on every seed. Only programs that
+    every engine of ``engines`` runs are drawn (:func:`.bridges.runs_on`: the torch engines take
+    programs whose every call has a torch function), so the sample is of programs it checks."""
+    from .bridges import runs_on
+
     groups: dict[tuple[str, str, str], list[int]] = {}
     for seed in seeds:
         p = generate(seed)
+        if any(runs_on(e, p) is not None for e in engines):
+            continue
         groups.setdefault((p.dtype, p.signature, _family(p.steps[0].reg.module)), []).append(seed)
     keys = sorted(groups)
     random.Random(0).shuffle(keys)  # a fixed order that mixes dtypes, signatures and families
@@ -237,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         "--stratified",
         type=int,
         metavar="N",
-        help="check only N seeds of the range, spread over dtypes, signatures and rule families",
+        help="check only N seeds of the range, spread over dtypes, signatures and rule "
+        "families, among the programs every engine of --engines runs",
     )
     ap.add_argument("--json", help="write every wrong and error outcome here")
     ap.add_argument("--show", type=int, default=20, help="print this many wrong outcomes")
@@ -250,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.source in ("generated", "all"):
         seeds: range | list[int] = parse_seeds(args.seeds)
         if args.stratified:
-            seeds = stratify(seeds, args.stratified)
+            seeds = stratify(seeds, args.stratified, engines)
         rep = run(seeds, engines, progress=True)
         _print(rep, args.show)
         if args.json:

@@ -160,44 +160,72 @@ def torch_compile_gate(p: Program) -> str | None:
     return None
 
 
+def runs_on(engine: str, p: Program) -> str | None:
+    """Why ``engine`` gives ``p`` no cell but a skip (None: it runs ``p``). The torch engines
+    take only programs whose every call has a torch function (the NumPy-only registrations
+    have none); ``torch-compile`` further only the programs :func:`torch_compile_gate` lets
+    through. :func:`chainrules.testing.campaign.stratify` draws its sample among the programs
+    that every engine of the run takes, so a bridge's sample is of programs it runs."""
+    if engine in ("torch-bridge", "torch-compile"):
+        be = BACKENDS["torch"]
+        if any(be.function(s.reg) is None for s in p.steps):
+            return "a step has no counterpart in torch"
+        if engine == "torch-compile":
+            return torch_compile_gate(p)
+    return None
+
+
+def _torch_table(p: Program, c: _Cells, E: str) -> tuple[dict[int, Any], dict[int, Any]] | None:
+    """Each step's function as a torch user calls it (torch's own, or the standard's signature
+    through array_api_compat.torch) wrapped by the bridge (``id(reg) -> wrapped``), and the same
+    functions unwrapped; None where ``E`` does not run ``p`` (a skip) or a step cannot be
+    wrapped (an error), each recorded as the ``wrap`` cell."""
+    from ...interop import torch as crtorch
+
+    why = runs_on(E, p)
+    if why is not None:
+        c.record(E, "wrap", "wrap", "skip", why)
+        return None
+    fns = [BACKENDS["torch"].function(s.reg) for s in p.steps]
+    with c.guard(E, "wrap", "wrap"):
+        table = {id(s.reg): crtorch.wrap(f) for s, f in zip(p.steps, fns)}
+        return table, {id(s.reg): f for s, f in zip(p.steps, fns)}
+    return None
+
+
 def torch_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
     """Each step wrapped by ``chainrules.interop.torch.wrap``, differentiated by torch: autograd's
     ``backward``; ``torch.func`` ``grad``, ``vjp``, ``jacrev``, ``jacfwd``, ``hessian`` and
-    ``vmap(grad)``; ``torch.compile(torch.func.grad)`` and ``torch.export`` followed by
-    ``backward`` (gated: :func:`torch_compile_gate`), against the native engine. PyTorch's
-    complex cotangent is chainrules' own (``dL/dRe + i dL/dIm``): nothing is conjugated."""
-    from ...interop import torch as crtorch
-
-    E = "torch-bridge"
-    be = BACKENDS["torch"]
-    # each step's function as a torch user calls it (torch's own, or the standard's signature
-    # through array_api_compat.torch), wrapped: the NumPy-only registrations have no torch
-    # function, and their rules cover NumPy, CuPy and jax.numpy only
-    fns = [be.function(s.reg) for s in p.steps]
-    if any(f is None for f in fns):
-        c.record(E, "wrap", "wrap", "skip", "a step has no counterpart in torch")
-        return
-    table: dict[int, Any] = {}
-    with c.guard(E, "wrap", "wrap"):
-        table = {id(s.reg): crtorch.wrap(f) for s, f in zip(p.steps, fns)}
-    if not table:
-        return
-    own = {id(s.reg): f for s, f in zip(p.steps, fns)}
-    with be.precision(p.dtype):
-        _torch_bridge_cells(p, c, ref, table, own)
+    ``vmap(grad)``, against the native engine. PyTorch's complex cotangent is chainrules' own
+    (``dL/dRe + i dL/dIm``): nothing is conjugated."""
+    tables = _torch_table(p, c, "torch-bridge")
+    if tables is not None:
+        with BACKENDS["torch"].precision(p.dtype):
+            _torch_bridge_cells(p, c, ref, *tables)
 
 
-def _torch_bridge_cells(
-    p: Program, c: _Cells, ref: dict[str, Any], table: dict[int, Any], own: dict[int, Any]
-) -> None:
+def torch_compile(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
+    """``torch.compile(torch.func.grad)`` and ``torch.export`` followed by ``backward`` of the
+    bridged program, against the native engine; the exported graph must hold one chainrules op
+    per call (the rule, not a body, is differentiated). Compile cells cost seconds each: they
+    run on the programs :func:`torch_compile_gate` lets through."""
+    tables = _torch_table(p, c, "torch-compile")
+    if tables is not None:
+        with BACKENDS["torch"].precision(p.dtype):
+            _torch_compile_cells(p, c, ref, *tables)
+
+
+def _torch_primal(
+    p: Program, c: _Cells, E: str, table: dict[int, Any], own: dict[int, Any]
+) -> bool:
+    """Record ``E``'s ``forward`` cell; whether its derivatives are to be compared. The bridged
+    program against the same program of torch's own functions (a difference is the bridge's:
+    wrong), then torch's against NumPy's: where torch's own functions compute another value (an
+    SVD's singular vectors with other signs), the derivatives are of another function, skipped
+    as a known difference, never compared."""
     import torch
 
-    E = "torch-bridge"
     kind = "single" if p.dtype in ("float32", "complex64") else "oracle"  # its library's kernels
-    # the primal first: the bridged program against the same program of torch's own functions
-    # (a difference is the bridge's: wrong), then torch's against NumPy's. Where torch's own
-    # functions compute another value (an SVD's singular vectors with other signs), the
-    # derivatives are of another function: skipped as a known difference, never compared
     xt, dt = torch.asarray(p.x.copy()), None if p.d is None else torch.asarray(p.d.copy())
 
     def value(tab: dict[int, Any]) -> Any:
@@ -205,11 +233,14 @@ def _torch_bridge_cells(
             y = p.run(xt, dt, lambda r: tab[id(r)], torch.asarray, _ns)
             return _to_np(p.loss_of(y, torch.asarray, _ns))
 
+    def own_fails() -> str | None:
+        return _raises(lambda: value(own)) if _engine_own(p, "torch") is not None else None
+
     vb: Any = None
-    with c.guard(E, "forward", "primal"):
+    with _own_guard(c, E, "forward", "primal", own_fails):
         vb = value(table)
     if vb is None:
-        return  # an error cell
+        return False  # an error cell, or torch's own functions refuse the program too
     with _quiet():
         vn = _to_np(_native_fns(p)[1](p.x, p.d))
     try:
@@ -221,11 +252,23 @@ def _torch_bridge_cells(
         # recorded here, not through compare: the known primal difference is between
         # libraries, and never excuses the bridge's own primal
         c.record(E, "forward", "primal", "wrong", worst(vb, vt))
-        return
+        return False
     if not close(vt, vn, kind):
         c.record(E, "forward", "primal", "skip", "known: oracle-primal-differs: " + worst(vt, vn))
-        return
+        return False
     c.record(E, "forward", "primal", "agree")
+    return True
+
+
+def _torch_bridge_cells(
+    p: Program, c: _Cells, ref: dict[str, Any], table: dict[int, Any], own: dict[int, Any]
+) -> None:
+    import torch
+
+    E = "torch-bridge"
+    kind = "single" if p.dtype in ("float32", "complex64") else "oracle"  # its library's kernels
+    if not _torch_primal(p, c, E, table, own):
+        return
 
     def fn_of(r: Any) -> Any:
         return table[id(r)]
@@ -287,10 +330,6 @@ def _torch_bridge_cells(
             u = u + 1j * np.broadcast_to(p.w_imag, p.y_shape)
         (xb,) = pb(torch.asarray(np.asarray(u).astype(_out_dtype(p))))
         c.compare(E, "func.vjp", "grad", _to_np(xb), ref["gx"], kind)
-    gate = torch_compile_gate(p)
-    if gate is not None:
-        for t in ("compile(func.grad)", "export+backward"):
-            c.record(E, t, "grad", "skip", gate)
     if not (p.x.dtype.kind == "f" and not p.y_complex):
         return
     from ... import ad
@@ -341,8 +380,23 @@ def _torch_bridge_cells(
         with _own_guard(c, E, "vmap(grad)", "grad", own_vg):
             gs = _to_np(torch.func.vmap(torch.func.grad(lambda x: L(x, d)))(torch.stack([x, x])))
             c.compare(E, "vmap(grad)", "grad", gs[1], ref["gx"], kind)
-    if gate is not None:
+
+
+def _torch_compile_cells(
+    p: Program, c: _Cells, ref: dict[str, Any], table: dict[int, Any], own: dict[int, Any]
+) -> None:
+    import torch
+
+    E = "torch-compile"
+    if not _torch_primal(p, c, E, table, own):
         return
+    kind = "oracle"  # real float64 programs only (torch_compile_gate): its library's kernels
+    x, d = torch.asarray(p.x.copy()), None if p.d is None else torch.asarray(p.d.copy())
+    torch_own = _engine_own(p, "torch") is not None
+
+    def fn_of(r: Any) -> Any:
+        return table[id(r)]
+
     # the program with its constants as tensors: Dynamo traces NumPy arrays as tensors of its
     # own (and stumbles on them), which would judge Dynamo's NumPy support, not the bridge
     q = _tensor_program(p)

@@ -25,6 +25,8 @@ engine and transformation), ``skip`` (not applicable, with the reason).
 ``jax-bridge``, ``autograd-bridge``: the program with each step's function wrapped by the bridge,
 differentiated by that engine (``jax.grad``, ``jax.jit(jax.grad)``, ``jax.jacfwd``/``jacrev`` and
 ``jax.hessian`` of real programs; ``autograd.grad``), against the native engine.
+``torch-bridge``: the same with torch's autograd and ``torch.func``; ``torch-compile``:
+``torch.compile(torch.func.grad)`` and ``torch.export`` followed by ``backward``.
 
 The bridges' relations live in :mod:`.bridges`, the outcomes and what the relations share in
 :mod:`.cells`; :func:`check` runs them all.
@@ -41,7 +43,7 @@ from ...core.registry import resolve_name
 from ...core.specialise import generic_only
 from .. import finite_differences as fdiff
 from ..backends import BACKENDS
-from .bridges import autograd_bridge, jax_bridge, torch_bridge
+from .bridges import autograd_bridge, jax_bridge, torch_bridge, torch_compile
 from .cells import (
     Outcome,
     _Cells,
@@ -515,7 +517,16 @@ def oracle(p: Program, c: _Cells, engine: str, ref: dict[str, Any]) -> None:
         c.compare(engine, "grad", "grad", np.concatenate(got_), np.concatenate(want), kind)
 
 
-ENGINES = ("native", "device", "jax", "torch", "jax-bridge", "autograd-bridge", "torch-bridge")
+ENGINES = (
+    "native",
+    "device",
+    "jax",
+    "torch",
+    "jax-bridge",
+    "autograd-bridge",
+    "torch-bridge",
+    "torch-compile",
+)
 
 
 def check(p: Program, engines: tuple[str, ...] = ("native",)) -> list[Outcome]:
@@ -535,4 +546,6 @@ def check(p: Program, engines: tuple[str, ...] = ("native",)) -> list[Outcome]:
                 autograd_bridge(p, c, ref)
             elif e == "torch-bridge":
                 torch_bridge(p, c, ref)
+            elif e == "torch-compile":
+                torch_compile(p, c, ref)
     return c.out

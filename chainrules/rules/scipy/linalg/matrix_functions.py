@@ -136,6 +136,10 @@ def _expm_frechet_frule(
     m = _block(xp, a, e)
     dm = _block(xp, da, de)
     big = _block(xp, m, dm)
+    # in the output's precision: SciPy computes expm_frechet of float32 input in float64, while
+    # its expm keeps float32 (a float32 block expm lost ~20 ulp of the float64 tangent)
+    out = (y[0] if both else y).dtype
+    big = big if big.dtype == out else xp.astype(big, out)
     ld = mod.expm(big)[..., : 2 * n, 2 * n :]  # L(M, dM)
     ea_dot, l_dot = ld[..., :n, :n], ld[..., :n, n:]
     if both:
