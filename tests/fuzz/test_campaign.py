@@ -342,10 +342,9 @@ def test_torch_bridge_error_is_excused_only_where_torchs_own_program_fails() -> 
     # program is not torch's, under vmap, jacfwd and hessian) were errors, now fixed
     # (tests/interop/test_torch.py): they agree
     pytest.importorskip("torch")
-    rep = run([3554, 4836, 2727, 1827, 5390], ("torch-bridge", "torch-compile"))
-    cells = {
-        (s, o.transform): o for s, o in rep.outcomes if o.engine in ("torch-bridge", "torch-compile")
-    }
+    engines = ("torch-bridge", "torch-compile")
+    rep = run([3554, 4836, 2727, 1827, 5390], engines)
+    cells = {(s, o.transform): o for s, o in rep.outcomes if o.engine in engines}
     for seed, t in (
         (3554, "compile(func.grad)"),
         (3554, "export+backward"),

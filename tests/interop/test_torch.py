@@ -761,3 +761,21 @@ def test_vecdot_under_vmap():  # type: ignore[no-untyped-def]
     torch.testing.assert_close(g, b.expand(3, 4))
     j = torch.func.jacfwd(lambda u: f(u, b))(a[0])
     torch.testing.assert_close(j, b)
+
+
+def test_a_forward_tangent_of_another_dtype_is_the_inputs_dtype():  # type: ignore[no-untyped-def]
+    """Regression (campaign torch-bridge seed 1900): torch's forward AD gives ``0.1 * mean(x)``
+    of a float32 ``x`` a float64 tangent (a Python scalar times a 0-d tensor, torch 2.13), and
+    the bridged function's frule carried it into a float64 tangent of its float32 output:
+    ``ValueError: the frule of operator.abs returned a tangent of dtype torch.float64``. The
+    bridge takes each tangent in its input's dtype."""
+    import operator
+
+    f = crtorch.wrap(operator.abs)
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float32)
+    _, t = torch.func.jvp(lambda x: 0.1 * torch.mean(x), (x,), (torch.ones_like(x),))
+    if t.dtype == torch.float32:
+        pytest.skip("this torch gives the tangent its primal's dtype: nothing to convert")
+    j = torch.func.jacfwd(lambda x: f(0.1 * torch.mean(x)))(x)
+    assert j.dtype == torch.float32
+    torch.testing.assert_close(j, torch.full((3,), 0.1 / 3, dtype=torch.float32))

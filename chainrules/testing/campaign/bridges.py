@@ -288,10 +288,19 @@ def _torch_bridge_cells(
         return p.loss_of(F_own(x, d), torch.asarray, _ns)
 
     torch_own = _engine_own(p, "torch") is not None
+    own_runs: list[bool] = []  # whether torch's own program runs untransformed (asked once)
 
     def own_fails(run: Callable[[Any, Any], Any]) -> Callable[[], str | None]:
+        """Why the transformation of torch's own program raises too; None where it does not,
+        and where torch's own program does not even run untransformed (``full`` of a tensor
+        fill value): a program torch cannot express says nothing of the transformation."""
+
         def why() -> str | None:
-            return _raises(lambda: run(fresh(p.x), fresh(p.d))) if torch_own else None
+            if not torch_own:
+                return None
+            if not own_runs:
+                own_runs.append(_raises(lambda: L_own(fresh(p.x), fresh(p.d))) is None)
+            return _raises(lambda: run(fresh(p.x), fresh(p.d))) if own_runs[0] else None
 
         return why
 
@@ -461,11 +470,12 @@ def _torch_compile_cells(
 def _engine_own(p: Program, engine: str) -> dict[int, Any] | None:
     """Each step's function of ``engine``'s own library (``id(reg) -> function``): the program
     the known difference ``own-program-fails-too`` runs. None where a step has no such function,
-    or is chainrules' own (a callable registration: ``scatter_add``), whose failures are never
-    the engine's limit."""
+    or is chainrules' own (a ``traceable`` function: ``scatter_add``), whose failures are never
+    the engine's limit. Python's operators (``operator.mod``) are the engine's own: they call
+    its tensors' methods."""
     be = BACKENDS[engine]
     fns = [be.function(s.reg) for s in p.steps]
-    if any(f is None for f in fns) or any(s.reg.family == "callable" for s in p.steps):
+    if any(f is None or getattr(f, "__chainrules_traceable__", False) is True for f in fns):
         return None
     return {id(s.reg): f for s, f in zip(p.steps, fns)}
 
