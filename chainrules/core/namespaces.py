@@ -141,11 +141,14 @@ def array_traits(x: Any) -> ArrayTraits:
 
 
 def is_array(x: Any) -> bool:
-    """True for an array of any Array API library (not for Python scalars or tangent markers)."""
+    """True for an array of any Array API library (not for Python scalars, tangent markers or
+    classes: ``np.float64`` the type has ``__array_namespace__`` too)."""
     t = type(x)
     if t in _NS_BY_TYPE:
         return True
     if t in _SCALARS or x is None or (isinstance(x, numbers.Number) and not hasattr(x, "shape")):
+        return False
+    if isinstance(x, type):
         return False
     return array_api_compat.is_array_api_obj(x)
 

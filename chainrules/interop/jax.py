@@ -27,6 +27,11 @@ Two modes:
   itself); forward mode (``jvp``, ``jacfwd``, ``hessian``) is refused by JAX for a
   ``custom_vjp``, by design.
 
+Rules that compute on the host (SciPy's functions take NumPy arrays): where a trace of the rule
+fails converting a traced array to NumPy, its derivative runs through ``jax.pure_callback`` on
+NumPy copies, one direction per mode -- ``mode="jvp"`` forward mode, ``mode="vjp"`` reverse mode
+(JAX cannot transpose a callback; custom transposition, jax-ml/jax#9129, is not in JAX).
+
 Sharding: in JAX's explicit sharding mode the ``vjp`` mode runs the pullback with the mesh's
 explicit axes made automatic (``jax.sharding.auto_axes``) and gives each cotangent its primal's
 sharding, as JAX's own transposes do; ``jvp`` mode needs nothing (JAX transposes the frule).
@@ -266,7 +271,7 @@ def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
         return y, rebuild(out)
 
     call.defjvp(call_jvp, symbolic_zeros=True)
-    return _jit_unless_untraceable(call)
+    return _jit_unless_untraceable(call, host=lambda: _build_jvp_host(rules, sp, keyword_leaves))
 
 
 def _build_jvp_of_rrule(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
@@ -329,7 +334,140 @@ def _build_jvp_of_rrule(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -
         return y, rebuild_out(y_dot)
 
     call.defjvp(call_jvp, symbolic_zeros=True)
-    return _jit_unless_untraceable(call)
+    return _jit_unless_untraceable(call, host=lambda: _build_jvp_host(rules, sp, keyword_leaves))
+
+
+# --- rules that compute on the host ---------------------------------------------------------------
+# SciPy's functions (and NumPy's that only take NumPy arrays) convert what they are given with
+# numpy.asarray: their rules run on concrete arrays only. JAX gives a custom rule concrete primals
+# in eager transformations, but traced tangents and cotangents (a JaxprTracer under grad, a
+# BatchTracer under jacfwd, jacrev and vmap). Such a rule's derivative runs on the host through
+# jax.pure_callback (batched one element at a time), in one direction per mode: JAX cannot
+# transpose a callback, nor linearize a custom_vjp (custom transposition, jax-ml/jax#9129, is
+# not in JAX), so mode="jvp" gives forward mode (jvp, jacfwd) and mode="vjp" reverse mode (grad,
+# vjp, jacrev, vmap of them). The primal needs concrete arrays: not under jit.
+
+
+def _host(v: Any) -> Any:
+    return np.asarray(v)
+
+
+def _build_jvp_host(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
+    """``mode="jvp"`` for a rule that computes on the host: the frule (derived from the rrule
+    where there is none) runs in a ``jax.pure_callback`` on NumPy copies of the primals and
+    tangents. Forward mode only: JAX's reverse mode cannot transpose the callback, and says so
+    ("Pure callbacks do not support transpose"); ``wrap(f, mode="vjp")`` is the reverse mode."""
+    rules = complete(rules)
+    assert rules.frule is not None
+    frule = rules.frule
+
+    @jax.custom_jvp
+    def call(*dyn: Any) -> Any:
+        args, kwargs = sp.rebuild(dyn)
+        return _primal(rules, args, kwargs)
+
+    def call_jvp(primals: Any, tangents: Any) -> Any:
+        _refuse_keywords(rules, keyword_leaves, tangents)
+        y = call(*primals)
+        ys, rebuild = output_leaves(y)
+        live = [
+            k
+            for k, (pos, p, t) in enumerate(zip(sp.dynamic, primals, tangents, strict=True))
+            if sp.arg_of[pos] >= 0 and _inexact(p) and not isinstance(t, SymbolicZero)
+        ]
+        outs = [k for k, v in enumerate(ys) if _inexact(jnp.asarray(v))]
+        avals = tuple(jax.ShapeDtypeStruct(jnp.shape(ys[k]), jnp.result_type(ys[k])) for k in outs)
+
+        def host(prims: Any, ts: Any) -> Any:
+            args, kwargs = sp.rebuild(tuple(map(_host, prims)))
+            leaf_t = {sp.dynamic[k]: _host(t) for k, t in zip(live, ts, strict=True)}
+            targs = sp.tangents(leaf_t, _ZERO)
+            yh, y_dot = frule((NoTangent(), *targs), *args, **kwargs)
+            dots = tangent_output_leaves(y_dot, len(ys), yh)
+            got = []
+            for k, a in zip(outs, avals, strict=True):
+                d = dots[k]
+                d = np.zeros(a.shape, a.dtype) if d is None else _host(d)
+                check_leaf(rules.name, "frule", -1, d, a, d.dtype == a.dtype)
+                got.append(d)
+            return tuple(got)
+
+        dots: Any = ()
+        if outs and live:
+            ts = [tangents[k] for k in live]
+            dots = jax.pure_callback(host, avals, primals, ts, vmap_method="sequential")
+        out: list[Any] = [np.zeros(np.shape(v), dtype=_float0) for v in ys]
+        for i, k in enumerate(outs):
+            out[k] = dots[i] if dots else jnp.zeros_like(ys[k])
+        return y, rebuild(out)
+
+    call.defjvp(call_jvp, symbolic_zeros=True)
+    return call
+
+
+def _custom_vjp_host(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
+    """``mode="vjp"`` for a rule that computes on the host: the forward runs eagerly (on concrete
+    primals) and keeps the inputs; the backward pass recomputes the rrule on NumPy copies of them
+    and applies its pullback to the cotangents, in a ``jax.pure_callback``. Reverse mode only
+    (JAX refuses forward mode of a ``custom_vjp``)."""
+    assert rules.rrule is not None
+    rrule = rules.rrule
+
+    @jax.custom_vjp
+    def call(*dyn: Any) -> Any:
+        args, kwargs = sp.rebuild(dyn)
+        return rrule(*args, **kwargs)[0]
+
+    def call_fwd(*prim: Any) -> Any:
+        dyn = tuple(p.value for p in prim)
+        perturbed = tuple(bool(p.perturbed) for p in prim)
+        for k, kw in keyword_leaves.items():
+            if perturbed[k]:
+                raise keyword_error("jax", rules.name, kw, "is differentiated by JAX")
+        y = call(*dyn)
+        avals = tuple(jax.typeof(v) for v in dyn)
+        return y, _Residual(_Plan(None, None, y, avals, perturbed), dyn)
+
+    def call_bwd(res: _Residual, y_bar: Any) -> Any:
+        plan = res.plan
+        avals = plan.avals
+        want = [
+            i
+            for i, (w, pos) in enumerate(zip(plan.perturbed, sp.dynamic, strict=True))
+            if w and _inexact(avals[i]) and sp.arg_of[pos] >= 0
+        ]
+        bars, _ = output_leaves(y_bar)
+        live = [k for k, b in enumerate(bars) if not isinstance(b, SymbolicZero)]
+        _, rebuild_out = output_leaves(plan.y)
+        shapes = tuple(jax.ShapeDtypeStruct(avals[i].shape, avals[i].dtype) for i in want)
+
+        def host(leaves: Any, bs: Any) -> Any:
+            args, kwargs = sp.rebuild(tuple(map(_host, leaves)))
+            _, pullback = rrule(*args, **kwargs)
+            full: list[Any] = [_ZERO] * len(bars)
+            for k, b in zip(live, bs, strict=True):
+                full[k] = np.conj(_host(b)) if _is_complex(b) else _host(b)  # JAX's -> ours
+            wanted = {sp.dynamic[i] for i in want}
+            per_leaf = _wanted_cotangents(sp, pullback(rebuild_out(full)), args, wanted)
+            got = []
+            for i, a in zip(want, shapes, strict=True):
+                c = per_leaf[sp.dynamic[i]]
+                c = np.zeros(a.shape, a.dtype) if c is None else _host(c)
+                check_leaf(rules.name, "rrule", sp.arg_of[sp.dynamic[i]], c, a, c.dtype == a.dtype)
+                got.append(np.conj(c) if _is_complex(c) else c)  # ours -> JAX's
+            return tuple(got)
+
+        got: Any = ()
+        if want and live:
+            bs = [bars[k] for k in live]
+            got = jax.pure_callback(host, shapes, res.leaves, bs, vmap_method="sequential")
+        out: list[Any] = [_zeros_like_ct(a) for a in avals]
+        for j, i in enumerate(want):
+            out[i] = got[j] if got else jnp.zeros(avals[i].shape, avals[i].dtype)
+        return tuple(out)
+
+    call.defvjp(call_fwd, call_bwd, symbolic_zeros=True)
+    return call
 
 
 # What jax.jit's trace raises at a rule that reads array values on the host or makes a
@@ -341,7 +479,9 @@ _UNTRACEABLE = (
 )
 
 
-def _jit_unless_untraceable(call: Any, probe: Any = None, eager: Any = None) -> Any:
+def _jit_unless_untraceable(
+    call: Any, probe: Any = None, eager: Any = None, host: Any = None
+) -> Any:
     """``jax.jit(call)``, or the plain call (``eager``, else ``call``) once the jit's trace
     fails where the plain call runs (a rule that reads values on the host works eagerly, not
     under ``jit``).
@@ -362,10 +502,19 @@ def _jit_unless_untraceable(call: Any, probe: Any = None, eager: Any = None) -> 
     ``probe`` (the forward and backward pass, traced by ``jax.eval_shape`` on the first call)
     decides first: a probe that fails for any reason leaves ``eager`` (``call`` unless given)
     to run without the jit, as before, where the rule's own errors surface as they would
-    have."""
+    have; a probe that fails converting a traced array to NumPy (a rule that computes on the
+    host) leaves ``host()``, built then, to run instead.
+
+    ``host`` (a builder) is the rule run on the host (:func:`_build_jvp_host`): where the
+    plain call, too, converts a traced array to NumPy (the frule of a SciPy function, handed
+    JAX's traced tangents), that call and the later ones use it."""
     jitted = jax.jit(call)
     plain = call if eager is None else eager
     use = [jitted if probe is None else None]
+
+    def on_host() -> Any:
+        use[0] = host()
+        return use[0]
 
     def run(*dyn: Any) -> Any:
         f = use[0]
@@ -373,17 +522,23 @@ def _jit_unless_untraceable(call: Any, probe: Any = None, eager: Any = None) -> 
             try:
                 jax.eval_shape(probe, *dyn)
                 f = jitted
+            except jax.errors.TracerArrayConversionError:
+                f = on_host() if host is not None else plain
             except Exception:  # noqa: BLE001 -- any failure: the plain call runs, raising its own
                 f = plain
             use[0] = f
-        if f is plain:
-            return plain(*dyn)
+        if f is not jitted:
+            if f is not plain or host is None:
+                return f(*dyn)
+            try:
+                return plain(*dyn)
+            except jax.errors.TracerArrayConversionError:
+                return on_host()(*dyn)
         try:
             return jitted(*dyn)
         except _UNTRACEABLE:
-            out = plain(*dyn)  # an outer trace's error (or the rule's own) is raised from here
             use[0] = plain  # the rule runs only eagerly: stop tracing it on every call
-            return out
+            return run(*dyn)  # an outer trace's error (or the rule's own) is raised from there
 
     run.__wrapped__ = plain  # type: ignore[attr-defined]
     return run
@@ -594,7 +749,8 @@ def _build_vjp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
         y, pullback = jax.vjp(call, *dyn)
         return pullback(jax.tree.map(_zeros_like_ct, y))
 
-    return _jit_unless_untraceable(call, probe, eager)
+    host = lambda: _custom_vjp_host(rules, sp, keyword_leaves)
+    return _jit_unless_untraceable(call, probe, eager, host)
 
 
 def _custom_vjp(

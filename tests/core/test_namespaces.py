@@ -69,3 +69,17 @@ def test_a_dtype_s_namespace_is_read_from_its_type_not_its_module_name(library: 
     Float64.__module__ = library
     assert namespace_of_dtype(Float64()) is None
     assert namespace_of_dtype(np.float64) is None
+
+
+def test_a_class_is_not_an_array():  # type: ignore[no-untyped-def]
+    """``np.float64`` the type has ``__array_namespace__`` (an unbound method), which
+    array-api-compat's test reads as an array: ``np.fromiter(x, np.float64)`` took its dtype
+    for the array that decides the library."""
+    import numpy as np
+
+    from chainrules.core.namespaces import is_array
+
+    assert not is_array(np.float64)
+    assert not is_array(np.ndarray)
+    assert is_array(np.float64(1.0)) == is_array(np.asarray(1.0)[()])
+    assert is_array(np.zeros(2))

@@ -594,3 +594,69 @@ def test_wrong_shape_tangent_names_function(bad_rules):  # type: ignore[no-untyp
     x, y = jnp.ones(3), jnp.ones(3)
     with pytest.raises(ValueError, match=r"frule of .*bad_function.*output"):
         jax.jvp(f, (x, y), (x, y))
+
+
+# --- rules that compute on the host (SciPy) ------------------------------------------------------
+HOST_CASES = ["expm", "sqrtm", "expm_frechet"]
+
+
+def _host_case(name):  # type: ignore[no-untyped-def]
+    """(a call of the wrapped SciPy function on x, that function, x)"""
+    sl = pytest.importorskip("scipy.linalg")
+    rng = np.random.default_rng(7)
+    a = np.eye(3) + 0.2 * rng.standard_normal((3, 3))
+    if name == "expm_frechet":
+        e = jnp.ones((3, 3))
+        return (lambda w, x: w(x, e, compute_expm=False)), sl.expm_frechet, a
+    return (lambda w, x: w(x)), getattr(sl, name), a @ a.T if name == "sqrtm" else a
+
+
+@pytest.mark.parametrize("name", HOST_CASES)
+def test_a_host_rule_differentiates_in_each_mode_its_direction(name):  # type: ignore[no-untyped-def]
+    """Regression (campaign jax-bridge seeds 51, 76, 110: TracerArrayConversionError): a SciPy
+    function's frule runs SciPy on JAX's traced tangents, and its pullback on traced cotangents
+    (jacrev, vmap). Such a rule runs on the host through ``jax.pure_callback``: ``mode="jvp"``
+    gives ``jvp`` and ``jacfwd``, ``mode="vjp"`` gives ``grad`` and ``jacrev``, each equal to
+    the Jacobian of the rrule's pullback on NumPy arrays (rows: the pullback of each output
+    basis matrix); the other direction raises JAX's own error (no JAX extension point gives a
+    host function both, jax-ml/jax#9129)."""
+    call, scipy_f, x0 = _host_case(name)
+    extra = ((np.ones((3, 3)),), {"compute_expm": False}) if name == "expm_frechet" else ((), {})
+    y, pb = cr.rrule(scipy_f, x0, *extra[0], **extra[1])
+    rows = []
+    for k in range(y.size):
+        e = np.zeros(y.size)
+        e[k] = 1.0
+        rows.append(cr.unthunk(pb(e.reshape(y.shape))[1]))
+    want = np.stack(rows).reshape(*y.shape, *x0.shape)
+    x = jnp.asarray(x0)
+    fw, rw = crjax.wrap(scipy_f), crjax.wrap(scipy_f, mode="vjp")
+    fwd, rev = (lambda x: call(fw, x)), (lambda x: call(rw, x))
+    np.testing.assert_allclose(np.asarray(jax.jacfwd(fwd)(x)), want, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(jax.jacrev(rev)(x)), want, rtol=1e-8, atol=1e-10)
+    w = np.cos(np.arange(9.0)).reshape(3, 3)
+    g = jax.grad(lambda x: jnp.sum(rev(x) * w))(x)
+    np.testing.assert_allclose(np.asarray(g), np.tensordot(w, want, 2), rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="Pure callbacks do not support transpose"):
+        jax.grad(lambda x: jnp.sum(fwd(x) * w))(x)
+    with pytest.raises(TypeError, match="forward-mode"):
+        jax.jacfwd(rev)(x)
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "full_like"])
+def test_numpys_like_functions_of_jax_arrays_trace(name):  # type: ignore[no-untyped-def]
+    """Regression (campaign jax-bridge seeds 54, 170, 238: TracerArrayConversionError under
+    ``jit`` and ``vmap``): the rules of NumPy's ``*_like`` functions called NumPy's own function
+    on the JAX array. With an array argument the arrays' library computes them, as every NumPy
+    rule does, so they trace."""
+    f = crjax.wrap(getattr(np, name))
+    extra = (2.0,) if name == "full_like" else ()
+
+    def loss(x):  # type: ignore[no-untyped-def]
+        return jnp.sum(jnp.sin(x) * (1.0 + 0.0 * f(x, *extra)))
+
+    x = jnp.array([0.3, 1.2, -0.7])
+    want = np.cos(np.asarray(x))
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(loss))(x)), want, rtol=1e-6)
+    got = jax.vmap(jax.grad(loss))(jnp.stack([x, x]))
+    np.testing.assert_allclose(np.asarray(got[1]), want, rtol=1e-6)

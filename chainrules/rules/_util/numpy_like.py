@@ -96,9 +96,16 @@ def _register_numpy_nondiff(name: str, zero: bool, meta: dict[str, Any]) -> None
         return getattr(module, name)(*args, **kwargs)
 
     def bind(obj: Any, kind: str) -> Any:
-        # each library's function gets rules that call exactly it (jnp.zeros(3) has no array
-        # argument to tell the library)
-        r, f = _numpy_nondiff_rules(sig, zero, lambda args, kwargs: obj(*args, **kwargs))
+        # each library's function gets rules that call exactly it where no argument is an array
+        # (jnp.zeros(3) has no array argument to tell the library); with an array argument, the
+        # arrays' library decides, as for every NumPy rule (np.zeros_like of a JAX array through
+        # the JAX bridge is jax.numpy's: NumPy's would convert a traced array on the host)
+        def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            if any(is_array(a) for a in (*args, *kwargs.values())):
+                return primal(args, kwargs)
+            return obj(*args, **kwargs)
+
+        r, f = _numpy_nondiff_rules(sig, zero, call)
         return r if kind == "r" else f
 
     r, f = _numpy_nondiff_rules(sig, zero, primal)

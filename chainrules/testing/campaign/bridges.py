@@ -17,12 +17,17 @@ from .tolerances import close, worst
 
 
 # --- bridges ----------------------------------------------------------------------------------
+def _fns(p: Program) -> list[tuple[Any, Any]]:
+    """Each step with its NumPy function."""
+    numpy = BACKENDS["numpy"]
+    return [(s, numpy.function(s.reg)) for s in p.steps]
+
+
 def _wrapped(p: Program, c: _Cells, engine: str, wrap: Callable[[Any], Any]) -> Any:
     """Each step's NumPy function wrapped by the bridge (``id(reg) -> wrapped``), or None when
     one cannot be wrapped (recorded as the ``wrap`` cell's error)."""
-    numpy = BACKENDS["numpy"]
     with c.guard(engine, "wrap", "wrap"):
-        return {id(s.reg): wrap(numpy.function(s.reg)) for s in p.steps}
+        return {id(s.reg): wrap(f) for s, f in _fns(p)}
     return None
 
 
@@ -63,10 +68,32 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
         return why
 
     kind = "single" if p.dtype in ("float32", "complex64") else "oracle"  # its library's kernels
-    # SciPy's functions take host arrays: their rules run under an eager grad (the bridge falls
-    # back from jit), not where JAX traces abstract values (jit, vmap, a Hessian's inner trace)
+    # SciPy's functions take host arrays: their rules run on the host (jax.pure_callback) in
+    # eager transformations, one direction per mode (chainrules.interop.jax): reverse mode
+    # (grad, jacrev) through wrap(f, mode="vjp"), forward mode (jacfwd) through the default
+    # mode; not where JAX traces abstract primals (jit, vmap, a Hessian's inner trace)
     host = any(s.reg.family == "scipy" for s in p.steps)
     abstract = "a SciPy function: host arrays only, and JAX traces abstract values here"
+    vjp_table: list[dict[int, Any]] = []
+
+    def reverse(run: Callable[[dict[int, Any]], Any]) -> Any:
+        """``run(table)`` for a reverse-mode cell: through the default mode, and through
+        ``mode="vjp"`` where the program has a SciPy function or JAX cannot transpose a rule
+        that ran on the host (what JAX's error tells a user to do)."""
+        if not host:
+            try:
+                return run(table)
+            except ValueError as e:
+                if "Pure callbacks do not support transpose" not in str(e):
+                    raise
+        if not vjp_table:
+            vjp_table.append({id(s.reg): crjax.wrap(t, mode="vjp") for s, t in _fns(p)})
+        return run(vjp_table[0])
+
+    def L_rev(tab: dict[int, Any], x: Any, d: Any) -> Any:
+        y = p.run(x, d, lambda r: tab[id(r)], jnp.asarray, _ns)
+        return p.loss_of(y, jnp.asarray, _ns)
+
     # the primal first: where jax.numpy's functions compute another value (partition's order of
     # the elements off the kth), the derivatives are of another function: a known difference
     same_primal = False
@@ -87,7 +114,8 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
             c.record(E, name, "grad", "skip", abstract)
             continue
         with _own_guard(c, E, name, "grad", own_fails(transform)):
-            gx = np.conj(_to_np(transform(lambda x: L(x, d))(x)))
+            g = reverse(lambda tab: transform(lambda x: L_rev(tab, x, d))(x))  # noqa: B023
+            gx = np.conj(_to_np(g))
             c.compare(E, name, "grad", gx, ref["gx"], kind)
     if p.x.dtype.kind == "f" and not p.y_complex and p.x.size <= 16:
         if host:
@@ -98,14 +126,21 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
                 xs = jnp.stack([x, x])
                 gs = _to_np(jax.vmap(jax.grad(lambda x: L(x, d)))(xs))
                 c.compare(E, "vmap(grad)", "grad", gs[1], ref["gx"], kind)
-        F = lambda x: p.run(x, d, lambda r: table[id(r)], jnp.asarray, _ns)
+
         # against the native engine's own (the native cells judge those; skipped where it raised)
+        def F(tab: dict[int, Any], x: Any) -> Any:
+            return p.run(x, d, lambda r: tab[id(r)], jnp.asarray, _ns)
+
         for name, jt in (("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev)):
             if name not in ref:
                 c.record(E, name, "jacobian", "skip", "the native jacobian raised")
                 continue
             with _own_guard(c, E, name, "jacobian", own_fails(jt, of_loss=False)):
-                c.compare(E, name, "jacobian", _to_np(jt(F)(x)), ref[name], kind)
+                if name == "jacfwd":
+                    J = jt(lambda x: F(table, x))(x)
+                else:
+                    J = reverse(lambda tab: jt(lambda x: F(tab, x))(x))  # noqa: B023
+                c.compare(E, name, "jacobian", _to_np(J), ref[name], kind)
         if host or "hessian" not in ref:
             why = abstract if host else "the native hessian raised"
             c.record(E, "hessian", "hessian", "skip", why)
