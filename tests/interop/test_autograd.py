@@ -362,3 +362,46 @@ def test_named_tuple_output_cotangent_is_conjugated(named_tuple_output_case):  #
         g = autograd.grad(loss, i)(*leaves)
         want = ad.grad(native, argnums=i)(*leaves)
         np.testing.assert_allclose(np.conj(g), want, rtol=1e-9, atol=1e-12)
+
+
+def _fd_grad(f, x, h=1e-6):  # type: ignore[no-untyped-def]
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("case", ["lstsq", "cho_factor"])
+def test_a_tuple_output_with_an_integer_or_boolean_scalar(case):  # type: ignore[no-untyped-def]
+    """Regression (campaign autograd-bridge seeds 69, 134, 282, 310, 1056, 1273, 2157): a
+    function returning a tuple with an integer or boolean scalar (``lstsq``'s rank,
+    ``cho_factor``'s ``lower``) raised "Can't find vector space for value 2 of type
+    numpy.int32": autograd has no vector space for such a scalar. The scalar is a 0-d array
+    inside the primitive and a NumPy scalar again outside; the gradient is right."""
+    import autograd
+    import autograd.numpy as anp
+
+    sl = pytest.importorskip("scipy.linalg")
+    a0 = np.random.default_rng(0).standard_normal((4, 3))
+    b = np.linspace(1.0, 2.0, 4)
+    if case == "lstsq":
+        f = crag.wrap(np.linalg.lstsq)
+
+        def loss(a, np_=anp):  # type: ignore[no-untyped-def]
+            x, _, rank, _ = f(a, b, rcond=None) if np_ is anp else np.linalg.lstsq(a, b, None)
+            assert isinstance(rank, np.integer)
+            return np_.sum(x**2)
+    else:
+        f = crag.wrap(sl.cho_factor)
+
+        def loss(a, np_=anp):  # type: ignore[no-untyped-def]
+            m = a @ a.T + 3 * np.eye(4)
+            c, lower = f(m) if np_ is anp else sl.cho_factor(m)
+            assert isinstance(lower, (bool, np.bool_))
+            return np_.sum(np_.tril(c) ** 2) if lower else np_.sum(np_.triu(c) ** 2)
+
+    got = autograd.grad(loss)(a0)
+    want = _fd_grad(lambda a: loss(a, np), a0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
