@@ -352,6 +352,15 @@ def _host(v: Any) -> Any:
     return np.asarray(v)
 
 
+def _host_primal(rules: Rules, sp: Any, dyn: Any) -> Any:
+    """The primal computed on NumPy copies of the (concrete) inputs, as JAX arrays: a SciPy
+    rule then computes in one library (on JAX inputs it mixed SciPy's NumPy results with
+    ``jax.numpy``, which refused NumPy's device: seeds 93, 396)."""
+    args, kwargs = sp.rebuild(tuple(map(_host, dyn)))
+    ys, rebuild = output_leaves(_primal(rules, args, kwargs))
+    return rebuild([jnp.asarray(v) if isinstance(v, (np.ndarray, np.generic)) else v for v in ys])
+
+
 def _build_jvp_host(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
     """``mode="jvp"`` for a rule that computes on the host: the frule (derived from the rrule
     where there is none) runs in a ``jax.pure_callback`` on NumPy copies of the primals and
@@ -363,8 +372,7 @@ def _build_jvp_host(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> An
 
     @jax.custom_jvp
     def call(*dyn: Any) -> Any:
-        args, kwargs = sp.rebuild(dyn)
-        return _primal(rules, args, kwargs)
+        return _host_primal(rules, sp, dyn)
 
     def call_jvp(primals: Any, tangents: Any) -> Any:
         _refuse_keywords(rules, keyword_leaves, tangents)
@@ -415,8 +423,7 @@ def _custom_vjp_host(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> A
 
     @jax.custom_vjp
     def call(*dyn: Any) -> Any:
-        args, kwargs = sp.rebuild(dyn)
-        return rrule(*args, **kwargs)[0]
+        return _host_primal(rules, sp, dyn)
 
     def call_fwd(*prim: Any) -> Any:
         dyn = tuple(p.value for p in prim)
@@ -506,11 +513,15 @@ def _jit_unless_untraceable(
     host) leaves ``host()``, built then, to run instead.
 
     ``host`` (a builder) is the rule run on the host (:func:`_build_jvp_host`): where the
-    plain call, too, converts a traced array to NumPy (the frule of a SciPy function, handed
-    JAX's traced tangents), that call and the later ones use it."""
+    jit's trace failed converting a traced array to NumPy and the plain call fails too (the
+    frule of a SciPy function handed JAX's traced tangents; a SciPy rule mixing SciPy's NumPy
+    results with ``jax.numpy``), that call and the later ones run on the host; where the host
+    fails as well, the plain call's error is raised."""
     jitted = jax.jit(call)
     plain = call if eager is None else eager
     use = [jitted if probe is None else None]
+
+    hosted = [False]  # the jit's trace failed converting a traced array: host may run it
 
     def on_host() -> Any:
         use[0] = host()
@@ -528,16 +539,24 @@ def _jit_unless_untraceable(
                 f = plain
             use[0] = f
         if f is not jitted:
-            if f is not plain or host is None:
+            if f is not plain or host is None or not hosted[0]:
                 return f(*dyn)
             try:
                 return plain(*dyn)
-            except jax.errors.TracerArrayConversionError:
-                return on_host()(*dyn)
+            except Exception as e:  # noqa: BLE001 -- the plain call's own error unless host runs
+                h = host()
+                try:
+                    out = h(*dyn)
+                except Exception:  # noqa: BLE001
+                    raise e from None
+                use[0] = h
+                return out
         try:
             return jitted(*dyn)
-        except _UNTRACEABLE:
+        except _UNTRACEABLE as e:
             use[0] = plain  # the rule runs only eagerly: stop tracing it on every call
+            # a rule converting a traced array to NumPy may compute on the host only
+            hosted[0] = isinstance(e, jax.errors.TracerArrayConversionError)
             return run(*dyn)  # an outer trace's error (or the rule's own) is raised from there
 
     run.__wrapped__ = plain  # type: ignore[attr-defined]

@@ -660,3 +660,27 @@ def test_numpys_like_functions_of_jax_arrays_trace(name):  # type: ignore[no-unt
     np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(loss))(x)), want, rtol=1e-6)
     got = jax.vmap(jax.grad(loss))(jnp.stack([x, x]))
     np.testing.assert_allclose(np.asarray(got[1]), want, rtol=1e-6)
+
+
+def test_a_scipy_rule_computes_in_one_library():  # type: ignore[no-untyped-def]
+    """Regression (campaign jax-bridge seeds 93, 396): ``wrap(scipy.linalg.lu)`` of a JAX array
+    raised "jax.device_put only accepts ... Received invalid value: cpu": the rule built
+    ``jax.numpy`` identities on the device of SciPy's NumPy factors. A rule that computes on
+    the host runs on NumPy copies of its inputs, its values and derivatives those of NumPy."""
+    sl = pytest.importorskip("scipy.linalg")
+    a = np.random.default_rng(3).standard_normal((4, 3))
+    for mode in ("jvp", "vjp"):
+        lu = crjax.wrap(sl.lu, mode=mode)
+        for got, want in zip(lu(jnp.asarray(a)), sl.lu(a), strict=True):
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-14)
+    w = np.cos(np.arange(12.0)).reshape(4, 3)
+
+    def loss(lu, x):  # type: ignore[no-untyped-def]
+        _, low, u = lu(x)
+        return jnp.sum(low @ u * w)  # P L U = a: the derivative of sum(P^T a w) is P w
+
+    p = sl.lu(a)[0]
+    g = jax.grad(lambda x: loss(crjax.wrap(sl.lu, mode="vjp"), x))(jnp.asarray(a))
+    np.testing.assert_allclose(np.asarray(g), p @ w, rtol=1e-10, atol=1e-12)
+    t = jax.jvp(lambda x: loss(crjax.wrap(sl.lu), x), (jnp.asarray(a),), (jnp.asarray(w),))[1]
+    np.testing.assert_allclose(float(t), float(np.sum((p @ w) * w)), rtol=1e-10)

@@ -97,7 +97,7 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
     # the primal first: where jax.numpy's functions compute another value (partition's order of
     # the elements off the kth), the derivatives are of another function: a known difference
     same_primal = False
-    with c.guard(E, "forward", "primal"):
+    with _own_guard(c, E, "forward", "primal", own_fails(lambda f: f)):
         with _quiet():
             vb = _to_np(L(x, d))
             vn = _to_np(_native_fns(p)[1](p.x, p.d))
