@@ -684,3 +684,23 @@ def test_a_scipy_rule_computes_in_one_library():  # type: ignore[no-untyped-def]
     np.testing.assert_allclose(np.asarray(g), p @ w, rtol=1e-10, atol=1e-12)
     t = jax.jvp(lambda x: loss(crjax.wrap(sl.lu), x), (jnp.asarray(a),), (jnp.asarray(w),))[1]
     np.testing.assert_allclose(float(t), float(np.sum((p @ w) * w)), rtol=1e-10)
+
+
+def test_row_stack_of_jax_arrays():  # type: ignore[no-untyped-def]
+    """Regression (campaign jax-bridge seed 243 and six more): ``wrap(np.row_stack)`` of JAX
+    arrays raised "module 'jax.numpy' has no attribute 'row_stack'": the gather rule called the
+    arrays' library's function by name. NumPy documents ``row_stack`` as ``vstack``'s alias, and
+    the rule computes with ``vstack``."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # np.row_stack's own (NumPy >= 2)
+        f = crjax.wrap(np.row_stack)
+    w = jnp.arange(6.0).reshape(2, 3)
+
+    def loss(x):  # type: ignore[no-untyped-def]
+        return jnp.sum(f((x, 2 * x)) * w)  # rows x and 2x against w[0] and w[1]
+
+    x = jnp.array([[0.5, -1.0, 2.0]])
+    got = jax.jit(jax.grad(loss))(x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(w[0] + 2 * w[1])[None], rtol=1e-12)

@@ -338,6 +338,7 @@ def simple_plan(
     prepare: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
     from_src: bool = False,
     call: Callable[..., Any] | None = None,
+    computes_with: str | None = None,
 ) -> Plan:
     """The plan of a function whose sources are the parameters ``params`` (name -> ``"array"``
     or ``"sequence"``; ``"choices"``: a sequence or one array): the primal is the call itself, and
@@ -345,7 +346,9 @@ def simple_plan(
     index_kwargs)`` checks the bound arguments and adjusts the keywords of the index call
     (``pad``'s ``constant_values=0``). ``from_src``: gather ``y`` from ``src`` (value-dependent
     output shapes: one call, so one sync). ``call(f, args, kwargs)`` calls the function
-    (default: ``f(*args, **kwargs)``)."""
+    (default: ``f(*args, **kwargs)``). ``computes_with``: the name of the library function that
+    computes it, where NumPy documents ``name`` as its alias (``row_stack`` is ``vstack``, which
+    ``jax.numpy`` alone has)."""
     sig = signature(name, template)
     order = list(inspect.signature(template).parameters)
 
@@ -379,7 +382,7 @@ def simple_plan(
                 iargs[k] = rep
             else:
                 ikw[p] = rep
-        f = function(fn, name, like, xp)
+        f = function(fn, computes_with or name, like, xp)
         run = call or (lambda f, a, k: f(*a, **k))
         src = run(f, tuple(iargs), ikw)
         if from_src:

@@ -308,16 +308,19 @@ def _vstack_ex(name: str) -> Callable[[np.random.Generator], list[Any]]:
     return make
 
 
-for _name, _template in (
-    ("vstack", lambda tup, *, dtype=None, casting="same_kind": None),
-    ("hstack", lambda tup, *, dtype=None, casting="same_kind": None),
-    ("dstack", lambda tup: None),
-    ("column_stack", lambda tup: None),
-    ("row_stack", lambda tup, *, dtype=None, casting="same_kind": None),
+for _name, _template, _with in (
+    ("vstack", lambda tup, *, dtype=None, casting="same_kind": None, None),
+    ("hstack", lambda tup, *, dtype=None, casting="same_kind": None, None),
+    ("dstack", lambda tup: None, None),
+    ("column_stack", lambda tup: None, None),
+    # NumPy documents row_stack as vstack's alias (deprecated in NumPy 2.0; jax.numpy has none)
+    ("row_stack", lambda tup, *, dtype=None, casting="same_kind": None, "vstack"),
 ):
     register_gather(
         _name,
-        simple_plan(_name, _template, {"tup": "sequence"}, _no_dtype_check(_name)),
+        simple_plan(
+            _name, _template, {"tup": "sequence"}, _no_dtype_check(_name), computes_with=_with
+        ),
         _vstack_ex(_name),
         _M,
         kind="sequence",
