@@ -519,13 +519,21 @@ def _jit_unless_untraceable(
     fails as well, the plain call's error is raised."""
     jitted = jax.jit(call)
     plain = call if eager is None else eager
-    use = [jitted if probe is None else None]
+    use: list[Any] = [jitted if probe is None else None]
 
-    hosted = [False]  # the jit's trace failed converting a traced array: host may run it
-
-    def on_host() -> Any:
-        use[0] = host()
-        return use[0]
+    def plain_then_host(*dyn: Any) -> Any:
+        """The plain call; where it fails, the rule on the host from then on (the plain call's
+        error where the host fails as well)."""
+        try:
+            return plain(*dyn)
+        except Exception as e:  # noqa: BLE001 -- the plain call's own error unless host runs
+            h = host()
+            try:
+                out = h(*dyn)
+            except Exception:  # noqa: BLE001
+                raise e from None
+            use[0] = h
+            return out
 
     def run(*dyn: Any) -> Any:
         f = use[0]
@@ -534,30 +542,20 @@ def _jit_unless_untraceable(
                 jax.eval_shape(probe, *dyn)
                 f = jitted
             except jax.errors.TracerArrayConversionError:
-                f = on_host() if host is not None else plain
+                f = host() if host is not None else plain
             except Exception:  # noqa: BLE001 -- any failure: the plain call runs, raising its own
                 f = plain
             use[0] = f
         if f is not jitted:
-            if f is not plain or host is None or not hosted[0]:
-                return f(*dyn)
-            try:
-                return plain(*dyn)
-            except Exception as e:  # noqa: BLE001 -- the plain call's own error unless host runs
-                h = host()
-                try:
-                    out = h(*dyn)
-                except Exception:  # noqa: BLE001
-                    raise e from None
-                use[0] = h
-                return out
+            return f(*dyn)
         try:
             return jitted(*dyn)
         except _UNTRACEABLE as e:
-            use[0] = plain  # the rule runs only eagerly: stop tracing it on every call
-            # a rule converting a traced array to NumPy may compute on the host only
-            hosted[0] = isinstance(e, jax.errors.TracerArrayConversionError)
-            return run(*dyn)  # an outer trace's error (or the rule's own) is raised from there
+            # the rule runs only eagerly: stop tracing it on every call; one converting a traced
+            # array to NumPy may compute on the host only
+            on_host = host is not None and isinstance(e, jax.errors.TracerArrayConversionError)
+            use[0] = plain_then_host if on_host else plain
+            return use[0](*dyn)  # an outer trace's error (or the rule's own) is raised from there
 
     run.__wrapped__ = plain  # type: ignore[attr-defined]
     return run

@@ -161,8 +161,7 @@ def unstack(xp: Any, x: Any, axis: int = 0) -> tuple[Any, ...]:
     one element (what the scalar guard refuses)."""
     axis = axis % x.ndim
     piece = tuple(n for k, n in enumerate(x.shape) if k != axis)
-    lead = (slice(None),) * axis
-    return tuple(xp.reshape(x[(*lead, slice(i, i + 1), ...)], piece) for i in range(x.shape[axis]))
+    return tuple(xp.reshape(x[along(axis, slice(i, i + 1))], piece) for i in range(x.shape[axis]))
 
 
 def reduced_size(shape: Sequence[int], axes: tuple[int, ...]) -> int:

@@ -43,8 +43,12 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
     if table is None:
         return
 
-    def L(x: Any, d: Any) -> Any:
-        return p.loss_of(p.run(x, d, lambda r: table[id(r)], jnp.asarray, _ns), jnp.asarray, _ns)
+    def F_with(tab: dict[int, Any], x: Any) -> Any:
+        """The program with each step's function from ``tab`` (a table of wrapped functions)."""
+        return p.run(x, d, lambda r: tab[id(r)], jnp.asarray, _ns)
+
+    def L_with(tab: dict[int, Any], x: Any) -> Any:
+        return p.loss_of(F_with(tab, x), jnp.asarray, _ns)
 
     x = jnp.asarray(p.x)
     d = None if p.d is None else jnp.asarray(p.d)
@@ -90,16 +94,12 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
             vjp_table.append({id(s.reg): crjax.wrap(t, mode="vjp") for s, t in _fns(p)})
         return run(vjp_table[0])
 
-    def L_rev(tab: dict[int, Any], x: Any, d: Any) -> Any:
-        y = p.run(x, d, lambda r: tab[id(r)], jnp.asarray, _ns)
-        return p.loss_of(y, jnp.asarray, _ns)
-
     # the primal first: where jax.numpy's functions compute another value (partition's order of
     # the elements off the kth), the derivatives are of another function: a known difference
     same_primal = False
     with _own_guard(c, E, "forward", "primal", own_fails(lambda f: f)):
         with _quiet():
-            vb = _to_np(L(x, d))
+            vb = _to_np(L_with(table, x))
             vn = _to_np(_native_fns(p)[1](p.x, p.d))
         same_primal = close(vb, vn, kind)
         if same_primal:
@@ -114,7 +114,7 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
             c.record(E, name, "grad", "skip", abstract)
             continue
         with _own_guard(c, E, name, "grad", own_fails(transform)):
-            g = reverse(lambda tab: transform(lambda x: L_rev(tab, x, d))(x))  # noqa: B023
+            g = reverse(lambda tab: transform(lambda x: L_with(tab, x))(x))  # noqa: B023
             gx = np.conj(_to_np(g))
             c.compare(E, name, "grad", gx, ref["gx"], kind)
     if p.x.dtype.kind == "f" and not p.y_complex and p.x.size <= 16:
@@ -124,29 +124,25 @@ def jax_bridge(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
             vg = own_fails(lambda f: lambda x: jax.vmap(jax.grad(f))(jnp.stack([x, x])))
             with _own_guard(c, E, "vmap(grad)", "grad", vg):
                 xs = jnp.stack([x, x])
-                gs = _to_np(jax.vmap(jax.grad(lambda x: L(x, d)))(xs))
+                gs = _to_np(jax.vmap(jax.grad(lambda x: L_with(table, x)))(xs))
                 c.compare(E, "vmap(grad)", "grad", gs[1], ref["gx"], kind)
-
         # against the native engine's own (the native cells judge those; skipped where it raised)
-        def F(tab: dict[int, Any], x: Any) -> Any:
-            return p.run(x, d, lambda r: tab[id(r)], jnp.asarray, _ns)
-
         for name, jt in (("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev)):
             if name not in ref:
                 c.record(E, name, "jacobian", "skip", "the native jacobian raised")
                 continue
             with _own_guard(c, E, name, "jacobian", own_fails(jt, of_loss=False)):
                 if name == "jacfwd":
-                    J = jt(lambda x: F(table, x))(x)
+                    J = jt(lambda x: F_with(table, x))(x)
                 else:
-                    J = reverse(lambda tab: jt(lambda x: F(tab, x))(x))  # noqa: B023
+                    J = reverse(lambda tab: jt(lambda x: F_with(tab, x))(x))  # noqa: B023
                 c.compare(E, name, "jacobian", _to_np(J), ref[name], kind)
         if host or "hessian" not in ref:
             why = abstract if host else "the native hessian raised"
             c.record(E, "hessian", "hessian", "skip", why)
         else:
             with _own_guard(c, E, "hessian", "hessian", own_fails(jax.hessian)):
-                H = _to_np(jax.hessian(lambda x: L(x, d))(x))
+                H = _to_np(jax.hessian(lambda x: L_with(table, x))(x))
                 c.compare(E, "hessian", "hessian", H, ref["hessian"], kind)
 
 
