@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from .._timing import interleaved
-from .engines import ENGINES, Engine
+from .engines import ENGINES, Engine, chainrules_engine
 from .programs import CATEGORIES, Program, population
 
 RTOL = 1e-7
@@ -150,6 +150,7 @@ def check(p: Program, t: str, engines: dict[str, Engine]) -> Cell:
         try:
             with quiet() as seen:
                 call = _call(e, p, "grad" if name == "numpy" else t)
+                call()  # the first call may differ from the timed ones (ad.jit records it)
                 results[name] = e.to_numpy(call())
             cell.calls[name] = call
             if name == OURS:
@@ -405,11 +406,12 @@ def run(
     rounds: int,
     budget: float,
     err: TextIO,
+    jit: bool = False,
 ) -> list[Cell]:
     eng = {}
     for name in dict.fromkeys([OURS, BASE, *engines, "numpy"]):
         try:
-            eng[name] = ENGINES[name]()
+            eng[name] = chainrules_engine(jit) if name == OURS else ENGINES[name]()
         except ImportError as e:
             if name in (OURS, BASE):
                 raise
@@ -457,6 +459,7 @@ def run_scale(
                     vg = e.value_and_grad(getattr(load(scale.__name__, e.load), fn))
                     a = tuple(e.convert(v) for v in args)
                     with quiet():
+                        vg(*a)  # the first call may differ from the timed ones (ad.jit)
                         value, grad = vg(*a)
                     why = disagreement(
                         [e.to_numpy(value), e.to_numpy(grad)],
@@ -637,6 +640,12 @@ def main(
     )
     p.add_argument("--json", type=str, metavar="OUT", help="write everything as JSON")
     p.add_argument("--no-scale", action="store_true", help="leave out the programs at scale")
+    p.add_argument(
+        "--jit",
+        action="store_true",
+        help="chainrules.ad's transformations under chainrules.ad.jit (recorded at the first "
+        "call, replayed at the timed ones)",
+    )
     args = p.parse_args(argv)
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     unknown = [e for e in engines if e not in ENGINES]
@@ -646,13 +655,15 @@ def main(
     load_before = os.getloadavg()
     t0 = time.perf_counter()
     progs = select(population(), args.half, args.programs)
-    cells = run(progs, engines, repeats=args.repeats, rounds=rounds, budget=budget, err=err)
+    cells = run(
+        progs, engines, repeats=args.repeats, rounds=rounds, budget=budget, err=err, jit=args.jit
+    )
     scale_rows: list[dict[str, Any]] = []
     if not args.no_scale:
         eng = {}
         for name in dict.fromkeys([OURS, BASE, *engines]):
             try:
-                eng[name] = ENGINES[name]()
+                eng[name] = chainrules_engine(args.jit) if name == OURS else ENGINES[name]()
             except ImportError:
                 continue
         scale_rows = run_scale(eng, args.programs, rounds, budget, err)
@@ -663,6 +674,7 @@ def main(
         "rounds": rounds,
         "budget_s": budget,
         "engines": engines,
+        "jit": args.jit,
         "timer": "time.thread_time (CPU time of this thread), BLAS at one thread",
         "load_before": load_before,
         "load_after": os.getloadavg(),

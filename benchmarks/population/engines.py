@@ -41,10 +41,21 @@ def _tree_numpy(v: Any) -> Any:
     return np.asarray(v)
 
 
-def chainrules_engine() -> Engine:
+def chainrules_engine(jit: bool = False) -> Engine:
+    """``chainrules.ad``; with ``jit``, each transformation under ``chainrules.ad.jit``
+    (recorded at its first call, replayed at the timed ones)."""
     from chainrules import ad
 
     table = {"grad": ad.grad, "hessian": ad.hessian, "jacobian": ad.jacobian}
+    if jit:
+        return Engine(
+            "chainrules",
+            "numpy",
+            lambda t, f: ad.jit(table[t](f)),
+            _ident,
+            _tree_numpy,
+            lambda f: ad.jit(ad.value_and_grad(f)),
+        )
     return Engine(
         "chainrules", "numpy", lambda t, f: table[t](f), _ident, _tree_numpy, ad.value_and_grad
     )

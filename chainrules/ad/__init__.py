@@ -28,6 +28,7 @@ from ._api import (
     vjp,
 )
 from ._core import Tracer, lift_constants
+from ._jit import jit
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
@@ -40,6 +41,7 @@ __all__ = [
     "grad",
     "hessian",
     "jacobian",
+    "jit",
     "jvp",
     "lift_constants",
     "value_and_grad",

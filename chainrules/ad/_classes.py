@@ -100,6 +100,12 @@ _OPERATORS = {
     "neg": "negative",
     "pos": "positive",
     "abs": "abs",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+    "invert": "bitwise_invert",
 }
 
 

@@ -24,6 +24,7 @@ from ._tracer import (
     is_constant,
     lift_like,
     primal,
+    readable,
 )
 
 # --- NumPy's protocols and methods for NumPy-backed tracers ------------------------------------
@@ -100,7 +101,7 @@ def _ufunc_into(ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> 
             yi = np.where(where, yi, o)
         if isinstance(o, Tracer):
             o[...] = yi
-        elif is_constant(yi):
+        elif readable(yi):
             o[...] = primal(yi)
         else:
             raise TypeError(

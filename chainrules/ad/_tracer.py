@@ -86,6 +86,16 @@ class Trace:
         """True when ``t`` (a tracer of this trace) does not depend on this trace's inputs."""
         raise NotImplementedError
 
+    def host_read(self, t: Tracer) -> bool:
+        """Whether ``t`` (a tracer of this trace that depends on its inputs) may be read on the
+        host: never for a differentiation (the derivative would be lost); a recording
+        (``chainrules.ad.jit``) allows it and stops recording."""
+        return False
+
+    def assigned(self, t: Tracer) -> None:
+        """``t`` (a tracer of this trace) is about to stand for a written value (``t[k] = v``,
+        ``t += v``): a recording whose input it is stops recording."""
+
 
 def _deepest(seq: Any) -> Trace | None:
     """The innermost trace among the tracers inside the nested lists and tuples ``seq``."""
@@ -306,6 +316,17 @@ def is_constant(x: Any) -> bool:
     return True
 
 
+def readable(x: Any) -> bool:
+    """True when ``x``'s value may be read on the host: every tracing level holds it constant or
+    allows the read (``Trace.host_read``)."""
+    while isinstance(x, Tracer):
+        tr = x._trace
+        if not tr.is_const(x) and not tr.host_read(x):
+            return False
+        x = x._value
+    return True
+
+
 class Tracer:
     """An array inside a function being differentiated (see the module docs).
 
@@ -394,7 +415,7 @@ class Tracer:
 
     # -- host reads are refused: they would detach the value from differentiation ----------------
     def _host(self, what: str) -> Any:
-        if is_constant(self):  # depends on no input: reading it loses no derivative
+        if readable(self):  # depends on no input: reading it loses no derivative
             return _HOST_READS[what](primal(self))
         raise TypeError(
             f"chainrules.ad: {what} of a traced array reads its value on the host, which cannot "
@@ -418,7 +439,7 @@ class Tracer:
         return self._host("operator.index(x)")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        if is_constant(self):  # data, not a function of the inputs (a fitted model's mean_)
+        if readable(self):  # data, not a function of the inputs (a fitted model's mean_)
             import numpy as np
 
             # copy as asked: np.array(t) passes copy=True and trusts the result to be new
@@ -500,7 +521,10 @@ class Tracer:
 
 _IN_PLACE: dict[str, Callable[[Any, Any], Any]] = {
     op: getattr(operator, f"i{op}")
-    for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+    for op in (
+        *("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"),
+        *("and", "or", "xor", "lshift", "rshift"),
+    )
 }
 _HOST_READS: dict[str, Callable[[Any], Any]] = {
     "bool(x)": bool,
@@ -550,6 +574,7 @@ def _assign(x: Tracer, new: Any) -> None:
     """Make ``x`` (the object the user holds) stand for ``new``; a view writes into its base."""
     if not isinstance(new, Tracer):
         new = x._trace.const(new)
+    x._trace.assigned(x)
     view = getattr(x, "_view", None)
     if view is not None:
         base, key = view
@@ -736,12 +761,14 @@ def _unary(op: str) -> Callable[[Tracer], Any]:
     return method
 
 
-for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
+_ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+_BITWISE = ("and", "or", "xor", "lshift", "rshift")  # masks and indices (x > 0) | (x < -1)
+for _op in (*_ARITHMETIC, *_BITWISE):
     setattr(Tracer, f"__{_op}__", _binary(_op))
     setattr(Tracer, f"__r{_op}__", _binary(_op, reflected=True))
 for _op in ("lt", "le", "gt", "ge", "eq", "ne"):
     setattr(Tracer, f"__{_op}__", _binary(_op))
-for _op in ("neg", "pos", "abs"):
+for _op in ("neg", "pos", "abs", "invert"):
     setattr(Tracer, f"__{_op}__", _unary(_op))
 
 
@@ -753,7 +780,7 @@ def _inplace_op(op: str) -> Callable[[Tracer, Any], Any]:
     return method
 
 
-for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
+for _op in (*_ARITHMETIC, *_BITWISE):
     setattr(Tracer, f"__i{_op}__", _inplace_op(_op))
 
 

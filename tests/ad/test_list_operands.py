@@ -17,12 +17,14 @@ import pytest
 
 from chainrules import ad
 from chainrules.ad._core import _OPERATORS
+from chainrules.ad._tracer import _BITWISE
 
 X = np.array([1.5, 2.5, 0.7])
 LIST = [0.5, 2.0, 1.25]  # positive (pow), floats (an int list would make floor_divide exact)
 
-# every binary operator of the tracer (``neg``/``pos``/``abs`` are unary)
-BINARY = [op for op in _OPERATORS if op not in ("neg", "pos", "abs")]
+# every binary arithmetic operator of the tracer (``neg``/``pos``/``abs``/``invert`` are unary; the
+# bitwise ones take masks and integers, tests/ad/test_jit.py)
+BINARY = [op for op in _OPERATORS if op not in ("neg", "pos", "abs", "invert", *_BITWISE)]
 
 
 def _agree(f: Callable[[Any, Any], Any], x: np.ndarray, operand: Any) -> None:

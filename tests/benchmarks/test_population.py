@@ -167,3 +167,21 @@ def test_the_command_reports_a_small_selection(tmp_path) -> None:
     assert (
         data["meta"]["load_before"] and data["summary"]["autograd"]["grad"]["all"]["programs"] == 2
     )
+
+
+def test_the_command_times_the_jitted_transformations(tmp_path) -> None:
+    """``--jit``: chainrules.ad's transformations under ad.jit, checked at the call after the
+    recording (a replay) against autograd, and said so in the report's metadata."""
+    import io
+    import json
+
+    bench = _import("benchmarks.population.bench")
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--quick", "--half", "all", "--programs", "here.sumsq_pow", "--jit", "--no-scale"]
+    argv += ["--engines", "chainrules,autograd", "--json", str(tmp_path / "r.json")]
+    assert bench.main(argv, out=out, err=err) == 0
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["meta"]["jit"] is True
+    cells = {p["name"]: p["cells"] for p in data["programs"]}
+    assert cells["here.sumsq_pow"]["grad"]["status"] == "timed"
+    assert cells["here.sumsq_pow"]["hessian"]["status"] == "timed"

@@ -1,0 +1,368 @@
+"""``jit(f)``: record the library calls of ``f`` once per argument signature, then replay them.
+
+The first call of ``jit(f)`` with arrays of some types, shapes and dtypes (and equal non-array
+arguments) runs ``f`` on tracers of a :class:`JitTrace`, the lowest trace of all: every call that
+reaches the engine on them (a NumPy function, an operator, a registered traceable function) runs
+on the values and is recorded, with the traced arguments as slots. ``f`` may itself be a
+transformation (``jit(grad(f))``): its rules and pullbacks run on the recording's tracers, so the
+recording holds the forward pass and the backward pass as plain library calls. The recorded
+calls become one Python function (generated source, constants bound as its globals); later
+calls with the same signature run it, with no tracer, no rule look-up and no tape.
+
+What a recording cannot replay, it does not record. It stops (and the signature runs ``f`` as it
+is, every call) when a traced value is read on the host (``bool(x)``, ``float(x)``,
+``numpy.asarray(x)``: the program may branch on it), when an input is written into, when a call
+returns something other than an array (``numpy.allclose``), when a call writes into ``out=``,
+or when the recording raises (``f`` is then called as it is, which raises the error a user
+would see without ``jit``). A replayed call whose result has another shape than when it was
+recorded (data-dependent shapes: ``unique``, a boolean mask) ends the replay; that call and the
+later ones of its signature run ``f`` as it is.
+
+The contract is ``jax.jit``'s: ``f`` is a function of its arguments. Arrays it closes over, or
+creates from no argument (``numpy.random`` inside ``f``), are constants of the recording;
+Python side effects happen at the recording only. Pass what changes as arguments.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from ..core.namespaces import is_array, namespace_of
+from ..core.pytree import flatten, unflatten
+from ._classes import tracer_class
+from ._tracer import _SEQ, ACTIVE, CREATED, Trace, Tracer, _entry_of
+
+__all__ = ["jit"]
+
+_CONST = -1  # an argument's slot: a constant of the recording
+MAX_SIGNATURES = 64  # recordings kept per jitted function (least recently used dropped)
+
+
+class _Stop(Exception):
+    """A call the recording cannot hold (a tracer of another trace among its arguments)."""
+
+
+class _Mismatch(Exception):
+    """A replayed call returned another shape than when it was recorded."""
+
+
+class JitTrace(Trace):
+    """Records every call made on its tracers as ``(fn, values, slots, kwargs, kwslots,
+    outputs)``; a tracer's ``_aux`` is its slot, ``None`` for a constant of the recording."""
+
+    __slots__ = ("inputs", "n", "ops", "rerun", "why")
+
+    def __init__(self, cls: type[Tracer]) -> None:
+        super().__init__(cls)
+        self.ops: list[Any] = []
+        self.n = 0
+        self.inputs = 0
+        self.why: str | None = None  # why the recording stopped
+        self.rerun = False  # its result is not the function's: it wrote into an argument
+
+    def new(self, value: Any) -> Tracer:
+        t = self.wrap(value, self.n, tracer_class(value))
+        self.n += 1
+        return t
+
+    def const(self, value: Any) -> Tracer:
+        return self.wrap(value, None, tracer_class(value))
+
+    def is_const(self, t: Tracer) -> bool:
+        return t._aux is None
+
+    def host_read(self, t: Tracer) -> bool:
+        self.stop("a traced value is read on the host (bool, float, numpy.asarray, ...)")
+        return True
+
+    def assigned(self, t: Tracer) -> None:
+        if t._aux is not None and t._aux < self.inputs:
+            self.stop("an argument is written into", rerun=True)
+
+    def stop(self, why: str, rerun: bool = False) -> None:
+        """Stop recording, saying why; ``rerun``: the recording's result differs from the
+        function's (an array of the caller's was written functionally, not in place)."""
+        if self.why is None:
+            self.why = why
+        self.rerun = self.rerun or rerun
+
+    def _arg(self, a: Any) -> tuple[Any, int]:
+        """``(value, slot)`` of one argument (``_CONST`` for a constant)."""
+        if isinstance(a, Tracer):
+            if a._trace is self:
+                return a._value, _CONST if a._aux is None else a._aux
+            if a._trace is CREATED:  # created by the code: its value now (it may be written)
+                return _copy(a._value), _CONST
+            raise _Stop
+        return a, _CONST
+
+    def process(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+        vals: list[Any] = []
+        slots: list[Any] = []
+        reads = False
+        for a in args:
+            if type(a) in _SEQ and any(isinstance(e, Tracer) for e in a):
+                pairs = [self._arg(e) for e in a]
+                vs = tuple(p[0] for p in pairs)
+                ss = tuple(p[1] for p in pairs)
+                vals.append(type(a)(vs))
+                slots.append((type(a), ss, vs))
+                reads = reads or any(s != _CONST for s in ss)
+            else:
+                v, s = self._arg(a)
+                vals.append(v)
+                slots.append(s)
+                reads = reads or s != _CONST
+        kw: dict[str, Any] = {}
+        kwslots: dict[str, int] = {}
+        for k, a in kwargs.items():
+            kw[k], kwslots[k] = self._arg(a)
+            reads = reads or kwslots[k] != _CONST
+        if "out" in kw:
+            self.stop("a call writes into out=", rerun=True)
+        y = fn(*vals, **kw)
+        if not reads:  # constants only: a constant of the recording
+            return _consts(self, y)
+        e = _entry_of(fn)
+        if e is not None and e.kind == "metadata":  # shapes, dtypes: fixed by the signature
+            return _consts(self, y)
+        out, outspec = self._outputs(y)
+        self.ops.append((fn, vals, slots, kw, kwslots, outspec))
+        return out
+
+    def _outputs(self, y: Any) -> tuple[Any, Any]:
+        if type(y) is tuple or type(y) is list or _named(y):
+            parts = [self._outputs(e) for e in y]
+            outs = [p[0] for p in parts]
+            out = type(y)(*outs) if _named(y) else type(y)(outs)
+            return out, ("seq", tuple(p[1] for p in parts))
+        if is_array(y) and not isinstance(y, Tracer):
+            t = self.new(y)
+            return t, ("slot", t._aux, tuple(y.shape))
+        if y is None:  # numpy.put, copyto, fill_diagonal: it wrote into an argument
+            self.stop("a call writes into its argument in place", rerun=True)
+        else:
+            self.stop(f"a call returns a {type(y).__name__}, not an array")
+        return y, ("const",)
+
+
+def _named(y: Any) -> bool:
+    return isinstance(y, tuple) and hasattr(y, "_fields")
+
+
+def _consts(trace: JitTrace, y: Any) -> Any:
+    if type(y) is tuple or type(y) is list:
+        return type(y)(_consts(trace, e) for e in y)
+    if is_array(y) and not isinstance(y, Tracer):
+        return trace.const(y)
+    return y
+
+
+def _copy(v: Any) -> Any:
+    """A copy of the array ``v`` (where its library makes one): what the recording may write."""
+    copy = getattr(v, "copy", None)
+    if callable(copy):
+        return copy()
+    try:
+        return namespace_of(v).asarray(v, copy=True)
+    except Exception:  # noqa: BLE001  (an immutable array: JAX's)
+        return v
+
+
+# --- the replay: generated source ---------------------------------------------------------------
+class _Source:
+    """The source of a replay function; its constants are globals ``c<i>`` of the code."""
+
+    def __init__(self) -> None:
+        self.globals: dict[str, Any] = {"_Mismatch": _Mismatch}
+        self.lines: list[str] = []
+
+    def const(self, v: Any) -> str:
+        if v is None or v is Ellipsis or type(v) in (bool, int, str):
+            return "..." if v is Ellipsis else repr(v)
+        name = f"c{len(self.globals)}"
+        self.globals[name] = v
+        return name
+
+    def arg(self, slot: Any, value: Any) -> str:
+        if type(slot) is tuple:
+            kind, slots, values = slot
+            parts = [self.arg(s, v) for s, v in zip(slots, values)]
+            if kind is list:
+                return "[" + ", ".join(parts) + "]"
+            return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        return self.const(value) if slot == _CONST else f"s{slot}"
+
+    def unpack(self, src: str, spec: Any) -> None:
+        if spec[0] == "slot":
+            self.lines.append(f"s{spec[1]} = {src}")
+            self.lines.append(f"if s{spec[1]}.shape != {spec[2]!r}: raise _Mismatch")
+        elif spec[0] == "seq":
+            for i, sp in enumerate(spec[1]):
+                if sp[0] != "const":
+                    self.unpack(f"{src}[{i}]", sp)
+
+    def tree(self, treedef: Any, leaves: Any) -> str:
+        if treedef is None:
+            return next(leaves)
+        t, keys, children = treedef
+        parts = [self.tree(c, leaves) for c in children]
+        if t is dict:
+            return "{" + ", ".join(f"{self.const(k)}: {p}" for k, p in zip(keys, parts)) + "}"
+        if t is list:
+            return "[" + ", ".join(parts) + "]"
+        inner = "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        return inner if t is tuple else f"{self.const(t)}(*{inner})"
+
+
+def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..., Any]:
+    """The recorded calls of ``trace`` as one Python function of its input arrays."""
+    src = _Source()
+    for fn, vals, slots, kw, kwslots, outspec in trace.ops:
+        args = [src.arg(s, v) for s, v in zip(slots, vals)]
+        args += [f"{k}={src.arg(kwslots[k], v)}" for k, v in kw.items()]
+        call = f"{src.const(fn)}({', '.join(args)})"
+        if outspec[0] == "slot":
+            src.unpack(call, outspec)
+        else:
+            src.lines.append(f"y = {call}")
+            src.unpack("y", outspec)
+    names = [
+        f"s{o._aux}"
+        if isinstance(o, Tracer) and o._trace is trace and o._aux is not None
+        else src.const(o._value if isinstance(o, Tracer) else o)
+        for o in out_leaves
+    ]
+    body = "\n    ".join([*src.lines, f"return {src.tree(outdef, iter(names))}"])
+    params = ", ".join(f"s{i}" for i in range(trace.inputs))
+    text = f"def replay({params}):\n    {body}\n"
+    exec(compile(text, "<chainrules.ad.jit>", "exec"), src.globals)
+    replay: Any = src.globals["replay"]
+    replay.source = text
+    return replay
+
+
+def _signature(leaves: list[Any]) -> tuple[Any, ...]:
+    """Types, shapes and dtypes of the arrays; the other leaves themselves (hashable)."""
+    key: list[tuple[Any, ...]] = []
+    for e in leaves:
+        if is_array(e) and not isinstance(e, Tracer):
+            key.append((type(e), tuple(e.shape), e.dtype))
+        else:
+            hash(e)  # TypeError: an unhashable argument, never cached
+            key.append((type(e), e))
+    return tuple(key)
+
+
+def _fast_key(args: tuple[Any, ...], kwargs: dict[str, Any], leaves: list[Any]) -> Any:
+    """The key of the call's replay without flattening: types, shapes and dtypes of its
+    positional arguments when they are all arrays (else ``None``)."""
+    if kwargs or len(leaves) != len(args) or not all(is_array(a) for a in args):
+        return None
+    return tuple([(type(a), a.shape, a.dtype) for a in args])
+
+
+def _record(f: Callable[..., Any], leaves: list[Any], treedef: Any) -> tuple[Any, Any]:
+    """``(f's result, replay function or why none)`` of a call recorded on these leaves; the
+    result is ``_RERUN`` where the recording's is not the function's."""
+    from ._user_rules import call_user
+
+    arrays = [e for e in leaves if is_array(e)]
+    trace = JitTrace(tracer_class(arrays[0]))
+    # on copies: a call that writes into an argument in place (numpy.put) stops the recording,
+    # and the function then runs on the caller's arrays, which it writes once, as without jit
+    traced = [trace.new(_copy(e)) if is_array(e) else e for e in leaves]
+    trace.inputs = trace.n
+    args, kwargs = unflatten(treedef, traced)
+    y = call_user(f, args, kwargs)
+    out_leaves, outdef = flatten(y)
+    values = [o._value if isinstance(o, Tracer) and o._trace is trace else o for o in out_leaves]
+    if any(isinstance(o, Tracer) and o._trace is not trace for o in out_leaves):
+        trace.stop("the result holds a tracer of another transformation")
+    if trace.why is not None:
+        return (_RERUN if trace.rerun else unflatten(outdef, values)), trace.why
+    return unflatten(outdef, values), _compile(trace, out_leaves, outdef)
+
+
+def jit(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f``, recorded once per argument signature and replayed: its library calls (forward and,
+    for ``jit(grad(f))``, backward) run with no per-operation dispatch.
+
+    The signature is the arguments' structure, the arrays' types, shapes and dtypes, and the
+    other arguments themselves (a call with an unhashable one runs ``f`` as it is). ``f`` must be
+    a function of its arguments, as under ``jax.jit``: arrays it closes over or creates from no
+    argument are constants of the recording. What cannot be replayed -- a value read on the host
+    (Python control flow on values), a write into an argument, a result whose shape depends on
+    values -- runs ``f`` as it is (see the module docs). ``jitted.recordings`` maps each
+    signature seen to its replay function (its generated code in ``.source``) or to the reason
+    it runs ``f`` as it is.
+
+    >>> import numpy as np
+    >>> from chainrules import ad
+    >>> g = ad.jit(ad.grad(lambda x: np.sum(np.sin(x) * x)))
+    >>> g(np.array([0.0, 1.0]))  # recorded
+    array([0.        , 1.38177329])
+    >>> g(np.array([1.0, 2.0]))  # replayed
+    array([1.38177329, 0.07700375])
+    """
+    cache: OrderedDict[Any, Any] = OrderedDict()  # signature -> replay or why none
+    fast: dict[Any, Any] = {}  # (type, shape, dtype) of positional arrays -> replay
+    lock = threading.Lock()
+
+    def keep(key: Any, replay: Any) -> None:
+        with lock:
+            cache[key] = replay
+            if len(cache) > MAX_SIGNATURES:
+                fast.pop(cache.popitem(last=False)[0][2], None)
+            if key[2] is not None:
+                if type(replay) is str:
+                    fast.pop(key[2], None)
+                else:
+                    fast[key[2]] = replay
+
+    def jitted(*args: Any, **kwargs: Any) -> Any:
+        if ACTIVE:  # inside a transformation or a recording: f as it is, on its tracers
+            return f(*args, **kwargs)
+        if not kwargs:  # the common call: arrays, positionally, replayed at once
+            try:
+                replay = fast.get(tuple([(type(a), a.shape, a.dtype) for a in args]))
+            except (AttributeError, TypeError):
+                replay = None
+            if replay is not None:
+                try:
+                    return replay(*args)
+                except _Mismatch:
+                    pass  # the signature's entry says so below
+        leaves, treedef = flatten((args, kwargs))
+        try:
+            key = (treedef, _signature(leaves), _fast_key(args, kwargs, leaves))
+        except TypeError:
+            return f(*args, **kwargs)
+        replay = cache.get(key)
+        if type(replay) is str or not any(is_array(e) for e in leaves):
+            return f(*args, **kwargs)
+        if replay is not None:
+            try:
+                return replay(*[e for e in leaves if is_array(e)])
+            except _Mismatch:
+                keep(key, _SHAPES)
+                return f(*args, **kwargs)
+        try:
+            y, replay = _record(f, leaves, treedef)
+        except Exception as e:  # noqa: BLE001  (f as it is raises what the user would see)
+            keep(key, f"the recording raised {type(e).__name__}: {e}")
+            return f(*args, **kwargs)
+        keep(key, replay)
+        return f(*args, **kwargs) if y is _RERUN else y
+
+    jitted.__name__ = f"jit({getattr(f, '__name__', 'f')})"
+    jitted.__doc__ = getattr(f, "__doc__", None)
+    jitted.recordings = cache  # type: ignore[attr-defined]
+    return jitted
+
+
+_RERUN = object()
+_SHAPES = "a replayed call returned another shape than when it was recorded"

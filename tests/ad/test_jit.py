@@ -1,0 +1,362 @@
+"""``chainrules.ad.jit``: a recording replayed at new arguments gives what the function gives
+there, and what cannot be replayed runs the function as it is (chainrules/ad/_jit.py).
+
+Every comparison is with the same transformation called without ``jit`` at the same point, on
+NumPy, array-api-strict, PyTorch and the guarded device array."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+from array_api_compat import array_namespace
+
+from chainrules import ad
+
+RNG = np.random.default_rng(7)
+X0 = np.array([0.3, 1.2, -0.7, 2.0])
+POINTS = [X0 * (1.0 + 0.1 * RNG.standard_normal(4)) for _ in range(2)]
+
+
+def rosen(x: Any) -> Any:
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2.0) ** 2.0 + (1 - x[:-1]) ** 2.0)
+
+
+def logsumexp_dot(x: Any) -> Any:
+    w = np.arange(16.0).reshape(4, 4) / 10.0
+    return np.log(np.sum(np.exp(np.dot(w, x)))) + np.linalg.norm(x)
+
+
+def likelihood(x: Any) -> Any:
+    a = np.outer(x, x) + 4.0 * np.eye(4)
+    c = np.linalg.cholesky(a)
+    return np.sum(np.log(np.diag(c))) + x @ np.linalg.solve(a, x)
+
+
+def masks(x: Any) -> Any:  # comparisons and bitwise operators: traced masks under jit
+    m = (x > 0.5) | (x < -0.5)
+    return np.sum(np.where(m & ~(x > 1.9), x**3, np.sin(x)))
+
+
+def buffer(x: Any) -> Any:  # writes into an array the code creates
+    out = array_namespace(x).zeros(5)
+    out[1:] = x**2
+    out[0] = np.sum(x)
+    return np.sum(out * np.cumsum(out))
+
+
+def einsum_mean(x: Any) -> Any:
+    m = np.einsum("i,j->ij", x, np.tanh(x))
+    return np.mean(m, axis=0) @ np.max(m, axis=1)
+
+
+def vector(x: Any) -> Any:
+    return np.concatenate([np.sin(x) * x[0], np.cumprod(x)[1:]])
+
+
+PROGRAMS = [rosen, logsumexp_dot, likelihood, masks, buffer, einsum_mean]
+TRANSFORMS: dict[str, Callable[[Any], Any]] = {
+    "f": lambda f: f,
+    "grad": ad.grad,
+    "value_and_grad": ad.value_and_grad,
+    "hessian": ad.hessian,
+}
+
+
+def _close(got: Any, want: Any) -> None:
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _close(g, w)
+        return
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12, atol=1e-12)
+
+
+def _replays(j: Any) -> list[Any]:
+    return [r for r in j.recordings.values() if callable(r)]
+
+
+@pytest.mark.parametrize("t", list(TRANSFORMS))
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_replay_is_the_function_at_new_points(f: Callable[[Any], Any], t: str) -> None:
+    j = ad.jit(TRANSFORMS[t](f))
+    _close(j(X0), TRANSFORMS[t](f)(X0))  # the recording's own call
+    assert _replays(j), j.recordings
+    for x in POINTS:
+        _close(j(x), TRANSFORMS[t](f)(x))
+
+
+def test_jacobian_and_vjp_replay() -> None:
+    j = ad.jit(ad.jacobian(vector))
+    j(X0)
+    for x in POINTS:
+        _close(j(x), ad.jacobian(vector)(x))
+
+    def vjp_of(x: Any, ct: Any) -> Any:
+        return ad.vjp(vector, x)[1](ct)
+
+    jv = ad.jit(vjp_of)
+    ct = np.linspace(-1.0, 1.0, 7)
+    jv(X0, ct)
+    assert _replays(jv)
+    for x in POINTS:
+        _close(jv(x, ct * x[0]), vjp_of(x, ct * x[0]))
+
+
+def test_replay_runs_no_engine_code() -> None:
+    """The replay is library calls only: no tracer is made and no rule is looked up."""
+    j = ad.jit(ad.grad(rosen))
+    j(X0)
+    (replay,) = {id(r): r for r in _replays(j)}.values()
+    assert "Tracer" not in replay.source and "rrule" not in replay.source
+    _close(replay(POINTS[0]), ad.grad(rosen)(POINTS[0]))
+
+
+def test_pytree_and_keyword_arguments() -> None:
+    def loss(params: dict[str, Any], x: Any, *, scale: float) -> Any:
+        h = np.tanh(x @ params["w"] + params["b"])
+        return scale * np.sum(h**2)
+
+    w, b = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
+    x = RNG.standard_normal((5, 4))
+    g = ad.grad(loss)
+    j = ad.jit(g)
+    j({"w": w, "b": b}, x, scale=2.0)
+    for k in range(2):
+        p = {"w": w + k, "b": b - k}
+        got, want = j(p, x, scale=2.0), g(p, x, scale=2.0)
+        assert set(got) == {"w", "b"}
+        _close(got["w"], want["w"])
+        _close(got["b"], want["b"])
+    _close(j({"w": w, "b": b}, x, scale=3.0)["w"], g({"w": w, "b": b}, x, scale=3.0)["w"])
+    assert len(_replays(j)) == 2  # one recording per value of the non-array argument
+
+
+def test_control_flow_on_values_runs_the_function() -> None:
+    def f(x: Any) -> Any:
+        if np.sum(x) > 0:  # a value read on the host: a recording would fix the branch
+            return np.sum(x**2)
+        return np.sum(np.sin(x))
+
+    j = ad.jit(ad.grad(f))
+    _close(j(X0), ad.grad(f)(X0))
+    _close(j(-X0), ad.grad(f)(-X0))  # the other branch
+    (why,) = j.recordings.values()
+    assert "read on the host" in why
+
+
+def test_a_data_dependent_shape_ends_the_replay() -> None:
+    def f(x: Any) -> Any:
+        return np.sum(np.compress(x > 0.0, x) ** 2)
+
+    j = ad.jit(ad.grad(f))
+    j(X0)  # three positive entries
+    assert _replays(j)
+    x = np.array([1.0, -2.0, -3.0, 4.0])  # two
+    _close(j(x), ad.grad(f)(x))
+    assert any(type(r) is str and "another shape" in r for r in j.recordings.values())
+    _close(j(x), ad.grad(f)(x))  # and the function as it is from then on
+
+
+def test_a_write_into_an_argument_runs_the_function() -> None:
+    def f(x: Any, buf: Any) -> Any:
+        buf[0] = np.sum(x)  # NumPy writes into the caller's array
+        return np.sum(buf * x)
+
+    j = ad.jit(f)
+    b1, b2 = np.ones(4), np.ones(4)
+    _close(j(X0, b1), f(X0, b2))
+    _close(b1, b2)  # written, as without jit
+    (why,) = j.recordings.values()
+    assert "written into" in why
+
+
+def test_errors_are_the_functions_own() -> None:
+    def f(x: Any) -> Any:
+        return np.sum(x @ np.ones((3, 3)))  # x has 4 entries
+
+    j = ad.jit(ad.grad(f))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="matmul"):
+            j(X0)
+
+
+def test_non_array_arguments_are_part_of_the_signature() -> None:
+    def f(x: Any, powers: Any) -> Any:
+        return sum(np.sum(x**p) for p in powers.values)
+
+    j = ad.jit(ad.grad(f))
+    for powers in ([2.0, 3.0], [1.0], [2.0, 3.0]):  # a list is a pytree of numbers
+        unhashable = SimpleNamespace(values=powers)
+        _close(j(X0, unhashable), ad.grad(f)(X0, unhashable))
+        _close(j(X0, Holder(powers)), ad.grad(f)(X0, Holder(powers)))
+    assert len(j.recordings) == 2  # one per hashable value; the unhashable one is never kept
+
+
+class Holder:
+    """A hashable argument, equal by its values."""
+
+    def __init__(self, values: list[float]) -> None:
+        self.values = values
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Holder) and self.values == other.values
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.values))
+
+
+def test_closed_over_arrays_are_constants_of_the_recording() -> None:
+    """The contract (as ``jax.jit``'s): what ``f`` closes over is read at the recording."""
+    scale = np.array(2.0)
+    j = ad.jit(lambda x: x * scale)
+    _close(j(X0), 2.0 * X0)
+    scale = np.array(5.0)
+    _close(j(X0), 2.0 * X0)
+
+
+def test_inside_a_transformation_it_is_the_function() -> None:
+    jf = ad.jit(rosen)
+    jf(X0)
+    _close(ad.grad(jf)(POINTS[0]), ad.grad(rosen)(POINTS[0]))
+    _close(ad.hessian(jf)(POINTS[1]), ad.hessian(rosen)(POINTS[1]))
+    jj = ad.jit(ad.jit(ad.grad(rosen)))
+    _close(jj(X0), ad.grad(rosen)(X0))
+    _close(jj(POINTS[0]), ad.grad(rosen)(POINTS[0]))
+
+
+def test_threads_each_get_their_own_results() -> None:
+    j = ad.jit(ad.grad(likelihood))
+    points = [X0 * (1.0 + 0.05 * k) for k in range(8)]
+    want = [ad.grad(likelihood)(x) for x in points]
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for _ in range(20):
+                _close(j(points[k]), want[k])
+        except BaseException as e:  # noqa: BLE001  (reported by the main thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors[0]
+
+
+# --- other array libraries ---------------------------------------------------------------------
+def standard(x: Any) -> Any:
+    xp = array_namespace(x)
+    y = xp.where(x > 0.0, x**2, xp.sin(x))
+    return xp.sum(y * xp.exp(-x)) + xp.linalg.vector_norm(x)
+
+
+def _make(name: str, a: np.ndarray) -> Any:
+    if name == "numpy":
+        return a
+    if name == "array_api_strict":
+        xps = pytest.importorskip("array_api_strict")
+        return xps.asarray(a)
+    if name == "torch":
+        torch = pytest.importorskip("torch")
+        return torch.asarray(a)
+    from chainrules.testing import device_array
+
+    return device_array(a)
+
+
+def _host(a: Any) -> np.ndarray:
+    from chainrules import allowscalar
+    from chainrules.testing import to_numpy
+
+    with allowscalar():
+        if hasattr(a, "detach"):
+            return np.asarray(a.detach())
+        if type(a).__module__.startswith("array_api_strict"):
+            return np.asarray(a._array)
+        return np.asarray(to_numpy(a))
+
+
+@pytest.mark.parametrize("t", ["grad", "hessian"])
+@pytest.mark.parametrize("lib", ["numpy", "array_api_strict", "torch", "device"])
+def test_other_libraries_replay_without_host_reads(lib: str, t: str) -> None:
+    """The guarded device array refuses every element read: the recording and the replay make
+    none."""
+    j = ad.jit(TRANSFORMS[t](standard))
+    j(_make(lib, X0))
+    assert _replays(j), j.recordings
+    for x in POINTS:
+        got = _host(j(_make(lib, x)))
+        want = _host(TRANSFORMS[t](standard)(_make(lib, x)))
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_under_jax_jit_the_recording_is_traced_through() -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    j = ad.jit(ad.grad(standard))
+    got = jax.jit(j)(jax.numpy.asarray(X0))
+    np.testing.assert_allclose(np.asarray(got), ad.grad(standard)(X0), rtol=1e-12)
+
+
+# --- the population: programs others wrote -----------------------------------------------------
+def test_population_programs_replay_what_they_compute() -> None:
+    """Every population program's grad and hessian, recorded at its point and replayed at
+    another, equals the transformation without jit there; almost all of them replay."""
+    pytest.importorskip("scipy")
+    from benchmarks.population.bench import _nondeterministic, disagreement, quiet, transforms_of
+    from benchmarks.population.programs import population
+
+    wrong, replayed, cells = [], 0, 0
+    rng = np.random.default_rng(0)
+    with quiet():
+        for p in population():
+            x0 = p.args[0]
+            if not isinstance(x0, np.ndarray) or x0.dtype.kind != "f" or _nondeterministic(p):
+                continue
+            x1 = x0 * (1.0 + 0.01 * rng.standard_normal(x0.shape))
+            for t in transforms_of(p):
+                if t == "jacobian":
+                    continue
+                f = p.function("numpy")
+                try:
+                    want = TRANSFORMS[t](f)(x1, *p.args[1:])
+                except Exception:  # noqa: BLE001  (not differentiable without jit either)
+                    continue
+                j = ad.jit(TRANSFORMS[t](f))
+                j(x0, *p.args[1:])
+                got = j(x1, *p.args[1:])
+                cells += 1
+                replayed += bool(_replays(j))
+                if why := disagreement(got, want, 1e-9):
+                    wrong.append(f"{p.name} {t}: {why}")
+    assert not wrong, wrong
+    assert cells > 500 and replayed >= 0.95 * cells, (replayed, cells)
+
+
+@pytest.mark.parametrize("writer", ["put", "copyto", "fill_diagonal"])
+def test_a_call_that_writes_in_place_runs_the_function(writer: str) -> None:
+    """A call that returns None wrote into an argument: the recording stops, and the function
+    runs on the caller's arrays, which are written once, as without jit."""
+
+    def f(x: Any, buf: Any) -> Any:
+        if writer == "put":
+            np.put(buf, [0, 2], [1.5, 2.5])
+        elif writer == "copyto":
+            np.copyto(buf, 2.0 * buf)
+        else:
+            np.fill_diagonal(buf.reshape(2, 2), 9.0)
+        return np.sum(x * buf)
+
+    b1, b2 = np.arange(4.0), np.arange(4.0)
+    j = ad.jit(f)
+    _close(j(X0, b1), f(X0, b2))
+    _close(b1, b2)
+    (why,) = j.recordings.values()
+    assert "in place" in why or "written into" in why, why
