@@ -230,12 +230,14 @@ def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..
         else:
             src.lines.append(f"y = {call}")
             src.unpack("y", outspec)
-    names = [
-        f"s{o._aux}"
-        if isinstance(o, Tracer) and o._trace is trace and o._aux is not None
-        else src.const(o._value if isinstance(o, Tracer) else o)
-        for o in out_leaves
-    ]
+    names = []
+    for o in out_leaves:
+        if isinstance(o, Tracer) and o._trace is trace and o._aux is not None:
+            names.append(f"s{o._aux}")
+        elif is_array(v := o._value if isinstance(o, Tracer) else o):
+            names.append(f"{src.const(_copy)}({src.const(v)})")  # each call its own array
+        else:
+            names.append(src.const(v))
     body = "\n    ".join([*src.lines, f"return {src.tree(outdef, iter(names))}"])
     params = ", ".join(f"s{i}" for i in range(trace.inputs))
     text = f"def replay({params}):\n    {body}\n"
@@ -279,8 +281,11 @@ def _record(f: Callable[..., Any], leaves: list[Any], treedef: Any) -> tuple[Any
     args, kwargs = unflatten(treedef, traced)
     y = call_user(f, args, kwargs)
     out_leaves, outdef = flatten(y)
-    values = [o._value if isinstance(o, Tracer) and o._trace is trace else o for o in out_leaves]
-    if any(isinstance(o, Tracer) and o._trace is not trace for o in out_leaves):
+    values = [
+        o._value if isinstance(o, Tracer) and o._trace in (trace, CREATED) else o
+        for o in out_leaves
+    ]
+    if any(isinstance(o, Tracer) and o._trace not in (trace, CREATED) for o in out_leaves):
         trace.stop("the result holds a tracer of another transformation")
     if trace.why is not None:
         return (_RERUN if trace.rerun else unflatten(outdef, values)), trace.why

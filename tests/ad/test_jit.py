@@ -360,3 +360,25 @@ def test_a_call_that_writes_in_place_runs_the_function(writer: str) -> None:
     _close(b1, b2)
     (why,) = j.recordings.values()
     assert "in place" in why or "written into" in why, why
+
+
+def test_constant_results_are_new_arrays_at_each_call() -> None:
+    """A result that depends on no argument (a zero gradient, an array the code creates) is a
+    constant of the recording; each replay returns its own copy, so writing into one result
+    changes no later one."""
+
+    def f(x: Any, d: Any) -> Any:
+        return np.sum(x**2) + 0.0 * np.sum(array_namespace(x).zeros(3))
+
+    j = ad.jit(ad.grad(f, argnums=(0, 1)))
+    j(X0, np.ones(3))
+    for _ in range(2):
+        _, gd = j(X0, np.ones(3))
+        _close(gd, np.zeros(3))
+        gd += 1.0  # the caller's own array
+    created = ad.jit(lambda x: (x * 2.0, array_namespace(x).ones(2)))
+    created(X0)
+    a = created(X0)[1]
+    a[0] = 5.0
+    _close(created(X0)[1], np.ones(2))
+    assert all(callable(r) for r in created.recordings.values())

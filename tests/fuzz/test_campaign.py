@@ -35,6 +35,8 @@ SLICES: dict[str, range | list[int]] = {
     "jax": range(0, 30),
     "torch": range(0, 300),
     "autograd-bridge": range(0, 200),
+    # chainrules.ad.jit: grad, hessian and jacrev recorded at 0.97 x, replayed at x
+    "jit": range(0, 300),
     # stratify(range(0, 300), 12): spread over dtypes, signatures and rule families (each
     # program costs seconds: JAX compiles every transformation);
     # test_jax_bridge_slice_is_the_stratified_sample fails when generation changes it

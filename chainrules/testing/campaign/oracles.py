@@ -34,6 +34,7 @@ The bridges' relations live in :mod:`.bridges`, the outcomes and what the relati
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -295,6 +296,51 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
     return ref
 
 
+def jit(p: Program, c: _Cells, ref: dict[str, Any]) -> None:
+    """``chainrules.ad.jit`` of the native transformations: recorded at another point (``x``
+    scaled by 0.97, inside the same domain for the programs' functions), then called at ``x``,
+    where a replay must give the native engine's result ("same"); a signature that is not
+    replayed runs the function as it is and is compared all the same (the detail says which).
+    The replay leaves the inputs as they were."""
+    from ... import ad
+
+    F, L = _native_fns(p)
+    x, d = p.x, p.d
+    x1 = (x * 0.97).astype(x.dtype)
+    E = "jit"
+
+    def replayed(j: Any) -> str:
+        why = [r for r in j.recordings.values() if isinstance(r, str)]
+        return "replayed" if not why else f"ran as it is: {why[0][:120]}"
+
+    x0, d0 = x.copy(), (None if d is None else d.copy())  # type: Any, Any
+    with c.guard(E, "grad", "replay"):
+        j = ad.jit(lambda x, d: _grads(p, L, x, d))
+        with contextlib.suppress(Exception):  # a recording that raises runs f as it is
+            j(x1, d)
+        gx, gd = j(x, d)
+        both = gd is not None and ref["gd"] is not None
+        want = [ref["gx"].ravel()] + ([ref["gd"].ravel()] if both else [])
+        got = [_to_np(gx).ravel()] + ([_to_np(gd).ravel()] if both else [])
+        if c.compare(E, "grad", "replay", np.concatenate(got), np.concatenate(want), "same"):
+            c.out[-1].detail = replayed(j)
+    if not np.array_equal(x, x0, equal_nan=True) or (
+        d is not None and not np.array_equal(d, d0, equal_nan=True)
+    ):
+        c.record(E, "grad", "pure", "wrong", "an input was mutated")
+    checks = (("hessian", lambda: ad.hessian(lambda x: L(x, d))), ("jacrev", None))
+    for key, make in checks:
+        if key not in ref:
+            continue
+        transform = "hessian" if key == "hessian" else "jacobian"
+        with c.guard(E, transform, "replay"):
+            j = ad.jit(make() if make else ad.jacobian(lambda x: F(x, d), mode="rev"))
+            with contextlib.suppress(Exception):
+                j(x1)
+            if c.compare(E, transform, "replay", _to_np(j(x)), ref[key], "same"):
+                c.out[-1].detail = replayed(j)
+
+
 def _zero_cotangent(c: _Cells, Lx: Callable[[Any], Any], x: Any, gx: Any) -> None:
     """The Hessian of ``g(x) = L(x) * h(x)`` with ``h(x) = sum(x - x0)`` over the finite
     entries, at ``x0``: ``h`` is exactly 0 there and its derivative is not, so every rule of the
@@ -526,6 +572,7 @@ ENGINES = (
     "autograd-bridge",
     "torch-bridge",
     "torch-compile",
+    "jit",
 )
 
 
@@ -548,4 +595,6 @@ def check(p: Program, engines: tuple[str, ...] = ("native",)) -> list[Outcome]:
                 torch_bridge(p, c, ref)
             elif e == "torch-compile":
                 torch_compile(p, c, ref)
+            elif e == "jit":
+                jit(p, c, ref)
     return c.out
