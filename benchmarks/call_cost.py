@@ -17,7 +17,9 @@ Every number is a median over interleaved rounds in one process, with BLAS on on
 this thread's CPU time (``time.thread_time``: on a shared machine the time other processes hold
 the cores is left out); the medians' range over ``--runs`` runs is printed beside them.
 
-    python benchmarks/call_cost.py [--runs 3] [--quick]
+    python benchmarks/call_cost.py [--runs 3] [--quick] [--jit]
+
+``--jit`` measures ``ad.jit(ad.value_and_grad(f))`` (recorded once, replayed when timed).
 """
 
 from __future__ import annotations
@@ -97,13 +99,18 @@ def _programs(
     return prog, hand
 
 
-def per_operation(name: str, reduction: bool, rounds: int) -> float:
-    """The engine's overhead of one more operation ``name`` at n = 10, in seconds."""
+def _value_and_grad(f: Callable[..., Any], jit: bool) -> Callable[..., Any]:
+    return ad.jit(ad.value_and_grad(f)) if jit else ad.value_and_grad(f)
+
+
+def per_operation(name: str, reduction: bool, rounds: int, jit: bool = False) -> float:
+    """The engine's overhead of one more operation ``name`` at n = 10, in seconds (``jit``: of
+    ``ad.jit(ad.value_and_grad(...))``, recorded by the correctness check, replayed when timed)."""
     f, df = (REDUCTIONS if reduction else ELEMENTWISE)[name]
     x = np.linspace(0.2, 0.9, 10)
     p1, h1 = _programs(f, df, 1, reduction)
     pk, hk = _programs(f, df, K, reduction)
-    g1, gk = ad.value_and_grad(p1), ad.value_and_grad(pk)
+    g1, gk = _value_and_grad(p1, jit), _value_and_grad(pk, jit)
     for prog, hand in ((g1, h1), (gk, hk)):  # the engine's gradient is the hand-written one
         np.testing.assert_allclose(prog(x)[1], hand(x)[1], rtol=1e-10, atol=1e-12)
     t = interleaved(
@@ -115,14 +122,15 @@ def per_operation(name: str, reduction: bool, rounds: int) -> float:
     return ((t["ek"] - t["e1"]) - (t["hk"] - t["h1"])) / (2 * (K - 1))
 
 
-def fixed_cost(rounds: int) -> tuple[float, float]:
+def fixed_cost(rounds: int, jit: bool = False) -> tuple[float, float]:
     """``value_and_grad`` of ``np.dot(x, x)`` at n = 1, and the bare call, in seconds."""
     x = np.array([0.5])
 
     def f(x: Any) -> Any:
         return np.dot(x, x)
 
-    vg = ad.value_and_grad(f)
+    vg = _value_and_grad(f, jit)
+    vg(x)  # ad.jit records here
     t = interleaved(
         {"vg": lambda: vg(x), "bare": lambda: f(x)},
         rounds=rounds,
@@ -136,16 +144,17 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="3 rounds per measurement, not 7")
+    p.add_argument("--jit", action="store_true", help="ad.jit(ad.value_and_grad(f)), replayed")
     a = p.parse_args()
     rounds = 3 if a.quick else 7
     fixed: list[float] = []
     medians: list[float] = []
     per: dict[str, list[float]] = {}
     for _ in range(a.runs):
-        vg, bare = fixed_cost(rounds)
+        vg, bare = fixed_cost(rounds, a.jit)
         fixed.append(vg - bare)
-        costs = {n: per_operation(n, False, rounds) for n in ELEMENTWISE}
-        costs |= {n: per_operation(n, True, rounds) for n in REDUCTIONS}
+        costs = {n: per_operation(n, False, rounds, a.jit) for n in ELEMENTWISE}
+        costs |= {n: per_operation(n, True, rounds, a.jit) for n in REDUCTIONS}
         for n, c in costs.items():
             per.setdefault(n, []).append(c)
         medians.append(statistics.median(costs.values()))

@@ -358,8 +358,7 @@ def jit(f: Callable[..., Any]) -> Callable[..., Any]:
         try:
             y, replay = _record(f, leaves, treedef)
         except Exception as e:  # noqa: BLE001  (f as it is raises what the user would see)
-            keep(key, f"the recording raised {type(e).__name__}: {e}")
-            return f(*args, **kwargs)
+            y, replay = _RERUN, f"the recording raised {type(e).__name__}: {e}"
         keep(key, replay)
         return f(*args, **kwargs) if y is _RERUN else y
 

@@ -382,3 +382,14 @@ def test_constant_results_are_new_arrays_at_each_call() -> None:
     a[0] = 5.0
     _close(created(X0)[1], np.ones(2))
     assert all(callable(r) for r in created.recordings.values())
+
+
+def test_the_error_is_not_chained_to_the_recordings() -> None:
+    """The function's own error, as without jit: not raised while handling the recording's."""
+
+    def f(x: Any) -> Any:
+        return np.sum(x @ np.ones((3, 3)))
+
+    with pytest.raises(ValueError) as info:
+        ad.jit(f)(X0)
+    assert info.value.__context__ is None
