@@ -652,6 +652,11 @@ def _updated(x: Tracer, key: Any, value: Any) -> Any:
         if not is_array(value):
             value = base.asarray(value, dtype=x.dtype, **kw)
         value = lift_like(value, x)
+    # a traced mask of x's shape (a recording's: comparisons carry no derivative) and one value:
+    # NumPy's x[mask] = v is where(mask, v, x) (SciPy's logsumexp writes so)
+    mask = isinstance(key, Tracer) and key.dtype == base.bool and tuple(key.shape) == shape
+    if mask and value.ndim == 0:
+        return xp.where(key, value, x)
     key = primal_key(key)
     # the positions are marked through size-1 slices where the key has ints (a host index): no
     # single-element write, which guarded device arrays refuse

@@ -49,6 +49,12 @@ def buffer(x: Any) -> Any:  # writes into an array the code creates
     return np.sum(out * np.cumsum(out))
 
 
+def masked_write(x: Any) -> Any:  # under jit the mask is traced: where(mask, 1, y)
+    y = x * 2.0
+    y[y > 1.0] = 1.0
+    return np.sum(y * x)
+
+
 def einsum_mean(x: Any) -> Any:
     m = np.einsum("i,j->ij", x, np.tanh(x))
     return np.mean(m, axis=0) @ np.max(m, axis=1)
@@ -58,7 +64,7 @@ def vector(x: Any) -> Any:
     return np.concatenate([np.sin(x) * x[0], np.cumprod(x)[1:]])
 
 
-PROGRAMS = [rosen, logsumexp_dot, likelihood, masks, buffer, einsum_mean]
+PROGRAMS = [rosen, logsumexp_dot, likelihood, masks, buffer, masked_write, einsum_mean]
 TRANSFORMS: dict[str, Callable[[Any], Any]] = {
     "f": lambda f: f,
     "grad": ad.grad,
