@@ -129,7 +129,7 @@ def matmul_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @matmul_rrule.method("numpy")
 def _matmul_rrule_numpy(*args: Any, **kwargs: Any) -> Any:
-    """Non-empty real NumPy matrices and vectors of one dtype (not two vectors): ``np.matmul``,
+    """Non-empty real NumPy matrices and vectors of one dtype (two vectors too): ``np.matmul``,
     and for a NumPy cotangent of the output's shape and dtype each operand's cotangent as a
     ``Thunk`` (an engine forces only a traced operand's); any other cotangent goes to the
     generic pullback, built then. At n=10 the compat wrapper and the generic shape bookkeeping
@@ -140,8 +140,8 @@ def _matmul_rrule_numpy(*args: Any, **kwargs: Any) -> Any:
     if type(a) is not np.ndarray or type(b) is not np.ndarray:
         return NotImplemented
     dtype, na, nb = a.dtype, a.ndim, b.ndim
-    if dtype.kind != "f" or b.dtype != dtype or na + nb < 3 or na > 2 or nb > 2:
-        return NotImplemented  # (na + nb < 3: a vector and a vector, or a 0-d operand)
+    if dtype.kind != "f" or b.dtype != dtype or not 0 < na <= 2 or not 0 < nb <= 2:
+        return NotImplemented  # (a 0-d operand: matmul refuses it, the generic rule says so)
     if not a.size or not b.size:
         return NotImplemented
     y = np.matmul(a, b)
@@ -162,14 +162,19 @@ register_rrule("matmul", examples=_matmul_ex, chunked_pullback=True)(matmul_rrul
 
 def _np_left_bar(g: Any, b: Any) -> Any:
     """The left operand's cotangent of a real NumPy ``x1 @ b``: ``g @ b^T``, or the outer
-    product ``g b^T`` when ``b`` is a vector (then ``x1`` is a matrix)."""
-    return g[:, None] * b if b.ndim == 1 else np.matmul(g, b.T)
+    product ``g b^T`` when ``b`` is a vector (``x1`` a matrix; ``g b`` for two vectors, ``g``
+    0-d)."""
+    if b.ndim == 1:
+        return g * b if g.ndim == 0 else g[:, None] * b
+    return np.matmul(g, b.T)
 
 
 def _np_right_bar(a: Any, g: Any) -> Any:
     """The right operand's cotangent of a real NumPy ``a @ x2``: ``a^T @ g``, or the outer
-    product ``a g^T`` when ``a`` is a vector (then ``x2`` is a matrix)."""
-    return a[:, None] * g if a.ndim == 1 else np.matmul(a.T, g)
+    product ``a g^T`` when ``a`` is a vector (``x2`` a matrix; ``a g`` for two vectors)."""
+    if a.ndim == 1:
+        return a * g if g.ndim == 0 else a[:, None] * g
+    return np.matmul(a.T, g)
 
 
 def _vector_bar(xp: Any, g: Any, a: Any) -> Any:
