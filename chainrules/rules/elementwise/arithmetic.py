@@ -14,6 +14,7 @@ Maths notes
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ...core import (
@@ -66,18 +67,31 @@ scalar_rule("positive", 1, domain=(R,), complex=C_ANY)
 # --- powers and roots ---------------------------------------------------------------------------
 def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
     # y * x**(y - 1), and 0 where y == 0 (x**0 is constant; at 0**0 the formula is 0 * inf):
-    # the exponent is made 1 there, so no inf is ever formed; and 0 where x**(y - 1) is 0 (its
-    # limit at y = ±inf, where the product is inf * 0: 0.5**inf, 2**-inf)
+    # the exponent is made 1 there, so no inf is ever formed; and 0 at an infinite y where
+    # x**(y - 1) is 0 (the limit, where the product is inf * 0: 0.5**inf, 2**-inf). Only there:
+    # a mask p == 0 at finite y would also pick p at x = 0 (2.0 * x**1.0), whose derivative
+    # (y - 1) x**(y - 2) is not the partial's, y (y - 1) x**(y - 2): the Hessian of x**2.0 was 1
+    # at x = 0, not 2
     if type(y) is int:
         return y * xp.pow(x, y - 1) if y != 0 else xp.zeros_like(out)
+    if type(y) is float:
+        if y == 0:
+            return xp.zeros_like(out)
+        p = xp.pow(x, y - 1)
+        return y * p if math.isfinite(y) else xp.where(p == 0, p, y * p)
     p = xp.pow(x, xp.where(y == 0, xp.ones_like(y), y) - 1)
-    return xp.where(p == 0, p, y * p)
+    return xp.where((p == 0) & xp.isinf(y), p, y * p)
 
 
 def _pow_dy(xp: Any, out: Any, x: Any, y: Any) -> Any:
     # x**y * log(x), continued by 0 at x == 0 (where x**y -> 0 for y > 0) instead of 0 * -inf,
-    # and 0 wherever x**y is 0 (its limit at x = inf for y < 0: x**y log x -> 0)
-    return xp.where(out == 0, xp.zeros_like(out), out * xp.log(safe(xp, x)))
+    # and 0 wherever x**y is 0 (its limit at x = inf for y < 0: x**y log x -> 0). At a real
+    # x < 0 the partial is not real: NaN, without log's warning (x**2.0 of a negative x warns
+    # nowhere, and its constant exponent's partial is never read)
+    if xp.isdtype(x.dtype, "complex floating"):
+        return xp.where(out == 0, xp.zeros_like(out), out * xp.log(safe(xp, x)))
+    d = out * xp.log(xp.where(x > 0, x, xp.ones_like(x)))
+    return xp.where(out == 0, xp.zeros_like(out), xp.where(x < 0, xp.nan, d))
 
 
 scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT, **SZ)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -111,3 +112,44 @@ def test_fmod_quotient_partial_is_the_exact_quotient(f, floor, dtype) -> None:  
 
 
 test_rule = rule_tests(arithmetic)
+
+
+@pytest.mark.parametrize("power", [np.power, np.float_power], ids=["power", "float_power"])
+@pytest.mark.parametrize("c", [2.0, 3.0, 2.5, 2, "array"])
+def test_power_second_derivative_at_zero(power, c) -> None:  # type: ignore[no-untyped-def]
+    """``d^2/dx^2 x**c = c (c - 1) x**(c - 2)``, at ``x = 0`` too: the partial's mask for an
+    infinite exponent (``p == 0``) also caught ``x = 0`` and took ``x**(c - 1)``'s derivative
+    there, without the factor ``c`` (the Hessian of ``x**2.0`` was 1 at 0). Reverse over
+    reverse, forward over reverse, forward over forward and under ``ad.jit``."""
+    from chainrules import ad
+
+    e = np.array(2.0) if c == "array" else c
+    x = np.array([0.0, 0.5, 1.5])
+    want = np.diag(float(e) * (float(e) - 1) * x ** (float(e) - 2))
+
+    def f(x):  # type: ignore[no-untyped-def]
+        return np.sum(power(x, e))
+
+    for h in (
+        ad.hessian(f),
+        ad.jacobian(ad.grad(f), mode="rev"),
+        ad.jacobian(ad.jacobian(f, mode="fwd"), mode="fwd"),
+        ad.jit(ad.hessian(f)),
+    ):
+        np.testing.assert_allclose(h(x), want, rtol=1e-12, atol=1e-12)
+
+
+def test_power_exponent_partial_warns_nowhere_the_power_does_not() -> None:
+    """``x**w`` of a negative ``x`` with an integral ``w`` warns nowhere; the exponent's partial
+    there is not real (NaN), and computing it must not warn either (issue 29, item 5)."""
+    from chainrules import ad
+
+    x, w = np.array([-1.5, 0.0, 2.0]), np.array(2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gx = ad.grad(lambda x, w: np.sum(x**w))(x, w)
+        gw = ad.grad(lambda w, x: np.sum(x**w), argnums=0)(w, x)
+    np.testing.assert_allclose(gx, 2 * x)
+    assert np.isnan(gw)  # d/dw at x < 0: log of a negative number
+    gw_pos = ad.grad(lambda w: np.sum(np.array([0.0, 2.0]) ** w))(w)
+    np.testing.assert_allclose(gw_pos, 4.0 * math.log(2.0))
