@@ -186,8 +186,10 @@ def unit(xp: Any, x: Any, ax: Any) -> Any:
     # x / |x| with 0 and inf denominators made 1, clipped: ±1, 0 at 0, ±1 at ±inf, NaN at NaN
     # (no inf / inf is formed; sign() is not used: array-api-compat's torch sign indexes with a
     # boolean mask, which torch.func.vmap refuses)
-    d = xp.where((ax == 0) | xp.isinf(ax), xp.ones_like(ax), ax)
-    return xp.clip(x / d, -1.0, 1.0)
+    # and 0 at 0 with no derivative (x / 1 there differentiated to 1: abs'' was 1 at 0)
+    zero = ax == 0
+    d = xp.where(zero | xp.isinf(ax), xp.ones_like(ax), ax)
+    return xp.where(zero, xp.zeros_like(x), xp.clip(x / d, -1.0, 1.0))
 
 
 def in_dtype(xp: Any, v: Any, dtype: Any) -> Any:

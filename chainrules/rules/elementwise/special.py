@@ -21,8 +21,10 @@ __all__: list[str] = []  # rules only
 
 
 def _sinc_d(xp: Any, out: Any, x: Any) -> Any:
-    # d/dx sin(pi x)/(pi x) = (cos(pi x) - sinc(x)) / x, continued by 0 at x = 0
-    return xp.where(x == 0, xp.zeros_like(out), (xp.cos(math.pi * x) - out) / safe(xp, x))
+    # d/dx sin(pi x)/(pi x) = (cos(pi x) - sinc(x)) / x, continued at x = 0 by its Taylor term
+    # -pi^2 x / 3: 0 there, with the derivative sinc''(0) = -pi^2 / 3 (a 0 constant gave 0)
+    taylor = (-(math.pi**2) / 3) * x
+    return xp.where(x == 0, taylor, (xp.cos(math.pi * x) - out) / safe(xp, x))
 
 
 scalar_rule("numpy:sinc", _sinc_d, domain=(R,))

@@ -80,9 +80,11 @@ def _scaled(xp: Any, x: Any) -> tuple[Any, Any]:
         a = xp.maximum(xp.abs(xp.real(x)), xp.abs(xp.imag(x)))
         s = xp.where(a > 1, a, xp.ones_like(a))
         return 1 / s, x / s
-    a = xp.abs(x)
-    # minimum/maximum, not clip: NumPy's clip refuses a non-native byte order (casting='no')
-    return 1 / xp.where(a > 1, a, xp.ones_like(a)), xp.maximum(xp.minimum(x, 1.0), -1.0)
+    a, one = xp.abs(x), xp.ones_like(x)
+    # clip(x, -1, 1) by where, not minimum/maximum: at x = ±1 their tie gives the bound half the
+    # derivative, and atan'' and asinh'' at ±1 came out half theirs (NumPy's clip also refuses a
+    # non-native byte order, casting='no')
+    return 1 / xp.where(a > 1, a, one), xp.where(x > 1, one, xp.where(x < -1, -one, x))
 
 
 def _atan_dx(xp: Any, out: Any, x: Any) -> Any:
@@ -135,7 +137,8 @@ def _hypot_d(which: int) -> Any:
         both = xp.isinf(x1) & xp.isinf(x2)
         sgn = real_sign(xp, x)
         lim = xp.where(both, math.sqrt(0.5) * sgn, sgn)
-        return xp.where(xp.isinf(x), lim, q)
+        # 0 at the origin with no derivative (abs's convention: x / 1 there differentiated to 1)
+        return xp.where(out == 0, xp.zeros_like(q), xp.where(xp.isinf(x), lim, q))
 
     return d
 

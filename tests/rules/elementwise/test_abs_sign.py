@@ -72,3 +72,17 @@ def test_heaviside_value_at_zero() -> None:
 
 
 test_rule = rule_tests(abs_sign)
+
+
+def test_abs_second_derivative_is_zero_at_zero() -> None:
+    """``abs'`` is ``sign`` (0 at 0, the minimum-norm subgradient), whose derivative is 0
+    everywhere; at 0 the generic direction ``x / 1`` was differentiated to 1."""
+    from chainrules import ad
+
+    x = np.array([0.0, -1.5, 2.0])
+    for h in (
+        ad.hessian(lambda x: np.sum(np.abs(x))),
+        ad.jacobian(ad.jacobian(lambda x: np.sum(np.abs(x)), mode="fwd"), mode="fwd"),
+        ad.jit(ad.hessian(lambda x: np.sum(np.abs(x)))),
+    ):
+        np.testing.assert_array_equal(h(x), np.zeros((3, 3)))

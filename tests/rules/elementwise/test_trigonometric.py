@@ -61,3 +61,45 @@ def test_unwrap_identity_at_threshold() -> None:
 
 
 test_rule = rule_tests(trigonometric)
+
+
+def _second_derivatives(f: Any, x: np.ndarray) -> list[np.ndarray]:
+    """The diagonal of ``f``'s Hessian (``f`` elementwise, summed) four ways: reverse over
+    reverse, forward over reverse, forward over forward, and under ``ad.jit``."""
+    from chainrules import ad
+
+    def s(x: Any) -> Any:
+        return np.sum(f(x))
+
+    hs = (
+        ad.hessian(s),
+        ad.jacobian(ad.grad(s), mode="rev"),
+        ad.jacobian(ad.jacobian(s, mode="fwd"), mode="fwd"),
+        ad.jit(ad.hessian(s)),
+    )
+    return [np.diag(h(x)) for h in hs]
+
+
+def test_atan_asinh_atanh_second_derivatives_at_plus_minus_one() -> None:
+    """At ``x = ±1`` the overflow-safe scaling's ``clip(x, -1, 1)`` (a minimum and a maximum)
+    tied with its bound, which took half the derivative: ``atan''(1)`` came out -1/4, not -1/2,
+    and ``asinh''(1)`` half its value, with no error."""
+    x = np.array([-1.0, 1.0, 0.5, -2.0])
+    want = {
+        np.arctan: -2 * x / (1 + x * x) ** 2,
+        np.arcsinh: -x / (1 + x * x) ** 1.5,
+    }
+    for f, w in want.items():
+        for got in _second_derivatives(f, x):
+            np.testing.assert_allclose(got, w, rtol=1e-12, err_msg=f.__name__)
+    xa = np.array([-0.5, 0.25])  # atanh: inside (-1, 1)
+    for got in _second_derivatives(np.arctanh, xa):
+        np.testing.assert_allclose(got, 2 * xa / (1 - xa * xa) ** 2, rtol=1e-12)
+
+
+def test_hypot_second_derivative_at_the_origin_is_abs() -> None:
+    """``hypot(x, 0)`` is ``abs(x)``: at the origin the minimum-norm subgradient 0, and no
+    derivative of it (``x / 1`` there was differentiated to 1)."""
+    x = np.array([0.0, 2.0])
+    for got in _second_derivatives(lambda x: np.hypot(x, 0.0), x):
+        np.testing.assert_allclose(got, [0.0, 0.0], atol=1e-15)
