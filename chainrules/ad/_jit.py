@@ -26,6 +26,7 @@ Python side effects happen at the recording only. Pass what changes as arguments
 from __future__ import annotations
 
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -317,11 +318,24 @@ def jit(f: Callable[..., Any]) -> Callable[..., Any]:
     fast: dict[Any, Any] = {}  # (type, shape, dtype) of positional arrays -> replay
     lock = threading.Lock()
 
+    warned: list[bool] = []
+
     def keep(key: Any, replay: Any) -> None:
         with lock:
             cache[key] = replay
             if len(cache) > MAX_SIGNATURES:
                 fast.pop(cache.popitem(last=False)[0][2], None)
+                if not warned:
+                    warned.append(True)
+                    warnings.warn(
+                        f"chainrules.ad.jit({getattr(f, '__name__', 'f')}): more than "
+                        f"{MAX_SIGNATURES} argument signatures recorded, each call recording "
+                        "again: a non-array argument is part of the signature (a Python float "
+                        "that changes at every call, a step size), as is each array's shape "
+                        "and dtype. Pass values that change as arrays",
+                        RuntimeWarning,
+                        stacklevel=3,
+                    )
             if key[2] is not None:
                 if type(replay) is str:
                     fast.pop(key[2], None)

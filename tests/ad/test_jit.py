@@ -7,6 +7,7 @@ NumPy, array-api-strict, PyTorch and the guarded device array."""
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -399,3 +400,18 @@ def test_the_error_is_not_chained_to_the_recordings() -> None:
     with pytest.raises(ValueError) as info:
         ad.jit(f)(X0)
     assert info.value.__context__ is None
+
+
+def test_recording_at_every_call_is_said() -> None:
+    """A Python float that changes at every call is part of the signature: past the kept
+    recordings the jitted function says so, once, and names what to pass instead."""
+    from chainrules.ad import _jit
+
+    j = ad.jit(ad.grad(lambda x, lr: np.sum(x**2) * lr))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for k in range(_jit.MAX_SIGNATURES + 5):
+            _close(j(X0, 1.0 + k), 2 * X0 * (1.0 + k))
+    said = [w for w in seen if "signatures recorded" in str(w.message)]
+    assert len(said) == 1 and "Pass values that change as arrays" in str(said[0].message)
+    assert len(j.recordings) == _jit.MAX_SIGNATURES
