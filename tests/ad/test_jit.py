@@ -17,6 +17,7 @@ import pytest
 from array_api_compat import array_namespace
 
 from chainrules import ad
+from chainrules.testing import to_numpy
 
 RNG = np.random.default_rng(7)
 X0 = np.array([0.3, 1.2, -0.7, 2.0])
@@ -278,18 +279,6 @@ def _make(name: str, a: np.ndarray) -> Any:
     return device_array(a)
 
 
-def _host(a: Any) -> np.ndarray:
-    from chainrules import allowscalar
-    from chainrules.testing import to_numpy
-
-    with allowscalar():
-        if hasattr(a, "detach"):
-            return np.asarray(a.detach())
-        if type(a).__module__.startswith("array_api_strict"):
-            return np.asarray(a._array)
-        return np.asarray(to_numpy(a))
-
-
 @pytest.mark.parametrize("t", ["grad", "hessian"])
 @pytest.mark.parametrize("lib", ["numpy", "array_api_strict", "torch", "device"])
 def test_other_libraries_replay_without_host_reads(lib: str, t: str) -> None:
@@ -299,8 +288,8 @@ def test_other_libraries_replay_without_host_reads(lib: str, t: str) -> None:
     j(_make(lib, X0))
     assert _replays(j), j.recordings
     for x in POINTS:
-        got = _host(j(_make(lib, x)))
-        want = _host(TRANSFORMS[t](standard)(_make(lib, x)))
+        got = to_numpy(j(_make(lib, x)))
+        want = to_numpy(TRANSFORMS[t](standard)(_make(lib, x)))
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
