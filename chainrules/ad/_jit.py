@@ -97,7 +97,7 @@ class JitTrace(Trace):
                 return a._value, _CONST if a._aux is None else a._aux
             if a._trace is CREATED:  # created by the code: its value now (it may be written)
                 return _copy(a._value), _CONST
-            raise _Stop
+            raise _Stop("a tracer of another trace reached the recording's call")
         return a, _CONST
 
     def process(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
@@ -260,12 +260,18 @@ def _signature(leaves: list[Any]) -> tuple[Any, ...]:
     return tuple(key)
 
 
+def _positional(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Types, shapes and dtypes of positional arrays: the key of a replay found without
+    flattening (``AttributeError`` for an argument with no shape)."""
+    return tuple([(type(a), a.shape, a.dtype) for a in args])
+
+
 def _fast_key(args: tuple[Any, ...], kwargs: dict[str, Any], leaves: list[Any]) -> Any:
-    """The key of the call's replay without flattening: types, shapes and dtypes of its
-    positional arguments when they are all arrays (else ``None``)."""
+    """:func:`_positional` of the call when its arguments are all positional arrays, else
+    ``None``."""
     if kwargs or len(leaves) != len(args) or not all(is_array(a) for a in args):
         return None
-    return tuple([(type(a), a.shape, a.dtype) for a in args])
+    return _positional(args)
 
 
 def _record(f: Callable[..., Any], leaves: list[Any], treedef: Any) -> tuple[Any, Any]:
@@ -347,7 +353,7 @@ def jit(f: Callable[..., Any]) -> Callable[..., Any]:
             return f(*args, **kwargs)
         if not kwargs:  # the common call: arrays, positionally, replayed at once
             try:
-                replay = fast.get(tuple([(type(a), a.shape, a.dtype) for a in args]))
+                replay = fast.get(_positional(args))
             except (AttributeError, TypeError):
                 replay = None
             if replay is not None:
