@@ -10,10 +10,12 @@ module's own definitions and its imports -- to a definition in ``chainrules/``.
 
 The vocabulary every rule is written in is read once for all rules and is not counted, as
 ChainRules.jl's count leaves out ChainRulesCore: ``core/toolkit.py`` and ``core/projection.py``
-(``pullback``, ``tangents_in``, ``ProjectTo``) and the three modules the toolkit is made of and
+(``pullback``, ``tangents_in``, ``ProjectTo``), ``core/prelude.py`` (the line ``from
+...core.prelude import *`` a rule module begins with, its ``using ChainRulesCore``: names are
+followed through it to where they are defined) and the three modules the toolkit is made of and
 re-exports, ``core/signature.py`` (the binder), ``core/tangents.py`` (``NoTangent``,
 ``ZeroTangent``, ``unthunk``) and ``core/namespaces.py`` (``namespace_of``). The table's last
-columns count those three too, leaving out only the first two (``--exclude`` leaves out more
+columns count those three too, leaving out only the first three (``--exclude`` leaves out more
 files or folders in both).
 
 What counts, and how:
@@ -54,7 +56,7 @@ from typing import Any, NamedTuple
 import chainrules
 
 ROOT = Path(chainrules.__file__).resolve().parent
-TOOLKIT = ("core/toolkit.py", "core/projection.py")
+TOOLKIT = ("core/toolkit.py", "core/projection.py", "core/prelude.py")
 VOCABULARY = (*TOOLKIT, "core/signature.py", "core/tangents.py", "core/namespaces.py")
 
 # label -> target (with the keyword values of the call read): the rules of issue 27, item 4
@@ -205,7 +207,10 @@ class Reader:
             package = module if path.name == "__init__.py" else module.rpartition(".")[0]
             base = importlib.util.resolve_name("." * stmt.level + (stmt.module or ""), package)
             for a in stmt.names:
-                if (a.asname or a.name) == name:
+                if a.name == "*":  # a rule module's vocabulary (core/prelude.py): its __all__
+                    if name in getattr(importlib.import_module(base), "__all__", ()):
+                        return self.resolve(base, name, depth + 1)
+                elif (a.asname or a.name) == name:
                     if self.module_file(f"{base}.{a.name}") is not None:
                         return ("module", f"{base}.{a.name}")
                     return self.resolve(base, a.name, depth + 1)

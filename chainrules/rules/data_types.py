@@ -31,26 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core import (
-    Expect,
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    dtype_kind,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_kind,
-    register_rrule,
-    signature,
-    tangents_in,
-)
+from ..core.prelude import *
 from ._util import in_dtype
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _ASTYPE = signature("astype", lambda x, dtype, /, *, copy=True, device=None: None)
 
 
@@ -100,10 +85,10 @@ def astype_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     @pullback(y, (x if diff else None, None))
     def astype_pullback(y_bar: Any) -> tuple[Any, Any]:
         if not diff:
-            return _NO, _NO
+            return NO, NO
         if kx == "c" and dtype_kind(y_bar.dtype, xp) != "c":
-            return xp.astype(y_bar, x.dtype), _NO  # y = Re x: x_bar = y_bar + 0i
-        return project(y_bar), _NO  # a cast back (the real part for a real x)
+            return xp.astype(y_bar, x.dtype), NO  # y = Re x: x_bar = y_bar + 0i
+        return project(y_bar), NO  # a cast back (the real part for a real x)
 
     return y, astype_pullback
 
@@ -112,12 +97,12 @@ def astype_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
 def astype_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     x, xp, y, kx, ky, device = _astype(args, kwargs)
     if ky not in "fc":
-        return y, _NO
+        return y, NO
     if kx not in "fc":
-        return y, _ZERO
+        return y, ZERO
     ts = tangents_in("astype", tangents[:2], (x,))  # the dtype has no tangent
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     t = ts[0]
     if kx == "c" and ky == "f":
         t = xp.real(t)

@@ -56,30 +56,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core import (
-    Example,
-    Expect,
-    NoTangent,
-    ProjectTo,
-    Signature,
-    ZeroTangent,
-    device_of,
-    dtype_kind,
-    namespace_of,
-    non_differentiable,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-    traceable,
-)
+from ..core.prelude import *
 from ._util import axis_ints, in_dtype
 
 __all__ = ["resize"]
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _NORMS = ("backward", "ortho", "forward")
 _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
@@ -172,7 +153,7 @@ def resize_rrule(*args: Any, **kwargs: Any) -> Any:
     ax, _ = _resize_args(x, axes, lengths)
     back = tuple(x.shape[a] for a in ax)
     project = ProjectTo(x)
-    rest = (_NO,) * (len(args) - 1)  # axes and lengths, where given by position
+    rest = (NO,) * (len(args) - 1)  # axes and lengths, where given by position
 
     @pullback(y, (x, axes, lengths))
     def resize_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -188,7 +169,7 @@ def resize_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = resize(x, axes, lengths)
     ts = tangents_in("resize", tangents[:2], (x,))  # axes and lengths have no tangents
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     ax, ns = _resize_args(x, axes, lengths)
     return y, resize(ts[0], ax, ns)
 
@@ -349,11 +330,11 @@ def _fft_rules(name: str, numpy: bool) -> tuple[Callable[..., Any], Callable[...
         project = ProjectTo(x, xp)
         if not axes:  # a 0-d fftn / ifftn: the identity (or a cast to complex)
             y = getattr(xp.fft, name)(x, norm=norm)
-            rest0 = (_NO,) * (len(args) - 1)
+            rest0 = (NO,) * (len(args) - 1)
 
             @pullback(y, (x if project.differentiable else None, *args[1:]), name=fname)
             def cast_pullback(y_bar: Any) -> tuple[Any, ...]:
-                return (project(y_bar) if project.differentiable else _NO, *rest0)
+                return (project(y_bar) if project.differentiable else NO, *rest0)
 
             cast_pullback.__qualname__ = f"{name}_pullback"
             return y, cast_pullback
@@ -363,12 +344,12 @@ def _fft_rules(name: str, numpy: bool) -> tuple[Callable[..., Any], Callable[...
         # the lengths of the adjoint's result: s, or on the last axis of a Hermitian input the
         # bins the primal read
         got = (*s[:-1], s[-1] // 2 + 1) if kind == "c2r" else s
-        rest = (_NO,) * (len(args) - 1)  # NumPy's positional n / axis / norm
+        rest = (NO,) * (len(args) - 1)  # NumPy's positional n / axis / norm
 
         @pullback(y, (x if project.differentiable else None, *args[1:]), name=fname)
         def fft_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project.differentiable:
-                return (_NO, *rest)
+                return (NO, *rest)
             if kind == "c2c":
                 g = _transform(xp, adj, _as_complex(xp, y_bar, y), s, axes, back)
             elif kind == "r2c":
@@ -395,7 +376,7 @@ def _fft_rules(name: str, numpy: bool) -> tuple[Callable[..., Any], Callable[...
         )
         ts = tangents_in(fname, tangents[:2], (x,))  # n / axis / norm have no tangents
         if ts is None or not ProjectTo(x, xp).differentiable:
-            return y, _ZERO
+            return y, ZERO
         if not axes:  # a 0-d fftn / ifftn: the tangent (chunk axes included) cast like x
             return y, in_dtype(xp, ts[0], y.dtype)
         # the axes are negative: they hold for a tangent with leading chunk axes too
@@ -431,12 +412,12 @@ def _shift_rules(name: str, numpy: bool) -> tuple[Callable[..., Any], Callable[.
     def shift_rrule(*args: Any, **kwargs: Any) -> Any:
         x, xp, axes, y = shift_setup(args, kwargs)
         project = ProjectTo(x, xp)
-        rest = (_NO,) * (len(args) - 1)
+        rest = (NO,) * (len(args) - 1)
 
         @pullback(y, (x if project.differentiable else None, *args[1:]), name=fname)
         def shift_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project.differentiable:
-                return (_NO, *rest)
+                return (NO, *rest)
             return (project(shift(xp, other, y_bar, axes)), *rest)
 
         shift_pullback.__qualname__ = f"{name}_pullback"
@@ -446,7 +427,7 @@ def _shift_rules(name: str, numpy: bool) -> tuple[Callable[..., Any], Callable[.
         x, xp, axes, y = shift_setup(args, kwargs)
         ts = tangents_in(fname, tangents[:2], (x,))
         if ts is None or not ProjectTo(x, xp).differentiable:
-            return y, _ZERO
+            return y, ZERO
         return y, in_dtype(xp, shift(xp, name, ts[0], axes), y.dtype)
 
     return shift_rrule, shift_frule

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.namespaces import is_array, namespace_of
-from ..core.registry import frule, register_frule, register_rrule, rrule
+from ..core.prelude import *
+from ..core.registry import frule, rrule
 
 __all__ = ["OPERATORS"]
 

@@ -46,12 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.examples import Example, Expect
-from ..core.namespaces import device_of, namespace_of
-from ..core.projection import ProjectTo
-from ..core.registry import register_frule, register_rrule
-from ..core.tangents import NoTangent, Tangent, ZeroTangent
-from ..core.toolkit import pullback, signature, tangents_in, zero_tangent
+from ..core.prelude import *
 from ._util import conj, each_direction, in_dtype, lazy, moveaxis, zero_d_operands
 from ._util.numpy_like import numpy_like_module
 from ._util.polynomial import (
@@ -72,9 +67,6 @@ from ._util.polynomial import (
 )
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- convolve, correlate, polymul ---------------------------------------------------------------
@@ -137,11 +129,11 @@ def _conv_rules(name: str, corr: bool) -> Any:
         a0, v0 = _operands(args, kwargs)
         ts = tangents_in(name, tangents[:3], (a0, v0))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         n = y.shape[0]
         out: Any = None
         if 0 in (a0.shape[0], v0.shape[0]):  # polymul's empty operand
-            return y, _ZERO  # y is 0 for every a near an empty one (and has no tangent)
+            return y, ZERO  # y is 0 for every a near an empty one (and has no tangent)
         if not _is_zero(ts[0]):
             out = each_direction(
                 xp, lambda t: lib.convolve(t, w)[start : start + n], ts[0], ts.extra
@@ -214,7 +206,7 @@ def _polyadd_rules(name: str, sign: float) -> Any:
         xp, a1, a2, y = parts(args, kwargs)
         ts = tangents_in(name, tangents[:3], (a1, a2))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         lead, n = ts.lead(), y.shape[0]
         out = xp.zeros((*lead, n), dtype=y.dtype, device=device_of(y))
         for t, a, sg in ((ts[0], a1, 1.0), (ts[1], a2, sign)):
@@ -273,7 +265,7 @@ def vander_rrule(*args: Any, **kwargs: Any) -> Any:
     @pullback(y, args)
     def vander_pullback(g: Any) -> Any:
         if not project.differentiable:
-            return (_NO, *(zero_tangent(a) for a in args[1:]))
+            return (NO, *(zero_tangent(a) for a in args[1:]))
         x_bar = xp.sum(g * xp.conj(_dpowers(xp, x, e)), axis=-1)
         return (project(x_bar), *(zero_tangent(a) for a in args[1:]))
 
@@ -285,7 +277,7 @@ def vander_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x, y, e = _vander_parts(args, kwargs)
     ts = tangents_in("vander", tangents[:2], (x,))
     if ts is None or not ProjectTo(x, xp).differentiable:
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, ts[0][..., None] * _dpowers(xp, x, e), y.dtype)
 
 
@@ -326,8 +318,8 @@ def polyval_rrule(*args: Any, **kwargs: Any) -> Any:
     def polyval_pullback(g: Any) -> Any:
         m, n = math.prod(x.shape), e.shape[0]  # not (-1, n): n may be 0 (an empty p)
         p_bar = xp.reshape(g, (m, 1)) * xp.conj(xp.reshape(_powers(xp, x, e), (m, n)))
-        x_bar = g * xp.conj(lib.polyval(_polyder1(xp, p), x)) if px.differentiable else _NO
-        return pp(xp.sum(p_bar, axis=0)), (px(x_bar) if px.differentiable else _NO)
+        x_bar = g * xp.conj(lib.polyval(_polyder1(xp, p), x)) if px.differentiable else NO
+        return pp(xp.sum(p_bar, axis=0)), (px(x_bar) if px.differentiable else NO)
 
     return y, polyval_pullback
 
@@ -337,7 +329,7 @@ def polyval_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, lib, p, x, y, e = _polyval_parts(args, kwargs)
     ts = tangents_in("polyval", tangents[:3], (p, args[1]))
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     lead = ts.lead()
     out = xp.zeros(lead + tuple(y.shape), dtype=y.dtype, device=device_of(y))
     if not _is_zero(ts[0]):
@@ -396,12 +388,12 @@ def polyder_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, p, _m, y, steps = _polyder_parts(args, kwargs)
     ts = tangents_in("polyder", tangents[:2], (p,))
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     t = ts[0]
     for a in steps:
         t = t[..., : a.shape[0]] * a
     if t.shape[-1] != y.shape[0]:
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, t, y.dtype)
 
 
@@ -459,7 +451,7 @@ def polyint_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, p, _m, _k, nk, y, steps = _polyint_parts(args, kwargs)
     ts = tangents_in("polyint", tangents, args)
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     lead = ts.lead()
     t = (
         ts[0]
@@ -531,7 +523,7 @@ def poly_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, r, y, quot = _poly_parts(args, kwargs)
     ts = tangents_in("poly", tangents[:2], (r,))
     if ts is None or quot is None:
-        return y, _ZERO
+        return y, ZERO
     tail = -(ts[0] @ quot)  # (lead, n)
     if not xp.isdtype(y.dtype, "complex floating") and xp.isdtype(tail.dtype, "complex floating"):
         tail = xp.real(tail)
@@ -591,7 +583,7 @@ def roots_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, p, y, sens = _roots_parts(args, kwargs)
     ts = tangents_in("roots", tangents[:2], (p,))
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     out = in_dtype(xp, ts[0], sens.dtype) @ xp.matrix_transpose(sens)
     if not xp.isdtype(y.dtype, "complex floating") and xp.isdtype(out.dtype, "complex floating"):
         out = xp.real(out)
@@ -651,7 +643,7 @@ def polyfit_rrule(*args: Any, **kwargs: Any) -> Any:
         v_bar = resid @ _ht(xp, z) - y_bar @ _ht(xp, p2)
         x_bar = xp.sum(v_bar * conj(xp, _dpowers(xp, x, e)), axis=-1)  # V is holomorphic in x
         y_bar = y_bar[:, 0] if yv.ndim == 1 else y_bar
-        return px(x_bar), py(y_bar), _NO
+        return px(x_bar), py(y_bar), NO
 
     return p, polyfit_pullback
 
@@ -661,7 +653,7 @@ def polyfit_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x, yv, p, e, v, ginv, resid, p2 = _polyfit_parts(args, kwargs)
     ts = tangents_in("polyfit", tangents[:3], (x, yv))
     if ts is None:
-        return p, _ZERO
+        return p, ZERO
     lead = ts.lead()
     rhs = xp.zeros(lead + tuple(p2.shape), dtype=p2.dtype, device=device_of(p))
     vt = _ht(xp, v)
@@ -753,7 +745,7 @@ def polydiv_rrule(*args: Any, **kwargs: Any) -> Any:
             r_bar = _zeros(xp, r.shape[0], q)
         if k < 1:  # r = u with its leading zeros trimmed; q = [0] is constant
             u_bar = xp.concat((_zeros(xp, n - r.shape[0], r_bar), r_bar), axis=0)
-            return pu(u_bar), _ZERO if pv.differentiable else _NO
+            return pu(u_bar), ZERO if pv.differentiable else NO
         # u = q v + r, so (dq, dr) is the division of e = du - q dv by v: dq = L^-1 e[:k], and
         # dr = e[k:] - C dq (C: T's last rows); r's entries before the last m1 are zero
         rb = r_bar[r_bar.shape[0] - m1 :] if r_bar.shape[0] >= m1 else r_bar
@@ -764,7 +756,7 @@ def polydiv_rrule(*args: Any, **kwargs: Any) -> Any:
         e_bar = xp.concat((xp.linalg.solve(th[:, :k], rhs[:, None])[:, 0], rb), axis=0)
         # e = du - convolve(q, dv): dv's cotangent is -correlate(e_bar, q)
         v_bar = -(xp.conj(xp.matrix_transpose(_toeplitz(xp, q, n, v.shape[0]))) @ e_bar)
-        return pu(e_bar), pv(v_bar) if pv.differentiable else _NO
+        return pu(e_bar), pv(v_bar) if pv.differentiable else NO
 
     return (q, r), polydiv_pullback
 
@@ -776,7 +768,7 @@ def polydiv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     ts = tangents_in("polydiv", tangents[:3], (u, v))
     y = (q, r)
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     lead = ts.lead()
     dt = q.dtype
     tu = (

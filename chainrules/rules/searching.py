@@ -22,27 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core import (
-    AbstractZero,
-    Expect,
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    is_array,
-    namespace_of,
-    non_differentiable,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-)
+from ..core.prelude import *
 from ._util.numpy_like import lift_tangent, numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 def _where_examples(rng: Any) -> list[Any]:
@@ -84,9 +67,9 @@ def _where_pullback(xp: Any, y: Any, cond: Any, x1: Any, x2: Any) -> Any:
     @pullback(y, (cond, x1, x2))
     def where_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
         zero = xp.zeros_like(y_bar)
-        b1 = p1(xp.where(cond, y_bar, zero)) if p1.differentiable else _NO
-        b2 = p2(xp.where(cond, zero, y_bar)) if p2.differentiable else _NO
-        return _NO, b1, b2
+        b1 = p1(xp.where(cond, y_bar, zero)) if p1.differentiable else NO
+        b2 = p2(xp.where(cond, zero, y_bar)) if p2.differentiable else NO
+        return NO, b1, b2
 
     return where_pullback
 
@@ -94,10 +77,10 @@ def _where_pullback(xp: Any, y: Any, cond: Any, x1: Any, x2: Any) -> Any:
 def _where_tangent(xp: Any, y: Any, tangents: Any, cond: Any, x1: Any, x2: Any) -> Any:
     """``where(cond, x1_dot, x2_dot)``, each tangent lifted to the output's rank and dtype."""
     if not ProjectTo(y, xp).differentiable:
-        return _NO
+        return NO
     t = tangents_in("where", (tangents[0], *tangents[2:4]), (x1, x2))  # cond has no tangent
     if t is None:
-        return _ZERO
+        return ZERO
     parts = [
         None
         if isinstance(d, AbstractZero) or not ProjectTo(x, xp).differentiable
@@ -105,7 +88,7 @@ def _where_tangent(xp: Any, y: Any, tangents: Any, cond: Any, x1: Any, x2: Any) 
         for d, x in zip(t, (x1, x2))
     ]
     if parts[0] is None and parts[1] is None:
-        return _ZERO
+        return ZERO
     a, b = (p if p is not None else xp.zeros((), dtype=y.dtype) for p in parts)
     lead = next(tuple(p.shape[: t.extra]) for p in parts if p is not None)
     return xp.broadcast_to(xp.where(cond, a, b), lead + tuple(y.shape))
@@ -145,7 +128,7 @@ def numpy_where_rrule(*args: Any, **kwargs: Any) -> Any:
 @register_frule("numpy:where", examples=_where_examples)
 def numpy_where_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     if len(args) == 1 and not kwargs:
-        return _nonzero_form(args[0])[0], _NO
+        return _nonzero_form(args[0])[0], NO
     cond, x1, x2 = _where_bind(args, kwargs)
     xp = namespace_of(cond, x1, x2, fname="where")
     y = _numpy_where(xp, cond, x1, x2)
@@ -159,7 +142,7 @@ def _nonzero_form(cond: Any) -> tuple[Any, Any]:
     # None stands for the condition: an argument without a tangent space (NoTangent())
     @pullback(out, (None,), name="where")
     def where_pullback(y_bar: Any) -> Any:
-        return _NO
+        return NO
 
     return out, where_pullback
 

@@ -48,30 +48,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core import (
-    AbstractZero,
-    Expect,
-    NoTangent,
-    ProjectTo,
-    Tangent,
-    ZeroTangent,
-    device_of,
-    namespace_of,
-    non_differentiable,
-    pullback,
-    register_frule,
-    register_rrule,
-    scatter_add,
-    signature,
-    tangents_in,
-)
+from ..core.prelude import *
 from ._util import axis_opt, in_dtype, moveaxis
 from ._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 # the four functions' one signature; out= is bound only to be refused with the rules' message
 _UNIQUE = {
@@ -119,9 +101,9 @@ def _unique_rrule(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
     def unique_pullback(y_bar: Any) -> Any:
         v_bar = y_bar if name == "unique_values" else y_bar[0]  # the values' cotangent
         if not project.differentiable:
-            return _NO
+            return NO
         if isinstance(v_bar, AbstractZero):  # only the integer outputs' entries were given
-            return _ZERO
+            return ZERO
         inv, counts = _inverse_and_counts(xp, x, y, values)
         x_bar = xp.take(v_bar / counts, inv, axis=0)
         return project(xp.reshape(x_bar, tuple(x.shape)))
@@ -135,10 +117,10 @@ def _unique_frule(name: str, tangents: Any, args: tuple[Any, ...], kwargs: dict[
     y = _unique(xp, name, x)
     v = y if name == "unique_values" else y[0]
     if not ProjectTo(x, xp).differentiable:
-        return y, _NO
+        return y, NO
     ts = tangents_in(name, tangents[:2], (x,))
     if ts is None:
-        v_dot: Any = _ZERO
+        v_dot: Any = ZERO
     else:
         t = ts[0]
         lead = tuple(t.shape[: ts.extra])
@@ -154,7 +136,7 @@ def _unique_frule(name: str, tangents: Any, args: tuple[Any, ...], kwargs: dict[
         v_dot = in_dtype(xp, xp.reshape(sums / counts, (*lead, v.shape[0])), v.dtype)
     if name == "unique_values":
         return y, v_dot
-    return y, Tangent(v_dot, *(_NO for _ in y[1:]), primal_type=type(y))
+    return y, Tangent(v_dot, *(NO for _ in y[1:]), primal_type=type(y))
 
 
 def _unique_examples(rng: Any) -> list[Any]:
@@ -284,7 +266,7 @@ def _with_tangent(y: Any, v_dot: Any) -> Any:
     """The frule's output tangent: ``v_dot`` for the values, ``NoTangent()`` for the rest."""
     if not isinstance(y, tuple):
         return v_dot
-    return Tangent(v_dot, *(_NO for _ in y[1:]), primal_type=type(y))
+    return Tangent(v_dot, *(NO for _ in y[1:]), primal_type=type(y))
 
 
 def _values_bar(y: Any, y_bar: Any) -> Any:
@@ -380,11 +362,11 @@ def unique_rrule(*args: Any, **kwargs: Any) -> Any:
     @pullback(_as_tuple(y) or y, args)
     def unique_pullback(y_bar: Any) -> Any:
         v_bar = _values_bar(y, y_bar)
-        rest = tuple(_NO for _ in args[1:])
+        rest = tuple(NO for _ in args[1:])
         if not project.differentiable:
-            return (_NO, *rest)
+            return (NO, *rest)
         if isinstance(v_bar, AbstractZero):  # only the integer outputs' entries were given
-            return (_ZERO, *rest)
+            return (ZERO, *rest)
         if ax is None:
             x_bar = xp.reshape(groups.pull(xp, v_bar, values.shape[0]), tuple(ar.shape))
         else:
@@ -400,9 +382,9 @@ def unique_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, ar, ax, y, values, groups = _unique_parts(args, kwargs)
     ts = tangents_in("unique", tangents[:2], (ar,))
     if not ProjectTo(ar, xp).differentiable:
-        return y, _NO
+        return y, NO
     if ts is None:
-        return y, _with_tangent(y, _ZERO)
+        return y, _with_tangent(y, ZERO)
     t = ts[0]
     if ax is None:
         lead = tuple(t.shape[: ts.extra])
@@ -448,16 +430,16 @@ def _binary_rules(name: str) -> Any:
         @pullback(_as_tuple(y) or y, args, name=name)
         def set_pullback(y_bar: Any) -> Any:
             v_bar = _values_bar(y, y_bar)
-            rest = tuple(_NO for _ in args[2:])
+            rest = tuple(NO for _ in args[2:])
             if isinstance(v_bar, AbstractZero):
                 return (
-                    _ZERO if p1.differentiable else _NO,
-                    _ZERO if p2.differentiable else _NO,
+                    ZERO if p1.differentiable else NO,
+                    ZERO if p2.differentiable else NO,
                     *rest,
                 )
             z_bar = groups.pull(xp, v_bar, n_groups)
-            b1 = p1(xp.reshape(z_bar[:n1], tuple(a1.shape))) if p1.differentiable else _NO
-            b2 = p2(xp.reshape(z_bar[n1:], tuple(a2.shape))) if p2.differentiable else _NO
+            b1 = p1(xp.reshape(z_bar[:n1], tuple(a1.shape))) if p1.differentiable else NO
+            b2 = p2(xp.reshape(z_bar[n1:], tuple(a2.shape))) if p2.differentiable else NO
             return (b1, b2, *rest)
 
         set_pullback.__qualname__ = f"{name}_pullback"
@@ -467,9 +449,9 @@ def _binary_rules(name: str) -> Any:
         xp, a1, a2, y, values, groups = _binary_parts(name, args, kwargs)
         ts = tangents_in(name, tangents[:3], args[:2])
         if not (ProjectTo(args[0], xp).differentiable or ProjectTo(args[1], xp).differentiable):
-            return y, _NO
+            return y, NO
         if ts is None:
-            return y, _with_tangent(y, _ZERO)
+            return y, _with_tangent(y, ZERO)
         lead = ts.lead()
         k = math.prod(lead)
         parts = []

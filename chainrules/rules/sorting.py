@@ -33,28 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core import (
-    Expect,
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    namespace_of,
-    non_differentiable,
-    pullback,
-    register_frule,
-    register_rrule,
-    scatter_add,
-    signature,
-    tangents_in,
-)
+from ..core.prelude import *
 from ._util import axis_int, axis_opt, in_dtype
 from ._util.indexing import along_key as _along_key
 from ._util.numpy_like import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 # the standard's sort, and NumPy's (positional axis, kind, order; axis=None flattens); the
 # library's own further keywords pass through to its sort
@@ -101,12 +86,12 @@ def _sort_pullback(
     """The named pullback of ``y = sort(x)``: the cotangent scattered back through the stable
     sorting permutation of ``work`` (``x`` as sorted)."""
     project, project_y = ProjectTo(x, xp), ProjectTo(y, xp)
-    rest = (_NO,) * (len(args) - 1)
+    rest = (NO,) * (len(args) - 1)
 
     @pullback(y, args)
     def sort_pullback(y_bar: Any) -> tuple[Any, ...]:
         if not project.differentiable:
-            return (_NO, *rest)
+            return (NO, *rest)
         perm = xp.argsort(work, axis=axis, descending=descending, stable=True)
         g = project_y(y_bar)
         g = xp.reshape(g, tuple(work.shape)) if g.ndim != work.ndim else g
@@ -147,10 +132,10 @@ def _sort_tangent(
 ) -> Any:
     """``y_dot``: the tangent gathered by the stable sorting permutation (chunk axes kept)."""
     if not ProjectTo(x, xp).differentiable:
-        return _NO
+        return NO
     ts = tangents_in("sort", tangents[:2], (x,))
     if ts is None:
-        return _ZERO
+        return ZERO
     t, extra = ts[0], ts.extra
     lead = tuple(t.shape[:extra])
     if work is not x:  # flatten the primal axes, keep the chunk axes
@@ -299,12 +284,12 @@ _PARTITION_JIT = (
 def partition_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, x, y, work_x, ax = _partition_parts(args, kwargs)
     project = ProjectTo(x, xp)
-    nos = (_NO,) * (len(args) - 1)
+    nos = (NO,) * (len(args) - 1)
 
     @pullback(y, (x, *nos))
     def partition_pullback(y_bar: Any) -> tuple[Any, ...]:
         if not project.differentiable:
-            return (_NO, *nos)
+            return (NO, *nos)
         px, py = _ranks(xp, work_x, y, ax)
         by_rank = xp.take_along_axis(y_bar, py, axis=ax)
         x_bar = xp.take_along_axis(by_rank, xp.argsort(px, axis=ax), axis=ax)
@@ -317,10 +302,10 @@ def partition_rrule(*args: Any, **kwargs: Any) -> Any:
 def partition_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x, y, work_x, ax = _partition_parts(args, kwargs)
     if not ProjectTo(x, xp).differentiable:
-        return y, _NO
+        return y, NO
     ts = tangents_in("partition", tangents[:2], (x,))
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     t, extra, lead = ts[0], ts.extra, ts.lead()
     if work_x is not x:
         t = xp.reshape(t, (*lead, -1))

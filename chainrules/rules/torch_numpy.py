@@ -53,20 +53,8 @@ from typing import Any
 
 import array_api_compat
 
-from ..core import (
-    AbstractZero,
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    namespace_of,
-    non_differentiable,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-)
 from ..core.adapters import register_adapter
+from ..core.prelude import *
 from ..core.registry import register_namespace
 from ._util import in_dtype, moveaxis
 from ._util.special import _polygamma, elementwise
@@ -74,8 +62,6 @@ from ._util.statistical import Cov
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 # torch's functions whose calls by array-api-extra and SciPy follow NumPy's signature
 TORCH_NUMPY_NAMES = frozenset({"sinc", "kron", "nan_to_num", "nanmean", "einsum"})
@@ -132,9 +118,9 @@ def _torch_cov_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp = c.xp
     ts = tangents_in("torch.cov", tangents, args)
     if ts is None or not ProjectTo(c.m, xp).differentiable:
-        return y, _ZERO
+        return y, ZERO
     lead = ts.lead()
-    dC = c.C_dot(c.X_dot(ts[0], _ZERO, ts.extra, lead))
+    dC = c.C_dot(c.X_dot(ts[0], ZERO, ts.extra, lead))
     return y, in_dtype(xp, xp.reshape(dC, (*lead, *tuple(y.shape))), y.dtype)
 
 
@@ -192,7 +178,7 @@ def _embed(xp: Any, t: Any, offset: int, d1: int, d2: int) -> Any:
 def _diag_embed_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, y, offset, d1, d2 = _embed_parts(args, kwargs)
     project = ProjectTo(args[0], xp)
-    rest = (_NO,) * (len(args) - 1)  # offset, dim1, dim2 given positionally: integers
+    rest = (NO,) * (len(args) - 1)  # offset, dim1, dim2 given positionally: integers
 
     @pullback(y, (args[0], *rest), name="torch.diag_embed")
     def torch_diag_embed_pullback(y_bar: Any) -> Any:
@@ -207,7 +193,7 @@ def _diag_embed_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, y, offset, d1, d2 = _embed_parts(args, kwargs)
     ts = tangents_in("torch.diag_embed", tangents[:2], args[:1])
     if ts is None or isinstance(ts[0], AbstractZero):
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, _embed(xp, ts[0], offset, d1, d2), y.dtype)
 
 
@@ -303,7 +289,7 @@ def _pad(xp: Any, t: Any, pad: tuple[int, ...], value: Any) -> Any:
 def _pad_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, y, pad = _pad_parts(args, kwargs)
     project = ProjectTo(args[0], xp)
-    rest = (_NO,) * (len(args) - 1)  # pad, mode, value: no tangent (value is a Python number)
+    rest = (NO,) * (len(args) - 1)  # pad, mode, value: no tangent (value is a Python number)
     back = tuple(-p for p in pad)
 
     @pullback(y, (args[0], *rest), name="torch.nn.functional.pad")
@@ -318,7 +304,7 @@ def _pad_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, y, pad = _pad_parts(args, kwargs)
     ts = tangents_in("torch.nn.functional.pad", tangents[:2], args[:1])
     if ts is None or isinstance(ts[0], AbstractZero):
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, _pad(xp, ts[0], pad, 0.0), y.dtype)
 
 

@@ -28,19 +28,12 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from ..core.namespaces import device_of, namespace_of
-from ..core.projection import ProjectTo
-from ..core.registry import register_frule, register_rrule
-from ..core.scalar_rule import non_differentiable
-from ..core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ..core.toolkit import Signature, pullback, signature, tangents_in
+from ..core.prelude import *
 from ._util import along, axis_int, in_dtype
 from ._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _SCALARS = (float, complex, int, bool)
 
 _DIFF = signature("diff", lambda x, /, *, axis=-1, n=1, prepend=None, append=None: None)
@@ -99,7 +92,7 @@ def _diff_rules(sig: Signature, numpy: bool) -> tuple[Any, Any]:
         m = x.shape[ax]
         total = p_len + m + a_len
 
-        @pullback(y, (x, _NO, _NO, *args[3:5])[: len(args)])
+        @pullback(y, (x, NO, NO, *args[3:5])[: len(args)])
         def diff_pullback(g: Any) -> tuple[Any, ...]:
             if n == 0:
                 z_bar = g
@@ -118,10 +111,10 @@ def _diff_rules(sig: Signature, numpy: bool) -> tuple[Any, Any]:
                     z_bar = -z_bar
             x_bar = project(z_bar[along(ax, slice(p_len, p_len + m))])
             end_bars = (
-                (pr(z_bar[along(ax, s)]) if n else _ZERO) if pr.differentiable else _NO
+                (pr(z_bar[along(ax, s)]) if n else ZERO) if pr.differentiable else NO
                 for pr, s in zip(end_projects, (slice(0, p_len), slice(p_len + m, total)))
             )  # n = 0: NumPy ignores prepend and append, whose cotangents are zero
-            return (x_bar, _NO, _NO, *end_bars)[: len(args)]
+            return (x_bar, NO, NO, *end_bars)[: len(args)]
 
         return y, diff_pullback
 
@@ -129,19 +122,19 @@ def _diff_rules(sig: Signature, numpy: bool) -> tuple[Any, Any]:
         xp, x, n, ax, p, q = _bind(sig, numpy, args, kwargs)
         y = primal(xp, x, args, kwargs)
         if not ProjectTo(y, xp).differentiable:
-            return y, _NO
+            return y, NO
         ts = tangents_in("diff", tangents, args)
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         # the tangents of x, prepend and append (those of keywords are zero); None where zero
         dots: list[Any] = []
-        for t, v in zip((ts[0], *(ts[i] if len(args) > i else _ZERO for i in (3, 4))), (x, p, q)):
+        for t, v in zip((ts[0], *(ts[i] if len(args) > i else ZERO for i in (3, 4))), (x, p, q)):
             if v is None or isinstance(t, AbstractZero) or not ProjectTo(v, xp).differentiable:
                 dots.append(None)
             else:
                 dots.append(xp.asarray(t, dtype=y.dtype) if type(t) in _SCALARS else t)
         if all(d is None for d in dots):
-            return y, _ZERO
+            return y, ZERO
         extra = ts.extra
         lead = ts.lead() if extra else ()
 

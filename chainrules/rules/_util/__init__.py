@@ -18,15 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ...core.namespaces import device_of, namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule, traceable
-from ...core.specialise import specialise
-from ...core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
-from ...core.toolkit import check_cotangent, pullback, tangents_in
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
+from ...core.prelude import *
+from ...core.toolkit import check_cotangent
 
 
 def axis_int(
@@ -268,9 +261,9 @@ def _unsum_rrule(y_bar: Any, shape: Any, axis: Any = None, keepdims: bool = Fals
     axes = normalize_axis(axis, len(shape), "unsum")
     project = ProjectTo(y_bar, xp)
 
-    @pullback(out, (y_bar, _NO, _NO, _NO))  # shape, axis, keepdims: no tangent
+    @pullback(out, (y_bar, NO, NO, NO))  # shape, axis, keepdims: no tangent
     def unsum_pullback(z_bar: Any) -> tuple[Any, ...]:
-        return project(xp.sum(z_bar, axis=axes, keepdims=keepdims)), _NO, _NO, _NO
+        return project(xp.sum(z_bar, axis=axes, keepdims=keepdims)), NO, NO, NO
 
     return out, unsum_pullback
 
@@ -283,7 +276,7 @@ def _unsum_frule(
     out = unsum(y_bar, shape, axis, keepdims)
     dots = tangents_in("unsum", tangents[:2], (y_bar,))
     if dots is None:
-        return out, _ZERO
+        return out, ZERO
     (t,) = dots
     axes = normalize_axis(axis, len(shape), "unsum")
     t = expand_reduced(xp, t, axes, keepdims, dots.extra)
@@ -323,7 +316,7 @@ def zero_d_operands(
                     return rule(tangents, *args, **kwargs)
                 ts = list(tangents)
                 for i in zs:
-                    t = unthunk(ts[i + 1]) if i + 1 < len(ts) else _ZERO
+                    t = unthunk(ts[i + 1]) if i + 1 < len(ts) else ZERO
                     if not isinstance(t, AbstractZero):
                         lead = tuple(t.shape)
                         t = xp.reshape(t, (*lead, *(1,) * new[i].ndim))
@@ -373,7 +366,7 @@ def lazy(project: ProjectTo, fn: Callable[[], Any]) -> Any:
     """An argument's cotangent deferred (the contract's "only the cotangents asked for"):
     ``Thunk(fn)``, which an engine forces only for an argument it traces, or ``NoTangent()``
     where the argument has no tangent space (``project`` says which, from host metadata)."""
-    return Thunk(fn) if project.differentiable else _NO
+    return Thunk(fn) if project.differentiable else NO
 
 
 def each_direction(xp: Any, fn: Any, t: Any, extra: int) -> Any:

@@ -8,15 +8,9 @@ from typing import Any
 
 import array_api_compat
 
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule, traceable
-from ...core.tangents import ZeroTangent
-from ...core.toolkit import pullback, tangents_in
+from ...core.prelude import *
 from . import in_dtype
 from .linalg import _bcast, _complex, _h, _matrix_arg, finite_svd
-
-_ZERO = ZeroTangent()
 
 
 @traceable
@@ -91,7 +85,7 @@ def _adjugate_frule(tangents: Any, x: Any) -> Any:
     adj, xp, u, vh, c, q = _adjugate_parts(x)
     t = tangents_in("adjugate", tangents, (x,))
     if t is None:
-        return adj, _ZERO
+        return adj, ZERO
     uh, v = _h(xp, u), _h(xp, vh)
     m = uh @ t[0] @ v
     d = _bcast(xp, c) * (v @ _adjugate_dot(xp, xp.astype(q(), m.dtype), m) @ uh)

@@ -15,17 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...core import (
-    AbstractZero,
-    Expect,
-    ProjectTo,
-    is_array,
-    namespace_of,
-    register_frule,
-    register_rrule,
-    unthunk,
-)
 from ...core.namespaces import namespace_of_dtype
+from ...core.prelude import *
 from .numpy_like import numpy_like_module
 
 __all__ = [

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core import Expect, ProjectTo, namespace_of, signature, zero_tangent
-from ...core.specialise import specialise
+from ...core.prelude import *
 
 # Example domains used by testers (python -m chainrules check); complex rectangles are
 # (re_low, re_high, im_low, im_high), chosen away from branch cuts and poles.

@@ -37,31 +37,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core import (
-    AbstractZero,
-    Expect,
-    NoTangent,
-    ProjectTo,
-    Tangent,
-    ZeroTangent,
-    dtype_kind,
-    is_array,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    scatter_add,
-    signature,
-    tangents_in,
-    unthunk,
-)
-from ...core.toolkit import output
+from ...core.prelude import *
 from . import axis_int, axis_ints, in_dtype
 from .numpy_like import numpy_like_module
 from .shape import device_kw
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _SCALARS = (float, complex)
 
 
@@ -197,7 +177,7 @@ def _cotangents(args: tuple[Any, ...], got: dict[tuple[int, tuple[int, ...]], An
         if isinstance(v, (tuple, list)) and not is_array(v) and pos in owners:
             parts = tuple(build(e, pos, (*path, i)) for i, e in enumerate(v))
             return Tangent(*parts, primal_type=type(v))
-        return _NO
+        return NO
 
     owners = {pos for pos, _ in got}
     return tuple(build(a, k, ()) for k, a in enumerate(args))
@@ -272,16 +252,16 @@ def gather_rules(name: str, plan: Plan) -> tuple[Callable[..., Any], Callable[[A
             ys, srcs = (tuple(y), tuple(g.src)) if multi else ((y,), (g.src,))
             like = ys[0]
             if not ys or not is_floating_value(xp, like):
-                return y, _NO
+                return y, NO
             ts = [
                 _part(tangents[1 + s.pos], s.path)
                 if s.pos is not None and _has_cotangent(xp, s)
-                else _ZERO
+                else ZERO
                 for s in g.sources
             ]
-            dots = tangents_in(name, (_NO, *ts), [s.value for s in g.sources])
+            dots = tangents_in(name, (NO, *ts), [s.value for s in g.sources])
             if dots is None:
-                return y, _ZERO
+                return y, ZERO
             lead, extra = dots.lead(), dots.extra
             dtype, cplx = like.dtype, dtype_kind(like.dtype, xp) == "c"
             parts = [xp.zeros((*lead, 1), dtype=dtype, **device_kw(like))]

@@ -8,7 +8,7 @@ import math
 import operator
 from typing import Any
 
-from ...core import device_of, is_array
+from ...core.prelude import *
 from ...core.scatter import IndexKey, parse_key
 
 

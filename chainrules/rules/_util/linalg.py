@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.namespaces import device_of, namespace_of
-from ...core.specialise import specialise
+from ...core.prelude import *
 from . import in_dtype, moveaxis
 
 

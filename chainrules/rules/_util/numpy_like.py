@@ -12,13 +12,10 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from ...core import NoTangent, Signature, ZeroTangent, is_array, namespace_of, pullback, signature
-from ...core.registry import register_frule, register_rrule
+from ...core.prelude import *
 from ...core.scalar_rule import is_floating
 from . import in_dtype
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _SCALARS = (float, complex, int, bool)
 
 
@@ -119,10 +116,10 @@ def _numpy_nondiff_rules(
     def nondiff_rrule(*args: Any, **kwargs: Any) -> Any:
         sig.bind(args, kwargs)
         out = primal(args, kwargs)
-        tans = tuple(_ZERO if zero and is_floating(a, None) else _NO for a in args)
+        tans = tuple(ZERO if zero and is_floating(a, None) else NO for a in args)
         # the arguments' tangent spaces as @pullback reads them: 0.0 where the derivative is
         # zero (ZeroTangent()), None where there is none (NoTangent())
-        spaces = tuple(None if t is _NO else 0.0 for t in tans)
+        spaces = tuple(None if t is NO else 0.0 for t in tans)
 
         @pullback(out, spaces, name=sig.name)
         def nondiff_pullback(y_bar: Any) -> Any:
@@ -133,6 +130,6 @@ def _numpy_nondiff_rules(
     def nondiff_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         sig.bind(args, kwargs)
         out = primal(args, kwargs)
-        return out, (_ZERO if zero and is_floating(out, None) else _NO)
+        return out, (ZERO if zero and is_floating(out, None) else NO)
 
     return nondiff_rrule, nondiff_frule

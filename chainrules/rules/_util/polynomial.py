@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.namespaces import device_of
-from ...core.tangents import AbstractZero
+from ...core.prelude import *
 from . import conj
 
 

@@ -7,11 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.tangents import AbstractZero, ZeroTangent
-from ...core.toolkit import Signature
+from ...core.prelude import *
 from . import in_dtype
 
-_ZERO = ZeroTangent()
 _SCALARS = (bool, int, float, complex)
 _FLOATING = ("real floating", "complex floating")
 
@@ -100,4 +98,4 @@ def total(xp: Any, y: Any, terms: Sequence[Any]) -> Any:
     for term in terms:
         if term is not None:
             acc = term if acc is None else acc + term
-    return _ZERO if acc is None else in_dtype(xp, acc, y.dtype)
+    return ZERO if acc is None else in_dtype(xp, acc, y.dtype)

@@ -14,17 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from ...core.examples import Expect
-from ...core.namespaces import device_of
-from ...core.registry import Source, register_frule, register_rrule, traceable
-from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from ...core.toolkit import signature
+from ...core.prelude import *
+from ...core.registry import Source
 from .._util.linalg import _h
 from .._util.linalg import _square_any as _square  # noqa: F401  (scipy.linalg's modules import it from here)
 from . import TraceableModule, zero_d_operands
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 # SciPy converts its inputs with numpy.asarray, which a guarded device array refuses
 _GUARD = Expect(
@@ -262,7 +256,7 @@ def _pair(p: Any, primal: Any, fn: Any) -> Any:
     ``(lu, piv)``. Computed, not deferred: ``cr.testing``'s frule check reads a tuple argument's
     cotangent as a ``Tangent`` without forcing it, and ``chainrules.ad`` indexes it (``out[i][j]``),
     which a ``Thunk`` does not support."""
-    return Tangent(p(fn()), _NO, primal_type=type(primal))
+    return Tangent(p(fn()), NO, primal_type=type(primal))
 
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}

@@ -14,24 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    AbstractZero,
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    device_of,
-    dtype_kind,
-    is_array,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    tangents_in,
-)
+from ...core.prelude import *
 from . import in_dtype
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 Rules = tuple[Callable[..., Any], Callable[..., Any]]
 
 
@@ -109,13 +94,13 @@ def linear_pullback(
     (shapes, axes, counts) have ``NoTangent()``. ``chunked=True``: ``transpose`` keeps leading
     chunk axes of ``g`` (see :func:`chainrules.pullback`), and so does the pullback."""
     project, project_y = ProjectTo(x, xp), ProjectTo(y, xp)
-    rest = (_NO,) * (len(args) - 1)
+    rest = (NO,) * (len(args) - 1)
     y_rank = len(project_y.shape)
 
     def decorator(transpose: Callable[[Any], Any]) -> Callable[[Any], tuple[Any, ...]]:
         def linear_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project.differentiable:
-                return (_NO, *rest)
+                return (NO, *rest)
             extra = y_bar.ndim - y_rank if chunked else 0
             if extra:
                 return (project(transpose(project_y(y_bar, extra)), extra), *rest)
@@ -140,12 +125,12 @@ def pushforward(
     """The pushforward ``L x_dot`` of a linear ``y = L x``, ``push(x_dot, extra)`` for a tangent
     with ``extra`` leading chunk axes, in ``y``'s dtype (``tangents_in`` forces and checks it)."""
     if not differentiable(y, xp):
-        return _NO
+        return NO
     if not differentiable(x, xp):
-        return _ZERO
+        return ZERO
     dots = tangents_in(name, tangents, (x, *args[1:]))
     if dots is None or isinstance(dots[0], AbstractZero):
-        return _ZERO
+        return ZERO
     return in_dtype(xp, push(dots[0], dots.extra), y.dtype)
 
 

@@ -8,11 +8,11 @@ each partial ``(ctx, *arguments) -> d out / d arg`` reads the *same library's* s
 from ``ctx.sp`` (:class:`_Ctx`), so a pullback stays on the arrays' device and inside a
 ``jax.jit`` trace. A partial is ``None`` for an argument with no tangent space (an integer
 order), :data:`MISSING` where no closed form exists (a ``Thunk`` that raises
-``NotImplementedError`` naming the function and the argument when forced), :data:`ZERO` where
-the function is piecewise constant in it, or a :class:`SplitPartial` for a function that is not
-holomorphic in a complex argument. SciPy's Python functions that convert with ``np.asarray``
-(``polygamma``, ``multigammaln``, ``factorial``, ``comb``) are replaced by their formulas in
-SciPy's ufuncs (``_SCIPY_PRIMALS``).
+``NotImplementedError`` naming the function and the argument when forced),
+:data:`ZERO_PARTIAL` where the function is piecewise constant in it, or a :class:`SplitPartial`
+for a function that is not holomorphic in a complex argument. SciPy's Python functions that
+convert with ``np.asarray`` (``polygamma``, ``multigammaln``, ``factorial``, ``comb``) are
+replaced by their formulas in SciPy's ufuncs (``_SCIPY_PRIMALS``).
 """
 
 from __future__ import annotations
@@ -24,16 +24,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...core.namespaces import is_array, namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import Source, register_frule, register_rrule, traceable_running
-from ...core.scalar_rule import finish_tangent
-from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
-from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
+from ...core.prelude import *
+from ...core.registry import Source, traceable_running
 from . import traceable_module
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 def _siblings(xp: Any, own: Source) -> Any:
@@ -71,10 +64,11 @@ class _Ctx:
 
 
 # A partial: (ctx, *arguments) -> d out / d arg (a tuple of them for a tuple output); None for an
-# argument with no tangent space (an integer order); MISSING where no closed form exists; ZERO
-# where the function is piecewise constant in the argument (a float that has a tangent space).
+# argument with no tangent space (an integer order); MISSING where no closed form exists;
+# ZERO_PARTIAL where the function is piecewise constant in the argument (a float that has a
+# tangent space).
 MISSING = object()
-ZERO = object()
+ZERO_PARTIAL = object()
 Partial = Callable[..., Any] | None | object
 
 
@@ -201,7 +195,7 @@ def _elementwise_rules(
             for i, a in enumerate(args)
         ]
         projs = [ProjectTo(a, xp) if d else None for a, d in zip(args, diff)]
-        pargs = tuple(a if d else _NO for a, d in zip(args, diff))
+        pargs = tuple(a if d else NO for a, d in zip(args, diff))
 
         @pullback(y, pargs, name=fname)
         def special_pullback(y_bar: Any) -> Any:
@@ -210,13 +204,13 @@ def _elementwise_rules(
             for i, proj in enumerate(projs):
                 p = partials[i]
                 if proj is None:
-                    res.append(_NO)
+                    res.append(NO)
                     continue
                 if p is MISSING:
                     res.append(_no_closed_form(fname, params[i]))
                     continue
-                if p is ZERO:
-                    res.append(_ZERO)
+                if p is ZERO_PARTIAL:
+                    res.append(ZERO)
                     continue
                 d = p(ctx, *vals)  # type: ignore[operator, misc]
                 ds = d if nout > 1 else (d,)
@@ -229,7 +223,7 @@ def _elementwise_rules(
                     else:
                         term = yb * (xp.conj(di) if cplx else di)
                     acc = term if acc is None else acc + term
-                res.append(_ZERO if acc is None else proj(acc))
+                res.append(ZERO if acc is None else proj(acc))
             return res[0] if len(res) == 1 else tuple(res)
 
         return y, special_pullback
@@ -245,7 +239,7 @@ def _elementwise_rules(
                 p = partials[i]
                 if isinstance(t, AbstractZero) or isinstance(zero_tangent(a), NoTangent):
                     continue
-                if p is None or p is ZERO:
+                if p is None or p is ZERO_PARTIAL:
                     continue
                 if p is MISSING:
                     unthunk(_no_closed_form(fname, params[i]))  # raises: this tangent is needed
@@ -258,7 +252,7 @@ def _elementwise_rules(
         if nout == 1:
             return y, outs[0]
         if all(isinstance(o, AbstractZero) for o in outs):
-            return y, _ZERO
+            return y, ZERO
         return y, Tangent(*outs, primal_type=type(y))
 
     return special_rrule, special_frule

@@ -14,24 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    AbstractZero,
-    NoTangent,
-    ProjectTo,
-    Signature,
-    ZeroTangent,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-)
+from ...core.prelude import *
 from . import adjoint, in_dtype, normalize_axis
 from .numpy_like import numpy_like_module
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 Rules = tuple[Callable[..., Any], Callable[..., Any]]
 
@@ -88,7 +73,7 @@ def bind(
 def consts(args: tuple[Any, ...]) -> tuple[NoTangent, ...]:
     """``NoTangent()`` for each positional argument after the array (NumPy's axis, dtype, ...):
     never differentiated. ``(x, *consts(args))`` are the arguments as the pullback sees them."""
-    return (_NO,) * (len(args) - 1)
+    return (NO,) * (len(args) - 1)
 
 
 def tangent(name: str, tangents: Any, args: tuple[Any, ...], project: ProjectTo) -> Any:
@@ -181,7 +166,7 @@ def _filled_rules(name: str, plain: str, fill: float) -> Any:
         xp, x, nan, f = parts(args)
         filled = xp.where(nan, xp.asarray(fill, dtype=x.dtype), x)
         y, inner = _rrule(f, filled, *args[1:], **kwargs)
-        nos = (_NO,) * (len(args) - 1)
+        nos = (NO,) * (len(args) - 1)
 
         @pullback(y, (x, *nos), name=name)
         def filled_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -198,11 +183,11 @@ def _filled_rules(name: str, plain: str, fill: float) -> Any:
         ts = tangents_in(name, tangents, args)
         if ts is None or isinstance(ts[0], AbstractZero):
             # through the plain rule, which checks the arguments (and names the function)
-            nos = (_NO,) * (len(args) + 1)
-            return _frule(nos, f, filled, *args[1:], **kwargs)[0], _ZERO
+            nos = (NO,) * (len(args) + 1)
+            return _frule(nos, f, filled, *args[1:], **kwargs)[0], ZERO
         t = ts[0]
         t = xp.where(nan, xp.zeros_like(t), t)
-        return _frule((_NO, t, *(_NO,) * (len(args) - 1)), f, filled, *args[1:], **kwargs)
+        return _frule((NO, t, *(NO,) * (len(args) - 1)), f, filled, *args[1:], **kwargs)
 
     return filled_rrule, filled_frule
 
@@ -282,7 +267,7 @@ class Cov:
             if v_nd >= 2 and not self.rowvar and g.shape[0] != v.shape[0]:
                 g = xp.matrix_transpose(g)
             out.append(ProjectTo(v, xp)(xp.reshape(g, tuple(getattr(v, "shape", ())))))
-        return out[0], (out[1] if len(out) > 1 else _NO)
+        return out[0], (out[1] if len(out) > 1 else NO)
 
     def X_dot(self, tm: Any, ty: Any, extra: int, lead: tuple[int, ...]) -> Any:
         """The tangent of ``X`` (``(*lead, p, n)``) from those of ``m`` and ``y``."""

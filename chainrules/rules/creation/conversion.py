@@ -15,20 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    AbstractZero,
-    Expect,
-    NoTangent,
-    ProjectTo,
-    Tangent,
-    ZeroTangent,
-    is_array,
-    namespace_of,
-    pullback,
-    signature,
-    tangents_in,
-    unthunk,
-)
+from ...core.prelude import *
 from .._util import in_dtype
 from .._util.creation import (
     Rules,
@@ -44,8 +31,6 @@ from .._util.numpy_like import numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _SCALARS = (float, complex, int, bool)
 _C = "creation"  # the kind of the functions that make arrays from shapes and numbers
 
@@ -69,7 +54,7 @@ def _sequence_cotangent(xp: Any, g: Any, obj: Any) -> Any:
         return Tangent(*parts, primal_type=type(obj))
     p = ProjectTo(obj, xp)
     if not p.differentiable:
-        return _NO
+        return NO
     return p(g)
 
 
@@ -99,7 +84,7 @@ def _identity_rules(name: str, numpy: bool) -> Rules:
         seq = isinstance(obj, (list, tuple))
         p = None if seq else ProjectTo(obj, xp)
         diff = ProjectTo(y, xp).differentiable
-        rest = (_NO,) * (len(args) - 1)
+        rest = (NO,) * (len(args) - 1)
         back = None if seq or not is_array(obj) else namespace_of(obj)
         # a nested list as a whole gets ZeroTangent() for a zero cotangent (the output stands in)
         zeros_of = (y if seq else obj, *args[1:])
@@ -108,12 +93,12 @@ def _identity_rules(name: str, numpy: bool) -> Rules:
         @pullback(y, tangent_args(zeros_of, diff))
         def identity_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not diff:
-                return (_NO, *rest)
+                return (NO, *rest)
             if seq:
                 return (_sequence_cotangent(xp, y_bar, nested), *rest)
             assert p is not None
             if not p.differentiable:
-                return (_NO, *rest)
+                return (NO, *rest)
             g = y_bar
             if back is not None and back is not xp:  # from_dlpack across libraries
                 g = back.from_dlpack(g)
@@ -126,16 +111,16 @@ def _identity_rules(name: str, numpy: bool) -> Rules:
     def identity_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, obj, y = setup(args, kwargs)
         if not ProjectTo(y, xp).differentiable:
-            return y, _NO
+            return y, NO
         # a nested list's tangent is a Tangent (or tuple) per element: stacked below
         ts = tangents_in(name, tangents[:2], (obj,))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         t = ts[0]
         if isinstance(obj, (list, tuple)):
             return y, in_dtype(xp, _stack_tangent(xp, t, obj, y), y.dtype)
         if not has_tangent_space(obj, xp):
-            return y, _ZERO
+            return y, ZERO
         if type(t) in _SCALARS:
             t = xp.asarray(t, dtype=y.dtype)
         extra = t.ndim - len(tuple(getattr(obj, "shape", ())))

@@ -20,16 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    Expect,
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    non_differentiable,
-    pullback,
-    signature,
-    zero_derivative,
-)
+from ...core.prelude import *
 from .._util.creation import (
     Rules,
     call_module,
@@ -45,8 +36,6 @@ from .._util.numpy_like import lift_tangent, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 _FULL = signature("full", lambda shape, fill_value, *, dtype=None, out=None, **kwargs: None)
 _NUMPY_FULL = signature(
@@ -106,15 +95,15 @@ def _full_rules(name: str, numpy: bool) -> Rules:
         diff = ProjectTo(y, xp).differentiable
         pf = ProjectTo(fill, xp)
         # x of full_like lends its shape only: a zero derivative; the shape of full has none
-        head = _ZERO if like and args and has_tangent_space(args[0], xp) else _NO
-        rest = (_NO,) * max(len(args) - 2, 0)
+        head = ZERO if like and args and has_tangent_space(args[0], xp) else NO
+        rest = (NO,) * max(len(args) - 2, 0)
 
         @pullback(y, tangent_args(args, diff))
         def full_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not diff:
-                return (_NO,) * len(args)
+                return (NO,) * len(args)
             # fill_value's cotangent: summed over the axes it was broadcast along
-            fill_bar = pf(y_bar) if pf.differentiable else _NO
+            fill_bar = pf(y_bar) if pf.differentiable else NO
             return (head, fill_bar, *rest)[: len(args)]
 
         return y, full_pullback
@@ -122,10 +111,10 @@ def _full_rules(name: str, numpy: bool) -> Rules:
     def full_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, fill, y = setup(args, kwargs)
         if not ProjectTo(y, xp).differentiable:
-            return y, _NO
+            return y, NO
         t = forced_tangent(tangents[2], fill, xp) if len(args) > 1 else None
         if t is None:
-            return y, _ZERO
+            return y, ZERO
         t, extra = lift_tangent(xp, t, fill, y.ndim, y.dtype, name)
         return y, xp.broadcast_to(t, tuple(t.shape[:extra]) + tuple(y.shape))
 

@@ -13,15 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    namespace_of,
-    pullback,
-    signature,
-    tangents_in,
-)
+from ...core.prelude import *
 from .._util import in_dtype
 from .._util.creation import (
     Rules,
@@ -32,8 +24,6 @@ from .._util.numpy_like import numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 _TRIL = signature("tril", lambda x, /, k=0, *, out=None: None)
 _TRIU = signature("triu", lambda x, /, k=0, *, out=None: None)
@@ -51,12 +41,12 @@ def _triangle_rules(name: str) -> Rules:
     def triangle_rrule(*args: Any, **kwargs: Any) -> Any:
         x, xp, y = setup(args, kwargs)
         project = ProjectTo(x, xp)
-        rest, k = (_NO,) * (len(args) - 1), args[1:]  # k, not x: the pullback must not keep x
+        rest, k = (NO,) * (len(args) - 1), args[1:]  # k, not x: the pullback must not keep x
 
         @pullback(y, args)
         def triangle_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project.differentiable:
-                return (_NO, *rest)
+                return (NO, *rest)
             # the same mask again: tril/triu of the cotangent (a function with this rule)
             return (project(getattr(xp, name)(y_bar, *k, **kwargs)), *rest)
 
@@ -66,7 +56,7 @@ def _triangle_rules(name: str) -> Rules:
         x, xp, y = setup(args, kwargs)
         ts = tangents_in(name, tangents[:2], (x,))  # k has no tangent
         if ts is None or not ProjectTo(x, xp).differentiable:
-            return y, (_ZERO if ProjectTo(x, xp).differentiable else _NO)
+            return y, (ZERO if ProjectTo(x, xp).differentiable else NO)
         # the mask acts on the last two axes: leading chunk axes are batch axes to it
         return y, in_dtype(xp, getattr(xp, name)(ts[0], *args[1:], **kwargs), y.dtype)
 

@@ -33,22 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    AbstractZero,
-    Expect,
-    NoTangent,
-    ProjectTo,
-    Tangent,
-    ZeroTangent,
-    device_of,
-    is_array,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-)
+from ...core.prelude import *
 from .._util import axis_int, in_dtype, sample_rank
 from .._util.creation import (
     Rules,
@@ -64,8 +49,6 @@ from .._util.numpy_like import lift_tangent, numpy_like_module, numpy_non_differ
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 # The signatures bind what a rule reads; the call itself goes to the library unchanged (``**kwargs``
 # are the library's own keywords, passed on). ``out=`` is named so that it is refused with the
@@ -137,16 +120,16 @@ def _linspace_rules(numpy: bool) -> Rules:
     def linspace_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, start, stop, y, w, _ = setup(args, kwargs)
         ps, pe = ProjectTo(start, xp), ProjectTo(stop, xp)
-        rest = (_NO,) * (len(args) - 2)
+        rest = (NO,) * (len(args) - 2)
         diff = w is not None
 
         @pullback(y, tangent_args(args, diff))
         def linspace_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not diff:
-                return (_NO, _NO, *rest)
+                return (NO, NO, *rest)
             axis = _num_axis(y, w)
-            s = ps(xp.sum(y_bar * (1 - w), axis=axis)) if ps.differentiable else _NO
-            e = pe(xp.sum(y_bar * w, axis=axis)) if pe.differentiable else _NO
+            s = ps(xp.sum(y_bar * (1 - w), axis=axis)) if ps.differentiable else NO
+            e = pe(xp.sum(y_bar * w, axis=axis)) if pe.differentiable else NO
             return (s, e, *rest)
 
         return y, linspace_pullback
@@ -154,7 +137,7 @@ def _linspace_rules(numpy: bool) -> Rules:
     def linspace_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, start, stop, y, w, axis = setup(args, kwargs)
         if w is None:
-            return y, _NO
+            return y, NO
         rank = y.ndim - 1  # the broadcast shape of start and stop
         terms = []
         for t, v, weight in ((tangents[1], start, 1 - w), (tangents[2], stop, w)):
@@ -168,7 +151,7 @@ def _linspace_rules(numpy: bool) -> Rules:
                 t = xp.reshape(t, (*s[:at], 1, *s[at:]))
             terms.append(t * weight)
         if not terms:
-            return y, _ZERO
+            return y, ZERO
         total = terms[0] if len(terms) == 1 else terms[0] + terms[1]
         lead = tuple(total.shape[: total.ndim - y.ndim])
         return y, in_dtype(xp, xp.broadcast_to(total, lead + tuple(y.shape)), y.dtype)
@@ -211,9 +194,9 @@ def _arange_rules(numpy: bool) -> Rules:
             out: list[Any] = []
             for role, p in zip(roles, projs):
                 if p is None or not diff or not p.differentiable:
-                    out.append(_NO)
+                    out.append(NO)
                 elif role == "stop":
-                    out.append(_ZERO)  # the stop only sets the length
+                    out.append(ZERO)  # the stop only sets the length
                 elif role == "start":
                     out.append(p(xp.sum(y_bar)))
                 else:
@@ -226,7 +209,7 @@ def _arange_rules(numpy: bool) -> Rules:
     def arange_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, y, roles = setup(args, kwargs)
         if not xp.isdtype(y.dtype, ("real floating", "complex floating")):
-            return y, _NO
+            return y, NO
         total = None
         i = xp.arange(y.shape[0], dtype=y.dtype, device=device_of(y))
         for role, t, a in zip(roles, tangents[1:], args):
@@ -238,7 +221,7 @@ def _arange_rules(numpy: bool) -> Rules:
             term = t if role == "start" else t * i
             total = term if total is None else total + term
         if total is None:
-            return y, _ZERO
+            return y, ZERO
         lead = tuple(total.shape[:-1])
         return y, xp.broadcast_to(total, lead + tuple(y.shape))
 
@@ -274,9 +257,9 @@ def _meshgrid_rules(numpy: bool) -> Rules:
             out: list[Any] = []
             for a, y, g, ax, p in zip(args, ys, y_bars, axes, projs):
                 if not p.differentiable:
-                    out.append(_NO)
+                    out.append(NO)
                 elif isinstance(g, AbstractZero):
-                    out.append(_ZERO)
+                    out.append(ZERO)
                 else:  # summed over the axes the argument was broadcast along
                     others = tuple(i for i in range(y.ndim) if i != ax)
                     s = xp.sum(g, axis=others) if others else g
@@ -292,11 +275,11 @@ def _meshgrid_rules(numpy: bool) -> Rules:
         parts: list[Any] = []
         for i, (a, y, ax) in enumerate(zip(args, ys, axes)):
             if not ProjectTo(y, xp).differentiable:
-                parts.append(_NO)
+                parts.append(NO)
                 continue
             t = None if ts is None or not has_tangent_space(a, xp) else ts[i]
             if t is None or isinstance(t, AbstractZero):
-                parts.append(_ZERO)
+                parts.append(ZERO)
                 continue
             lead = tuple(t.shape[:extra])
             shape = [1] * y.ndim
@@ -376,12 +359,12 @@ def _spaced_rules(name: str, fn: Any = None) -> Rules:
         xp, y, start, stop, d_start, d_stop, axis = setup(args, kwargs)
         ps, pe = ProjectTo(start, xp), ProjectTo(stop, xp)
         live = d_start is not None
-        rest = (_NO,) * (len(args) - 2)
+        rest = (NO,) * (len(args) - 2)
 
         @pullback(y, args if live else (None,) * len(args), name=name)
         def spaced_pullback(y_bar: Any) -> tuple[Any, ...]:
-            s = ps(xp.sum(y_bar * d_start, axis=axis)) if ps.differentiable else _NO
-            e = pe(xp.sum(y_bar * d_stop, axis=axis)) if pe.differentiable else _NO
+            s = ps(xp.sum(y_bar * d_start, axis=axis)) if ps.differentiable else NO
+            e = pe(xp.sum(y_bar * d_stop, axis=axis)) if pe.differentiable else NO
             return (s, e, *rest)
 
         spaced_pullback.__name__ = spaced_pullback.__qualname__ = f"{name}_pullback"
@@ -390,10 +373,10 @@ def _spaced_rules(name: str, fn: Any = None) -> Rules:
     def spaced_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, y, start, stop, d_start, d_stop, axis = setup(args, kwargs)
         if d_start is None:
-            return y, _NO
+            return y, NO
         dots = tangents_in(name, tangents[:3], (start, stop))
         if dots is None:
-            return y, _ZERO
+            return y, ZERO
         terms = []
         for t, d in zip(dots, (d_start, d_stop)):
             if isinstance(t, AbstractZero):

@@ -10,27 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    device_of,
-    is_array,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-)
+from ...core.prelude import *
 from .._util import bessel_i1, in_dtype
 from .._util.creation import Rules, fixed_examples
 from .._util.numpy_like import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- kaiser: the window, differentiable in beta -------------------------------------------------
@@ -67,19 +52,19 @@ def _kaiser_rules(fn: Any = None) -> Rules:
 
         positional = len(args) == 2  # a keyword beta gets no cotangent (the contract)
 
-        @pullback(y, (_NO, beta) if positional else (_NO,) * len(args))
+        @pullback(y, (NO, beta) if positional else (NO,) * len(args))
         def kaiser_pullback(y_bar: Any) -> Any:
-            return (_NO, project(xp.sum(y_bar * d))) if positional else _NO
+            return (NO, project(xp.sum(y_bar * d))) if positional else NO
 
         return y, kaiser_pullback
 
     def kaiser_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, y, beta, d = setup(args, kwargs)
         if len(args) < 2:  # a keyword beta has no tangent
-            return y, _ZERO
+            return y, ZERO
         dots = tangents_in("kaiser", (tangents[0], tangents[2]), (beta,))
         if dots is None:
-            return y, _ZERO
+            return y, ZERO
         t = in_dtype(xp, xp.asarray(dots.values[0]), y.dtype)
         return y, xp.reshape(t, (*t.shape, 1)) * d
 

@@ -18,31 +18,13 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from ...core import (
-    Expect,
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    scalar_kind,
-    scalar_rule,
-    signature,
-    tangents_in,
-    zero_tangent,
-)
-from ...core.specialise import specialise
-from ...core.tangents import is_zero
+from ...core import scalar_kind
+from ...core.prelude import *
 from .._util import safe, unit
 from .._util.elementwise import C_ANY, POS, TORCH_NO_SCALAR_FIRST, UNARY, R, lift, real_sign, unary
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- abs and fabs -------------------------------------------------------------------------------
@@ -60,7 +42,7 @@ def _abs_pullback(xp: Any, x: Any, out: Any) -> Any:
     @pullback(out, (x,))
     def abs_pullback(y_bar: Any) -> Any:
         if not proj.differentiable:
-            return _NO
+            return NO
         return proj(y_bar * unit(xp, x, out))
 
     return abs_pullback
@@ -81,7 +63,7 @@ def _abs_rrule_numpy(x: Any, /, **kwargs: Any) -> Any:
     def abs_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:
         plain = not chunk and type(y_bar) is np.ndarray
         if plain and y_bar.shape == x.shape and y_bar.dtype == x.dtype:
-            return _NO, y_bar * np.sign(x)
+            return NO, y_bar * np.sign(x)
         return _abs_pullback(namespace_of(x), x, out)(y_bar, chunk=chunk)
 
     return out, abs_pullback
@@ -96,7 +78,7 @@ def abs_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     out = xp.abs(x)
     t = tangents_in("abs", tangents, (x,))
     if t is None or not proj.differentiable:
-        return out, _ZERO
+        return out, ZERO
     u = unit(xp, x, out)
     return out, (xp.real(xp.conj(u) * t[0]) if cplx else u * t[0])
 
@@ -121,7 +103,7 @@ def fabs_rrule(x: Any, /, **kwargs: Any) -> Any:
 
     @pullback(out, (x,))
     def fabs_pullback(y_bar: Any) -> Any:
-        return _NO
+        return NO
 
     return out, fabs_pullback
 
@@ -129,7 +111,7 @@ def fabs_rrule(x: Any, /, **kwargs: Any) -> Any:
 @register_frule("numpy:fabs", domain=(R,))
 def fabs_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     out = _fabs_of_int(x, kwargs)
-    return abs_frule(tangents, x, **kwargs) if out is None else (out, _ZERO)
+    return abs_frule(tangents, x, **kwargs) if out is None else (out, ZERO)
 
 
 # --- sign ---------------------------------------------------------------------------------------
@@ -162,9 +144,9 @@ def sign_rrule(x: Any, /, **kwargs: Any) -> Any:
     @pullback(out, (x,))
     def sign_pullback(y_bar: Any) -> Any:
         if not proj.differentiable:
-            return _NO
+            return NO
         if not cplx:
-            return _ZERO  # real sign is piecewise constant
+            return ZERO  # real sign is piecewise constant
         return proj(_sign_tangent(xp, x, out, y_bar))
 
     return out, sign_pullback
@@ -176,7 +158,7 @@ def sign_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     out = _sign(xp, x, cplx)
     t = tangents_in("sign", tangents, (x,))
     if t is None or not cplx:
-        return out, _ZERO
+        return out, ZERO
     return out, _sign_tangent(xp, x, out, t[0])
 
 
@@ -210,7 +192,7 @@ def heaviside_rrule(*args: Any, **kwargs: Any) -> Any:
     @pullback(y, args)
     def heaviside_pullback(g: Any) -> Any:
         # a step in x1 (derivative 0); the value x2 is taken where x1 == 0
-        x2_bar = p2(xp.where(x1 == 0, g, xp.zeros_like(g))) if p2.differentiable else _NO
+        x2_bar = p2(xp.where(x1 == 0, g, xp.zeros_like(g))) if p2.differentiable else NO
         return zero_tangent(x1), x2_bar
 
     return y, heaviside_pullback
@@ -224,6 +206,6 @@ def heaviside_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(x1, xp).heaviside(x1, x2)
     ts = tangents_in("heaviside", tangents[:3], (x1, x2))
     if ts is None or is_zero(ts[1]) or not xp.isdtype(y.dtype, "real floating"):
-        return y, _ZERO
+        return y, ZERO
     t = lift(xp, xp.asarray(ts[1], dtype=y.dtype), ts.extra, y.ndim)
     return y, xp.broadcast_to(xp.where(x1 == 0, t, xp.zeros_like(t)), ts.lead() + tuple(y.shape))

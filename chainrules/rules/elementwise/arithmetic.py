@@ -17,28 +17,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...core import (
-    ProjectTo,
-    Tangent,
-    ZeroTangent,
-    device_of,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    scalar_rule,
-    signature,
-    tangents_in,
-    zero_tangent,
-)
-from ...core.tangents import is_zero
+from ...core.prelude import *
 from .._util import in_dtype, safe
 from .._util.elementwise import C_ANY, C_RIGHT, POS, SZ, R, lift
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
-
-_ZERO = ZeroTangent()
 
 
 # --- sums, products, quotients ------------------------------------------------------------------
@@ -168,7 +152,7 @@ def divmod_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(x1 if hasattr(x1, "shape") else x2, xp).divmod(x1, x2)
     ts = tangents_in("divmod", tangents[:3], (x1, x2))
     if ts is None or not xp.isdtype(y[1].dtype, "real floating"):
-        return y, _ZERO
+        return y, ZERO
     q, r = y
     e, nd = ts.extra, r.ndim
     r_dot: Any = xp.zeros(ts.lead() + tuple(r.shape), dtype=r.dtype, device=device_of(r))
@@ -176,4 +160,4 @@ def divmod_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         r_dot = r_dot + lift(xp, xp.asarray(ts[0]), e, nd)
     if not is_zero(ts[1]):
         r_dot = r_dot - q * lift(xp, xp.asarray(ts[1]), e, nd)
-    return y, Tangent(_ZERO, in_dtype(xp, r_dot, y[1].dtype), primal_type=type(y))
+    return y, Tangent(ZERO, in_dtype(xp, r_dot, y[1].dtype), primal_type=type(y))

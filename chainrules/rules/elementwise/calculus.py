@@ -19,29 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    Example,
-    Expect,
-    ProjectTo,
-    Tangent,
-    ZeroTangent,
-    device_of,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-    zero_tangent,
-)
-from ...core.tangents import is_zero
+from ...core.prelude import *
 from .._util import axis_int, axis_ints, in_dtype
 from .._util.elementwise import lift, zeros_after
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
-
-_ZERO = ZeroTangent()
 
 
 def _real_dtype(xp: Any, dtype: Any) -> Any:
@@ -266,7 +249,7 @@ def gradient_rrule(*args: Any, **kwargs: Any) -> Any:
             hb = xp.concat((zero, dx_bar), axis=0) - xp.concat((dx_bar, zero), axis=0)
             prev = bars[slot - 1]
             bars[slot - 1] = pargs[slot](hb) if is_zero(prev) else prev + pargs[slot](hb)
-        return (_ZERO if f_bar is None else pf(f_bar), *bars)
+        return (ZERO if f_bar is None else pf(f_bar), *bars)
 
     return y, gradient_pullback
 
@@ -276,7 +259,7 @@ def gradient_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, f, y, ys, parts, nd = _gradient_parts(args, kwargs)
     ts = tangents_in("gradient", tangents, args)
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     e, lead = ts.extra, ts.lead()
     outs = []
     for yk, (ax, h, slot, coords, dx, pieces, w) in zip(ys, parts):
@@ -288,7 +271,7 @@ def gradient_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
                 start=xp.zeros_like(acc),
             )
             acc = acc + (lin if coords or h is None else lin / h)
-        th = ts[slot] if slot is not None else _ZERO
+        th = ts[slot] if slot is not None else ZERO
         if not is_zero(th) and ProjectTo(args[slot], xp).differentiable:
             if not coords:
                 acc = acc - yk * (lift(xp, xp.asarray(th), e, yk.ndim) / h)
@@ -409,7 +392,7 @@ def trapezoid_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, yv, x, dx, ax, nd, out, w = _trapezoid_parts(args, kwargs)
     ts = tangents_in("trapezoid", tangents, args)
     if ts is None:
-        return out, _ZERO
+        return out, ZERO
     e, lead = ts.extra, ts.lead()
     acc = xp.zeros(lead + tuple(out.shape), dtype=out.dtype, device=device_of(yv))
     scale = 1.0 if x is not None else dx
@@ -482,12 +465,12 @@ def ediff1d_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(a, xp).ediff1d(*args, **kwargs)
     ts = tangents_in("ediff1d", tangents, args)
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     lead = ts.lead()
     dev = device_of(y)
 
     def flat(k: int, v: Any) -> Any:
-        t = ts[k] if k < len(args) else _ZERO
+        t = ts[k] if k < len(args) else ZERO
         if v is None:
             return None
         if is_zero(t) or not ProjectTo(v, xp).differentiable:

@@ -16,25 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-)
+from ...core.prelude import *
 from .._util import in_dtype
 from .._util.elementwise import C_ANY, R, unary, zeros_after
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- conj, real, imag ---------------------------------------------------------------------------
@@ -46,7 +33,7 @@ def conj_rrule(x: Any, /, **kwargs: Any) -> Any:
     @pullback(out, (x,))
     def conj_pullback(y_bar: Any) -> Any:
         if not proj.differentiable:
-            return _NO
+            return NO
         return proj(xp.conj(y_bar) if cplx else y_bar)
 
     return out, conj_pullback
@@ -57,7 +44,7 @@ def conj_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     xp, proj, cplx = unary("conj", x, kwargs)
     t = tangents_in("conj", tangents, (x,))
     if t is None or not proj.differentiable:
-        return xp.conj(x), _ZERO
+        return xp.conj(x), ZERO
     return xp.conj(x), (xp.conj(t[0]) if cplx else t[0])
 
 
@@ -71,7 +58,7 @@ def real_rrule(x: Any, /, **kwargs: Any) -> Any:
     @pullback(out, (x,))
     def real_pullback(y_bar: Any) -> Any:
         if not proj.differentiable:
-            return _NO
+            return NO
         return proj(xp.astype(y_bar, x.dtype) if cplx else y_bar)  # real(x) of a real x is x
 
     return out, real_pullback
@@ -83,7 +70,7 @@ def real_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     out = xp.real(x)
     t = tangents_in("real", tangents, (x,))
     if t is None or not proj.differentiable:
-        return out, _ZERO
+        return out, ZERO
     return out, (xp.real(t[0]) if cplx else t[0])
 
 
@@ -95,9 +82,9 @@ def imag_rrule(x: Any, /, **kwargs: Any) -> Any:
     @pullback(out, (x,))
     def imag_pullback(y_bar: Any) -> Any:
         if not proj.differentiable:
-            return _NO
+            return NO
         if not cplx:  # imag(x) of a real x is 0
-            return _ZERO
+            return ZERO
         return proj(xp.astype(y_bar, x.dtype) * 1j)
 
     return out, imag_pullback
@@ -109,7 +96,7 @@ def imag_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
     out = xp.imag(x)
     t = tangents_in("imag", tangents, (x,))
     if t is None or not proj.differentiable or not cplx:
-        return out, _ZERO
+        return out, ZERO
     return out, xp.imag(t[0])
 
 
@@ -142,7 +129,7 @@ def angle_rrule(*args: Any, **kwargs: Any) -> Any:
     @pullback(y, args)
     def angle_pullback(g: Any) -> Any:
         if project.kind != "c":  # 0 or pi: piecewise constant
-            return (xp.zeros_like(z) if project.differentiable else _NO, *zeros_after(args, 1))
+            return (xp.zeros_like(z) if project.differentiable else NO, *zeros_after(args, 1))
         return (project(1j * g * _angle_direction(xp, z, deg)), *zeros_after(args, 1))
 
     return y, angle_pullback
@@ -156,7 +143,7 @@ def angle_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(z, xp).angle(*args, **kwargs)
     ts = tangents_in("angle", tangents[:2], (z,))
     if ts is None or not xp.isdtype(z.dtype, "complex floating"):
-        return y, _ZERO
+        return y, ZERO
     # d angle = Im(conj(z) dz) / |z|^2 = Re(conj(i z / |z|^2) dz)
     return y, in_dtype(xp, xp.real(xp.conj(1j * _angle_direction(xp, z, deg)) * ts[0]), y.dtype)
 
@@ -196,7 +183,7 @@ def real_if_close_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(a, xp).real_if_close(*args, **kwargs)
     ts = tangents_in("real_if_close", tangents[:2], (a,))
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     t = ts[0]
     if xp.isdtype(t.dtype, "complex floating") and not xp.isdtype(y.dtype, "complex floating"):
         t = xp.real(t)
@@ -244,7 +231,7 @@ def sort_complex_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(a, xp).sort_complex(a)
     ts = tangents_in("sort_complex", tangents[:2], (a,))
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     t = ts[0]
     idx = xp.broadcast_to(_sort_complex_perm(xp, a), tuple(t.shape))
     return y, in_dtype(xp, xp.take_along_axis(t, idx, axis=-1), y.dtype)

@@ -8,25 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core import (
-    ProjectTo,
-    ZeroTangent,
-    device_of,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-)
-from ...core.tangents import is_zero
+from ...core.prelude import *
 from .._util import axis_int, in_dtype, moveaxis
 from .._util.elementwise import lift, zeros_after
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
-
-_ZERO = ZeroTangent()
 
 
 _CROSS = signature("cross", lambda a, b, axisa=-1, axisb=-1, axisc=-1, axis=None: None)
@@ -130,7 +117,7 @@ def cross_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, b, axa, axb, axc, y = _cross_parts(args, kwargs)
     ts = tangents_in("cross", tangents[:3], (a, b))
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     e = ts.extra
     a3 = _pad3(xp, moveaxis(xp, a, axa, -1))
     b3 = _pad3(xp, moveaxis(xp, b, axb, -1))

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...core import scalar_rule
-from .._util.shape import device_kw
+from ...core.prelude import *
 from .._util.elementwise import C_ANY, C_RIGHT, POS, SZ, TORCH_NO_SCALAR, R
+from .._util.shape import device_kw
 
 __all__: list[str] = []  # rules only
 

@@ -12,28 +12,11 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from ...core import (
-    AbstractZero,
-    Expect,
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    scalar_kind,
-    scalar_rule,
-    signature,
-    tangents_in,
-)
-from ...core.scalar_rule import finish_tangent
+from ...core import scalar_kind
+from ...core.prelude import *
 from .._util.elementwise import TORCH_NO_SCALAR, R
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 def _tie_weight(xp: Any, a: Any, b: Any, out: Any, greater: bool) -> Any:
@@ -129,7 +112,7 @@ def clip_rrule(*args: Any, **kwargs: Any) -> Any:
     def clip_pullback(y_bar: Any) -> tuple[Any, ...]:
         weights = _clip_weights(xp, x, low, high, out)
         return tuple(
-            _NO if p is None or not p.differentiable or w is None else p(y_bar * w)
+            NO if p is None or not p.differentiable or w is None else p(y_bar * w)
             for p, w in zip(projs, weights)
         )
 
@@ -143,7 +126,7 @@ def clip_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     out = _clip(xp, args, kwargs)
     ts = tangents_in("clip", tangents, args)
     if ts is None:
-        return out, _ZERO
+        return out, ZERO
     weights = _clip_weights(xp, x, low, high, out)
     acc: Any = None
     for a, t, w in zip(args, ts, weights):

@@ -13,28 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    NoTangent,
-    ProjectTo,
-    ZeroTangent,
-    device_of,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    scatter_add,
-    signature,
-    tangents_in,
-)
-from ...core.tangents import is_zero
+from ...core.prelude import *
 from .._util import in_dtype
 from .._util.elementwise import lift
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 _INTERP = signature("interp", lambda x, xp, fp, left=None, right=None, period=None: None)
@@ -99,7 +83,7 @@ def interp_rrule(*args: Any, **kwargs: Any) -> Any:
         gf = ns.reshape(g, (-1,))
         zero = ns.zeros_like(gf)
         gi = ns.where(inside, gf, zero)
-        bars: list[Any] = [_NO] * len(args)
+        bars: list[Any] = [NO] * len(args)
         if px.differentiable:
             bars[0] = px(ns.reshape(gi * ns.conj(slope), tuple(getattr(x, "shape", ()))))
         first = ns.arange(n, device=device_of(fk)) == 0
@@ -120,7 +104,7 @@ def interp_rrule(*args: Any, **kwargs: Any) -> Any:
             )
         for k, p, mask in ((3, pl, below), (4, pr, above)):
             if p is not None:
-                bars[k] = p(ns.sum(ns.where(mask, gf, zero))) if p.differentiable else _NO
+                bars[k] = p(ns.sum(ns.where(mask, gf, zero))) if p.differentiable else NO
         return tuple(bars)
 
     return y, interp_pullback
@@ -133,7 +117,7 @@ def interp_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     )
     ts = tangents_in("interp", tangents, args)
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     e, lead = ts.extra, ts.lead()
     m = i.shape[0]
     acc = ns.zeros((*lead, m), dtype=y.dtype, device=device_of(fk))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import Expect, non_differentiable
+from ...core.prelude import *
 from .._util.elementwise import TORCH_NO_SCALAR, TORCH_NO_SCALAR_FIRST, R
 from .._util.numpy_like import numpy_non_differentiable
 

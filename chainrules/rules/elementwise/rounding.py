@@ -21,31 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    NoTangent,
-    ProjectTo,
-    Tangent,
-    ZeroTangent,
-    device_of,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    scalar_rule,
-    signature,
-    tangents_in,
-    zero_derivative,
-    zero_tangent,
-)
-from ...core.tangents import is_zero
+from ...core.prelude import *
 from .._util import in_dtype
 from .._util.elementwise import TORCH_NO_SCALAR, R, lift, zeros_after
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- rounding: zero derivative almost everywhere ------------------------------------------------
@@ -89,8 +70,8 @@ def modf_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(x, xp).modf(x)
     ts = tangents_in("modf", tangents[:2], (x,))
     if ts is None:
-        return y, _ZERO
-    return y, Tangent(in_dtype(xp, ts[0], y[0].dtype), _ZERO, primal_type=type(y))
+        return y, ZERO
+    return y, Tangent(in_dtype(xp, ts[0], y[0].dtype), ZERO, primal_type=type(y))
 
 
 def _frexp_ex(rng: Any) -> list[Any]:
@@ -128,9 +109,9 @@ def frexp_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(x, xp).frexp(x)
     ts = tangents_in("frexp", tangents[:2], (x,))
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     m_dot = in_dtype(xp, ts[0] * _pow2(xp, -y[1], y[0].dtype), y[0].dtype)
-    return y, Tangent(m_dot, _NO, primal_type=type(y))
+    return y, Tangent(m_dot, NO, primal_type=type(y))
 
 
 scalar_rule(
@@ -208,7 +189,7 @@ def nan_to_num_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = numpy_like_module(x, xp).nan_to_num(*args, **kwargs)
     ts = tangents_in("nan_to_num", tangents, args)
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     fin_re, fin_im = _finite_parts(xp, x)
     lead = ts.lead()
     out = xp.zeros(lead + tuple(y.shape), dtype=y.dtype, device=device_of(y))

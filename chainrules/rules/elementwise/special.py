@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...core import scalar_rule
+from ...core.prelude import *
 from .._util import bessel_i1, safe
 from .._util.elementwise import R
 

@@ -20,17 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    ProjectTo,
-    ZeroTangent,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    scalar_rule,
-    signature,
-    tangents_in,
-)
+from ...core.prelude import *
 from .._util import axis_int, in_dtype, safe
 from .._util.elementwise import (
     C_ANY,
@@ -46,8 +36,6 @@ from .._util.elementwise import (
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
-
-_ZERO = ZeroTangent()
 
 
 # --- trigonometric functions and their inverses -----------------------------------------------
@@ -210,4 +198,4 @@ def unwrap_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp = namespace_of(p, fname="unwrap")
     y = numpy_like_module(p, xp).unwrap(*args, **kwargs)
     ts = tangents_in("unwrap", tangents[:2], (p,))
-    return y, (_ZERO if ts is None else in_dtype(xp, ts[0], y.dtype))
+    return y, (ZERO if ts is None else in_dtype(xp, ts[0], y.dtype))

@@ -43,33 +43,13 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from ...core import (
-    AbstractZero,
-    Expect,
-    NoTangent,
-    ProjectTo,
-    Tangent,
-    ZeroTangent,
-    device_of,
-    dtype_kind,
-    namespace_of,
-    pullback,
-    register_frule,
-    register_rrule,
-    scatter_add,
-    signature,
-    tangents_in,
-)
+from ...core.prelude import *
 from ...core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
-from ...core.toolkit import numpy_result, output
 from .._util import axis_int, axis_opt
 from .._util.indexing import along_key, index_axis, take_key
 from .._util.numpy_like import numpy_module
 
 __all__: list[str] = []  # rules only: nothing to import from here
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- shared by the five rules: the transpose of a gather, and the gather of a tangent -------------
@@ -99,7 +79,7 @@ def _ungather(xp: Any, x: Any, key: IndexKey, project: ProjectTo, y_bar: Any) ->
     ``project`` is the output's projector (``y`` has ``x``'s dtype: a real ``x`` takes the real
     part of ``y_bar``); an integer ``x`` has no tangent space."""
     if not project.differentiable:
-        return _NO
+        return NO
     return scatter_add(_zeros(xp, x), key.entries, project(y_bar))
 
 
@@ -107,9 +87,9 @@ def _gather_tangent(name: str, xp: Any, tangents: tuple[Any, ...], x: Any, key: 
     """``x_dot[key]``, a chunk of tangents (extra leading axes) included; only ``x`` (the first
     argument) has a tangent."""
     if dtype_kind(x.dtype, xp) not in "fc":
-        return _NO
+        return NO
     t = tangents_in(name, tangents[:2], (x,))
-    return _ZERO if t is None else gather(xp, t[0], key, x.ndim)
+    return ZERO if t is None else gather(xp, t[0], key, x.ndim)
 
 
 def _ex(args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *, note: str) -> Any:
@@ -139,13 +119,13 @@ def _sequence_getitem_rrule(x: Any, key: Any) -> tuple[Any, Any]:
     @pullback(y, (x, key))
     def getitem_pullback(y_bar: Any) -> tuple[Any, Any]:
         # y_bar: the checked cotangent of the element, or (a slice) the tuple of the elements'
-        parts: list[Any] = [_ZERO] * n
+        parts: list[Any] = [ZERO] * n
         if isinstance(positions, int):
             parts[positions] = y_bar
         else:
             for p, e in zip(positions, y_bar):
                 parts[p] = e  # a slice selects each position at most once
-        return Tangent(*parts, primal_type=kind), _NO
+        return Tangent(*parts, primal_type=kind), NO
 
     return y, getitem_pullback
 
@@ -155,7 +135,7 @@ def _sequence_getitem_frule(tangents: tuple[Any, ...], x: Any, key: Any) -> tupl
     y = x[key]
     t = tangents_in("getitem", tangents[:2], (x,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     # the tangent of a sequence is a sequence: a local step picks the elements
     x_dot = t[0]
     elements = x_dot.elements() if isinstance(x_dot, Tangent) else tuple(x_dot)
@@ -223,7 +203,7 @@ def getitem_rrule(x: Any, key: Any, /) -> tuple[Any, Any]:
 
     @pullback(y, (x, key))
     def getitem_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return _ungather(xp, like, k, project, y_bar), _NO
+        return _ungather(xp, like, k, project, y_bar), NO
 
     return y, getitem_pullback
 
@@ -317,7 +297,7 @@ def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
 
     @pullback(y, (x, indices))
     def take_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return _ungather(xp, like, key, project, y_bar), _NO
+        return _ungather(xp, like, key, project, y_bar), NO
 
     return y, take_pullback
 
@@ -332,10 +312,10 @@ def take_frule(
     if axis is not None or x.ndim == 1:
         # take itself on the tangent, past its chunk axes: no n-d gather key (dask has none)
         if dtype_kind(x.dtype, xp) not in "fc":
-            return y, _NO
+            return y, NO
         t = tangents_in("take", tangents[:2], (x,))
         if t is None:
-            return y, _ZERO
+            return y, ZERO
         ax = 0 if axis is None else index_axis(axis, x.ndim, "take")
         return y, xp.take(t[0], indices, axis=t[0].ndim - x.ndim + ax)
     key = take_key(xp, x, indices, axis, None, "take")
@@ -353,7 +333,7 @@ def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     y = numpy_module(x).take(*args, **kwargs)
     key = take_key(xp, x, indices, a["axis"], a["mode"], "take")
     project, like = ProjectTo(y, xp), _like(x)
-    rest = (_NO,) * (len(args) - 1)
+    rest = (NO,) * (len(args) - 1)
 
     @pullback(y, args)
     def take_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -370,8 +350,8 @@ def numpy_take_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tu
     axis_opt(a["axis"], "take")
     if getattr(x, "ndim", None) == 0:  # as from the 1-element vector (NumPy's meaning)
         dots = tangents_in("take", tangents[:2], (x,))
-        t = _ZERO if dots is None else xp.reshape(dots[0], (*dots.lead(), 1))
-        return numpy_take_frule((_NO, t, *tangents[2:]), xp.reshape(x, (1,)), *args[1:], **kwargs)
+        t = ZERO if dots is None else xp.reshape(dots[0], (*dots.lead(), 1))
+        return numpy_take_frule((NO, t, *tangents[2:]), xp.reshape(x, (1,)), *args[1:], **kwargs)
     y = numpy_module(x).take(*args, **kwargs)
     key = take_key(xp, x, indices, a["axis"], a["mode"], "take")
     return y, _gather_tangent("take", xp, tangents, x, key)
@@ -401,7 +381,7 @@ def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[A
 
     @pullback(y, (x, indices))
     def take_along_axis_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return _ungather(xp, like, key, project, y_bar), _NO
+        return _ungather(xp, like, key, project, y_bar), NO
 
     return y, take_along_axis_pullback
 
@@ -426,7 +406,7 @@ def numpy_take_along_axis_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     y = numpy_module(x).take_along_axis(*args, **kwargs)
     key = along_key(xp, x, indices, a["axis"], "take_along_axis")
     project, like = ProjectTo(y, xp), _like(x)
-    rest = (_NO,) * (len(args) - 1)
+    rest = (NO,) * (len(args) - 1)
 
     @pullback(y, args)
     def take_along_axis_pullback(y_bar: Any) -> tuple[Any, ...]:

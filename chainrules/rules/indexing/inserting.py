@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import Expect, namespace_of, register_kind
+from ...core.prelude import *
 from .._util.gather import axis_check, register_gather, simple_plan
 from .._util.shape import ex, rng_arrays
 

@@ -22,16 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    Expect,
-    allowscalar,
-    device_of,
-    dtype_kind,
-    is_array,
-    namespace_of,
-    register_kind,
-    signature,
-)
+from ...core import allowscalar
+from ...core.prelude import *
 from .._util import in_dtype
 from .._util.gather import as_array, axis_check, namespace, register_gather, simple_plan
 from .._util.numpy_like import numpy_non_differentiable

@@ -82,12 +82,7 @@ from __future__ import annotations
 from functools import partial, wraps
 from typing import Any
 
-from ...core.namespaces import device_of, namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.scalar_rule import non_differentiable
-from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from ...core.toolkit import Signature, pullback, signature, tangents_in
+from ...core.prelude import *
 from .._util import in_dtype
 from .._util.linalg import (
     _as,
@@ -115,9 +110,6 @@ from .._util.linalg import (
 )
 from .._util.numpy_like import numpy_like_module, numpy_module
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
-
 
 # --- small helpers (standard functions only: every one has a rule) ------------------------------
 def _square(name: str, x: Any) -> None:
@@ -141,7 +133,7 @@ def _nonzero(parts: tuple[Any, ...]) -> list[Any]:
 def _static(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """``NoTangent()`` for each positional argument after the matrix (NumPy's flags, ``UPLO``,
     ``mode``: static)."""
-    return (_NO,) * (len(args) - 1)
+    return (NO,) * (len(args) - 1)
 
 
 def _register(
@@ -191,7 +183,7 @@ def _cholesky_frule(tangents: Any, x: Any, /, *, upper: bool = False) -> Any:
     y = xp.linalg.cholesky(x, upper=upper)
     t = tangents_in("linalg.cholesky", tangents, (x,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, _cholesky_dot(xp, y, t[0], upper), y.dtype)
 
 
@@ -237,7 +229,7 @@ def _eigh_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any
     xp, x, res = _eigh(sig, args, kwargs)
     t = tangents_in(sig.name, tangents[:2], (x,))  # the other arguments are static
     if t is None:
-        return res, _ZERO
+        return res, ZERO
     w_dot, v_dot = _eigh_dot(xp, res[0], res[1], t[0], vectors=True)
     return res, Tangent(w_dot, v_dot, primal_type=type(res))
 
@@ -257,7 +249,7 @@ def _eigvalsh_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) ->
     xp, x, (w, v) = _eigh(sig, args, kwargs)
     t = tangents_in(sig.name, tangents[:2], (x,))
     if t is None:
-        return w, _ZERO
+        return w, ZERO
     return w, _eigh_dot(xp, w, v, t[0], vectors=False)[0]
 
 
@@ -350,7 +342,7 @@ def _svd_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x, y, f, herm = _svd(sig, args, kwargs)
     t = tangents_in(sig.name, tangents[:2], (x,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     uv = isinstance(y, tuple)
     du, ds, dvh = _svd_dot(xp, f, _herm(xp, t[0]) if herm else t[0], vectors=uv)
     return y, Tangent(du, ds, dvh, primal_type=type(y)) if uv else ds
@@ -393,7 +385,7 @@ def _svdvals_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     s = _finite_svdvals(xp, x)  # f's own values (see the rrule)
     t = tangents_in("linalg.svdvals", tangents, (x,))
     if t is None:
-        return s, _ZERO
+        return s, ZERO
     return s, in_dtype(xp, _svd_dot(xp, f, t[0], vectors=False)[1], s.dtype)
 
 
@@ -452,7 +444,7 @@ def _qr_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x, y, f = _qr(sig, args, kwargs)
     t = tangents_in(sig.name, tangents[:2], (x,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     dq, dr = _qr_dot(xp, x, f, t[0], sig.name)
     return y, Tangent(dq, dr, primal_type=type(y)) if isinstance(y, tuple) else dr
 
@@ -667,7 +659,7 @@ def eig_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, res = _eig("linalg.eig", _EIG, args, kwargs)
     t = tangents_in("linalg.eig", tangents, (a,))
     if t is None:
-        return res, _ZERO
+        return res, ZERO
     w_dot, v_dot = _eig_dot(xp, res[0], res[1], t[0], vectors=True)
     return res, Tangent(w_dot, v_dot, primal_type=type(res))
 
@@ -690,5 +682,5 @@ def eigvals_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, (w, v) = _eig("linalg.eigvals", _EIGVALS, args, kwargs)
     t = tangents_in("linalg.eigvals", tangents, (a,))
     if t is None:
-        return w, _ZERO
+        return w, ZERO
     return w, _eig_dot(xp, w, v, t[0], vectors=False)[0]

@@ -22,18 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.examples import Expect
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from ...core.toolkit import pullback, signature, tangents_in
+from ...core.prelude import *
 from .._util import in_dtype, lazy
 from .._util.linalg import _as, _conj, _h, _matrix_arg, _normal, _re, _well
 from .._util.numpy_like import numpy_module
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- small helpers -------------------------------------------------------------------------------
@@ -127,7 +119,7 @@ def _lstsq_back(
         a_bar = g if a_bar is None else a_bar + g
     if vec and b_bar is not None:
         b_bar = b_bar[:, 0]
-    return (_ZERO if a_bar is None else a_bar), (_ZERO if b_bar is None else b_bar)
+    return (ZERO if a_bar is None else a_bar), (ZERO if b_bar is None else b_bar)
 
 
 def _lstsq_dot(
@@ -164,12 +156,12 @@ def _lstsq_dot(
         dr = dbm if dr is None else dr + dbm
     dr = dr - am @ dx
     res = y[1]
-    d_res: Any = _ZERO
+    d_res: Any = ZERO
     if res.shape[-1] != 0:
         d_res = in_dtype(xp, 2 * _re(xp, xp.sum(_conj(xp, r) * dr, axis=-2)), res.dtype)
     if vec:
         dx = dx[..., 0]
-    return in_dtype(xp, dx, y[0].dtype), d_res, (_ZERO if ds is None else ds)
+    return in_dtype(xp, dx, y[0].dtype), d_res, (ZERO if ds is None else ds)
 
 
 def _lstsq_ex(rng: Any) -> list[Any]:
@@ -199,14 +191,14 @@ _LSTSQ_WIDE = (
 def lstsq_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, a, b, rcond, y = _lstsq(args, kwargs)
     pa, pb = ProjectTo(a, xp), ProjectTo(b, xp)
-    rest = (_ZERO if isinstance(rcond, float) else _NO,) * (len(args) - 2)
+    rest = (ZERO if isinstance(rcond, float) else NO,) * (len(args) - 2)
 
     @pullback(y, args, name="linalg.lstsq")
     def lstsq_pullback(y_bar: tuple[Any, ...]) -> tuple[Any, ...]:
         bars = [None if isinstance(p, AbstractZero) else p for p in y_bar]
         bars[2] = None  # rank: an integer
         if all(p is None for p in bars):
-            return (pa(_ZERO), pb(_ZERO), *rest)
+            return (pa(ZERO), pb(ZERO), *rest)
         # deferred (docs/conventions.md, only the cotangents asked for): the factors are shared,
         # b's cotangent alone skips A's products, and A's computes b's with it
         memo: dict[str, Any] = {}
@@ -236,11 +228,11 @@ def lstsq_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, b, rcond, y = _lstsq(args, kwargs)
     t = tangents_in("linalg.lstsq", tangents[:3], (a, b))  # rcond: a static cutoff
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     da, db = (None if isinstance(d, AbstractZero) else d for d in t)
     f = _lstsq_factors(xp, a, rcond)
     dx, d_res, ds = _lstsq_dot(xp, a, b, y, f, da, db)
-    return y, Tangent(dx, d_res, _NO, ds, primal_type=type(y))
+    return y, Tangent(dx, d_res, NO, ds, primal_type=type(y))
 
 
 # --- multi_dot -----------------------------------------------------------------------------------
@@ -309,7 +301,7 @@ def _pinv_pullback(xp: Any, x: Any, y: Any, args: tuple[Any, ...], hermitian: bo
     """The pullback of ``y = pinv(x, *args[1:])``: the cutoff (``rcond``, ``rtol``) has a zero
     derivative where the rank is constant, flags have none."""
     project = ProjectTo(x, xp)
-    rest = tuple(_NO if a is None or isinstance(a, bool) else _ZERO for a in args[1:])
+    rest = tuple(NO if a is None or isinstance(a, bool) else ZERO for a in args[1:])
 
     @pullback(y, args, name="linalg.pinv")
     def pinv_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -324,7 +316,7 @@ def _pinv_pullback(xp: Any, x: Any, y: Any, args: tuple[Any, ...], hermitian: bo
 def _pinv_dot(xp: Any, x: Any, y: Any, tangents: Any, hermitian: bool) -> Any:
     t = tangents_in("linalg.pinv", tangents[:2], (x,))  # the other arguments are static
     if t is None:
-        return _ZERO
+        return ZERO
     dx = _symmetrised(xp, t[0]) if hermitian else t[0]
     return in_dtype(xp, _pinv_forward(xp, x, y, dx), y.dtype)
 

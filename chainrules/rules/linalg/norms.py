@@ -38,12 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from ...core.namespaces import host_readable, namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule, traceable
-from ...core.specialise import specialise
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ...core.toolkit import pullback, signature, tangents_in
+from ...core.namespaces import host_readable
+from ...core.prelude import *
 from .._util import (
     axis_ints,
     chunk_axes,
@@ -57,8 +53,6 @@ from .._util import (
 )
 from .._util.linalg import finite_svd
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _INF = math.inf
 
 
@@ -85,7 +79,7 @@ def _vector_norm_frule(
 
 def _norm2_rrule(name: str, x: Any, axis: Any, keepdims: bool, args: Any, y: Any) -> Any:
     """``(y, pullback)``, ``y`` the 2-norm of ``x`` over ``axis``; ``args[1:]`` are static."""
-    project, rest = ProjectTo(x), (_NO,) * (len(args) - 1)
+    project, rest = ProjectTo(x), (NO,) * (len(args) - 1)
 
     @pullback(y, args, name=name)
     def norm2_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -121,7 +115,7 @@ def _norm2_frule(name: str, tangents: Any, x: Any, axis: Any, keepdims: bool, y:
     """``(y, y_dot)``, ``y_dot = sum(Re(conj(G) x_dot))`` over ``axis`` (chunks: axes < 0)."""
     t = tangents_in(name, tangents[:2], (x,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     xp, axes, r, _ = _norm2_parts(x, 1.0, axis, y)
     g = _norm2_scaled(xp, x, r, axes, 1.0)
     y_dot = xp.sum(xp.real(xp.conj(g) * t[0]), axis=axes, keepdims=keepdims)
@@ -214,7 +208,7 @@ def _norm2_back_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, axes, r, ye = _norm2_parts(x, y_bar, a["axis"], a["norm"])
     g = _norm2_scaled(xp, x, r, axes, 1.0)
     z, s = g * ye, xp.where(r == 0, xp.zeros_like(r), ye / xp.where(r == 0, 1.0, r))
-    px, py, rest = ProjectTo(x), ProjectTo(y_bar), (_NO,) * (len(args) - 2)
+    px, py, rest = ProjectTo(x), ProjectTo(y_bar), (NO,) * (len(args) - 2)
 
     @pullback(z, args, name="norm2_back")
     def norm2_back_pullback(z_bar: Any) -> tuple[Any, ...]:
@@ -235,7 +229,7 @@ def _norm2_back_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     z, s = g * ye, xp.where(r == 0, xp.zeros_like(r), ye / xp.where(r == 0, 1.0, r))
     t = tangents_in("norm2_back", tangents[:3], (x, y_bar))  # axis, keepdims: static
     if t is None:
-        return z, _ZERO
+        return z, ZERO
     dz: Any = 0.0
     if not isinstance(t[0], AbstractZero):  # dz = (dx - G dr) y_bar / r, dr = sum Re(conj(G) dx)
         dz = (t[0] - g * xp.sum(xp.real(xp.conj(g) * t[0]), axis=axes, keepdims=True)) * s
@@ -428,15 +422,15 @@ def _norm_pullback(
     :func:`_norm2_rrule`. The other positional arguments (``ord``, ``axis``, ``keepdims``)
     are static."""
     project = ProjectTo(x, xp)
-    rest = (_NO,) * (len(args) - 1)
+    rest = (NO,) * (len(args) - 1)
 
     @pullback(y, args, name=name)
     def norm_pullback(y_bar: Any) -> tuple[Any, ...]:
         if not project.differentiable:
-            return (_NO, *rest)
+            return (NO, *rest)
         g = direction(expand_reduced(xp, y_bar, axes, keepdims))
         if g is None:
-            return (_ZERO, *rest)
+            return (ZERO, *rest)
         return (project(g), *rest)
 
     return norm_pullback
@@ -456,10 +450,10 @@ def _norm_dot(
     """The pushforward of the norm: ``sum(Re(conj(G) x_dot))`` over ``axes``."""
     t = tangents_in(name, tangents[:2], (x,))
     if t is None:
-        return _ZERO
+        return ZERO
     d = direction(None)
     if d is None:
-        return _ZERO
+        return ZERO
     if isinstance(ord, (int, float)) and 0 < ord < 1:
         # G is inf at finite entries when y = inf (the limit): a zero tangent there adds 0
         d = xp.where(t[0] == 0, xp.zeros_like(d), d)

@@ -39,12 +39,7 @@ from typing import Any
 
 import array_api_compat
 
-from ...core.examples import Expect
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from ...core.toolkit import numpy_result, pullback, signature, tangents_in
+from ...core.prelude import *
 from .._util import conj, in_dtype, lazy
 from .._util.linalg import _h
 from .._util.products import (
@@ -57,9 +52,6 @@ from .._util.products import (
     tangent,
     total,
 )
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 def _eye(xp: Any, n: int, m: int, k: int, like: Any) -> Any:
@@ -79,7 +71,7 @@ def outer_rrule(args: Sequence[Any], xp: Any, x1: Any, x2: Any, y: Any) -> tuple
     a, b = arrays(xp, (x1, x2))
     na, nb = math.prod(a.shape), math.prod(b.shape)
     project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
-    rest = (_NO,) * (len(args) - 2)  # NumPy's out=None given by position
+    rest = (NO,) * (len(args) - 2)  # NumPy's out=None given by position
 
     @pullback(y, args)
     def outer_pullback(y_bar: Any) -> Any:
@@ -102,7 +94,7 @@ def outer_frule(tangents: Any, xp: Any, x1: Any, x2: Any, y: Any) -> tuple[Any, 
     na, nb = math.prod(a.shape), math.prod(b.shape)
     dots = tangents_in("outer", tangents[:3], (x1, x2))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
     ta = tb = None
     if da is not None:
@@ -207,7 +199,7 @@ def cross_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x1, x2, a, b, n, neg, y = _cross_call(args, kwargs)
     dots = tangents_in("cross", tangents[:3], (x1, x2))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
     ta = tb = None
     if da is not None:
@@ -257,7 +249,7 @@ def diag_rrule(
     r0, c0 = max(-offset, 0), max(offset, 0)
     length = max(0, min(n - r0, m - c0))
     project = ProjectTo(x, xp)
-    rest_bars = (_NO,) * (len(args) - 1)
+    rest_bars = (NO,) * (len(args) - 1)
     # NumPy's offset, axis1, axis2, dtype given by position have no tangent (``None`` stands for
     # them: a dtype class such as ``np.float32`` is not an array)
     positional = (x, *(None,) * (len(args) - 1))
@@ -265,7 +257,7 @@ def diag_rrule(
     @pullback(y, positional, name=name)
     def diag_pullback(y_bar: Any) -> Any:
         if not project.differentiable:
-            return (_NO, *rest_bars)
+            return (NO, *rest_bars)
         eye = _eye(xp, n, m, offset, y_bar)
         if name == "trace":
             g = xp.reshape(y_bar, (*tuple(y_bar.shape), 1, 1)) * eye
@@ -287,7 +279,7 @@ def diag_frule(
     (a,) = arrays(xp, (x,))
     dots = tangents_in(name, tangents[:2], (x,))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     t = tangent(xp, dots[0], a)
     return y, total(xp, y, [None if t is None else f(t, dots.extra)])
 
@@ -595,7 +587,7 @@ def multi_dot_rrule(*args: Any, **kwargs: Any) -> Any:
             stack.append((node[0], g @ _h(xp, right)))
             stack.append((node[1], _h(xp, left) @ g))
         out = [
-            p(xp.reshape(g, tuple(m.shape))) if p.differentiable else _NO
+            p(xp.reshape(g, tuple(m.shape))) if p.differentiable else NO
             for p, g, m in zip(projects, bars, arrays)
         ]
         return Tangent(*out, primal_type=kind)
@@ -606,9 +598,9 @@ def multi_dot_rrule(*args: Any, **kwargs: Any) -> Any:
 @register_frule("numpy:linalg.multi_dot", examples=_multi_dot_ex, kind="sequence")
 def multi_dot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, arrays, mats, order, values, y = _multi_dot(args, kwargs)
-    t = tangents[1] if len(tangents) > 1 else _ZERO
+    t = tangents[1] if len(tangents) > 1 else ZERO
     if isinstance(t, AbstractZero):
-        return y, _ZERO
+        return y, ZERO
     dots: list[Any] = []
     extra = None
     for i, m in enumerate(arrays):
@@ -625,7 +617,7 @@ def multi_dot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         extra = k
         dots.append(xp.reshape(d, (*tuple(d.shape[:k]), *tuple(mats[i].shape))))
     if extra is None:
-        return y, _ZERO
+        return y, ZERO
 
     def push(node: Any) -> Any:
         if isinstance(node, int):
@@ -639,6 +631,6 @@ def multi_dot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 
     dy = push(order)
     if dy is None:
-        return y, _ZERO
+        return y, ZERO
     dy = xp.reshape(dy, (*tuple(dy.shape[:extra]), *tuple(y.shape)))
     return y, in_dtype(xp, dy, y.dtype)

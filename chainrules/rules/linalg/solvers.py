@@ -52,11 +52,8 @@ import math
 import operator
 from typing import Any
 
-from ...core.namespaces import device_of, namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import frule, register_frule, register_rrule, rrule
-from ...core.tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent
-from ...core.toolkit import pullback, signature, tangents_in
+from ...core.prelude import *
+from ...core.registry import frule, rrule
 from .._util import axis_ints, in_dtype, lazy
 from .._util.adjugate import adjugate
 from .._util.linalg import (
@@ -73,9 +70,6 @@ from .._util.linalg import (
     named_singular,
 )
 from .._util.numpy_like import numpy_module
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- small helpers -------------------------------------------------------------------------------
@@ -148,7 +142,7 @@ def _solve_frule(tangents: Any, x1: Any, x2: Any, /) -> Any:
     xp, y, vec = _solve_setup(x1, x2)
     t = tangents_in("linalg.solve", tangents, (x1, x2))  # the same chunk axes in both
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     da, db = t
     ym = xp.expand_dims(y, axis=-1) if vec else y
     r: Any = None
@@ -187,7 +181,7 @@ def _inv_frule(tangents: Any, x: Any, /) -> Any:
     y = xp.linalg.inv(x)
     t = tangents_in("linalg.inv", tangents, (x,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, -xp.matmul(y, xp.matmul(t[0], y)), y.dtype)
 
 
@@ -211,7 +205,7 @@ def _det_frule(tangents: Any, x: Any, /) -> Any:
     y = xp.linalg.det(x)
     t = tangents_in("linalg.det", tangents, (x,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, _trace_product(xp, adjugate(x), t[0]), y.dtype)
 
 
@@ -238,7 +232,7 @@ def _slogdet_rrule(x: Any, /) -> Any:
             rot = (z - xp.conj(z)) / 2
             coeff = rot if coeff is None else coeff + rot
         if coeff is None:  # the real sign is piecewise constant: nothing flows back
-            return project(_ZERO)
+            return project(ZERO)
         inv = named_singular("linalg.slogdet", _SLOGDET_WHY, lambda: xp.linalg.inv(x))
         return project(_bcast(xp, coeff) * _h(xp, inv))
 
@@ -252,14 +246,14 @@ def _slogdet_frule(tangents: Any, x: Any, /) -> Any:
     sign, logabsdet = y
     t = tangents_in("linalg.slogdet", tangents, (x,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     inv = named_singular("linalg.slogdet", _SLOGDET_WHY, lambda: xp.linalg.inv(x))
     tr = _trace_product(xp, inv, t[0])
     if _complex(xp, tr):
         l_dot = in_dtype(xp, xp.real(tr), logabsdet.dtype)
         s_dot: Any = in_dtype(xp, sign * ((tr - xp.conj(tr)) / 2), sign.dtype)
     else:
-        l_dot, s_dot = in_dtype(xp, tr, logabsdet.dtype), _ZERO
+        l_dot, s_dot = in_dtype(xp, tr, logabsdet.dtype), ZERO
     return y, Tangent(s_dot, l_dot, primal_type=type(y))
 
 
@@ -349,12 +343,12 @@ def _matrix_power_rrule(x: Any, n: Any, /) -> Any:
     @pullback(y, (x, n), name="linalg.matrix_power")
     def matrix_power_pullback(y_bar: Any) -> tuple[Any, Any]:
         if n_ == 0:  # the identity: nothing flows back
-            return project(_ZERO), _NO
+            return project(ZERO), NO
         b_bar = y_bar if program is None else _power_back(xp, program, y_bar)
         if n_ < 0:  # B = inv(A)
             bh = _h(xp, base)
             b_bar = -xp.matmul(bh, xp.matmul(b_bar, bh))
-        return project(b_bar), _NO
+        return project(b_bar), NO
 
     return y, matrix_power_pullback
 
@@ -364,7 +358,7 @@ def _matrix_power_frule(tangents: Any, x: Any, n: Any, /) -> Any:
     xp, n_, y, base, program = _power(x, n)
     t = tangents_in("linalg.matrix_power", tangents[:2], (x,))  # n is static
     if t is None or n_ == 0:
-        return y, _ZERO
+        return y, ZERO
     db = t[0] if n_ > 0 else -xp.matmul(base, xp.matmul(t[0], base))
     dy = db if program is None else _power_forward(xp, program, db)
     return y, in_dtype(xp, dy, y.dtype)
@@ -492,7 +486,7 @@ def _tensorsolve_ex(rng: Any) -> list[Any]:
 def tensorsolve_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, a, b, y, perm, n = _tensorsolve(args, kwargs)
     pa, pb = ProjectTo(a, xp), ProjectTo(b, xp)
-    rest = (_NO,) * (len(args) - 2)
+    rest = (NO,) * (len(args) - 2)
 
     @pullback(y, args, name="linalg.tensorsolve")
     def tensorsolve_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -523,7 +517,7 @@ def tensorsolve_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, b, y, perm, n = _tensorsolve(args, kwargs)
     t = tangents_in("linalg.tensorsolve", tangents[:3], (a, b))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     da, db = t
     e = t.extra
     lead = t.lead()
@@ -564,7 +558,7 @@ def _tensorinv_ex(rng: Any) -> list[Any]:
 def tensorinv_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, a, y, n = _tensorinv(args, kwargs)
     project = ProjectTo(a, xp)
-    rest = (_NO,) * (len(args) - 1)
+    rest = (NO,) * (len(args) - 1)
 
     @pullback(y, args, name="linalg.tensorinv")
     def tensorinv_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -580,7 +574,7 @@ def tensorinv_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, y, n = _tensorinv(args, kwargs)
     t = tangents_in("linalg.tensorinv", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     lead = t.lead()
     ym = xp.reshape(y, (n, n))
     dy = -(ym @ xp.reshape(t[0], (*lead, n, n)) @ ym)
@@ -631,7 +625,7 @@ def cond_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, npm, x, p, y = _cond(args, kwargs)
     project = ProjectTo(x, xp)
     # p selects the norm: piecewise constant where it is a float (inf), opaque otherwise
-    rest = tuple(_ZERO if isinstance(q, float) else _NO for q in args[1:])
+    rest = tuple(ZERO if isinstance(q, float) else NO for q in args[1:])
 
     @pullback(y, args, name="linalg.cond")
     def cond_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -652,16 +646,16 @@ def cond_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, npm, x, p, y = _cond(args, kwargs)
     t = tangents_in("linalg.cond", tangents[:2], (x,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     dx = t[0]
     if p in _SVD_P:
         u, s, vh = finite_svd(xp, x, False)
         ds = _re(xp, xp.sum(_conj(xp, u) * (dx @ _h(xp, vh)), axis=-2))
         dy = xp.sum(_cond_svd_weights(xp, s, p) * ds, axis=-1)
         return y, in_dtype(xp, dy, y.dtype)
-    n1, d1 = frule((_NO, dx, _NO, _NO), npm.linalg.norm, x, p, (-2, -1))
-    xi, dxi = frule((_NO, dx), npm.linalg.inv, x)
-    n2, d2 = frule((_NO, dxi, _NO, _NO), npm.linalg.norm, xi, p, (-2, -1))
+    n1, d1 = frule((NO, dx, NO, NO), npm.linalg.norm, x, p, (-2, -1))
+    xi, dxi = frule((NO, dx), npm.linalg.inv, x)
+    n2, d2 = frule((NO, dxi, NO, NO), npm.linalg.norm, xi, p, (-2, -1))
     return y, in_dtype(xp, d1 * n2 + n1 * d2, y.dtype)
 
 

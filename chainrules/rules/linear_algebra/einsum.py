@@ -26,11 +26,7 @@ from typing import Any
 
 import array_api_compat
 
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.tangents import NoTangent, ZeroTangent
-from ...core.toolkit import pullback, signature, tangents_in
+from ...core.prelude import *
 from .._util import conj, lazy
 from .._util.products import (
     arrays,
@@ -40,10 +36,6 @@ from .._util.products import (
     tangent,
     total,
 )
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
-
 
 # --- einsum ---------------------------------------------------------------------------------------
 _LETTERS = string.ascii_letters
@@ -267,11 +259,11 @@ def einsum_rrule(*args: Any, **kwargs: Any) -> Any:
 
         bars = [lazy(p, functools.partial(bar, k)) for k, p in enumerate(projects)]
         if not isinstance(args[0], str):  # the interleaved form: sublists have no tangent
-            out: list[Any] = [_NO] * len(args)
+            out: list[Any] = [NO] * len(args)
             for k, i in enumerate(_einsum_slots(args, len(bars))):
                 out[i] = bars[k]
             return tuple(out)
-        return (_NO, *bars)  # the subscripts, then the operands
+        return (NO, *bars)  # the subscripts, then the operands
 
     return y, einsum_pullback
 
@@ -284,7 +276,7 @@ def einsum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     slots = _einsum_slots(args, n)
     dots = tangents_in("einsum", (tangents[0], *(tangents[1 + i] for i in slots)), originals)
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     pool = pool.copy()
     chunk = "".join(pool.take("chunk axes") for _ in range(dots.extra))
     terms = []
@@ -357,7 +349,7 @@ def kron_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     n = max(a.ndim, b.ndim)
     dots = tangents_in("kron", tangents[:3], (x1, x2))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
     ta = None if da is None else xp.kron(pad_chunk(xp, da, dots.extra, n), b)
     tb = None if db is None else xp.kron(a, pad_chunk(xp, db, dots.extra, n))

@@ -29,12 +29,7 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.specialise import specialise
-from ...core.tangents import NoTangent, Thunk, ZeroTangent
-from ...core.toolkit import Signature, pullback, signature, tangents_in
+from ...core.prelude import *
 from .._util import adjoint, conj, lazy
 from .._util.products import (
     arrays,
@@ -46,9 +41,6 @@ from .._util.products import (
     tangent,
     total,
 )
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- matmul ---------------------------------------------------------------------------------------
@@ -152,7 +144,7 @@ def _matmul_rrule_numpy(*args: Any, **kwargs: Any) -> Any:
         if y_bar.dtype != dtype:
             return _matmul_pullback(namespace_of(a, b), args, y)(y_bar, chunk=chunk)
         a_bar = Thunk(functools.partial(_np_left_bar, y_bar, b))
-        return _NO, a_bar, Thunk(functools.partial(_np_right_bar, a, y_bar))
+        return NO, a_bar, Thunk(functools.partial(_np_right_bar, a, y_bar))
 
     return y, matmul_pullback
 
@@ -247,7 +239,7 @@ def matmul_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = xp.matmul(a, b)
     dots = tangents_in("matmul", tangents[:3], (x1, x2))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     extra, rank = dots.extra, len(yshape)
     da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
     terms = []
@@ -295,7 +287,7 @@ def matrix_transpose_rrule(*args: Any, **kwargs: Any) -> Any:
 
     @pullback(y, args)
     def matrix_transpose_pullback(y_bar: Any) -> Any:
-        return project(xp.matrix_transpose(y_bar)) if project.differentiable else _NO
+        return project(xp.matrix_transpose(y_bar)) if project.differentiable else NO
 
     return y, matrix_transpose_pullback
 
@@ -308,7 +300,7 @@ def matrix_transpose_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y = xp.matrix_transpose(a)
     dots = tangents_in("matrix_transpose", tangents[:2], (x,))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     t = tangent(xp, dots[0], a)
     return y, total(xp, y, [None if t is None else xp.matrix_transpose(t)])
 
@@ -392,7 +384,7 @@ def matvec_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, v, y = _gufunc_call("matvec", _MATVEC, args, kwargs)
     dots = tangents_in("matvec", tangents[:3], (a, v))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     f = _numpy_functions(xp).matvec
     batch = y.ndim - 1
     da, dv = tangent(xp, dots[0], a), tangent(xp, dots[1], v)
@@ -430,7 +422,7 @@ def vecmat_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, v, a, y = _gufunc_call("vecmat", _VECMAT, args, kwargs)
     dots = tangents_in("vecmat", tangents[:3], (v, a))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     f = _numpy_functions(xp).vecmat
     batch = y.ndim - 1
     dv, da = tangent(xp, dots[0], v), tangent(xp, dots[1], a)

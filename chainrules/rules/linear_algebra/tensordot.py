@@ -23,12 +23,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.examples import Expect
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.tangents import NoTangent, ZeroTangent
-from ...core.toolkit import Signature, pullback, signature, tangents_in
+from ...core.prelude import *
 from .._util import conj, lazy
 from .._util.products import (
     arrays,
@@ -39,9 +34,6 @@ from .._util.products import (
     tangent,
     total,
 )
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 # --- tensordot and the contractions built on it (dot, inner) -----------------------------------
@@ -115,7 +107,7 @@ def contraction_rrule(
     b_free = tuple(j for j in range(b.ndim) if j not in b_ax)
     na, nb = len(a_free), len(b_free)
     project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
-    rest = (_NO,) * (len(args) - 2)
+    rest = (NO,) * (len(args) - 2)
 
     @pullback(y, args, name=name)
     def contraction_pullback(y_bar: Any) -> Any:
@@ -150,7 +142,7 @@ def contraction_frule(
     a_ax, b_ax = axes
     dots = tangents_in(name, tangents[:3], (x1, x2))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     extra = dots.extra
     da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
     ta = tb = None
@@ -279,7 +271,7 @@ def vecdot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x1, x2, a, b, n, neg, y = _vecdot_call(args, kwargs)
     dots = tangents_in("vecdot", tangents[:3], (x1, x2))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
     ta = tb = None
     if da is not None:
@@ -443,7 +435,7 @@ def vdot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x1, x2, a, b, y = _vdot_call(args, kwargs)
     dots = tangents_in("vdot", tangents[:3], (x1, x2))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     n = math.prod(a.shape)
     da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
     ta = tb = None

@@ -17,18 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    AbstractZero,
-    NoTangent,
-    ProjectTo,
-    Signature,
-    Tangent,
-    ZeroTangent,
-    namespace_of,
-    pullback,
-    signature,
-    tangents_in,
-)
+from ...core.prelude import *
 from .._util.shape import (
     Rules,
     differentiable,
@@ -45,8 +34,6 @@ from .._util.shape import (
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _S = "sequence"  # broadcast_arrays takes its arrays as separate arguments and returns a tuple
 
 
@@ -171,9 +158,9 @@ def _broadcast_arrays_rules(sig: Signature) -> Rules:
         @pullback(ys, args)
         def broadcast_arrays_pullback(y_bar: tuple[Any, ...]) -> tuple[Any, ...]:
             return tuple(
-                _NO
+                NO
                 if not p.differentiable
-                else _ZERO
+                else ZERO
                 if isinstance(e, AbstractZero)
                 else p(_unbroadcast(xp, py(e), shape))
                 for e, shape, p, py in zip(y_bar, shapes, projects, yprojects)
@@ -183,14 +170,14 @@ def _broadcast_arrays_rules(sig: Signature) -> Rules:
 
     def broadcast_arrays_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, arrays, ys = primal(args, kwargs)
-        zero = _ZERO if any(differentiable(v, xp) for v in arrays) else _NO
+        zero = ZERO if any(differentiable(v, xp) for v in arrays) else NO
         dots = tangents_in("broadcast_arrays", tangents, arrays)
         if dots is None:
             return ys, zero
         out = [
-            _NO
+            NO
             if not differentiable(v, xp)
-            else _ZERO
+            else ZERO
             if isinstance(t, AbstractZero)
             else _broadcast_tangent(xp, t, dots.extra, tuple(v.shape), tuple(y.shape))
             for t, v, y in zip(dots, arrays, ys)

@@ -24,21 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    AbstractZero,
-    NoTangent,
-    ProjectTo,
-    Signature,
-    Tangent,
-    TangentsIn,
-    ZeroTangent,
-    is_array,
-    namespace_of,
-    pullback,
-    signature,
-    tangents_in,
-    unthunk,
-)
+from ...core import TangentsIn
+from ...core.prelude import *
 from .._util import along, in_dtype, unstack
 from .._util.gather import register_gather, simple_plan
 from .._util.shape import (
@@ -55,8 +42,6 @@ from .._util.shape import (
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _S = "sequence"  # these take their arrays as one sequence argument
 _M = __name__
 
@@ -113,7 +98,7 @@ def _sequence_tangents(
     t = unthunk(tangents[1])
     if isinstance(t, AbstractZero):
         return None
-    dots: TangentsIn | None = tangents_in(name, (_NO, *_elements(name, t, len(arrays))), arrays)
+    dots: TangentsIn | None = tangents_in(name, (NO, *_elements(name, t, len(arrays))), arrays)
     if dots is None:
         return None
     lead = dots.lead()
@@ -178,13 +163,13 @@ def _concat_rules(sig: Signature) -> Rules:
         project_y = ProjectTo(y, xp)
         sizes = [math.prod(v.shape) if axis is None else v.shape[axis] for v in arrays]
         starts = [sum(sizes[:i]) for i in range(len(sizes))]
-        kind, rest = type(arrays), (_NO,) * (len(args) - 1)
+        kind, rest = type(arrays), (NO,) * (len(args) - 1)
         shapes = [tuple(v.shape) for v in arrays]  # not the arrays: the pullback must not keep them
 
         @pullback(y, args, name=name)
         def concat_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project_y.differentiable:
-                return (Tangent(*(_NO for _ in shapes), primal_type=kind), *rest)
+                return (Tangent(*(NO for _ in shapes), primal_type=kind), *rest)
             g = project_y(y_bar)
             parts = []
             for shape, p, s, n in zip(shapes, projects, starts, sizes):
@@ -200,10 +185,10 @@ def _concat_rules(sig: Signature) -> Rules:
     def concat_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, arrays, axis, y = primal(args, kwargs)
         if not differentiable(y, xp):
-            return y, _NO
+            return y, NO
         dots = _sequence_tangents(name, xp, tangents, arrays, y.dtype)
         if dots is None:
-            return y, _ZERO
+            return y, ZERO
         ts, extra = dots
         if axis is None:
             flat = [
@@ -262,12 +247,12 @@ def _stack_rules(sig: Signature) -> Rules:
         xp, arrays, axis, y = primal(args, kwargs)
         projects = [ProjectTo(v, xp) for v in arrays]
         project_y = ProjectTo(y, xp)
-        kind, rest = type(arrays), (_NO,) * (len(args) - 1)
+        kind, rest = type(arrays), (NO,) * (len(args) - 1)
 
         @pullback(y, args)
         def stack_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project_y.differentiable:
-                return (Tangent(*(_NO for _ in projects), primal_type=kind), *rest)
+                return (Tangent(*(NO for _ in projects), primal_type=kind), *rest)
             parts = unstack(xp, project_y(y_bar), axis)
             return (Tangent(*(p(e) for p, e in zip(projects, parts)), primal_type=kind), *rest)
 
@@ -276,10 +261,10 @@ def _stack_rules(sig: Signature) -> Rules:
     def stack_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, arrays, axis, y = primal(args, kwargs)
         if not differentiable(y, xp):
-            return y, _NO
+            return y, NO
         dots = _sequence_tangents("stack", xp, tangents, arrays, y.dtype)
         if dots is None:
-            return y, _ZERO
+            return y, ZERO
         ts, extra = dots
         return y, xp.stack(ts, axis=axis + extra)
 

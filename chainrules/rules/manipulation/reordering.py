@@ -25,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import Signature, signature
-from ...core.toolkit import numpy_result
+from ...core.prelude import *
 from .._util.gather import axis_check, register_gather, simple_plan
 from .._util.shape import (
     Rules,

@@ -19,17 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    NoTangent,
-    ProjectTo,
-    Signature,
-    ZeroTangent,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-)
+from ...core.prelude import *
 from .._util import in_dtype
 from .._util.gather import (
     Gather,
@@ -56,8 +46,6 @@ from .._util.shape import (
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _REQUIRED = object()
 _M = __name__
 
@@ -284,7 +272,7 @@ def _copy_rules(fn: Any, kind: str) -> Callable[..., Any]:
 
     def copy_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, y = primal(args, kwargs)
-        project, rest = ProjectTo(x, xp), (_NO,) * (len(args) - 1)
+        project, rest = ProjectTo(x, xp), (NO,) * (len(args) - 1)
 
         @pullback(y, args)
         def copy_pullback(y_bar: Any) -> Any:
@@ -295,9 +283,9 @@ def _copy_rules(fn: Any, kind: str) -> Callable[..., Any]:
     def copy_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         xp, x, y = primal(args, kwargs)
         if not is_floating_value(xp, x):
-            return y, _NO
+            return y, NO
         dots = tangents_in("copy", tangents[:2], (x,))
-        return y, _ZERO if dots is None else in_dtype(xp, dots[0], y.dtype)
+        return y, ZERO if dots is None else in_dtype(xp, dots[0], y.dtype)
 
     return copy_rrule if kind == "r" else copy_frule
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import Expect, signature
+from ...core.prelude import *
 from .._util import axis_ints
 from .._util.gather import (
     Gather,

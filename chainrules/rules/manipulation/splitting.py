@@ -16,28 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from ...core import (
-    AbstractZero,
-    NoTangent,
-    ProjectTo,
-    Tangent,
-    ZeroTangent,
-    dtype_kind,
-    pullback,
-    register_frule,
-    register_rrule,
-    signature,
-    tangents_in,
-)
-from ...core.toolkit import output
+from ...core.prelude import *
 from .._util import in_dtype, unstack
 from .._util.gather import axis_check, register_gather, simple_plan
 from .._util.shape import axis_index, differentiable, ex, one_array, rng_arrays, zeros_on
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _S = "sequence"  # registered as taking sequences, as concat and stack (its transposes) are
 _M = __name__
 
@@ -82,7 +67,7 @@ def unstack_rrule(*args: Any, **kwargs: Any) -> Any:
     @pullback(ys, args)
     def unstack_pullback(y_bar: tuple[Any, ...]) -> Any:
         if not project.differentiable:
-            return _NO
+            return NO
         parts = [
             zeros_on(xp, piece, like.dtype, like)
             if isinstance(e, AbstractZero)
@@ -98,10 +83,10 @@ def unstack_rrule(*args: Any, **kwargs: Any) -> Any:
 def unstack_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x, axis, ys = _unstack(args, kwargs)
     if not differentiable(x, xp):
-        return ys, _NO
+        return ys, NO
     dots = tangents_in("unstack", tangents, (x,))
     if dots is None:
-        return ys, _ZERO
+        return ys, ZERO
     return ys, Tangent(*unstack(xp, dots[0], axis + dots.extra), primal_type=type(ys))
 
 

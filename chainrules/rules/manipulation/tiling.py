@@ -27,8 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import Expect, Signature, is_array, scatter_add, signature
-from ...core.toolkit import output
+from ...core.prelude import *
 from .._util.shape import (
     Rules,
     axis_index,

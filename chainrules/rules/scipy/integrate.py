@@ -34,17 +34,9 @@ import math
 from typing import Any
 
 from ...core.config import rule_config
-from ...core.examples import Example, Expect
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule, traceable
-from ...core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
-from ...core.toolkit import pullback, signature, tangents_in
+from ...core.prelude import *
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 def _odeint_template(
@@ -202,8 +194,8 @@ def odeint_rrule(*args: Any, **kwargs: Any) -> Any:
         t_bar = xp.concat(t_bars[::-1])
         y0_bar = project_y0(xp.reshape(adj, tuple(getattr(y0, "shape", ()))))
         a_bars = [p(v) for p, v in zip(project_args, _split(xp, args_bar, arg_list))]
-        rest = [_NO] * (len(args) - 4)
-        cot = [_NO, y0_bar, project_t(xp.reshape(t_bar, tuple(t.shape)))]
+        rest = [NO] * (len(args) - 4)
+        cot = [NO, y0_bar, project_t(xp.reshape(t_bar, tuple(t.shape)))]
         if len(args) > 3:
             cot.append(Tangent(*a_bars, primal_type=tuple))
         return (*cot, *rest)
@@ -224,7 +216,7 @@ def odeint_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     diff = (y0, t, *fargs)
     dots = tangents_in("integrate.odeint", _unpack_tangents(tangents, len(fargs)), diff)
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     config = rule_config()
     n_t, dim = int(y.shape[0]), int(y.shape[1])
     chunk = tuple(next(iter(d.shape[: dots.extra] for d in dots if _is_array(d)), ()))
@@ -246,7 +238,7 @@ def odeint_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     def sensitivities(state: Any, s: Any, flat_args: Any) -> Any:
         yy, sens = state[:dim], xp.reshape(state[dim:], (k, dim))
         vals = _split(xp, flat_args, arg_list)
-        fy, f_dot = config.frule_via_ad((_NO, sens, _ZERO, *a_dots), g, yy, s, *vals)
+        fy, f_dot = config.frule_via_ad((NO, sens, ZERO, *a_dots), g, yy, s, *vals)
         f_dot = xp.zeros((k, dim), dtype=xp.float64) if isinstance(f_dot, AbstractZero) else f_dot
         return xp.concat([xp.reshape(fy, (-1,)), xp.reshape(f_dot, (-1,))])
 
@@ -265,13 +257,13 @@ def _unpack_tangents(tangents: Any, nfargs: int) -> tuple[Any, ...]:
     ``args`` tuple's tangent spread (zeros where there is none)."""
     tangents = tuple(tangents)
     out = [tangents[0], *tangents[2:4]]
-    at = unthunk(tangents[4]) if len(tangents) > 4 else _ZERO
+    at = unthunk(tangents[4]) if len(tangents) > 4 else ZERO
     if isinstance(at, Tangent):
         out.extend(at.elements())
     elif isinstance(at, (tuple, list)):
         out.extend(at)
     else:  # a zero for the whole tuple
-        out.extend([_ZERO] * nfargs)
+        out.extend([ZERO] * nfargs)
     return tuple(out)
 
 

@@ -28,16 +28,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...core.examples import Expect
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import Source, register_frule, register_rrule, traceable
-from ...core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent
-from ...core.toolkit import pullback, signature, tangents_in, zero_tangent
+from ...core.prelude import *
+from ...core.registry import Source
 from .._util import in_dtype, traceable_module
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _MODES = ("full", "same", "valid")
 
 # SciPy converts its inputs with numpy.asarray, which a guarded device array refuses
@@ -129,9 +123,9 @@ def _make(name: str) -> tuple[Any, Any]:
         def conv_pullback(y_bar: Any) -> Any:
             if empty:
                 return (
-                    pa(xp.zeros_like(a)) if need_a else _NO,
-                    pb(xp.zeros_like(b)) if need_b else _NO,
-                    *[_NO] * (len(args) - 2),
+                    pa(xp.zeros_like(a)) if need_a else NO,
+                    pb(xp.zeros_like(b)) if need_b else NO,
+                    *[NO] * (len(args) - 2),
                 )
             g = _pad_to(xp, y_bar, windows, full)
 
@@ -145,9 +139,9 @@ def _make(name: str) -> tuple[Any, Any]:
 
             # deferred (docs/conventions.md, only the cotangents asked for)
             return (
-                Thunk(a_bar) if need_a else _NO,
-                Thunk(b_bar) if need_b else _NO,
-                *[_NO] * (len(args) - 2),
+                Thunk(a_bar) if need_a else NO,
+                Thunk(b_bar) if need_b else NO,
+                *[NO] * (len(args) - 2),
             )
 
         return y, conv_pullback
@@ -157,7 +151,7 @@ def _make(name: str) -> tuple[Any, Any]:
         y = fn(*args, **kwargs)
         t = tangents_in(name, tangents[:3], (a, b))
         if t is None or 0 in (*a.shape, *b.shape):  # an empty operand: y does not move
-            return y, _ZERO
+            return y, ZERO
         nd, extra = a.ndim, t.extra
         windows = [_window(mode, a.shape[i], b.shape[i]) for i in range(nd)]
         da, db = t

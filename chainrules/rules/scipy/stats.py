@@ -34,17 +34,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ...core.examples import Example, Expect
-from ...core.namespaces import is_array, namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import Source, register_frule, register_rrule, traceable
-from ...core.scalar_rule import finish_tangent
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ...core.toolkit import Signature, pullback, signature, tangents_in, zero_tangent
-from .._util.special import MISSING, ZERO, _Ctx, _elementwise_rules, _in_dtype
+from ...core.prelude import *
+from ...core.registry import Source
+from .._util.special import MISSING, ZERO_PARTIAL, _Ctx, _elementwise_rules, _in_dtype
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 _LOG_2PI = math.log(2 * math.pi)
 
 # SciPy's distributions convert their inputs with numpy.asarray, which a guarded device array
@@ -117,7 +110,7 @@ def _register(
 # A partial reads the context of special's factory (``c.sp``, ``c.xp``, ``c.out``, ``c.v`` by
 # name, ``c.memo``): these are the rules of ``special._elementwise_rules``, with each library's
 # special module found from the distribution's method and the inputs cast to the output's dtype.
-Partial = Callable[[_Ctx], Any] | object  # a callable, MISSING (no closed form) or ZERO
+Partial = Callable[[_Ctx], Any] | object  # a callable, MISSING (no closed form) or ZERO_PARTIAL
 
 
 def _elementwise(
@@ -478,7 +471,7 @@ for _method in ("pmf", "cdf", "logpmf"):
             _name,
             signature(_name, lambda k, mu, loc=0: None),
             ("k", "mu", "loc"),
-            (ZERO, _poisson_dmu(_method), ZERO),
+            (ZERO_PARTIAL, _poisson_dmu(_method), ZERO_PARTIAL),
         ),
         _poisson_examples,
     )
@@ -535,7 +528,7 @@ def _dirichlet_make(
             xp, y, x, alpha, gx, ga, _ = setup(args, kwargs)
             dots = tangents_in(fname, tangents, args)
             if dots is None:
-                return y, _ZERO
+                return y, ZERO
             acc: Any = None
             for t, g, arg in zip(dots, (gx, ga), (x, alpha)):
                 if isinstance(t, AbstractZero):
@@ -644,20 +637,18 @@ def _mvn_make(
                     res.append(projs[0](gx))
                 if len(args) > 1:
                     pm = projs[1]
-                    res.append(
-                        _NO if pm is None else pm(xp.reshape(xp.sum(gu, axis=0), mean.shape))
-                    )
+                    res.append(NO if pm is None else pm(xp.reshape(xp.sum(gu, axis=0), mean.shape)))
                 if len(args) > 2:
                     pc = projs[2]
                     if pc is None:
-                        res.append(_NO)
+                        res.append(NO)
                     elif c.ndim == 2:  # -1/2 sum_s yb_s (P - u_s u_s^T)
                         res.append(pc(-(xp.sum(yb) * p - xp.matrix_transpose(gu) @ u) / 2))
                     elif c.ndim == 1:  # diagonal
                         res.append(pc(-(xp.sum(yb) * p - xp.sum(gu * u, axis=0)) / 2))
                     else:
                         res.append(pc(-(xp.sum(yb) * n * p - xp.sum(gu * u)) / 2))
-                res.extend(_NO for _ in args[3:])
+                res.extend(NO for _ in args[3:])
                 return res[0] if len(res) == 1 else tuple(res)
 
             return y, mvn_pullback
@@ -666,7 +657,7 @@ def _mvn_make(
             xp, y, _, _, c, p, u, n, w = setup(args, kwargs)
             dots = tangents_in(fname, tangents, args)
             if dots is None:
-                return y, _ZERO
+                return y, ZERO
             m = u.shape[0]
             ext = tuple(y.shape[:0])
             acc: Any = None
@@ -691,7 +682,7 @@ def _mvn_make(
                     term = -tc * (n * p - xp.sum(u * u, axis=-1)) / 2
                 acc = term if acc is None else acc + term
             if acc is None:
-                return y, _ZERO
+                return y, ZERO
             if w is not None:
                 acc = acc * w
             return y, finish_tangent(xp, xp.reshape(acc, ext + tuple(y.shape)), y)
@@ -750,7 +741,7 @@ def _entropy_make(obj: Any, special: Source) -> tuple[Callable[..., Any], Callab
         xp, y, g = setup(args, kwargs)
         dots = tangents_in(fname, tangents, args)
         if dots is None or len(args) < 2 or isinstance(dots[1], AbstractZero):
-            return y, _ZERO
+            return y, ZERO
         t = dots[1]
         axes = tuple(range(dots.extra, t.ndim))
         return y, finish_tangent(xp, xp.sum(g * t, axis=axes) if axes else g * t, y)

@@ -16,19 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from ...core.examples import Example, Expect
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ...core.toolkit import pullback, signature, tangents_in
+from ...core.prelude import *
 from .._util import adjoint, conj, in_dtype, is_complex
 from .._util.numpy_like import numpy_like_module
 from .._util.statistical import Cov
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 def _cov_template(
@@ -85,7 +78,7 @@ def _cov_rules(name: str) -> Any:
     def cov_rrule(*args: Any, **kwargs: Any) -> Any:
         c, y, _ = parts(args, kwargs)
         xp = c.xp
-        seen = tuple(a if i < 2 else _NO for i, a in enumerate(args))
+        seen = tuple(a if i < 2 else NO for i, a in enumerate(args))
 
         @pullback(y, seen, name=name)
         def cov_pullback(y_bar: Any) -> tuple[Any, ...]:
@@ -102,7 +95,7 @@ def _cov_rules(name: str) -> Any:
             # C = Xc W Xc^H / f: Xc_bar = (C_bar + C_bar^H) Xc W / f, the centring drops out
             X_bar = ((Cb + adjoint(xp, Cb)) @ c.Xcw) / c.fact
             m_bar, y_bar2 = c.back(X_bar)
-            out = [m_bar] + [_NO] * (len(args) - 1)
+            out = [m_bar] + [NO] * (len(args) - 1)
             if len(args) > 1 and args[1] is not None:
                 out[1] = y_bar2
             return tuple(out) if len(out) > 1 else out[0]
@@ -114,13 +107,13 @@ def _cov_rules(name: str) -> Any:
         xp = c.xp
         ts = tangents_in(name, tangents, args)
         if ts is None:
-            return y, _ZERO
-        tm = ts[0] if ProjectTo(c.m, xp).differentiable else _ZERO
-        ty = ts[1] if len(args) > 1 and args[1] is not None else _ZERO
-        if ty is not _ZERO and not ProjectTo(args[1], xp).differentiable:
-            ty = _ZERO
+            return y, ZERO
+        tm = ts[0] if ProjectTo(c.m, xp).differentiable else ZERO
+        ty = ts[1] if len(args) > 1 and args[1] is not None else ZERO
+        if ty is not ZERO and not ProjectTo(args[1], xp).differentiable:
+            ty = ZERO
         if isinstance(tm, AbstractZero) and isinstance(ty, AbstractZero):
-            return y, _ZERO
+            return y, ZERO
         lead = ts.lead()
         dC = c.C_dot(c.X_dot(tm, ty, ts.extra, lead))
         if corr:

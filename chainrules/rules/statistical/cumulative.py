@@ -35,10 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.projection import ProjectTo
-from ...core.specialise import specialise
-from ...core.tangents import ZeroTangent
-from ...core.toolkit import Signature, pullback
+from ...core.prelude import *
 from .._util import along, in_dtype
 from .._util.statistical import (
     Rules,
@@ -53,7 +50,6 @@ from .._util.statistical import (
 
 __all__: list[str] = []  # rules only
 
-_ZERO = ZeroTangent()
 
 # fmt: off
 _CUMSUM, _CUMPROD = (  # NumPy >= 2.1's cumulative_sum (which has out=) takes the standard rule
@@ -240,7 +236,7 @@ def _cumulative_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         y = getattr(xp, name)(work, axis=ax, **kw)
         ts = tangent(name, tangents, args, ProjectTo(x, xp))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         t, extra = ts[0], ts.extra
         if work is not x:  # flatten the primal axes, keep the chunk axes
             t = xp.reshape(t, (*tuple(t.shape[:extra]), -1))

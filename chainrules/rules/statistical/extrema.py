@@ -20,12 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.specialise import specialise
-from ...core.tangents import NoTangent, ZeroTangent
-from ...core.toolkit import Signature, TangentsIn, pullback, signature
+from ...core.prelude import *
+from ...core.toolkit import TangentsIn
 from .._util import chunk_axes, count_true, expand_reduced, in_dtype, masked_product, safe
 from .._util.numpy_like import numpy_like_module
 from .._util.statistical import (
@@ -41,8 +37,6 @@ from .._util.statistical import (
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 # fmt: off
 _MAX, _MIN = (
@@ -115,7 +109,7 @@ def _extremum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         @pullback(y, (x, *nos), name=name)
         def extremum_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project.differentiable:
-                return (_NO, *nos)
+                return (NO, *nos)
             return (project(_extremum_bar(xp, x, y, y_bar, axes, keepdims)), *nos)
 
         return extremum_pullback
@@ -146,7 +140,7 @@ def _extremum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         def extremum_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
             plain = not chunk and isinstance(y_bar, np.ndarray | np.generic)
             if plain and y_bar.shape == y_shape and y_bar.dtype == dtype:
-                return (_NO, _ties_bar(x, y, y_bar, axes, kshape))
+                return (NO, _ties_bar(x, y, y_bar, axes, kshape))
             xp = namespace_of(x)
             return extremum_pullback_of(xp, x, y, axes, keepdims, ())(y_bar, chunk=chunk)
 
@@ -160,7 +154,7 @@ def _extremum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         y = getattr(xp, name)(x, **kw)
         ts = tangent(name, tangents, args, ProjectTo(x, xp))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         return y, _extremum_dot(xp, x, y, ts, axes, kw["keepdims"])
 
     return extremum_rrule, extremum_frule
@@ -181,7 +175,7 @@ def ptp_rrule(*args: Any, **kwargs: Any) -> Any:
     @pullback(y, (x, *nos))
     def ptp_pullback(y_bar: Any) -> tuple[Any, ...]:
         if not project.differentiable:
-            return (_NO, *nos)
+            return (NO, *nos)
         hi_bar = project(_extremum_bar(xp, x, hi, y_bar, axes, keepdims))
         lo_bar = project(_extremum_bar(xp, x, lo, y_bar, axes, keepdims))
         return (hi_bar - lo_bar, *nos)
@@ -195,7 +189,7 @@ def ptp_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     hi, lo = xp.max(x, **kw), xp.min(x, **kw)
     ts = tangent("ptp", tangents, args, ProjectTo(x, xp))
     if ts is None:
-        return hi - lo, _ZERO
+        return hi - lo, ZERO
     keepdims = kw["keepdims"]
     dots = (
         _extremum_dot(xp, x, hi, ts, axes, keepdims),
@@ -231,7 +225,7 @@ def _nan_extremum_rules(name: str) -> Any:
         @pullback(y, (x, *nos), name=name)
         def nan_extremum_pullback(y_bar: Any) -> tuple[Any, ...]:
             if not project.differentiable:
-                return (_NO, *nos)
+                return (NO, *nos)
             return (project(_extremum_bar(xp, x, y, y_bar, axes, kw["keepdims"])), *nos)
 
         return y, nan_extremum_pullback
@@ -241,7 +235,7 @@ def _nan_extremum_rules(name: str) -> Any:
         y = getattr(numpy_like_module(x, xp), name)(x, **kw)
         ts = tangent(name, tangents, args, ProjectTo(x, xp))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         return y, _extremum_dot(xp, x, y, ts, axes, kw["keepdims"])
 
     return nan_extremum_rrule, nan_extremum_frule

@@ -17,19 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from ...core.examples import Expect
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ...core.toolkit import pullback, signature, tangents_in
+from ...core.prelude import *
 from .._util import in_dtype
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 # --- bincount: a scatter-add of the weights -----------------------------------------------------
 _BINCOUNT = signature("bincount", lambda x, /, weights=None, minlength=0, **options: None)
@@ -53,11 +46,11 @@ def bincount_rrule(*args: Any, **kwargs: Any) -> Any:
     xp, x, w, y = _bincount_parts(args, kwargs)
     w_positional = len(args) > 1 and w is not None
     project_w = ProjectTo(w, xp) if w_positional else None
-    seen = tuple(w if i == 1 and w_positional else _NO for i in range(len(args)))
+    seen = tuple(w if i == 1 and w_positional else NO for i in range(len(args)))
 
     @pullback(y, seen)
     def bincount_pullback(y_bar: Any) -> Any:
-        out: list[Any] = [_NO] * len(args)
+        out: list[Any] = [NO] * len(args)
         if project_w is not None and project_w.differentiable:
             out[1] = project_w(xp.take(y_bar, xp.reshape(x, (-1,)), axis=0))  # the gather
         return tuple(out) if len(out) > 1 else out[0]
@@ -71,10 +64,10 @@ def bincount_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
 
     xp, x, w, y = _bincount_parts(args, kwargs)
     if w is None or len(args) < 2 or not ProjectTo(w, xp).differentiable:
-        return y, _NO if w is None else _ZERO
+        return y, NO if w is None else ZERO
     ts = tangents_in("bincount", tangents, args)
     if ts is None or isinstance(ts[1], AbstractZero):
-        return y, _ZERO
+        return y, ZERO
     t, lead = ts[1], ts.lead()
     dest = xp.zeros((*lead, y.shape[0]), dtype=y.dtype)
     return y, scatter_add(dest, (..., x), in_dtype(xp, t, y.dtype))
@@ -139,11 +132,11 @@ def histogramdd_rrule(*args: Any, **kwargs: Any) -> Any:
         raise TypeError("histogramdd: out= is not supported by the rules")
     xp = namespace_of(args[0], fname="histogramdd")
     y = numpy_like_module(args[0], xp).histogramdd(*args, **kwargs)
-    zero = _ZERO if ProjectTo(args[0], xp).differentiable else _NO
+    zero = ZERO if ProjectTo(args[0], xp).differentiable else NO
 
     @pullback(y, args)
     def histogramdd_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (zero, *(_NO,) * (len(args) - 1))
+        return (zero, *(NO,) * (len(args) - 1))
 
     return y, histogramdd_pullback
 
@@ -151,4 +144,4 @@ def histogramdd_rrule(*args: Any, **kwargs: Any) -> Any:
 @register_frule("numpy:histogramdd", examples=_histogramdd_ex)
 def histogramdd_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     y, _ = histogramdd_rrule(*args, **kwargs)
-    return y, _ZERO
+    return y, ZERO

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.projection import ProjectTo
-from ...core.tangents import ZeroTangent
-from ...core.toolkit import Signature, pullback
+from ...core.prelude import *
 from .._util import chunk_axes, expand_reduced, in_dtype, reduced_size
 from .._util.statistical import (
     Rules,
@@ -32,7 +30,6 @@ from .._util.statistical import (
 
 __all__: list[str] = []  # rules only
 
-_ZERO = ZeroTangent()
 
 # fmt: off
 _PROD = signatures(
@@ -103,7 +100,7 @@ def _prod_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         y = xp.prod(x, **kw)
         ts = tangent("prod", tangents, args, ProjectTo(x, xp))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         y_dot = xp.sum(
             _others_product(xp, x, axes) * ts[0],
             axis=chunk_axes(axes, ts.extra),

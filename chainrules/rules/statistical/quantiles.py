@@ -30,18 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ...core.toolkit import pullback, signature, tangents_in
+from ...core.prelude import *
 from .._util import count_true, in_dtype, masked_product, normalize_axis, safe
 from .._util.numpy_like import numpy_like_module
 
 __all__: list[str] = []  # rules only
-
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 
 def _quantile_template(
@@ -242,18 +235,18 @@ def _quantile_rules(name: str) -> Any:
         q_diff = b.q is not None and _floating(b.q)
         project_q = ProjectTo(xp.asarray(b.q), xp) if q_diff else None
         # arguments as the pullback sees them: a, and q where it is differentiated
-        seen = [b.x] + [_NO] * (len(args) - 1)
+        seen = [b.x] + [NO] * (len(args) - 1)
         if q_diff and len(args) > 1:
             seen[1] = b.q
 
         @pullback(y, tuple(seen), name=name)
         def quantile_pullback(y_bar: Any) -> tuple[Any, ...]:
-            out: list[Any] = [_NO] * len(args)
+            out: list[Any] = [NO] * len(args)
             if not b.n:  # nothing to reduce (a host shape): y is NaN whatever a and q are
                 if project_x.differentiable:
                     out[0] = project_x(xp.zeros_like(b.x))
                 if project_q is not None and len(args) > 1:
-                    out[1] = _ZERO
+                    out[1] = ZERO
                 return tuple(out) if len(out) > 1 else out[0]
             # y_bar as (*kept, nq)
             g = xp.reshape(y_bar, (b.nq, *b.kshape))
@@ -271,7 +264,7 @@ def _quantile_rules(name: str) -> Any:
                         acc = term if acc is None else acc + term
                 out[0] = project_x(b._back(acc))
             if project_q is not None and len(args) > 1 and b.dhdq is None:
-                out[1] = _ZERO  # the discrete methods: piecewise constant in q
+                out[1] = ZERO  # the discrete methods: piecewise constant in q
             elif project_q is not None and len(args) > 1:
                 gq = xp.sum(g * b.q_slope(stats), axis=tuple(range(len(b.kshape))))
                 out[1] = project_q(xp.reshape(gq, b.qshape))
@@ -284,7 +277,7 @@ def _quantile_rules(name: str) -> Any:
         xp, y = b.xp, b.y
         ts = tangents_in(name, tangents, args)
         if ts is None or not b.n:  # no elements reduced: y is NaN whatever a and q are
-            return y, _ZERO
+            return y, ZERO
         extra, lead = ts.extra, ts.lead()
         stats = b.order_statistics()
         cols = None  # (*lead, *kept, nq)
@@ -303,7 +296,7 @@ def _quantile_rules(name: str) -> Any:
                     col = term if col is None else col + term
                 per_q.append(col)
             cols = xp.concat(per_q, axis=-1)
-        tq = ts[1] if len(args) > 1 else _ZERO
+        tq = ts[1] if len(args) > 1 else ZERO
         if (
             not isinstance(tq, AbstractZero)
             and b.dhdq is not None
@@ -313,7 +306,7 @@ def _quantile_rules(name: str) -> Any:
             term = tq * b.q_slope(stats)
             cols = term if cols is None else cols + term
         if cols is None:
-            return y, _ZERO
+            return y, ZERO
         k = len(b.kshape)
         cols = xp.broadcast_to(cols, (*lead, *b.kshape, b.nq))
         if k:  # the q axis before the kept ones, as in y

@@ -20,12 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ...core.namespaces import namespace_of
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.specialise import specialise
-from ...core.tangents import AbstractZero, NoTangent, ZeroTangent
-from ...core.toolkit import Output, Signature, pullback, signature, tangents_in
+from ...core.prelude import *
+from ...core.toolkit import Output
 from .._util import (
     chunk_axes,
     count_true,
@@ -49,8 +45,6 @@ from .._util.statistical import (
 
 __all__: list[str] = []  # rules only
 
-_NO = NoTangent()
-_ZERO = ZeroTangent()
 
 # fmt: off
 _SUM = signatures(
@@ -176,7 +170,7 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
             if plain and y_bar.shape == y_shape and y_bar.dtype == dtype:
                 g = _unsum_view(y_bar / n if n != 1 else y_bar, shape, axes, keepdims)
                 if g is not None:
-                    return (_NO, g)
+                    return (NO, g)
             # the generic pullback, from the records of x and y (this one keeps neither array)
             x_rec = Output(shape, dtype, np.ndarray, xp, "numpy", None, True)
             y_rec = y_kept
@@ -194,7 +188,7 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         y = getattr(xp, name)(x, **kw)
         ts = tangent(name, tangents, args, ProjectTo(x, xp))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         y_dot = getattr(xp, name)(ts[0], axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
         return y, in_dtype(xp, y_dot, y.dtype)
 
@@ -256,7 +250,7 @@ def _nan_rules(name: str, sig: Signature) -> Rules:
         xp, x, axes, kw, y, nan, count = _nan_parts(name, sig, args, kwargs)
         ts = tangent(name, tangents, args, ProjectTo(x, xp))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         t, extra = ts[0], ts.extra
         y_dot = xp.sum(
             xp.where(nan, xp.zeros_like(t), t), axis=chunk_axes(axes, extra), keepdims=True
@@ -321,11 +315,11 @@ def average_rrule(*args: Any, **kwargs: Any) -> Any:
     pa = ProjectTo(a, xp)
     w_positional = len(args) > 2
     # the arguments as the pullback sees them: a, and the weights when positional
-    pb_args = tuple(v if i == 0 or (i == 2 and w_positional) else _NO for i, v in enumerate(args))
+    pb_args = tuple(v if i == 0 or (i == 2 and w_positional) else NO for i, v in enumerate(args))
 
     @pullback(y, pb_args)
     def average_pullback(y_bar: Any) -> tuple[Any, ...]:
-        out: list[Any] = [_NO] * len(args)
+        out: list[Any] = [NO] * len(args)
         g = expand_reduced(xp, y_bar, axes, keepdims)
         # an empty a (a total of 0 elements, a host number) has an empty cotangent
         scale = (wb / total) if wb is not None else (1 / total if total else 0.0)
@@ -349,14 +343,14 @@ def average_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, a, w, wb, axes, keepdims, total, y = _average_parts(args, kwargs)
     ts = tangents_in("average", tangents, args)
     if ts is None:
-        return y, _ZERO
+        return y, ZERO
     extra, lead = ts.extra, ts.lead()
     y_dot: Any = None
     ta = ts[0]
     if not isinstance(ta, AbstractZero) and ProjectTo(a, xp).differentiable:
         term = ta * wb if wb is not None else ta
         y_dot = xp.sum(term, axis=chunk_axes(axes, extra), keepdims=True) / total
-    tw = ts[2] if len(args) > 2 else _ZERO
+    tw = ts[2] if len(args) > 2 else ZERO
     if not isinstance(tw, AbstractZero) and ProjectTo(w, xp).differentiable:
         if w.ndim != a.ndim:
             tw = xp.reshape(tw, lead + tuple(wb.shape))
@@ -364,5 +358,5 @@ def average_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
         term = xp.sum(tw * d, axis=chunk_axes(axes, extra), keepdims=True) / total
         y_dot = term if y_dot is None else y_dot + term
     if y_dot is None:
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, xp.reshape(y_dot, lead + tuple(y.shape)), y.dtype)

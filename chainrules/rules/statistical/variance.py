@@ -15,18 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.examples import Expect
-from ...core.projection import ProjectTo
-from ...core.registry import register_frule, register_rrule
-from ...core.tangents import ZeroTangent
-from ...core.toolkit import Signature, pullback, signature
+from ...core.prelude import *
 from .._util import chunk_axes, count_true, expand_reduced, in_dtype, reduced_size, safe
 from .._util.numpy_like import numpy_like_module
 from .._util.statistical import Rules, bind, consts, nan_entries, register_both, signatures, tangent
 
 __all__: list[str] = []  # rules only
 
-_ZERO = ZeroTangent()
 
 # fmt: off
 _VAR, _STD = (
@@ -85,7 +80,7 @@ def _spread_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         project = ProjectTo(x, xp)
         ts = tangent(name, tangents, args, project)
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         g, t = _spread_direction(xp, x, y, axes, kw, std), ts[0]
         term = xp.real(xp.conj(g) * t) if project.kind == "c" else g * t
         y_dot = xp.sum(term, axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
@@ -161,7 +156,7 @@ def _nan_spread_rules(name: str) -> Any:
         xp, x, axes, kw, ddof, y = parts(args, kwargs)
         ts = tangent(name, tangents, args, ProjectTo(x, xp))
         if ts is None:
-            return y, _ZERO
+            return y, ZERO
         g = direction(xp, x, y, axes, kw, ddof)
         t = xp.where(xp.isnan(x), xp.zeros_like(ts[0]), ts[0])
         y_dot = xp.sum(g * t, axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....core.examples import Expect
-from ....core.namespaces import namespace_of
-from ....core.projection import ProjectTo
-from ....core.tangents import AbstractZero, Tangent
-from ....core.toolkit import pullback, tangents_in
+from ....core.prelude import *
 from ..._util import in_dtype, lazy
 from ..._util.linalg import _cholesky_dot, _h, _herm, cholesky_back, positive_definite
 from ..._util.scipy_linalg import (
-    _NO,
-    _ZERO,
+    NO,
+    ZERO,
     _first,
     _fold,
     _is_jax,
@@ -41,7 +37,7 @@ def _cholesky_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> A
 
     @pullback(y, args, name="cholesky")
     def cholesky_pullback(y_bar: Any) -> Any:
-        return (project(cholesky_back(y, y_bar, upper=upper)), *[_NO] * (len(args) - 1))
+        return (project(cholesky_back(y, y_bar, upper=upper)), *[NO] * (len(args) - 1))
 
     return y, cholesky_pullback
 
@@ -53,7 +49,7 @@ def _cholesky_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kw
     y = fn(*args, **kwargs)
     t = tangents_in("cholesky", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, _cholesky_dot(xp, y, t[0], not b.get("lower", False)), y.dtype)
 
 
@@ -92,7 +88,7 @@ def _cho_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) ->
         g = cholesky_back(factor, tri_bar, upper=not lower)
         if keeps:
             g = g + _herm(xp, _other(xp, c_bar, lower))
-        return (project(g), *[_NO] * (len(args) - 1))
+        return (project(g), *[NO] * (len(args) - 1))
 
     return y, cho_factor_pullback
 
@@ -104,13 +100,13 @@ def _cho_factor_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **
     y = fn(*args, **kwargs)
     t = tangents_in("cho_factor", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     lower = bool(b.get("lower", False))
     factor = xp.tril(y[0]) if lower else xp.triu(y[0])
     dc = _cholesky_dot(xp, factor, t[0], not lower)
     if not _is_jax(mod):
         dc = dc + _other(xp, _herm(xp, t[0]), lower)
-    return y, Tangent(in_dtype(xp, dc, y[0].dtype), _NO, primal_type=type(y))
+    return y, Tangent(in_dtype(xp, dc, y[0].dtype), NO, primal_type=type(y))
 
 
 _register(
@@ -156,7 +152,7 @@ def _cho_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> 
             return xp.tril(s @ factor) if lower else xp.triu(factor @ s)
 
         c_t = _pair(pc, cl, c_bar)
-        return (c_t, lazy(pb, lambda: pb(b_bar())), *[_NO] * (len(args) - 2))
+        return (c_t, lazy(pb, lambda: pb(b_bar())), *[NO] * (len(args) - 2))
 
     return y, cho_solve_pullback
 
@@ -165,10 +161,10 @@ def _cho_solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **k
     xp, cl, c, lower, rhs = _cho_solve_setup(sig, args, kwargs)
     y = fn(*args, **kwargs)
     t = tangents_in("cho_solve", tangents[:3], (cl, rhs))
-    dc = _ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
-    db = _ZERO if t is None else t[1]
+    dc = ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
+    db = ZERO if t is None else t[1]
     if isinstance(dc, AbstractZero) and isinstance(db, AbstractZero):
-        return y, _ZERO
+        return y, ZERO
     vec = rhs.ndim == 1
     extra = t.extra if t is not None and not isinstance(db, AbstractZero) else dc.ndim - c.ndim  # type: ignore[union-attr]
     r = None if isinstance(db, AbstractZero) else db

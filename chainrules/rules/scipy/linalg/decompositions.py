@@ -8,11 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....core.examples import Expect
-from ....core.namespaces import device_of, namespace_of
-from ....core.projection import ProjectTo
-from ....core.tangents import AbstractZero, Tangent
-from ....core.toolkit import pullback, tangents_in
+from ....core.prelude import *
 from ..._util import in_dtype, lazy
 from ..._util.linalg import (
     _eigh_back,
@@ -27,8 +23,8 @@ from ..._util.linalg import (
     hermitian,
 )
 from ..._util.scipy_linalg import (
-    _NO,
-    _ZERO,
+    NO,
+    ZERO,
     _cplx,
     _first,
     _gather,
@@ -67,7 +63,7 @@ def _eigh_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     @pullback(y, args, name="eigh")
     def eigh_pullback(y_bar: Any) -> Any:
         w_bar, v_bar = (y_bar, None) if only else (_nz(y_bar[0]), _nz(y_bar[1]))
-        return (project(_eigh_back(xp, w, v, w_bar, v_bar)), *[_NO] * (len(args) - 1))
+        return (project(_eigh_back(xp, w, v, w_bar, v_bar)), *[NO] * (len(args) - 1))
 
     return y, eigh_pullback
 
@@ -77,7 +73,7 @@ def _eigh_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs
     y = w if only else (w, v)
     t = tangents_in("eigh", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     w_dot, v_dot = _eigh_dot(xp, w, v, t[0], vectors=not only)
     return y, w_dot if only else Tangent(w_dot, v_dot, primal_type=type(y))
 
@@ -154,7 +150,7 @@ def _eigh_tridiagonal_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: A
         w_bar, v_bar = (y_bar, None) if only else (_nz(y_bar[0]), _nz(y_bar[1]))
         g = _eigh_back(xp, w, v, w_bar, v_bar)  # symmetric
         e_bar = xp.linalg.diagonal(g, offset=1) + xp.linalg.diagonal(g, offset=-1)
-        return (pd(xp.linalg.diagonal(g)), pe(e_bar), *[_NO] * (len(args) - 2))
+        return (pd(xp.linalg.diagonal(g)), pe(e_bar), *[NO] * (len(args) - 2))
 
     return y, eigh_tridiagonal_pullback
 
@@ -165,7 +161,7 @@ def _eigh_tridiagonal_frule(
     xp, d, e, only, y, w, v, idx = _tridiagonal_setup(fn, sig, args, kwargs)
     t = tangents_in("eigh_tridiagonal", tangents[:3], (d, e))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     lead = t.lead()
     dd, de = (
         xp.zeros((*lead, *a.shape), dtype=d.dtype, device=device_of(d))
@@ -246,7 +242,7 @@ def _qr_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
             g = xp.zeros_like(x)
         if perm is not None:
             g = xp.take(g, xp.argsort(perm), axis=-1)
-        return (project(g), *[_NO] * (len(args) - 1))
+        return (project(g), *[NO] * (len(args) - 1))
 
     return y, qr_pullback
 
@@ -255,7 +251,7 @@ def _qr_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: 
     xp, a, x, y, mode, perm, f = _qr_setup(fn, mod, sig, args, kwargs)
     t = tangents_in("qr", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     dx = xp.take(t[0], perm, axis=-1) if perm is not None else t[0]
     dq, dr = _qr_dot(xp, x, f, dx, "qr")
     m, n = a.shape[-2], a.shape[-1]
@@ -267,7 +263,7 @@ def _qr_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: 
     dq, dr = in_dtype(xp, dq, x.dtype), in_dtype(xp, dr, x.dtype)
     parts: tuple[Any, ...] = (dr,) if mode == "r" else (dq, dr)
     if perm is not None:
-        parts = (*parts, _NO)
+        parts = (*parts, NO)
     return y, Tangent(*parts, primal_type=type(y))
 
 
@@ -314,10 +310,10 @@ def _qr_multiply_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -
             return pa(xp.zeros_like(a) if g is None else g)
 
         if cq_bar is None:
-            c_bar: Any = _ZERO
+            c_bar: Any = ZERO
         else:
             c_bar = lazy(pc, lambda: pc(cq_bar @ _h(xp, q) if right else _h(xp, q) @ cq_bar))
-        return (lazy(pa, a_bar), c_bar, *[_NO] * (len(args) - 2))
+        return (lazy(pa, a_bar), c_bar, *[NO] * (len(args) - 2))
 
     return y, qr_multiply_pullback
 
@@ -328,11 +324,11 @@ def _qr_multiply_frule(
     xp, a, c, y, right, f = _qr_multiply_setup(fn, mod, sig, args, kwargs)
     t = tangents_in("qr_multiply", tangents[:3], (a, c))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     da, dc = t
     q = f[0]
     cq_dot: Any = None
-    r_dot: Any = _ZERO
+    r_dot: Any = ZERO
     if not isinstance(da, AbstractZero):
         dq, r_dot = _qr_dot(xp, a, f, da, "qr_multiply")
         cq_dot = c @ dq if right else dq @ c
@@ -373,7 +369,7 @@ def _svd_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     @pullback(y, args, name="svd")
     def svd_pullback(y_bar: Any) -> Any:
         parts = (_nz(y_bar[0]), _nz(y_bar[1]), _nz(y_bar[2])) if uv else (None, y_bar, None)
-        return (project(_svd_back(xp, f, *parts)), *[_NO] * (len(args) - 1))
+        return (project(_svd_back(xp, f, *parts)), *[NO] * (len(args) - 1))
 
     return y, svd_pullback
 
@@ -382,7 +378,7 @@ def _svd_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs:
     xp, a, y, uv, f = _svd_setup(fn, sig, args, kwargs)
     t = tangents_in("svd", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     du, ds, dvh = _svd_dot(xp, f, t[0], vectors=uv)
     return y, Tangent(du, ds, dvh, primal_type=type(y)) if uv else ds
 
@@ -426,7 +422,7 @@ def _polar_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
 
         @pullback(y, args, name="polar")
         def polar_empty_pullback(y_bar: Any) -> Any:
-            return (project(xp.zeros_like(a)), *[_NO] * (len(args) - 1))
+            return (project(xp.zeros_like(a)), *[NO] * (len(args) - 1))
 
         return y, polar_empty_pullback
     w, s, vh = f[0], f[1], f[2]
@@ -448,7 +444,7 @@ def _polar_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
                 vh_bar = _h(xp, b_bar) if vh_bar is None else vh_bar + _h(xp, b_bar)
             else:
                 w_bar = b_bar if w_bar is None else w_bar + b_bar
-        return (project(_svd_back(xp, f, w_bar, s_bar, vh_bar)), *[_NO] * (len(args) - 1))
+        return (project(_svd_back(xp, f, w_bar, s_bar, vh_bar)), *[NO] * (len(args) - 1))
 
     return y, polar_pullback
 
@@ -457,7 +453,7 @@ def _polar_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwarg
     xp, a, y, right, f = _polar_setup(fn, sig, args, kwargs)
     t = tangents_in("polar", tangents[:2], (a,))
     if t is None or f is None:  # f None: a zero-size a, nothing moves
-        return y, _ZERO
+        return y, ZERO
     w, s, vh = f[0], f[1], f[2]
     dw, ds, dvh = _svd_dot(xp, f, t[0], vectors=True)
     u_dot = dw @ vh + w @ dvh

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....core.examples import Expect
-from ....core.namespaces import device_of, namespace_of
-from ....core.projection import ProjectTo
-from ....core.tangents import AbstractZero, Tangent
-from ....core.toolkit import pullback, tangents_in
+from ....core.prelude import *
 from ..._util import in_dtype, lazy
 from ..._util.linalg import _h, named_singular
 from ..._util.scipy_linalg import (
-    _NO,
-    _ZERO,
+    NO,
+    ZERO,
     _conj,
     _first,
     _fold,
@@ -70,9 +66,9 @@ def _lu_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> 
 
     @pullback(y, args, name="lu_factor")
     def lu_factor_pullback(y_bar: Any) -> Any:
-        rest = [_NO] * (len(args) - 1)
+        rest = [NO] * (len(args) - 1)
         if not project.differentiable:
-            return (_NO, *rest)
+            return (NO, *rest)
         lu_bar = y_bar[0]
         if trivial:  # a 0-d a is its own LU (L = 1, U = a); a zero-size one has no entries
             return (project(lu_bar if a.ndim == 0 else xp.zeros_like(a)), *rest)
@@ -94,7 +90,7 @@ def _lu_factor_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **k
     y = fn(*args, **kwargs)
     t = tangents_in("lu_factor", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     lu = y[0]
     if trivial:  # 0-d: dlu = da; zero-size: nothing moves
         dlu = (
@@ -102,13 +98,13 @@ def _lu_factor_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **k
             if a.ndim == 0
             else xp.zeros((*t[0].shape[: t.extra], *lu.shape), dtype=lu.dtype, device=device_of(a))
         )
-        return y, Tangent(in_dtype(xp, dlu, lu.dtype), _NO, primal_type=type(y))
+        return y, Tangent(in_dtype(xp, dlu, lu.dtype), NO, primal_type=type(y))
     u = xp.triu(lu)
     # F = L^-1 P^T dA U^-1 = U (A^-1 dA) U^-1
     z = _lu_solve_chunk(mod, xp, y, t[0], t.extra, False, 0)
     f = _right_solve(mod, xp, lu, u @ z, t.extra, False)
     dlu = _unit_lower(xp, lu) @ xp.tril(f, k=-1) + xp.triu(f) @ u
-    return y, Tangent(in_dtype(xp, dlu, lu.dtype), _NO, primal_type=type(y))
+    return y, Tangent(in_dtype(xp, dlu, lu.dtype), NO, primal_type=type(y))
 
 
 def _trivial_lu(name: str, a: Any) -> bool:
@@ -182,7 +178,7 @@ def _lu_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> A
             )
 
         lp_t = _pair(pl, lp, lu_bar)
-        return (lp_t, lazy(pb, lambda: pb(b_bar())), *[_NO] * (len(args) - 2))
+        return (lp_t, lazy(pb, lambda: pb(b_bar())), *[NO] * (len(args) - 2))
 
     return y, lu_solve_pullback
 
@@ -191,10 +187,10 @@ def _lu_solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kw
     xp, lp, lu, rhs, tr = _lu_solve_setup(sig, args, kwargs)
     y = fn(*args, **kwargs)
     t = tangents_in("lu_solve", tangents[:3], (lp, rhs))
-    dlu = _ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
-    db = _ZERO if t is None else t[1]
+    dlu = ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
+    db = ZERO if t is None else t[1]
     if isinstance(dlu, AbstractZero) and isinstance(db, AbstractZero):
-        return y, _ZERO
+        return y, ZERO
     vec = rhs.ndim == 1
     extra = t.extra if t is not None and not isinstance(db, AbstractZero) else dlu.ndim - lu.ndim  # type: ignore[union-attr]
     dl, du = xp.tril(dlu, k=-1) if not isinstance(dlu, AbstractZero) else None, None
@@ -298,7 +294,7 @@ def _lu_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     @pullback(y, args, name="lu")
     def lu_pullback(y_bar: Any) -> Any:
         if not project.differentiable:  # a bool / int a
-            return (_NO, *[_NO] * (len(args) - 1))
+            return (NO, *[NO] * (len(args) - 1))
         l_bar, u_bar = (y_bar[0], y_bar[1]) if permute_l else (y_bar[1], y_bar[2])
         if permute_l and not isinstance(l_bar, AbstractZero):
             l_bar = _h(xp, p) @ l_bar  # PL_bar -> L_bar
@@ -315,11 +311,11 @@ def _lu_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
             term = xp.triu(u_bar @ _h(xp, up))
             lau_bar = term if lau_bar is None else lau_bar + term
         if lau_bar is None:  # only P's cotangent: P is piecewise constant, A's is zero
-            return (_ZERO, *[_NO] * (len(args) - 1))
+            return (ZERO, *[NO] * (len(args) - 1))
         x_bar = mod.solve_triangular(lp, lau_bar, trans=2, lower=True, unit_diagonal=True)
         xh = _h(xp, x_bar)
         x_bar = _h(xp, _singular("lu", lambda: mod.solve_triangular(up, xh, lower=False)))  # XU^-H
-        return (project(p @ x_bar), *[_NO] * (len(args) - 1))
+        return (project(p @ x_bar), *[NO] * (len(args) - 1))
 
     return y, lu_pullback
 
@@ -328,7 +324,7 @@ def _lu_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: 
     xp, a, y, p, low, u, permute_l = _lu_setup(fn, mod, sig, args, kwargs)
     t = tangents_in("lu", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     m, n = a.shape[-2], a.shape[-1]
     k = min(m, n)
     lp, up = _pad_eye(xp, low, m, m, -1), _pad_eye(xp, u, n, n, -2)
@@ -340,7 +336,7 @@ def _lu_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: 
     dl, du = in_dtype(xp, dl, low.dtype), in_dtype(xp, du, u.dtype)
     if permute_l:
         return y, Tangent(p @ dl, du, primal_type=type(y))
-    p_dot = _NO if xp.isdtype(y[0].dtype, "integral") else _ZERO
+    p_dot = NO if xp.isdtype(y[0].dtype, "integral") else ZERO
     return y, Tangent(p_dot, dl, du, primal_type=type(y))
 
 

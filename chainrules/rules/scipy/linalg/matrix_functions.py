@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....core.namespaces import namespace_of
-from ....core.projection import ProjectTo
-from ....core.tangents import AbstractZero, Tangent
-from ....core.toolkit import pullback, tangents_in
+from ....core.prelude import *
 from ..._util import in_dtype, lazy
 from ..._util.linalg import _h, positive_definite
-from ..._util.scipy_linalg import _NO, _ZERO, _first, _once, _register, _square
+from ..._util.scipy_linalg import NO, ZERO, _first, _once, _register, _square
 
 # --- expm ----------------------------------------------------------------------------------------
 
@@ -64,7 +61,7 @@ def _expm_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs
     y = fn(*args, **kwargs)
     t = tangents_in("expm", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     n = a.shape[-1]
     return y, in_dtype(xp, fn(_block(xp, a, t[0]), **kwargs)[..., :n, n:], y.dtype)
 
@@ -96,7 +93,7 @@ def _expm_frechet_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) 
     @pullback(y, args, name="expm_frechet")
     def expm_frechet_pullback(y_bar: Any) -> Any:
         # (e^A, L(A, E)) is the top block row of expm([[A, E], [0, A]])
-        ea_bar, l_bar = y_bar if both else (_ZERO, y_bar)
+        ea_bar, l_bar = y_bar if both else (ZERO, y_bar)
         like = l_bar if not isinstance(l_bar, AbstractZero) else ea_bar
         zero = xp.zeros_like(like)
         top = xp.concat(
@@ -111,7 +108,7 @@ def _expm_frechet_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) 
         return (
             lazy(pa, lambda: pa(g()[..., :n, :n] + g()[..., n:, n:])),
             lazy(pe, lambda: pe(g()[..., :n, n:])),
-            *[_NO] * (len(args) - 2),
+            *[NO] * (len(args) - 2),
         )
 
     return y, expm_frechet_pullback
@@ -127,10 +124,10 @@ def _expm_frechet_frule(
     y = fn(*args, **kwargs)
     t = tangents_in("expm_frechet", tangents[:3], (a, e))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     n = a.shape[-1]
     da, de = t
-    like = de if da is _ZERO or isinstance(da, AbstractZero) else da
+    like = de if da is ZERO or isinstance(da, AbstractZero) else da
     da = xp.zeros_like(like) if isinstance(da, AbstractZero) else da
     de = xp.zeros_like(like) if isinstance(de, AbstractZero) else de
     m = _block(xp, a, e)
@@ -174,7 +171,7 @@ def _sqrtm_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     def sqrtm_pullback(y_bar: Any) -> Any:
         # X dX + dX X = dA; its adjoint: X^H A_bar + A_bar X^H = X_bar
         xh = _h(xp, y)
-        return (project(mod.solve_sylvester(xh, xh, y_bar)), *[_NO] * (len(args) - 1))
+        return (project(mod.solve_sylvester(xh, xh, y_bar)), *[NO] * (len(args) - 1))
 
     return y, sqrtm_pullback
 
@@ -186,7 +183,7 @@ def _sqrtm_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwarg
     y = fn(*args, **kwargs)
     t = tangents_in("sqrtm", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     da = xp.astype(t[0], y.dtype) if t[0].dtype != y.dtype else t[0]
     x = xp.broadcast_to(y, da.shape)
     return y, mod.solve_sylvester(x, x, da)

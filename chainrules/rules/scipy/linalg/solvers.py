@@ -14,17 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....core.examples import Expect
-from ....core.namespaces import device_of, namespace_of
-from ....core.projection import ProjectTo
-from ....core.tangents import AbstractZero
-from ....core.toolkit import pullback, tangents_in
+from ....core.prelude import *
 from ..._util import in_dtype, lazy
 from ..._util.adjugate import adjugate
 from ..._util.linalg import _h, positive_definite
 from ..._util.scipy_linalg import (
-    _NO,
-    _ZERO,
+    NO,
+    ZERO,
     _conj,
     _cplx,
     _first,
@@ -80,7 +76,7 @@ def _solve_triangular_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: A
             t_bar = m_bar if tr == 0 else (_t(xp, m_bar) if tr == 1 else _h(xp, m_bar))
             return pa(_keep(xp, t_bar, lower, unit))
 
-        return (lazy(pa, a_bar), lazy(pb, lambda: pb(b_bar())), *[_NO] * (len(args) - 2))
+        return (lazy(pa, a_bar), lazy(pb, lambda: pb(b_bar())), *[NO] * (len(args) - 2))
 
     return y, solve_triangular_pullback
 
@@ -92,7 +88,7 @@ def _solve_triangular_frule(
     y = fn(*args, **kwargs)
     t = tangents_in("solve_triangular", tangents[:3], (a, rhs))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     vec = rhs.ndim == a.ndim - 1
     da, db = t
     r = None if isinstance(db, AbstractZero) else db
@@ -223,7 +219,7 @@ def _solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
             g = _t(xp, g) if transposed else g
             return pa(_effective_back(xp, g, kind, lower))
 
-        return (lazy(pa, a_bar), lazy(pb, lambda: pb(b_bar())), *[_NO] * (len(args) - 2))
+        return (lazy(pa, a_bar), lazy(pb, lambda: pb(b_bar())), *[NO] * (len(args) - 2))
 
     return y, solve_pullback
 
@@ -233,7 +229,7 @@ def _solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwarg
     y = fn(*args, **kwargs)
     t = tangents_in("solve", tangents[:3], (a, rhs))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     vec = rhs.ndim == 1
     da, db = t
     r = None if isinstance(db, AbstractZero) else db
@@ -296,7 +292,7 @@ def _inv_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     @pullback(y, args, name="inv")
     def inv_pullback(y_bar: Any) -> Any:
         yh = _h(xp, y)
-        return (project(-(yh @ (y_bar @ yh))), *[_NO] * (len(args) - 1))
+        return (project(-(yh @ (y_bar @ yh))), *[NO] * (len(args) - 1))
 
     return y, inv_pullback
 
@@ -306,7 +302,7 @@ def _inv_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs:
     y = fn(*args, **kwargs)
     t = tangents_in("inv", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     return y, in_dtype(xp, -(y @ (t[0] @ y)), y.dtype)
 
 
@@ -332,7 +328,7 @@ def _det_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
     def det_pullback(y_bar: Any) -> Any:
         adj = adjugate(_lapack_float(xp, a))
         g = xp.expand_dims(xp.expand_dims(y_bar, axis=-1), axis=-1) * _h(xp, adj)
-        return (project(g), *[_NO] * (len(args) - 1))
+        return (project(g), *[NO] * (len(args) - 1))
 
     return y, det_pullback
 
@@ -344,7 +340,7 @@ def _det_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs:
     y = fn(*args, **kwargs)
     t = tangents_in("det", tangents[:2], (a,))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     # tr(adj(A) dA): no inverse, so a singular A has its finite derivative
     y_dot = xp.sum(_t(xp, adjugate(_lapack_float(xp, a))) * t[0], axis=(-2, -1))
     return y, in_dtype(xp, y_dot, xp.asarray(y).dtype)
@@ -391,7 +387,7 @@ def _solve_sylvester_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: An
             lazy(pa, lambda: pa(-(q_bar() @ yh))),
             lazy(pb, lambda: pb(-(yh @ q_bar()))),
             lazy(pq, lambda: pq(q_bar())),
-            *[_NO] * (len(args) - 3),
+            *[NO] * (len(args) - 3),
         )
 
     return y, solve_sylvester_pullback
@@ -405,7 +401,7 @@ def _solve_sylvester_frule(
     y = fn(a, b, q, **extra)
     t = tangents_in("solve_sylvester", tangents[:4], given)
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     da, db, dq = t
     r: Any = None if isinstance(dq, AbstractZero) else dq
     for term in (
@@ -511,7 +507,7 @@ def _solve_banded_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) 
     y = fn((lo, up), ab, rhs, **kw)
     vec = rhs.ndim == 1
     p_ab, p_b = ProjectTo(ab, xp), ProjectTo(rhs, xp)
-    pargs = (_NO, *args[1:])
+    pargs = (NO, *args[1:])
 
     @pullback(y, pargs, name="solve_banded")
     def solve_banded_pullback(y_bar: Any) -> Any:
@@ -534,10 +530,10 @@ def _solve_banded_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) 
             return p_ab(xp.stack(rows, axis=-2))
 
         return (
-            _NO,
+            NO,
             lazy(p_ab, ab_bar),
             lazy(p_b, lambda: p_b(b_bar())),
-            *[_NO] * (len(args) - 3),
+            *[NO] * (len(args) - 3),
         )
 
     return y, solve_banded_pullback
@@ -550,7 +546,7 @@ def _solve_banded_frule(
     y = fn((lo, up), ab, rhs, **kw)
     t = tangents_in("solve_banded", (tangents[0], *tangents[2:4]), (ab, rhs))
     if t is None:
-        return y, _ZERO
+        return y, ZERO
     dab, db = t
     extra = t.extra
     vec = rhs.ndim == 1

@@ -11,15 +11,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ....core.namespaces import device_of, namespace_of
-from ....core.projection import ProjectTo
-from ....core.scalar_rule import non_differentiable
-from ....core.tangents import AbstractZero
-from ....core.toolkit import pullback, tangents_in
+from ....core.prelude import *
 from ..._util import in_dtype
 from ..._util.scipy_linalg import (
-    _NO,
-    _ZERO,
+    NO,
+    ZERO,
     _conj,
     _cplx,
     _first,
@@ -74,11 +70,11 @@ def _structured(name: str, fn_args: Any, back: Any, dot: Any, examples: Any, **m
             if empty:
                 return (
                     *(p(xp.zeros_like(a)) for p, a in zip(projects, arrays)),
-                    *[_NO] * (len(args) - len(arrays)),
+                    *[NO] * (len(args) - len(arrays)),
                 )
             bars = back(xp, arrays, static, y_bar)
             out = [p(b) for p, b in zip(projects, bars)]
-            return (*out, *[_NO] * (len(args) - len(out)))
+            return (*out, *[NO] * (len(args) - len(out)))
 
         structured_pullback.__name__ = f"{name}_pullback"
         return y, structured_pullback
@@ -88,7 +84,7 @@ def _structured(name: str, fn_args: Any, back: Any, dot: Any, examples: Any, **m
         y = fn(*args, **kwargs)
         t = tangents_in(name, tangents[: 1 + len(arrays)], arrays)
         if t is None or math.prod(y.shape) == 0:
-            return y, _ZERO
+            return y, ZERO
         lead = t.lead()
         dots = [
             xp.zeros((*lead, *a.shape), dtype=y.dtype, device=device_of(a))

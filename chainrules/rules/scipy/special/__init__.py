@@ -22,8 +22,9 @@ Conventions (see ``docs/rules/scipy-special.md``):
   tangent for such an argument raises at once;
 * keyword arguments are never differentiated (the contract); ``out=`` is refused.
 
-The shared machinery (``elementwise``, the partials' context ``_Ctx``, ``MISSING``, ``ZERO``,
-SciPy's formulas for its ``np.asarray`` functions) is in ``chainrules/rules/_util/special.py``.
+The shared machinery (``elementwise``, the partials' context ``_Ctx``, ``MISSING``,
+``ZERO_PARTIAL``, SciPy's formulas for its ``np.asarray`` functions) is in
+``chainrules/rules/_util/special.py``.
 
 ==================  ============================================================================
 module              functions

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....core.scalar_rule import non_differentiable, zero_derivative
+from ....core.prelude import *
 from ..._util.special import MISSING, _Ctx, _int_first_examples, _polygamma, elementwise
 
 

@@ -11,14 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ....core.namespaces import device_of, is_array, namespace_of
-from ....core.projection import ProjectTo
-from ....core.registry import Source, register_frule, register_rrule
-from ....core.scalar_rule import finish_tangent
-from ....core.tangents import AbstractZero, Tangent
-from ....core.toolkit import Signature, numpy_result, pullback, signature, tangents_in, zero_tangent
+from ....core.prelude import *
+from ....core.registry import Source
 from ..._util import conj, normalize_axis
-from ..._util.special import _NO, _ZERO, _align
+from ..._util.special import NO, ZERO, _align
 
 # --- reductions: logsumexp, softmax, log_softmax --------------------------------------------------
 _LOGSUMEXP = signature(
@@ -101,7 +97,7 @@ def _logsumexp_rrule(
     proj_b = ProjectTo(b, xp) if b is not None and len(args) > 2 else None
     pargs = list(args)
     if len(pargs) > 2 and b is None:
-        pargs[2] = _NO
+        pargs[2] = NO
 
     @pullback(y, pargs, name="logsumexp")
     def logsumexp_pullback(y_bar: Any) -> Any:
@@ -115,10 +111,10 @@ def _logsumexp_rrule(
         gw = g * conj(xp, w)
         res: list[Any] = [proj_a(gw if b is None else gw * conj(xp, b))]
         if len(args) > 1:
-            res.append(_NO)
+            res.append(NO)
         if len(args) > 2:
-            res.append(_NO if proj_b is None else proj_b(gw))
-        res.extend(_NO for _ in args[3:])
+            res.append(NO if proj_b is None else proj_b(gw))
+        res.extend(NO for _ in args[3:])
         return res[0] if len(res) == 1 else tuple(res)
 
     return y, logsumexp_pullback
@@ -195,7 +191,7 @@ def _logsumexp_frule(
     dots = tangents_in("logsumexp", (tangents[0], *ts), diffs)
     y0 = y[0] if bound["return_sign"] else y
     if dots is None:
-        return y, (Tangent(_ZERO, _NO, primal_type=tuple) if bound["return_sign"] else _ZERO)
+        return y, (Tangent(ZERO, NO, primal_type=tuple) if bound["return_sign"] else ZERO)
     extra = dots.extra
     acc: Any = None
     for i, t in enumerate(dots):
@@ -209,7 +205,7 @@ def _logsumexp_frule(
     if not bound["return_sign"]:
         return y, finish_tangent(xp, y_dot, y0)
     if not xp.isdtype(sgn.dtype, "complex floating"):  # a real sign is piecewise constant
-        return y, Tangent(finish_tangent(xp, y_dot, y0), _NO, primal_type=tuple)
+        return y, Tangent(finish_tangent(xp, y_dot, y0), NO, primal_type=tuple)
     # complex input: log|S| = Re(log S) and sign = exp(i Im(log S)) move with d log S = y_dot
     mag_dot = finish_tangent(xp, xp.real(y_dot), y0)
     sign_dot = finish_tangent(xp, 1j * xp.imag(y_dot) * sgn, y[1])
@@ -270,7 +266,7 @@ def softmax_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]
         yc = conj(xp, y)
         gy = y_bar * yc
         g = proj(gy - yc * xp.sum(gy, axis=axes, keepdims=True))
-        return g if len(args) == 1 else (g, _NO)
+        return g if len(args) == 1 else (g, NO)
 
     return y, softmax_pullback
 
@@ -280,7 +276,7 @@ def softmax_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple
     xp, x, axes, y = _softmax_setup("softmax", _SOFTMAX, args, kwargs)
     dots = tangents_in("softmax", tangents[:2], (x,))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     (t,) = dots
     red = tuple(a + dots.extra for a in axes)
     ty = y * t
@@ -296,7 +292,7 @@ def log_softmax_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], A
     def log_softmax_pullback(y_bar: Any) -> Any:
         # J = I - 1 softmax^T (holomorphic): x_bar = y_bar - conj(softmax) sum(y_bar)
         g = proj(y_bar - conj(xp, xp.exp(y)) * xp.sum(y_bar, axis=axes, keepdims=True))
-        return g if len(args) == 1 else (g, _NO)
+        return g if len(args) == 1 else (g, NO)
 
     return y, log_softmax_pullback
 
@@ -306,7 +302,7 @@ def log_softmax_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> t
     xp, x, axes, y = _softmax_setup("log_softmax", _LOG_SOFTMAX, args, kwargs)
     dots = tangents_in("log_softmax", tangents[:2], (x,))
     if dots is None:
-        return y, _ZERO
+        return y, ZERO
     (t,) = dots
     red = tuple(a + dots.extra for a in axes)
     return y, finish_tangent(xp, t - xp.sum(xp.exp(y) * t, axis=red, keepdims=True), y)
