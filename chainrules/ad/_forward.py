@@ -15,7 +15,16 @@ from ..core.namespaces import is_array
 from ..core.registry import find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ._lift import lift_values, number, stack_sequences
-from ._tracer import CREATED, Trace, Tracer, dispatch, floating, lookup_rule, plain, plain_kwargs
+from ._tracer import (
+    CREATED,
+    Trace,
+    Tracer,
+    const_result,
+    dispatch,
+    lookup_rule,
+    plain,
+    plain_kwargs,
+)
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
@@ -94,35 +103,23 @@ class ForwardTrace(Trace):
                 lift_values(kw, lower)
                 kwargs = dict(zip(kwargs, kw))
         if not active:
-            return _const_result(self, dispatch(fn, vals, kwargs))
+            return const_result(self, dispatch(fn, vals, kwargs))
         rule = lookup_rule(find_frule, "frule", fn)
         if rule is None:  # a constant-valued function with no rule
-            return _const_result(self, dispatch(fn, vals, kwargs))
+            return const_result(self, dispatch(fn, vals, kwargs))
         y, y_dot = rule(tuple(tans), *vals, **kwargs)
         if isinstance(y_dot, AbstractZero):
-            return _const_result(self, y)
+            return const_result(self, y)
         if isinstance(y, tuple) or type(y) is list:  # several outputs (split: a list)
             return _wrap_tuple(self, y, y_dot)
         return self.wrap(y, y_dot)
-
-
-def _const_result(trace: Trace, y: Any) -> Any:
-    """A result that does not depend on the trace's inputs. A floating array stays a (constant)
-    tracer of the trace, so that rules never meet a mix of traced and plain arrays; integer and
-    boolean results (indices, masks) leave the trace."""
-    if isinstance(y, tuple) or type(y) is list:
-        parts = [_const_result(trace, e) for e in y]
-        return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
-    if floating(y):
-        return trace.const(y)
-    return y
 
 
 def _wrap_tuple(trace: ForwardTrace, y: Any, y_dot: Any) -> Any:
     parts = []
     for i, e in enumerate(y):
         t = y_dot[i]
-        parts.append(_const_result(trace, e) if isinstance(t, AbstractZero) else trace.new(e, t))
+        parts.append(const_result(trace, e) if isinstance(t, AbstractZero) else trace.new(e, t))
     return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
 
 

@@ -36,6 +36,7 @@ from ._tracer import (
     CREATED,
     Trace,
     Tracer,
+    const_result,
     dispatch,
     floating,
     lookup_rule,
@@ -190,12 +191,12 @@ class ReverseTrace(Trace):
         if vals is None:
             vals, parents = self._unwrap(fn, args, kwargs)
             if not parents:
-                return _const_result(self, dispatch(fn, vals, kwargs))
+                return const_result(self, dispatch(fn, vals, kwargs))
         # lookup_rule(find_rrule, "rrule", fn), its common case inline: fn's entry in the
         # registry (one dict access) gives its rule, or says its result carries no derivative
         e = entry_of(fn)
         if e is not None and e.constant:  # evaluated on the values, at every level
-            return _const_result(self, dispatch(fn, vals, kwargs))
+            return const_result(self, dispatch(fn, vals, kwargs))
         rule = None if e is None else e.rrule
         if rule is None:  # a traceable wrapper's, or none: NoRuleError
             rule = lookup_rule(find_rrule, "rrule", fn)
@@ -230,15 +231,7 @@ class ReverseTrace(Trace):
         if any(type(a) in _SEQ for a in args):
             args = stack_sequences(fn, args)
         for pos, a in enumerate(args, 1):
-            if type(a) is cls and a._trace is self:
-                v = a._value
-                vals.append(v)
-                node = a._aux
-                if node is not None:
-                    parents.append((pos, -1, node))
-                if lower is None and isinstance(v, Tracer):
-                    lower = v
-            elif isinstance(a, Tracer):
+            if isinstance(a, Tracer):
                 if a._trace is self:
                     v = a._value
                     vals.append(v)
@@ -324,17 +317,6 @@ def _selector(i: int, n: int, ptype: type) -> Callable[..., Any]:
 
 
 mark_chunked(_selector)  # structural: a chunk passes through as it is
-
-
-def _const_result(trace: ReverseTrace, y: Any) -> Any:
-    """A result that does not depend on the trace's inputs: floating arrays stay constant tracers
-    of the trace (no tape node), so that rules never meet a mix of traced and plain arrays."""
-    if isinstance(y, tuple) or type(y) is list:
-        parts = [_const_result(trace, e) for e in y]
-        return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
-    if floating(y):
-        return trace.const(y)
-    return y
 
 
 def _bad_pullback(pb: Any, out: Any, node: Node) -> TypeError:

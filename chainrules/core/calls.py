@@ -1,7 +1,8 @@
 """What engines share about a call: finding the rules at wrap time, splitting arguments into
 differentiable leaves and static parts, and checking what a rule returns. The bridges
-(``chainrules.interop``) use all of it; ``chainrules.ad`` uses the splitting and the binding of
-keywords for calls of ``traceable`` functions with pytree or keyword arguments.
+(``chainrules.interop``) use all of it and import it whole (``from ..core.calls import *``);
+``chainrules.ad`` uses the splitting and the binding of keywords for calls of ``traceable``
+functions with pytree or keyword arguments.
 
 An argument is walked as a pytree (``chainrules.core.pytree``: tuples, lists, named tuples and
 dicts, keyword arguments included), as the AD engine walks it. Its *leaves* are classified by
@@ -37,11 +38,15 @@ __all__ = [
     "Rules",
     "Split",
     "bind_keywords",
+    "check_leaf",
     "cotangent_leaves",
     "find_rules",
     "flat_split",
+    "keyword_error",
+    "output_leaves",
     "split",
     "static_key",
+    "tangent_output_leaves",
 ]
 
 

@@ -287,6 +287,21 @@ def register_frule(
     return decorator
 
 
+def _lookup(kind: str, f: Any, args: tuple[Any, ...]) -> tuple[Any, Any]:
+    """``(f's table entry or None, its rule of kind)`` for :func:`rrule` and :func:`frule`; the
+    error naming ``f`` (and a misplaced argument) when it has none."""
+    try:
+        e = table._TABLE.get(f)
+    except TypeError:  # an unhashable callable
+        e = None
+    rule = None if e is None else getattr(e, kind)
+    if rule is None:
+        rule = find_rrule(f) if kind == "rrule" else find_frule(f)
+        if rule is None:
+            raise _misplaced(kind, f, args) or _no_rule(kind, f)
+    return e, rule
+
+
 def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """Evaluate ``f(*args, **kwargs)`` and return ``(y, pullback)``.
 
@@ -305,15 +320,7 @@ def rrule(f: Any, /, *args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], tu
     >>> pullback(np.ones(2))[1]
     array([1.        , 0.54030231])
     """
-    try:
-        e = table._TABLE.get(f)
-    except TypeError:
-        e = None
-    rule = None if e is None else e.rrule
-    if rule is None:
-        rule = find_rrule(f)
-        if rule is None:
-            raise _misplaced("rrule", f, args) or _no_rule("rrule", f)
+    e, rule = _lookup("rrule", f, args)
     try:
         out = rule(*args, **kwargs)
     except (TypeError, ValueError) as err:
@@ -340,15 +347,7 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
     """
     if not isinstance(tangents, tuple) or len(tangents) != len(args) + 1:
         raise _tangents_error(f, tangents, args)
-    try:
-        e = table._TABLE.get(f)
-    except TypeError:
-        e = None
-    rule = None if e is None else e.frule
-    if rule is None:
-        rule = find_frule(f)
-        if rule is None:
-            raise _misplaced("frule", f, args) or _no_rule("frule", f)
+    e, rule = _lookup("frule", f, args)
     try:
         return rule(tangents, *args, **kwargs)
     except (TypeError, ValueError) as err:

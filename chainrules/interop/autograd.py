@@ -41,16 +41,7 @@ from autograd.extend import defjvp_argnums, defvjp_argnums, primitive
 from autograd.tracer import Box
 
 from .. import ad
-from ..core.calls import (
-    KeywordDerivativeError,
-    Split,
-    bind_keywords,
-    check_leaf,
-    find_rules,
-    flat_split,
-    keyword_error,
-    split,
-)
+from ..core.calls import *
 from ..core.namespaces import dtype_kind, namespace_of
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._derived import complete

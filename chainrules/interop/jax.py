@@ -56,9 +56,7 @@ conversion.
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
-import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -67,22 +65,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
-from ..core.calls import (
-    KeywordDerivativeError,
-    Rules,
-    bind_keywords,
-    check_leaf,
-    cotangent_leaves,
-    find_rules,
-    flat_split,
-    keyword_error,
-    output_leaves,
-    split,
-    static_key,
-    tangent_output_leaves,
-)
+from ..core.calls import *
 from ..core.config import RULE_CONFIG, RuleConfig, rule_config
 from ..core.tangents import NoTangent, ZeroTangent
+from ._closure import Opaque, Walk, rebuild
 from ._derived import complete
 
 __all__ = ["KeywordDerivativeError", "wrap"]
@@ -236,11 +222,20 @@ def _refuse_keywords(rules: Rules, keyword_leaves: dict[int, str], tangents: Any
             raise keyword_error("jax", rules.name, kw, "is differentiated by JAX")
 
 
-def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
+def _custom_jvp(rules: Rules, sp: Any) -> Any:
+    """The call of the wrapped function on its dynamic leaves, a ``jax.custom_jvp`` whose JVP
+    the caller defines."""
+
     @jax.custom_jvp
     def call(*dyn: Any) -> Any:
         args, kwargs = sp.rebuild(dyn)
         return _primal(rules, args, kwargs)
+
+    return call
+
+
+def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
+    call = _custom_jvp(rules, sp)
 
     def call_jvp(primals: Any, tangents: Any) -> Any:
         args, kwargs = sp.rebuild(primals)
@@ -283,10 +278,7 @@ def _build_jvp_of_rrule(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -
     assert rules.rrule is not None
     rrule = rules.rrule
 
-    @jax.custom_jvp
-    def call(*dyn: Any) -> Any:
-        args, kwargs = sp.rebuild(dyn)
-        return _primal(rules, args, kwargs)
+    call = _custom_jvp(rules, sp)
 
     def call_jvp(primals: Any, tangents: Any) -> Any:
         args, kwargs = sp.rebuild(primals)
@@ -561,156 +553,6 @@ def _jit_unless_untraceable(
     return run
 
 
-# --- closure conversion of a pullback ------------------------------------------------------------
-# A pullback is a closure over arrays (the primal, intermediate results, projectors holding
-# dtypes and shapes). ``_Walk`` finds the JAX arrays it reaches; ``_rebuild`` copies the
-# containers on the way to them (functions, cells, tuples, lists, dicts, partials, bound methods,
-# chainrules objects) with new arrays in their place, and shares everything else.
-
-_STATIC = (
-    int,
-    float,
-    complex,
-    str,
-    bytes,
-    bool,
-    type(None),
-    type(Ellipsis),
-    slice,
-    range,
-    type,
-    types.ModuleType,
-    types.BuiltinFunctionType,
-    types.BuiltinMethodType,
-    np.dtype,
-    np.ndarray,
-    np.generic,
-)
-
-
-class _Opaque(Exception):
-    """The pullback holds an object the walk cannot look into."""
-
-
-def _library_object(o: Any) -> bool:
-    """A JAX or NumPy object other than an array (a device, a sharding, a dtype, an aval): it
-    holds no traced values."""
-    mod = getattr(type(o), "__module__", "") or ""
-    return mod.split(".", 1)[0] in ("jax", "jaxlib", "numpy", "ml_dtypes")
-
-
-def _walkable(o: Any) -> bool:
-    mod = getattr(type(o), "__module__", "") or ""
-    return mod == "chainrules" or mod.startswith("chainrules.")
-
-
-def _attrs(o: Any) -> list[tuple[str, Any]]:
-    out = list(getattr(o, "__dict__", {}).items())
-    for klass in type(o).__mro__:
-        for name in getattr(klass, "__slots__", ()):
-            if name not in ("__dict__", "__weakref__") and hasattr(o, name):
-                out.append((name, getattr(o, name)))
-    return out
-
-
-class _Walk:
-    """The JAX arrays reachable from a pullback, in a fixed order, and which objects hold any."""
-
-    def __init__(self) -> None:
-        self.leaves: list[Any] = []
-        self.index: dict[int, int] = {}
-        self.has: dict[int, bool] = {}
-
-    def visit(self, o: Any) -> bool:
-        i = id(o)
-        if isinstance(o, jax.Array):
-            if i not in self.index:
-                self.index[i] = len(self.leaves)
-                self.leaves.append(o)
-            return True
-        if isinstance(o, _STATIC) or _library_object(o):
-            return False
-        if i in self.has:
-            return self.has[i]
-        self.has[i] = False  # cycles
-        t = type(o)
-        parts: Any
-        if t is types.FunctionType:
-            parts = [c for c in (o.__closure__ or ())]
-            parts += list(o.__defaults__ or ()) + list((o.__kwdefaults__ or {}).values())
-        elif t is types.CellType:
-            try:
-                parts = [o.cell_contents]
-            except ValueError:  # an empty cell
-                parts = []
-        elif t is tuple or t is list or (isinstance(o, tuple) and hasattr(t, "_fields")):
-            parts = list(o)
-        elif t is dict:
-            parts = list(o.values())
-        elif t is functools.partial:
-            parts = [o.func, *o.args, *o.keywords.values()]
-        elif t is types.MethodType:
-            parts = [o.__func__, o.__self__]
-        elif _walkable(o):
-            parts = [v for _, v in _attrs(o)]
-        else:
-            raise _Opaque(t.__qualname__)
-        found = False
-        for p in parts:
-            found = self.visit(p) or found
-        self.has[i] = found
-        return found
-
-
-def _rebuild(o: Any, walk: _Walk, leaves: Any, memo: dict[int, Any]) -> Any:
-    i = id(o)
-    if i in walk.index:
-        return leaves[walk.index[i]]
-    if not walk.has.get(i, False):
-        return o
-    if i in memo:
-        return memo[i]
-    t = type(o)
-
-    def r(x: Any) -> Any:
-        return _rebuild(x, walk, leaves, memo)
-
-    if t is types.CellType:
-        new: Any = types.CellType()
-        memo[i] = new
-        new.cell_contents = r(o.cell_contents)
-        return new
-    if t is types.FunctionType:
-        cells = tuple(r(c) for c in (o.__closure__ or ()))
-        defaults = tuple(r(d) for d in o.__defaults__) if o.__defaults__ else o.__defaults__
-        new = types.FunctionType(o.__code__, o.__globals__, o.__name__, defaults, cells)
-        if o.__kwdefaults__:
-            new.__kwdefaults__ = {k: r(v) for k, v in o.__kwdefaults__.items()}
-        new.__qualname__ = o.__qualname__
-        new.__dict__.update(o.__dict__)
-        memo[i] = new
-        return new
-    if t is tuple or t is list:
-        new = t(r(e) for e in o)
-    elif hasattr(t, "_fields"):  # a named tuple
-        new = t(*(r(e) for e in o))
-    elif t is dict:
-        new = {k: r(v) for k, v in o.items()}
-    elif t is functools.partial:
-        new = functools.partial(
-            r(o.func), *(r(a) for a in o.args), **{k: r(v) for k, v in o.keywords.items()}
-        )
-    elif t is types.MethodType:
-        new = types.MethodType(r(o.__func__), r(o.__self__))
-    else:  # a chainrules object (_walkable)
-        new = copy.copy(o)
-        memo[i] = new
-        for name, v in _attrs(o):
-            object.__setattr__(new, name, r(v))
-    memo[i] = new
-    return new
-
-
 class _Plan:
     """Static half of a ``vjp``-mode residual (compared by identity): the pullback to rebuild
     (``None``: recompute the rrule from the inputs), its walk, the forward's output (for its
@@ -719,7 +561,7 @@ class _Plan:
     __slots__ = ("avals", "perturbed", "pullback", "walk", "y")
 
     def __init__(
-        self, pullback: Any, walk: _Walk | None, y: Any, avals: Any, perturbed: Any
+        self, pullback: Any, walk: Walk | None, y: Any, avals: Any, perturbed: Any
     ) -> None:
         self.pullback, self.walk, self.y = pullback, walk, y
         self.avals, self.perturbed = avals, perturbed
@@ -790,10 +632,10 @@ def _custom_vjp(
         avals = tuple(jax.typeof(v) for v in dyn)
         args, kwargs = sp.rebuild(dyn)
         y, pullback = rrule(*args, **kwargs)
-        walk = _Walk()
+        walk = Walk()
         try:
             walk.visit(pullback)
-        except _Opaque:  # keep the inputs, recompute the rrule in call_bwd
+        except Opaque:  # keep the inputs, recompute the rrule in call_bwd
             return y, _Residual(_Plan(None, None, None, avals, perturbed), dyn)
         return y, _Residual(_Plan(pullback, walk, y, avals, perturbed), walk.leaves)
 
@@ -803,7 +645,7 @@ def _custom_vjp(
             args, kwargs = sp.rebuild(leaves)
             y, pullback = rrule(*args, **kwargs)
         else:
-            pullback = _rebuild(plan.pullback, plan.walk, leaves, {})
+            pullback = rebuild(plan.pullback, plan.walk, leaves, {})
             y = plan.y
         bars, _ = output_leaves(y_bar)
         bars = [

@@ -62,17 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.calls import (
-    KeywordDerivativeError,
-    Rules,
-    Split,
-    bind_keywords,
-    check_leaf,
-    find_rules,
-    keyword_error,
-    output_leaves,
-    split,
-)
+from ..core.calls import *
 from ..core.tangents import AbstractZero, unthunk
 from ._derived import complete
 

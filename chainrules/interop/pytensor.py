@@ -60,20 +60,7 @@ from pytensor.graph.basic import Apply, Variable
 from pytensor.graph.op import Op
 
 from .. import ad
-from ..core.calls import (
-    KeywordDerivativeError,
-    Rules,
-    Split,
-    bind_keywords,
-    check_leaf,
-    find_rules,
-    flat_split,
-    keyword_error,
-    output_leaves,
-    split,
-    static_key,
-    tangent_output_leaves,
-)
+from ..core.calls import *
 from ..core.namespaces import namespace_of
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 

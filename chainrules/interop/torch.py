@@ -65,21 +65,7 @@ import torch.utils._pytree as _pytree
 from torch._C._functorch import unwrap_if_dead as _unwrap_if_dead
 from torch.autograd import forward_ad
 
-from ..core.calls import (
-    FlatSplit,
-    KeywordDerivativeError,
-    Rules,
-    Split,
-    bind_keywords,
-    check_leaf,
-    cotangent_leaves,
-    find_rules,
-    flat_split,
-    keyword_error,
-    output_leaves,
-    split,
-    tangent_output_leaves,
-)
+from ..core.calls import *
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._derived import complete
 
