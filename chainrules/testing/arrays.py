@@ -14,7 +14,7 @@ import numpy as np
 from ..core.namespaces import namespace_of
 from ..core.tangents import AbstractZero, Tangent, unthunk
 
-__all__ = ["TOLERANCES", "from_numpy", "leaves", "like", "nest", "real_dtype", "to_numpy"]
+__all__ = ["TOLERANCES", "from_numpy", "leaves", "like", "nest", "place", "real_dtype", "to_numpy"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -87,6 +87,19 @@ def leaves(x: Any) -> list[Any]:
             res.extend(leaves(e))
         return res
     return [x]
+
+
+def place(args: list[Any], where: Any, values: Any) -> list[Any]:
+    """``args`` with ``values`` put in at ``where``: ``(i, None)`` is argument ``i`` itself,
+    ``(i, j)`` element ``j`` of the sequence argument ``i`` (a new sequence of its type)."""
+    for (i, j), v in zip(where, values, strict=True):
+        if j is None:
+            args[i] = v
+        else:
+            seq = list(args[i])
+            seq[j] = v
+            args[i] = type(args[i])(seq)
+    return args
 
 
 def nest(like: Any, parts: Any) -> Any:

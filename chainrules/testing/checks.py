@@ -35,7 +35,7 @@ from ..core.namespaces import is_array
 from ..core.registry import counterpart, find_frule, find_rrule, frule, function_name, rrule
 from ..core.scalar import ScalarIndexingError, allowscalar
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from .arrays import TOLERANCES, leaves, nest, to_numpy
+from .arrays import TOLERANCES, leaves, nest, place, to_numpy
 from .device import DeviceMismatchError, device_array, is_device_array
 
 __all__ = ["CheckNotApplicable", "check_jit", "check_scalar_free"]
@@ -673,15 +673,7 @@ def check_jit(
     phase = ["rrule"]
 
     def full_args(traced: list[Any]) -> list[Any]:
-        out = list(static)
-        for (i, j), v in zip(positions, traced):
-            if j is None:
-                out[i] = v
-            else:
-                seq = list(out[i])
-                seq[j] = v
-                out[i] = type(static[i])(seq)
-        return out
+        return place(list(static), positions, traced)
 
     def run(fn: Callable[..., Any], *jit_args: Any) -> Any:
         try:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.registry import counterpart, function_name, rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent
-from .arrays import leaves, to_numpy
+from .arrays import leaves, place, to_numpy
 from .checks import _has_tangent_space
 
 __all__ = ["check_agrees_with_jax"]
@@ -32,16 +32,6 @@ __all__ = ["check_agrees_with_jax"]
 
 def _diff_array(v: Any) -> bool:
     return isinstance(v, np.ndarray) and v.dtype.kind in "fc"
-
-
-def _flat(y: Any) -> list[Any]:
-    """The arrays of an output (tuples, named tuples and lists flattened in order)."""
-    if isinstance(y, (tuple, list)):
-        out: list[Any] = []
-        for e in y:
-            out.extend(_flat(e))
-        return out
-    return [y]
 
 
 def _in_x64(check: Callable[..., None]) -> Callable[..., None]:
@@ -105,15 +95,7 @@ def check_agrees_with_jax(
                 return type(a)(conv(e) for e in a)
             return convert(a) if isinstance(a, np.ndarray) else a
 
-        out = [conv(a) for a in args]
-        for (i, j), v in zip(where, values):
-            if j is None:
-                out[i] = v
-            else:
-                seq = list(out[i])
-                seq[j] = v
-                out[i] = type(args[i])(seq)
-        return out
+        return place([conv(a) for a in args], where, values)
 
     # ours, on NumPy
     y, pullback = rrule(f, *args, **kw)
@@ -148,7 +130,7 @@ def check_agrees_with_jax(
     keep = [k for k, b in enumerate(ybar) if b is not None]
 
     def g(*values: Any) -> tuple[Any, ...]:
-        out = _flat(f_jax(*rebuild(list(values), jnp.asarray), **kw))
+        out = leaves(f_jax(*rebuild(list(values), jnp.asarray), **kw))
         return tuple(out[k] for k in keep)
 
     primals = [jnp.asarray(args[i] if j is None else args[i][j]) for i, j in where]

@@ -23,6 +23,11 @@ class Case:
     consts: tuple[Any, ...] = ()  # further arguments: arrays are converted to each backend
 
 
+def _truth_first(metric: Callable[..., Any]) -> Callable[[Any, Any], Any]:
+    """``metric(y_true, y_pred)`` as a function of the prediction first."""
+    return lambda x, y: metric(y, x)
+
+
 def _library_cases() -> list[Case]:
     import array_api_extra as xpx
     import scipy.cluster.vq as vq
@@ -122,31 +127,17 @@ def _library_cases() -> list[Case]:
         Case("array_api_extra.at.add", _add_at, V),
         Case("array_api_extra.at.multiply", lambda x: xpx.at(x, slice(0, 2)).multiply(x[2:4]), V),
         # scikit-learn
-        Case("sklearn.metrics.log_loss", lambda x, y: metrics.log_loss(y, x), PROBS, (LABELS,)),
-        Case(
-            "sklearn.metrics.mean_squared_error",
-            lambda x, y: metrics.mean_squared_error(y, x),
-            V,
-            (Y,),
-        ),
-        Case(
-            "sklearn.metrics.mean_absolute_error",
-            lambda x, y: metrics.mean_absolute_error(y, x),
-            V,
-            (Y,),
-        ),
-        Case("sklearn.metrics.r2_score", lambda x, y: metrics.r2_score(y, x), V, (Y,)),
-        Case(
-            "sklearn.metrics.explained_variance_score",
-            lambda x, y: metrics.explained_variance_score(y, x),
-            V,
-            (Y,),
-        ),
-        Case(
-            "sklearn.metrics.mean_poisson_deviance",
-            lambda x, y: metrics.mean_poisson_deviance(y, x),
-            P,
-            (Q,),
+        # the metrics take (y_true, y_pred): the prediction, differentiated, goes second
+        *(
+            Case(f"sklearn.metrics.{m}", _truth_first(getattr(metrics, m)), x, (y,))
+            for m, x, y in (
+                ("log_loss", PROBS, LABELS),
+                ("mean_squared_error", V, Y),
+                ("mean_absolute_error", V, Y),
+                ("r2_score", V, Y),
+                ("explained_variance_score", V, Y),
+                ("mean_poisson_deviance", P, Q),
+            )
         ),
         Case("sklearn.utils.extmath.softmax", extmath.softmax, M),
         Case("sklearn.utils.extmath.row_norms", extmath.row_norms, M),
