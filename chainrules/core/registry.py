@@ -245,6 +245,15 @@ def register_rrule(
     return decorator
 
 
+def caller_module(depth: int = 2) -> str | None:
+    """The name of the module that called the registering function (``depth`` frames up): the
+    ``module`` of a registration made without a rule function whose ``__module__`` could say it
+    (``register_kind``, ``scalar_rule``, ``non_differentiable``). Metadata only -- the coverage
+    report and the layout test read it, as ``warnings.warn(stacklevel=)`` reads the caller --
+    never a decision about how a function is differentiated; ``module=`` overrides it."""
+    return sys._getframe(depth).f_globals.get("__name__")
+
+
 def register_kind(*targets: Any, kind: str, **meta: Any) -> None:
     """Declare what functions are, for engines, without registering rules: ``kind=`` is one of
     :data:`KINDS` (what each makes ``chainrules.ad`` do), the other keywords are those of
@@ -264,7 +273,7 @@ def register_kind(*targets: Any, kind: str, **meta: Any) -> None:
     rules does.
     """
     parsed = _parse_targets(targets)
-    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
+    meta.setdefault("module", caller_module())
     _register("k", parsed, None, kind=kind, **meta)
 
 

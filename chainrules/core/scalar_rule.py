@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 from collections.abc import Callable
 from numbers import Number
 from typing import Any
@@ -30,7 +29,7 @@ import numpy as np
 from .config import RULE_CONFIG
 from .namespaces import _NS_BY_TYPE, is_array, namespace_of, scalar_kind, torch_compiling
 from .projection import ProjectTo
-from .registry import register_frule, register_rrule, traceable, untraced
+from .registry import caller_module, register_frule, register_rrule, traceable, untraced
 from .rule_errors import named_error
 from .specialise import specialise
 from .table import _parse_target, function_name
@@ -567,7 +566,7 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
     for p in partials:
         if not (isinstance(p, Number) or callable(p)):
             raise TypeError(f"a partial must be a number or a callable, got {type(p).__name__}")
-    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
+    meta.setdefault("module", caller_module())
     meta.setdefault("chunked_pullback", True)  # elementwise: the chunk axes broadcast
     strong = bool(meta.get("strong_zero", False))
     for target in targets:
@@ -659,7 +658,7 @@ def non_differentiable(*targets: Any, **meta: Any) -> None:
     their frule returns ``NoTangent()``. Engines then stop differentiating there instead of
     raising ``NoRuleError``.
     """
-    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
+    meta.setdefault("module", caller_module())
     _register_nondiff(targets, zero=False, meta=meta)
 
 
@@ -669,7 +668,7 @@ def zero_derivative(*targets: Any, **meta: Any) -> None:
     Floating arguments get ``ZeroTangent()``; integer and other arguments (``decimals`` of
     ``round``) get ``NoTangent()``; the frule returns ``ZeroTangent()``.
     """
-    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
+    meta.setdefault("module", caller_module())
     _register_nondiff(targets, zero=True, meta=meta)
 
 
