@@ -275,37 +275,55 @@ def _scatter_tangents(op: _Plain, inputs: Any, dots: Sequence[Any]) -> list[Any]
     return [next(it) if _floating(o.dtype) else None for o in op.make_node(*inputs).outputs]
 
 
-class _VjpOp(_Plain):
-    """``(*xs, *bars) -> cotangents of the xs in wrt``: the vector-Jacobian product of ``parent``
-    (``bars``: one per floating output of the parent), by ``chainrules.ad``: the gradient of
-    ``sum(bar * y)`` over the parent's floating outputs ``y``."""
+class _DerivedOp(_Plain):
+    """A derivative of ``parent`` with respect to the inputs marked in ``wrt``, by
+    ``chainrules.ad``; its inputs are the parent's, then what the derivative takes (cotangents,
+    tangents)."""
 
     __props__ = ("parent", "wrt")
+    kind = ""
 
     def __init__(self, parent: _Plain, wrt: tuple[bool, ...]) -> None:
         self.parent = parent
         self.wrt = wrt
 
     def __str__(self) -> str:
-        return f"vjp({self.parent})"
+        return f"{self.kind}({self.parent})"
+
+    def split(self, vals: Any) -> tuple[Any, Any, list[int], Callable[..., Any]]:
+        """``(xs, rest, idx, outputs)``: the parent's inputs, the others, the positions
+        differentiated, and the parent's floating outputs as a function of those positions."""
+        vals_ = ad.lift_constants(vals)
+        n = len(self.wrt)
+        xs = vals_[:n]
+        idx = [i for i, w in enumerate(self.wrt) if w]
+
+        def outputs(*fx: Any) -> tuple[Any, ...]:
+            full = list(xs)
+            for i, v in zip(idx, fx, strict=True):
+                full[i] = v
+            return tuple(y for y in self.parent.plain(*full) if _floating_value(y))
+
+        return xs, vals_[n:], idx, outputs
+
+
+class _VjpOp(_DerivedOp):
+    """``(*xs, *bars) -> cotangents of the xs in wrt``: the vector-Jacobian product of ``parent``
+    (``bars``: one per floating output of the parent): the gradient of ``sum(bar * y)`` over the
+    parent's floating outputs ``y``."""
+
+    kind = "vjp"
 
     def output_types(self, in_types: tuple[Any, ...]) -> list[Any]:
         n = len(self.wrt)
         return [t for t, w in zip(in_types[:n], self.wrt, strict=True) if w]
 
     def plain(self, *vals: Any) -> list[Any]:
-        vals_ = ad.lift_constants(vals)
-        n = len(self.wrt)
-        xs, bars = vals_[:n], vals_[n:]
-        idx = [i for i, w in enumerate(self.wrt) if w]
+        xs, bars, idx, outputs = self.split(vals)
 
         def loss(*fx: Any) -> Any:
-            full = list(xs)
-            for i, v in zip(idx, fx, strict=True):
-                full[i] = v
-            ys = [y for y in self.parent.plain(*full) if _floating_value(y)]
             total = None
-            for b, y in zip(bars, ys, strict=True):
+            for b, y in zip(bars, outputs(*fx), strict=True):
                 t = namespace_of(y).sum(b * y)
                 total = t if total is None else total + t
             return total
@@ -315,37 +333,19 @@ class _VjpOp(_Plain):
         return list(ad.grad(loss, argnums=tuple(range(len(idx))))(*[xs[i] for i in idx]))
 
 
-class _JvpOp(_Plain):
+class _JvpOp(_DerivedOp):
     """``(*xs, *tangents) -> tangents of the parent's floating outputs``: the Jacobian-vector
-    product of ``parent`` for the inputs in ``mask``, by ``chainrules.ad``."""
+    product of ``parent`` for the inputs in ``wrt``."""
 
-    __props__ = ("parent", "mask")
-
-    def __init__(self, parent: _Plain, mask: tuple[bool, ...]) -> None:
-        self.parent = parent
-        self.mask = mask
-
-    def __str__(self) -> str:
-        return f"jvp({self.parent})"
+    kind = "jvp"
 
     def output_types(self, in_types: tuple[Any, ...]) -> list[Any]:
-        n = len(self.mask)
-        types = self.parent.output_types(in_types[:n])
+        types = self.parent.output_types(in_types[: len(self.wrt)])
         return [t for t in types if _floating(t.dtype)]
 
     def plain(self, *vals: Any) -> list[Any]:
-        vals_ = ad.lift_constants(vals)
-        n = len(self.mask)
-        xs, ts = vals_[:n], vals_[n:]
-        idx = [i for i, m in enumerate(self.mask) if m]
-
-        def of(*fx: Any) -> Any:
-            full = list(xs)
-            for i, v in zip(idx, fx, strict=True):
-                full[i] = v
-            return tuple(y for y in self.parent.plain(*full) if _floating_value(y))
-
-        ys, dots = ad.jvp(of, [xs[i] for i in idx], list(ts))
+        xs, ts, idx, outputs = self.split(vals)
+        ys, dots = ad.jvp(outputs, [xs[i] for i in idx], list(ts))
         return [
             _zeros_like(y) if isinstance(d, AbstractZero) else d
             for y, d in zip(ys, dots, strict=True)
