@@ -4,7 +4,7 @@ broadcast shapes, and reshapes of a chunk of tangents."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...core.prelude import *
@@ -83,6 +83,18 @@ def bind_pair(sig: Signature, args: Sequence[Any], kwargs: dict[str, Any]) -> tu
     return p["x1"], p["x2"]
 
 
+def bound_pair(
+    sig: Signature, args: Sequence[Any], kwargs: dict[str, Any]
+) -> tuple[Any, Any, Any, Any, Any]:
+    """``(xp, x1, x2, a, b)`` of a call of ``sig`` (the form :func:`bind_pair` takes): the
+    operands' namespace (errors name ``sig``'s function), the operands, and the operands as
+    arrays (:func:`arrays`)."""
+    x1, x2 = bind_pair(sig, args, kwargs)
+    xp = namespace_of(x1, x2, fname=sig.name)
+    a, b = arrays(xp, (x1, x2))
+    return xp, x1, x2, a, b
+
+
 def tangent(xp: Any, t: Any, x: Any) -> Any:
     """The tangent ``t`` of operand ``x`` (from :func:`tangents_in`) as an array, or ``None``
     where it is zero or ``x`` has no tangent space (integers, booleans)."""
@@ -99,3 +111,25 @@ def total(xp: Any, y: Any, terms: Sequence[Any]) -> Any:
         if term is not None:
             acc = term if acc is None else acc + term
     return ZERO if acc is None else in_dtype(xp, acc, y.dtype)
+
+
+def pair_pushforward(
+    name: str,
+    tangents: Any,
+    xp: Any,
+    xs: tuple[Any, Any],
+    y: Any,
+    push: tuple[Callable[[Any, int], Any], Callable[[Any, int], Any]],
+) -> tuple[Any, Any]:
+    """``(y, y_dot)`` of ``y = name(*xs)``, linear in each of its two operands ``xs`` (the
+    products): ``push[i](t, extra)`` is the term of operand ``i``'s tangent ``t`` (as an array,
+    with ``extra`` leading chunk axes). The terms of zero tangents, and of operands with no
+    tangent space, are left out; the rest are summed in ``y``'s dtype (:func:`total`)."""
+    dots = tangents_in(name, tangents[:3], xs)
+    if dots is None:
+        return y, ZERO
+    terms = []
+    for i, x in enumerate(arrays(xp, xs)):
+        t = tangent(xp, dots[i], x)
+        terms.append(None if t is None else push[i](t, dots.extra))
+    return y, total(xp, y, terms)

@@ -34,7 +34,8 @@ one pullback and one pushforward, given their gradient directions.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -255,9 +256,8 @@ def _norm_value_numpy(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
     return np.linalg.norm(x, None, None, keepdims)
 
 
-def _pnorm(x: Any, axis: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]:
-    """``(xp, y, axes, direction)`` of ``y = vector_norm(x, axis=axis, keepdims=keepdims,
-    ord=ord)`` for ``ord != 2``."""
+def _pnorm(x: Any, axis: Any, keepdims: bool, ord: Any) -> _Norm:
+    """``y = vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)`` for ``ord != 2``."""
     xp = namespace_of(x, fname="vector_norm")
     axes = normalize_axis(axis, x.ndim, "vector_norm")
     y = _norm_value(x, axis, keepdims, ord)
@@ -266,17 +266,17 @@ def _pnorm(x: Any, axis: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]:
         ye = expand_reduced(xp, y, axes, keepdims)
         return _vector_direction(xp, x, ye, ord, axes, scale)
 
-    return xp, y, axes, direction
+    return _Norm("vector_norm", xp, x, y, axes, keepdims, direction)
 
 
 def _pnorm_rrule(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
-    xp, y, axes, direction = _pnorm(x, axis, keepdims, ord)
-    return y, _norm_pullback("vector_norm", xp, x, y, axes, keepdims, (x,), direction)
+    norm = _pnorm(x, axis, keepdims, ord)
+    return norm.y, _norm_pullback(norm, (x,))
 
 
 def _pnorm_frule(tangents: Any, x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
-    xp, y, axes, direction = _pnorm(x, axis, keepdims, ord)
-    return y, _norm_dot("vector_norm", xp, x, y, axes, keepdims, tangents, direction, ord)
+    norm = _pnorm(x, axis, keepdims, ord)
+    return norm.y, _norm_dot(norm, tangents, ord)
 
 
 # --- gradient directions ----------------------------------------------------------------------
@@ -407,20 +407,23 @@ def _at_inf(
 
 
 # --- the norms: one pullback and one pushforward, given the gradient direction --------------------
-def _norm_pullback(
-    name: str,
-    xp: Any,
-    x: Any,
-    y: Any,
-    axes: tuple[int, ...],
-    keepdims: bool,
-    args: tuple[Any, ...],
-    direction: Any,
-) -> Any:
-    """The pullback of the norm ``y`` of ``x`` over ``axes`` (sorted): ``y_bar * G``, with
-    ``direction(scale)`` giving ``scale * G`` (``None`` for a zero derivative); the 2-norm's is
-    :func:`_norm2_rrule`. The other positional arguments (``ord``, ``axis``, ``keepdims``)
-    are static."""
+class _Norm(NamedTuple):
+    """A norm ``y`` of ``x`` over ``axes`` (sorted), as the function ``name`` computed it, with
+    ``direction(scale)`` giving ``scale * G`` (``None`` for a zero derivative)."""
+
+    name: str
+    xp: Any
+    x: Any
+    y: Any
+    axes: tuple[int, ...]
+    keepdims: bool
+    direction: Callable[[Any], Any]
+
+
+def _norm_pullback(norm: _Norm, args: tuple[Any, ...]) -> Any:
+    """The pullback of the norm: ``y_bar * G``; the 2-norm's is :func:`_norm2_rrule`. The other
+    positional arguments (``ord``, ``axis``, ``keepdims``) are static."""
+    name, xp, x, y, axes, keepdims, direction = norm
     project = ProjectTo(x, xp)
     rest = (NO,) * (len(args) - 1)
 
@@ -436,18 +439,9 @@ def _norm_pullback(
     return norm_pullback
 
 
-def _norm_dot(
-    name: str,
-    xp: Any,
-    x: Any,
-    y: Any,
-    axes: tuple[int, ...],
-    keepdims: bool,
-    tangents: Any,
-    direction: Any,
-    ord: Any = None,
-) -> Any:
+def _norm_dot(norm: _Norm, tangents: Any, ord: Any = None) -> Any:
     """The pushforward of the norm: ``sum(Re(conj(G) x_dot))`` over ``axes``."""
+    name, xp, x, y, axes, keepdims, direction = norm
     t = tangents_in(name, tangents[:2], (x,))
     if t is None:
         return ZERO
@@ -463,8 +457,8 @@ def _norm_dot(
 
 
 # --- matrix_norm ---------------------------------------------------------------------------------
-def _matrix_norm(x: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]:
-    """``(xp, y, axes, direction)`` of ``matrix_norm(x, keepdims=keepdims, ord=ord)``."""
+def _matrix_norm(x: Any, keepdims: bool, ord: Any) -> _Norm:
+    """``matrix_norm(x, keepdims=keepdims, ord=ord)``."""
     xp = namespace_of(x, fname="matrix_norm")
     if x.ndim < 2:
         raise ValueError(f"matrix_norm needs an array of rank >= 2, got shape {tuple(x.shape)}")
@@ -475,25 +469,25 @@ def _matrix_norm(x: Any, keepdims: bool, ord: Any) -> tuple[Any, ...]:
         ye = expand_reduced(xp, y, axes, keepdims)
         return _scaled(_matrix_direction(xp, x, ye, ord), scale)
 
-    return xp, y, axes, direction
+    return _Norm("matrix_norm", xp, x, y, axes, keepdims, direction)
 
 
 @register_rrule("linalg.matrix_norm", examples=lambda rng: _matrix_ex(rng))
 def _matrix_norm_rrule(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
-    xp, y, axes, direction = _matrix_norm(x, keepdims, ord)
+    norm = _matrix_norm(x, keepdims, ord)
     if ord == "fro":  # the 2-norm of the last two axes
-        return _norm2_rrule("matrix_norm", x, (-2, -1), keepdims, (x,), y)
-    return y, _norm_pullback("matrix_norm", xp, x, y, axes, keepdims, (x,), direction)
+        return _norm2_rrule("matrix_norm", x, (-2, -1), keepdims, (x,), norm.y)
+    return norm.y, _norm_pullback(norm, (x,))
 
 
 @register_frule("linalg.matrix_norm", examples=lambda rng: _matrix_ex(rng))
 def _matrix_norm_frule(
     tangents: Any, x: Any, /, *, keepdims: bool = False, ord: Any = "fro"
 ) -> Any:
-    xp, y, axes, direction = _matrix_norm(x, keepdims, ord)
+    norm = _matrix_norm(x, keepdims, ord)
     if ord == "fro":
-        return _norm2_frule("matrix_norm", tangents, x, (-2, -1), keepdims, y)
-    return y, _norm_dot("matrix_norm", xp, x, y, axes, keepdims, tangents, direction)
+        return _norm2_frule("matrix_norm", tangents, x, (-2, -1), keepdims, norm.y)
+    return norm.y, _norm_dot(norm, tangents)
 
 
 # --- NumPy's linalg.norm -------------------------------------------------------------------------
@@ -503,9 +497,9 @@ _NORM = signature(
 
 
 def _np_norm(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-    """``(xp, x, y, axis, axes, keepdims, direction, two_norm)`` of ``np.linalg.norm(x,
-    ord=None, axis=None, keepdims=False)``, a vector or a matrix norm; ``two_norm``: whether it
-    is the 2-norm (a vector's 2-norm, a matrix's ``'fro'``: NumPy's default)."""
+    """``(norm, axis, two_norm)`` of ``np.linalg.norm(x, ord=None, axis=None, keepdims=False)``,
+    a vector or a matrix norm; ``two_norm``: whether it is the 2-norm (a vector's 2-norm, a
+    matrix's ``'fro'``: NumPy's default)."""
     if len(args) > 4:
         raise TypeError(f"linalg.norm takes at most 4 positional arguments, got {len(args)}")
     a = _NORM.bind(args, kwargs)
@@ -538,23 +532,23 @@ def _np_norm(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         return _scaled(xp.permute_dims(g, tuple(perm.index(i) for i in range(x.ndim))), scale)
 
     two = ord in (None, 2) if kind == "vector" else ord in (None, "fro")
-    return xp, x, y, axis, axes, keepdims, direction, two
+    return _Norm("linalg.norm", xp, x, y, axes, keepdims, direction), axis, two
 
 
 @register_rrule("numpy:linalg.norm", examples=lambda rng: _np_norm_ex(rng))
 def _np_norm_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x, y, axis, axes, keepdims, direction, two = _np_norm(args, kwargs)
+    norm, axis, two = _np_norm(args, kwargs)
     if two:
-        return _norm2_rrule("linalg.norm", x, axis, keepdims, args, y)
-    return y, _norm_pullback("linalg.norm", xp, x, y, axes, keepdims, args, direction)
+        return _norm2_rrule("linalg.norm", norm.x, axis, norm.keepdims, args, norm.y)
+    return norm.y, _norm_pullback(norm, args)
 
 
 @register_frule("numpy:linalg.norm", examples=lambda rng: _np_norm_ex(rng))
 def _np_norm_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x, y, axis, axes, keepdims, direction, two = _np_norm(args, kwargs)
+    norm, axis, two = _np_norm(args, kwargs)
     if two:
-        return _norm2_frule("linalg.norm", tangents, x, axis, keepdims, y)
-    return y, _norm_dot("linalg.norm", xp, x, y, axes, keepdims, tangents, direction)
+        return _norm2_frule("linalg.norm", tangents, norm.x, axis, norm.keepdims, norm.y)
+    return norm.y, _norm_dot(norm, tangents)
 
 
 # --- examples ------------------------------------------------------------------------------------

@@ -28,26 +28,28 @@ Maths notes
 Every pullback is built from functions with rules of their own (``matmul``, ``cross``,
 ``multiply``, ``reshape``, ``permute_dims``, ``conj``, ``sum``) and constants (``eye``), so it can
 be differentiated again, and reads no value on the host. The two ``outer`` rules share
-:func:`outer_rrule`, and the four ``trace``/``diagonal`` rules :func:`diag_rrule`.
+:func:`outer_rules`, and the four ``trace``/``diagonal`` rules :func:`diag_rules`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import array_api_compat
 
 from ...core.prelude import *
 from .._util import conj, in_dtype, lazy
+from .._util.creation import Rules, register_pair
 from .._util.linalg import _h
 from .._util.products import (
     arrays,
     bind_kwonly,
-    bind_pair,
+    bound_pair,
     broadcast_shapes,
     pad_chunk,
+    pair_pushforward,
     reshape_to,
     tangent,
     total,
@@ -65,43 +67,41 @@ def _eye(xp: Any, n: int, m: int, k: int, like: Any) -> Any:
 
 
 # --- outer ----------------------------------------------------------------------------------------
-def outer_rrule(args: Sequence[Any], xp: Any, x1: Any, x2: Any, y: Any) -> tuple[Any, Any]:
-    """``(y, pullback)`` of ``y = outer(x1, x2)`` of the flattened operands:
-    ``x1_bar = y_bar @ conj(x2)``, ``x2_bar = conj(x1) @ y_bar``, reshaped back."""
-    a, b = arrays(xp, (x1, x2))
-    na, nb = math.prod(a.shape), math.prod(b.shape)
-    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
-    rest = (NO,) * (len(args) - 2)  # NumPy's out=None given by position
+def outer_rules(call: Callable[[Any, Any], tuple[Any, ...]]) -> Rules:
+    """The rules of an ``outer`` whose binder ``call(args, kwargs)`` gives ``(xp, x1, x2, a, b,
+    y)`` (``a``, ``b``: the operands as arrays), ``y`` the outer product of the flattened
+    operands: ``x1_bar = y_bar @ conj(x2)``, ``x2_bar = conj(x1) @ y_bar``, reshaped back."""
 
-    @pullback(y, args)
-    def outer_pullback(y_bar: Any) -> Any:
-        def a_bar() -> Any:
-            r = xp.matmul(y_bar, conj(xp, reshape_to(xp, b, (nb,))))
-            return project_a(reshape_to(xp, r, a.shape))
+    def outer_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x1, x2, a, b, y = call(args, kwargs)
+        na, nb = math.prod(a.shape), math.prod(b.shape)
+        project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+        rest = (NO,) * (len(args) - 2)  # NumPy's out=None given by position
 
-        def b_bar() -> Any:
-            r = xp.matmul(conj(xp, reshape_to(xp, a, (na,))), y_bar)
-            return project_b(reshape_to(xp, r, b.shape))
+        @pullback(y, args)
+        def outer_pullback(y_bar: Any) -> Any:
+            def a_bar() -> Any:
+                r = xp.matmul(y_bar, conj(xp, reshape_to(xp, b, (nb,))))
+                return project_a(reshape_to(xp, r, a.shape))
 
-        return (lazy(project_a, a_bar), lazy(project_b, b_bar), *rest)
+            def b_bar() -> Any:
+                r = xp.matmul(conj(xp, reshape_to(xp, a, (na,))), y_bar)
+                return project_b(reshape_to(xp, r, b.shape))
 
-    return y, outer_pullback
+            return (lazy(project_a, a_bar), lazy(project_b, b_bar), *rest)
 
+        return y, outer_pullback
 
-def outer_frule(tangents: Any, xp: Any, x1: Any, x2: Any, y: Any) -> tuple[Any, Any]:
-    """``(y, y_dot)`` for :func:`outer_rrule`."""
-    a, b = arrays(xp, (x1, x2))
-    na, nb = math.prod(a.shape), math.prod(b.shape)
-    dots = tangents_in("outer", tangents[:3], (x1, x2))
-    if dots is None:
-        return y, ZERO
-    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
-    ta = tb = None
-    if da is not None:
-        ta = xp.reshape(da, (*tuple(da.shape[: dots.extra]), na, 1)) * xp.reshape(b, (1, nb))
-    if db is not None:
-        tb = xp.reshape(a, (na, 1)) * xp.reshape(db, (*tuple(db.shape[: dots.extra]), 1, nb))
-    return y, total(xp, y, [ta, tb])
+    def outer_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x1, x2, a, b, y = call(args, kwargs)
+        na, nb = math.prod(a.shape), math.prod(b.shape)
+        push = (
+            lambda t, k: xp.reshape(t, (*tuple(t.shape[:k]), na, 1)) * xp.reshape(b, (1, nb)),
+            lambda t, k: xp.reshape(a, (na, 1)) * xp.reshape(t, (*tuple(t.shape[:k]), 1, nb)),
+        )
+        return pair_pushforward("outer", tangents, xp, (x1, x2), y, push)
+
+    return outer_rrule, outer_frule
 
 
 def _outer_ex(rng: Any) -> list[Any]:
@@ -119,27 +119,16 @@ _OUTER = signature("outer", lambda x1, x2, /, *, out=None: None)
 
 def _outer_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     """``linalg.outer(x1, x2)`` of vectors."""
-    x1, x2 = bind_pair(_OUTER, args, kwargs)
-    xp = namespace_of(x1, x2, fname="outer")
-    a, b = arrays(xp, (x1, x2))
+    xp, x1, x2, a, b = bound_pair(_OUTER, args, kwargs)
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(
             f"linalg.outer: operands must be vectors, got shapes {tuple(a.shape)} and "
             f"{tuple(b.shape)}"
         )
-    return xp, x1, x2, xp.linalg.outer(a, b)
+    return xp, x1, x2, a, b, xp.linalg.outer(a, b)
 
 
-@register_rrule("linalg.outer", examples=_outer_ex)
-def linalg_outer_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, y = _outer_call(args, kwargs)
-    return outer_rrule(args, xp, x1, x2, y)
-
-
-@register_frule("linalg.outer", examples=_outer_ex)
-def linalg_outer_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, y = _outer_call(args, kwargs)
-    return outer_frule(tangents, xp, x1, x2, y)
+register_pair("linalg.outer", outer_rules(_outer_call), _outer_ex)
 
 
 # --- cross ----------------------------------------------------------------------------------------
@@ -197,16 +186,11 @@ def cross_rrule(*args: Any, **kwargs: Any) -> Any:
 @register_frule("linalg.cross", examples=_cross_ex)
 def cross_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x1, x2, a, b, n, neg, y = _cross_call(args, kwargs)
-    dots = tangents_in("cross", tangents[:3], (x1, x2))
-    if dots is None:
-        return y, ZERO
-    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
-    ta = tb = None
-    if da is not None:
-        ta = xp.linalg.cross(pad_chunk(xp, da, dots.extra, n), b, axis=neg)
-    if db is not None:
-        tb = xp.linalg.cross(a, pad_chunk(xp, db, dots.extra, n), axis=neg)
-    return y, total(xp, y, [ta, tb])
+    push = (
+        lambda t, k: xp.linalg.cross(pad_chunk(xp, t, k, n), b, axis=neg),
+        lambda t, k: xp.linalg.cross(a, pad_chunk(xp, t, k, n), axis=neg),
+    )
+    return pair_pushforward("cross", tangents, xp, (x1, x2), y, push)
 
 
 # --- trace and diagonal ---------------------------------------------------------------------------
@@ -235,53 +219,83 @@ def _diag_axes(name: str, a: Any, offset: Any, axis1: Any = None, axis2: Any = N
     return offset, a1, a2
 
 
-def diag_rrule(
-    name: str, args: Sequence[Any], xp: Any, x: Any, y: Any, offset: int, a1: int, a2: int
-) -> tuple[Any, Any]:
-    """``(y, pullback)`` of ``y``, the trace (``name == "trace"``) or the diagonal of ``x`` over
-    its axes ``a1``, ``a2`` with ``offset``: ``y_bar`` put on that diagonal of a zero matrix
-    over the two axes moved to the end, then the axes moved back."""
-    (a,) = arrays(xp, (x,))
-    rest = [i for i in range(a.ndim) if i not in (a1, a2)]
-    perm = (*rest, a1, a2)
-    inverse = tuple(perm.index(i) for i in range(len(perm)))
-    n, m = a.shape[a1], a.shape[a2]
-    r0, c0 = max(-offset, 0), max(offset, 0)
-    length = max(0, min(n - r0, m - c0))
-    project = ProjectTo(x, xp)
-    rest_bars = (NO,) * (len(args) - 1)
-    # NumPy's offset, axis1, axis2, dtype given by position have no tangent (``None`` stands for
-    # them: a dtype class such as ``np.float32`` is not an array)
-    positional = (x, *(None,) * (len(args) - 1))
-
-    @pullback(y, positional, name=name)
-    def diag_pullback(y_bar: Any) -> Any:
-        if not project.differentiable:
-            return (NO, *rest_bars)
-        eye = _eye(xp, n, m, offset, y_bar)
-        if name == "trace":
-            g = xp.reshape(y_bar, (*tuple(y_bar.shape), 1, 1)) * eye
-        else:  # the diagonal's entries moved to their rows (a constant selector), then onto it
-            rows = xp.matmul(y_bar, _eye(xp, length, n, r0, y_bar))
-            g = xp.reshape(rows, (*tuple(rows.shape), 1)) * eye
-        if inverse != tuple(range(len(inverse))):
-            g = xp.permute_dims(g, inverse)
-        return (project(g), *rest_bars)
-
-    return y, diag_pullback
+_TRACE = signature("trace", lambda x, /, *, offset=0, dtype=None, out=None: None)
+_DIAGONAL = signature("diagonal", lambda x, /, *, offset=0, out=None: None)
+_NP_TRACE = signature("trace", lambda x, /, offset=0, axis1=0, axis2=1, dtype=None, out=None: None)
+_NP_DIAGONAL = signature("diagonal", lambda x, /, offset=0, axis1=0, axis2=1, *, out=None: None)
 
 
-def diag_frule(
-    name: str, tangents: Any, xp: Any, x: Any, y: Any, f: Callable[[Any, int], Any]
-) -> tuple[Any, Any]:
-    """``(y, y_dot)`` for :func:`diag_rrule`: ``f(t, extra)`` is the function itself applied to
-    a tangent with ``extra`` leading chunk axes."""
-    (a,) = arrays(xp, (x,))
-    dots = tangents_in(name, tangents[:2], (x,))
-    if dots is None:
-        return y, ZERO
-    t = tangent(xp, dots[0], a)
-    return y, total(xp, y, [None if t is None else f(t, dots.extra)])
+def diag_rules(sig: Signature, numpy: bool) -> Rules:
+    """The rules of the trace (``sig.name == "trace"``) or the diagonal, the standard's
+    (``offset``, and ``dtype`` for the trace: keyword-only) or NumPy's (``numpy``: also ``axis1``,
+    ``axis2``, and every parameter may be given by position). The pullback puts ``y_bar`` on
+    that diagonal of a zero matrix over the two axes moved to the end, then moves the axes
+    back."""
+    name = sig.name
+
+    def call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+        """``(xp, x, y, offset, a1, a2, f)`` of the call: ``y`` of ``x`` over its axes ``a1``,
+        ``a2`` with ``offset``, and ``f(t, extra)``, the function itself applied to a tangent
+        with ``extra`` leading chunk axes (which shift NumPy's ``axis1``, ``axis2``)."""
+        p = sig.bind(args, kwargs) if numpy else bind_kwonly(sig, args, kwargs)
+        x = p["x"]
+        xp = namespace_of(x, fname=name)
+        (a,) = arrays(xp, (x,))
+        axes = (p["axis1"], p["axis2"]) if numpy else ()
+        offset, a1, a2 = _diag_axes(name, a, p["offset"], *axes)
+        kw = {"dtype": p["dtype"]} if p.get("dtype") is not None else {}
+        fn = getattr(xp if numpy else xp.linalg, name)
+
+        def f(v: Any, extra: int = 0) -> Any:
+            if numpy:
+                return fn(v, offset, a1 + extra, a2 + extra, **kw)
+            return fn(v, offset=offset, **kw)
+
+        # NumPy's scalar for a 0-d NumPy trace, as np.linalg.trace gives (NumPy's own trace
+        # already does; a diagonal is never 0-d)
+        return xp, x, numpy_result(f(a)), offset, a1, a2, f
+
+    def diag_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, y, offset, a1, a2, _ = call(args, kwargs)
+        (a,) = arrays(xp, (x,))
+        rest = [i for i in range(a.ndim) if i not in (a1, a2)]
+        perm = (*rest, a1, a2)
+        inverse = tuple(perm.index(i) for i in range(len(perm)))
+        n, m = a.shape[a1], a.shape[a2]
+        r0, c0 = max(-offset, 0), max(offset, 0)
+        length = max(0, min(n - r0, m - c0))
+        project = ProjectTo(x, xp)
+        rest_bars = (NO,) * (len(args) - 1)
+        # NumPy's offset, axis1, axis2, dtype given by position have no tangent (``None`` stands
+        # for them: a dtype class such as ``np.float32`` is not an array)
+        positional = (x, *(None,) * (len(args) - 1))
+
+        @pullback(y, positional, name=name)
+        def diag_pullback(y_bar: Any) -> Any:
+            if not project.differentiable:
+                return (NO, *rest_bars)
+            eye = _eye(xp, n, m, offset, y_bar)
+            if name == "trace":
+                g = xp.reshape(y_bar, (*tuple(y_bar.shape), 1, 1)) * eye
+            else:  # the diagonal's entries moved to their rows (a constant selector), then onto it
+                rows = xp.matmul(y_bar, _eye(xp, length, n, r0, y_bar))
+                g = xp.reshape(rows, (*tuple(rows.shape), 1)) * eye
+            if inverse != tuple(range(len(inverse))):
+                g = xp.permute_dims(g, inverse)
+            return (project(g), *rest_bars)
+
+        return y, diag_pullback
+
+    def diag_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, y, *_, f = call(args, kwargs)
+        (a,) = arrays(xp, (x,))
+        dots = tangents_in(name, tangents[:2], (x,))
+        if dots is None:
+            return y, ZERO
+        t = tangent(xp, dots[0], a)
+        return y, total(xp, y, [None if t is None else f(t, dots.extra)])
+
+    return diag_rrule, diag_frule
 
 
 def _trace_ex(rng: Any) -> list[Any]:
@@ -296,34 +310,7 @@ def _trace_ex(rng: Any) -> list[Any]:
     ]
 
 
-_TRACE = signature("trace", lambda x, /, *, offset=0, dtype=None, out=None: None)
-
-
-def _trace_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
-    """``linalg.trace(x, offset=0, dtype=None)``, and the function to apply to a tangent."""
-    p = bind_kwonly(_TRACE, args, kwargs)
-    x = p["x"]
-    xp = namespace_of(x, fname="trace")
-    (a,) = arrays(xp, (x,))
-    offset, a1, a2 = _diag_axes("trace", a, p["offset"])
-    kw = {"dtype": p["dtype"]} if p["dtype"] is not None else {}
-
-    def f(v: Any, extra: int = 0) -> Any:
-        return xp.linalg.trace(v, offset=offset, **kw)
-
-    return xp, x, numpy_result(f(a)), offset, a1, a2, f
-
-
-@register_rrule("linalg.trace", examples=_trace_ex)
-def trace_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x, y, offset, a1, a2, _ = _trace_call(args, kwargs)
-    return diag_rrule("trace", args, xp, x, y, offset, a1, a2)
-
-
-@register_frule("linalg.trace", examples=_trace_ex)
-def trace_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x, y, *_, f = _trace_call(args, kwargs)
-    return diag_frule("trace", tangents, xp, x, y, f)
+register_pair("linalg.trace", diag_rules(_TRACE, False), _trace_ex)
 
 
 def _diagonal_ex(rng: Any) -> list[Any]:
@@ -339,33 +326,7 @@ def _diagonal_ex(rng: Any) -> list[Any]:
     ]
 
 
-_DIAGONAL = signature("diagonal", lambda x, /, *, offset=0, out=None: None)
-
-
-def _diagonal_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
-    """``linalg.diagonal(x, offset=0)``, and the function to apply to a tangent."""
-    p = bind_kwonly(_DIAGONAL, args, kwargs)
-    x = p["x"]
-    xp = namespace_of(x, fname="diagonal")
-    (a,) = arrays(xp, (x,))
-    offset, a1, a2 = _diag_axes("diagonal", a, p["offset"])
-
-    def f(v: Any, extra: int = 0) -> Any:
-        return xp.linalg.diagonal(v, offset=offset)
-
-    return xp, x, f(a), offset, a1, a2, f
-
-
-@register_rrule("linalg.diagonal", examples=_diagonal_ex)
-def diagonal_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x, y, offset, a1, a2, _ = _diagonal_call(args, kwargs)
-    return diag_rrule("diagonal", args, xp, x, y, offset, a1, a2)
-
-
-@register_frule("linalg.diagonal", examples=_diagonal_ex)
-def diagonal_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x, y, *_, f = _diagonal_call(args, kwargs)
-    return diag_frule("diagonal", tangents, xp, x, y, f)
+register_pair("linalg.diagonal", diag_rules(_DIAGONAL, False), _diagonal_ex)
 
 
 # --- NumPy's outer, trace and diagonal ------------------------------------------------------------
@@ -379,22 +340,11 @@ _NP_OUTER = signature("outer", lambda x1, x2, /, out=None: None)
 
 def _np_outer_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     """NumPy's ``outer(a, b)``, which flattens its operands."""
-    p = _NP_OUTER.bind(args, kwargs)
-    xp = namespace_of(p["x1"], p["x2"], fname="outer")
-    a, b = arrays(xp, (p["x1"], p["x2"]))
-    return xp, p["x1"], p["x2"], xp.outer(a, b)
+    xp, x1, x2, a, b = bound_pair(_NP_OUTER, args, kwargs)
+    return xp, x1, x2, a, b, xp.outer(a, b)
 
 
-@register_rrule("numpy:outer", examples=_np_outer_ex)
-def np_outer_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, y = _np_outer_call(args, kwargs)
-    return outer_rrule(args, xp, x1, x2, y)
-
-
-@register_frule("numpy:outer", examples=_np_outer_ex)
-def np_outer_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, y = _np_outer_call(args, kwargs)
-    return outer_frule(tangents, xp, x1, x2, y)
+register_pair("numpy:outer", outer_rules(_np_outer_call), _np_outer_ex)
 
 
 def _np_trace_ex(rng: Any) -> list[Any]:
@@ -406,35 +356,7 @@ def _np_trace_ex(rng: Any) -> list[Any]:
     ]
 
 
-_NP_TRACE = signature("trace", lambda x, /, offset=0, axis1=0, axis2=1, dtype=None, out=None: None)
-
-
-def _np_trace_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
-    """NumPy's ``trace(a, offset=0, axis1=0, axis2=1, dtype=None)``, and the function to apply
-    to a tangent (whose chunk axes shift ``axis1``, ``axis2``)."""
-    p = _NP_TRACE.bind(args, kwargs)
-    x = p["x"]
-    xp = namespace_of(x, fname="trace")
-    (a,) = arrays(xp, (x,))
-    offset, a1, a2 = _diag_axes("trace", a, p["offset"], p["axis1"], p["axis2"])
-    kw = {"dtype": p["dtype"]} if p["dtype"] is not None else {}
-
-    def f(v: Any, extra: int = 0) -> Any:
-        return xp.trace(v, offset, a1 + extra, a2 + extra, **kw)
-
-    return xp, x, f(a), offset, a1, a2, f
-
-
-@register_rrule("numpy:trace", examples=_np_trace_ex)
-def np_trace_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x, y, offset, a1, a2, _ = _np_trace_call(args, kwargs)
-    return diag_rrule("trace", args, xp, x, y, offset, a1, a2)
-
-
-@register_frule("numpy:trace", examples=_np_trace_ex)
-def np_trace_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x, y, *_, f = _np_trace_call(args, kwargs)
-    return diag_frule("trace", tangents, xp, x, y, f)
+register_pair("numpy:trace", diag_rules(_NP_TRACE, True), _np_trace_ex)
 
 
 def _np_diagonal_ex(rng: Any) -> list[Any]:
@@ -447,34 +369,7 @@ def _np_diagonal_ex(rng: Any) -> list[Any]:
     ]
 
 
-_NP_DIAGONAL = signature("diagonal", lambda x, /, offset=0, axis1=0, axis2=1, *, out=None: None)
-
-
-def _np_diagonal_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
-    """NumPy's ``diagonal(a, offset=0, axis1=0, axis2=1)``, and the function to apply to a
-    tangent."""
-    p = _NP_DIAGONAL.bind(args, kwargs)
-    x = p["x"]
-    xp = namespace_of(x, fname="diagonal")
-    (a,) = arrays(xp, (x,))
-    offset, a1, a2 = _diag_axes("diagonal", a, p["offset"], p["axis1"], p["axis2"])
-
-    def f(v: Any, extra: int = 0) -> Any:
-        return xp.diagonal(v, offset, a1 + extra, a2 + extra)
-
-    return xp, x, f(a), offset, a1, a2, f
-
-
-@register_rrule("numpy:diagonal", examples=_np_diagonal_ex, kind="view")
-def np_diagonal_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x, y, offset, a1, a2, _ = _np_diagonal_call(args, kwargs)
-    return diag_rrule("diagonal", args, xp, x, y, offset, a1, a2)
-
-
-@register_frule("numpy:diagonal", examples=_np_diagonal_ex, kind="view")
-def np_diagonal_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x, y, *_, f = _np_diagonal_call(args, kwargs)
-    return diag_frule("diagonal", tangents, xp, x, y, f)
+register_pair("numpy:diagonal", diag_rules(_NP_DIAGONAL, True), _np_diagonal_ex, kind="view")
 
 
 # --- NumPy's multi_dot -------------------------------------------------------------------

@@ -160,53 +160,59 @@ def _solve_frule(tangents: Any, x1: Any, x2: Any, /) -> Any:
     return y, in_dtype(xp, y_dot, y.dtype)
 
 
-# --- inv -----------------------------------------------------------------------------------------
-@register_rrule("linalg.inv", examples=lambda rng: _inv_ex(rng))
-def _inv_rrule(x: Any, /) -> Any:
-    xp = namespace_of(x, fname="linalg.inv")
-    y = xp.linalg.inv(x)
-    project = ProjectTo(x, xp)
+# --- inv, det -----------------------------------------------------------------------------------
+def _register_matrix_function(name: str, back: Any, push: Any, examples: Any) -> None:
+    """Register the rules of ``y = linalg.<name>(x)``, a function of one (stack of) square
+    matrices, from its two formulas: ``back(xp, x, y, y_bar)``, the cotangent before
+    projection, and ``push(xp, x, y, x_dot)``, the tangent (chunk axes lead)."""
+    target = f"linalg.{name}"
 
-    @pullback(y, (x,), name="linalg.inv")
-    def inv_pullback(y_bar: Any) -> Any:
-        yh = _h(xp, y)
-        return project(-xp.matmul(yh, xp.matmul(y_bar, yh)))
+    def matrix_rrule(x: Any, /) -> Any:
+        xp = namespace_of(x, fname=target)
+        y = getattr(xp.linalg, name)(x)
+        project = ProjectTo(x, xp)
 
-    return y, inv_pullback
+        @pullback(y, (x,), name=target)
+        def matrix_pullback(y_bar: Any) -> Any:
+            return project(back(xp, x, y, y_bar))
 
+        return y, matrix_pullback
 
-@register_frule("linalg.inv", examples=lambda rng: _inv_ex(rng))
-def _inv_frule(tangents: Any, x: Any, /) -> Any:
-    xp = namespace_of(x, fname="linalg.inv")
-    y = xp.linalg.inv(x)
-    t = tangents_in("linalg.inv", tangents, (x,))
-    if t is None:
-        return y, ZERO
-    return y, in_dtype(xp, -xp.matmul(y, xp.matmul(t[0], y)), y.dtype)
+    def matrix_frule(tangents: Any, x: Any, /) -> Any:
+        xp = namespace_of(x, fname=target)
+        y = getattr(xp.linalg, name)(x)
+        t = tangents_in(target, tangents, (x,))
+        if t is None:
+            return y, ZERO
+        return y, in_dtype(xp, push(xp, x, y, t[0]), y.dtype)
 
-
-# --- det -----------------------------------------------------------------------------------------
-@register_rrule("linalg.det", examples=lambda rng: _det_ex(rng))
-def _det_rrule(x: Any, /) -> Any:
-    xp = namespace_of(x, fname="linalg.det")
-    y = xp.linalg.det(x)
-    project = ProjectTo(x, xp)
-
-    @pullback(y, (x,), name="linalg.det")
-    def det_pullback(y_bar: Any) -> Any:
-        return project(_bcast(xp, y_bar) * _h(xp, adjugate(x)))
-
-    return y, det_pullback
+    register_rrule(target, examples=examples)(matrix_rrule)
+    register_frule(target, examples=examples)(matrix_frule)
 
 
-@register_frule("linalg.det", examples=lambda rng: _det_ex(rng))
-def _det_frule(tangents: Any, x: Any, /) -> Any:
-    xp = namespace_of(x, fname="linalg.det")
-    y = xp.linalg.det(x)
-    t = tangents_in("linalg.det", tangents, (x,))
-    if t is None:
-        return y, ZERO
-    return y, in_dtype(xp, _trace_product(xp, adjugate(x), t[0]), y.dtype)
+def _inv_back(xp: Any, x: Any, y: Any, y_bar: Any) -> Any:
+    """``A_bar = -Y^H Y_bar Y^H``."""
+    yh = _h(xp, y)
+    return -xp.matmul(yh, xp.matmul(y_bar, yh))
+
+
+def _inv_push(xp: Any, x: Any, y: Any, t: Any) -> Any:
+    """``Y_dot = -Y A_dot Y``."""
+    return -xp.matmul(y, xp.matmul(t, y))
+
+
+def _det_back(xp: Any, x: Any, y: Any, y_bar: Any) -> Any:
+    """``A_bar = y_bar * adj(A)^H``."""
+    return _bcast(xp, y_bar) * _h(xp, adjugate(x))
+
+
+def _det_push(xp: Any, x: Any, y: Any, t: Any) -> Any:
+    """``y_dot = tr(adj(A) A_dot)``."""
+    return _trace_product(xp, adjugate(x), t)
+
+
+_register_matrix_function("inv", _inv_back, _inv_push, lambda rng: _inv_ex(rng))
+_register_matrix_function("det", _det_back, _det_push, lambda rng: _det_ex(rng))
 
 
 # --- slogdet -------------------------------------------------------------------------------------
@@ -381,13 +387,16 @@ def _solve_ex(rng: Any) -> list[Any]:
     ]
 
 
+def _matrices(rng: Any, make: Any) -> list[Any]:
+    """The calls on one matrix that every one-matrix example list begins with, ``make(rng,
+    shape, complex)`` drawing each: a matrix, a 1 x 1, a stack, and two complex ones."""
+    real: list[Any] = [((make(rng, shape),), {}) for shape in ((3, 3), (1, 1), (2, 3, 3))]
+    return real + [((make(rng, shape, True),), {}) for shape in ((3, 3), (2, 2, 2))]
+
+
 def _inv_ex(rng: Any) -> list[Any]:
     return [
-        ((_well(rng, (3, 3)),), {}),
-        ((_well(rng, (1, 1)),), {}),
-        ((_well(rng, (2, 3, 3)),), {}),
-        ((_well(rng, (3, 3), True),), {}),
-        ((_well(rng, (2, 2, 2), True),), {}),
+        *_matrices(rng, _well),
         ((_well(rng, (0, 0)),), {}),
         ((_well(rng, (0, 2, 2)),), {}),
     ]
@@ -400,11 +409,7 @@ def _det_ex(rng: Any) -> list[Any]:
     singular[2] = singular[0] + 2 * singular[1]  # rank 2: the adjugate is rank 1, not zero
     rank1 = np.outer(_normal(rng, (3,)), _normal(rng, (3,)))  # rank 1: the adjugate is 0
     return [
-        ((_normal(rng, (3, 3)),), {}),
-        ((_normal(rng, (1, 1)),), {}),
-        ((_normal(rng, (2, 3, 3)),), {}),
-        ((_normal(rng, (3, 3), True),), {}),
-        ((_normal(rng, (2, 2, 2), True),), {}),
+        *_matrices(rng, _normal),
         ((singular,), {}),
         ((rank1,), {}),
         ((_normal(rng, (0, 0)),), {}),

@@ -31,11 +31,13 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util import adjoint, conj, lazy
+from .._util.creation import Rules, register_pair
 from .._util.products import (
     arrays,
     bind_pair,
     broadcast_shapes,
     pad_chunk,
+    pair_pushforward,
     reshape_to,
     sum_to,
     tangent,
@@ -188,6 +190,13 @@ def _matmul_pullback(xp: Any, args: tuple[Any, Any], y: Any) -> Callable[..., An
         # a chunk of cotangents (extra leading axes) rides along as batch axes of the products
         extra = y_bar.ndim - len(out_shape)
         lead = tuple(y_bar.shape[:extra])
+
+        def back(r: Any, shape: tuple[int, ...], x: Any, project: Any) -> Any:
+            """The product ``r`` summed over the batch axes that the operand ``x`` (promoted to
+            ``shape``) was broadcast along, in ``x``'s shape and projected."""
+            r = sum_to(xp, r, (*lead, *pad_shape(shape, rank)))
+            return project(reshape_to(xp, r, (*lead, *tuple(x.shape))), extra)
+
         if a.ndim == 2 and b.ndim == 1:
             # a matrix-vector product's b_bar as y_bar @ conj(a): one GEMV (a chunk: one GEMM)
             # with no transposed copy of a (XLA materialised adjoint(a) @ g as a transpose and
@@ -202,22 +211,16 @@ def _matmul_pullback(xp: Any, args: tuple[Any, Any], y: Any) -> Callable[..., An
 
             def b_bar() -> Any:
                 ah = adjoint(xp, reshape_to(xp, a, ashape))
-                if a.ndim <= 2 and bshape[-1] == 1 and _folds(g, 2):  # a stack of mat-vecs
-                    r = stack_right(xp, ah, g)
-                else:
-                    r = xp.matmul(ah, g)
-                r = sum_to(xp, r, (*lead, *pad_shape(bshape, rank)))
-                return project_b(reshape_to(xp, r, (*lead, *tuple(b.shape))), extra)
+                fold = a.ndim <= 2 and bshape[-1] == 1 and _folds(g, 2)  # a stack of mat-vecs
+                return back(
+                    stack_right(xp, ah, g) if fold else xp.matmul(ah, g), bshape, b, project_b
+                )
 
         def a_bar() -> Any:
             gg = pad_chunk(xp, reshape_to(xp, y_bar, (*lead, *yshape)), extra, rank)
             bh = adjoint(xp, reshape_to(xp, b, bshape))
-            if b.ndim <= 2 and ashape[-2] == 1 and _folds(gg, 2):  # a stack of vec-mats
-                r = stack_left(xp, gg, bh)
-            else:
-                r = xp.matmul(gg, bh)
-            r = sum_to(xp, r, (*lead, *pad_shape(ashape, rank)))
-            return project_a(reshape_to(xp, r, (*lead, *tuple(a.shape))), extra)
+            fold = b.ndim <= 2 and ashape[-2] == 1 and _folds(gg, 2)  # a stack of vec-mats
+            return back(stack_left(xp, gg, bh) if fold else xp.matmul(gg, bh), ashape, a, project_a)
 
         return lazy(project_a, a_bar), lazy(project_b, b_bar)
 
@@ -358,80 +361,61 @@ def _gufunc_call(name: str, sig: Signature, args: Any, kwargs: Any) -> tuple[Any
     return xp, x1, x2, getattr(_numpy_functions(xp), name)(x1, x2)
 
 
-@register_rrule("numpy:matvec", examples=_matvec_ex)
-def matvec_rrule(*args: Any, **kwargs: Any) -> Any:
-    """``y = A v`` over the last axes (no conjugation)."""
-    xp, a, v, y = _gufunc_call("matvec", _MATVEC, args, kwargs)
-    pa, pv = ProjectTo(a, xp), ProjectTo(v, xp)
+def _gufunc_rules(name: str, sig: Signature) -> Rules:
+    """The rules of NumPy's ``matvec`` (``y = A v`` over the last axes, no conjugation) or,
+    mirrored, ``vecmat`` (``y_j = sum_i conj(v_i) A_ij``: the vector comes first and is
+    conjugated). The matrix's cotangent is an outer product of ``y_bar`` and the vector, the
+    vector's a matrix-vector product with ``y_bar``; broadcast batch axes are summed away."""
+    vecmat = name == "vecmat"
 
-    @pullback(y, args, name="matvec")
-    def matvec_pullback(y_bar: Any) -> Any:
-        def a_bar() -> Any:
-            g = xp.expand_dims(y_bar, axis=-1) * xp.expand_dims(conj(xp, v), axis=-2)
-            return pa(sum_to(xp, g, a.shape))
+    def gufunc_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x1, x2, y = _gufunc_call(name, sig, args, kwargs)
+        a, v = (x2, x1) if vecmat else (x1, x2)
+        pa, pv = ProjectTo(a, xp), ProjectTo(v, xp)
 
-        def v_bar() -> Any:
-            g = xp.matmul(adjoint(xp, a), xp.expand_dims(y_bar, axis=-1))[..., 0]
-            return pv(sum_to(xp, g, v.shape))
+        @pullback(y, args, name=name)
+        def gufunc_pullback(y_bar: Any) -> Any:
+            def a_bar() -> Any:  # vecmat: v y_bar^T; matvec: y_bar conj(v)^T
+                p, q = (v, y_bar) if vecmat else (y_bar, conj(xp, v))
+                g = xp.expand_dims(p, axis=-1) * xp.expand_dims(q, axis=-2)
+                return pa(sum_to(xp, g, a.shape))
 
-        return lazy(pa, a_bar), lazy(pv, v_bar)
+            def v_bar() -> Any:  # vecmat: A conj(y_bar); matvec: A^H y_bar
+                m, u = (a, conj(xp, y_bar)) if vecmat else (adjoint(xp, a), y_bar)
+                g = xp.matmul(m, xp.expand_dims(u, axis=-1))[..., 0]
+                return pv(sum_to(xp, g, v.shape))
 
-    return y, matvec_pullback
+            bars = lazy(pa, a_bar), lazy(pv, v_bar)
+            return bars[::-1] if vecmat else bars
 
+        return y, gufunc_pullback
 
-@register_frule("numpy:matvec", examples=_matvec_ex)
-def matvec_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, a, v, y = _gufunc_call("matvec", _MATVEC, args, kwargs)
-    dots = tangents_in("matvec", tangents[:3], (a, v))
-    if dots is None:
-        return y, ZERO
-    f = _numpy_functions(xp).matvec
-    batch = y.ndim - 1
-    da, dv = tangent(xp, dots[0], a), tangent(xp, dots[1], v)
-    ta = None if da is None else f(pad_chunk(xp, da, dots.extra, batch + 2), v)
-    if dv is not None and a.ndim == 2 and _folds(dv, 1):  # a stack of mat-vecs: one GEMM
-        tv = stack_left(xp, dv, xp.matrix_transpose(a))
-    else:
-        tv = None if dv is None else f(a, pad_chunk(xp, dv, dots.extra, batch + 1))
-    return y, total(xp, y, [ta, tv])
+    def gufunc_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x1, x2, y = _gufunc_call(name, sig, args, kwargs)
+        a, v = (x2, x1) if vecmat else (x1, x2)
+        f = getattr(_numpy_functions(xp), name)
+        batch = y.ndim - 1
 
+        def a_term(t: Any, extra: int) -> Any:
+            t = pad_chunk(xp, t, extra, batch + 2)
+            return f(v, t) if vecmat else f(t, v)
 
-@register_rrule("numpy:vecmat", examples=_vecmat_ex)
-def vecmat_rrule(*args: Any, **kwargs: Any) -> Any:
-    """``y_j = sum_i conj(v_i) A_ij``: the vector is conjugated."""
-    xp, v, a, y = _gufunc_call("vecmat", _VECMAT, args, kwargs)
-    pv, pa = ProjectTo(v, xp), ProjectTo(a, xp)
+        def v_term(t: Any, extra: int) -> Any:
+            if a.ndim == 2 and _folds(t, 1):  # a stack of vec-mats (mat-vecs): one GEMM
+                if vecmat:
+                    return stack_left(xp, conj(xp, t), a)
+                return stack_left(xp, t, xp.matrix_transpose(a))
+            t = pad_chunk(xp, t, extra, batch + 1)
+            return f(t, a) if vecmat else f(a, t)
 
-    @pullback(y, args, name="vecmat")
-    def vecmat_pullback(y_bar: Any) -> Any:
-        def v_bar() -> Any:
-            g = xp.matmul(a, xp.expand_dims(conj(xp, y_bar), axis=-1))[..., 0]
-            return pv(sum_to(xp, g, v.shape))
+        push = (v_term, a_term) if vecmat else (a_term, v_term)
+        return pair_pushforward(name, tangents, xp, (x1, x2), y, push)
 
-        def a_bar() -> Any:
-            g = xp.expand_dims(v, axis=-1) * xp.expand_dims(y_bar, axis=-2)
-            return pa(sum_to(xp, g, a.shape))
-
-        return lazy(pv, v_bar), lazy(pa, a_bar)
-
-    return y, vecmat_pullback
+    return gufunc_rrule, gufunc_frule
 
 
-@register_frule("numpy:vecmat", examples=_vecmat_ex)
-def vecmat_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, v, a, y = _gufunc_call("vecmat", _VECMAT, args, kwargs)
-    dots = tangents_in("vecmat", tangents[:3], (v, a))
-    if dots is None:
-        return y, ZERO
-    f = _numpy_functions(xp).vecmat
-    batch = y.ndim - 1
-    dv, da = tangent(xp, dots[0], v), tangent(xp, dots[1], a)
-    if dv is not None and a.ndim == 2 and _folds(dv, 1):  # a stack of vec-mats: one GEMM
-        tv = stack_left(xp, conj(xp, dv), a)
-    else:
-        tv = None if dv is None else f(pad_chunk(xp, dv, dots.extra, batch + 1), a)
-    ta = None if da is None else f(v, pad_chunk(xp, da, dots.extra, batch + 2))
-    return y, total(xp, y, [tv, ta])
+register_pair("numpy:matvec", _gufunc_rules("matvec", _MATVEC), _matvec_ex)
+register_pair("numpy:vecmat", _gufunc_rules("vecmat", _VECMAT), _vecmat_ex)
 
 
 # --- the linalg extension's matmul and matrix_transpose: the same rules ---------------------------

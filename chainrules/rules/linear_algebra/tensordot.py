@@ -11,7 +11,7 @@ Maths notes
   ``x1_bar = x2 * conj(y_bar)`` and ``x2_bar = x1 * y_bar``.
 
 The contractions (``tensordot``, ``dot``, ``inner``) share one pullback builder,
-:func:`contraction_rrule`, and its pushforward.
+:func:`contraction_rules`.
 
 The family's conventions (complex adjoints, second derivatives, degenerate cases, layout) are
 in the package docstring, :mod:`chainrules.rules.linear_algebra`.
@@ -20,19 +20,20 @@ in the package docstring, :mod:`chainrules.rules.linear_algebra`.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from ...core.prelude import *
 from .._util import conj, lazy
+from .._util.creation import Rules, register_pair
 from .._util.products import (
     arrays,
     bind_kwonly,
-    bind_pair,
+    bound_pair,
     pad_chunk,
+    pair_pushforward,
     reshape_to,
-    tangent,
-    total,
 )
 
 
@@ -94,65 +95,62 @@ def _outer(xp: Any, u: Any, v: Any) -> Any:
     return xp.reshape(u, (*tuple(u.shape), *(1,) * v.ndim)) * v
 
 
-def contraction_rrule(
-    name: str, args: Sequence[Any], xp: Any, x1: Any, x2: Any, y: Any, axes: Any
-) -> tuple[Any, Any]:
-    """``(y, pullback)`` of ``y``, the contraction of ``x1``'s axes ``axes[0]`` with ``x2``'s
-    axes ``axes[1]`` (the output has ``x1``'s free axes, then ``x2``'s): ``x1_bar`` is the
-    tensordot of ``y_bar`` with ``conj(x2)`` over ``x2``'s free axes, permuted back into ``x1``'s
-    axis order; likewise for ``x2``. ``args`` are the call's positional arguments."""
-    a, b = arrays(xp, (x1, x2))
-    a_ax, b_ax = axes
-    a_free = tuple(i for i in range(a.ndim) if i not in a_ax)
-    b_free = tuple(j for j in range(b.ndim) if j not in b_ax)
-    na, nb = len(a_free), len(b_free)
-    project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
-    rest = (NO,) * (len(args) - 2)
+def contraction_rules(name: str, call: Callable[[Any, Any], tuple[Any, ...]]) -> Rules:
+    """The rules of the contraction ``name`` whose binder ``call(args, kwargs)`` gives ``(xp,
+    x1, x2, axes, y)``: ``y`` contracts ``x1``'s axes ``axes[0]`` with ``x2``'s axes
+    ``axes[1]`` (the output has ``x1``'s free axes, then ``x2``'s). ``x1_bar`` is the tensordot
+    of ``y_bar`` with ``conj(x2)`` over ``x2``'s free axes, permuted back into ``x1``'s axis
+    order; likewise for ``x2``. The pushforward puts the chunk axes of the tangents in front."""
 
-    @pullback(y, args, name=name)
-    def contraction_pullback(y_bar: Any) -> Any:
-        def a_bar() -> Any:
-            if nb:
-                r = xp.tensordot(y_bar, conj(xp, b), axes=(tuple(range(na, na + nb)), b_free))
-            else:  # x2 wholly contracted (a vector in dot): the outer product y_bar x2*
-                r = _outer(xp, y_bar, conj(xp, b))
-            # r's axes: x1's free axes, then x2's contracted axes in ascending order
-            order = list(a_free) + [a_ax[b_ax.index(j)] for j in sorted(b_ax)]
-            return project_a(_permute(xp, r, [order.index(i) for i in range(a.ndim)]))
+    def contraction_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x1, x2, (a_ax, b_ax), y = call(args, kwargs)
+        a, b = arrays(xp, (x1, x2))
+        a_free = tuple(i for i in range(a.ndim) if i not in a_ax)
+        b_free = tuple(j for j in range(b.ndim) if j not in b_ax)
+        na, nb = len(a_free), len(b_free)
+        project_a, project_b = ProjectTo(x1, xp), ProjectTo(x2, xp)
+        rest = (NO,) * (len(args) - 2)
 
-        def b_bar() -> Any:
-            if na:
-                r = xp.tensordot(conj(xp, a), y_bar, axes=(a_free, tuple(range(na))))
-            else:
-                r = _outer(xp, conj(xp, a), y_bar)
-            order = [b_ax[a_ax.index(i)] for i in sorted(a_ax)] + list(b_free)
-            return project_b(_permute(xp, r, [order.index(j) for j in range(b.ndim)]))
+        @pullback(y, args, name=name)
+        def contraction_pullback(y_bar: Any) -> Any:
+            def a_bar() -> Any:
+                if nb:
+                    r = xp.tensordot(y_bar, conj(xp, b), axes=(tuple(range(na, na + nb)), b_free))
+                else:  # x2 wholly contracted (a vector in dot): the outer product y_bar x2*
+                    r = _outer(xp, y_bar, conj(xp, b))
+                # r's axes: x1's free axes, then x2's contracted axes in ascending order
+                order = list(a_free) + [a_ax[b_ax.index(j)] for j in sorted(b_ax)]
+                return project_a(_permute(xp, r, [order.index(i) for i in range(a.ndim)]))
 
-        return (lazy(project_a, a_bar), lazy(project_b, b_bar), *rest)
+            def b_bar() -> Any:
+                if na:
+                    r = xp.tensordot(conj(xp, a), y_bar, axes=(a_free, tuple(range(na))))
+                else:
+                    r = _outer(xp, conj(xp, a), y_bar)
+                order = [b_ax[a_ax.index(i)] for i in sorted(a_ax)] + list(b_free)
+                return project_b(_permute(xp, r, [order.index(j) for j in range(b.ndim)]))
 
-    return y, contraction_pullback
+            return (lazy(project_a, a_bar), lazy(project_b, b_bar), *rest)
 
+        return y, contraction_pullback
 
-def contraction_frule(
-    name: str, tangents: Any, xp: Any, x1: Any, x2: Any, y: Any, axes: Any
-) -> tuple[Any, Any]:
-    """``(y, y_dot)`` for the contraction of :func:`contraction_rrule`; the chunk axes of the
-    tangents come out in front."""
-    a, b = arrays(xp, (x1, x2))
-    a_ax, b_ax = axes
-    dots = tangents_in(name, tangents[:3], (x1, x2))
-    if dots is None:
-        return y, ZERO
-    extra = dots.extra
-    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
-    ta = tb = None
-    if da is not None:  # (chunk, x1 free, x2 free): the chunk axes are free axes in front
-        ta = xp.tensordot(da, b, axes=(tuple(i + extra for i in a_ax), b_ax))
-    if db is not None:
-        r = xp.tensordot(a, db, axes=(a_ax, tuple(j + extra for j in b_ax)))
-        na = a.ndim - len(a_ax)  # (x1 free, chunk, x2 free) -> (chunk, x1 free, x2 free)
-        tb = _permute(xp, r, (*range(na, na + extra), *range(na), *range(na + extra, r.ndim)))
-    return y, total(xp, y, [ta, tb])
+    def contraction_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x1, x2, (a_ax, b_ax), y = call(args, kwargs)
+        a, b = arrays(xp, (x1, x2))
+        na = a.ndim - len(a_ax)
+
+        def x2_term(t: Any, extra: int) -> Any:
+            r = xp.tensordot(a, t, axes=(a_ax, tuple(j + extra for j in b_ax)))
+            # (x1 free, chunk, x2 free) -> (chunk, x1 free, x2 free)
+            return _permute(xp, r, (*range(na, na + extra), *range(na), *range(na + extra, r.ndim)))
+
+        push = (  # x1's term: (chunk, x1 free, x2 free), the chunk axes free axes in front
+            lambda t, extra: xp.tensordot(t, b, axes=(tuple(i + extra for i in a_ax), b_ax)),
+            x2_term,
+        )
+        return pair_pushforward(name, tangents, xp, (x1, x2), y, push)
+
+    return contraction_rrule, contraction_frule
 
 
 def _tensordot_ex(rng: Any) -> list[Any]:
@@ -182,16 +180,8 @@ def _tensordot_call(sig: Signature, args: Any, kwargs: Any) -> tuple[Any, ...]:
     return xp, x1, x2, contracted, xp.tensordot(a, b, axes=axes)
 
 
-@register_rrule("tensordot", examples=_tensordot_ex)
-def tensordot_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, axes, y = _tensordot_call(_TENSORDOT, args, kwargs)
-    return contraction_rrule("tensordot", args, xp, x1, x2, y, axes)
-
-
-@register_frule("tensordot", examples=_tensordot_ex)
-def tensordot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, axes, y = _tensordot_call(_TENSORDOT, args, kwargs)
-    return contraction_frule("tensordot", tangents, xp, x1, x2, y, axes)
+_TENSORDOT_RULES = contraction_rules("tensordot", partial(_tensordot_call, _TENSORDOT))
+register_pair("tensordot", _TENSORDOT_RULES, _tensordot_ex)
 
 
 # --- vecdot: the first operand is conjugated ------------------------------------------------------
@@ -269,16 +259,11 @@ def vecdot_rrule(*args: Any, **kwargs: Any) -> Any:
 @register_frule("vecdot", examples=_vecdot_ex)
 def vecdot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x1, x2, a, b, n, neg, y = _vecdot_call(args, kwargs)
-    dots = tangents_in("vecdot", tangents[:3], (x1, x2))
-    if dots is None:
-        return y, ZERO
-    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
-    ta = tb = None
-    if da is not None:
-        ta = _vecdot(xp, pad_chunk(xp, da, dots.extra, n), b, neg)
-    if db is not None:
-        tb = _vecdot(xp, a, pad_chunk(xp, db, dots.extra, n), neg)
-    return y, total(xp, y, [ta, tb])
+    push = (
+        lambda t, k: _vecdot(xp, pad_chunk(xp, t, k, n), b, neg),
+        lambda t, k: _vecdot(xp, a, pad_chunk(xp, t, k, n), neg),
+    )
+    return pair_pushforward("vecdot", tangents, xp, (x1, x2), y, push)
 
 
 # --- NumPy's tensordot, dot and inner: contractions -----------------------------------------------
@@ -295,16 +280,11 @@ def _np_tensordot_ex(rng: Any) -> list[Any]:
 _NP_TENSORDOT = signature("tensordot", lambda x1, x2, /, axes=2, *, out=None: None)
 
 
-@register_rrule("numpy:tensordot", examples=_np_tensordot_ex)
-def np_tensordot_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, axes, y = _tensordot_call(_NP_TENSORDOT, args, kwargs)
-    return contraction_rrule("tensordot", args, xp, x1, x2, y, axes)
-
-
-@register_frule("numpy:tensordot", examples=_np_tensordot_ex)
-def np_tensordot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, axes, y = _tensordot_call(_NP_TENSORDOT, args, kwargs)
-    return contraction_frule("tensordot", tangents, xp, x1, x2, y, axes)
+register_pair(
+    "numpy:tensordot",
+    contraction_rules("tensordot", partial(_tensordot_call, _NP_TENSORDOT)),
+    _np_tensordot_ex,
+)
 
 
 def _dot_ex(rng: Any) -> list[Any]:
@@ -322,33 +302,6 @@ def _dot_ex(rng: Any) -> list[Any]:
     ]
 
 
-_DOT = signature("dot", lambda x1, x2, /, out=None: None)
-
-
-def _dot_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
-    """NumPy's ``dot(a, b)``: a product when either is 0-d, else the last axis of ``a`` with the
-    only axis of a vector ``b`` or the second-to-last of ``b``."""
-    p = _DOT.bind(args, kwargs)
-    x1, x2 = p["x1"], p["x2"]
-    xp = namespace_of(x1, x2, fname="dot")
-    a, b = arrays(xp, (x1, x2))
-    axes = ((), ()) if a.ndim == 0 or b.ndim == 0 else ((a.ndim - 1,), (max(b.ndim - 2, 0),))
-    _check_contracted("dot", a, b, *axes)
-    return xp, x1, x2, axes, xp.dot(a, b)
-
-
-@register_rrule("numpy:dot", examples=_dot_ex)
-def dot_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, axes, y = _dot_call(args, kwargs)
-    return contraction_rrule("dot", args, xp, x1, x2, y, axes)
-
-
-@register_frule("numpy:dot", examples=_dot_ex)
-def dot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, axes, y = _dot_call(args, kwargs)
-    return contraction_frule("dot", tangents, xp, x1, x2, y, axes)
-
-
 def _inner_ex(rng: Any) -> list[Any]:
     r = rng.standard_normal
     return [
@@ -361,29 +314,28 @@ def _inner_ex(rng: Any) -> list[Any]:
     ]
 
 
+_DOT = signature("dot", lambda x1, x2, /, out=None: None)
 _INNER = signature("inner", lambda x1, x2, /, *, out=None: None)
 
 
-def _inner_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
-    """NumPy's ``inner(a, b)``: a product when either is 0-d, else the last axes contracted."""
-    x1, x2 = bind_pair(_INNER, args, kwargs)
-    xp = namespace_of(x1, x2, fname="inner")
-    a, b = arrays(xp, (x1, x2))
-    axes = ((), ()) if a.ndim == 0 or b.ndim == 0 else ((a.ndim - 1,), (b.ndim - 1,))
-    _check_contracted("inner", a, b, *axes)
-    return xp, x1, x2, axes, xp.inner(a, b)
+def _dot_call(sig: Signature) -> Callable[[Any, Any], tuple[Any, ...]]:
+    """The binder of NumPy's ``dot(a, b)`` or ``inner(a, b)`` (``sig``): a product when either
+    is 0-d, else the last axis of ``a`` contracted with the last axis of ``b`` (``inner``), or
+    with the only axis of a vector ``b`` or its second-to-last (``dot``)."""
+    name = sig.name
+
+    def call(args: Any, kwargs: Any) -> tuple[Any, ...]:
+        xp, x1, x2, a, b = bound_pair(sig, args, kwargs)
+        j = b.ndim - 1 if name == "inner" else max(b.ndim - 2, 0)
+        axes = ((), ()) if a.ndim == 0 or b.ndim == 0 else ((a.ndim - 1,), (j,))
+        _check_contracted(name, a, b, *axes)
+        return xp, x1, x2, axes, getattr(xp, name)(a, b)
+
+    return call
 
 
-@register_rrule("numpy:inner", examples=_inner_ex)
-def inner_rrule(*args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, axes, y = _inner_call(args, kwargs)
-    return contraction_rrule("inner", args, xp, x1, x2, y, axes)
-
-
-@register_frule("numpy:inner", examples=_inner_ex)
-def inner_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, x1, x2, axes, y = _inner_call(args, kwargs)
-    return contraction_frule("inner", tangents, xp, x1, x2, y, axes)
+register_pair("numpy:dot", contraction_rules("dot", _dot_call(_DOT)), _dot_ex)
+register_pair("numpy:inner", contraction_rules("inner", _dot_call(_INNER)), _inner_ex)
 
 
 # --- vdot: flattened, the first operand conjugated -----------------------------------------------
@@ -405,9 +357,7 @@ _VDOT = signature("vdot", lambda x1, x2, /, *, out=None: None)
 
 def _vdot_call(args: Any, kwargs: Any) -> tuple[Any, ...]:
     """NumPy's ``vdot(a, b) = sum(conj(ravel(a)) * ravel(b))``."""
-    x1, x2 = bind_pair(_VDOT, args, kwargs)
-    xp = namespace_of(x1, x2, fname="vdot")
-    a, b = arrays(xp, (x1, x2))
+    xp, x1, x2, a, b = bound_pair(_VDOT, args, kwargs)
     if math.prod(a.shape) != math.prod(b.shape):
         raise ValueError(
             f"vdot: operands of shapes {tuple(a.shape)} and {tuple(b.shape)} differ in size"
@@ -433,25 +383,18 @@ def vdot_rrule(*args: Any, **kwargs: Any) -> Any:
 @register_frule("numpy:vdot", examples=_vdot_ex)
 def vdot_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, x1, x2, a, b, y = _vdot_call(args, kwargs)
-    dots = tangents_in("vdot", tangents[:3], (x1, x2))
-    if dots is None:
-        return y, ZERO
     n = math.prod(a.shape)
-    da, db = tangent(xp, dots[0], a), tangent(xp, dots[1], b)
-    ta = tb = None
-    if da is not None:
-        t = xp.reshape(da, (*tuple(da.shape[: dots.extra]), n))
-        ta = xp.sum(conj(xp, t) * xp.reshape(b, (n,)), axis=-1)
-    if db is not None:
-        t = xp.reshape(db, (*tuple(db.shape[: dots.extra]), n))
-        tb = xp.sum(conj(xp, xp.reshape(a, (n,))) * t, axis=-1)
-    return y, total(xp, y, [ta, tb])
+
+    def flat(t: Any, extra: int) -> Any:
+        return xp.reshape(t, (*tuple(t.shape[:extra]), n))
+
+    push = (
+        lambda t, k: xp.sum(conj(xp, flat(t, k)) * xp.reshape(b, (n,)), axis=-1),
+        lambda t, k: xp.sum(conj(xp, xp.reshape(a, (n,))) * flat(t, k), axis=-1),
+    )
+    return pair_pushforward("vdot", tangents, xp, (x1, x2), y, push)
 
 
 # --- the linalg extension's tensordot and vecdot: the same rules ----------------------------------
-for _name, _rrule, _frule, _ex, _expect in (
-    ("linalg.tensordot", tensordot_rrule, tensordot_frule, _tensordot_ex, ()),
-    ("linalg.vecdot", vecdot_rrule, vecdot_frule, _vecdot_ex, VECDOT_EXPECT),
-):
-    register_rrule(_name, examples=_ex, expect=_expect)(_rrule)
-    register_frule(_name, examples=_ex, expect=_expect)(_frule)
+register_pair("linalg.tensordot", _TENSORDOT_RULES, _tensordot_ex)
+register_pair("linalg.vecdot", (vecdot_rrule, vecdot_frule), _vecdot_ex, VECDOT_EXPECT)
