@@ -23,15 +23,14 @@ from ..._util.scipy_linalg import (
     _pair,
     _register,
     _square,
+    _square_call,
+    _square_dot,
 )
 
 
 # --- cholesky, cho_factor, cho_solve -------------------------------------------------------------
 def _cholesky_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), b = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.cholesky")
-    _square("cholesky", a)
-    y = fn(*args, **kwargs)
+    xp, a, b, y = _square_call("cholesky", fn, sig, args, kwargs)
     upper = not b.get("lower", False)  # SciPy's default is the upper factor
     project = ProjectTo(a, xp)
 
@@ -43,11 +42,7 @@ def _cholesky_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> A
 
 
 def _cholesky_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), b = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.cholesky")
-    _square("cholesky", a)
-    y = fn(*args, **kwargs)
-    t = tangents_in("cholesky", tangents[:2], (a,))
+    xp, _, b, y, t = _square_dot("cholesky", fn, sig, tangents, args, kwargs)
     if t is None:
         return y, ZERO
     return y, in_dtype(xp, _cholesky_dot(xp, y, t[0], not b.get("lower", False)), y.dtype)
@@ -72,10 +67,7 @@ def _other(xp: Any, x: Any, lower: bool) -> Any:
 
 
 def _cho_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), b = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.cho_factor")
-    _square("cho_factor", a)
-    y = fn(*args, **kwargs)
+    xp, a, b, y = _square_call("cho_factor", fn, sig, args, kwargs)
     lower = bool(b.get("lower", False))
     factor = xp.tril(y[0]) if lower else xp.triu(y[0])
     keeps = not _is_jax(mod)  # SciPy leaves A's own entries in the unused triangle; JAX zeros
@@ -94,11 +86,7 @@ def _cho_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) ->
 
 
 def _cho_factor_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), b = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.cho_factor")
-    _square("cho_factor", a)
-    y = fn(*args, **kwargs)
-    t = tangents_in("cho_factor", tangents[:2], (a,))
+    xp, _, b, y, t = _square_dot("cho_factor", fn, sig, tangents, args, kwargs)
     if t is None:
         return y, ZERO
     lower = bool(b.get("lower", False))
