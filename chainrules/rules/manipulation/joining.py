@@ -35,6 +35,12 @@ __all__: list[str] = []  # rules only: nothing to import from here
 _S = "sequence"  # these take their arrays as one sequence argument
 _M = __name__
 
+# concat's and stack's signatures, the standard's and NumPy's
+_JOINING = (
+    lambda arrays, /, *, axis=0: None,
+    lambda arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind": None,
+)
+
 
 def _no_dtype(name: str, a: dict[str, Any]) -> None:
     if a.get("dtype") is not None:
@@ -181,13 +187,11 @@ def _concat_rules(sig: Signature) -> Rules:
     return concat_rrule, concat_frule
 
 
-_S = "sequence"  # these take their arrays as one sequence argument
 # np.concat is np.concatenate: NumPy's rule serves both
 register_standard_and_numpy(
     "concat",
     _concat_rules,
-    lambda arrays, /, *, axis=0: None,
-    lambda arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind": None,
+    *_JOINING,
     _concat_ex,
     numpy_name="concatenate",
     kind=_S,
@@ -252,8 +256,7 @@ def _stack_rules(sig: Signature) -> Rules:
 register_standard_and_numpy(
     "stack",
     _stack_rules,
-    lambda arrays, /, *, axis=0: None,
-    lambda arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind": None,
+    *_JOINING,
     _stack_ex,
     kind=_S,
 )
