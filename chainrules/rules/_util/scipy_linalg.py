@@ -197,6 +197,22 @@ def _square_dot(
     return xp, a, b, y, tangents_in(name, tangents[:2], (a,))
 
 
+def _pair_solve_dots(
+    name: str, tangents: Any, pair: Any, factor: Any, rhs: Any
+) -> tuple[Any, Any, int] | None:
+    """The tangents of a solve with a factor pair (``cho_solve``'s ``(c, lower)``,
+    ``lu_solve``'s ``(lu, piv)``, whose ``factor`` alone has a tangent) and right-hand sides
+    ``rhs``: ``(d_factor, d_rhs, extra)``, each ``ZeroTangent()`` where zero, with ``extra``
+    leading chunk axes; None when both are zero."""
+    t = tangents_in(name, tangents[:3], (pair, rhs))
+    df: Any = ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
+    db = ZERO if t is None else t[1]
+    if isinstance(df, AbstractZero) and isinstance(db, AbstractZero):
+        return None
+    extra = t.extra if t is not None and not isinstance(db, AbstractZero) else df.ndim - factor.ndim
+    return df, db, extra
+
+
 def _nz(x: Any) -> Any:
     return None if isinstance(x, AbstractZero) else x
 

@@ -21,6 +21,7 @@ from ..._util.scipy_linalg import (
     _once,
     _outer,
     _pair,
+    _pair_solve_dots,
     _register,
     _square,
     _square_call,
@@ -148,13 +149,11 @@ def _cho_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> 
 def _cho_solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, cl, c, lower, rhs = _cho_solve_setup(sig, args, kwargs)
     y = fn(*args, **kwargs)
-    t = tangents_in("cho_solve", tangents[:3], (cl, rhs))
-    dc = ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
-    db = ZERO if t is None else t[1]
-    if isinstance(dc, AbstractZero) and isinstance(db, AbstractZero):
+    dots = _pair_solve_dots("cho_solve", tangents, cl, c, rhs)
+    if dots is None:
         return y, ZERO
+    dc, db, extra = dots
     vec = rhs.ndim == 1
-    extra = t.extra if t is not None and not isinstance(db, AbstractZero) else dc.ndim - c.ndim  # type: ignore[union-attr]
     r = None if isinstance(db, AbstractZero) else db
     if not isinstance(dc, AbstractZero):
         factor = xp.tril(c) if lower else xp.triu(c)
