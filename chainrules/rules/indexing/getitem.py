@@ -369,12 +369,30 @@ def _take_0d_rrule(xp: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any
 
 
 # --- take_along_axis ------------------------------------------------------------------------------
-@register_rrule("take_along_axis", examples=_take_along_axis_examples)
-def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[Any, Any]:
+def _take_along_axis(x: Any, indices: Any, axis: int) -> tuple[Any, Any, IndexKey]:
+    """``(xp, y, key)`` of the standard's ``take_along_axis``: ``y`` and its gather key."""
     xp = namespace_of(x, indices, fname="take_along_axis")
     axis_int(axis, "take_along_axis", ndim=x.ndim, bool_ok=True)
     y = xp.take_along_axis(x, indices, axis=axis)
-    key = along_key(xp, x, indices, axis, "take_along_axis")
+    return xp, y, along_key(xp, x, indices, axis, "take_along_axis")
+
+
+def _numpy_take_along_axis(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any, Any, IndexKey]:
+    """``(xp, x, y, key)`` of NumPy's ``take_along_axis`` (``axis=None``: the flattened
+    array): ``y`` and its gather key."""
+    a = _NUMPY_TAKE_ALONG_AXIS.bind(args, kwargs)
+    x, indices = a["arr"], a["indices"]
+    xp = namespace_of(x, indices, fname="take_along_axis")
+    axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
+    y = numpy_module(x).take_along_axis(*args, **kwargs)
+    return xp, x, y, along_key(xp, x, indices, a["axis"], "take_along_axis")
+
+
+@register_rrule("take_along_axis", examples=_take_along_axis_examples)
+def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[Any, Any]:
+    xp, y, key = _take_along_axis(x, indices, axis)
     return y, _gather_pullback("take_along_axis", xp, x, y, key, (x, indices))
 
 
@@ -382,21 +400,13 @@ def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[A
 def take_along_axis_frule(
     tangents: tuple[Any, ...], x: Any, indices: Any, /, *, axis: int = -1
 ) -> tuple[Any, Any]:
-    xp = namespace_of(x, indices, fname="take_along_axis")
-    axis_int(axis, "take_along_axis", ndim=x.ndim, bool_ok=True)
-    y = xp.take_along_axis(x, indices, axis=axis)
-    key = along_key(xp, x, indices, axis, "take_along_axis")
+    xp, y, key = _take_along_axis(x, indices, axis)
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)
 
 
 @register_rrule("numpy:take_along_axis", examples=_numpy_take_along_axis_examples)
 def numpy_take_along_axis_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    a = _NUMPY_TAKE_ALONG_AXIS.bind(args, kwargs)
-    x, indices = a["arr"], a["indices"]
-    xp = namespace_of(x, indices, fname="take_along_axis")
-    axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
-    y = numpy_module(x).take_along_axis(*args, **kwargs)
-    key = along_key(xp, x, indices, a["axis"], "take_along_axis")
+    xp, x, y, key = _numpy_take_along_axis(args, kwargs)
     return y, _gather_pullback("take_along_axis", xp, x, y, key, args)
 
 
@@ -404,10 +414,5 @@ def numpy_take_along_axis_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
 def numpy_take_along_axis_frule(
     tangents: tuple[Any, ...], *args: Any, **kwargs: Any
 ) -> tuple[Any, Any]:
-    a = _NUMPY_TAKE_ALONG_AXIS.bind(args, kwargs)
-    x, indices = a["arr"], a["indices"]
-    xp = namespace_of(x, indices, fname="take_along_axis")
-    axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
-    y = numpy_module(x).take_along_axis(*args, **kwargs)
-    key = along_key(xp, x, indices, a["axis"], "take_along_axis")
+    xp, x, y, key = _numpy_take_along_axis(args, kwargs)
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)
