@@ -17,7 +17,7 @@ import numpy as np
 from ...core.prelude import *
 from ...core.registry import Source
 from .._util.linalg import _h
-from .._util.linalg import _square_any as _square  # noqa: F401  (scipy.linalg's modules import it from here)
+from .._util.linalg import _square_any as _square  # scipy.linalg's modules import it from here
 from . import TraceableModule, zero_d_operands
 
 # SciPy converts its inputs with numpy.asarray, which a guarded device array refuses
@@ -174,6 +174,43 @@ def _first(sig: Any, args: Any, kwargs: Any, n: int = 1) -> tuple[list[Any], dic
     """The first ``n`` arguments of a call (whatever this library names them) and all by name."""
     b = sig.bind(args, kwargs)
     return list(b.values())[:n], b
+
+
+def _square_call(
+    name: str, fn: Any, sig: Any, args: Any, kwargs: Any
+) -> tuple[Any, Any, dict[str, Any], Any]:
+    """``(xp, a, bound, y)`` of a call of ``name``, a function of one square matrix ``a`` (its
+    first argument): the namespace, ``a`` checked square, every argument by name, and the
+    call's result -- the opening of the rrules of ``cholesky``, ``expm``, ``det`` & co."""
+    (a,), b = _first(sig, args, kwargs)
+    xp = namespace_of(a, fname=f"scipy.linalg.{name}")
+    _square(name, a)
+    return xp, a, b, fn(*args, **kwargs)
+
+
+def _square_dot(
+    name: str, fn: Any, sig: Any, tangents: Any, args: Any, kwargs: Any
+) -> tuple[Any, Any, dict[str, Any], Any, Any]:
+    """:func:`_square_call`'s ``(xp, a, bound, y)`` and ``a``'s tangents (``tangents_in``'s:
+    None when they are all zero) -- the opening of the matching frules."""
+    xp, a, b, y = _square_call(name, fn, sig, args, kwargs)
+    return xp, a, b, y, tangents_in(name, tangents[:2], (a,))
+
+
+def _pair_solve_dots(
+    name: str, tangents: Any, pair: Any, factor: Any, rhs: Any
+) -> tuple[Any, Any, int] | None:
+    """The tangents of a solve with a factor pair (``cho_solve``'s ``(c, lower)``,
+    ``lu_solve``'s ``(lu, piv)``, whose ``factor`` alone has a tangent) and right-hand sides
+    ``rhs``: ``(d_factor, d_rhs, extra)``, each ``ZeroTangent()`` where zero, with ``extra``
+    leading chunk axes; None when both are zero."""
+    t = tangents_in(name, tangents[:3], (pair, rhs))
+    df: Any = ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
+    db = ZERO if t is None else t[1]
+    if isinstance(df, AbstractZero) and isinstance(db, AbstractZero):
+        return None
+    extra = t.extra if t is not None and not isinstance(db, AbstractZero) else df.ndim - factor.ndim
+    return df, db, extra
 
 
 def _nz(x: Any) -> Any:

@@ -17,6 +17,28 @@ import numpy as np
 from ...core.prelude import *
 from . import in_dtype
 
+# what the manipulation modules use, imported whole (``from .._util.shape import *``): their
+# vocabulary after core's
+__all__ = [
+    "Rules",
+    "axis_index",
+    "axis_indices",
+    "device_kw",
+    "differentiable",
+    "ex",
+    "int_tuple",
+    "lead_shape",
+    "linear_pullback",
+    "one_array",
+    "pushforward",
+    "register_rules",
+    "register_standard_and_numpy",
+    "rng_arrays",
+    "shifted",
+    "to_array",
+    "zeros_on",
+]
+
 Rules = tuple[Callable[..., Any], Callable[..., Any]]
 
 
@@ -149,6 +171,31 @@ def register_rules(
         r
     )
     register_frule(*targets, examples=examples, expect=expect, kind=kind)(f)
+
+
+def register_standard_and_numpy(
+    name: str,
+    rules: Callable[[Signature], Rules],
+    standard: Callable[..., None],
+    numpy: Callable[..., None],
+    examples: Callable[[np.random.Generator, bool], list[Any]],
+    *,
+    numpy_name: str | None = None,
+    expect: Any = (),
+    chunked: bool = False,
+    kind: str | None = None,
+    numpy_kind: str | None = None,
+) -> None:
+    """Register the standard's ``name`` and NumPy's ``"numpy:NAME"`` (``numpy_name`` where
+    NumPy's name differs): each gets ``rules(sig)``, made for its own signature (``standard``
+    and ``numpy`` are the templates :func:`signature` takes: NumPy's axis is often positional,
+    and it has extra options), and ``examples(rng, numpy)``; ``numpy_kind`` is NumPy's kind
+    where it differs from ``kind`` (``"view"``: NumPy returns a view)."""
+    std_rules, std_ex = rules(signature(name, standard)), lambda rng: examples(rng, False)
+    register_rules((name,), std_rules, std_ex, expect, chunked, kind)
+    npname = numpy_name or name
+    np_rules, np_ex = rules(signature(npname, numpy)), lambda rng: examples(rng, True)
+    register_rules((f"numpy:{npname}",), np_rules, np_ex, expect, chunked, numpy_kind or kind)
 
 
 # --- examples (python -m chainrules check, and the test suite) ------------------------------------

@@ -38,6 +38,7 @@ array([[1., 1.],
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import array_api_compat
@@ -81,6 +82,22 @@ def _ungather(xp: Any, x: Any, key: IndexKey, project: ProjectTo, y_bar: Any) ->
     if not project.differentiable:
         return NO
     return scatter_add(_zeros(xp, x), key.entries, project(y_bar))
+
+
+def _gather_pullback(
+    name: str, xp: Any, x: Any, y: Any, key: IndexKey, args: tuple[Any, ...]
+) -> Callable[[Any], tuple[Any, ...]]:
+    """The pullback (``NAME_pullback``) of a gather ``y = x[key]`` with the positional arguments
+    ``args``, ``x`` first: the cotangent scattered back onto ``x`` (:func:`_ungather`), and
+    ``NoTangent()`` for the others (the key, the indices, an axis)."""
+    project, like = ProjectTo(y, xp), _like(x)
+    rest = (NO,) * (len(args) - 1)
+
+    def body(y_bar: Any) -> tuple[Any, ...]:
+        return (_ungather(xp, like, key, project, y_bar), *rest)
+
+    body.__name__ = body.__qualname__ = f"{name}_pullback"  # the rule's own name, in reprs
+    return pullback(y, args)(body)
 
 
 def _gather_tangent(name: str, xp: Any, tangents: tuple[Any, ...], x: Any, key: IndexKey) -> Any:
@@ -199,13 +216,7 @@ def getitem_rrule(x: Any, key: Any, /) -> tuple[Any, Any]:
     k = parse_key(xp, key, device_of(x))
     y = numpy_result(gather(xp, x, k, x.ndim))  # x[key]: a single element read through a
     # size-1 slice, a NumPy scalar as NumPy gives
-    project, like = ProjectTo(y, xp), _like(x)
-
-    @pullback(y, (x, key))
-    def getitem_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return _ungather(xp, like, k, project, y_bar), NO
-
-    return y, getitem_pullback
+    return y, _gather_pullback("getitem", xp, x, y, k, (x, key))
 
 
 @register_frule(operator.getitem, examples=_getitem_examples, generic=True)
@@ -293,13 +304,7 @@ def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
     # axis=None is passed only when given: dask's take refuses an explicit None
     y = xp.take(x, indices) if axis is None else xp.take(x, indices, axis=axis)
     key = take_key(xp, x, indices, axis, None, "take")
-    project, like = ProjectTo(y, xp), _like(x)
-
-    @pullback(y, (x, indices))
-    def take_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return _ungather(xp, like, key, project, y_bar), NO
-
-    return y, take_pullback
+    return y, _gather_pullback("take", xp, x, y, key, (x, indices))
 
 
 @register_frule("take", examples=_take_examples)
@@ -332,14 +337,7 @@ def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         return _take_0d_rrule(xp, x, args, kwargs)
     y = numpy_module(x).take(*args, **kwargs)
     key = take_key(xp, x, indices, a["axis"], a["mode"], "take")
-    project, like = ProjectTo(y, xp), _like(x)
-    rest = (NO,) * (len(args) - 1)
-
-    @pullback(y, args)
-    def take_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (_ungather(xp, like, key, project, y_bar), *rest)
-
-    return y, take_pullback
+    return y, _gather_pullback("take", xp, x, y, key, args)
 
 
 @register_frule("numpy:take", examples=_numpy_take_examples)
@@ -371,58 +369,50 @@ def _take_0d_rrule(xp: Any, x: Any, args: tuple[Any, ...], kwargs: dict[str, Any
 
 
 # --- take_along_axis ------------------------------------------------------------------------------
-@register_rrule("take_along_axis", examples=_take_along_axis_examples)
-def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[Any, Any]:
+def _take_along_axis(x: Any, indices: Any, axis: int) -> tuple[Any, Any, IndexKey]:
+    """``(xp, y, key)`` of the standard's ``take_along_axis``: ``y`` and its gather key."""
     xp = namespace_of(x, indices, fname="take_along_axis")
     axis_int(axis, "take_along_axis", ndim=x.ndim, bool_ok=True)
     y = xp.take_along_axis(x, indices, axis=axis)
-    key = along_key(xp, x, indices, axis, "take_along_axis")
-    project, like = ProjectTo(y, xp), _like(x)
+    return xp, y, along_key(xp, x, indices, axis, "take_along_axis")
 
-    @pullback(y, (x, indices))
-    def take_along_axis_pullback(y_bar: Any) -> tuple[Any, Any]:
-        return _ungather(xp, like, key, project, y_bar), NO
 
-    return y, take_along_axis_pullback
+def _numpy_take_along_axis(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any, Any, IndexKey]:
+    """``(xp, x, y, key)`` of NumPy's ``take_along_axis`` (``axis=None``: the flattened
+    array): ``y`` and its gather key."""
+    a = _NUMPY_TAKE_ALONG_AXIS.bind(args, kwargs)
+    x, indices = a["arr"], a["indices"]
+    xp = namespace_of(x, indices, fname="take_along_axis")
+    axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
+    y = numpy_module(x).take_along_axis(*args, **kwargs)
+    return xp, x, y, along_key(xp, x, indices, a["axis"], "take_along_axis")
+
+
+@register_rrule("take_along_axis", examples=_take_along_axis_examples)
+def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[Any, Any]:
+    xp, y, key = _take_along_axis(x, indices, axis)
+    return y, _gather_pullback("take_along_axis", xp, x, y, key, (x, indices))
 
 
 @register_frule("take_along_axis", examples=_take_along_axis_examples)
 def take_along_axis_frule(
     tangents: tuple[Any, ...], x: Any, indices: Any, /, *, axis: int = -1
 ) -> tuple[Any, Any]:
-    xp = namespace_of(x, indices, fname="take_along_axis")
-    axis_int(axis, "take_along_axis", ndim=x.ndim, bool_ok=True)
-    y = xp.take_along_axis(x, indices, axis=axis)
-    key = along_key(xp, x, indices, axis, "take_along_axis")
+    xp, y, key = _take_along_axis(x, indices, axis)
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)
 
 
 @register_rrule("numpy:take_along_axis", examples=_numpy_take_along_axis_examples)
 def numpy_take_along_axis_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    a = _NUMPY_TAKE_ALONG_AXIS.bind(args, kwargs)
-    x, indices = a["arr"], a["indices"]
-    xp = namespace_of(x, indices, fname="take_along_axis")
-    axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
-    y = numpy_module(x).take_along_axis(*args, **kwargs)
-    key = along_key(xp, x, indices, a["axis"], "take_along_axis")
-    project, like = ProjectTo(y, xp), _like(x)
-    rest = (NO,) * (len(args) - 1)
-
-    @pullback(y, args)
-    def take_along_axis_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (_ungather(xp, like, key, project, y_bar), *rest)
-
-    return y, take_along_axis_pullback
+    xp, x, y, key = _numpy_take_along_axis(args, kwargs)
+    return y, _gather_pullback("take_along_axis", xp, x, y, key, args)
 
 
 @register_frule("numpy:take_along_axis", examples=_numpy_take_along_axis_examples)
 def numpy_take_along_axis_frule(
     tangents: tuple[Any, ...], *args: Any, **kwargs: Any
 ) -> tuple[Any, Any]:
-    a = _NUMPY_TAKE_ALONG_AXIS.bind(args, kwargs)
-    x, indices = a["arr"], a["indices"]
-    xp = namespace_of(x, indices, fname="take_along_axis")
-    axis_opt(a["axis"], "take_along_axis", ndim=getattr(x, "ndim", None), bool_ok=True)
-    y = numpy_module(x).take_along_axis(*args, **kwargs)
-    key = along_key(xp, x, indices, a["axis"], "take_along_axis")
+    xp, x, y, key = _numpy_take_along_axis(args, kwargs)
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)

@@ -24,6 +24,7 @@ inside ``full_like`` when the traced value is the fill, which NumPy does not dis
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,10 @@ _M = __name__
 
 
 # --- the functional writes: put, place, put_along_axis, fill_diagonal -----------------------------
-def _functional(name: str, target: str) -> Any:
+def _functional(name: str, target: str, *checks: Any) -> Any:
+    """The ``prepare`` of :func:`simple_plan` for the write ``name``: its in-place call (into
+    ``target``) refused, then each of ``checks`` run."""
+
     def check(a: dict[str, Any], ikw: dict[str, Any]) -> None:
         if a.get("inplace", True) is not False:
             raise TypeError(
@@ -47,14 +51,6 @@ def _functional(name: str, target: str) -> Any:
                 f"call, {name}(..., inplace=False) (jax.numpy's spelling). Or build the result "
                 "with chainrules.scatter_add or where"
             )
-
-    return check
-
-
-def _checks(*checks: Any) -> Any:
-    """One ``prepare`` of :func:`simple_plan` running each of ``checks`` in turn."""
-
-    def check(a: dict[str, Any], ikw: dict[str, Any]) -> None:
         for c in checks:
             c(a, ikw)
 
@@ -82,110 +78,109 @@ register_kind("numpy:copyto", "numpy:putmask", kind="write")
 _INPLACE = (Expect("numpy", "NumPy's function writes in place: it takes no inplace=False", "skip"),)
 
 
+def _register_write(
+    name: str,
+    template: Callable[..., None],
+    params: dict[str, str],
+    target: str,
+    examples: Callable[[np.random.Generator], list[Any]],
+    *checks: Any,
+    expect: tuple[Expect, ...] = (),
+) -> None:
+    """Register the gather rules of the functional write ``"numpy:NAME"``: a :func:`simple_plan`
+    whose sources are ``params``, that refuses the in-place call into ``target`` (then runs
+    ``checks``) and calls the function through :func:`_write`; ``expect`` adds to
+    ``_INPLACE``."""
+    plan = simple_plan(name, template, params, _functional(name, target, *checks), call=_write)
+    register_gather(name, plan, examples, _M, (*_INPLACE, *expect))
+
+
+def _functional_ex(
+    args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *, note: str
+) -> Any:
+    """An example of the functional call: ``inplace=False``, then ``kwargs``."""
+    return ex(args, {"inplace": False, **(kwargs or {})}, note=note)
+
+
 def _put_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
-    kw = {"inplace": False}
     return [
-        ex((r(5), np.array([0, 3]), r(2)), kw, note="two writes"),
-        ex((r(2, 3), np.array([1, 4, 5]), r(1)), kw, note="cycled values"),
-        ex((r(4), np.array([1, 7]), r(2)), {**kw, "mode": "clip"}, note="mode='clip'"),
-        ex((r(3, c=True), np.array([2]), r(1, c=True)), kw, note="complex"),
+        _functional_ex((r(5), np.array([0, 3]), r(2)), note="two writes"),
+        _functional_ex((r(2, 3), np.array([1, 4, 5]), r(1)), note="cycled values"),
+        _functional_ex((r(4), np.array([1, 7]), r(2)), {"mode": "clip"}, note="mode='clip'"),
+        _functional_ex((r(3, c=True), np.array([2]), r(1, c=True)), note="complex"),
     ]
 
 
-register_gather(
+_register_write(
     "put",
-    simple_plan(
-        "put",
-        lambda a, ind, v, mode=None, *, inplace=True: None,
-        {"a": "array", "v": "array"},
-        _functional("put", "a"),
-        call=_write,
-    ),
+    lambda a, ind, v, mode=None, *, inplace=True: None,
+    {"a": "array", "v": "array"},
+    "a",
     _put_ex,
-    _M,
-    _INPLACE,
 )
 
 
 def _place_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
-    kw = {"inplace": False}
     return [
-        ex((r(5), np.array([True, False, True, False, False]), r(2)), kw, note="two writes"),
-        ex((r(2, 2), np.array([[True, True], [False, True]]), r(2)), kw, note="cycled values"),
-        ex((r(2, c=True), np.array([False, True]), r(1, c=True)), kw, note="complex"),
+        _functional_ex(
+            (r(5), np.array([True, False, True, False, False]), r(2)), note="two writes"
+        ),
+        _functional_ex(
+            (r(2, 2), np.array([[True, True], [False, True]]), r(2)), note="cycled values"
+        ),
+        _functional_ex((r(2, c=True), np.array([False, True]), r(1, c=True)), note="complex"),
     ]
 
 
-register_gather(
+_register_write(
     "place",
-    simple_plan(
-        "place",
-        lambda arr, mask, vals, *, inplace=True: None,
-        {"arr": "array", "vals": "array"},
-        _functional("place", "arr"),
-        call=_write,
-    ),
+    lambda arr, mask, vals, *, inplace=True: None,
+    {"arr": "array", "vals": "array"},
+    "arr",
     _place_ex,
-    _M,
-    (*_INPLACE,),
 )
 
 
 def _put_along_axis_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
-    kw = {"inplace": False}
     return [
-        ex((r(2, 3), np.array([[0], [2]]), r(2, 1), 1), kw, note="one per row"),
-        ex((r(3, 2), np.array([[1, 0]]), r(1, 2), 0), kw, note="axis=0"),
-        ex((r(2, 2), np.array([[1], [0]]), r(1), -1), kw, note="broadcast values"),
-        ex((r(2, 2, c=True), np.array([[0], [1]]), r(2, 1, c=True), 1), kw, note="complex"),
+        _functional_ex((r(2, 3), np.array([[0], [2]]), r(2, 1), 1), note="one per row"),
+        _functional_ex((r(3, 2), np.array([[1, 0]]), r(1, 2), 0), note="axis=0"),
+        _functional_ex((r(2, 2), np.array([[1], [0]]), r(1), -1), note="broadcast values"),
+        _functional_ex((r(2, 2, c=True), np.array([[0], [1]]), r(2, 1, c=True), 1), note="complex"),
     ]
 
 
-register_gather(
+_register_write(
     "put_along_axis",
-    simple_plan(
-        "put_along_axis",
-        lambda arr, indices, values, axis, inplace=True, *, mode=None: None,
-        {"arr": "array", "values": "array"},
-        _checks(_functional("put_along_axis", "arr"), axis_check("put_along_axis", "arr")),
-        call=_write,
-    ),
+    lambda arr, indices, values, axis, inplace=True, *, mode=None: None,
+    {"arr": "array", "values": "array"},
+    "arr",
     _put_along_axis_ex,
-    _M,
-    _INPLACE,
+    axis_check("put_along_axis", "arr"),
 )
 
 
 def _fill_diagonal_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
-    kw = {"inplace": False}
     return [
-        ex((r(3, 3), r()), kw, note="0-d value"),
-        ex((r(3, 3), r(3)), kw, note="one value each"),
-        ex((r(5, 2), r(2)), {**kw, "wrap": True}, note="wrap"),
-        ex((r(2, 2, c=True), r(c=True)), kw, note="complex"),
+        _functional_ex((r(3, 3), r()), note="0-d value"),
+        _functional_ex((r(3, 3), r(3)), note="one value each"),
+        _functional_ex((r(5, 2), r(2)), {"wrap": True}, note="wrap"),
+        _functional_ex((r(2, 2, c=True), r(c=True)), note="complex"),
     ]
 
 
-register_gather(
+_register_write(
     "fill_diagonal",
-    simple_plan(
-        "fill_diagonal",
-        lambda a, val, wrap=False, *, inplace=True: None,
-        {"a": "array", "val": "array"},
-        _functional("fill_diagonal", "a"),
-        call=_write,
-    ),
+    lambda a, val, wrap=False, *, inplace=True: None,
+    {"a": "array", "val": "array"},
+    "a",
     _fill_diagonal_ex,
-    _M,
-    (
-        *_INPLACE,
-        *(
-            Expect(col, "jax.numpy.fill_diagonal has no wrap=True", kind="skip", example="#2")
-            for col in ("jax", "jit")
-        ),
+    expect=tuple(
+        Expect(col, "jax.numpy.fill_diagonal has no wrap=True", kind="skip", example="#2")
+        for col in ("jax", "jit")
     ),
 )

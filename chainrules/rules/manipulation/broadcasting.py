@@ -12,25 +12,12 @@ cotangent over the broadcast axes (``keepdims``) and reshapes it to ``x``'s shap
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ...core.prelude import *
-from .._util.shape import (
-    Rules,
-    differentiable,
-    ex,
-    int_tuple,
-    lead_shape,
-    linear_pullback,
-    one_array,
-    pushforward,
-    register_rules,
-    rng_arrays,
-    to_array,
-)
+from .._util.shape import *
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
@@ -65,27 +52,20 @@ def _broadcast_tangent(xp: Any, t: Any, extra: int, xshape: tuple, yshape: tuple
     return xp.broadcast_to(t, lead + yshape)
 
 
-def _broadcast_to_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = rng_arrays(rng)
-        out = [
-            ex((r(3), (2, 3)), note="new leading axis"),
-            ex((r(2, 1), (2, 4)), note="length-1 axis"),
-            ex((r(1, 3, 1), (2, 2, 3, 4)), note="both"),
-            ex((r(), (2, 3)), note="0-d"),
-            ex((r(1, 3), (0, 3)), note="to zero-size"),
-            ex((r(3), (3,)), note="same shape"),
-            ex((r(2, 1, c=True), (2, 3)), note="complex"),
-        ]
-        if numpy:
-            out += [ex((r(1), 4), note="int shape")]
-        return out
-
-    return make
-
-
-_BROADCAST_TO = signature("broadcast_to", lambda x, /, shape: None)
-_NUMPY_BROADCAST_TO = signature("broadcast_to", lambda x, /, shape, subok=None: None)
+def _broadcast_to_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    r = rng_arrays(rng)
+    out = [
+        ex((r(3), (2, 3)), note="new leading axis"),
+        ex((r(2, 1), (2, 4)), note="length-1 axis"),
+        ex((r(1, 3, 1), (2, 2, 3, 4)), note="both"),
+        ex((r(), (2, 3)), note="0-d"),
+        ex((r(1, 3), (0, 3)), note="to zero-size"),
+        ex((r(3), (3,)), note="same shape"),
+        ex((r(2, 1, c=True), (2, 3)), note="complex"),
+    ]
+    if numpy:
+        out += [ex((r(1), 4), note="int shape")]
+    return out
 
 
 def _broadcast_to_rules(sig: Signature) -> Rules:
@@ -117,14 +97,18 @@ def _broadcast_to_rules(sig: Signature) -> Rules:
     return broadcast_to_rrule, broadcast_to_frule
 
 
-register_rules(("broadcast_to",), _broadcast_to_rules(_BROADCAST_TO), _broadcast_to_ex(False))
-register_rules(
-    ("numpy:broadcast_to",), _broadcast_to_rules(_NUMPY_BROADCAST_TO), _broadcast_to_ex(True)
+register_standard_and_numpy(
+    "broadcast_to",
+    _broadcast_to_rules,
+    lambda x, /, shape: None,
+    lambda x, /, shape, subok=None: None,
+    _broadcast_to_ex,
 )
 
 
 # --- broadcast_arrays -----------------------------------------------------------------------------
-def _broadcast_arrays_ex(rng: np.random.Generator) -> list[Any]:
+def _broadcast_arrays_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    """The same examples for both: NumPy's ``subok`` takes only its default."""
     r = rng_arrays(rng)
     return [
         ex((r(3), r(2, 1)), note="two"),
@@ -133,10 +117,6 @@ def _broadcast_arrays_ex(rng: np.random.Generator) -> list[Any]:
         ex((r(2, 2),), note="one"),
         ex((r(2, 1, c=True), r(3, c=True)), note="complex"),
     ]
-
-
-_BROADCAST_ARRAYS = signature("broadcast_arrays", lambda *arrays: None)
-_NUMPY_BROADCAST_ARRAYS = signature("broadcast_arrays", lambda *arrays, subok=None: None)
 
 
 def _broadcast_arrays_rules(sig: Signature) -> Rules:
@@ -189,15 +169,11 @@ def _broadcast_arrays_rules(sig: Signature) -> Rules:
     return broadcast_arrays_rrule, broadcast_arrays_frule
 
 
-register_rules(
-    ("broadcast_arrays",),
-    _broadcast_arrays_rules(_BROADCAST_ARRAYS),
-    _broadcast_arrays_ex,
-    kind=_S,
-)
-register_rules(
-    ("numpy:broadcast_arrays",),
-    _broadcast_arrays_rules(_NUMPY_BROADCAST_ARRAYS),
+register_standard_and_numpy(
+    "broadcast_arrays",
+    _broadcast_arrays_rules,
+    lambda *arrays: None,
+    lambda *arrays, subok=None: None,
     _broadcast_arrays_ex,
     kind=_S,
 )

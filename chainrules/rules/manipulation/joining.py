@@ -28,22 +28,18 @@ from ...core import TangentsIn
 from ...core.prelude import *
 from .._util import along, in_dtype, unstack
 from .._util.gather import register_gather, simple_plan
-from .._util.shape import (
-    Rules,
-    axis_index,
-    differentiable,
-    ex,
-    lead_shape,
-    register_rules,
-    rng_arrays,
-    to_array,
-    zeros_on,
-)
+from .._util.shape import *
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
 _S = "sequence"  # these take their arrays as one sequence argument
 _M = __name__
+
+# concat's and stack's signatures, the standard's and NumPy's
+_JOINING = (
+    lambda arrays, /, *, axis=0: None,
+    lambda arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind": None,
+)
 
 
 def _no_dtype(name: str, a: dict[str, Any]) -> None:
@@ -111,32 +107,22 @@ def _sequence_tangents(
     return out, dots.extra
 
 
-def _concat_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = rng_arrays(rng)
-        out = [
-            ex(((r(2), r(3)),), note="vectors"),
-            ex(((r(2, 3), r(1, 3), r(4, 3)),), {"axis": 0}, note="rows"),
-            ex(([r(2, 1), r(2, 3)],), {"axis": -1}, note="list, columns"),
-            ex(((r(2, 2), r(3)),), {"axis": None}, note="axis=None flattens"),
-            ex(((r(), r()),), {"axis": None}, note="0-d, axis=None"),
-            ex(((r(0, 2), r(2, 2)),), note="zero-size"),
-            ex(((r(2),),), note="one array"),
-            ex(((r(2, c=True), r(1, c=True)),), note="complex"),
-            ex(((r(20, 2), r(20, 2)),), {"axis": 1}, note="large"),
-        ]
-        if numpy:
-            out += [ex(((r(2, 2), r(2, 1)), 1), note="positional axis")]
-        return out
-
-    return make
-
-
-_CONCAT = signature("concat", lambda arrays, /, *, axis=0: None)
-_NUMPY_CONCATENATE = signature(
-    "concatenate",
-    lambda arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind": None,
-)
+def _concat_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    r = rng_arrays(rng)
+    out = [
+        ex(((r(2), r(3)),), note="vectors"),
+        ex(((r(2, 3), r(1, 3), r(4, 3)),), {"axis": 0}, note="rows"),
+        ex(([r(2, 1), r(2, 3)],), {"axis": -1}, note="list, columns"),
+        ex(((r(2, 2), r(3)),), {"axis": None}, note="axis=None flattens"),
+        ex(((r(), r()),), {"axis": None}, note="0-d, axis=None"),
+        ex(((r(0, 2), r(2, 2)),), note="zero-size"),
+        ex(((r(2),),), note="one array"),
+        ex(((r(2, c=True), r(1, c=True)),), note="complex"),
+        ex(((r(20, 2), r(20, 2)),), {"axis": 1}, note="large"),
+    ]
+    if numpy:
+        out += [ex(((r(2, 2), r(2, 1)), 1), note="positional axis")]
+    return out
 
 
 def _concat_rules(sig: Signature) -> Rules:
@@ -201,35 +187,31 @@ def _concat_rules(sig: Signature) -> Rules:
     return concat_rrule, concat_frule
 
 
-_S = "sequence"  # these take their arrays as one sequence argument
-register_rules(("concat",), _concat_rules(_CONCAT), _concat_ex(False), kind=_S)
 # np.concat is np.concatenate: NumPy's rule serves both
-register_rules(("numpy:concatenate",), _concat_rules(_NUMPY_CONCATENATE), _concat_ex(True), kind=_S)
-
-
-def _stack_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = rng_arrays(rng)
-        out = [
-            ex(((r(3), r(3)),), note="vectors"),
-            ex(([r(2, 3), r(2, 3), r(2, 3)],), {"axis": 1}, note="list, axis=1"),
-            ex(((r(2, 3), r(2, 3)),), {"axis": -1}, note="axis=-1"),
-            ex(((r(), r()),), note="0-d"),
-            ex(((r(0, 2), r(0, 2)),), note="zero-size"),
-            ex(((r(2),),), note="one array"),
-            ex(((r(2, c=True), r(2, c=True)),), note="complex"),
-        ]
-        if numpy:
-            out += [ex(((r(2), r(2)), 1), note="positional axis")]
-        return out
-
-    return make
-
-
-_STACK = signature("stack", lambda arrays, /, *, axis=0: None)
-_NUMPY_STACK = signature(
-    "stack", lambda arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind": None
+register_standard_and_numpy(
+    "concat",
+    _concat_rules,
+    *_JOINING,
+    _concat_ex,
+    numpy_name="concatenate",
+    kind=_S,
 )
+
+
+def _stack_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    r = rng_arrays(rng)
+    out = [
+        ex(((r(3), r(3)),), note="vectors"),
+        ex(([r(2, 3), r(2, 3), r(2, 3)],), {"axis": 1}, note="list, axis=1"),
+        ex(((r(2, 3), r(2, 3)),), {"axis": -1}, note="axis=-1"),
+        ex(((r(), r()),), note="0-d"),
+        ex(((r(0, 2), r(0, 2)),), note="zero-size"),
+        ex(((r(2),),), note="one array"),
+        ex(((r(2, c=True), r(2, c=True)),), note="complex"),
+    ]
+    if numpy:
+        out += [ex(((r(2), r(2)), 1), note="positional axis")]
+    return out
 
 
 def _stack_rules(sig: Signature) -> Rules:
@@ -271,8 +253,13 @@ def _stack_rules(sig: Signature) -> Rules:
     return stack_rrule, stack_frule
 
 
-register_rules(("stack",), _stack_rules(_STACK), _stack_ex(False), kind=_S)
-register_rules(("numpy:stack",), _stack_rules(_NUMPY_STACK), _stack_ex(True), kind=_S)
+register_standard_and_numpy(
+    "stack",
+    _stack_rules,
+    *_JOINING,
+    _stack_ex,
+    kind=_S,
+)
 
 
 # --- NumPy's vstack, hstack, dstack, column_stack, row_stack, block: gathers ----------------------

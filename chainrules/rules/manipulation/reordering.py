@@ -27,20 +27,7 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util.gather import axis_check, register_gather, simple_plan
-from .._util.shape import (
-    Rules,
-    axis_index,
-    axis_indices,
-    ex,
-    int_tuple,
-    lead_shape,
-    linear_pullback,
-    one_array,
-    pushforward,
-    register_rules,
-    rng_arrays,
-    shifted,
-)
+from .._util.shape import *
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
@@ -161,27 +148,20 @@ register_rules(
 
 
 # --- flip -----------------------------------------------------------------------------------------
-def _flip_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = rng_arrays(rng)
-        out = [
-            ex((r(5),), note="vector"),
-            ex((r(2, 3),), {"axis": 1}, note="axis=1"),
-            ex((r(2, 3, 2),), {"axis": (0, -1)}, note="two axes"),
-            ex((r(2, 3),), note="all axes"),
-            ex((r(),), note="0-d"),
-            ex((r(0, 2),), {"axis": 0}, note="zero-size"),
-            ex((r(4, c=True),), note="complex"),
-        ]
-        if numpy:
-            out += [ex((r(2, 3), 0), note="positional axis")]
-        return out
-
-    return make
-
-
-_FLIP = signature("flip", lambda x, /, *, axis=None: None)
-_NUMPY_FLIP = signature("flip", lambda x, /, axis=None: None)
+def _flip_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    r = rng_arrays(rng)
+    out = [
+        ex((r(5),), note="vector"),
+        ex((r(2, 3),), {"axis": 1}, note="axis=1"),
+        ex((r(2, 3, 2),), {"axis": (0, -1)}, note="two axes"),
+        ex((r(2, 3),), note="all axes"),
+        ex((r(),), note="0-d"),
+        ex((r(0, 2),), {"axis": 0}, note="zero-size"),
+        ex((r(4, c=True),), note="complex"),
+    ]
+    if numpy:
+        out += [ex((r(2, 3), 0), note="positional axis")]
+    return out
 
 
 def _flip_rules(sig: Signature) -> Rules:
@@ -214,33 +194,31 @@ def _flip_rules(sig: Signature) -> Rules:
     return flip_rrule, flip_frule
 
 
-register_rules(("flip",), _flip_rules(_FLIP), _flip_ex(False))
-register_rules(("numpy:flip",), _flip_rules(_NUMPY_FLIP), _flip_ex(True))
+register_standard_and_numpy(
+    "flip",
+    _flip_rules,
+    lambda x, /, *, axis=None: None,
+    lambda x, /, axis=None: None,
+    _flip_ex,
+)
 
 
 # --- roll -----------------------------------------------------------------------------------------
-def _roll_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = rng_arrays(rng)
-        out = [
-            ex((r(5), 2), note="vector"),
-            ex((r(2, 3), 1), {"axis": 1}, note="axis=1"),
-            ex((r(2, 3), -4), {"axis": 0}, note="negative, past the length"),
-            ex((r(2, 3, 2), (1, 2)), {"axis": (0, 1)}, note="two axes"),
-            ex((r(2, 3), 4), note="flattened"),
-            ex((r(), 1), note="0-d"),
-            ex((r(0, 2), 1), {"axis": 1}, note="zero-size"),
-            ex((r(4, c=True), 1), note="complex"),
-        ]
-        if numpy:
-            out += [ex((r(2, 3), 1, 1), note="positional axis")]
-        return out
-
-    return make
-
-
-_ROLL = signature("roll", lambda x, /, shift, *, axis=None: None)
-_NUMPY_ROLL = signature("roll", lambda x, /, shift, axis=None: None)
+def _roll_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    r = rng_arrays(rng)
+    out = [
+        ex((r(5), 2), note="vector"),
+        ex((r(2, 3), 1), {"axis": 1}, note="axis=1"),
+        ex((r(2, 3), -4), {"axis": 0}, note="negative, past the length"),
+        ex((r(2, 3, 2), (1, 2)), {"axis": (0, 1)}, note="two axes"),
+        ex((r(2, 3), 4), note="flattened"),
+        ex((r(), 1), note="0-d"),
+        ex((r(0, 2), 1), {"axis": 1}, note="zero-size"),
+        ex((r(4, c=True), 1), note="complex"),
+    ]
+    if numpy:
+        out += [ex((r(2, 3), 1, 1), note="positional axis")]
+    return out
 
 
 def _roll_rules(sig: Signature) -> Rules:
@@ -292,8 +270,13 @@ def _roll_rules(sig: Signature) -> Rules:
     return roll_rrule, roll_frule
 
 
-register_rules(("roll",), _roll_rules(_ROLL), _roll_ex(False))
-register_rules(("numpy:roll",), _roll_rules(_NUMPY_ROLL), _roll_ex(True))
+register_standard_and_numpy(
+    "roll",
+    _roll_rules,
+    lambda x, /, shift, *, axis=None: None,
+    lambda x, /, shift, axis=None: None,
+    _roll_ex,
+)
 
 
 # --- NumPy's rollaxis, fliplr, flipud, rot90: gathers ---------------------------------------------

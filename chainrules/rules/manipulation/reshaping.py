@@ -31,18 +31,7 @@ from .._util.gather import (
     namespace,
     register_gather,
 )
-from .._util.shape import (
-    Rules,
-    axis_indices,
-    ex,
-    int_tuple,
-    lead_shape,
-    linear_pullback,
-    one_array,
-    pushforward,
-    register_rules,
-    rng_arrays,
-)
+from .._util.shape import *
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
@@ -59,26 +48,23 @@ def _order_c(name: str, order: Any) -> None:
 
 
 # --- reshape, ravel, squeeze, expand_dims: a new shape, pulled back by reshaping back -------------
-def _reshape_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = rng_arrays(rng)
-        out = [
-            ex((r(2, 3), (3, 2)), note="matrix"),
-            ex((r(2, 3, 4), (4, -1)), note="-1"),
-            ex((r(), (1, 1)), note="0-d in"),
-            ex((r(1, 1), ()), note="0-d out"),
-            ex((r(0, 3), (3, 0)), note="zero-size"),
-            ex((r(6, c=True), (2, 3)), note="complex"),
-            ex((r(7, 8), (56,)), note="large"),
+def _reshape_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    r = rng_arrays(rng)
+    out = [
+        ex((r(2, 3), (3, 2)), note="matrix"),
+        ex((r(2, 3, 4), (4, -1)), note="-1"),
+        ex((r(), (1, 1)), note="0-d in"),
+        ex((r(1, 1), ()), note="0-d out"),
+        ex((r(0, 3), (3, 0)), note="zero-size"),
+        ex((r(6, c=True), (2, 3)), note="complex"),
+        ex((r(7, 8), (56,)), note="large"),
+    ]
+    if numpy:
+        out += [
+            ex((r(2, 3), 6), note="int shape"),
+            ex((r(2, 3), (3, 2), "C"), note="order='C'"),
         ]
-        if numpy:
-            out += [
-                ex((r(2, 3), 6), note="int shape"),
-                ex((r(2, 3), (3, 2), "C"), note="order='C'"),
-            ]
-        return out
-
-    return make
+    return out
 
 
 def _ravel_ex(rng: np.random.Generator) -> list[Any]:
@@ -91,52 +77,39 @@ def _ravel_ex(rng: np.random.Generator) -> list[Any]:
     ]
 
 
-def _squeeze_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = rng_arrays(rng)
-        out = [
-            ex((r(1, 3, 1),), {"axis": 0}, note="axis=0"),
-            ex((r(1, 3, 1),), {"axis": (0, -1)}, note="two axes"),
-            ex((r(1),), {"axis": 0}, note="to 0-d"),
-            ex((r(0, 1),), {"axis": 1}, note="zero-size"),
-            ex((r(2, 1, c=True),), {"axis": 1}, note="complex"),
+def _squeeze_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    r = rng_arrays(rng)
+    out = [
+        ex((r(1, 3, 1),), {"axis": 0}, note="axis=0"),
+        ex((r(1, 3, 1),), {"axis": (0, -1)}, note="two axes"),
+        ex((r(1),), {"axis": 0}, note="to 0-d"),
+        ex((r(0, 1),), {"axis": 1}, note="zero-size"),
+        ex((r(2, 1, c=True),), {"axis": 1}, note="complex"),
+    ]
+    if numpy:
+        out += [ex((r(1, 3, 1, 2),), note="axis=None"), ex((r(1, 4), 0), note="positional")]
+    return out
+
+
+def _expand_dims_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    r = rng_arrays(rng)
+    out = [
+        ex((r(2, 3),), {"axis": 0}, note="axis=0"),
+        ex((r(2, 3),), {"axis": -1}, note="axis=-1"),
+        ex((r(2, 3),), {"axis": 1}, note="middle"),
+        ex((r(),), {"axis": 0}, note="0-d"),
+        ex((r(0, 2),), {"axis": 2}, note="zero-size"),
+        ex((r(3, c=True),), {"axis": 1}, note="complex"),
+    ]
+    if numpy:
+        out += [
+            ex((r(2, 3), (0, 3)), note="tuple of axes"),
+            ex((r(2, 3), 1), note="positional"),
         ]
-        if numpy:
-            out += [ex((r(1, 3, 1, 2),), note="axis=None"), ex((r(1, 4), 0), note="positional")]
-        return out
-
-    return make
+    return out
 
 
-def _expand_dims_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = rng_arrays(rng)
-        out = [
-            ex((r(2, 3),), {"axis": 0}, note="axis=0"),
-            ex((r(2, 3),), {"axis": -1}, note="axis=-1"),
-            ex((r(2, 3),), {"axis": 1}, note="middle"),
-            ex((r(),), {"axis": 0}, note="0-d"),
-            ex((r(0, 2),), {"axis": 2}, note="zero-size"),
-            ex((r(3, c=True),), {"axis": 1}, note="complex"),
-        ]
-        if numpy:
-            out += [
-                ex((r(2, 3), (0, 3)), note="tuple of axes"),
-                ex((r(2, 3), 1), note="positional"),
-            ]
-        return out
-
-    return make
-
-
-_RESHAPE = signature("reshape", lambda x, /, shape, *, copy=None: None)
-_NUMPY_RESHAPE = signature("reshape", lambda x, /, shape, order="C", *, copy=None: None)
 _RAVEL = signature("ravel", lambda x, /, order="C": None)
-# the standard's squeeze has no default axis (the message names it, as NumPy's would)
-_SQUEEZE = signature("squeeze", lambda x, /, axis=_REQUIRED: None)
-_NUMPY_SQUEEZE = signature("squeeze", lambda x, /, axis=None: None)
-_EXPAND_DIMS = signature("expand_dims", lambda x, /, axis=0: None)
-_NUMPY_EXPAND_DIMS = signature("expand_dims", lambda x, /, axis: None)
 
 
 def _new_shape(name: str, a: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -203,23 +176,35 @@ def _reshape_rules(sig: Signature) -> Rules:
     return reshape_rrule, reshape_frule
 
 
-register_rules(("reshape",), _reshape_rules(_RESHAPE), _reshape_ex(False), chunked=True)
 # NumPy's reshape, ravel, squeeze and expand_dims return views: kind "view"
-register_rules(
-    ("numpy:reshape",), _reshape_rules(_NUMPY_RESHAPE), _reshape_ex(True), chunked=True, kind="view"
+register_standard_and_numpy(
+    "reshape",
+    _reshape_rules,
+    lambda x, /, shape, *, copy=None: None,
+    lambda x, /, shape, order="C", *, copy=None: None,
+    _reshape_ex,
+    chunked=True,
+    numpy_kind="view",
 )
 register_rules(("numpy:ravel",), _reshape_rules(_RAVEL), _ravel_ex, chunked=True, kind="view")
-register_rules(("squeeze",), _reshape_rules(_SQUEEZE), _squeeze_ex(False), chunked=True)
-register_rules(
-    ("numpy:squeeze",), _reshape_rules(_NUMPY_SQUEEZE), _squeeze_ex(True), chunked=True, kind="view"
-)
-register_rules(("expand_dims",), _reshape_rules(_EXPAND_DIMS), _expand_dims_ex(False), chunked=True)
-register_rules(
-    ("numpy:expand_dims",),
-    _reshape_rules(_NUMPY_EXPAND_DIMS),
-    _expand_dims_ex(True),
+# the standard's squeeze has no default axis (the message names it, as NumPy's would)
+register_standard_and_numpy(
+    "squeeze",
+    _reshape_rules,
+    lambda x, /, axis=_REQUIRED: None,
+    lambda x, /, axis=None: None,
+    _squeeze_ex,
     chunked=True,
-    kind="view",
+    numpy_kind="view",
+)
+register_standard_and_numpy(
+    "expand_dims",
+    _reshape_rules,
+    lambda x, /, axis=0: None,
+    lambda x, /, axis: None,
+    _expand_dims_ex,
+    chunked=True,
+    numpy_kind="view",
 )
 
 

@@ -31,7 +31,7 @@ from .._util.gather import (
     register_gather,
     simple_plan,
 )
-from .._util.shape import device_kw, ex, rng_arrays
+from .._util.shape import *
 
 __all__: list[str] = []  # rules only: nothing to import from here
 

@@ -19,7 +19,7 @@ import numpy as np
 from ...core.prelude import *
 from .._util import in_dtype, unstack
 from .._util.gather import axis_check, register_gather, simple_plan
-from .._util.shape import axis_index, differentiable, ex, one_array, rng_arrays, zeros_on
+from .._util.shape import *
 
 __all__: list[str] = []  # rules only: nothing to import from here
 

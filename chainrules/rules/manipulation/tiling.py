@@ -22,26 +22,12 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ...core.prelude import *
-from .._util.shape import (
-    Rules,
-    axis_index,
-    device_kw,
-    ex,
-    int_tuple,
-    lead_shape,
-    linear_pullback,
-    one_array,
-    pushforward,
-    register_rules,
-    rng_arrays,
-    zeros_on,
-)
+from .._util.shape import *
 
 __all__: list[str] = []  # rules only: nothing to import from here
 
@@ -60,33 +46,26 @@ def _axis_key(xp: Any, shape: tuple[int, ...], ax: int, idx: Any, like: Any) -> 
     return tuple(keys)
 
 
-def _repeat_ex(numpy: bool) -> Callable[[np.random.Generator], list[Any]]:
-    def make(rng: np.random.Generator) -> list[Any]:
-        r = rng_arrays(rng)
-        ia = np.array
-        out = [
-            ex((r(3), 2), note="vector"),
-            ex((r(2, 3), 2), {"axis": 1}, note="int, axis=1"),
-            ex((r(2, 3), 3), note="int, flattened"),
-            ex((r(2, 3), 0), {"axis": 0}, note="zero repeats"),
-            ex((r(), 3), note="0-d"),
-            ex((r(0, 2), 2), {"axis": 0}, note="zero-size"),
-            ex((r(3), ia([2, 0, 3])), {"axis": 0}, note="array, with 0"),
-            ex((r(2, 3), ia([1, 3, 2])), {"axis": -1}, note="array, axis=-1"),
-            ex((r(2, 3), ia([1, 2])), {"axis": 0}, note="array, axis=0"),
-            ex((r(2, 2), ia([1, 0, 2, 1])), note="array, flattened"),
-            ex((r(2, 3), ia([2])), {"axis": 1}, note="one-element array"),
-            ex((r(3, c=True), 2), note="complex"),
-        ]
-        if numpy:
-            out += [ex((r(2, 3), 2, 0), note="positional axis")]
-        return out
-
-    return make
-
-
-_REPEAT = signature("repeat", lambda x, /, repeats, *, axis=None: None)
-_NUMPY_REPEAT = signature("repeat", lambda x, /, repeats, axis=None: None)
+def _repeat_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
+    r = rng_arrays(rng)
+    ia = np.array
+    out = [
+        ex((r(3), 2), note="vector"),
+        ex((r(2, 3), 2), {"axis": 1}, note="int, axis=1"),
+        ex((r(2, 3), 3), note="int, flattened"),
+        ex((r(2, 3), 0), {"axis": 0}, note="zero repeats"),
+        ex((r(), 3), note="0-d"),
+        ex((r(0, 2), 2), {"axis": 0}, note="zero-size"),
+        ex((r(3), ia([2, 0, 3])), {"axis": 0}, note="array, with 0"),
+        ex((r(2, 3), ia([1, 3, 2])), {"axis": -1}, note="array, axis=-1"),
+        ex((r(2, 3), ia([1, 2])), {"axis": 0}, note="array, axis=0"),
+        ex((r(2, 2), ia([1, 0, 2, 1])), note="array, flattened"),
+        ex((r(2, 3), ia([2])), {"axis": 1}, note="one-element array"),
+        ex((r(3, c=True), 2), note="complex"),
+    ]
+    if numpy:
+        out += [ex((r(2, 3), 2, 0), note="positional axis")]
+    return out
 
 
 def _repeat_rules(sig: Signature) -> Rules:
@@ -154,14 +133,20 @@ def _repeat_rules(sig: Signature) -> Rules:
 _TRACED_REPEATS = Expect(
     "jit", "jax.numpy.repeat cannot take traced repeats under jax.jit", "skip", "array"
 )
-register_rules(("repeat",), _repeat_rules(_REPEAT), _repeat_ex(False), _TRACED_REPEATS)
-register_rules(("numpy:repeat",), _repeat_rules(_NUMPY_REPEAT), _repeat_ex(True), _TRACED_REPEATS)
+register_standard_and_numpy(
+    "repeat",
+    _repeat_rules,
+    lambda x, /, repeats, *, axis=None: None,
+    lambda x, /, repeats, axis=None: None,
+    _repeat_ex,
+    expect=_TRACED_REPEATS,
+)
 
 
 # --- tile -----------------------------------------------------------------------------------------
-def _tile_ex(rng: np.random.Generator) -> list[Any]:
+def _tile_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     r = rng_arrays(rng)
-    return [
+    out = [
         ex((r(3), (2,)), note="vector"),
         ex((r(2, 3), (2, 1)), note="matrix"),
         ex((r(2, 3), (3,)), note="fewer repetitions"),
@@ -171,15 +156,9 @@ def _tile_ex(rng: np.random.Generator) -> list[Any]:
         ex((r(0, 2), (2, 2)), note="zero-size"),
         ex((r(2, c=True), (2,)), note="complex"),
     ]
-
-
-def _numpy_tile_ex(rng: np.random.Generator) -> list[Any]:
-    r = rng_arrays(rng)
-    return [*_tile_ex(rng), ex((r(2, 2), 3), note="int reps")]
-
-
-_TILE = signature("tile", lambda x, /, repetitions: None)
-_NUMPY_TILE = signature("tile", lambda x, /, reps: None)
+    if numpy:
+        out += [ex((r(2, 2), 3), note="int reps")]
+    return out
 
 
 def _tile_rules(sig: Signature) -> Rules:
@@ -225,5 +204,10 @@ def _tile_rules(sig: Signature) -> Rules:
     return tile_rrule, tile_frule
 
 
-register_rules(("tile",), _tile_rules(_TILE), _tile_ex)
-register_rules(("numpy:tile",), _tile_rules(_NUMPY_TILE), _numpy_tile_ex)
+register_standard_and_numpy(
+    "tile",
+    _tile_rules,
+    lambda x, /, repetitions: None,
+    lambda x, /, reps: None,
+    _tile_ex,
+)

@@ -21,17 +21,17 @@ from ..._util.scipy_linalg import (
     _once,
     _outer,
     _pair,
+    _pair_solve_dots,
     _register,
     _square,
+    _square_call,
+    _square_dot,
 )
 
 
 # --- cholesky, cho_factor, cho_solve -------------------------------------------------------------
 def _cholesky_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), b = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.cholesky")
-    _square("cholesky", a)
-    y = fn(*args, **kwargs)
+    xp, a, b, y = _square_call("cholesky", fn, sig, args, kwargs)
     upper = not b.get("lower", False)  # SciPy's default is the upper factor
     project = ProjectTo(a, xp)
 
@@ -43,11 +43,7 @@ def _cholesky_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> A
 
 
 def _cholesky_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), b = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.cholesky")
-    _square("cholesky", a)
-    y = fn(*args, **kwargs)
-    t = tangents_in("cholesky", tangents[:2], (a,))
+    xp, _, b, y, t = _square_dot("cholesky", fn, sig, tangents, args, kwargs)
     if t is None:
         return y, ZERO
     return y, in_dtype(xp, _cholesky_dot(xp, y, t[0], not b.get("lower", False)), y.dtype)
@@ -72,10 +68,7 @@ def _other(xp: Any, x: Any, lower: bool) -> Any:
 
 
 def _cho_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), b = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.cho_factor")
-    _square("cho_factor", a)
-    y = fn(*args, **kwargs)
+    xp, a, b, y = _square_call("cho_factor", fn, sig, args, kwargs)
     lower = bool(b.get("lower", False))
     factor = xp.tril(y[0]) if lower else xp.triu(y[0])
     keeps = not _is_jax(mod)  # SciPy leaves A's own entries in the unused triangle; JAX zeros
@@ -94,11 +87,7 @@ def _cho_factor_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) ->
 
 
 def _cho_factor_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), b = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.cho_factor")
-    _square("cho_factor", a)
-    y = fn(*args, **kwargs)
-    t = tangents_in("cho_factor", tangents[:2], (a,))
+    xp, _, b, y, t = _square_dot("cho_factor", fn, sig, tangents, args, kwargs)
     if t is None:
         return y, ZERO
     lower = bool(b.get("lower", False))
@@ -160,13 +149,11 @@ def _cho_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> 
 def _cho_solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, cl, c, lower, rhs = _cho_solve_setup(sig, args, kwargs)
     y = fn(*args, **kwargs)
-    t = tangents_in("cho_solve", tangents[:3], (cl, rhs))
-    dc = ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
-    db = ZERO if t is None else t[1]
-    if isinstance(dc, AbstractZero) and isinstance(db, AbstractZero):
+    dots = _pair_solve_dots("cho_solve", tangents, cl, c, rhs)
+    if dots is None:
         return y, ZERO
+    dc, db, extra = dots
     vec = rhs.ndim == 1
-    extra = t.extra if t is not None and not isinstance(db, AbstractZero) else dc.ndim - c.ndim  # type: ignore[union-attr]
     r = None if isinstance(db, AbstractZero) else db
     if not isinstance(dc, AbstractZero):
         factor = xp.tril(c) if lower else xp.triu(c)

@@ -24,6 +24,7 @@ from ..._util.scipy_linalg import (
     _mat,
     _once,
     _pair,
+    _pair_solve_dots,
     _register,
     _square,
     _t,
@@ -186,13 +187,11 @@ def _lu_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> A
 def _lu_solve_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     xp, lp, lu, rhs, tr = _lu_solve_setup(sig, args, kwargs)
     y = fn(*args, **kwargs)
-    t = tangents_in("lu_solve", tangents[:3], (lp, rhs))
-    dlu = ZERO if t is None or isinstance(t[0], AbstractZero) else t[0][0]
-    db = ZERO if t is None else t[1]
-    if isinstance(dlu, AbstractZero) and isinstance(db, AbstractZero):
+    dots = _pair_solve_dots("lu_solve", tangents, lp, lu, rhs)
+    if dots is None:
         return y, ZERO
+    dlu, db, extra = dots
     vec = rhs.ndim == 1
-    extra = t.extra if t is not None and not isinstance(db, AbstractZero) else dlu.ndim - lu.ndim  # type: ignore[union-attr]
     dl, du = xp.tril(dlu, k=-1) if not isinstance(dlu, AbstractZero) else None, None
     low, u = _unit_lower(xp, lu), xp.triu(lu)
     if tr == 0:

@@ -15,7 +15,16 @@ from typing import Any
 from ....core.prelude import *
 from ..._util import in_dtype, lazy
 from ..._util.linalg import _h, positive_definite
-from ..._util.scipy_linalg import NO, ZERO, _first, _once, _register, _square
+from ..._util.scipy_linalg import (
+    NO,
+    ZERO,
+    _first,
+    _once,
+    _register,
+    _square,
+    _square_call,
+    _square_dot,
+)
 
 # --- expm ----------------------------------------------------------------------------------------
 
@@ -40,10 +49,7 @@ def _frechet(fn: Any, mod: Any, xp: Any, a: Any, e: Any, kw: Any) -> Any:
 
 
 def _expm_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), _ = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.expm")
-    _square("expm", a)
-    y = fn(*args, **kwargs)
+    xp, a, _, y = _square_call("expm", fn, sig, args, kwargs)
     project = ProjectTo(a, xp)
 
     @pullback(y, args, name="expm")
@@ -55,11 +61,7 @@ def _expm_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _expm_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), _ = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.expm")
-    _square("expm", a)
-    y = fn(*args, **kwargs)
-    t = tangents_in("expm", tangents[:2], (a,))
+    xp, a, _, y, t = _square_dot("expm", fn, sig, tangents, args, kwargs)
     if t is None:
         return y, ZERO
     n = a.shape[-1]
@@ -161,10 +163,7 @@ _register(
 
 # --- sqrtm ----------------------------------------------------------------------------------------
 def _sqrtm_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), _ = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.sqrtm")
-    _square("sqrtm", a)
-    y = fn(*args, **kwargs)
+    xp, a, _, y = _square_call("sqrtm", fn, sig, args, kwargs)
     project = ProjectTo(a, xp)
 
     @pullback(y, args, name="sqrtm")
@@ -177,11 +176,7 @@ def _sqrtm_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _sqrtm_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), _ = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.sqrtm")
-    _square("sqrtm", a)
-    y = fn(*args, **kwargs)
-    t = tangents_in("sqrtm", tangents[:2], (a,))
+    xp, _, _, y, t = _square_dot("sqrtm", fn, sig, tangents, args, kwargs)
     if t is None:
         return y, ZERO
     da = xp.astype(t[0], y.dtype) if t[0].dtype != y.dtype else t[0]

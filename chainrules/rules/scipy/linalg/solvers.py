@@ -35,6 +35,8 @@ from ..._util.scipy_linalg import (
     _outer,
     _register,
     _square,
+    _square_call,
+    _square_dot,
     _t,
     _trans,
     _trsm,
@@ -318,10 +320,7 @@ _register("inv", _inv_rrule, _inv_frule, _inv_ex)
 
 
 def _det_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), _ = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.det")
-    _square("det", a)
-    y = fn(*args, **kwargs)
+    xp, a, _, y = _square_call("det", fn, sig, args, kwargs)
     project = ProjectTo(a, xp)
 
     @pullback(y, args, name="det")
@@ -334,11 +333,7 @@ def _det_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _det_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    (a,), _ = _first(sig, args, kwargs)
-    xp = namespace_of(a, fname="scipy.linalg.det")
-    _square("det", a)
-    y = fn(*args, **kwargs)
-    t = tangents_in("det", tangents[:2], (a,))
+    xp, a, _, y, t = _square_dot("det", fn, sig, tangents, args, kwargs)
     if t is None:
         return y, ZERO
     # tr(adj(A) dA): no inverse, so a singular A has its finite derivative
