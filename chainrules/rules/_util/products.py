@@ -10,6 +10,22 @@ from typing import Any
 from ...core.prelude import *
 from . import in_dtype
 
+# what the product modules (linear_algebra/, linalg/products.py) use, imported whole
+# (``from .._util.products import *``): their vocabulary after core's
+__all__ = [
+    "arrays",
+    "bind_kwonly",
+    "bind_pair",
+    "bound_pair",
+    "broadcast_shapes",
+    "pad_chunk",
+    "pair_pushforward",
+    "reshape_to",
+    "sum_to",
+    "tangent",
+    "total",
+]
+
 _SCALARS = (bool, int, float, complex)
 _FLOATING = ("real floating", "complex floating")
 

@@ -43,17 +43,7 @@ from ...core.prelude import *
 from .._util import conj, in_dtype, lazy
 from .._util.creation import Rules, register_pair
 from .._util.linalg import _h
-from .._util.products import (
-    arrays,
-    bind_kwonly,
-    bound_pair,
-    broadcast_shapes,
-    pad_chunk,
-    pair_pushforward,
-    reshape_to,
-    tangent,
-    total,
-)
+from .._util.products import *
 
 
 def _eye(xp: Any, n: int, m: int, k: int, like: Any) -> Any:

@@ -28,14 +28,7 @@ import array_api_compat
 
 from ...core.prelude import *
 from .._util import conj, lazy
-from .._util.products import (
-    arrays,
-    bind_pair,
-    pad_chunk,
-    reshape_to,
-    tangent,
-    total,
-)
+from .._util.products import *
 
 # --- einsum ---------------------------------------------------------------------------------------
 _LETTERS = string.ascii_letters

@@ -32,17 +32,7 @@ import numpy as np
 from ...core.prelude import *
 from .._util import adjoint, conj, lazy
 from .._util.creation import Rules, register_pair
-from .._util.products import (
-    arrays,
-    bind_pair,
-    broadcast_shapes,
-    pad_chunk,
-    pair_pushforward,
-    reshape_to,
-    sum_to,
-    tangent,
-    total,
-)
+from .._util.products import *
 
 
 # --- matmul ---------------------------------------------------------------------------------------

@@ -27,14 +27,7 @@ from typing import Any
 from ...core.prelude import *
 from .._util import conj, lazy
 from .._util.creation import Rules, register_pair
-from .._util.products import (
-    arrays,
-    bind_kwonly,
-    bound_pair,
-    pad_chunk,
-    pair_pushforward,
-    reshape_to,
-)
+from .._util.products import *
 
 
 # --- tensordot and the contractions built on it (dot, inner) -----------------------------------
