@@ -19,7 +19,7 @@ import numpy as np
 from ...core.prelude import *
 from .._util import in_dtype
 from .._util.elementwise import C_ANY, R, unary, zeros_after
-from .._util.numpy_like import numpy_like_module
+from .._util.numpy_like import numpy_like_module, numpy_primal
 
 __all__: list[str] = []  # rules only
 
@@ -162,10 +162,8 @@ def _real_if_close_ex(rng: Any) -> list[Any]:
 
 @register_rrule("numpy:real_if_close", examples=_real_if_close_ex)
 def real_if_close_rrule(*args: Any, **kwargs: Any) -> Any:
-    a = _REAL_IF_CLOSE.bind(args, kwargs)["a"]
-    xp = namespace_of(a, fname="real_if_close")
     # its dtype depends on the values (a host read)
-    y = numpy_like_module(a, xp).real_if_close(*args, **kwargs)
+    a, xp, y = numpy_primal("real_if_close", _REAL_IF_CLOSE, "a", args, kwargs)
     project = ProjectTo(a, xp)
 
     @pullback(y, args)
@@ -178,9 +176,7 @@ def real_if_close_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:real_if_close", examples=_real_if_close_ex)
 def real_if_close_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _REAL_IF_CLOSE.bind(args, kwargs)["a"]
-    xp = namespace_of(a, fname="real_if_close")
-    y = numpy_like_module(a, xp).real_if_close(*args, **kwargs)
+    a, xp, y = numpy_primal("real_if_close", _REAL_IF_CLOSE, "a", args, kwargs)
     ts = tangents_in("real_if_close", tangents[:2], (a,))
     if ts is None:
         return y, ZERO
@@ -211,9 +207,7 @@ def _sort_complex_ex(rng: Any) -> list[Any]:
 
 @register_rrule("numpy:sort_complex", examples=_sort_complex_ex)
 def sort_complex_rrule(*args: Any, **kwargs: Any) -> Any:
-    a = _SORT_COMPLEX.bind(args, kwargs)["a"]
-    xp = namespace_of(a, fname="sort_complex")
-    y = numpy_like_module(a, xp).sort_complex(a)
+    a, xp, y = numpy_primal("sort_complex", _SORT_COMPLEX, "a", args, kwargs, alone=True)
     project = ProjectTo(a, xp)
     perm = _sort_complex_perm(xp, a)
 
@@ -226,9 +220,7 @@ def sort_complex_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:sort_complex", examples=_sort_complex_ex)
 def sort_complex_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _SORT_COMPLEX.bind(args, kwargs)["a"]
-    xp = namespace_of(a, fname="sort_complex")
-    y = numpy_like_module(a, xp).sort_complex(a)
+    a, xp, y = numpy_primal("sort_complex", _SORT_COMPLEX, "a", args, kwargs, alone=True)
     ts = tangents_in("sort_complex", tangents[:2], (a,))
     if ts is None:
         return y, ZERO
