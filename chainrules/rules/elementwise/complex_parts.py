@@ -12,6 +12,7 @@ Maths notes
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,79 +26,55 @@ __all__: list[str] = []  # rules only
 
 
 # --- conj, real, imag ---------------------------------------------------------------------------
-@register_rrule("conj", "numpy:conjugate", domain=(R,), complex=C_ANY)
-def conj_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("conj", x, kwargs)
-    out = xp.conj(x)
-
-    @pullback(out, (x,))
-    def conj_pullback(y_bar: Any) -> Any:
-        if not proj.differentiable:
-            return NO
-        return proj(xp.conj(y_bar) if cplx else y_bar)
-
-    return out, conj_pullback
+# Each is R-linear in a complex x: its tangent is the function of the tangent, and its pullback
+# the adjoint below. dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag).
+# Of a real x, conj and real are the identity and imag is 0.
+_ADJOINTS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "conj": lambda xp, x, y_bar: xp.conj(y_bar),
+    "real": lambda xp, x, y_bar: xp.astype(y_bar, x.dtype),
+    "imag": lambda xp, x, y_bar: xp.astype(y_bar, x.dtype) * 1j,
+}
 
 
-@register_frule("conj", "numpy:conjugate", domain=(R,), complex=C_ANY)
-def conj_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("conj", x, kwargs)
-    t = tangents_in("conj", tangents, (x,))
-    if t is None or not proj.differentiable:
-        return xp.conj(x), ZERO
-    return xp.conj(x), (xp.conj(t[0]) if cplx else t[0])
+def _part_rules(name: str) -> Any:
+    """The rrule and the frule of ``conj``, ``real`` or ``imag``."""
+    adjoint = _ADJOINTS[name]
+
+    def part_rrule(x: Any, /, **kwargs: Any) -> Any:
+        xp, proj, cplx = unary(name, x, kwargs)
+        out = getattr(xp, name)(x)
+
+        @pullback(out, (x,), name=name)
+        def part_pullback(y_bar: Any) -> Any:
+            if not proj.differentiable:
+                return NO
+            if not cplx:
+                return ZERO if name == "imag" else proj(y_bar)
+            return proj(adjoint(xp, x, y_bar))
+
+        return out, part_pullback
+
+    def part_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+        xp, proj, cplx = unary(name, x, kwargs)
+        f = getattr(xp, name)
+        out = f(x)
+        t = tangents_in(name, tangents, (x,))
+        if t is None or not proj.differentiable or (name == "imag" and not cplx):
+            return out, ZERO
+        return out, (f(t[0]) if cplx else t[0])
+
+    return part_rrule, part_frule
 
 
-# real and imag: dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag).
 # imag of a real array is an error in some libraries (torch): its examples are complex only
-@register_rrule("real", domain=(R,), complex=C_ANY, kind="view")
-def real_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("real", x, kwargs)
-    out = xp.real(x)
-
-    @pullback(out, (x,))
-    def real_pullback(y_bar: Any) -> Any:
-        if not proj.differentiable:
-            return NO
-        return proj(xp.astype(y_bar, x.dtype) if cplx else y_bar)  # real(x) of a real x is x
-
-    return out, real_pullback
-
-
-@register_frule("real", domain=(R,), complex=C_ANY, kind="view")
-def real_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("real", x, kwargs)
-    out = xp.real(x)
-    t = tangents_in("real", tangents, (x,))
-    if t is None or not proj.differentiable:
-        return out, ZERO
-    return out, (xp.real(t[0]) if cplx else t[0])
-
-
-@register_rrule("imag", domain=None, complex=C_ANY, kind="view")
-def imag_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("imag", x, kwargs)
-    out = xp.imag(x)
-
-    @pullback(out, (x,))
-    def imag_pullback(y_bar: Any) -> Any:
-        if not proj.differentiable:
-            return NO
-        if not cplx:  # imag(x) of a real x is 0
-            return ZERO
-        return proj(xp.astype(y_bar, x.dtype) * 1j)
-
-    return out, imag_pullback
-
-
-@register_frule("imag", domain=None, complex=C_ANY, kind="view")
-def imag_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("imag", x, kwargs)
-    out = xp.imag(x)
-    t = tangents_in("imag", tangents, (x,))
-    if t is None or not proj.differentiable or not cplx:
-        return out, ZERO
-    return out, xp.imag(t[0])
+for _names, _meta in (
+    (("conj", "numpy:conjugate"), {"domain": (R,)}),
+    (("real",), {"domain": (R,), "kind": "view"}),
+    (("imag",), {"domain": None, "kind": "view"}),
+):
+    _r, _f = _part_rules(_names[0])
+    register_rrule(*_names, complex=C_ANY, **_meta)(_r)
+    register_frule(*_names, complex=C_ANY, **_meta)(_f)
 
 
 # --- angle --------------------------------------------------------------------------------------
