@@ -37,16 +37,7 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util import along, in_dtype
-from .._util.statistical import (
-    Rules,
-    bind,
-    consts,
-    nan_entries,
-    register_both,
-    register_filled,
-    signatures,
-    tangent,
-)
+from .._util.statistical import *
 
 __all__: list[str] = []  # rules only
 
