@@ -89,54 +89,58 @@ def _inverse_and_counts(xp: Any, x: Any, y: Any, values: Any) -> tuple[Any, Any]
     return inv, counts
 
 
-def _unique_rrule(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    x = _UNIQUE[name].bind(args, kwargs)["x"]
-    xp = namespace_of(x, fname=name)
-    y = _unique(xp, name, x)
-    values = y if name == "unique_values" else y[0]
-    project = ProjectTo(x, xp)
+def _unique_rules(name: str) -> Any:
+    """The rrule and the frule of the standard's ``name`` (one of ``_UNIQUE``)."""
 
-    # a named tuple's cotangent is a Tangent (or a tuple) with one entry per field
-    @pullback(y if name == "unique_values" else tuple(y), (x,), name=name)
-    def unique_pullback(y_bar: Any) -> Any:
-        v_bar = y_bar if name == "unique_values" else y_bar[0]  # the values' cotangent
-        if not project.differentiable:
-            return NO
-        if isinstance(v_bar, AbstractZero):  # only the integer outputs' entries were given
-            return ZERO
-        inv, counts = _inverse_and_counts(xp, x, y, values)
-        x_bar = xp.take(v_bar / counts, inv, axis=0)
-        return project(xp.reshape(x_bar, tuple(x.shape)))
+    def unique_rrule(*args: Any, **kwargs: Any) -> Any:
+        x = _UNIQUE[name].bind(args, kwargs)["x"]
+        xp = namespace_of(x, fname=name)
+        y = _unique(xp, name, x)
+        values = y if name == "unique_values" else y[0]
+        project = ProjectTo(x, xp)
 
-    return y, unique_pullback
+        # a named tuple's cotangent is a Tangent (or a tuple) with one entry per field
+        @pullback(y if name == "unique_values" else tuple(y), (x,), name=name)
+        def unique_pullback(y_bar: Any) -> Any:
+            v_bar = y_bar if name == "unique_values" else y_bar[0]  # the values' cotangent
+            if not project.differentiable:
+                return NO
+            if isinstance(v_bar, AbstractZero):  # only the integer outputs' entries were given
+                return ZERO
+            inv, counts = _inverse_and_counts(xp, x, y, values)
+            x_bar = xp.take(v_bar / counts, inv, axis=0)
+            return project(xp.reshape(x_bar, tuple(x.shape)))
 
+        return y, unique_pullback
 
-def _unique_frule(name: str, tangents: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    x = _UNIQUE[name].bind(args, kwargs)["x"]
-    xp = namespace_of(x, fname=name)
-    y = _unique(xp, name, x)
-    v = y if name == "unique_values" else y[0]
-    if not ProjectTo(x, xp).differentiable:
-        return y, NO
-    ts = tangents_in(name, tangents[:2], (x,))
-    if ts is None:
-        v_dot: Any = ZERO
-    else:
-        t = ts[0]
-        lead = tuple(t.shape[: ts.extra])
-        k = math.prod(lead)
-        inv, counts = _inverse_and_counts(xp, x, y, v)
-        # chunk axes last: row i sums the tangents of the elements equal to value i
-        flat = xp.permute_dims(xp.reshape(t, (k, -1)), (1, 0))
-        zeros = xp.zeros((v.shape[0], k), dtype=t.dtype, device=device_of(t))
-        # one integer array per axis: the standard's (and array-api-strict's) indexing form
-        cols = xp.reshape(xp.arange(k, dtype=inv.dtype, device=device_of(inv)), (1, k))
-        key = (xp.reshape(inv, (-1, 1)), cols)
-        sums = xp.permute_dims(scatter_add(zeros, key, flat), (1, 0))
-        v_dot = in_dtype(xp, xp.reshape(sums / counts, (*lead, v.shape[0])), v.dtype)
-    if name == "unique_values":
-        return y, v_dot
-    return y, Tangent(v_dot, *(NO for _ in y[1:]), primal_type=type(y))
+    def unique_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        x = _UNIQUE[name].bind(args, kwargs)["x"]
+        xp = namespace_of(x, fname=name)
+        y = _unique(xp, name, x)
+        v = y if name == "unique_values" else y[0]
+        if not ProjectTo(x, xp).differentiable:
+            return y, NO
+        ts = tangents_in(name, tangents[:2], (x,))
+        if ts is None:
+            v_dot: Any = ZERO
+        else:
+            t = ts[0]
+            lead = tuple(t.shape[: ts.extra])
+            k = math.prod(lead)
+            inv, counts = _inverse_and_counts(xp, x, y, v)
+            # chunk axes last: row i sums the tangents of the elements equal to value i
+            flat = xp.permute_dims(xp.reshape(t, (k, -1)), (1, 0))
+            zeros = xp.zeros((v.shape[0], k), dtype=t.dtype, device=device_of(t))
+            # one integer array per axis: the standard's (and array-api-strict's) indexing form
+            cols = xp.reshape(xp.arange(k, dtype=inv.dtype, device=device_of(inv)), (1, k))
+            key = (xp.reshape(inv, (-1, 1)), cols)
+            sums = xp.permute_dims(scatter_add(zeros, key, flat), (1, 0))
+            v_dot = in_dtype(xp, xp.reshape(sums / counts, (*lead, v.shape[0])), v.dtype)
+        if name == "unique_values":
+            return y, v_dot
+        return y, Tangent(v_dot, *(NO for _ in y[1:]), primal_type=type(y))
+
+    return unique_rrule, unique_frule
 
 
 def _unique_examples(rng: Any) -> list[Any]:
@@ -157,44 +161,11 @@ _UNIQUE_ALL = (
 )
 
 
-@register_rrule("unique_all", examples=_unique_examples, expect=_UNIQUE_ALL)
-def unique_all_rrule(*args: Any, **kwargs: Any) -> Any:
-    return _unique_rrule("unique_all", args, kwargs)
-
-
-@register_frule("unique_all", examples=_unique_examples)
-def unique_all_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    return _unique_frule("unique_all", tangents, args, kwargs)
-
-
-@register_rrule("unique_counts", examples=_unique_examples, expect=_UNIQUE_JIT)
-def unique_counts_rrule(*args: Any, **kwargs: Any) -> Any:
-    return _unique_rrule("unique_counts", args, kwargs)
-
-
-@register_frule("unique_counts", examples=_unique_examples)
-def unique_counts_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    return _unique_frule("unique_counts", tangents, args, kwargs)
-
-
-@register_rrule("unique_inverse", examples=_unique_examples, expect=_UNIQUE_JIT)
-def unique_inverse_rrule(*args: Any, **kwargs: Any) -> Any:
-    return _unique_rrule("unique_inverse", args, kwargs)
-
-
-@register_frule("unique_inverse", examples=_unique_examples)
-def unique_inverse_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    return _unique_frule("unique_inverse", tangents, args, kwargs)
-
-
-@register_rrule("unique_values", examples=_unique_examples, expect=_UNIQUE_JIT)
-def unique_values_rrule(*args: Any, **kwargs: Any) -> Any:
-    return _unique_rrule("unique_values", args, kwargs)
-
-
-@register_frule("unique_values", examples=_unique_examples)
-def unique_values_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    return _unique_frule("unique_values", tangents, args, kwargs)
+for _name in _UNIQUE:
+    _r, _f = _unique_rules(_name)
+    _expect = _UNIQUE_ALL if _name == "unique_all" else _UNIQUE_JIT
+    register_rrule(_name, examples=_unique_examples, expect=_expect)(_r)
+    register_frule(_name, examples=_unique_examples)(_f)
 
 
 # isin (standard 2025.12): a boolean output, nothing to differentiate

@@ -29,6 +29,7 @@ Conventions
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -194,44 +195,35 @@ def _numpy_argsort_examples(rng: Any) -> list[Any]:
     return [((m,), {}), ((m, 0), {}), ((m,), {"axis": None})]
 
 
-@register_rrule("sort", examples=_sort_examples)
-def sort_rrule(*args: Any, **kwargs: Any) -> Any:
-    a = _SORT.bind(args, kwargs)
-    x = a["x"]
-    xp = namespace_of(x, fname="sort")
-    work, axis = _sort_axis(xp, x, a["axis"], numpy=False)
-    y = xp.sort(x, **kwargs)
-    return y, _sort_pullback(xp, x, y, work, axis, bool(a["descending"]), args)
+def _sort_rules(numpy: bool) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The rrule and the frule of the standard's ``sort`` or (``numpy``) NumPy's."""
+
+    def parts(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        a = (_NUMPY_SORT if numpy else _SORT).bind(args, kwargs)
+        x = a["a" if numpy else "x"]
+        xp = namespace_of(x, fname="sort")
+        work, axis = _sort_axis(xp, x, a["axis"], numpy=numpy)
+        y = numpy_like_module(x, xp).sort(*args, **kwargs) if numpy else xp.sort(x, **kwargs)
+        return xp, x, y, work, axis, bool(a["descending"])
+
+    def sort_rrule(*args: Any, **kwargs: Any) -> Any:
+        xp, x, y, work, axis, descending = parts(args, kwargs)
+        return y, _sort_pullback(xp, x, y, work, axis, descending, args)
+
+    def sort_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, y, work, axis, descending = parts(args, kwargs)
+        return y, _sort_tangent(xp, x, y, work, axis, descending, tangents)
+
+    return sort_rrule, sort_frule
 
 
-@register_frule("sort", examples=_sort_examples)
-def sort_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _SORT.bind(args, kwargs)
-    x = a["x"]
-    xp = namespace_of(x, fname="sort")
-    work, axis = _sort_axis(xp, x, a["axis"], numpy=False)
-    y = xp.sort(x, **kwargs)
-    return y, _sort_tangent(xp, x, y, work, axis, bool(a["descending"]), tangents)
-
-
-@register_rrule("numpy:sort", examples=_numpy_sort_examples)
-def numpy_sort_rrule(*args: Any, **kwargs: Any) -> Any:
-    a = _NUMPY_SORT.bind(args, kwargs)
-    x = a["a"]
-    xp = namespace_of(x, fname="sort")
-    work, axis = _sort_axis(xp, x, a["axis"], numpy=True)
-    y = numpy_like_module(x, xp).sort(*args, **kwargs)
-    return y, _sort_pullback(xp, x, y, work, axis, bool(a["descending"]), args)
-
-
-@register_frule("numpy:sort", examples=_numpy_sort_examples)
-def numpy_sort_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _NUMPY_SORT.bind(args, kwargs)
-    x = a["a"]
-    xp = namespace_of(x, fname="sort")
-    work, axis = _sort_axis(xp, x, a["axis"], numpy=True)
-    y = numpy_like_module(x, xp).sort(*args, **kwargs)
-    return y, _sort_tangent(xp, x, y, work, axis, bool(a["descending"]), tangents)
+for _target, _numpy, _examples in (
+    ("sort", False, _sort_examples),
+    ("numpy:sort", True, _numpy_sort_examples),
+):
+    _r, _f = _sort_rules(_numpy)
+    register_rrule(_target, examples=_examples)(_r)
+    register_frule(_target, examples=_examples)(_f)
 
 
 non_differentiable("argsort", examples=_argsort_examples)

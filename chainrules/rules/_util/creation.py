@@ -1,6 +1,7 @@
 """Helpers of the creation rules (:mod:`chainrules.rules.creation`): which library a creation
 call computes in, the module holding the function called, and the registration of a pair of
-rules with its examples.
+rules with its examples. Its ``__all__`` is the creation modules' vocabulary: they begin with
+``from .._util.creation import *`` after core's prelude.
 
 Which library a call belongs to
 -------------------------------

@@ -46,6 +46,25 @@ def numpy_like_module(arr: Any, xp: Any, dispatched: bool = True) -> Any:
     return xp
 
 
+def numpy_primal(
+    name: str,
+    sig: Signature,
+    key: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    *,
+    alone: bool = False,
+) -> tuple[Any, Any, Any]:
+    """The primal of a NumPy-signature function ``name`` of one array, as its rrule and frule
+    both begin: the call bound by ``sig`` (its errors), the array (the argument ``key``), its
+    namespace and the output of the array's NumPy-like module's ``name``, called with the user's
+    arguments or, ``alone``, with the array only. Returns ``(array, xp, output)``."""
+    x = sig.bind(args, kwargs)[key]
+    xp = namespace_of(x, fname=name)
+    f = getattr(numpy_like_module(x, xp), name)
+    return x, xp, (f(x) if alone else f(*args, **kwargs))
+
+
 def lift_tangent(xp: Any, t: Any, x: Any, out_ndim: int, dtype: Any, name: str) -> tuple[Any, int]:
     """A tangent of ``x`` (an array or a Python scalar, a chunk of tangents allowed) as an array
     of ``dtype`` whose primal axes are right-aligned with an output of rank ``out_ndim``:

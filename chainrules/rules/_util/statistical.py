@@ -3,7 +3,8 @@ call by the standard's signature or NumPy's (:func:`bind`), registering a rule u
 (:func:`register_both`), the binding of the common NumPy call without a binder (the NumPy methods
 of ``sum`` and ``max``), NaN examples, the NaN-filled rules of ``nanprod``, ``nancumsum`` and
 ``nancumprod`` (:func:`register_filled`), and ``cov``'s variables (:class:`Cov`, also torch's
-``cov``)."""
+``cov``). Its ``__all__`` is the statistical modules' vocabulary: they begin with ``from
+.._util.statistical import *`` after core's prelude."""
 
 from __future__ import annotations
 
@@ -17,6 +18,20 @@ import numpy as np
 from ...core.prelude import *
 from . import adjoint, in_dtype, normalize_axis
 from .numpy_like import numpy_like_module
+
+__all__ = [
+    "Cov",
+    "Rules",
+    "bind",
+    "bind_real_numpy",
+    "consts",
+    "nan_entries",
+    "reduction_frule",
+    "register_both",
+    "register_filled",
+    "signatures",
+    "tangent",
+]
 
 Rules = tuple[Callable[..., Any], Callable[..., Any]]
 
@@ -83,6 +98,27 @@ def tangent(name: str, tangents: Any, args: tuple[Any, ...], project: ProjectTo)
     if ts is None or isinstance(ts[0], AbstractZero) or not project.differentiable:
         return None
     return ts
+
+
+Dot = Callable[[Any, Any, Any, Any, tuple[int, ...], dict[str, Any]], Any]
+
+
+def reduction_frule(
+    name: str, sig: Signature, numpy: bool, dot: Dot, own: bool = False
+) -> Callable[..., Any]:
+    """The frule of a reduction ``y = xp.NAME(x, **kw)`` bound by ``sig`` (:func:`bind`; with
+    ``own``, ``NAME`` of ``x``'s NumPy-like module: NumPy's nan-functions): ``ZeroTangent()``
+    where :func:`tangent` finds no tangent, else ``dot(xp, x, y, ts, axes, kw)``."""
+
+    def reduction_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        xp, x, axes, kw = bind(sig, numpy, args, kwargs)
+        y = getattr(numpy_like_module(x, xp) if own else xp, name)(x, **kw)
+        ts = tangent(name, tangents, args, ProjectTo(x, xp))
+        if ts is None:
+            return y, ZERO
+        return y, dot(xp, x, y, ts, axes, kw)
+
+    return reduction_frule
 
 
 def register_both(

@@ -17,16 +17,7 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util import in_dtype
-from .._util.creation import (
-    Rules,
-    call_module,
-    call_namespace,
-    fixed_examples,
-    has_tangent_space,
-    is_array_arg,
-    register_pair,
-    tangent_args,
-)
+from .._util.creation import *
 from .._util.numpy_like import numpy_non_differentiable
 
 __all__: list[str] = []  # rules only

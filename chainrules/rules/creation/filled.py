@@ -21,17 +21,7 @@ from typing import Any
 import numpy as np
 
 from ...core.prelude import *
-from .._util.creation import (
-    Rules,
-    call_module,
-    call_namespace,
-    fixed_examples,
-    forced_tangent,
-    has_tangent_space,
-    is_array_arg,
-    register_pair,
-    tangent_args,
-)
+from .._util.creation import *
 from .._util.numpy_like import lift_tangent, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only

@@ -15,11 +15,7 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util import in_dtype
-from .._util.creation import (
-    Rules,
-    fixed_examples,
-    register_pair,
-)
+from .._util.creation import *
 from .._util.numpy_like import numpy_non_differentiable
 
 __all__: list[str] = []  # rules only

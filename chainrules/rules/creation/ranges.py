@@ -35,16 +35,7 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util import axis_int, in_dtype, sample_rank
-from .._util.creation import (
-    Rules,
-    call_module,
-    call_namespace,
-    fixed_examples,
-    forced_tangent,
-    has_tangent_space,
-    register_pair,
-    tangent_args,
-)
+from .._util.creation import *
 from .._util.numpy_like import lift_tangent, numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only

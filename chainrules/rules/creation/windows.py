@@ -12,7 +12,7 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util import bessel_i1, in_dtype
-from .._util.creation import Rules, fixed_examples
+from .._util.creation import *
 from .._util.numpy_like import numpy_like_module, numpy_non_differentiable
 
 __all__: list[str] = []  # rules only

@@ -12,6 +12,7 @@ Maths notes
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,85 +20,61 @@ import numpy as np
 from ...core.prelude import *
 from .._util import in_dtype
 from .._util.elementwise import C_ANY, R, unary, zeros_after
-from .._util.numpy_like import numpy_like_module
+from .._util.numpy_like import numpy_like_module, numpy_primal
 
 __all__: list[str] = []  # rules only
 
 
 # --- conj, real, imag ---------------------------------------------------------------------------
-@register_rrule("conj", "numpy:conjugate", domain=(R,), complex=C_ANY)
-def conj_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("conj", x, kwargs)
-    out = xp.conj(x)
-
-    @pullback(out, (x,))
-    def conj_pullback(y_bar: Any) -> Any:
-        if not proj.differentiable:
-            return NO
-        return proj(xp.conj(y_bar) if cplx else y_bar)
-
-    return out, conj_pullback
+# Each is R-linear in a complex x: its tangent is the function of the tangent, and its pullback
+# the adjoint below. dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag).
+# Of a real x, conj and real are the identity and imag is 0.
+_ADJOINTS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "conj": lambda xp, x, y_bar: xp.conj(y_bar),
+    "real": lambda xp, x, y_bar: xp.astype(y_bar, x.dtype),
+    "imag": lambda xp, x, y_bar: xp.astype(y_bar, x.dtype) * 1j,
+}
 
 
-@register_frule("conj", "numpy:conjugate", domain=(R,), complex=C_ANY)
-def conj_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("conj", x, kwargs)
-    t = tangents_in("conj", tangents, (x,))
-    if t is None or not proj.differentiable:
-        return xp.conj(x), ZERO
-    return xp.conj(x), (xp.conj(t[0]) if cplx else t[0])
+def _part_rules(name: str) -> Any:
+    """The rrule and the frule of ``conj``, ``real`` or ``imag``."""
+    adjoint = _ADJOINTS[name]
+
+    def part_rrule(x: Any, /, **kwargs: Any) -> Any:
+        xp, proj, cplx = unary(name, x, kwargs)
+        out = getattr(xp, name)(x)
+
+        @pullback(out, (x,), name=name)
+        def part_pullback(y_bar: Any) -> Any:
+            if not proj.differentiable:
+                return NO
+            if not cplx:
+                return ZERO if name == "imag" else proj(y_bar)
+            return proj(adjoint(xp, x, y_bar))
+
+        return out, part_pullback
+
+    def part_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
+        xp, proj, cplx = unary(name, x, kwargs)
+        f = getattr(xp, name)
+        out = f(x)
+        t = tangents_in(name, tangents, (x,))
+        if t is None or not proj.differentiable or (name == "imag" and not cplx):
+            return out, ZERO
+        return out, (f(t[0]) if cplx else t[0])
+
+    return part_rrule, part_frule
 
 
-# real and imag: dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag).
 # imag of a real array is an error in some libraries (torch): its examples are complex only
-@register_rrule("real", domain=(R,), complex=C_ANY, kind="view")
-def real_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("real", x, kwargs)
-    out = xp.real(x)
-
-    @pullback(out, (x,))
-    def real_pullback(y_bar: Any) -> Any:
-        if not proj.differentiable:
-            return NO
-        return proj(xp.astype(y_bar, x.dtype) if cplx else y_bar)  # real(x) of a real x is x
-
-    return out, real_pullback
-
-
-@register_frule("real", domain=(R,), complex=C_ANY, kind="view")
-def real_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("real", x, kwargs)
-    out = xp.real(x)
-    t = tangents_in("real", tangents, (x,))
-    if t is None or not proj.differentiable:
-        return out, ZERO
-    return out, (xp.real(t[0]) if cplx else t[0])
-
-
-@register_rrule("imag", domain=None, complex=C_ANY, kind="view")
-def imag_rrule(x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("imag", x, kwargs)
-    out = xp.imag(x)
-
-    @pullback(out, (x,))
-    def imag_pullback(y_bar: Any) -> Any:
-        if not proj.differentiable:
-            return NO
-        if not cplx:  # imag(x) of a real x is 0
-            return ZERO
-        return proj(xp.astype(y_bar, x.dtype) * 1j)
-
-    return out, imag_pullback
-
-
-@register_frule("imag", domain=None, complex=C_ANY, kind="view")
-def imag_frule(tangents: Any, x: Any, /, **kwargs: Any) -> Any:
-    xp, proj, cplx = unary("imag", x, kwargs)
-    out = xp.imag(x)
-    t = tangents_in("imag", tangents, (x,))
-    if t is None or not proj.differentiable or not cplx:
-        return out, ZERO
-    return out, xp.imag(t[0])
+for _names, _meta in (
+    (("conj", "numpy:conjugate"), {"domain": (R,)}),
+    (("real",), {"domain": (R,), "kind": "view"}),
+    (("imag",), {"domain": None, "kind": "view"}),
+):
+    _r, _f = _part_rules(_names[0])
+    register_rrule(*_names, complex=C_ANY, **_meta)(_r)
+    register_frule(*_names, complex=C_ANY, **_meta)(_f)
 
 
 # --- angle --------------------------------------------------------------------------------------
@@ -162,10 +139,8 @@ def _real_if_close_ex(rng: Any) -> list[Any]:
 
 @register_rrule("numpy:real_if_close", examples=_real_if_close_ex)
 def real_if_close_rrule(*args: Any, **kwargs: Any) -> Any:
-    a = _REAL_IF_CLOSE.bind(args, kwargs)["a"]
-    xp = namespace_of(a, fname="real_if_close")
     # its dtype depends on the values (a host read)
-    y = numpy_like_module(a, xp).real_if_close(*args, **kwargs)
+    a, xp, y = numpy_primal("real_if_close", _REAL_IF_CLOSE, "a", args, kwargs)
     project = ProjectTo(a, xp)
 
     @pullback(y, args)
@@ -178,9 +153,7 @@ def real_if_close_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:real_if_close", examples=_real_if_close_ex)
 def real_if_close_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _REAL_IF_CLOSE.bind(args, kwargs)["a"]
-    xp = namespace_of(a, fname="real_if_close")
-    y = numpy_like_module(a, xp).real_if_close(*args, **kwargs)
+    a, xp, y = numpy_primal("real_if_close", _REAL_IF_CLOSE, "a", args, kwargs)
     ts = tangents_in("real_if_close", tangents[:2], (a,))
     if ts is None:
         return y, ZERO
@@ -211,9 +184,7 @@ def _sort_complex_ex(rng: Any) -> list[Any]:
 
 @register_rrule("numpy:sort_complex", examples=_sort_complex_ex)
 def sort_complex_rrule(*args: Any, **kwargs: Any) -> Any:
-    a = _SORT_COMPLEX.bind(args, kwargs)["a"]
-    xp = namespace_of(a, fname="sort_complex")
-    y = numpy_like_module(a, xp).sort_complex(a)
+    a, xp, y = numpy_primal("sort_complex", _SORT_COMPLEX, "a", args, kwargs, alone=True)
     project = ProjectTo(a, xp)
     perm = _sort_complex_perm(xp, a)
 
@@ -226,9 +197,7 @@ def sort_complex_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:sort_complex", examples=_sort_complex_ex)
 def sort_complex_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _SORT_COMPLEX.bind(args, kwargs)["a"]
-    xp = namespace_of(a, fname="sort_complex")
-    y = numpy_like_module(a, xp).sort_complex(a)
+    a, xp, y = numpy_primal("sort_complex", _SORT_COMPLEX, "a", args, kwargs, alone=True)
     ts = tangents_in("sort_complex", tangents[:2], (a,))
     if ts is None:
         return y, ZERO

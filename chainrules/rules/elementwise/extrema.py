@@ -7,6 +7,7 @@ Ties give half of the cotangent to each tied argument, as JAX does (``clip`` at 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import array_api_compat
@@ -30,32 +31,27 @@ def _nan_aware(xp: Any, w: Any, other: Any) -> Any:
     return xp.where(xp.isnan(other), xp.ones_like(w), w)
 
 
-scalar_rule(
-    "maximum",
-    lambda xp, out, x1, x2: _tie_weight(xp, x1, x2, out, True),
-    lambda xp, out, x1, x2: _tie_weight(xp, x2, x1, out, True),
-    domain=(R, R),
-    expect=TORCH_NO_SCALAR,
-)
-scalar_rule(
-    "minimum",
-    lambda xp, out, x1, x2: _tie_weight(xp, x1, x2, out, False),
-    lambda xp, out, x1, x2: _tie_weight(xp, x2, x1, out, False),
-    domain=(R, R),
-    expect=TORCH_NO_SCALAR,
-)
-scalar_rule(
-    "numpy:fmax",
-    lambda xp, out, x1, x2: _nan_aware(xp, _tie_weight(xp, x1, x2, out, True), x2),
-    lambda xp, out, x1, x2: _nan_aware(xp, _tie_weight(xp, x2, x1, out, True), x1),
-    domain=(R, R),
-)
-scalar_rule(
-    "numpy:fmin",
-    lambda xp, out, x1, x2: _nan_aware(xp, _tie_weight(xp, x1, x2, out, False), x2),
-    lambda xp, out, x1, x2: _nan_aware(xp, _tie_weight(xp, x2, x1, out, False), x1),
-    domain=(R, R),
-)
+def _extremum_partials(greater: bool, nan_aware: bool) -> tuple[Callable[..., Any], ...]:
+    """``d out / d x1`` and ``d out / d x2`` of ``maximum`` (``greater``) or ``minimum``: the tie
+    weights; ``nan_aware`` (``fmax``, ``fmin``): all of it to the other operand of a NaN."""
+
+    def weight(xp: Any, out: Any, a: Any, b: Any) -> Any:  # d out / d a
+        w = _tie_weight(xp, a, b, out, greater)
+        return _nan_aware(xp, w, b) if nan_aware else w
+
+    return (
+        lambda xp, out, x1, x2: weight(xp, out, x1, x2),
+        lambda xp, out, x1, x2: weight(xp, out, x2, x1),
+    )
+
+
+for _name, _greater, _nan, _meta in (
+    ("maximum", True, False, {"expect": TORCH_NO_SCALAR}),
+    ("minimum", False, False, {"expect": TORCH_NO_SCALAR}),
+    ("numpy:fmax", True, True, {}),
+    ("numpy:fmin", False, True, {}),
+):
+    scalar_rule(_name, *_extremum_partials(_greater, _nan), domain=(R, R), **_meta)
 
 
 # --- clip: min(max(x, low), high), ties split like maximum/minimum ----------------------------

@@ -17,6 +17,7 @@ Maths notes
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from ...core.prelude import *
 from .._util import in_dtype
 from .._util.elementwise import TORCH_NO_SCALAR, R, lift, zeros_after
-from .._util.numpy_like import numpy_like_module
+from .._util.numpy_like import numpy_primal
 
 __all__: list[str] = []  # rules only
 
@@ -48,32 +49,6 @@ def _modf_ex(rng: Any) -> list[Any]:
 _ONE_ARG = signature("modf", lambda x, /, out=None, **ufunc: None)
 
 
-@register_rrule("numpy:modf", examples=_modf_ex)
-def modf_rrule(*args: Any, **kwargs: Any) -> Any:
-    x = _ONE_ARG.bind(args, kwargs)["x"]
-    xp = namespace_of(x, fname="modf")
-    y = numpy_like_module(x, xp).modf(x)
-    project = ProjectTo(x, xp)
-
-    @pullback(y, args)
-    def modf_pullback(g: Any) -> Any:
-        # frac = x - trunc(x): derivative 1 (also at integers); the integral part: 0
-        return zero_tangent(x) if is_zero(g[0]) else project(g[0])
-
-    return y, modf_pullback
-
-
-@register_frule("numpy:modf", examples=_modf_ex)
-def modf_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    x = _ONE_ARG.bind(args, kwargs)["x"]
-    xp = namespace_of(x, fname="modf")
-    y = numpy_like_module(x, xp).modf(x)
-    ts = tangents_in("modf", tangents[:2], (x,))
-    if ts is None:
-        return y, ZERO
-    return y, Tangent(in_dtype(xp, ts[0], y[0].dtype), ZERO, primal_type=type(y))
-
-
 def _frexp_ex(rng: Any) -> list[Any]:
     return [
         ((rng.uniform(0.3, 7.0, 5) * np.array([1, -1, 1, -1, 1]),), {}),
@@ -86,33 +61,50 @@ def _pow2(xp: Any, e: Any, dtype: Any) -> Any:
     return xp.pow(xp.asarray(2.0, dtype=dtype), xp.astype(e, dtype))
 
 
-@register_rrule("numpy:frexp", examples=_frexp_ex)
-def frexp_rrule(*args: Any, **kwargs: Any) -> Any:
-    x = _ONE_ARG.bind(args, kwargs)["x"]
-    xp = namespace_of(x, fname="frexp")
-    y = numpy_like_module(x, xp).frexp(x)
-    project = ProjectTo(x, xp)
-    m, e = y
-
-    @pullback(y, args)
-    def frexp_pullback(g: Any) -> Any:
-        # mantissa = x * 2^-e, e piecewise constant; the exponent is an integer: no tangent
-        return zero_tangent(x) if is_zero(g[0]) else project(g[0] * _pow2(xp, -e, m.dtype))
-
-    return y, frexp_pullback
+def _modf_first(xp: Any, y: Any, t: Any) -> Any:
+    # frac = x - trunc(x): derivative 1 (also at integers); the integral part: 0
+    return t
 
 
-@register_frule("numpy:frexp", examples=_frexp_ex)
-def frexp_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    x = _ONE_ARG.bind(args, kwargs)["x"]
-    xp = namespace_of(x, fname="frexp")
-    y = numpy_like_module(x, xp).frexp(x)
-    ts = tangents_in("frexp", tangents[:2], (x,))
-    if ts is None:
-        return y, ZERO
-    m_dot = in_dtype(xp, ts[0] * _pow2(xp, -y[1], y[0].dtype), y[0].dtype)
-    return y, Tangent(m_dot, NO, primal_type=type(y))
+def _frexp_first(xp: Any, y: Any, t: Any) -> Any:
+    # mantissa = x * 2^-e, e piecewise constant; the exponent is an integer: no tangent
+    return t * _pow2(xp, -y[1], y[0].dtype)
 
+
+def _two_part_rules(name: str, first: Callable[[Any, Any, Any], Any], second: Any) -> Any:
+    """The rules of ``modf`` and ``frexp``, two outputs of which only the first moves: ``first(xp,
+    y, t)`` is its tangent (or cotangent: the derivative is real) from ``x``'s ``t``, and
+    ``second`` the other output's tangent (``ZeroTangent()`` for a float, ``NoTangent()`` for an
+    integer)."""
+
+    def two_part_rrule(*args: Any, **kwargs: Any) -> Any:
+        x, xp, y = numpy_primal(name, _ONE_ARG, "x", args, kwargs, alone=True)
+        project = ProjectTo(x, xp)
+
+        @pullback(y, args, name=name)
+        def two_part_pullback(g: Any) -> Any:
+            return zero_tangent(x) if is_zero(g[0]) else project(first(xp, y, g[0]))
+
+        return y, two_part_pullback
+
+    def two_part_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+        x, xp, y = numpy_primal(name, _ONE_ARG, "x", args, kwargs, alone=True)
+        ts = tangents_in(name, tangents[:2], (x,))
+        if ts is None:
+            return y, ZERO
+        t = in_dtype(xp, first(xp, y, ts[0]), y[0].dtype)
+        return y, Tangent(t, second, primal_type=type(y))
+
+    return two_part_rrule, two_part_frule
+
+
+for _name, _ex, _first, _second in (
+    ("modf", _modf_ex, _modf_first, ZERO),
+    ("frexp", _frexp_ex, _frexp_first, NO),
+):
+    _r, _f = _two_part_rules(_name, _first, _second)
+    register_rrule(f"numpy:{_name}", examples=_ex)(_r)
+    register_frule(f"numpy:{_name}", examples=_ex)(_f)
 
 scalar_rule(
     "numpy:ldexp",
@@ -148,9 +140,7 @@ def _finite_parts(xp: Any, x: Any) -> Any:
 
 @register_rrule("numpy:nan_to_num", examples=_nan_to_num_ex)
 def nan_to_num_rrule(*args: Any, **kwargs: Any) -> Any:
-    x = _NAN_TO_NUM.bind(args, kwargs)["x"]
-    xp = namespace_of(x, fname="nan_to_num")
-    y = numpy_like_module(x, xp).nan_to_num(*args, **kwargs)
+    x, xp, y = numpy_primal("nan_to_num", _NAN_TO_NUM, "x", args, kwargs)
     project = ProjectTo(x, xp)
     fin_re, fin_im = _finite_parts(xp, x)
 
@@ -184,9 +174,7 @@ def nan_to_num_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:nan_to_num", examples=_nan_to_num_ex)
 def nan_to_num_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    x = _NAN_TO_NUM.bind(args, kwargs)["x"]
-    xp = namespace_of(x, fname="nan_to_num")
-    y = numpy_like_module(x, xp).nan_to_num(*args, **kwargs)
+    x, xp, y = numpy_primal("nan_to_num", _NAN_TO_NUM, "x", args, kwargs)
     ts = tangents_in("nan_to_num", tangents, args)
     if ts is None:
         return y, ZERO

@@ -37,16 +37,7 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util import along, in_dtype
-from .._util.statistical import (
-    Rules,
-    bind,
-    consts,
-    nan_entries,
-    register_both,
-    register_filled,
-    signatures,
-    tangent,
-)
+from .._util.statistical import *
 
 __all__: list[str] = []  # rules only
 
@@ -163,10 +154,8 @@ def _cumprod_back_numpy(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
     """By division, ``x_bar_i = sum_{j >= i} g_j y_j / x_i`` (``y`` the cumulative product), where
     ``y`` has no zero and no overflow (the host reads it: NumPy arrays live there): two passes
     over ``y`` instead of the scan's ``log2 n``."""
-    if type(x) is not np.ndarray or type(g) is not np.ndarray:
-        return NotImplemented
     with np.errstate(all="ignore"):
-        y = _divisible_cumprod(x, axis)
+        y = _divisible_cumprod(x, g, axis)
         if y is None:
             return NotImplemented
         if conj:
@@ -178,18 +167,20 @@ def _cumprod_back_numpy(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
 def _cumprod_push_numpy(xp: Any, x: Any, t: Any, axis: int, extra: int) -> Any:
     """By division, ``y_dot = y * cumsum(t / x)`` where ``y`` has no zero and no overflow: one
     pass instead of the scan's ``log2 n``."""
-    if type(x) is not np.ndarray or type(t) is not np.ndarray:
-        return NotImplemented
     with np.errstate(all="ignore"):
-        y = _divisible_cumprod(x, axis)
+        y = _divisible_cumprod(x, t, axis)
         if y is None:
             return NotImplemented
         return y * np.cumsum(t / x, axis=axis - x.ndim)
 
 
-def _divisible_cumprod(x: Any, axis: int) -> Any:
-    """NumPy's cumulative product of ``x`` along ``axis`` when it has no zero and no overflow
-    (dividing it by ``x`` is then exact enough), else ``None``. Call under ``np.errstate``."""
+def _divisible_cumprod(x: Any, other: Any, axis: int) -> Any:
+    """The NumPy methods' condition and product: NumPy's cumulative product of ``x`` along
+    ``axis`` when ``x`` and ``other`` (the cotangent or the tangent) are NumPy arrays and the
+    product has no zero and no overflow (dividing it by ``x`` is then exact enough), else
+    ``None``. Call under ``np.errstate``."""
+    if type(x) is not np.ndarray or type(other) is not np.ndarray:
+        return None
     y = np.cumprod(x, axis=axis)
     return y if np.isfinite(y).all() and y.all() else None
 

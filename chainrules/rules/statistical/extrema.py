@@ -24,16 +24,7 @@ from ...core.prelude import *
 from ...core.toolkit import TangentsIn
 from .._util import chunk_axes, count_true, expand_reduced, in_dtype, masked_product, safe
 from .._util.numpy_like import numpy_like_module
-from .._util.statistical import (
-    Rules,
-    bind,
-    bind_real_numpy,
-    consts,
-    nan_entries,
-    register_both,
-    signatures,
-    tangent,
-)
+from .._util.statistical import *
 
 __all__: list[str] = []  # rules only
 
@@ -80,8 +71,9 @@ def _extremum_bar(xp: Any, x: Any, y: Any, y_bar: Any, axes: Any, keepdims: bool
     return masked_product(xp, mask, share, 1.0)
 
 
-def _extremum_dot(xp: Any, x: Any, y: Any, ts: TangentsIn, axes: Any, keepdims: bool) -> Any:
+def _extremum_dot(xp: Any, x: Any, y: Any, ts: TangentsIn, axes: Any, kw: dict[str, Any]) -> Any:
     """The tangent of the extremum ``y``: the mean of the ties' tangents."""
+    keepdims = kw["keepdims"]
     mask, count = _ties(xp, x, y, axes, keepdims)
     t = ts[0]
     picked = xp.sum(
@@ -149,15 +141,7 @@ def _extremum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
     if numpy:
         extremum_rrule.method("numpy")(_extremum_rrule_numpy)
 
-    def extremum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        xp, x, axes, kw = bind(sig, numpy, args, kwargs)
-        y = getattr(xp, name)(x, **kw)
-        ts = tangent(name, tangents, args, ProjectTo(x, xp))
-        if ts is None:
-            return y, ZERO
-        return y, _extremum_dot(xp, x, y, ts, axes, kw["keepdims"])
-
-    return extremum_rrule, extremum_frule
+    return extremum_rrule, reduction_frule(name, sig, numpy, _extremum_dot)
 
 
 register_both("max", ("max", "amax"), _extremum_rules, _MAX, _extremum_ex)
@@ -190,11 +174,7 @@ def ptp_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     ts = tangent("ptp", tangents, args, ProjectTo(x, xp))
     if ts is None:
         return hi - lo, ZERO
-    keepdims = kw["keepdims"]
-    dots = (
-        _extremum_dot(xp, x, hi, ts, axes, keepdims),
-        _extremum_dot(xp, x, lo, ts, axes, keepdims),
-    )
+    dots = _extremum_dot(xp, x, hi, ts, axes, kw), _extremum_dot(xp, x, lo, ts, axes, kw)
     return hi - lo, dots[0] - dots[1]
 
 
@@ -230,15 +210,7 @@ def _nan_extremum_rules(name: str) -> Any:
 
         return y, nan_extremum_pullback
 
-    def nan_extremum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        xp, x, axes, kw = bind(sig, True, args, kwargs)
-        y = getattr(numpy_like_module(x, xp), name)(x, **kw)
-        ts = tangent(name, tangents, args, ProjectTo(x, xp))
-        if ts is None:
-            return y, ZERO
-        return y, _extremum_dot(xp, x, y, ts, axes, kw["keepdims"])
-
-    return nan_extremum_rrule, nan_extremum_frule
+    return nan_extremum_rrule, reduction_frule(name, sig, True, _extremum_dot, own=True)
 
 
 for _name in ("nanmax", "nanmin"):

@@ -17,16 +17,7 @@ from typing import Any
 
 from ...core.prelude import *
 from .._util import chunk_axes, expand_reduced, in_dtype, reduced_size
-from .._util.statistical import (
-    Rules,
-    bind,
-    consts,
-    nan_entries,
-    register_both,
-    register_filled,
-    signatures,
-    tangent,
-)
+from .._util.statistical import *
 
 __all__: list[str] = []  # rules only
 
@@ -79,6 +70,12 @@ def _prod_ex(rng: Any) -> list[Any]:
     ]
 
 
+def _prod_dot(xp: Any, x: Any, y: Any, ts: Any, axes: Any, kw: dict[str, Any]) -> Any:
+    others = _others_product(xp, x, axes)
+    y_dot = xp.sum(others * ts[0], axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
+    return in_dtype(xp, y_dot, y.dtype)
+
+
 def _prod_rules(name: str, sig: Signature, numpy: bool) -> Rules:
     def prod_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, axes, kw = bind(sig, numpy, args, kwargs)
@@ -95,20 +92,7 @@ def _prod_rules(name: str, sig: Signature, numpy: bool) -> Rules:
 
         return y, prod_pullback
 
-    def prod_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        xp, x, axes, kw = bind(sig, numpy, args, kwargs)
-        y = xp.prod(x, **kw)
-        ts = tangent("prod", tangents, args, ProjectTo(x, xp))
-        if ts is None:
-            return y, ZERO
-        y_dot = xp.sum(
-            _others_product(xp, x, axes) * ts[0],
-            axis=chunk_axes(axes, ts.extra),
-            keepdims=kw["keepdims"],
-        )
-        return y, in_dtype(xp, y_dot, y.dtype)
-
-    return prod_rrule, prod_frule
+    return prod_rrule, reduction_frule("prod", sig, numpy, _prod_dot)
 
 
 register_both("prod", ("prod",), _prod_rules, _PROD, _prod_ex)

@@ -33,15 +33,7 @@ from .._util import (
     unsum,
 )
 from .._util.numpy_like import numpy_like_module
-from .._util.statistical import (
-    Rules,
-    bind,
-    bind_real_numpy,
-    consts,
-    register_both,
-    signatures,
-    tangent,
-)
+from .._util.statistical import *
 
 __all__: list[str] = []  # rules only
 
@@ -183,16 +175,11 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
     if numpy:
         sum_rrule.method("numpy")(_sum_rrule_numpy)
 
-    def sum_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        xp, x, axes, kw = bind(sig, numpy, args, kwargs)
-        y = getattr(xp, name)(x, **kw)
-        ts = tangent(name, tangents, args, ProjectTo(x, xp))
-        if ts is None:
-            return y, ZERO
+    def sum_dot(xp: Any, x: Any, y: Any, ts: Any, axes: Any, kw: dict[str, Any]) -> Any:
         y_dot = getattr(xp, name)(ts[0], axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
-        return y, in_dtype(xp, y_dot, y.dtype)
+        return in_dtype(xp, y_dot, y.dtype)
 
-    return sum_rrule, sum_frule
+    return sum_rrule, reduction_frule(name, sig, numpy, sum_dot)
 
 
 register_both("sum", ("sum",), _sum_rules, _SUM, _reduce_ex, chunked=True)

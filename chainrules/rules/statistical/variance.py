@@ -16,9 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.prelude import *
-from .._util import chunk_axes, count_true, expand_reduced, in_dtype, reduced_size, safe
+from .._util import (
+    chunk_axes,
+    count_true,
+    expand_reduced,
+    in_dtype,
+    is_complex,
+    reduced_size,
+    safe,
+)
 from .._util.numpy_like import numpy_like_module
-from .._util.statistical import Rules, bind, consts, nan_entries, register_both, signatures, tangent
+from .._util.statistical import *
 
 __all__: list[str] = []  # rules only
 
@@ -74,19 +82,13 @@ def _spread_rules(name: str, sig: Signature, numpy: bool) -> Rules:
 
         return y, spread_pullback
 
-    def spread_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        xp, x, axes, kw = bind(sig, numpy, args, kwargs)
-        y = getattr(xp, name)(x, **kw)
-        project = ProjectTo(x, xp)
-        ts = tangent(name, tangents, args, project)
-        if ts is None:
-            return y, ZERO
+    def spread_dot(xp: Any, x: Any, y: Any, ts: Any, axes: Any, kw: dict[str, Any]) -> Any:
         g, t = _spread_direction(xp, x, y, axes, kw, std), ts[0]
-        term = xp.real(xp.conj(g) * t) if project.kind == "c" else g * t
+        term = xp.real(xp.conj(g) * t) if is_complex(xp, x) else g * t
         y_dot = xp.sum(term, axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
-        return y, in_dtype(xp, y_dot, y.dtype)
+        return in_dtype(xp, y_dot, y.dtype)
 
-    return spread_rrule, spread_frule
+    return spread_rrule, reduction_frule(name, sig, numpy, spread_dot)
 
 
 register_both("var", ("var",), _spread_rules, _VAR, _spread_ex)
