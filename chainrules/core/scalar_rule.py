@@ -93,9 +93,10 @@ def _reject_out(name: str, kwargs: dict[str, Any]) -> None:
         )
 
 
-def _align(xp: Any, x_dot: Any, a_ndim: int, out_ndim: int) -> Any:
+def align_tangent(xp: Any, x_dot: Any, a_ndim: int, out_ndim: int) -> Any:
     """Insert axes after a tangent's chunk axes (checked by ``tangents_in``) so that it
-    broadcasts against the output."""
+    broadcasts against the output (a rank ``out_ndim``); the formula rules here and SciPy's
+    special functions' (``rules/_util/special.py``) both use it."""
     extra = getattr(x_dot, "ndim", 0) - a_ndim
     if extra and a_ndim < out_ndim:
         s = tuple(x_dot.shape)
@@ -292,7 +293,7 @@ def scalar_frule_factory(
                 continue
             a_ndim = getattr(a, "ndim", 0)
             if arity > 1 or getattr(x_dot, "ndim", 0) != a_ndim:
-                x_dot = _align(xp, x_dot, a_ndim, out_ndim)
+                x_dot = align_tangent(xp, x_dot, a_ndim, out_ndim)
             term = _apply(p, is_const, x_dot, False, xp, out, pargs, strong)
             acc = term if acc is None else acc + term
         return out, finish_tangent(xp, acc, out)
@@ -732,7 +733,7 @@ def _strong_multiply_frule(tangents: tuple[Any, ...], v: Any, d: Any) -> tuple[A
     for a, other, a_dot, first in ((v, d, dots.values[0], True), (d, v, dots.values[1], False)):
         if isinstance(a_dot, AbstractZero):
             continue
-        a_dot = _align(xp, a_dot, getattr(a, "ndim", 0), y_ndim)
+        a_dot = align_tangent(xp, a_dot, getattr(a, "ndim", 0), y_ndim)
         # d(v d) = dv d + v dd, each a strong product: dv's zeros and v's zeros stay 0
         term = strong_multiply(a_dot, other) if first else strong_multiply(other, a_dot)
         acc = term if acc is None else acc + term

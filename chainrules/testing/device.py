@@ -294,36 +294,24 @@ class DeviceArray:
 
 
 # -- operators: one generic body per kind, installed below ---------------------------------------
-def _binary(name: str, symbol: str) -> Callable[[DeviceArray, Any], Any]:
-    where = f"x {symbol} y"
+def _binary(name: str, symbol: str, inplace: bool = False) -> Callable[[DeviceArray, Any], Any]:
+    """The operator ``name`` (``__add__``; with ``inplace``, ``__iadd__``: it writes into the
+    backing array, NumPy's semantics, and returns ``self``)."""
+    where = f"x {symbol}{'=' if inplace else ''} y"
 
     def op(self: DeviceArray, other: Any) -> Any:
         o = self._operand(other, where)
         if o is NotImplemented:
             return NotImplemented
         r = getattr(self._data, name)(o)
+        if r is NotImplemented:
+            return r
+        if inplace:
+            self._data = r
+            return self
         if type(r) is self._array_type:
             return self._new(r)
-        if r is NotImplemented:
-            return r
         return _wrap_result(r, type(self))
-
-    op.__name__ = op.__qualname__ = name
-    return op
-
-
-def _inplace(name: str, symbol: str) -> Callable[[DeviceArray, Any], Any]:
-    where = f"x {symbol}= y"
-
-    def op(self: DeviceArray, other: Any) -> Any:
-        o = self._operand(other, where)
-        if o is NotImplemented:
-            return NotImplemented
-        r = getattr(self._data, name)(o)  # writes into the backing array (NumPy semantics)
-        if r is NotImplemented:
-            return r
-        self._data = r
-        return self
 
     op.__name__ = op.__qualname__ = name
     return op
@@ -355,7 +343,7 @@ _BINARY = {
 for _n, _s in _BINARY.items():
     setattr(DeviceArray, f"__{_n}__", _binary(f"__{_n}__", _s))
     setattr(DeviceArray, f"__r{_n}__", _binary(f"__r{_n}__", _s))
-    setattr(DeviceArray, f"__i{_n}__", _inplace(f"__i{_n}__", _s))
+    setattr(DeviceArray, f"__i{_n}__", _binary(f"__i{_n}__", _s, inplace=True))
 for _n, _s in {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}.items():
     setattr(DeviceArray, f"__{_n}__", _binary(f"__{_n}__", _s))
 _UNARY: dict[str, Callable[[Any], Any]] = {

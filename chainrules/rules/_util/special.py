@@ -26,6 +26,7 @@ from typing import Any
 
 from ...core.prelude import *
 from ...core.registry import Source, traceable_running
+from ...core.scalar_rule import align_tangent
 from . import traceable_module
 
 
@@ -118,16 +119,6 @@ def _in_dtype(xp: Any, v: Any, out: Any) -> Any:
     if is_array(v) and v.dtype != out.dtype and xp.isdtype(v.dtype, "real floating"):
         return xp.astype(v, out.dtype)
     return v
-
-
-def _align(xp: Any, t: Any, a: Any, extra: int, out_ndim: int) -> Any:
-    """A tangent of ``a`` (after ``extra`` chunk axes) with axes inserted after its chunk axes so
-    that it broadcasts against an output of rank ``out_ndim``."""
-    a_ndim = getattr(a, "ndim", 0)
-    if a_ndim < out_ndim and getattr(t, "ndim", 0) > a_ndim:
-        s = tuple(t.shape)
-        t = xp.reshape(t, s[:extra] + (1,) * (out_ndim - a_ndim) + s[extra:])
-    return t
 
 
 def _elementwise_rules(
@@ -243,7 +234,7 @@ def _elementwise_rules(
                     continue
                 if p is MISSING:
                     unthunk(_no_closed_form(fname, params[i]))  # raises: this tangent is needed
-                t = _align(xp, t, a, dots.extra, out_ndim)
+                t = align_tangent(xp, t, getattr(a, "ndim", 0), out_ndim)
                 d = p(ctx, *vals)  # type: ignore[operator]
                 for j, dj in enumerate(d if nout > 1 else (d,)):
                     term = dj.push(xp, t) if isinstance(dj, SplitPartial) else dj * t

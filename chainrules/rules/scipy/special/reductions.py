@@ -13,8 +13,9 @@ import numpy as np
 
 from ....core.prelude import *
 from ....core.registry import Source
+from ....core.scalar_rule import align_tangent
 from ..._util import conj, normalize_axis
-from ..._util.special import NO, ZERO, _align
+from ..._util.special import NO, ZERO
 
 # --- reductions: logsumexp, softmax, log_softmax --------------------------------------------------
 _LOGSUMEXP = signature(
@@ -197,7 +198,7 @@ def _logsumexp_frule(
     for i, t in enumerate(dots):
         if isinstance(t, AbstractZero):
             continue
-        t = _align(xp, t, diffs[i], extra, ndim)
+        t = align_tangent(xp, t, getattr(diffs[i], "ndim", 0), ndim)
         term = w * t * (b if i == 0 and b is not None else 1)
         acc = term if acc is None else acc + term
     red = tuple(ax + extra for ax in axes)
