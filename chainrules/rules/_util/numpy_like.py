@@ -5,7 +5,6 @@ an output's rank. Shared by the rule modules of every family."""
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +12,7 @@ import array_api_compat
 import numpy as np
 
 from ...core.prelude import *
+from ...core.registry import caller_module
 from ...core.scalar_rule import is_floating
 from . import in_dtype
 
@@ -98,7 +98,7 @@ def numpy_non_differentiable(*names: str, zero: bool = False, **meta: Any) -> No
     With ``zero=True`` the derivative is zero instead (like ``zero_derivative``): floating
     arguments get ``ZeroTangent()`` and the frule returns ``ZeroTangent()`` (``np.zeros_like``).
     """
-    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
+    meta.setdefault("module", caller_module())
     for name in names:
         _register_numpy_nondiff(name, zero, meta)
 

@@ -20,12 +20,11 @@ from __future__ import annotations
 import functools
 import importlib
 import math
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...core.prelude import *
-from ...core.registry import Source, traceable_running
+from ...core.registry import Source, caller_module, traceable_running
 from ...core.scalar_rule import align_tangent
 from . import traceable_module
 
@@ -306,7 +305,7 @@ def elementwise(
     ufunc a Python wrapper calls, which an engine's traced arrays receive through
     ``__array_ufunc__`` when a pullback is differentiated again. The registration's module is
     the caller's (the rule module that registers it), not this helper's."""
-    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
+    meta.setdefault("module", caller_module())
     fname = f"special.{name}"
     sig = signature(name, template, unsupported)
     params = sig.names[: len(partials)]

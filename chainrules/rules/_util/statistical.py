@@ -9,13 +9,13 @@ of ``sum`` and ``max``), NaN examples, the NaN-filled rules of ``nanprod``, ``na
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ...core.prelude import *
+from ...core.registry import caller_module
 from . import adjoint, in_dtype, normalize_axis
 from .numpy_like import numpy_like_module
 
@@ -232,7 +232,7 @@ def register_filled(name: str, plain: str, fill: float, examples: Any, **meta: A
     """Register ``"numpy:NAME"``'s rules: ``plain``'s on ``x`` with its NaNs set to ``fill``
     (:func:`_filled_rules`); registered as the caller's (its ``module``), as the
     ``numpy_non_differentiable`` declarations are."""
-    meta.setdefault("module", sys._getframe(1).f_globals.get("__name__"))
+    meta.setdefault("module", caller_module())
     r, f = _filled_rules(name, plain, fill)
     register_rrule(f"numpy:{name}", examples=examples, **meta)(r)
     register_frule(f"numpy:{name}", examples=examples, **meta)(f)
