@@ -66,9 +66,9 @@ def _where_pullback(xp: Any, y: Any, cond: Any, x1: Any, x2: Any) -> Any:
 
     @pullback(y, (cond, x1, x2))
     def where_pullback(y_bar: Any) -> tuple[Any, Any, Any]:
-        zero = xp.zeros_like(y_bar)
-        b1 = p1(xp.where(cond, y_bar, zero)) if p1.differentiable else NO
-        b2 = p2(xp.where(cond, zero, y_bar)) if p2.differentiable else NO
+        # a Python 0.0 keeps y_bar's dtype and saves a zeros_like pass over the output
+        b1 = p1(xp.where(cond, y_bar, 0.0)) if p1.differentiable else NO
+        b2 = p2(xp.where(cond, 0.0, y_bar)) if p2.differentiable else NO
         return NO, b1, b2
 
     return where_pullback
