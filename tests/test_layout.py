@@ -115,3 +115,24 @@ def test_the_rule_import_scan_sees_a_violation(tmp_path):
     (pkg / "rules" / "a.py").write_text("from ..core import x\nfrom ._util import y\n")
     (pkg / "rules" / "b.py").write_text("from .a import helper\n")
     assert _rule_import_violations(pkg) == ["rules/b.py:1: imports rules.a ['helper']"]
+
+
+# --- no file is over 800 lines (issue 27, item 4) ------------------------------------------------
+def _long_files(root: Path = ROOT, limit: int = 800) -> list[str]:
+    """The modules of the package over ``limit`` lines, with their length."""
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        n = len(path.read_text().splitlines())
+        if n > limit:
+            out.append(f"{path.relative_to(root)}: {n} lines")
+    return out
+
+
+def test_no_module_is_over_800_lines():
+    assert _long_files() == []
+
+
+def test_the_length_scan_sees_a_long_file(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n" * 801)
+    (tmp_path / "b.py").write_text("x = 1\n" * 800)
+    assert _long_files(tmp_path) == ["a.py: 801 lines"]

@@ -14,12 +14,11 @@ from typing import Any
 from ..core.namespaces import is_array
 from ..core.registry import find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
-from ._lift import lift_values, number, stack_sequences
+from ._lift import const_result, lift_values, number, stack_sequences
 from ._tracer import (
     CREATED,
     Trace,
     Tracer,
-    const_result,
     dispatch,
     lookup_rule,
     plain,

@@ -30,13 +30,12 @@ from ..core.tangents import (
     add_tangents,
     unthunk,
 )
-from ._lift import lift_values, number, stack_sequences
+from ._lift import const_result, lift_values, number, stack_sequences
 from ._namespace import copy_of
 from ._tracer import (
     CREATED,
     Trace,
     Tracer,
-    const_result,
     dispatch,
     floating,
     lookup_rule,

@@ -161,18 +161,6 @@ def floating(y: Any) -> bool:
         return False
 
 
-def const_result(trace: Trace, y: Any) -> Any:
-    """A rule's result that does not depend on ``trace``'s inputs. A floating array stays a
-    constant tracer of the trace (no tape node, no tangent), so that rules never meet a mix of
-    traced and plain arrays; integer and boolean results (indices, masks) leave the trace."""
-    if isinstance(y, tuple) or type(y) is list:
-        parts = [const_result(trace, e) for e in y]
-        return type(y)(*parts) if hasattr(y, "_fields") else type(y)(parts)
-    if floating(y):
-        return trace.const(y)
-    return y
-
-
 def lift_like(raw: Any, like: Any) -> Any:
     """``raw`` (an array of the user's library) as a constant at every tracing level of ``like``,
     so that it mixes with ``like``'s value in rules without a namespace clash."""
