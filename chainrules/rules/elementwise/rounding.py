@@ -46,9 +46,6 @@ def _modf_ex(rng: Any) -> list[Any]:
     ]
 
 
-_ONE_ARG = signature("modf", lambda x, /, out=None, **ufunc: None)
-
-
 def _frexp_ex(rng: Any) -> list[Any]:
     return [
         ((rng.uniform(0.3, 7.0, 5) * np.array([1, -1, 1, -1, 1]),), {}),
@@ -76,9 +73,10 @@ def _two_part_rules(name: str, first: Callable[[Any, Any, Any], Any], second: An
     y, t)`` is its tangent (or cotangent: the derivative is real) from ``x``'s ``t``, and
     ``second`` the other output's tangent (``ZeroTangent()`` for a float, ``NoTangent()`` for an
     integer)."""
+    sig = signature(name, lambda x, /, out=None, **ufunc: None)  # errors name the function
 
     def two_part_rrule(*args: Any, **kwargs: Any) -> Any:
-        x, xp, y = numpy_primal(name, _ONE_ARG, "x", args, kwargs, alone=True)
+        x, xp, y = numpy_primal(name, sig, "x", args, kwargs, alone=True)
         project = ProjectTo(x, xp)
 
         @pullback(y, args, name=name)
@@ -88,7 +86,7 @@ def _two_part_rules(name: str, first: Callable[[Any, Any, Any], Any], second: An
         return y, two_part_pullback
 
     def two_part_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-        x, xp, y = numpy_primal(name, _ONE_ARG, "x", args, kwargs, alone=True)
+        x, xp, y = numpy_primal(name, sig, "x", args, kwargs, alone=True)
         ts = tangents_in(name, tangents[:2], (x,))
         if ts is None:
             return y, ZERO

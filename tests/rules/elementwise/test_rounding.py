@@ -4,6 +4,7 @@ generated cells."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import chainrules as cr
 from chainrules.rules.elementwise import rounding
@@ -28,6 +29,17 @@ def test_modf_at_integer_and_frexp_exponent() -> None:
     assert pb((np.ones(2), np.ones(2)))[1].tolist() == [1.0, 1.0]
     (_m, _e), pb = cr.rrule(np.frexp, np.array([8.0, 0.0]))
     assert pb((np.ones(2), cr.NoTangent()))[1].tolist() == [1 / 16, 1.0]
+
+
+@pytest.mark.parametrize("f", [np.modf, np.frexp])
+def test_modf_and_frexp_errors_name_their_function(f) -> None:  # type: ignore[no-untyped-def]
+    """Both are made by one rule factory: each one's errors name it."""
+    for rule in (
+        lambda: cr.rrule(f, *[np.ones(2)] * 3),
+        lambda: cr.frule((cr.NoTangent(),) * 4, f, *[np.ones(2)] * 3),
+    ):
+        with pytest.raises(TypeError, match=f"^{f.__name__}: too many positional arguments"):
+            rule()
 
 
 def test_spacing_has_zero_derivative() -> None:
