@@ -69,3 +69,23 @@ def test_strong_zero_of_a_broadcast_factor() -> None:
     with np.errstate(invalid="ignore"):
         y = strong_multiply(v, d)
     np.testing.assert_array_equal(y, [[0.0, 2.0], [0.0, np.nan], [0.0, 4.0]])
+
+
+@pytest.mark.parametrize("way", ["eager", "requires_grad", "vmap"])
+def test_torch_strong_zero_method_masks_inf_and_nan(way: str) -> None:
+    """torch's own strong_zero (an eager CPU tensor: one sum, then an in-place mask; a tensor in a
+    graph or under torch.func: torch.where) gives 0 where v is 0, also against inf and NaN, and
+    the product elsewhere -- as the generic mask does."""
+    torch = pytest.importorskip("torch")
+    from chainrules.core.scalar_rule import strong_zero
+
+    v = torch.tensor([[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]], dtype=torch.float64)
+    d = torch.tensor([np.inf, -1.0, np.nan], dtype=torch.float64)
+    want = torch.tensor([[0.0, -2.0, 0.0], [np.inf, 0.0, np.nan]], dtype=torch.float64)
+    if way == "vmap":
+        got = torch.func.vmap(lambda vi: strong_zero(vi * d, vi, torch))(v)
+    else:
+        vv = v.clone().requires_grad_(way == "requires_grad")
+        got = strong_zero(vv * d, vv, torch)
+        assert got.requires_grad == (way == "requires_grad")
+    torch.testing.assert_close(got.detach(), want, equal_nan=True)
