@@ -187,9 +187,6 @@ def _strong_zero_torch(r: Any, v: Any, xp: Any) -> Any:
 
     if type(r) is not torch.Tensor or not isinstance(v, torch.Tensor):
         return NotImplemented
-    cfg = RULE_CONFIG.get()
-    if cfg is not None and cfg.linear_tangents:
-        return NotImplemented
     if host_readable(r) and host_readable(v) and not (r.requires_grad or v.requires_grad):
         if not math.isfinite(abs(complex(r.sum()))):
             r.masked_fill_(v == 0, 0)

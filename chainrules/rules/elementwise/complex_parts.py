@@ -28,17 +28,17 @@ __all__: list[str] = []  # rules only
 # --- conj, real, imag ---------------------------------------------------------------------------
 # Each is R-linear in a complex x: its tangent is the function of the tangent, and its pullback
 # the adjoint below. dL = y_bar * Re(dz) (real) or y_bar * Im(dz) = Re(conj(i y_bar) dz) (imag).
-# Of a real x, conj and real are the identity and imag is 0.
-_ADJOINTS: dict[str, Callable[[Any, Any, Any], Any]] = {
-    "conj": lambda xp, x, y_bar: xp.conj(y_bar),
-    "real": lambda xp, x, y_bar: xp.astype(y_bar, x.dtype),
-    "imag": lambda xp, x, y_bar: xp.astype(y_bar, x.dtype) * 1j,
+# Of a real x, conj and real are the identity (``of_real``) and imag is 0.
+_PARTS: dict[str, tuple[Callable[[Any, Any, Any], Any], bool]] = {  # name: (adjoint, of_real)
+    "conj": (lambda xp, x, y_bar: xp.conj(y_bar), True),
+    "real": (lambda xp, x, y_bar: xp.astype(y_bar, x.dtype), True),
+    "imag": (lambda xp, x, y_bar: xp.astype(y_bar, x.dtype) * 1j, False),
 }
 
 
 def _part_rules(name: str) -> Any:
     """The rrule and the frule of ``conj``, ``real`` or ``imag``."""
-    adjoint = _ADJOINTS[name]
+    adjoint, of_real = _PARTS[name]
 
     def part_rrule(x: Any, /, **kwargs: Any) -> Any:
         xp, proj, cplx = unary(name, x, kwargs)
@@ -49,7 +49,7 @@ def _part_rules(name: str) -> Any:
             if not proj.differentiable:
                 return NO
             if not cplx:
-                return ZERO if name == "imag" else proj(y_bar)
+                return proj(y_bar) if of_real else ZERO
             return proj(adjoint(xp, x, y_bar))
 
         return out, part_pullback
@@ -59,14 +59,13 @@ def _part_rules(name: str) -> Any:
         f = getattr(xp, name)
         out = f(x)
         t = tangents_in(name, tangents, (x,))
-        if t is None or not proj.differentiable or (name == "imag" and not cplx):
+        if t is None or not proj.differentiable or not (cplx or of_real):
             return out, ZERO
         return out, (f(t[0]) if cplx else t[0])
 
     return part_rrule, part_frule
 
 
-# imag of a real array is an error in some libraries (torch): its examples are complex only
 for _names, _meta in (
     (("conj", "numpy:conjugate"), {"domain": (R,)}),
     (("real",), {"domain": (R,), "kind": "view"}),
