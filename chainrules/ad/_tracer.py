@@ -202,6 +202,10 @@ def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
         if own is not None:
             return own(kind)
     rule = find(fn)
+    if rule is None:  # derived from the other mode's rule, if it has one (ad/_derive.py)
+        from ._derive import derived_rule
+
+        rule = derived_rule(kind, fn)
     if rule is None:
         raise no_rule(kind, fn)
     return rule

@@ -3,6 +3,11 @@ uses the registered rule, checked with marker rules whose derivatives are 3x the
 (``chainrules.testing.campaign.markers``): a cell is ``rule`` (3x), ``body`` (1x: the engine
 differentiated the body and bypassed the rule), ``wrong`` (neither) or ``error``.
 
+The markers are the kinds of call (``marker_rules``) and one rule of each family of the registry
+with a user's rule of one mode (``family_markers``, issue 28 item 1); the torch bridge's
+``torch.func`` transformations run eagerly, under ``torch.compile(fullgraph=True)`` and through
+``torch.export``.
+
 ``marker_cells.json`` is the ratchet: the cells that do not use the rule today, each with its
 status and detail (the error's message; ``warned: ...`` where the user was told), asserted
 exactly. Every other cell must say ``rule``. A fix changes a listed cell, and then this test
@@ -49,6 +54,14 @@ def test_marker_cell(kind: str, engine: str, transform: str) -> None:
     _needs(engine)
     cell = markers.run_cell(kind, engine, transform)
     assert {"status": cell.status, "detail": cell.detail} == _expected(kind, engine, transform)
+
+
+def test_docs_matrix_page_is_generated_from_the_ratchet() -> None:
+    """docs/interop-matrix.md is the ratchet as tables (issue 28 item 6: generated from the
+    matrix test, never written by hand); regenerate it with ``python -m
+    chainrules.testing.campaign.markers --docs docs/interop-matrix.md``."""
+    page = Path(__file__).parents[2] / "docs" / "interop-matrix.md"
+    assert page.read_text() == markers.docs_page(KNOWN)
 
 
 def test_ratchet_lists_only_cells_that_exist() -> None:

@@ -4,7 +4,8 @@ native engine, the JAX, autograd and torch bridges); :mod:`.markers` classifies 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -229,6 +230,47 @@ def _autograd_cells() -> dict[str, CellFn]:
 
 
 # --- the torch bridge
+#: torch.func's transformations, each run eagerly, compiled and exported
+FUNC_TRANSFORMS = ("grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap(grad)")
+
+
+def _state_restored(cell: CellFn) -> CellFn:
+    """``cell``, run with torch's transformation state restored after it (whatever happens)."""
+
+    def restoring(m: Marker) -> Any:
+        import torch
+
+        with _torch_state_restored(torch):
+            return cell(m)
+
+    return restoring
+
+
+@contextlib.contextmanager
+def _torch_state_restored(torch: Any) -> Iterator[None]:
+    """An exception inside a transformation can leave torch.func's layers on its stack and a
+    forward-mode AD level open (torch 2.13: the exported ``jvp``), which fails every later
+    transformation in the process ("Nested forward mode AD is not supported"). A cell puts both
+    back as it found them, as Dynamo does with the layers."""
+    functorch, C = torch._C._functorch, torch._C
+
+    def dual_level_open() -> bool:  # torch has one forward-mode level at most
+        try:
+            level = C._enter_dual_level()
+        except RuntimeError:  # "Nested forward mode AD is not supported"
+            return True
+        C._exit_dual_level(level=level)
+        return False
+
+    depth, was_open = functorch.get_dynamic_layer_stack_depth(), dual_level_open()
+    try:
+        yield
+    finally:
+        functorch.pop_dynamic_layer_stack_and_undo_to_depth(depth)
+        if not was_open and dual_level_open():
+            C._exit_dual_level(level=0)
+
+
 def _torch_cells() -> dict[str, CellFn]:
     def setup(m: Marker) -> tuple[Any, Any, Any, Any]:
         import torch
@@ -244,42 +286,54 @@ def _torch_cells() -> dict[str, CellFn]:
         L(v).backward()
         return _flat(v.grad if v.grad is not None else torch.zeros_like(v)), truth(m).grad, True
 
-    def func(which: str) -> CellFn:
+    def transformed(which: str, m: Marker) -> tuple[Callable[[Any], Any], np.ndarray, bool]:
+        """``which`` of ``torch.func`` as a function of ``v``, the truth, and ``per_input``."""
+        torch, L, F, _ = setup(m)
+        tf = torch.func
+        if which == "grad":
+            return tf.grad(L), truth(m).grad, True
+        if which == "vjp":
+            cs = tuple(torch.as_tensor(c) for c in m.weights())
+            return (lambda v: tf.vjp(F, v)[1](cs)), truth(m).grad, True
+        if which == "jvp":
+            t = torch.as_tensor(m.tangent())
+            return (lambda v: tf.jvp(F, (v,), (t,))[1]), truth(m).jvp, False
+        if which in ("jacrev", "jacfwd"):
+            return getattr(tf, which)(F), truth(m).jac, False
+        if which == "hessian":
+            return tf.hessian(L), truth(m).hess, False
+        if which == "vmap(grad)":
+            shift = torch.as_tensor(m.point(0.1) - m.point())
+            both = np.concatenate([truth(m).grad, truth(m).grad2])
+            return (lambda v: tf.vmap(tf.grad(L))(torch.stack([v, v + shift]))), both, False
+        raise AssertionError(which)
+
+    def func(which: str, how: str = "") -> CellFn:
+        """``torch.func``'s ``which``: eager, under ``torch.compile(fullgraph=True)`` or through
+        ``torch.export`` (the exported program of the transformed function, then run)."""
+
         def cell(m: Marker) -> Any:
-            torch, L, F, v = setup(m)
-            tf = torch.func
-            if which == "grad":
-                return _flat(tf.grad(L)(v)), truth(m).grad, True
-            if which == "vjp":
-                _, pb = tf.vjp(F, v)
-                return (
-                    _flat(pb(tuple(torch.as_tensor(c) for c in m.weights()))),
-                    truth(m).grad,
-                    True,
-                )
-            if which == "jvp":
-                _, t = tf.jvp(F, (v,), (torch.as_tensor(m.tangent()),))
-                return _flat(t), truth(m).jvp, False
-            if which in ("jacrev", "jacfwd"):
-                return _flat(getattr(tf, which)(F)(v)), truth(m).jac, False
-            if which == "hessian":
-                return _flat(tf.hessian(L)(v)), truth(m).hess, False
-            if which == "vmap(grad)":
-                vs = torch.as_tensor(np.stack([m.point(), m.point(0.1)]))
-                gs = tf.vmap(tf.grad(L))(vs)
-                return _flat(gs), np.concatenate([truth(m).grad, truth(m).grad2]), False
-            raise AssertionError(which)
+            torch, _, _, v = setup(m)
+            return run(torch, v, *transformed(which, m))
+
+        def run(torch: Any, v: Any, fn: Any, want: np.ndarray, per_input: bool) -> Any:
+            if how == "compile":
+                # fullgraph: a graph break would run the frame eagerly (where the rules are used)
+                # and hide what the compiled graph does; reset: every marker's L shares one code
+                # object, whose recompilations Dynamo limits (past the limit it runs eagerly)
+                torch._dynamo.reset()
+                fn = torch.compile(fn, backend="aot_eager", fullgraph=True)
+            elif how == "export":
+                inner = fn
+
+                class Program(torch.nn.Module):
+                    def forward(self, v: Any) -> Any:
+                        return inner(v)
+
+                fn = torch.export.export(Program(), (v.clone(),)).module()
+            return _flat(fn(v)), want, per_input
 
         return cell
-
-    def compiled_grad(m: Marker) -> Any:
-        torch, L, _, v = setup(m)
-        # fullgraph: a graph break would run the frame eagerly (where the rules are used) and
-        # hide what the compiled graph does; reset: every marker's L shares one code object,
-        # whose recompilations Dynamo limits (past the limit it runs it eagerly)
-        torch._dynamo.reset()
-        g = torch.compile(torch.func.grad(L), backend="aot_eager", fullgraph=True)
-        return _flat(g(v)), truth(m).grad, True
 
     def export_backward(m: Marker) -> Any:
         torch, L, _, v = setup(m)
@@ -302,11 +356,11 @@ def _torch_cells() -> dict[str, CellFn]:
         "backward": backward,
         "autograd.functional.hessian": double_backward,
     }
-    for which in ("grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap(grad)"):
-        cells[f"func.{which}"] = func(which)
-    cells["compile(func.grad)"] = compiled_grad
+    for how in ("", "compile", "export"):
+        for which in FUNC_TRANSFORMS:
+            cells[f"{how}(func.{which})" if how else f"func.{which}"] = func(which, how)
     cells["export+backward"] = export_backward
-    return cells
+    return {name: _state_restored(cell) for name, cell in cells.items()}
 
 
 _ENGINES: dict[str, Callable[[], dict[str, CellFn]]] = {
