@@ -35,7 +35,6 @@ NumPy's. See ``docs/dropin.md``.
 from __future__ import annotations
 
 import builtins as _builtins  # NumPy's names shadow some (bool, sum, max, any, ...)
-import functools as _functools
 from importlib import import_module as _import_module
 from typing import Any
 
@@ -46,6 +45,7 @@ from .._namespace import TracedNamespace as _TracedNamespace
 from .._tracer import Tracer as _Tracer
 from ._dropin import build as _build
 from ._dropin import created_result as _created_result
+from ._dropin import dispatched as _dispatched
 from ._dropin import dropin_names as _dropin_names
 from ._dropin import holds_tracer as _holds_tracer
 from ._dropin import inside as _inside
@@ -126,28 +126,15 @@ def where(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
     return _where(*args)
 
 
-def _joining(fn: Any) -> Any:
-    """``fn``, a joining function (its first argument is the sequence of arrays to join), that
-    takes a traced array as that sequence inside a transformation, as NumPy takes an array:
-    its sub-arrays along the first axis (the rules take lists and tuples)."""
-
-    @_functools.wraps(fn)
-    def join(arrays: Any, /, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(arrays, _Tracer) and _inside():
-            arrays = list(arrays)
-        return fn(arrays, *args, **kwargs)
-
-    join.__chainrules_traceable__ = True  # type: ignore[attr-defined]  # rules: fn's (_dropin)
-    return join
-
-
-concatenate = _joining(concatenate)  # noqa: F405
-stack = _joining(stack)  # noqa: F405
-vstack = _joining(vstack)  # noqa: F405
-hstack = _joining(hstack)  # noqa: F405
-dstack = _joining(dstack)  # noqa: F405
-column_stack = _joining(column_stack)  # noqa: F405
-row_stack = _joining(row_stack)  # noqa: F405  (deprecated in NumPy 2: it warns as NumPy's)
+# the joining functions (the first argument is the sequence of arrays to join) take a traced
+# array as that sequence too, as NumPy does
+concatenate = _dispatched(_np.concatenate, sequence=True, joins=True)
+stack = _dispatched(_np.stack, sequence=True, joins=True)
+vstack = _dispatched(_np.vstack, sequence=True, joins=True)
+hstack = _dispatched(_np.hstack, sequence=True, joins=True)
+dstack = _dispatched(_np.dstack, sequence=True, joins=True)
+column_stack = _dispatched(_np.column_stack, sequence=True, joins=True)
+row_stack = _dispatched(_np.row_stack, sequence=True, joins=True)  # deprecated: warns as NumPy's
 
 
 class _Concatenator:

@@ -33,16 +33,16 @@ from .._compat import _INSIDE
 from .._namespace import TracedNamespace
 from .._tracer import Tracer, _entry_of, created
 
-__all__ = ["build", "dropin_names", "holds_tracer", "inside"]
+__all__ = ["build", "dispatched", "dropin_names", "holds_tracer", "inside"]
 
 _SEQ = (list, tuple)
 _MAKES_ARRAYS = frozenset(("creation", "like", "conversion"))
 
 
-def inside() -> bool:
-    """Whether a transformation of ``chainrules.ad`` is calling the user's function in this
-    thread or task (the engine's context variable, set only around that call)."""
-    return _INSIDE.get()
+# inside(): whether a transformation of chainrules.ad is calling the user's function in this
+# thread or task (the engine's context variable, set only around that call); the bound method
+# itself, one C call
+inside = _INSIDE.get
 
 
 def holds_tracer(obj: Any) -> bool:
@@ -77,14 +77,19 @@ def _built_elements(a: Any) -> Any:
     return a
 
 
-def _dispatched(fn: Callable[..., Any], sequence: bool) -> Callable[..., Any]:
+def dispatched(fn: Callable[..., Any], sequence: bool, joins: bool = False) -> Callable[..., Any]:
     """``fn`` (a function NumPy dispatches), taking lists of traced values inside a
-    transformation."""
+    transformation; ``joins``: a joining function (``concatenate``, ``vstack``, ...: its first
+    argument is the sequence of arrays) that also takes a traced array as that sequence, as NumPy
+    takes an array -- its sub-arrays along the first axis (the rules take lists and tuples)."""
     convert = _built_elements if sequence else _built
+    inside = _INSIDE.get
 
     @functools.wraps(fn)
     def dropin(*args: Any, **kwargs: Any) -> Any:
-        if _INSIDE.get():
+        if inside():
+            if joins and args and isinstance(args[0], Tracer):
+                args = (list(args[0]), *args[1:])
             args = tuple(convert(a) for a in args)
             if kwargs:
                 kwargs = {k: convert(v) for k, v in kwargs.items()}
@@ -98,9 +103,11 @@ def _making(fn: Callable[..., Any], traced: Callable[..., Any]) -> Callable[...,
     """``fn`` (a function whose registration makes arrays), the traced namespace's ``traced``
     inside a transformation."""
 
+    inside = _INSIDE.get
+
     @functools.wraps(fn)
     def dropin(*args: Any, **kwargs: Any) -> Any:
-        if _INSIDE.get():
+        if inside():
             return traced(*args, **kwargs)
         return fn(*args, **kwargs)
 
@@ -135,7 +142,7 @@ def dropin_names(module: Any, names: Any) -> dict[str, Any]:
         if kind in _MAKES_ARRAYS:
             w: Any = _making(fn, getattr(traced, name))
         elif hasattr(fn, "_implementation"):  # NEP 18: NumPy dispatches it
-            w = _dispatched(fn, kind == "sequence")
+            w = dispatched(fn, kind == "sequence")
         else:
             continue
         made[id(fn)] = out[name] = w
