@@ -123,6 +123,9 @@ def test_importing_the_engine_imports_neither_namespace() -> None:
         "assert 'chainrules.ad.scipy' not in sys.modules\n"
         "import chainrules.ad.numpy, chainrules.ad.scipy\n"
         "assert 'scipy' not in sys.modules, 'the drop-in namespaces imported scipy'\n"
+        # NumPy's submodules that NumPy loads on first use are loaded on first use here too
+        "assert 'numpy.f2py' not in sys.modules and 'numpy.ma' not in sys.modules\n"
+        "assert chainrules.ad.numpy.ma.masked_array is sys.modules['numpy.ma'].masked_array\n"
         "import chainrules.ad.scipy.special\n"
         "assert 'scipy.special' in sys.modules\n"
     )

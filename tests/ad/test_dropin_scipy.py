@@ -238,3 +238,15 @@ def test_special_on_the_guarded_device_array() -> None:
     got = ad.grad(g)(device_array(X))
     assert type(got) is type(device_array(X))
     numpy.testing.assert_allclose(to_numpy(got), fd_grad(g, X), rtol=1e-6)
+
+
+def test_a_likelihood_through_the_engines_jit() -> None:
+    data = numpy.array([0.2, 1.1, -0.4])
+
+    def nll(theta: Any) -> Any:
+        return -np.sum(st.norm.logpdf(data, loc=theta[0], scale=np.exp(theta[1])))
+
+    g = ad.jit(ad.grad(nll))
+    for theta in (numpy.array([0.1, 0.0]), numpy.array([-0.3, 0.4])):
+        numpy.testing.assert_allclose(g(theta), fd_grad(nll, theta), rtol=1e-6)
+    assert g.recordings and all(callable(r) for r in g.recordings.values())
