@@ -1,5 +1,6 @@
 """HIPS autograd's own tests on chainrules.ad (through the stand-in package): the pass count
-must not fall, and the stand-in's scipy.stats formulas give SciPy's values."""
+must not fall; the stand-in's numpy and scipy modules are re-exports of the public drop-in
+namespaces, whose scipy.stats distributions give SciPy's values."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 HERE = Path(__file__).resolve().parent
 
@@ -29,52 +29,65 @@ def test_autograd_suite_pass_count(tmp_path: Path) -> None:
     assert counts["passed"] / (counts["passed"] + counts["failed"]) >= 0.97, counts
 
 
-@pytest.fixture
-def standin_stats():  # type: ignore[no-untyped-def]
-    """The stand-in's formulas, loaded from their file (``autograd`` may be the real package in
-    this process: tests/interop imports it)."""
-    import importlib.util
+def test_standin_numpy_and_scipy_are_public_reexports() -> None:
+    """The stand-in's ``autograd.numpy`` and ``autograd.scipy`` modules re-export the public
+    drop-in namespaces: no private chainrules module, no reimplementation (issue 29)."""
+    root = HERE / "autograd_standin" / "autograd"
+    files = sorted([*(root / "numpy").rglob("*.py"), *(root / "scipy").rglob("*.py")])
+    assert len(files) >= 18
+    for path in files:
+        code = path.read_text()
+        assert "chainrules.ad._" not in code and "chainrules.core" not in code, path
+        assert "def " not in code and "class " not in code, path  # nothing reimplemented
+        imports = [ln for ln in code.splitlines() if ln.startswith(("import ", "from "))]
+        assert all(ln.startswith(("from chainrules.ad.", "from . import")) for ln in imports), path
 
-    path = HERE / "autograd_standin" / "autograd" / "scipy" / "stats" / "_dists.py"
-    spec = importlib.util.spec_from_file_location("_standin_dists", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
-
-def test_standin_distributions_match_scipy(standin_stats) -> None:  # type: ignore[no-untyped-def]
+def test_public_distributions_match_scipy_inside_a_transformation() -> None:
+    """``chainrules.ad.scipy.stats``'s values, computed through their rules on traced
+    arguments, are scipy.stats' (outside a transformation they are SciPy's own calls)."""
     import scipy.stats as st
 
-    d = standin_stats
+    import chainrules.ad.scipy.stats as d
+    from chainrules import ad
+
+    def traced(f, *args):  # type: ignore[no-untyped-def]
+        """``f(*args)`` with its first argument traced (the value of a vjp)."""
+        return ad.vjp(lambda a: f(a, *args[1:]), np.asarray(args[0], dtype=np.float64))[0]
+
     x = np.array([0.2, 0.5, 0.9])
     for name in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
         np.testing.assert_allclose(
-            getattr(d.norm, name)(x, 0.3, 1.7), getattr(st.norm, name)(x, 0.3, 1.7)
+            traced(getattr(d.norm, name), x, 0.3, 1.7), getattr(st.norm, name)(x, 0.3, 1.7)
         )
     for name in ("logpdf", "pdf", "cdf"):
+        for dist, args in (("t", (x - 0.5, 3.5)), ("chi2", (x, 3)), ("gamma", (x, 2.5))):
+            np.testing.assert_allclose(
+                traced(getattr(getattr(d, dist), name), *args),
+                getattr(getattr(st, dist), name)(*args),
+            )
         np.testing.assert_allclose(
-            getattr(d.t, name)(x - 0.5, 3.5), getattr(st.t, name)(x - 0.5, 3.5)
-        )
-        np.testing.assert_allclose(getattr(d.chi2, name)(x, 3), getattr(st.chi2, name)(x, 3))
-        np.testing.assert_allclose(getattr(d.gamma, name)(x, 2.5), getattr(st.gamma, name)(x, 2.5))
-        np.testing.assert_allclose(
-            getattr(d.beta, name)(x, 2.0, 3.0), getattr(st.beta, name)(x, 2.0, 3.0)
+            traced(getattr(d.beta, name), x, 2.0, 3.0), getattr(st.beta, name)(x, 2.0, 3.0)
         )
     k = np.array([0.0, 2.0, 5.0])
-    for name in ("logpmf", "pmf", "cdf"):
+    for name in ("logpmf", "pmf", "cdf"):  # in the rate (k is an integer)
+        f = getattr(d.poisson, name)
         np.testing.assert_allclose(
-            getattr(d.poisson, name)(k, 2.5), getattr(st.poisson, name)(k, 2.5)
+            traced(lambda mu, f=f: f(k, mu), 2.5), getattr(st.poisson, name)(k, 2.5)
         )
     alpha = np.array([1.5, 2.0, 3.0])
     p = np.array([0.2, 0.3, 0.5])
-    np.testing.assert_allclose(d.dirichlet.logpdf(p, alpha), st.dirichlet.logpdf(p, alpha))
+    np.testing.assert_allclose(
+        traced(lambda a: d.dirichlet.logpdf(p, a), alpha), st.dirichlet.logpdf(p, alpha)
+    )
     cov = np.array([[2.0, 0.3], [0.3, 1.0]])
     xs = np.array([[0.1, 0.4], [1.0, -0.5]])
     mean = np.array([0.2, 0.1])
     np.testing.assert_allclose(
-        d.multivariate_normal.logpdf(xs, mean, cov), st.multivariate_normal.logpdf(xs, mean, cov)
+        traced(d.multivariate_normal.logpdf, xs, mean, cov),
+        st.multivariate_normal.logpdf(xs, mean, cov),
     )
     np.testing.assert_allclose(
-        d.multivariate_normal.entropy(mean, cov), st.multivariate_normal.entropy(mean, cov)
+        traced(lambda c: d.multivariate_normal.entropy(mean, c), cov),
+        st.multivariate_normal.entropy(mean, cov),
     )

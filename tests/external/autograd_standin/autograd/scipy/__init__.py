@@ -1,5 +1,4 @@
-"""``autograd.scipy``: SciPy's own modules (their functions are traced where chainrules has
-rules for them)."""
+"""``autograd.scipy``: the public drop-in ``chainrules.ad.scipy``'s modules."""
 
 from . import integrate, linalg, signal, special, stats
 

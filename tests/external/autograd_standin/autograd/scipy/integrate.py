@@ -1,7 +1,3 @@
-"""autograd.scipy.integrate: SciPy's, through chainrules.ad's rules."""
+"""``autograd.scipy.integrate``: ``chainrules.ad.scipy.integrate``."""
 
-import scipy.integrate as _m
-
-from ._route import routed as _routed
-
-globals().update(_routed(_m))
+from chainrules.ad.scipy.integrate import *  # noqa: F403

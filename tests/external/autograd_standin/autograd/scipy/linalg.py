@@ -1,7 +1,3 @@
-"""autograd.scipy.linalg: SciPy's, through chainrules.ad's rules."""
+"""``autograd.scipy.linalg``: ``chainrules.ad.scipy.linalg``."""
 
-import scipy.linalg as _m
-
-from ._route import routed as _routed
-
-globals().update(_routed(_m))
+from chainrules.ad.scipy.linalg import *  # noqa: F403

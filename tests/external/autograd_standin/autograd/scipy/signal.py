@@ -1,7 +1,3 @@
-"""autograd.scipy.signal: SciPy's, through chainrules.ad's rules."""
+"""``autograd.scipy.signal``: ``chainrules.ad.scipy.signal``."""
 
-import scipy.signal as _m
-
-from ._route import routed as _routed
-
-globals().update(_routed(_m))
+from chainrules.ad.scipy.signal import *  # noqa: F403

@@ -1,7 +1,3 @@
-"""autograd.scipy.special: SciPy's, through chainrules.ad's rules."""
+"""``autograd.scipy.special``: ``chainrules.ad.scipy.special``."""
 
-import scipy.special as _m
-
-from ._route import routed as _routed
-
-globals().update(_routed(_m))
+from chainrules.ad.scipy.special import *  # noqa: F403

@@ -1,4 +1,4 @@
-"""autograd.scipy.stats: the distributions of scipy.stats."""
+"""``autograd.scipy.stats``: the distributions of ``chainrules.ad.scipy.stats``."""
 
 from . import beta, chi2, dirichlet, gamma, multivariate_normal, norm, poisson, t
 

@@ -1,6 +1,3 @@
-from scipy.stats import beta as _scipy
+"""``autograd.scipy.stats.beta``: ``chainrules.ad.scipy.stats.beta``."""
 
-from ._dists import beta as _dist
-
-globals().update({n: getattr(_scipy, n) for n in dir(_scipy) if not n.startswith("_")})
-globals().update({n: getattr(_dist, n) for n in vars(_dist) if not n.startswith("_")})
+from chainrules.ad.scipy.stats.beta import *  # noqa: F403

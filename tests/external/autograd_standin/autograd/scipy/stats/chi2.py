@@ -1,6 +1,3 @@
-from scipy.stats import chi2 as _scipy
+"""``autograd.scipy.stats.chi2``: ``chainrules.ad.scipy.stats.chi2``."""
 
-from ._dists import chi2 as _dist
-
-globals().update({n: getattr(_scipy, n) for n in dir(_scipy) if not n.startswith("_")})
-globals().update({n: getattr(_dist, n) for n in vars(_dist) if not n.startswith("_")})
+from chainrules.ad.scipy.stats.chi2 import *  # noqa: F403

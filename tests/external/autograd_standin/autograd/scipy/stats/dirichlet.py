@@ -1,6 +1,3 @@
-from scipy.stats import dirichlet as _scipy
+"""``autograd.scipy.stats.dirichlet``: ``chainrules.ad.scipy.stats.dirichlet``."""
 
-from ._dists import dirichlet as _dist
-
-globals().update({n: getattr(_scipy, n) for n in dir(_scipy) if not n.startswith("_")})
-globals().update({n: getattr(_dist, n) for n in vars(_dist) if not n.startswith("_")})
+from chainrules.ad.scipy.stats.dirichlet import *  # noqa: F403

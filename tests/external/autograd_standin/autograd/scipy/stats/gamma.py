@@ -1,6 +1,3 @@
-from scipy.stats import gamma as _scipy
+"""``autograd.scipy.stats.gamma``: ``chainrules.ad.scipy.stats.gamma``."""
 
-from ._dists import gamma as _dist
-
-globals().update({n: getattr(_scipy, n) for n in dir(_scipy) if not n.startswith("_")})
-globals().update({n: getattr(_dist, n) for n in vars(_dist) if not n.startswith("_")})
+from chainrules.ad.scipy.stats.gamma import *  # noqa: F403

@@ -1,6 +1,3 @@
-from scipy.stats import multivariate_normal as _scipy
+"""``autograd.scipy.stats.multivariate_normal``: ``chainrules.ad.scipy.stats``'s."""
 
-from ._dists import multivariate_normal as _dist
-
-globals().update({n: getattr(_scipy, n) for n in dir(_scipy) if not n.startswith("_")})
-globals().update({n: getattr(_dist, n) for n in vars(_dist) if not n.startswith("_")})
+from chainrules.ad.scipy.stats.multivariate_normal import *  # noqa: F403

@@ -1,6 +1,3 @@
-from scipy.stats import norm as _scipy
+"""``autograd.scipy.stats.norm``: ``chainrules.ad.scipy.stats.norm``."""
 
-from ._dists import norm as _dist
-
-globals().update({n: getattr(_scipy, n) for n in dir(_scipy) if not n.startswith("_")})
-globals().update({n: getattr(_dist, n) for n in vars(_dist) if not n.startswith("_")})
+from chainrules.ad.scipy.stats.norm import *  # noqa: F403

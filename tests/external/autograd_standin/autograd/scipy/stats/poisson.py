@@ -1,6 +1,3 @@
-from scipy.stats import poisson as _scipy
+"""``autograd.scipy.stats.poisson``: ``chainrules.ad.scipy.stats.poisson``."""
 
-from ._dists import poisson as _dist
-
-globals().update({n: getattr(_scipy, n) for n in dir(_scipy) if not n.startswith("_")})
-globals().update({n: getattr(_dist, n) for n in vars(_dist) if not n.startswith("_")})
+from chainrules.ad.scipy.stats.poisson import *  # noqa: F403

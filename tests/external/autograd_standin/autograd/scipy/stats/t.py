@@ -1,6 +1,3 @@
-from scipy.stats import t as _scipy
+"""``autograd.scipy.stats.t``: ``chainrules.ad.scipy.stats.t``."""
 
-from ._dists import t as _dist
-
-globals().update({n: getattr(_scipy, n) for n in dir(_scipy) if not n.startswith("_")})
-globals().update({n: getattr(_dist, n) for n in vars(_dist) if not n.startswith("_")})
+from chainrules.ad.scipy.stats.t import *  # noqa: F403

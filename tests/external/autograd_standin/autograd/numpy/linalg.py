@@ -1,0 +1,3 @@
+"""``autograd.numpy.linalg``: ``chainrules.ad.numpy.linalg``."""
+
+from chainrules.ad.numpy.linalg import *  # noqa: F403
