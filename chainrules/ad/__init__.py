@@ -28,6 +28,7 @@ from ._api import (
     vjp,
 )
 from ._core import Tracer, lift_constants
+from ._derive import frule_from_rrule, rrule_from_frule
 from ._jit import jit
 
 __all__ = [
@@ -38,12 +39,14 @@ __all__ = [
     "NoRuleError",
     "Tracer",
     "default_chunk_size",
+    "frule_from_rrule",
     "grad",
     "hessian",
     "jacobian",
     "jit",
     "jvp",
     "lift_constants",
+    "rrule_from_frule",
     "value_and_grad",
     "vjp",
 ]

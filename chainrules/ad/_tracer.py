@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 from ..core import registry
 from ..core.namespaces import dtype_kind, is_array, namespace_of
 from ..core.registry import function_name
+from ._derive import derived_rule
 from ._errors import in_place_write, library_call, no_rule
 
 __all__ = ["ABOVE", "Trace", "Tracer", "dispatch", "primal"]
@@ -188,10 +189,9 @@ def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
     """The ``kind`` rule of ``fn`` (``find`` is the registry's public ``find_rrule`` or
     ``find_frule``); ``None`` for a function whose registration says its result carries no
     derivative (``entry.constant``: it is evaluated on the values, at every level -- a comparison
-    inside a Hessian, whose rule would call the library's function on tracers); else
-    ``NoRuleError``. A function with no registration may derive its rules: an object with a
-    ``__chainrules_rule__(kind)`` method (the flat call of a traceable function called with a
-    pytree, ``_pytree.FlatCall``) is asked for them."""
+    inside a Hessian, whose rule would call the library's function on tracers); the rule derived
+    from its other mode's (``_derive``); else ``NoRuleError``. An object with a
+    ``__chainrules_rule__(kind)`` method and no registration (``_pytree.FlatCall``) is asked."""
     e = _entry_of(fn)
     if e is not None and e.constant:
         return None
@@ -201,11 +201,7 @@ def lookup_rule(find: Callable[[Any], Any], kind: str, fn: Any) -> Any:
         own = getattr(fn, "__chainrules_rule__", None)
         if own is not None:
             return own(kind)
-    rule = find(fn)
-    if rule is None:  # derived from the other mode's rule, if it has one (ad/_derive.py)
-        from ._derive import derived_rule
-
-        rule = derived_rule(kind, fn)
+    rule = find(fn) or derived_rule(kind, fn)
     if rule is None:
         raise no_rule(kind, fn)
     return rule

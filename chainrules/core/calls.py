@@ -64,7 +64,8 @@ class Rules:
 
 def find_rules(f: Any, engine: str) -> Rules:
     """Look up ``f``'s rules; raise ``NoRuleError`` naming ``f`` when it has neither an rrule nor
-    an frule (a bridge derives the mode it lacks: ``chainrules.interop._derived``)."""
+    an frule (a bridge derives the mode it lacks: ``chainrules.ad.frule_from_rrule`` /
+    ``rrule_from_frule``)."""
     if not callable(f):
         raise TypeError(f"chainrules.interop.{engine}.wrap expects a function, got {f!r}")
     rr, fr = find_rrule(f), find_frule(f)
