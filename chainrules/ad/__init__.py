@@ -27,8 +27,22 @@ from ._api import (
     value_and_grad,
     vjp,
 )
+from ._checkpoint import checkpoint
 from ._core import Tracer, lift_constants
 from ._jit import jit
+from ._operators import (
+    deriv,
+    elementwise_grad,
+    grad_and_aux,
+    hessian_vector_product,
+    holomorphic_grad,
+    make_ggnvp,
+    make_hvp,
+    make_jvp,
+    make_vjp,
+    vector_jacobian_product,
+)
+from ._ravel import ravel_pytree
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
@@ -37,14 +51,26 @@ __all__ = [
     "JACOBIAN_CHUNK_ELEMENTS",
     "NoRuleError",
     "Tracer",
+    "checkpoint",
     "default_chunk_size",
+    "deriv",
+    "elementwise_grad",
     "grad",
+    "grad_and_aux",
     "hessian",
+    "hessian_vector_product",
+    "holomorphic_grad",
     "jacobian",
     "jit",
     "jvp",
     "lift_constants",
+    "make_ggnvp",
+    "make_hvp",
+    "make_jvp",
+    "make_vjp",
+    "ravel_pytree",
     "value_and_grad",
+    "vector_jacobian_product",
     "vjp",
 ]
 
