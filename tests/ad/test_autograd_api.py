@@ -570,3 +570,46 @@ def test_extend_rules_serve_the_jax_bridge_under_jit(clean_registry, jax_numpy) 
     jx = jax_numpy.asarray(X)
     close(jax.jit(jax.grad(f))(jx), SOFT)
     close(jax.jit(jax.hessian(f))(jx), np.diag(SOFT) - np.outer(SOFT, SOFT))
+
+
+# --- docs/porting-from-autograd.md: the ported example -----------------------------------------
+PORTED_IMPORTS = {  # the page's import: autograd's (the page keeps autograd's in a comment)
+    "import numpy as np": "import autograd.numpy as np",
+    "from chainrules.ad import grad": "from autograd import grad",
+    "from chainrules.testing import check_grads": "from autograd.test_util import check_grads",
+}
+
+
+def _printed(code: str) -> list[float]:
+    """Run ``code`` as a program; the numbers it prints, line by line."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<example>", "exec"), {"__name__": "__main__"})
+    return [float(line.rsplit(":", 1)[1]) for line in out.getvalue().splitlines()]
+
+
+def test_ported_example_prints_what_autograds_original_prints(ag) -> None:  # type: ignore[no-untyped-def]
+    """The page's port of autograd's examples/logistic_regression.py, run as it is and with
+    autograd's imports put back (autograd's own program), prints the same losses."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("docs_runner", root / "tests" / "docs_runner.py")
+    assert spec is not None and spec.loader is not None
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    text = (root / "docs" / "porting-from-autograd.md").read_text()
+    (ported,) = [c for _, c in runner.python_blocks(text) if "def logistic_predictions" in c]
+    original = ported
+    for ours, theirs in PORTED_IMPORTS.items():
+        assert ported.count(ours) == 1, ours
+        original = original.replace(ours, theirs)
+    assert all("chainrules" not in line.split("#")[0] for line in original.splitlines())
+    got, want = _printed(ported), _printed(original)
+    assert len(got) == len(want) == 2
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    assert abs(want[1] - 0.38900754315581143) < 1e-12  # what the page shows
