@@ -81,13 +81,16 @@ def checkpoint(f: Callable[..., Any]) -> Callable[..., Any]:
         y = f(*args, **kwargs)
         nums = _differentiable(args)
         n = len(args)
+        # the structure of a tuple or dict output, to fill the entries that get no cotangent;
+        # a single array output is not kept (the pullback holds the arguments only)
+        tree = y if isinstance(y, tuple | list | dict) else None
 
         def checkpoint_pullback(ct: Any) -> tuple[Any, ...]:
             ct = unthunk(ct)
             if isinstance(ct, AbstractZero) or not nums:
                 return (_NO, *(_ZERO if i in nums else _NO for i in range(n)))
             _, pullback = vjp_of(f, args, kwargs, nums, nums)  # f again, recorded
-            cts = pullback(as_tree(ct, y, zeros=True))
+            cts = pullback(ct if tree is None else as_tree(ct, tree, zeros=True))
             out: list[Any] = [_NO] * (n + 1)
             for i, c in zip(nums, cts):
                 out[i + 1] = c

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core.calls import cotangent_leaves
 from ..core.namespaces import dtype_kind
 from ..core.pytree import flatten, map_leaves, unflatten
 from ..core.tangents import ZeroTangent, unthunk
@@ -106,6 +105,8 @@ def as_tree(t: Any, like: Any, zeros: bool = False) -> Any:
     ``Tangent`` of a tuple, list or dict read entry by entry (``core.calls.cotangent_leaves``),
     thunks forced. A missing entry is ``ZeroTangent()``, or with ``zeros=True`` an array of
     zeros of that entry's shape (``0.0`` for a number): what a transformation's cotangent needs."""
+    from ..core.calls import cotangent_leaves  # on first use, as _pytree does: import time
+
     leaves, treedef = flatten(like)
     parts = cotangent_leaves(t, like)
     if treedef is None and parts[0] is not None:
@@ -290,10 +291,12 @@ def vector_jacobian_product(f: Callable[..., Any], argnums: Argnums = 0) -> Call
                 "vector, (*args, v)"
             )
         *fargs, v = args
-        rank = len(tuple(v.shape))
+        rank = len(tuple(getattr(v, "shape", ())))
 
         def contracted(*a: Any, **k: Any) -> Any:
             y = f(*a, **k)
+            if rank == 0:  # a scalar v (a Python number too): tensordot with no axes
+                return v * y
             return _ns(y, v).tensordot(v, y, axes=rank)
 
         _named(contracted, "vector_dot", f)

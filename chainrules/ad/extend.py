@@ -63,7 +63,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.calls import check_leaf
 from ..core.namespaces import namespace_of
 from ..core.pytree import map_leaves
 from ..core.registry import find_frule, find_rrule, register_frule, register_rrule, traceable
@@ -159,7 +158,12 @@ def _makers(fun: Any) -> _Makers:
 def defvjp(fun: Callable[..., Any], *vjpmakers: Any, argnums: Iterable[int] | None = None) -> None:
     """Define ``fun``'s VJPs: ``vjpmakers[k]`` for positional argument ``argnums[k]`` (``0, 1, ...``
     by default), each ``vjpmaker(ans, *args, **kwargs)`` returning ``g -> cotangent`` (``None``: a
-    zero derivative). Replaces the VJPs defined before, as autograd's ``defvjp`` does."""
+    zero derivative). Replaces the VJPs defined before, as autograd's ``defvjp`` does.
+
+    ``fun`` is a function made by :func:`primitive` (or another :func:`chainrules.traceable`
+    function, whose rules these then replace). A plain function's calls inside differentiated code
+    run its body, as for any rule of a plain function: its makers are used only where it is the
+    function given to a transformation (``ad.grad(fun)``) or to ``chainrules.rrule``."""
     nums = range(len(vjpmakers)) if argnums is None else list(argnums)
     makers: dict[int, Any] = {}
     for i, mk in zip(nums, vjpmakers):
@@ -235,6 +239,8 @@ def _checked(name: str, kind: str, argpos: int, got: Any, primal: Any) -> Any:
     if isinstance(got, AbstractZero) or type(primal) in _SEQ or isinstance(primal, dict):
         return got
     if hasattr(primal, "shape") or isinstance(primal, _NUMBERS):
+        from ..core.calls import check_leaf  # on first use: import time
+
         check_leaf(name, kind, argpos, got, primal, True)
     return got
 

@@ -151,6 +151,9 @@ def test_vector_jacobian_product_matches_autograd(ag) -> None:  # type: ignore[n
         close(got, ag.vector_jacobian_product(f(ag.np))(a, v))
         J = fd_jacobian(f(np), a)
         close(got, np.tensordot(v, J, axes=v.ndim), rtol=1e-7, atol=1e-9)
+    # a scalar output and a Python-number v
+    sq = lambda np_: lambda x: np_.sum(x**2)
+    close(ad.vector_jacobian_product(sq(np))(X, 2.0), ag.vector_jacobian_product(sq(ag.np))(X, 2.0))
 
 
 def test_grad_and_aux_matches_autograd(ag) -> None:  # type: ignore[no-untyped-def]
