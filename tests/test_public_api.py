@@ -22,6 +22,8 @@ LIST = Path(__file__).with_name("public_api.json")
 MODULES = (
     "chainrules",
     "chainrules.ad",
+    "chainrules.ad.builtins",
+    "chainrules.ad.extend",
     "chainrules.interop",
     "chainrules.testing",
     "chainrules.testing.campaign",

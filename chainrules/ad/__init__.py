@@ -27,9 +27,23 @@ from ._api import (
     value_and_grad,
     vjp,
 )
+from ._checkpoint import checkpoint
 from ._core import Tracer, lift_constants
 from ._derive import frule_from_rrule, rrule_from_frule
 from ._jit import jit
+from ._operators import (
+    deriv,
+    elementwise_grad,
+    grad_and_aux,
+    hessian_vector_product,
+    holomorphic_grad,
+    make_ggnvp,
+    make_hvp,
+    make_jvp,
+    make_vjp,
+    vector_jacobian_product,
+)
+from ._ravel import ravel_pytree
 
 __all__ = [
     "DEFAULT_CHUNK_THRESHOLD",
@@ -38,16 +52,28 @@ __all__ = [
     "JACOBIAN_CHUNK_ELEMENTS",
     "NoRuleError",
     "Tracer",
+    "checkpoint",
     "default_chunk_size",
+    "deriv",
+    "elementwise_grad",
     "frule_from_rrule",
     "grad",
+    "grad_and_aux",
     "hessian",
+    "hessian_vector_product",
+    "holomorphic_grad",
     "jacobian",
     "jit",
     "jvp",
     "lift_constants",
+    "make_ggnvp",
+    "make_hvp",
+    "make_jvp",
+    "make_vjp",
+    "ravel_pytree",
     "rrule_from_frule",
     "value_and_grad",
+    "vector_jacobian_product",
     "vjp",
 ]
 

@@ -295,6 +295,10 @@ def _finish_ct(ct: Any, x: Any, chunk: int = 0) -> Any:
 
 
 # --- reverse mode ------------------------------------------------------------------------------
+class ComplexLossError(TypeError, ValueError):
+    """``grad`` of a complex scalar: a TypeError (as autograd's) and a ValueError (as before)."""
+
+
 class _Recording:
     """A forward run of ``f`` on reverse tracers: its tape, input nodes and output."""
 
@@ -377,7 +381,7 @@ def _scalar_output(y: Any, fname: str, f: Callable[..., Any]) -> None:
             "for non-scalar outputs"
         )
     if dtype_kind(y.dtype) == "c":
-        raise ValueError(
+        raise ComplexLossError(
             f"{fname}: {name} returned a complex scalar; grad needs a real loss (take abs, real "
             "or a squared modulus), or use chainrules.ad.vjp with a complex cotangent"
         )
@@ -462,11 +466,16 @@ def vjp(f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Callable
     to a tuple of cotangents, one per positional argument. The pullback may be called many
     times (the tape is kept until it is garbage-collected)."""
     nums = tuple(range(len(args)))
+    return vjp_of(f, args, kwargs, nums, nums)
+
+
+def vjp_of(f: Any, args: Any, kwargs: Any, nums: tuple[int, ...], argnums: Any) -> Any:
+    """:func:`vjp` by the arguments ``nums``, cotangents grouped as ``argnums`` (int or tuple)."""
     rec = _Recording(f, args, kwargs, nums, "vjp")
     out_leaves, out_def = flatten(rec.out)
     y = unflatten(out_def, [_output_value(o, rec.trace) for o in out_leaves])
 
-    def pullback(ct: Any) -> tuple[Any, ...]:
+    def pullback(ct: Any) -> Any:
         cts, _ = flatten(ct)
         if len(cts) != len(out_leaves):
             raise ValueError(
@@ -484,7 +493,7 @@ def vjp(f: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Callable
             seeds.append((o, lift_like(_number_like(c, v), v)))
         grads = rec.pull(seeds, release=False)
         defs, counts = rec.defs
-        return tuple(_regroup(tuple(nums), defs, counts, grads))
+        return _regroup(argnums, defs, counts, grads)
 
     return y, pullback
 

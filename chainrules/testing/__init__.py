@@ -14,6 +14,7 @@ from .checks import check_jit, check_scalar_free
 from .device import DEVICE, DeviceMismatchError, device_array, is_device_array
 from .examples import Example, examples_for
 from .finite_differences import central_difference, directional_derivative, gradient
+from .grad_checks import check_grads
 from .jax_reference import check_agrees_with_jax
 from .tester import test_frule, test_rrule
 
@@ -26,6 +27,7 @@ __all__ = [
     "available_backends",
     "central_difference",
     "check_agrees_with_jax",
+    "check_grads",
     "check_jit",
     "check_scalar_free",
     "device_array",

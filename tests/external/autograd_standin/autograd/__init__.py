@@ -1,8 +1,11 @@
-"""A stand-in for HIPS ``autograd`` whose transformations are ``chainrules.ad``'s.
+"""A stand-in for HIPS ``autograd`` made of chainrules' public API.
 
-Only autograd's *user* API is provided (``grad``, ``jacobian``, ``make_vjp`` ...); its extension
-API (``primitive``, ``defvjp``, ``vspace``, boxes) has no counterpart and is left out. Complex
-numbers follow autograd's convention: its VJP is ``conj(pullback(conj(g)))`` of chainrules'.
+Each module re-exports the public name that is autograd's counterpart
+(``docs/porting-from-autograd.md`` has the table): the differential operators are
+``chainrules.ad``'s, ``test_util.check_grads`` is ``chainrules.testing.check_grads``, the
+extension API is ``chainrules.ad.extend``, the builtins ``chainrules.ad.builtins``. Complex
+gradients follow chainrules' convention (``dL/dRe + i dL/dIm``, the conjugate of autograd's);
+the suite's checks are written against finite differences and pass in either.
 """
 
 from .builtins import dict, isinstance, list, tuple, type
@@ -12,7 +15,6 @@ from .differential_operators import (
     elementwise_grad,
     grad,
     grad_and_aux,
-    grad_named,
     hessian,
     hessian_tensor_product,
     hessian_vector_product,
@@ -22,7 +24,6 @@ from .differential_operators import (
     make_hvp,
     make_jvp,
     make_vjp,
-    multigrad_dict,
     tensor_jacobian_product,
     value_and_grad,
     vector_jacobian_product,
@@ -36,7 +37,6 @@ __all__ = [
     "elementwise_grad",
     "grad",
     "grad_and_aux",
-    "grad_named",
     "hessian",
     "hessian_tensor_product",
     "hessian_vector_product",
@@ -48,7 +48,6 @@ __all__ = [
     "make_hvp",
     "make_jvp",
     "make_vjp",
-    "multigrad_dict",
     "primitive",
     "tensor_jacobian_product",
     "tuple",

@@ -4,7 +4,7 @@ from .extend import Box, notrace_primitive, primitive
 
 
 def isbox(x):
-    """True for a traced value (chainrules.ad's tracers are autograd's boxes)."""
+    """autograd's boxes are chainrules.ad's tracers."""
     return isinstance(x, Tracer)
 
 

@@ -1,13 +1,10 @@
-"""``const_graph``: autograd caches a function's graph; the stand-in just calls the function."""
+"""autograd.misc.const_graph (a function whose trace is recorded once and reused) is
+chainrules.ad.jit of the partial application."""
 
 import functools
 
+from chainrules import ad
+
 
 def const_graph(fun, *args, **kwargs):
-    partial_fun = functools.partial(fun, *args, **kwargs)
-
-    @functools.wraps(fun)
-    def wrapped(*a, **k):
-        return partial_fun(*a, **k)
-
-    return wrapped
+    return ad.jit(functools.partial(fun, *args, **kwargs))
