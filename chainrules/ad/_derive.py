@@ -9,11 +9,11 @@ for ``jvp``. A function registered with one rule only gets the other here (publi
 ``chainrules/interop/_derived.py``, the engine's lookup in :func:`derived_rule`):
 
 * **an frule from an rrule.** The pullback ``pb(u) = J^H u`` is linear in the cotangent ``u``;
-  its transpose, taken by ``chainrules.ad.vjp`` of ``pb`` (traced once, at a zero cotangent), is
-  ``t -> J t``. Cost: one rrule call, one traced call of its pullback and one backward pass
+  its transpose, the engine's ``rrule_via_ad`` of ``pb`` (traced once, at a zero cotangent),
+  is ``t -> J t``. Cost: one rrule call, one traced call of its pullback and one backward pass
   through it -- the pushforward of a derived frule costs about three rrule calls.
 * **an rrule from an frule.** The pushforward ``t -> J t`` is linear in the tangents; its
-  transpose, by ``chainrules.ad.vjp`` of the frule as a function of the tangents (the primal
+  transpose, by the engine's ``rrule_via_ad`` of the frule as a function of the tangents (the primal
   arguments held constant), is the pullback ``y_bar -> J^H y_bar``. Cost: one frule call for the
   value (all tangents zero), and for each pullback call one traced frule call and one backward
   pass.
@@ -40,6 +40,7 @@ from ..core.namespaces import dtype_kind, is_array, namespace_of
 from ..core.pytree import flatten
 from ..core.registry import find_frule, find_rrule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
+from ._config import AD_CONFIG
 
 __all__ = ["derived_rule", "frule_from_rrule", "rrule_from_frule"]
 
@@ -152,8 +153,6 @@ def _leaves_of(ct: Any, n: int) -> list[Any]:
 
 def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
     """An frule whose pushforward is the transpose of ``rrule``'s pullback."""
-    from ._api import vjp
-
     def derived_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         _refuse_containers(args, "frule")
         y, pullback = rrule(*args, **kwargs)
@@ -178,8 +177,8 @@ def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
                 for i, b in ((i, unthunk(bars[1 + i])) for i in live)
             )
 
-        _, back = vjp(transposed, *(_zeros_like(ys[k]) for k in outs))
-        pushed = back(tuple(ts[i] for i in live))
+        _, back = AD_CONFIG.rrule_via_ad(transposed, *(_zeros_like(ys[k]) for k in outs))
+        pushed = back(tuple(ts[i] for i in live))[1:]
         full_dot: list[Any] = [_ZERO] * len(ys)
         for k, v in zip(outs, pushed, strict=True):
             full_dot[k] = v
@@ -190,8 +189,6 @@ def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
 
 def rrule_from_frule(frule: Callable[..., Any]) -> Callable[..., Any]:
     """An rrule whose pullback is the transpose of ``frule``'s pushforward."""
-    from ._api import vjp
-
     def derived_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         _refuse_containers(args, "rrule")
         n = len(args)
@@ -218,8 +215,8 @@ def rrule_from_frule(frule: Callable[..., Any]) -> Callable[..., Any]:
                 _zeros_like(v) if isinstance(b, AbstractZero) else b
                 for v, b in zip(ys, _leaves_of(y_bar, len(ys)), strict=True)
             ]
-            _, back = vjp(pushforward, *(_zeros_like(args[i]) for i in live))
-            for i, b in zip(live, back(tuple(bars)), strict=True):
+            _, back = AD_CONFIG.rrule_via_ad(pushforward, *(_zeros_like(args[i]) for i in live))
+            for i, b in zip(live, back(tuple(bars))[1:], strict=True):
                 out[i] = b
             return (_NO, *out)
 
