@@ -153,6 +153,7 @@ def _leaves_of(ct: Any, n: int) -> list[Any]:
 
 def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
     """An frule whose pushforward is the transpose of ``rrule``'s pullback."""
+
     def derived_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         _refuse_containers(args, "frule")
         y, pullback = rrule(*args, **kwargs)
@@ -189,6 +190,7 @@ def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
 
 def rrule_from_frule(frule: Callable[..., Any]) -> Callable[..., Any]:
     """An rrule whose pullback is the transpose of ``frule``'s pushforward."""
+
     def derived_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         _refuse_containers(args, "rrule")
         n = len(args)
