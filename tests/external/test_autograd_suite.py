@@ -26,7 +26,7 @@ def test_autograd_suite_pass_count(tmp_path: Path) -> None:
     )
     counts = json.loads(out.read_text())["counts"]
     assert counts["passed"] >= MIN_PASSED, counts
-    assert counts["passed"] / (counts["passed"] + counts["failed"]) >= 0.97, counts
+    assert counts["passed"] / (counts["passed"] + counts["failed"]) >= 0.99, counts  # issue 29
 
 
 def test_standin_numpy_and_scipy_are_public_reexports() -> None:
