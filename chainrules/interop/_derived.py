@@ -16,11 +16,17 @@ autograd primitive a VJP and a JVP, Keras's ``custom_gradient`` and the JAX brid
   pass.
 
 Both need the rule's own pullback (pushforward) to be written with functions that have rules,
-which is what a Hessian needs of every rule already. Positional floating or complex array
-arguments are differentiated; keywords, integers and axes get ``NoTangent()``; a positional
-container (tuple, list, dict) that holds floating arrays is refused with a ``TypeError``, never
-given a silent zero. The tangents and cotangents are the bridge's plain ones, with no chunk
-axes.
+which is what a Hessian needs of every rule already.
+
+Arguments and results are pytrees (``chainrules.core.pytree``: tuples, lists, named tuples and
+dicts, nested). Every floating or complex array leaf of a positional argument is differentiated,
+wherever it sits: a container argument's tangent and cotangent are structural, as the bridges
+build and read them (``core.calls``: ``Split.tangents`` and ``Split.cotangents``; a ``Tangent``
+indexed like a tuple or named tuple, a ``Tangent`` of named fields for a dict with string keys,
+a plain dict otherwise), and a container result's are the result's own structure (a tuple, list,
+named tuple or dict of leaves). Keywords, integers and axes get ``NoTangent()`` (the bridges move
+a keyword argument holding an array to its position first: ``core.calls.bind_keywords``). The
+tangents and cotangents are the bridge's plain ones, with no chunk axes.
 """
 
 from __future__ import annotations
@@ -29,10 +35,9 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ..core.calls import Rules, output_leaves
+from ..core.calls import Rules, Split, output_leaves, split, tangent_output_leaves
 from ..core.namespaces import dtype_kind, is_array, namespace_of
-from ..core.pytree import flatten
-from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
+from ..core.tangents import NoTangent, ZeroTangent, unthunk
 
 __all__ = ["complete", "frule_from_rrule", "rrule_from_frule"]
 
@@ -53,38 +58,16 @@ def _inexact(v: Any) -> bool:
     return is_array(v) and dtype_kind(v.dtype, namespace_of(v)) in "fc"
 
 
-def _refuse_containers(args: tuple[Any, ...], mode: str) -> None:
-    """A derived rule differentiates positional arrays only: a positional container (tuple,
-    list, dict) holding floating arrays would get no derivative, silently. Refused instead."""
-    for i, a in enumerate(args):
-        if not is_array(a) and any(_inexact(v) for v in flatten(a)[0]):
-            raise TypeError(
-                f"chainrules.interop: the {mode} derived for this function differentiates "
-                f"positional arrays only, and argument {i} is a {type(a).__name__} holding "
-                "floating arrays: register the missing rule, or pass the arrays positionally"
-            )
-
-
 def _zeros_like(v: Any) -> Any:
     return namespace_of(v).zeros_like(v)
 
 
-def _leaves_of(ct: Any, n: int) -> list[Any]:
-    """The ``n`` output leaves of a cotangent (a ``Tangent`` or a tuple for a tuple output)."""
-    ct = unthunk(ct)
-    if n == 1 and not isinstance(ct, (Tangent, tuple, list)):
-        return [ct]
-    if isinstance(ct, AbstractZero):
-        return [_ZERO] * n
-    if isinstance(ct, Tangent):
-        parts = list(ct._elements or ())
-        if not parts and ct._fields:
-            parts = list(ct._fields.values())
-        ct = parts
-    out: list[Any] = []
-    for e in ct:
-        out.extend(_leaves_of(e, len(output_leaves(e)[0])) if isinstance(e, (tuple, list)) else [e])
-    return [unthunk(e) for e in out]
+def _leaves(sp: Split, per_arg: Any, args: tuple[Any, ...]) -> list[Any]:
+    """``(f_part, *arg_parts)`` -- the tangents a bridge passes or the cotangents a pullback
+    returns, structural for container arguments -- as one entry per leaf of ``args``, forced
+    (``None`` for a zero); missing trailing entries are zeros."""
+    per_arg = tuple(per_arg) + (_ZERO,) * (len(args) + 1 - len(per_arg))
+    return [None if v is None else unthunk(v) for v in sp.cotangents(per_arg, args)]
 
 
 def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
@@ -92,14 +75,10 @@ def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
     from .. import ad
 
     def derived_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        _refuse_containers(args, "frule")
         y, pullback = rrule(*args, **kwargs)
-        ts = [unthunk(t) for t in tangents[1 : 1 + len(args)]]
-        live = [
-            i
-            for i, t in enumerate(ts)
-            if not isinstance(t, AbstractZero) and _inexact(args[i]) and is_array(t)
-        ]
+        sp = split(args, {}, _inexact)  # the floating array leaves, wherever they sit
+        leaf_t = _leaves(sp, tangents, args)
+        live = [i for i in sp.dynamic if is_array(leaf_t[i])]  # a tangent, not a zero marker
         ys, rebuild = output_leaves(y)
         outs = [k for k, v in enumerate(ys) if _inexact(v)]
         if not live or not outs:
@@ -109,18 +88,15 @@ def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
             full: list[Any] = [_ZERO] * len(ys)
             for k, u in zip(outs, us, strict=True):
                 full[k] = u
-            bars = pullback(rebuild(full))
-            return tuple(
-                _zeros_like(args[i]) if isinstance(b, AbstractZero) else b
-                for i, b in ((i, unthunk(bars[1 + i])) for i in live)
-            )
+            bars = _leaves(sp, pullback(rebuild(full)), args)
+            return tuple(_zeros_like(sp.leaves[i]) if bars[i] is None else bars[i] for i in live)
 
         _, back = ad.vjp(transposed, *(_zeros_like(ys[k]) for k in outs))
-        pushed = back(tuple(ts[i] for i in live))
+        pushed = back(tuple(leaf_t[i] for i in live))
         full_dot: list[Any] = [_ZERO] * len(ys)
         for k, v in zip(outs, pushed, strict=True):
             full_dot[k] = v
-        return y, (full_dot[0] if len(ys) == 1 and ys[0] is y else rebuild(full_dot))
+        return y, rebuild(full_dot)
 
     return derived_frule
 
@@ -130,35 +106,27 @@ def rrule_from_frule(frule: Callable[..., Any]) -> Callable[..., Any]:
     from .. import ad
 
     def derived_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
-        _refuse_containers(args, "rrule")
         n = len(args)
         y, _ = frule((_NO, *([_ZERO] * n)), *args, **kwargs)
-        live = [i for i, a in enumerate(args) if _inexact(a)]
+        sp = split(args, {}, _inexact)  # the floating array leaves, wherever they sit
+        live = sp.dynamic
         ys, _ = output_leaves(y)
 
         def pushforward(*ts: Any) -> tuple[Any, ...]:
-            tangents: list[Any] = [_ZERO] * n
-            for i, t in zip(live, ts, strict=True):
-                tangents[i] = t
+            tangents = sp.tangents(dict(zip(live, ts, strict=True)), _NO)
             _, y_dot = frule((_NO, *tangents), *args, **kwargs)
-            dots = _leaves_of(y_dot, len(ys))
-            return tuple(
-                _zeros_like(v) if isinstance(d, AbstractZero) else d
-                for v, d in zip(ys, dots, strict=True)
-            )
+            dots = tangent_output_leaves(y_dot, len(ys), y)
+            return tuple(_zeros_like(v) if d is None else d for v, d in zip(ys, dots, strict=True))
 
         def derived_pullback(y_bar: Any) -> tuple[Any, ...]:
-            out: list[Any] = [_NO] * n
             if not live:
-                return (_NO, *out)
+                return (_NO, *([_NO] * n))
             bars = [
-                _zeros_like(v) if isinstance(b, AbstractZero) else b
-                for v, b in zip(ys, _leaves_of(y_bar, len(ys)), strict=True)
+                _zeros_like(v) if b is None else b
+                for v, b in zip(ys, tangent_output_leaves(y_bar, len(ys), y), strict=True)
             ]
-            _, back = ad.vjp(pushforward, *(_zeros_like(args[i]) for i in live))
-            for i, b in zip(live, back(tuple(bars)), strict=True):
-                out[i] = b
-            return (_NO, *out)
+            _, back = ad.vjp(pushforward, *(_zeros_like(sp.leaves[i]) for i in live))
+            return (_NO, *sp.tangents(dict(zip(live, back(tuple(bars)), strict=True)), _NO))
 
         return y, derived_pullback
 
