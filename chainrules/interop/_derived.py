@@ -11,9 +11,9 @@ autograd primitive a VJP and a JVP, Keras's ``custom_gradient`` and the JAX brid
   through it -- the pushforward of a derived frule costs about three rrule calls.
 * **an rrule from an frule.** The pushforward ``t -> J t`` is linear in the tangents; its
   transpose, by ``chainrules.ad.vjp`` of the frule as a function of the tangents (the primal
-  arguments held constant), is the pullback ``y_bar -> J^H y_bar``. Cost: one frule call for the
-  value (all tangents zero), and for each pullback call one traced frule call and one backward
-  pass.
+  arguments held constant), is the pullback ``y_bar -> J^H y_bar``. Cost: one call of the
+  function itself for the value (not of the frule: an frule need not accept zero markers for
+  its whole tangent), and for each pullback call one traced frule call and one backward pass.
 
 Both need the rule's own pullback (pushforward) to be written with functions that have rules,
 which is what a Hessian needs of every rule already.
@@ -50,7 +50,7 @@ def complete(rules: Rules) -> Rules:
     if rules.frule is None and rules.rrule is not None:
         return dataclasses.replace(rules, frule=frule_from_rrule(rules.rrule))
     if rules.rrule is None and rules.frule is not None:
-        return dataclasses.replace(rules, rrule=rrule_from_frule(rules.frule))
+        return dataclasses.replace(rules, rrule=rrule_from_frule(rules.frule, rules.f))
     return rules
 
 
@@ -101,13 +101,13 @@ def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
     return derived_frule
 
 
-def rrule_from_frule(frule: Callable[..., Any]) -> Callable[..., Any]:
-    """An rrule whose pullback is the transpose of ``frule``'s pushforward."""
+def rrule_from_frule(frule: Callable[..., Any], f: Callable[..., Any]) -> Callable[..., Any]:
+    """An rrule of ``f`` whose pullback is the transpose of ``frule``'s pushforward."""
     from .. import ad
 
     def derived_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         n = len(args)
-        y, _ = frule((_NO, *([_ZERO] * n)), *args, **kwargs)
+        y = f(*args, **kwargs)
         sp = split(args, {}, _inexact)  # the floating array leaves, wherever they sit
         live = sp.dynamic
         ys, _ = output_leaves(y)

@@ -369,6 +369,33 @@ def test_autograd_bridge_pytrees(rule: str, kind: str, out: str, keyword: bool) 
     np.testing.assert_allclose(H, np.diag(6 * W * X), rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.parametrize("keyword", [False, True], ids=["positional", "keyword"])
+@pytest.mark.parametrize(("kind", "out"), PAIRS)
+@pytest.mark.parametrize("rule", ["rrule", "frule"])
+def test_pytensor_bridge_pytrees(rule: str, kind: str, out: str, keyword: bool) -> None:
+    """``pytensor.grad`` (the frule's derived rrule in the pullback Op, or the rrule) and
+    ``Rop`` with the Op's ``R_op`` (the rrule's derived frule in the pushforward Op, or the
+    frule) in ``x`` and the container's leaves, compiled."""
+    pytensor = pytest.importorskip("pytensor")
+    import pytensor.tensor as pt
+    from pytensor.gradient import Rop
+
+    from chainrules.interop import pytensor as crpt
+
+    of = _call(crpt.wrap(RULES[rule, kind, out]), kind, keyword)
+    x, w, b = pt.dvector("x"), pt.dvector("w"), pt.dvector("b")
+    tx, tw, tb = pt.dvector("tx"), pt.dvector("tw"), pt.dvector("tb")
+    y = of(x, w, b)
+    u, v = unpack(out, y, out=True)
+    grads = pytensor.grad(u.sum() + 2 * v.sum(), [x, w, b])
+    dots = [Rop(e, [x, w, b], [tx, tw, tb], use_op_rop_implementation=True) for e in (u, v)]
+    fn = pytensor.function([x, w, b, tx, tw, tb], [*grads, *dots])
+    gx, gw, gb, du, dv = fn(X, W, B, TX, TW, TB)
+    _check_grads((gx, gw, gb))
+    np.testing.assert_allclose(du, DU, rtol=1e-12)
+    np.testing.assert_allclose(dv, DV, rtol=1e-12)
+
+
 def keyword_only(x: Any, *, w: Any) -> Any:
     return w * x
 
