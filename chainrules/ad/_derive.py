@@ -14,19 +14,28 @@ for ``jvp``. A function registered with one rule only gets the other here (publi
   through it -- the pushforward of a derived frule costs about three rrule calls.
 * **an rrule from an frule.** The pushforward ``t -> J t`` is linear in the tangents; its
   transpose, by the engine's ``rrule_via_ad`` of the frule as a function of the tangents (the primal
-  arguments held constant), is the pullback ``y_bar -> J^H y_bar``. Cost: one frule call for the
-  value (all tangents zero), and for each pullback call one traced frule call and one backward
-  pass.
+  arguments held constant), is the pullback ``y_bar -> J^H y_bar``. Cost: one call of the
+  function itself for the value, and for each pullback call one traced frule call and one
+  backward pass.
 
 Both need the rule's own pullback (pushforward) to be written with functions that have rules,
-which is what a Hessian needs of every rule already. Positional floating or complex array
-arguments are differentiated; keywords, integers and axes get ``NoTangent()``; a positional
-container (tuple, list, dict) that holds floating arrays is refused with a ``TypeError``, never
-given a silent zero. The tangents and cotangents are plain, with no chunk axes; the engine's
-forward trace pushes a chunk of tangents (``(*chunk, *x.shape)``, one tangent per row), which
-:func:`derived_rule`'s frule takes one row at a time -- a loop over the chunk's static size,
-stacked back (no value is read on the host). A registered frule takes the chunk in one call, so
-registering both modes stays the fast way.
+which is what a Hessian needs of every rule already. A derived rrule takes its value from the
+function itself (an frule need not accept zero markers for its whole tangent).
+
+Arguments and results are pytrees (``chainrules.core.pytree``: tuples, lists, named tuples and
+dicts, nested). Every floating or complex array leaf of a positional argument is differentiated,
+wherever it sits: a container argument's tangent and cotangent are structural, as the bridges
+build and read them (``core.calls``: ``Split.tangents`` and ``Split.cotangents``; a ``Tangent``
+indexed like a tuple or named tuple, a ``Tangent`` of named fields for a dict with string keys,
+a plain dict otherwise), and a container result's are the result's own structure (a tuple, list,
+named tuple or dict of leaves). Keywords, integers and axes get ``NoTangent()`` (the bridges move
+a keyword argument holding an array to its position first: ``core.calls.bind_keywords``).
+
+The tangents and cotangents are plain, with no chunk axes; the engine's forward trace pushes a
+chunk of tangents (``(*chunk, *x.shape)``, one tangent per row), which :func:`derived_rule`'s
+frule takes one row at a time -- a loop over the chunk's static size, stacked back (no value is
+read on the host). A registered frule takes the chunk in one call, so registering both modes
+stays the fast way.
 """
 
 from __future__ import annotations
@@ -35,11 +44,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..core.calls import output_leaves
+from ..core.calls import Split, output_leaves, split, tangent_output_leaves
 from ..core.namespaces import dtype_kind, is_array, namespace_of
-from ..core.pytree import flatten
 from ..core.registry import find_frule, find_rrule
-from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
+from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
 from ._config import AD_CONFIG
 
 __all__ = ["derived_rule", "frule_from_rrule", "rrule_from_frule"]
@@ -53,7 +61,7 @@ def derived_rule(kind: str, fn: Any) -> Callable[..., Any] | None:
     other mode; ``None`` when it has neither."""
     if kind == "rrule":
         frule = find_frule(fn)
-        return None if frule is None else rrule_from_frule(frule)
+        return None if frule is None else rrule_from_frule(frule, fn)
     rrule = find_rrule(fn)
     return None if rrule is None else _by_rows(frule_from_rrule(rrule))
 
@@ -85,7 +93,7 @@ def _by_rows(frule: Callable[..., Any]) -> Callable[..., Any]:
         if all(isinstance(d, AbstractZero) for d in dots):
             return y, _ZERO
         ys, rebuild = output_leaves(y)
-        columns = [_leaves(d, len(ys)) for d in dots]
+        columns = [tangent_output_leaves(d, len(ys), y) for d in dots]
         stacked = []
         for k, leaf in enumerate(ys):
             xp = namespace_of(leaf)
@@ -103,66 +111,30 @@ def _rows(t: Any, a: Any, n: int) -> Any:
     return namespace_of(t).reshape(t, (n, *a.shape))
 
 
-def _leaves(dot: Any, n: int) -> list[Any]:
-    """A pushforward's ``n`` output leaves, ``None`` for a zero."""
-    if isinstance(dot, AbstractZero):
-        return [None] * n
-    if n == 1 and not isinstance(dot, (tuple, list)):
-        return [dot]
-    leaves, _ = output_leaves(dot)
-    return [None if isinstance(unthunk(d), AbstractZero) else unthunk(d) for d in leaves]
-
-
 def _inexact(v: Any) -> bool:
     return is_array(v) and dtype_kind(v.dtype, namespace_of(v)) in "fc"
-
-
-def _refuse_containers(args: tuple[Any, ...], mode: str) -> None:
-    """A derived rule differentiates positional arrays only: a positional container (tuple,
-    list, dict) holding floating arrays would get no derivative, silently. Refused instead."""
-    for i, a in enumerate(args):
-        if not is_array(a) and any(_inexact(v) for v in flatten(a)[0]):
-            raise TypeError(
-                f"chainrules: the {mode} derived for this function differentiates "
-                f"positional arrays only, and argument {i} is a {type(a).__name__} holding "
-                "floating arrays: register the missing rule, or pass the arrays positionally"
-            )
 
 
 def _zeros_like(v: Any) -> Any:
     return namespace_of(v).zeros_like(v)
 
 
-def _leaves_of(ct: Any, n: int) -> list[Any]:
-    """The ``n`` output leaves of a cotangent (a ``Tangent`` or a tuple for a tuple output)."""
-    ct = unthunk(ct)
-    if n == 1 and not isinstance(ct, (Tangent, tuple, list)):
-        return [ct]
-    if isinstance(ct, AbstractZero):
-        return [_ZERO] * n
-    if isinstance(ct, Tangent):
-        parts = list(ct._elements or ())
-        if not parts and ct._fields:
-            parts = list(ct._fields.values())
-        ct = parts
-    out: list[Any] = []
-    for e in ct:
-        out.extend(_leaves_of(e, len(output_leaves(e)[0])) if isinstance(e, (tuple, list)) else [e])
-    return [unthunk(e) for e in out]
+def _leaves(sp: Split, per_arg: Any, args: tuple[Any, ...]) -> list[Any]:
+    """``(f_part, *arg_parts)`` -- the tangents a bridge passes or the cotangents a pullback
+    returns, structural for container arguments -- as one entry per leaf of ``args``, forced
+    (``None`` for a zero); missing trailing entries are zeros."""
+    per_arg = tuple(per_arg) + (_ZERO,) * (len(args) + 1 - len(per_arg))
+    return [None if v is None else unthunk(v) for v in sp.cotangents(per_arg, args)]
 
 
 def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
     """An frule whose pushforward is the transpose of ``rrule``'s pullback."""
 
     def derived_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        _refuse_containers(args, "frule")
         y, pullback = rrule(*args, **kwargs)
-        ts = [unthunk(t) for t in tangents[1 : 1 + len(args)]]
-        live = [
-            i
-            for i, t in enumerate(ts)
-            if not isinstance(t, AbstractZero) and _inexact(args[i]) and is_array(t)
-        ]
+        sp = split(args, {}, _inexact)  # the floating array leaves, wherever they sit
+        leaf_t = _leaves(sp, tangents, args)
+        live = [i for i in sp.dynamic if is_array(leaf_t[i])]  # a tangent, not a zero marker
         ys, rebuild = output_leaves(y)
         outs = [k for k, v in enumerate(ys) if _inexact(v)]
         if not live or not outs:
@@ -172,55 +144,47 @@ def frule_from_rrule(rrule: Callable[..., Any]) -> Callable[..., Any]:
             full: list[Any] = [_ZERO] * len(ys)
             for k, u in zip(outs, us, strict=True):
                 full[k] = u
-            bars = pullback(rebuild(full))
-            return tuple(
-                _zeros_like(args[i]) if isinstance(b, AbstractZero) else b
-                for i, b in ((i, unthunk(bars[1 + i])) for i in live)
-            )
+            bars = _leaves(sp, pullback(rebuild(full)), args)
+            return tuple(_zeros_like(sp.leaves[i]) if bars[i] is None else bars[i] for i in live)
 
         _, back = AD_CONFIG.rrule_via_ad(transposed, *(_zeros_like(ys[k]) for k in outs))
-        pushed = back(tuple(ts[i] for i in live))[1:]
+        pushed = back(tuple(leaf_t[i] for i in live))[1:]
         full_dot: list[Any] = [_ZERO] * len(ys)
         for k, v in zip(outs, pushed, strict=True):
             full_dot[k] = v
-        return y, (full_dot[0] if len(ys) == 1 and ys[0] is y else rebuild(full_dot))
+        return y, rebuild(full_dot)
 
     return derived_frule
 
 
-def rrule_from_frule(frule: Callable[..., Any]) -> Callable[..., Any]:
-    """An rrule whose pullback is the transpose of ``frule``'s pushforward."""
+def rrule_from_frule(frule: Callable[..., Any], f: Callable[..., Any]) -> Callable[..., Any]:
+    """An rrule of ``f`` whose pullback is the transpose of ``frule``'s pushforward."""
 
     def derived_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
-        _refuse_containers(args, "rrule")
         n = len(args)
-        y, _ = frule((_NO, *([_ZERO] * n)), *args, **kwargs)
-        live = [i for i, a in enumerate(args) if _inexact(a)]
+        y = f(*args, **kwargs)
+        sp = split(args, {}, _inexact)  # the floating array leaves, wherever they sit
+        live = sp.dynamic
         ys, _ = output_leaves(y)
 
         def pushforward(*ts: Any) -> tuple[Any, ...]:
-            tangents: list[Any] = [_ZERO] * n
-            for i, t in zip(live, ts, strict=True):
-                tangents[i] = t
+            tangents = sp.tangents(dict(zip(live, ts, strict=True)), _NO)
             _, y_dot = frule((_NO, *tangents), *args, **kwargs)
-            dots = _leaves_of(y_dot, len(ys))
-            return tuple(
-                _zeros_like(v) if isinstance(d, AbstractZero) else d
-                for v, d in zip(ys, dots, strict=True)
-            )
+            dots = tangent_output_leaves(y_dot, len(ys), y)
+            return tuple(_zeros_like(v) if d is None else d for v, d in zip(ys, dots, strict=True))
 
         def derived_pullback(y_bar: Any) -> tuple[Any, ...]:
-            out: list[Any] = [_NO] * n
             if not live:
-                return (_NO, *out)
+                return (_NO, *([_NO] * n))
             bars = [
-                _zeros_like(v) if isinstance(b, AbstractZero) else b
-                for v, b in zip(ys, _leaves_of(y_bar, len(ys)), strict=True)
+                _zeros_like(v) if b is None else b
+                for v, b in zip(ys, tangent_output_leaves(y_bar, len(ys), y), strict=True)
             ]
-            _, back = AD_CONFIG.rrule_via_ad(pushforward, *(_zeros_like(args[i]) for i in live))
-            for i, b in zip(live, back(tuple(bars))[1:], strict=True):
-                out[i] = b
-            return (_NO, *out)
+            _, back = AD_CONFIG.rrule_via_ad(
+                pushforward, *(_zeros_like(sp.leaves[i]) for i in live)
+            )
+            bars_in = back(tuple(bars))[1:]
+            return (_NO, *sp.tangents(dict(zip(live, bars_in, strict=True)), _NO))
 
         return y, derived_pullback
 

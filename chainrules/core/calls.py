@@ -362,13 +362,17 @@ def check_leaf(name: str, kind: str, argpos: int, got: Any, primal: Any, dtype_o
 
 
 def output_leaves(y: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
-    """Leaves of a rule's output -- an array, or a tuple / named tuple / list of outputs, nested
-    (``split`` returns a list, ``histogramdd`` a tuple holding a list of edges) -- and a
-    rebuilder from a flat list of leaves."""
-    if not isinstance(y, (tuple, list)):
-        return [y], lambda vals: vals[0]
+    """Leaves of a rule's output -- an array, or a tuple / named tuple / list / dict of outputs,
+    nested (``split`` returns a list, ``histogramdd`` a tuple holding a list of edges; a dict's
+    values in insertion order) -- and a rebuilder from a flat list of leaves."""
     t = type(y)
-    parts = [output_leaves(e) for e in y]
+    if t is dict:
+        keys = list(y)
+        parts = [output_leaves(y[k]) for k in keys]
+    elif isinstance(y, (tuple, list)):
+        parts = [output_leaves(e) for e in y]
+    else:
+        return [y], lambda vals: vals[0]
     sizes = [len(leaves) for leaves, _ in parts]
 
     def rebuild(vals: list[Any]) -> Any:
@@ -376,6 +380,8 @@ def output_leaves(y: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
         for (_, sub), k in zip(parts, sizes, strict=True):
             out.append(sub(vals[i : i + k]))
             i += k
+        if t is dict:
+            return dict(zip(keys, out, strict=True))
         return t(*out) if hasattr(t, "_fields") else t(out)
 
     return [leaf for leaves, _ in parts for leaf in leaves], rebuild
@@ -383,13 +389,29 @@ def output_leaves(y: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
 
 def tangent_output_leaves(y_dot: Any, n: int, like: Any = None) -> list[Any]:
     """The tangent of a rule's output as ``n`` leaves (``None`` for zero markers); ``like``, the
-    output, gives the nesting (else the output is taken as one array or a flat tuple)."""
+    output, gives the nesting (else the output is taken as one array or a flat tuple). The
+    tangent of a tuple, list or named tuple output is indexed like it (a named tuple's may be a
+    ``Tangent`` of named fields), a dict's read by key (a missing key is a zero)."""
     y_dot = unthunk(y_dot)
     if isinstance(y_dot, AbstractZero):
         return [None] * n
-    if like is not None and isinstance(like, (tuple, list)):
+    if like is not None and isinstance(like, (tuple, list, dict)):
+        if type(like) is dict:
+            if isinstance(y_dot, dict):
+                parts = [y_dot.get(k, ZeroTangent()) for k in like]
+            elif isinstance(y_dot, Tangent) and not y_dot.is_sequence:
+                parts = [y_dot[k] for k in like]  # a missing field reads as ZeroTangent
+            else:
+                raise TypeError(
+                    "the tangent of a dict output must be a dict or a Tangent of named fields "
+                    f"with its keys {list(like)}, got {type(y_dot).__name__}"
+                )
+        elif isinstance(y_dot, Tangent) and not y_dot.is_sequence and is_named_tuple(like):
+            parts = [y_dot[f] for f in like._fields]  # type: ignore[union-attr]
+        else:
+            parts = list(y_dot)
         out: list[Any] = []
-        for e, d in zip(like, y_dot, strict=True):
+        for e, d in zip(like.values() if type(like) is dict else like, parts, strict=True):
             out.extend(tangent_output_leaves(d, len(output_leaves(e)[0]), e))
         return out
     if n == 1 and not isinstance(y_dot, (tuple, list, Tangent)):

@@ -17,5 +17,5 @@ def complete(rules: Rules) -> Rules:
     if rules.frule is None and rules.rrule is not None:
         return dataclasses.replace(rules, frule=frule_from_rrule(rules.rrule))
     if rules.rrule is None and rules.frule is not None:
-        return dataclasses.replace(rules, rrule=rrule_from_frule(rules.frule))
+        return dataclasses.replace(rules, rrule=rrule_from_frule(rules.frule, rules.f))
     return rules

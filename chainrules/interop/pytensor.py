@@ -10,9 +10,9 @@
 * its ``R_op`` (forward mode: ``pytensor.gradient.Rop(..., use_op_rop_implementation=True)``)
   is a *pushforward Op* whose ``perform`` calls the registered **frule**.
 
-A function with only an rrule gets its ``R_op`` from the pullback (a pullback is linear in the
-cotangent: ``J v`` is the gradient of ``<v, pullback(u)>`` in ``u``), one with only an frule
-its ``L_op`` from the pushforward the same way; both by ``chainrules.ad``.
+A function with only an rrule or only an frule gets the other mode derived, as every bridge does
+(``chainrules.interop._derived``: the pullback's transpose is the pushforward and the other way
+round, by ``chainrules.ad``), so the pullback Op and the pushforward Op always have a rule to call.
 
 Higher orders: the pullback and pushforward Ops (and every Op below) have their own ``L_op``
 and ``R_op``, computed by ``chainrules.ad`` differentiating the rule's pullback (pushforward)
@@ -63,6 +63,7 @@ from .. import ad
 from ..core.calls import *
 from ..core.namespaces import namespace_of
 from ..core.tangents import AbstractZero, NoTangent, ZeroTangent, unthunk
+from ._derived import complete
 
 __all__ = ["KeywordDerivativeError", "wrap"]
 
@@ -76,7 +77,8 @@ def wrap(f: Any) -> Callable[..., Any]:
     ``pytensor.grad`` uses the rrule, ``Rop(..., use_op_rop_implementation=True)`` the frule, and
     second derivatives differentiate the rule's pullback (see the module docstring).
 
-    Raises ``chainrules.NoRuleError`` naming ``f`` unless an rrule or an frule is registered.
+    Raises ``chainrules.NoRuleError`` naming ``f`` unless an rrule or an frule is registered;
+    the one missing is derived from the other (``chainrules.interop._derived``).
 
     >>> import numpy as np, pytensor, pytensor.tensor as pt
     >>> from chainrules.interop import pytensor as crpt
@@ -85,7 +87,7 @@ def wrap(f: Any) -> Callable[..., Any]:
     >>> pytensor.function([x], pytensor.grad(norm(x), x))(np.array([3.0, 4.0]))
     array([0.6, 0.8])
     """
-    rules = find_rules(f, "pytensor")
+    rules = complete(find_rules(f, "pytensor"))
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -431,15 +433,7 @@ class _RuleOp(_Plain):
     def L_op(self, inputs: Any, outputs: Any, grads: Any) -> Any:
         bars = [_bar(g, o) for o, g in zip(outputs, grads, strict=True) if _floating(o.dtype)]
         diff = self.differentiable([x.type for x in inputs])
-        if self.rules.rrule is not None:
-            cts = _PullbackOp(self).make_node(*inputs, *bars).outputs
-        else:  # only an frule: the pullback is the pushforward's transpose
-            mask = tuple(k in diff for k in range(len(inputs)))
-            push = _PushforwardOp(self, mask)
-            zeros = [pt.zeros_like(inputs[k]) for k in diff]
-            wrt = (False,) * len(inputs) + (True,) * len(diff)
-            cts = _VjpOp(push, wrt).make_node(*inputs, *zeros, *bars).outputs
-        it = iter(cts)
+        it = iter(_PullbackOp(self).make_node(*inputs, *bars).outputs)
         out = []
         for k, x in enumerate(inputs):
             if k in diff:
@@ -460,18 +454,7 @@ class _RuleOp(_Plain):
         if not any(mask):
             return [None] * len(self.make_node(*inputs).outputs)
         ts = [eval_points[k] for k in range(len(inputs)) if mask[k]]
-        if self.rules.frule is not None:
-            dots = _PushforwardOp(self, mask).make_node(*inputs, *ts).outputs
-        else:  # only an rrule: J v is the gradient of <v, pullback(u)> in u
-            outs = [o for o in self.make_node(*inputs).outputs if _floating(o.dtype)]
-            us = [pt.zeros_like(o) for o in outs]
-            pull = _PullbackOp(self)
-            vs = [
-                eval_points[k] if mask[k] else pt.zeros_like(inputs[k])
-                for k in self.differentiable([x.type for x in inputs])
-            ]
-            wrt = (False,) * len(inputs) + (True,) * len(us)
-            dots = _VjpOp(pull, wrt).make_node(*inputs, *us, *vs).outputs
+        dots = _PushforwardOp(self, mask).make_node(*inputs, *ts).outputs
         return _scatter_tangents(self, inputs, dots)
 
 

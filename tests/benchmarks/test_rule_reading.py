@@ -136,10 +136,10 @@ def test_a_helper_with_rules_of_its_own_is_read_with_them(reading: Any) -> None:
 
 
 def test_library_methods_are_read_and_shown_apart(reading: Any) -> None:
-    """The 2-norm's ``unless_inf`` is read with its NumPy, torch and JAX methods, as methods."""
+    """The 2-norm's ``unless_inf`` is read with its NumPy and torch methods, as methods."""
     r = reading.Reader().read(reading.rules_of("linalg.vector_norm"), {"ord": 2})
     methods = {u.name for u in r.units if u.method}
-    assert {"_unless_inf_numpy", "_unless_inf_torch", "_unless_inf_jax"} <= methods
+    assert {"_unless_inf_numpy", "_unless_inf_torch"} <= methods
     assert "unless_inf" in _names(r) and "unless_inf" not in methods
     assert r.method_lines == sum(u.lines for u in r.units if u.method) > 0
 

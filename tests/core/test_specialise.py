@@ -200,7 +200,7 @@ def _numpy(leaves: list[Any]) -> list[np.ndarray]:
 def _checked(s: sp.Specialised, lib: str) -> tuple[int, list[str]]:
     """(the number of examples that reached the method, the disagreements and failures): every
     example eagerly; under ``jax.jit`` only for a JAX method that no eager call reached (a branch
-    on the device, as ``unless_inf``'s)."""
+    on the device)."""
     backend = BACKENDS[_LIBS[lib]]
     if not backend.available():
         pytest.skip(f"{lib} is not installed")

@@ -155,7 +155,7 @@ def _norm2_scaled(xp: Any, x: Any, r: Any, axes: tuple[int, ...], scale: Any) ->
 
     def limit() -> Any:  # no inf * 0 is formed, and no inf / inf
         big = xp.isinf(x)
-        k = xp.sum(xp.astype(big, r.dtype), axis=axes, keepdims=True)  # as exact as the count
+        k = count_true(xp, big, axes, dtype=r.dtype)  # JAX: a float sum, joined with the norm's
         w = xp.where(xp.isnan(r), r, xp.pow(xp.where(k == 0, 1.0, k), -0.5))
         return xp.where(big, xp.copysign(w, x) * scale, xp.where(big, 0.0, x) * c)
 
@@ -165,7 +165,13 @@ def _norm2_scaled(xp: Any, x: Any, r: Any, axes: tuple[int, ...], scale: Any) ->
 @specialise
 def unless_inf(ye: Any, plain: Any, limit: Any) -> Any:
     """``plain()`` if no entry of the norm ``ye`` is infinite, else ``limit()`` (right everywhere:
-    the generic way, as finding out would read ``ye`` on the host)."""
+    the generic way, as finding out would read ``ye`` on the host).
+
+    JAX has no method: a ``lax.cond`` on the device would compile the limit's count of infinite
+    entries into a branch of its own, where a sharded norm needs an all-reduce of its own for it
+    (native JAX has none). Taken always, the count is a floating sum of ``x`` beside the norm's,
+    and XLA joins the two all-reduces into one: the same collectives as native JAX
+    (``tests/interop/test_jax_sharding.py``), for one more fused pass over ``x``."""
     return limit()
 
 
@@ -184,17 +190,6 @@ def _unless_inf_torch(ye: Any, plain: Any, limit: Any) -> Any:
     if not host_readable(ye):
         return NotImplemented
     return limit() if bool(torch.isinf(ye).any()) else plain()
-
-
-@unless_inf.method("jax")
-def _unless_inf_jax(ye: Any, plain: Any, limit: Any) -> Any:
-    """Under a trace, ``lax.cond`` on the device; eagerly the masks (a cond closing over an eager
-    array would be compiled on every call)."""
-    import jax
-
-    if not isinstance(ye, jax.core.Tracer):
-        return NotImplemented
-    return jax.lax.cond(jax.numpy.any(jax.numpy.isinf(ye)), limit, plain)
 
 
 _NORM2_BACK = signature(
@@ -299,8 +294,8 @@ def _vector_direction(
             c = 1 / (safe(xp, ye) * safe(xp, count))
             return masked_product(xp, mask, x, c if scale is None else c * scale)
 
-        def limit() -> Any:
-            mask = (x == ye) | (x == -ye)
+        def limit() -> Any:  # right everywhere (JAX's way too: one fused pass beside the count)
+            mask = xp.abs(x) == ye
             count = count_true(xp, mask, axes, dtype=ye.dtype)
             # x / y is sign(x) on the mask: copysign(1 / count, x), finite also at y = inf
             # (where x * (1 / y) would be inf * 0); 0 at the zero vector (y = 0, all tied)

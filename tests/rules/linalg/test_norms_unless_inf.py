@@ -1,7 +1,8 @@
 """The norms' choice between the plain gradient and its limit at infinite entries
-(``unless_inf``): the generic way takes the limit's masks (right everywhere, no host read);
-NumPy's and eager CPU torch's methods read the reduced norm on the host, JAX's branches on the
-device under a trace. Every way gives the same cotangent."""
+(``unless_inf``): the generic way takes the limit's masks (right everywhere, no host read), and
+so does JAX, traced or not (no ``lax.cond``: its branch would hold a collective of its own under
+sharding); NumPy's and eager CPU torch's methods read the reduced norm on the host. Every way
+gives the same cotangent."""
 
 from __future__ import annotations
 
@@ -88,24 +89,29 @@ def test_two_norm_limit_at_infinite_entries_on_jax(axis: int | None) -> None:
     ],
 )
 @pytest.mark.parametrize("ord", [2, np.inf], ids=["2-norm", "inf-norm"])
-def test_the_norm_limit_branch_agrees_with_the_masks(x: Any, ord: Any) -> None:
-    """Under jit the 2-norm's and the inf-norm's pullbacks branch on the device
-    (``unless_inf``'s JAX method); eagerly they take the masked formula. Both give the same
-    cotangent, with and without infinite entries (the inf-norm's plain branch is NumPy's formula,
-    ``x / (y * count)`` on the mask, where the masked one is ``sign(x) / count``: equal here)."""
+def test_the_norm_limit_on_jax_is_the_masks_eager_and_jitted(x: Any, ord: Any) -> None:
+    """On JAX the 2-norm's and the inf-norm's pullbacks take the masked formula, eagerly and
+    under ``jit`` alike, with no ``cond`` in the program (a branch would compile the count's
+    all-reduce apart from the norm's under sharding), and give NumPy's cotangent, with and without
+    infinite entries (the inf-norm's NumPy formula is ``x / (y * count)`` on the mask, where the
+    masked one is ``sign(x) / count``: equal here)."""
     jax = _jax()
     jnp = jax.numpy
-    x = jnp.asarray(x)
-    kw = {"axis": 1, "ord": ord} if x.ndim == 2 else {"ord": ord}
+    xn = np.asarray(x)
+    xj = jnp.asarray(x)
+    kw = {"axis": 1, "ord": ord} if xj.ndim == 2 else {"ord": ord}
 
     def pull(x: Any) -> Any:
         y, pb = cr.rrule(jnp.linalg.vector_norm, x, **kw)
         return pb(2.0 * jnp.ones_like(y))[1]
 
-    eager = pull(x)
-    jitted = jax.jit(pull)(x)
-    np.testing.assert_array_equal(np.asarray(jitted), np.asarray(eager))
-    assert "cond" in str(jax.make_jaxpr(pull)(x))  # the branch is taken under a trace
+    eager = np.asarray(pull(xj))
+    jitted = np.asarray(jax.jit(pull)(xj))
+    np.testing.assert_array_equal(jitted, eager)
+    assert "cond" not in str(jax.make_jaxpr(pull)(xj))
+    y, npb = cr.rrule(np.linalg.vector_norm, xn, **kw)
+    np.testing.assert_array_equal(eager, cr.unthunk(npb(2.0 * np.ones_like(y))[1]))
     with record_methods() as used:
-        assert unless_inf(jnp.ones(2), lambda: 0, lambda: 1) == 1  # eager: the masks
+        assert unless_inf(jnp.ones(2), lambda: 0, lambda: 1) == 1
+        assert jax.jit(lambda y: unless_inf(y, lambda: y * 0, lambda: y + 1))(jnp.ones(2))[0] == 2
     assert not used
