@@ -5,9 +5,11 @@ in ``autograd_suite/LICENSE``); ``autograd_standin/`` is put first on ``sys.path
 ``import autograd`` finds the stand-in. Tests of autograd-only API are listed, with a reason
 each, in ``not_applicable.txt`` and counted apart.
 
-    python tests/external/run_autograd_suite.py [--json out.json] [--failures] [pytest args]
+    python tests/external/run_autograd_suite.py [--plain] [--json out.json] [--failures] [pytest args]
 
 prints ``passed / failed / not applicable`` and the pass rate of the applicable tests.
+``--plain`` runs the suite with NumPy and SciPy themselves as ``autograd.numpy`` /
+``autograd.scipy`` (and ``SCIPY_ARRAY_API=1``): code written with plain imports.
 """
 
 from __future__ import annotations
@@ -61,14 +63,17 @@ def not_applicable() -> list[tuple[str, str]]:
     return rows
 
 
-def run(pytest_args: list[str]) -> dict[str, tuple[str, str]]:
-    """Outcome and last message line per test id."""
+def run(pytest_args: list[str], plain: bool = False) -> dict[str, tuple[str, str]]:
+    """Outcome and last message line per test id; ``plain``: the stand-in's ``autograd.numpy``
+    and ``autograd.scipy`` are NumPy and SciPy themselves, with ``SCIPY_ARRAY_API=1``."""
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "cr_ag_plugin.py").write_text(_PLUGIN)
         out = Path(tmp) / "results.json"
         root = HERE.parent.parent
         env = dict(os.environ)
         env["CR_AG_RESULTS"] = str(out)
+        if plain:
+            env["CR_AG_PLAIN"] = env["SCIPY_ARRAY_API"] = "1"
         env["PYTHONPATH"] = os.pathsep.join(
             [str(STANDIN), str(SUITE), tmp, str(root), env.get("PYTHONPATH", "")]
         )
@@ -94,9 +99,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the outcomes to this file")
     parser.add_argument("--failures", action="store_true", help="list the failed tests")
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="plain NumPy and SciPy in place of chainrules.ad.numpy / .scipy (SCIPY_ARRAY_API=1)",
+    )
     args, rest = parser.parse_known_args()
     t0 = time.perf_counter()
-    results = run(rest)
+    results = run(rest, plain=args.plain)
     na_rows = not_applicable()
     counts = {"passed": 0, "failed": 0, "skipped": 0, "not applicable": 0}
     failures = []
@@ -116,7 +126,8 @@ def main() -> int:
         for test_id, msg in failures:
             print(f"FAILED {test_id}: {msg[:200]}")
     print(
-        f"autograd suite @{AUTOGRAD_COMMIT} on chainrules.ad: {counts['passed']} passed, "
+        f"autograd suite @{AUTOGRAD_COMMIT} on chainrules.ad"
+        f"{' with plain NumPy/SciPy' if args.plain else ''}: {counts['passed']} passed, "
         f"{counts['failed']} failed, {counts['not applicable']} not applicable, "
         f"{counts['skipped']} skipped; {rate:.1f}% of {applicable} applicable "
         f"({time.perf_counter() - t0:.0f} s)"

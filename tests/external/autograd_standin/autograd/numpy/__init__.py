@@ -1,4 +1,5 @@
-"""``autograd.numpy``: the public drop-in namespace ``chainrules.ad.numpy``."""
+"""``autograd.numpy``: ``chainrules.ad.numpy`` (under ``--plain``, ``numpy`` itself)."""
 
-from chainrules.ad.numpy import *  # noqa: F403
-from chainrules.ad.numpy import __version__  # noqa: F401
+from autograd._source import exports
+
+globals().update(exports("numpy"))

@@ -1,3 +1,5 @@
-"""``autograd.numpy.fft``: ``chainrules.ad.numpy.fft``."""
+"""``autograd.numpy.fft``: ``chainrules.ad.numpy.fft`` (under ``--plain``, ``numpy.fft`` itself)."""
 
-from chainrules.ad.numpy.fft import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("numpy.fft"))

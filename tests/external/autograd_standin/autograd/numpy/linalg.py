@@ -1,3 +1,5 @@
-"""``autograd.numpy.linalg``: ``chainrules.ad.numpy.linalg``."""
+"""``autograd.numpy.linalg``: ``chainrules.ad.numpy.linalg`` (under ``--plain``, ``numpy.linalg`` itself)."""
 
-from chainrules.ad.numpy.linalg import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("numpy.linalg"))

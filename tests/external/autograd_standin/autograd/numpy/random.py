@@ -1,3 +1,5 @@
-"""``autograd.numpy.random``: ``chainrules.ad.numpy.random``."""
+"""``autograd.numpy.random``: ``chainrules.ad.numpy.random`` (under ``--plain``, ``numpy.random`` itself)."""
 
-from chainrules.ad.numpy.random import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("numpy.random"))

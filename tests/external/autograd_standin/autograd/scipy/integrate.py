@@ -1,3 +1,5 @@
-"""``autograd.scipy.integrate``: ``chainrules.ad.scipy.integrate``."""
+"""``autograd.scipy.integrate``: ``chainrules.ad.scipy.integrate`` (under ``--plain``, ``scipy.integrate`` itself)."""
 
-from chainrules.ad.scipy.integrate import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.integrate"))

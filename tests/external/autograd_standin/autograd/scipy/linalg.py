@@ -1,3 +1,5 @@
-"""``autograd.scipy.linalg``: ``chainrules.ad.scipy.linalg``."""
+"""``autograd.scipy.linalg``: ``chainrules.ad.scipy.linalg`` (under ``--plain``, ``scipy.linalg`` itself)."""
 
-from chainrules.ad.scipy.linalg import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.linalg"))

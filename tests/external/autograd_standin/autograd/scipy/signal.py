@@ -1,3 +1,5 @@
-"""``autograd.scipy.signal``: ``chainrules.ad.scipy.signal``."""
+"""``autograd.scipy.signal``: ``chainrules.ad.scipy.signal`` (under ``--plain``, ``scipy.signal`` itself)."""
 
-from chainrules.ad.scipy.signal import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.signal"))

@@ -1,3 +1,5 @@
-"""``autograd.scipy.special``: ``chainrules.ad.scipy.special``."""
+"""``autograd.scipy.special``: ``chainrules.ad.scipy.special`` (under ``--plain``, ``scipy.special`` itself)."""
 
-from chainrules.ad.scipy.special import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.special"))

@@ -1,3 +1,5 @@
-"""``autograd.scipy.stats.beta``: ``chainrules.ad.scipy.stats.beta``."""
+"""``autograd.scipy.stats.beta``: ``chainrules.ad.scipy.stats.beta`` (under ``--plain``, ``scipy.stats.beta`` itself)."""
 
-from chainrules.ad.scipy.stats.beta import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.stats.beta"))

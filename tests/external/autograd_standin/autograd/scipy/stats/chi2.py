@@ -1,3 +1,5 @@
-"""``autograd.scipy.stats.chi2``: ``chainrules.ad.scipy.stats.chi2``."""
+"""``autograd.scipy.stats.chi2``: ``chainrules.ad.scipy.stats.chi2`` (under ``--plain``, ``scipy.stats.chi2`` itself)."""
 
-from chainrules.ad.scipy.stats.chi2 import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.stats.chi2"))

@@ -1,3 +1,5 @@
-"""``autograd.scipy.stats.dirichlet``: ``chainrules.ad.scipy.stats.dirichlet``."""
+"""``autograd.scipy.stats.dirichlet``: ``chainrules.ad.scipy.stats.dirichlet`` (under ``--plain``, ``scipy.stats.dirichlet`` itself)."""
 
-from chainrules.ad.scipy.stats.dirichlet import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.stats.dirichlet"))

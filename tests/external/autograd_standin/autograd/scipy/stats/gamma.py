@@ -1,3 +1,5 @@
-"""``autograd.scipy.stats.gamma``: ``chainrules.ad.scipy.stats.gamma``."""
+"""``autograd.scipy.stats.gamma``: ``chainrules.ad.scipy.stats.gamma`` (under ``--plain``, ``scipy.stats.gamma`` itself)."""
 
-from chainrules.ad.scipy.stats.gamma import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.stats.gamma"))

@@ -1,3 +1,5 @@
-"""``autograd.scipy.stats.multivariate_normal``: ``chainrules.ad.scipy.stats``'s."""
+"""``autograd.scipy.stats.multivariate_normal``: ``chainrules.ad.scipy.stats.multivariate_normal`` (under ``--plain``, ``scipy.stats.multivariate_normal`` itself)."""
 
-from chainrules.ad.scipy.stats.multivariate_normal import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.stats.multivariate_normal"))

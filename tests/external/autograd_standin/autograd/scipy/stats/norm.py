@@ -1,3 +1,5 @@
-"""``autograd.scipy.stats.norm``: ``chainrules.ad.scipy.stats.norm``."""
+"""``autograd.scipy.stats.norm``: ``chainrules.ad.scipy.stats.norm`` (under ``--plain``, ``scipy.stats.norm`` itself)."""
 
-from chainrules.ad.scipy.stats.norm import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.stats.norm"))

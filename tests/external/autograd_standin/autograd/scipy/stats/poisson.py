@@ -1,3 +1,5 @@
-"""``autograd.scipy.stats.poisson``: ``chainrules.ad.scipy.stats.poisson``."""
+"""``autograd.scipy.stats.poisson``: ``chainrules.ad.scipy.stats.poisson`` (under ``--plain``, ``scipy.stats.poisson`` itself)."""
 
-from chainrules.ad.scipy.stats.poisson import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.stats.poisson"))

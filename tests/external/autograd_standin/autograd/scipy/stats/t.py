@@ -1,3 +1,5 @@
-"""``autograd.scipy.stats.t``: ``chainrules.ad.scipy.stats.t``."""
+"""``autograd.scipy.stats.t``: ``chainrules.ad.scipy.stats.t`` (under ``--plain``, ``scipy.stats.t`` itself)."""
 
-from chainrules.ad.scipy.stats.t import *  # noqa: F403
+from autograd._source import exports
+
+globals().update(exports("scipy.stats.t"))

@@ -1,0 +1,28 @@
+"""Where the stand-in's ``autograd.numpy`` and ``autograd.scipy`` modules come from: the public
+drop-in namespaces ``chainrules.ad.numpy`` / ``chainrules.ad.scipy`` (the default), or NumPy's
+and SciPy's own modules when ``CR_AG_PLAIN=1`` (``run_autograd_suite.py --plain``, issue 29: the
+suite with plain NumPy/SciPy imports and ``SCIPY_ARRAY_API=1``)."""
+
+import importlib
+import os
+
+PLAIN = os.environ.get("CR_AG_PLAIN") == "1"
+
+
+def exports(name):
+    """The names ``from <source of name> import *`` would bind (plus ``__version__``): ``name`` is
+    ``numpy.linalg``, ``scipy.special``, ``scipy.stats.norm`` (a distribution object of
+    ``scipy.stats`` under ``--plain``)."""
+    if not PLAIN:
+        source = importlib.import_module(f"chainrules.ad.{name}")
+    elif name.startswith("scipy.stats."):
+        source = getattr(importlib.import_module("scipy.stats"), name.rsplit(".", 1)[1])
+    else:
+        source = importlib.import_module(name)
+    names = getattr(source, "__all__", None)
+    if names is None or name.startswith("scipy.stats."):
+        names = [n for n in dir(source) if not n.startswith("_")]
+    out = {n: getattr(source, n) for n in names}
+    if hasattr(source, "__version__"):
+        out["__version__"] = source.__version__
+    return out
