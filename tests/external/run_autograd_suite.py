@@ -5,7 +5,7 @@ in ``autograd_suite/LICENSE``); ``autograd_standin/`` is put first on ``sys.path
 ``import autograd`` finds the stand-in. Tests of autograd-only API are listed, with a reason
 each, in ``not_applicable.txt`` and counted apart.
 
-    python tests/external/run_autograd_suite.py [--plain] [--json out.json] [--failures] [pytest args]
+    python tests/external/run_autograd_suite.py [--plain] [--json F] [--failures] [pytest args]
 
 prints ``passed / failed / not applicable`` and the pass rate of the applicable tests.
 ``--plain`` runs the suite with NumPy and SciPy themselves as ``autograd.numpy`` /

@@ -1,4 +1,4 @@
-"""``autograd.numpy``: ``chainrules.ad.numpy`` (under ``--plain``, ``numpy`` itself)."""
+"""``autograd.numpy``: see ``autograd._source`` (``numpy``)."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.numpy.fft``: ``chainrules.ad.numpy.fft`` (under ``--plain``, ``numpy.fft`` itself)."""
+"""``autograd.numpy.fft``: see ``autograd._source`` (``numpy.fft``)."""
 
 from autograd._source import exports
 

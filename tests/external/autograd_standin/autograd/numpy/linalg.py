@@ -1,4 +1,4 @@
-"""``autograd.numpy.linalg``: ``chainrules.ad.numpy.linalg`` (under ``--plain``, ``numpy.linalg`` itself)."""
+"""``autograd.numpy.linalg``: see ``autograd._source`` (``numpy.linalg``)."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.numpy.random``: ``chainrules.ad.numpy.random`` (under ``--plain``, ``numpy.random`` itself)."""
+"""``autograd.numpy.random``: see ``autograd._source`` (``numpy.random``)."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.scipy.integrate``: ``chainrules.ad.scipy.integrate`` (under ``--plain``, ``scipy.integrate`` itself)."""
+"""``autograd.scipy.integrate``: see ``autograd._source`` (``scipy.integrate``)."""
 
 from autograd._source import exports
 

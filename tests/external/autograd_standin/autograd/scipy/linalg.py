@@ -1,4 +1,4 @@
-"""``autograd.scipy.linalg``: ``chainrules.ad.scipy.linalg`` (under ``--plain``, ``scipy.linalg`` itself)."""
+"""``autograd.scipy.linalg``: see ``autograd._source`` (``scipy.linalg``)."""
 
 from autograd._source import exports
 

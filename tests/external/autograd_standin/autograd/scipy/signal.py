@@ -1,4 +1,4 @@
-"""``autograd.scipy.signal``: ``chainrules.ad.scipy.signal`` (under ``--plain``, ``scipy.signal`` itself)."""
+"""``autograd.scipy.signal``: see ``autograd._source`` (``scipy.signal``)."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.scipy.special``: ``chainrules.ad.scipy.special`` (under ``--plain``, ``scipy.special`` itself)."""
+"""``autograd.scipy.special``: see ``autograd._source`` (``scipy.special``)."""
 
 from autograd._source import exports
 

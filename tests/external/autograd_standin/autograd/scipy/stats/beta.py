@@ -1,4 +1,4 @@
-"""``autograd.scipy.stats.beta``: ``chainrules.ad.scipy.stats.beta`` (under ``--plain``, ``scipy.stats.beta`` itself)."""
+"""``autograd.scipy.stats.beta``: see ``autograd._source`` (``scipy.stats.beta``)."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.scipy.stats.chi2``: ``chainrules.ad.scipy.stats.chi2`` (under ``--plain``, ``scipy.stats.chi2`` itself)."""
+"""``autograd.scipy.stats.chi2``: see ``autograd._source`` (``scipy.stats.chi2``)."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.scipy.stats.dirichlet``: ``chainrules.ad.scipy.stats.dirichlet`` (under ``--plain``, ``scipy.stats.dirichlet`` itself)."""
+"""``autograd.scipy.stats.dirichlet``: see ``autograd._source`` (``scipy.stats.dirichlet``)."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.scipy.stats.gamma``: ``chainrules.ad.scipy.stats.gamma`` (under ``--plain``, ``scipy.stats.gamma`` itself)."""
+"""``autograd.scipy.stats.gamma``: see ``autograd._source`` (``scipy.stats.gamma``)."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.scipy.stats.multivariate_normal``: ``chainrules.ad.scipy.stats.multivariate_normal`` (under ``--plain``, ``scipy.stats.multivariate_normal`` itself)."""
+"""``autograd.scipy.stats.multivariate_normal``: see ``autograd._source``."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.scipy.stats.norm``: ``chainrules.ad.scipy.stats.norm`` (under ``--plain``, ``scipy.stats.norm`` itself)."""
+"""``autograd.scipy.stats.norm``: see ``autograd._source`` (``scipy.stats.norm``)."""
 
 from autograd._source import exports
 

@@ -1,4 +1,4 @@
-"""``autograd.scipy.stats.poisson``: ``chainrules.ad.scipy.stats.poisson`` (under ``--plain``, ``scipy.stats.poisson`` itself)."""
+"""``autograd.scipy.stats.poisson``: see ``autograd._source`` (``scipy.stats.poisson``)."""
 
 from autograd._source import exports
 

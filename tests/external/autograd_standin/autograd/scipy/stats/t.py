@@ -1,4 +1,4 @@
-"""``autograd.scipy.stats.t``: ``chainrules.ad.scipy.stats.t`` (under ``--plain``, ``scipy.stats.t`` itself)."""
+"""``autograd.scipy.stats.t``: see ``autograd._source`` (``scipy.stats.t``)."""
 
 from autograd._source import exports
 
