@@ -19,6 +19,7 @@ import os
 import re
 import statistics
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +27,18 @@ try:
     from ._timing import Row, interleaved, table
 except ImportError:  # run as a script
     from _timing import Row, interleaved, table
+
+
+def _over_native(
+    calls: dict[str, Any], runs: int, budget: float, rounds: int
+) -> dict[str, list[float]]:
+    """Each bridge mode's time over native JAX's, in ``runs`` interleaved measurements."""
+    per: dict[str, list[float]] = {"jvp": [], "vjp": []}
+    for _ in range(runs):
+        t = interleaved(calls, budget=budget, rounds=rounds)
+        for m in per:
+            per[m].append(t[m] / t["native"])
+    return per
 
 
 def _ratios(runs: int, budget: float, rounds: int) -> list[Row]:
@@ -55,12 +68,7 @@ def _ratios(runs: int, budget: float, rounds: int) -> list[Row]:
                         grad = jax.jit(grad)
                     grad(x).block_until_ready()  # compile, build
                     calls[kind] = lambda grad=grad, x=x: grad(x).block_until_ready()
-                per: dict[str, list[float]] = {"jvp": [], "vjp": []}
-                for _ in range(runs):
-                    t = interleaved(calls, budget=budget, rounds=rounds)
-                    for m in per:
-                        per[m].append(t[m] / t["native"])
-                for m, rs in per.items():
+                for m, rs in _over_native(calls, runs, budget, rounds).items():
                     med = statistics.median(rs)
                     rows.append(
                         Row(
@@ -113,12 +121,7 @@ def _sharded(runs: int, budget: float, rounds: int) -> list[Row]:
             counts[kind] = len(re.findall(_COLLECTIVE, hlo))
             jax.block_until_ready(fn(x))
             calls[kind] = lambda fn=fn: jax.block_until_ready(fn(x))
-        per: dict[str, list[float]] = {"jvp": [], "vjp": []}
-        for _ in range(runs):
-            t = interleaved(calls, budget=budget, rounds=rounds)
-            for m in per:
-                per[m].append(t[m] / t["native"])
-        for m, rs in per.items():
+        for m, rs in _over_native(calls, runs, budget, rounds).items():
             med = statistics.median(rs)
             rows.append(
                 Row(
