@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chainrules.testing.campaign import markers
+from chainrules.testing.campaign import keras_cells, markers
 from chainrules.testing.finite_differences import central_difference
 
 RATCHET = Path(__file__).parent / "marker_cells.json"
@@ -76,6 +76,7 @@ def test_keras_cells(engine: str) -> None:
     """Every cell of a Keras engine (every marker, every transformation), from one child process
     on that Keras backend; the message lists each cell that differs from the ratchet."""
     _needs(engine)
+    keras_cells.results(markers.KERAS_ENGINES[engine], ())  # a failed child raises its stderr
     cells = [c for c in CELLS if c[1] == engine]
     assert len(cells) == len(markers.MARKERS) * len(markers.CELLS[engine])
     differ = []
