@@ -16,11 +16,13 @@ the mutation (:func:`.markers.rules_disabled`) reaches the child by ``--disable`
 whose rules the parent has unregistered, which the child unregisters too.
 
 The transformations are those Keras users have on each backend through
-``keras.ops.custom_gradient`` (see docs/interop-keras.md): JAX's reverse mode (``grad``,
-``jit(grad)``, ``jit(vmap(grad))``, ``jacrev``) and forward over reverse (``hessian``), PyTorch's
-``backward`` (eager and under ``torch.compile(fullgraph=True)``), and double backward
-(``torch.autograd.functional.hessian``); and the forward modes the bridge refuses (``jacfwd``;
-``torch.func.grad`` and forward-mode AD), whose errors the matrix records.
+``keras.ops.custom_gradient`` (see docs/interop-keras.md): JAX's reverse mode (``grad`` eagerly,
+where the backward pass sees concrete values, and ``jit(grad)``, ``jit(vmap(grad))``,
+``jit(jacrev)``) and forward over reverse (``jit(hessian)``; the other JAX cells run under ``jit``
+to compile each program once rather than op by op), PyTorch's ``backward`` (eager and under
+``torch.compile(fullgraph=True)``), and double backward (``torch.autograd.functional.hessian``);
+and the forward modes the bridge refuses (``jit(jacfwd)``; ``torch.func.grad`` and forward-mode
+AD), whose errors the matrix records.
 """
 
 from __future__ import annotations
