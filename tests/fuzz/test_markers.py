@@ -6,7 +6,9 @@ differentiated the body and bypassed the rule), ``wrong`` (neither) or ``error``
 The markers are the kinds of call (``marker_rules``) and one rule of each family of the registry
 with a user's rule of one mode (``family_markers``, issue 28 item 1); the torch bridge's
 ``torch.func`` transformations run eagerly, under ``torch.compile(fullgraph=True)`` and through
-``torch.export``.
+``torch.export``; the Keras 3 bridge runs on its JAX and torch backends, each in one child
+process (``keras_cells``); the PyTensor bridge's transformations are compiled by
+``pytensor.function``.
 
 ``marker_cells.json`` is the ratchet: the cells that do not use the rule today, each with its
 status and detail (the error's message; ``warned: ...`` where the user was told), asserted
@@ -18,42 +20,72 @@ shrinks. A ``body`` entry without ``warned`` is a silent wrong value.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from chainrules.testing.campaign import markers
+from chainrules.testing.campaign import keras_cells, markers
 from chainrules.testing.finite_differences import central_difference
 
 RATCHET = Path(__file__).parent / "marker_cells.json"
 KNOWN: dict[str, dict[str, str]] = json.loads(RATCHET.read_text())
 
-_MODULE = {
-    "jax-bridge": "jax",
-    "jax-bridge-vjp": "jax",
-    "autograd-bridge": "autograd",
-    "torch-bridge": "torch",
+#: the packages each engine needs beyond JAX (the truth), all in the ``all`` extra
+_MODULE: dict[str, tuple[str, ...]] = {
+    "jax-bridge": ("jax",),
+    "jax-bridge-vjp": ("jax",),
+    "autograd-bridge": ("autograd",),
+    "torch-bridge": ("torch",),
+    "keras-jax": ("keras", "jax"),
+    "keras-torch": ("keras", "torch"),
+    "pytensor": ("pytensor",),
 }
 CELLS = markers.cells()
+#: the cells computed in this process, one test each; a Keras engine's cells are computed by one
+#: child process per backend (``keras_cells``), so each Keras engine is one test (one child per
+#: test process, however ``pytest -n`` splits the tests)
+LOCAL_CELLS = [c for c in CELLS if c[1] not in markers.KERAS_ENGINES]
 
 
 def _needs(engine: str) -> None:
-    pytest.importorskip("jax")  # the truth: JAX's derivatives of the markers' bodies
-    if engine in _MODULE:
-        pytest.importorskip(_MODULE[engine])
+    """Skip unless the packages ``engine`` needs are installed: looked up, not imported (Keras,
+    imported here, would fix its backend for this process; its cells run in child processes)."""
+    for module in ("jax", *_MODULE.get(engine, ())):  # jax: the truth, JAX on the bodies
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed")
 
 
 def _expected(kind: str, engine: str, transform: str) -> dict[str, str]:
     return KNOWN.get(markers.key(kind, engine, transform), {"status": "rule", "detail": ""})
 
 
-@pytest.mark.parametrize(("kind", "engine", "transform"), CELLS, ids=map(" ".join, CELLS))
+@pytest.mark.parametrize(
+    ("kind", "engine", "transform"), LOCAL_CELLS, ids=map(" ".join, LOCAL_CELLS)
+)
 def test_marker_cell(kind: str, engine: str, transform: str) -> None:
     _needs(engine)
     cell = markers.run_cell(kind, engine, transform)
     assert {"status": cell.status, "detail": cell.detail} == _expected(kind, engine, transform)
+
+
+@pytest.mark.parametrize("engine", list(markers.KERAS_ENGINES))
+def test_keras_cells(engine: str) -> None:
+    """Every cell of a Keras engine (every marker, every transformation), from one child process
+    on that Keras backend; the message lists each cell that differs from the ratchet."""
+    _needs(engine)
+    keras_cells.results(markers.KERAS_ENGINES[engine], ())  # a failed child raises its stderr
+    cells = [c for c in CELLS if c[1] == engine]
+    assert len(cells) == len(markers.MARKERS) * len(markers.CELLS[engine])
+    differ = []
+    for c in cells:
+        cell = markers.run_cell(*c)
+        got = {"status": cell.status, "detail": cell.detail}
+        if got != _expected(*c):
+            differ.append(f"{markers.key(*c)}: got {got}, expected {_expected(*c)}")
+    assert differ == []
 
 
 def test_docs_matrix_page_is_generated_from_the_ratchet() -> None:
@@ -81,6 +113,12 @@ def test_disabling_rule_lookup_turns_every_rule_cell_red() -> None:
         after = {c: markers.run_cell(*c) for c in rule_cells}
     still = [" ".join(c) for c, cell in after.items() if cell.status not in ("body", "error")]
     assert still == []
+    assert {e for _, e, _ in rule_cells} == set(markers.CELLS)  # every engine was mutated
+    # the Keras children saw the parent's registry: their wrap found no rule (not a child that
+    # failed as a whole, which would say error too)
+    keras = [c for c in rule_cells if c[1] in markers.KERAS_ENGINES]
+    assert keras
+    assert [" ".join(c) for c in keras if not after[c].detail.startswith("NoRuleError")] == []
     assert markers.run_cell("outputs", "native", "grad").status == "rule"
 
 

@@ -1,6 +1,8 @@
 """The markers' cells, engine by engine: the truth (JAX's differentiation of the bodies), the
 markers as programs of one flat vector, and per engine the transformations each cell runs (the
-native engine, the JAX, autograd and torch bridges); :mod:`.markers` classifies what they give."""
+native engine, the JAX, autograd, torch and PyTensor bridges; the Keras bridge's cells run in a
+child process per Keras backend, :mod:`.keras_cells`); :mod:`.markers` classifies what they
+give."""
 
 from __future__ import annotations
 
@@ -363,10 +365,68 @@ def _torch_cells() -> dict[str, CellFn]:
     return {name: _state_restored(cell) for name, cell in cells.items()}
 
 
+# --- the PyTensor bridge: each transformation compiled by pytensor.function
+#: the compilation mode of the PyTensor cells: FAST_COMPILE skips PyTensor's C code (the Ops run
+#: Python either way), and compiles each cell's graph in milliseconds
+PYTENSOR_MODE = "FAST_COMPILE"
+
+
+def _pytensor_cells() -> dict[str, CellFn]:
+    def setup(m: Marker) -> tuple[Any, Any, Any, Any]:
+        import pytensor
+        import pytensor.tensor as pt
+
+        from ...interop import pytensor as crpt
+
+        # a static length: the bridge finds its outputs' types from the inputs' shapes
+        v = pt.tensor("v", shape=(m.n,), dtype="float64")
+        F, L = programs(m, crpt.wrap(m.fn), pt.as_tensor_variable, pt.sum)
+        return pytensor, v, F, L
+
+    def compiled(pytensor: Any, v: Any, out: Any, *inputs: Any) -> Any:
+        return pytensor.function([v, *inputs], out, mode=PYTENSOR_MODE)
+
+    def grad(m: Marker) -> Any:
+        pytensor, v, _, L = setup(m)
+        g = compiled(pytensor, v, pytensor.grad(L(v), v))(m.point())
+        return _flat(g), truth(m).grad, True
+
+    def rop(m: Marker) -> Any:
+        pytensor, v, F, _ = setup(m)
+        t = v.type("t")
+        ys = list(F(v))
+        dots = pytensor.gradient.Rop(ys, v, t, use_op_rop_implementation=True)
+        return _flat(compiled(pytensor, v, dots, t)(m.point(), m.tangent())), truth(m).jvp, False
+
+    def hessian(m: Marker) -> Any:
+        pytensor, v, _, L = setup(m)
+        H = compiled(pytensor, v, pytensor.gradient.hessian(L(v), v))(m.point())
+        return _flat(H), truth(m).hess, False
+
+    def rop_of_grad(m: Marker) -> Any:  # Hessian-vector product, forward over reverse
+        pytensor, v, _, L = setup(m)
+        t = v.type("t")
+        hv = pytensor.gradient.Rop(pytensor.grad(L(v), v), v, t, use_op_rop_implementation=True)
+        got = compiled(pytensor, v, hv, t)(m.point(), m.tangent())
+        return _flat(got), truth(m).hess @ m.tangent(), False
+
+    return {"grad": grad, "Rop": rop, "hessian": hessian, "Rop(grad)": rop_of_grad}
+
+
+# --- the Keras bridge: one child process per Keras backend (keras_cells)
+def _keras_cells(backend: str) -> dict[str, CellFn]:
+    from .keras_cells import parent_cells
+
+    return parent_cells(backend, truth)
+
+
 _ENGINES: dict[str, Callable[[], dict[str, CellFn]]] = {
     "native": _native_cells,
     "jax-bridge": lambda: _jax_cells("jvp"),
     "jax-bridge-vjp": lambda: _jax_cells("vjp"),
     "autograd-bridge": _autograd_cells,
     "torch-bridge": _torch_cells,
+    "keras-jax": lambda: _keras_cells("jax"),
+    "keras-torch": lambda: _keras_cells("torch"),
+    "pytensor": _pytensor_cells,
 }

@@ -33,9 +33,15 @@ The truth is JAX's own differentiation of the bodies (``jax.jacfwd``, ``jax.hess
 float64, no rule involved). Cells (:data:`CELLS`): ``chainrules.ad`` (native), the JAX bridge
 in both modes (``jax-bridge`` is ``wrap(f)``, a ``custom_jvp`` from the frule; ``jax-bridge-vjp``
 is ``wrap(f, mode="vjp")``, a ``custom_vjp`` from the rrule), the autograd bridge and the torch
-bridge, in every transformation each offers. Every cell wraps the marker afresh, so that
-:func:`rules_disabled` (the mutation: the markers' rules unregistered for the duration of a
+bridge, the Keras 3 bridge on its JAX and torch backends (``keras-jax``, ``keras-torch``) and
+the PyTensor bridge, in every transformation each offers. Every cell wraps the marker afresh, so
+that :func:`rules_disabled` (the mutation: the markers' rules unregistered for the duration of a
 ``with``) reaches the bridges as well as the native engine.
+
+Keras fixes its backend per process: a Keras engine's cells run in one child process per
+backend (:mod:`.keras_cells`), which computes every marker's values once; the parent pairs them
+with the truth and classifies them here, like every other cell. The mutation reaches the child
+too: it unregisters the markers whose rules the parent has unregistered.
 
 >>> from chainrules.testing.campaign import markers
 >>> markers.run_cell("outputs", "native", "grad").status
@@ -57,7 +63,11 @@ from typing import Any
 import numpy as np
 
 from .family_markers import FAMILY_MARKERS
-from .marker_cells import _ENGINES, FUNC_TRANSFORMS, Truth, programs, truth
+from .keras_cells import ENGINES as KERAS_ENGINES
+from .keras_cells import TRANSFORMS as KERAS_TRANSFORMS
+from .keras_cells import CellError
+from .keras_cells import message as _message
+from .marker_cells import _ENGINES, FUNC_TRANSFORMS, PYTENSOR_MODE, Truth, programs, truth
 from .marker_rules import MARKERS as CALL_MARKERS
 from .marker_rules import Marker
 from .marker_rules import rules_disabled as _rules_disabled
@@ -74,6 +84,7 @@ def rules_disabled(markers: tuple[Marker, ...] | None = None) -> Any:
 
 __all__ = [
     "CELLS",
+    "KERAS_ENGINES",
     "MARKERS",
     "Cell",
     "Marker",
@@ -136,11 +147,6 @@ def _ratio(got: np.ndarray, want: np.ndarray) -> str:
     return f"{r:.3g}x" if fits else f"~{r:.3g}x (not proportional)"
 
 
-def _message(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0][:240] if text else ''}"
-
-
 def _rule_warnings() -> tuple[type[Warning], ...]:
     """The warnings by which chainrules tells that a rule was not used: none since issue 27
     (``chainrules.ad`` no longer watches calls of plain functions with a profile hook; its
@@ -172,6 +178,8 @@ CELLS: dict[str, tuple[str, ...]] = {
         *(f"export(func.{t})" for t in FUNC_TRANSFORMS),
         "export+backward",
     ),
+    **{engine: tuple(KERAS_TRANSFORMS[backend]) for engine, backend in KERAS_ENGINES.items()},
+    "pytensor": ("grad", "Rop", "hessian", "Rop(grad)"),
 }
 
 
@@ -188,6 +196,8 @@ def run_cell(kind: str, engine: str, transform: str) -> Cell:
         with warnings.catch_warnings(record=True) as seen, np.errstate(all="ignore"):
             warnings.simplefilter("always")
             got, want, per_input = fn(m)
+    except CellError as e:  # an error a Keras child process reported, as it reported it
+        return Cell(kind, engine, transform, "error", e.detail)
     except Exception as e:  # noqa: BLE001  (every engine error is a cell's status, by design)
         return Cell(kind, engine, transform, "error", _message(e))
     status, detail = classify(m, got, want, per_input)
@@ -245,6 +255,9 @@ _ENGINE_TITLES = {
     "jax-bridge-vjp": 'JAX bridge, `wrap(f, mode="vjp")` (a `custom_vjp` from the rrule)',
     "autograd-bridge": "autograd bridge",
     "torch-bridge": "PyTorch bridge",
+    "keras-jax": "Keras 3 bridge on the JAX backend (`keras.ops.custom_gradient`)",
+    "keras-torch": "Keras 3 bridge on the torch backend (`keras.ops.custom_gradient`)",
+    "pytensor": "PyTensor bridge (each transformation compiled by `pytensor.function`)",
 }
 _MARK = {"rule": "✓", "body": "body", "wrong": "wrong", "error": "error"}
 
@@ -272,6 +285,14 @@ def docs_page(known: dict[str, dict[str, str]]) -> str:
         "integer arguments) and the rule families (a rule of each family of the registry, "
         "called through a marker that delegates to it, and a user's rule with only an rrule or "
         "only an frule). How the markers work: `chainrules.testing.campaign.markers`.",
+        "",
+        "Keras fixes its backend per process, so each Keras backend's cells run in one child "
+        "process (`chainrules.testing.campaign.keras_cells`), with the markers in float64; "
+        "`compile+backward` is `torch.compile(fullgraph=True)` (a graph break is an error "
+        "there; Keras's own `jit_compile=True` compiles without `fullgraph` and runs the part "
+        "after a break eagerly). The PyTensor "
+        f"cells compile each transformation with `pytensor.function` (mode {PYTENSOR_MODE}), "
+        "on an input of static shape.",
         "",
     ]
     for engine, transforms in CELLS.items():
