@@ -108,8 +108,9 @@ def _ufunc_into(ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> 
             raise TypeError(
                 f"chainrules.ad: numpy.{ufunc.__name__}(..., out=a) with a NumPy array a (or "
                 "a op= t with a traced t): a NumPy array cannot hold a traced value. Allocate a "
-                "through the traced namespace (xp = array_namespace(x); a = xp.zeros(n)) or use "
-                f"the result, a = numpy.{ufunc.__name__}(...)"
+                "with chainrules.ad.numpy's zeros (import chainrules.ad.numpy as np) or through "
+                "the traced namespace (xp = array_namespace(x); a = xp.zeros(n)), add into it "
+                f"with chainrules.scatter_add, or use the result, a = numpy.{ufunc.__name__}(...)"
             )
         done.append(o)
     return tuple(done) if ufunc.nout > 1 else done[0]

@@ -32,8 +32,7 @@ def _asarrays(o: Any) -> Any:
 
 def _numbers(o: Any) -> bool:
     return all(
-        _numbers(e) if type(e) in (list, tuple) else isinstance(e, int | float | complex)
-        for e in o
+        _numbers(e) if type(e) in (list, tuple) else isinstance(e, int | float | complex) for e in o
     )
 
 
