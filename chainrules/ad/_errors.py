@@ -88,13 +88,13 @@ def user_frame() -> str:
     return "<unknown>"
 
 
-class HostReadError(TypeError):
-    """A traced value read on the host (``float(x)``, ``numpy.asarray(x)``): its derivative would
-    be lost. ``what`` is the conversion (``"float(x)"``, ``"numpy.asarray(x)"``)."""
-
-    def __init__(self, message: str, what: str) -> None:
-        super().__init__(message)
-        self.what = what
+def _host_read_error(message: str, what: str) -> TypeError:
+    """A ``TypeError`` for a traced value read on the host (``float(x)``, ``numpy.asarray(x)``),
+    marked with the conversion (``chainrules_host_read``: ``"float(x)"``, ...) so that
+    :func:`element_write` knows it as the engine's when NumPy chains it under its own error."""
+    err = TypeError(message)
+    err.chainrules_host_read = what  # type: ignore[attr-defined]
+    return err
 
 
 _FIX_FLOAT = {
@@ -104,10 +104,10 @@ _FIX_FLOAT = {
 }
 
 
-def host_read(what: str) -> HostReadError:
+def host_read(what: str) -> TypeError:
     """The error for ``what`` (``float(x)``, ``bool(x)``, ...) of a traced array."""
     fix = _FIX_FLOAT.get(what, _FIX_FLOAT["float(x)"])
-    return HostReadError(
+    return _host_read_error(
         f"chainrules.ad: {what} of a traced array reads its value on the host, which cannot be "
         f"differentiated; {fix}",
         what,
@@ -154,7 +154,7 @@ def _library_advice() -> str:
     )
 
 
-def array_conversion() -> HostReadError:
+def array_conversion() -> TypeError:
     """The error for ``numpy.asarray`` of a traced array (``__array__``), which NumPy calls where
     it does not hand the call to the engine. The hook cannot tell which of the patterns below
     called it (``np.asarray(t, dtype=float)`` and ``out[1:] = t`` call it alike), so the message
@@ -162,7 +162,7 @@ def array_conversion() -> HostReadError:
     was between the user's line and the conversion."""
     where = library_call()
     inside = "" if where is None else f"\nIt happened inside {where[0]}, called at {where[1]}."
-    return HostReadError(
+    return _host_read_error(
         "chainrules.ad: numpy.asarray(x) of a traced array reads its value on the host, which "
         "cannot be differentiated. NumPy calls it where it does not hand the call to the "
         "engine:\n"
@@ -188,15 +188,13 @@ def element_write(err: BaseException) -> TypeError | None:
     of a NumPy array with ``float()`` (``out[i] = expr``) and, when that fails on an object with
     ``__getitem__`` (a tracer), raises its own error with the engine's as its cause. ``None`` for
     any other exception."""
-    cause = err.__cause__
-    if not isinstance(err, ValueError) or not isinstance(cause, HostReadError):
-        return None
-    if cause.what not in ("float(x)", "complex(x)", "int(x)"):
+    what = getattr(err.__cause__, "chainrules_host_read", None)
+    if not isinstance(err, ValueError) or what not in ("float(x)", "complex(x)", "int(x)"):
         return None
     return TypeError(
         "chainrules.ad: a traced value was written into an element of a NumPy array (out = "
         "np.zeros(n); out[i] = expr, or np.fromiter): NumPy stores it with "
-        f"{cause.what}, which reads its value on the host, and the derivative would be lost "
+        f"{what}, which reads its value on the host, and the derivative would be lost "
         "(NumPy said: setting an array element with a sequence). Create out with "
         "chainrules.ad.numpy's zeros (import chainrules.ad.numpy as np: the engine records "
         "writes into its arrays), add into it with chainrules.scatter_add, or build the result "
