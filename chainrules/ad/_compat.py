@@ -265,12 +265,12 @@ def _ruled_entry(name: str, mod: Any) -> _Ruled:
     entry = _ruled.get(name)
     if entry is not None and entry[0] is mod and entry[4] == key:
         return entry
-    np = sys.modules.get("numpy")
-    ufunc = np.ufunc if np is not None else ()
+    import numpy as np
+
     before = entry[3] if entry is not None else {}
     table: dict[str, tuple[Any, Any]] = {}
     for attr, value in list(mod.__dict__.items()):
-        if not callable(value) or isinstance(value, type | ufunc):
+        if not callable(value) or isinstance(value, type | np.ufunc):  # NumPy dispatches ufuncs
             continue
         e = entry_of(value)  # what the registry holds for the object: never its name
         if e is not None and (e.rrule is not None or e.frule is not None):

@@ -9,6 +9,7 @@ from typing import Any
 from ..core.namespaces import is_array
 from ..core.pytree import flatten
 from ._classes import _BY_TYPE
+from ._plain import numbers_in
 from ._tracer import _SEQ, Trace, Tracer, _entry_of, _np_generic, floating, lift_like
 
 
@@ -84,14 +85,20 @@ def _one_shape(seq: Any) -> bool:
     array: such a sequence reaches the rule as it is."""
     shape = None
     for e in seq:
-        s = (
-            tuple(e.shape)
-            if hasattr(e, "shape")
-            else ()
-            if isinstance(e, int | float | complex)
-            else None
-        )
-        if s is None or (shape is not None and s != shape):
+        if hasattr(e, "shape"):
+            s = tuple(e.shape)
+        elif isinstance(e, int | float | complex):  # a Python number (a bool too): 0-d
+            s = ()
+        elif type(e) in _SEQ and numbers_in(e):
+            import numpy as np
+
+            try:  # a list of numbers, nested: NumPy's shape of it (no array value is read)
+                s = np.shape(e)
+            except ValueError:  # ragged
+                return False
+        else:  # None, a string: not an array NumPy would make
+            return False
+        if shape is not None and s != shape:
             return False
         shape = s
     return True

@@ -26,27 +26,27 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ._tracer import _SEQ, Tracer
 
-__all__ = ["array_like_args", "integer_lists_as_arrays"]
+__all__ = ["array_like_args", "integer_lists_as_arrays", "numbers_in"]
 
 
-def _numbers(a: Any) -> str:
+def numbers_in(a: Any) -> str:
     """What the nested lists and tuples ``a`` hold: ``"data"`` when every leaf is a number
     (Python's or NumPy's) and one is not an integer, ``"ints"`` when every leaf is an integer,
     ``""`` otherwise (a tracer, an array, a string, ``None``, a slice, an empty list...)."""
-    import numpy as np
-
     seen = ""
     for e in a:
         te = type(e)
         if te in _SEQ:
-            k = _numbers(e)
+            k = numbers_in(e)
             if not k:
                 return ""
-        elif te is int or (isinstance(e, np.integer)):
+        elif te is int or isinstance(e, np.integer):
             k = "ints"
-        elif te is float or te is complex or te is bool or isinstance(e, np.generic):
+        elif te is float or te is complex or te is bool or isinstance(e, np.number | np.bool_):
             k = "data"
         else:
             return ""
@@ -56,8 +56,6 @@ def _numbers(a: Any) -> str:
 
 
 def _asarray(a: Any) -> Any:
-    import numpy as np
-
     return np.asarray(a)
 
 
@@ -65,21 +63,37 @@ def _convert(a: Any) -> Any:
     """``a`` (an argument) with a list or tuple of data made an array (see the module's docs)."""
     if type(a) not in _SEQ or not a:
         return a
+    for e in a:  # the common case first: a shape or an axis, Python ints alone
+        if type(e) is not int:
+            break
+    else:
+        return a
     if any(isinstance(e, Tracer) for e in a):  # a sequence of arrays: its plain lists are arrays
-        if not any(type(e) in _SEQ and _numbers(e) for e in a):
+        if not any(type(e) in _SEQ and numbers_in(e) for e in a):
             return a
-        return type(a)(_asarray(e) if type(e) in _SEQ and _numbers(e) else e for e in a)
-    return _asarray(a) if _numbers(a) == "data" else a
+        return type(a)(_asarray(e) if type(e) in _SEQ and numbers_in(e) else e for e in a)
+    return _asarray(a) if numbers_in(a) == "data" else a
 
 
 def array_like_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
     """``args`` and ``kwargs`` of a NumPy function dispatched to a NumPy-backed tracer, with the
     lists and tuples NumPy reads as arrays made arrays (the module's docs say which); the same
     objects when there is none (one type check per argument)."""
-    if any(type(a) in _SEQ for a in args):
-        args = tuple(_convert(a) for a in args)
-    if kwargs and any(type(v) in _SEQ for v in kwargs.values()):
-        kwargs = {k: _convert(v) for k, v in kwargs.items()}
+    out = None
+    for i, a in enumerate(args):
+        if type(a) in _SEQ:
+            c = _convert(a)
+            if c is not a:
+                if out is None:
+                    out = list(args)
+                out[i] = c
+    if out is not None:
+        args = tuple(out)
+    if kwargs:
+        for k, v in kwargs.items():
+            if type(v) in _SEQ and _convert(v) is not v:
+                kwargs = {k: _convert(v) for k, v in kwargs.items()}
+                break
     return args, kwargs
 
 
@@ -90,7 +104,7 @@ def integer_lists_as_arrays(
     call again after the rule refused such a list as an array; ``None`` when there is none."""
 
     def ints(a: Any) -> bool:
-        return type(a) in _SEQ and _numbers(a) == "ints"
+        return type(a) in _SEQ and numbers_in(a) == "ints"
 
     if not any(ints(a) for a in (*args, *kwargs.values())):
         return None
