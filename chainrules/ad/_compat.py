@@ -219,10 +219,14 @@ def _restore() -> None:
 # --- the modules whose registered functions the scope records through their rules ---------------
 # scipy.linalg's functions convert their arguments with numpy.asarray, also in array API mode
 _RULED_MODULES = ("scipy.linalg",)
-# module name -> (module, its own class, its ruled class, {attribute: (function, wrapper)}, key)
-_Ruled = tuple[Any, type, type, dict[str, tuple[Any, Any]], tuple[int, int]]
+# module name -> (module, its own class, its ruled class, {attribute: (function, wrapper)}, the
+# number of registrations it was made with)
+_Ruled = tuple[Any, type, type, dict[str, tuple[Any, Any]], int]
 _ruled: dict[str, _Ruled] = {}
-_ruled_on: list[_Ruled] = []  # the modules whose ruled class is in place
+# what the outermost entry swaps: (module, its own class, its ruled class) of each imported ruled
+# module, made again when a module was imported or a rule registered since (_swaps_key)
+_swaps: list[tuple[Any, type, type]] = []
+_swaps_key = [-1, -1]  # len(sys.modules), len(registrations) when _swaps was made
 
 
 def _ruled_call(fn: Any) -> Any:
@@ -258,10 +262,11 @@ def _ruled_class(own: type, table: dict[str, tuple[Any, Any]]) -> type:
     return type(own.__name__, (own,), attrs)
 
 
-def _ruled_entry(name: str, mod: Any) -> _Ruled:
-    """The ruled class of ``mod`` and its table: made again when the module's attributes or the
-    registrations changed since (two ``len`` calls decide)."""
-    key = (len(mod.__dict__), len(_table._REGISTRATIONS))
+def _ruled_entry(name: str, mod: Any, key: int) -> _Ruled:
+    """The ruled class of ``mod`` and its table, made with ``key`` registrations (made again
+    when there are more or fewer: a rule registered since for one of its functions). An
+    attribute replaced since is answered as it is (the lookup checks that the attribute still
+    holds the function)."""
     entry = _ruled.get(name)
     if entry is not None and entry[0] is mod and entry[4] == key:
         return entry
@@ -285,21 +290,27 @@ def _ruled_entry(name: str, mod: Any) -> _Ruled:
 
 def _install_ruled() -> None:
     """Give each imported module of ``_RULED_MODULES`` its ruled class (the lock is held)."""
-    for name in _RULED_MODULES:
-        mod = sys.modules.get(name)
-        if mod is not None:
-            entry = _ruled_entry(name, mod)
-            if type(mod) is entry[1]:  # its own class (else ours already, or someone else's)
-                mod.__class__ = entry[2]
-                _ruled_on.append(entry)
+    nmod, nreg = len(sys.modules), len(_table._REGISTRATIONS)
+    if _swaps_key[0] != nmod or _swaps_key[1] != nreg:
+        _swaps[:] = []
+        for name in _RULED_MODULES:
+            mod = sys.modules.get(name)
+            if mod is not None:
+                mod, own, cls, _, _ = _ruled_entry(name, mod, nreg)
+                _swaps.append((mod, own, cls))
+        _swaps_key[:] = [nmod, nreg]
+    for mod, own, cls in _swaps:
+        if type(mod) is own:  # its own class (else ours already, or someone else's)
+            mod.__class__ = cls
 
 
 def _restore_ruled() -> None:
-    """Put each ruled module's own class back (the last transformation out)."""
-    for mod, own, cls, _, _ in _ruled_on:
-        if type(mod) is cls:
+    """Put each ruled module's own class back (the last transformation out): any ruled class of
+    ours, also one made before the registrations changed."""
+    for mod, own, _ in _swaps:
+        t = type(mod)
+        if t is not own and getattr(t, "_cr_own", None) is own:
             mod.__class__ = own
-    _ruled_on.clear()
 
 
 def ruled_functions() -> list[tuple[Any, str, Any]]:
@@ -310,7 +321,8 @@ def ruled_functions() -> list[tuple[Any, str, Any]]:
         for name in _RULED_MODULES:
             mod = sys.modules.get(name)
             if mod is not None:
-                out += [(mod, a, f) for a, (f, _) in _ruled_entry(name, mod)[3].items()]
+                entry = _ruled_entry(name, mod, len(_table._REGISTRATIONS))
+                out += [(mod, a, f) for a, (f, _) in entry[3].items()]
         return out
 
 
