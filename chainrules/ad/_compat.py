@@ -36,10 +36,28 @@ The patch is scoped (issue 27: no process-wide patch outlives its call):
 Known limit: a module that stored ``array_namespace`` somewhere other than a module attribute
 (a dict, a class) while a transformation ran keeps the wrapper after the exit, and it behaves
 as the original there (the context variable is unset outside transformations).
+
+The same scope makes the functions of ``scipy.linalg`` that the registry has rules for reach
+them from plain code (issue 29, item 4): ``scipy.linalg.cho_solve(c, x)`` inside ``ad.grad``
+is recorded as one operation through its rules, where its body would convert the tracer with
+``numpy.asarray`` (SciPy's linalg converts even with ``SCIPY_ARRAY_API=1``). Which functions:
+every attribute of the module whose object the registry has a rule for (``registry.entry_of``,
+never a list of names), not a ufunc (NumPy dispatches those itself). How: while the scope is
+entered the module's class is a subclass of its own whose attribute lookup answers such a name
+with a wrapper -- ``chainrules.traceable`` of the function -- in a context inside a
+transformation, and with the function itself everywhere else; the last exit puts the class
+back. One class assignment each way instead of one attribute per function (about 40): the
+scope's cost does not grow with the number of rules. The wrapper, if kept (``from scipy.linalg
+import cho_solve`` run inside a transformation), calls the function itself outside
+transformations. A name bound by ``from scipy.linalg import cho_solve`` *before* the
+transformation is SciPy's own function, which the scope does not see: it converts the tracer and
+the error says to call ``scipy.linalg.cho_solve``, ``chainrules.ad.scipy.linalg.cho_solve`` or
+``chainrules.traceable(cho_solve)``.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from collections.abc import Callable
@@ -47,7 +65,9 @@ from contextvars import ContextVar, Token
 from operator import is_
 from typing import Any
 
+from ..core import table as _table
 from ..core.namespaces import namespace_of
+from ..core.registry import entry_of, traceable
 from ._tracer import Tracer, primal
 
 _PREFIXES = ("array_api_compat", "array_api_extra", "scipy", "sklearn")
@@ -196,6 +216,116 @@ def _restore() -> None:
     _installed.clear()
 
 
+# --- the modules whose registered functions the scope records through their rules ---------------
+# scipy.linalg's functions convert their arguments with numpy.asarray, also in array API mode
+_RULED_MODULES = ("scipy.linalg",)
+# module name -> (module, its own class, its ruled class, {attribute: (function, wrapper)}, the
+# number of registrations it was made with)
+_Ruled = tuple[Any, type, type, dict[str, tuple[Any, Any]], int]
+_ruled: dict[str, _Ruled] = {}
+# what the outermost entry swaps: (module, its own class, its ruled class) of each imported ruled
+# module, made again when a module was imported or a rule registered since (_swaps_key)
+_swaps: list[tuple[Any, type, type]] = []
+_swaps_key = [-1, -1]  # len(sys.modules), len(registrations) when _swaps was made
+
+
+def _ruled_call(fn: Any) -> Any:
+    """``traceable(fn)`` inside a transformation (in this context), ``fn`` itself elsewhere."""
+    op = traceable(fn)
+
+    @functools.wraps(fn)
+    def ruled(*args: Any, **kwargs: Any) -> Any:
+        if _INSIDE.get():
+            return op(*args, **kwargs)
+        return fn(*args, **kwargs)
+
+    ruled.__chainrules_traceable__ = True  # type: ignore[attr-defined]
+    return ruled
+
+
+def _ruled_class(own: type, table: dict[str, tuple[Any, Any]]) -> type:
+    """A subclass of the module class ``own`` whose attribute lookup answers a name of ``table``
+    that still holds its function with the function's wrapper, in a context inside a
+    transformation."""
+    get: Any = own.__getattribute__  # the unbound lookup of the module class
+
+    def __getattribute__(self: Any, name: str) -> Any:
+        value = get(self, name)
+        if _INSIDE.get():
+            hit = table.get(name)
+            if hit is not None and hit[0] is value:
+                return hit[1]
+        return value
+
+    attrs = {"__slots__": (), "__getattribute__": __getattribute__, "__module__": own.__module__}
+    attrs["_cr_own"] = own
+    return type(own.__name__, (own,), attrs)
+
+
+def _ruled_entry(name: str, mod: Any, key: int) -> _Ruled:
+    """The ruled class of ``mod`` and its table, made with ``key`` registrations (made again
+    when there are more or fewer: a rule registered since for one of its functions). An
+    attribute replaced since is answered as it is (the lookup checks that the attribute still
+    holds the function)."""
+    entry = _ruled.get(name)
+    if entry is not None and entry[0] is mod and entry[4] == key:
+        return entry
+    import numpy as np
+
+    before = entry[3] if entry is not None else {}
+    table: dict[str, tuple[Any, Any]] = {}
+    for attr, value in list(mod.__dict__.items()):
+        if not callable(value) or isinstance(value, type | np.ufunc):  # NumPy dispatches ufuncs
+            continue
+        e = entry_of(value)  # what the registry holds for the object: never its name
+        if e is not None and (e.rrule is not None or e.frule is not None):
+            old = before.get(attr)
+            table[attr] = (
+                old if old is not None and old[0] is value else (value, _ruled_call(value))
+            )
+    own = getattr(type(mod), "_cr_own", type(mod))
+    entry = _ruled[name] = (mod, own, _ruled_class(own, table), table, key)
+    return entry
+
+
+def _install_ruled() -> None:
+    """Give each imported module of ``_RULED_MODULES`` its ruled class (the lock is held)."""
+    nmod, nreg = len(sys.modules), len(_table._REGISTRATIONS)
+    if _swaps_key[0] != nmod or _swaps_key[1] != nreg:
+        _swaps[:] = []
+        for name in _RULED_MODULES:
+            mod = sys.modules.get(name)
+            if mod is not None:
+                mod, own, cls, _, _ = _ruled_entry(name, mod, nreg)
+                _swaps.append((mod, own, cls))
+        _swaps_key[:] = [nmod, nreg]
+    for mod, own, cls in _swaps:
+        if type(mod) is own:  # its own class (else ours already, or someone else's)
+            mod.__class__ = cls
+
+
+def _restore_ruled() -> None:
+    """Put each ruled module's own class back (the last transformation out): any ruled class of
+    ours, also one made before the registrations changed."""
+    for mod, own, _ in _swaps:
+        t = type(mod)
+        if t is not own and getattr(t, "_cr_own", None) is own:
+            mod.__class__ = own
+
+
+def ruled_functions() -> list[tuple[Any, str, Any]]:
+    """``(module, attribute, function)`` of every function the scope records through its rules
+    (for tests): those of the imported modules of ``_RULED_MODULES``."""
+    with _LOCK:
+        out = []
+        for name in _RULED_MODULES:
+            mod = sys.modules.get(name)
+            if mod is not None:
+                entry = _ruled_entry(name, mod, len(_table._REGISTRATIONS))
+                out += [(mod, a, f) for a, (f, _) in entry[3].items()]
+        return out
+
+
 def scope_enter() -> Token[bool]:
     """Enter the scope of a transformation's call of the user's function (see the module's
     docs); pass the token to :func:`scope_exit`, in a ``finally``."""
@@ -203,8 +333,10 @@ def scope_enter() -> Token[bool]:
         depth = _state["depth"]
         if depth == 0:
             _install()
+            _install_ruled()
         elif len(sys.modules) != _state["seen"]:
             _install_new()
+            _install_ruled()  # scipy.linalg imported meanwhile
         _state["depth"] = depth + 1
     return _INSIDE.set(True)
 
@@ -218,6 +350,7 @@ def scope_exit(token: Token[bool]) -> None:
         _state["depth"] = depth
         if depth == 0:
             _restore()
+            _restore_ruled()
 
 
 def patched_sites() -> list[tuple[Any, str, Any]]:

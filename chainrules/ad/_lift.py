@@ -9,6 +9,7 @@ from typing import Any
 from ..core.namespaces import is_array
 from ..core.pytree import flatten
 from ._classes import _BY_TYPE
+from ._plain import numbers_in
 from ._tracer import _SEQ, Trace, Tracer, _entry_of, _np_generic, floating, lift_like
 
 
@@ -58,23 +59,49 @@ def number(a: Any, numpy_values: bool) -> Any:
 
 
 def stack_sequences(fn: Any, args: Any) -> Any:
-    """``args`` with each list or tuple that holds tracers replaced by their stack (the array
-    NumPy would make of it), where ``fn``'s registration says so (``entry.stacks``: registered
-    by a standard, ``numpy:`` or ``scipy:`` name and not of kind ``"sequence"``); unchanged for
-    a function that takes sequences, a callable target (a user's function: its own rules say
-    what a sequence means) or a constant."""
+    """``args`` with each list or tuple that holds tracers, whose elements have one shape,
+    replaced by their stack (the array NumPy would make of it), where ``fn``'s registration says
+    so (``entry.stacks``: registered by a standard, ``numpy:`` or ``scipy:`` name and not of kind
+    ``"sequence"``); unchanged for a function that takes sequences, a callable target (a user's
+    function: its own rules say what a sequence means) or a constant."""
     e = _entry_of(fn)
     if e is None or not e.stacks:
         return args
     out = list(args)
     for i, a in enumerate(out):
-        if type(a) in _SEQ and a and any(isinstance(e, Tracer) for e in a):
+        if type(a) in _SEQ and a and any(isinstance(e, Tracer) for e in a) and _one_shape(a):
             like = next(e for e in a if isinstance(e, Tracer))
             parts = [
                 e if isinstance(e, Tracer) else like._ns.asarray(e, dtype=like.dtype) for e in a
             ]
             out[i] = like._ns.stack(parts)
     return tuple(out)
+
+
+def _one_shape(seq: Any) -> bool:
+    """Whether the elements of ``seq`` (arrays and numbers) have one shape, so that NumPy makes
+    one array of them. A pytree such as ``(c, lower)`` -- a matrix and a bool, which a
+    ``chainrules.traceable`` function may take -- or arrays of different shapes are not one
+    array: such a sequence reaches the rule as it is."""
+    shape = None
+    for e in seq:
+        if hasattr(e, "shape"):
+            s = tuple(e.shape)
+        elif isinstance(e, int | float | complex):  # a Python number (a bool too): 0-d
+            s = ()
+        elif type(e) in _SEQ and numbers_in(e):
+            import numpy as np
+
+            try:  # a list of numbers, nested: NumPy's shape of it (no array value is read)
+                s = np.shape(e)
+            except ValueError:  # ragged
+                return False
+        else:  # None, a string: not an array NumPy would make
+            return False
+        if shape is not None and s != shape:
+            return False
+        shape = s
+    return True
 
 
 def enter(args: Any, kwargs: dict[str, Any]) -> tuple[Trace | None, list[Any], dict[str, Any]]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.namespaces import is_array
+from ..core.namespaces import NotAnArrayError, is_array
 from ._namespace import _astype_keeps, copy_of
+from ._plain import array_like_args, integer_lists_as_arrays
 from ._tracer import (
     _SEQ,
     CREATED,
@@ -107,8 +108,9 @@ def _ufunc_into(ufunc: Any, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> 
             raise TypeError(
                 f"chainrules.ad: numpy.{ufunc.__name__}(..., out=a) with a NumPy array a (or "
                 "a op= t with a traced t): a NumPy array cannot hold a traced value. Allocate a "
-                "through the traced namespace (xp = array_namespace(x); a = xp.zeros(n)) or use "
-                f"the result, a = numpy.{ufunc.__name__}(...)"
+                "with chainrules.ad.numpy's zeros (import chainrules.ad.numpy as np) or through "
+                "the traced namespace (xp = array_namespace(x); a = xp.zeros(n)), add into it "
+                f"with chainrules.scatter_add, or use the result, a = numpy.{ufunc.__name__}(...)"
             )
         done.append(o)
     return tuple(done) if ufunc.nout > 1 else done[0]
@@ -185,7 +187,15 @@ class _NumpyMethods:
     ) -> Any:
         if _keeps(func, args, kwargs):
             return args[0]  # np.astype(t, t.dtype, copy=False): t itself
-        y = dispatch(func, args, kwargs)
+        if self._numpy:  # lists NumPy reads as arrays (np.dot(x, [1.5, 2.0])): arrays
+            args, kwargs = array_like_args(args, kwargs)
+        try:
+            y = dispatch(func, args, kwargs)
+        except NotAnArrayError:  # the rule took a list of integers as an array: so be it
+            again = integer_lists_as_arrays(args, kwargs) if self._numpy else None
+            if again is None:
+                raise
+            y = dispatch(func, *again)
         if _is_view(func):
             _mark_view(y, args[0] if args else None)
         return y

@@ -28,7 +28,7 @@ from ..core import registry
 from ..core.namespaces import dtype_kind, is_array, namespace_of
 from ..core.registry import function_name
 from ._derive import derived_rule
-from ._errors import in_place_write, library_call, no_rule
+from ._errors import array_conversion, host_read, in_place_write, no_rule
 
 __all__ = ["ABOVE", "Trace", "Tracer", "dispatch", "primal"]
 
@@ -417,11 +417,7 @@ class Tracer:
     def _host(self, what: str) -> Any:
         if readable(self):  # depends on no input: reading it loses no derivative
             return _HOST_READS[what](primal(self))
-        raise TypeError(
-            f"chainrules.ad: {what} of a traced array reads its value on the host, which cannot "
-            "be differentiated; use array functions (where, maximum, ...) instead of Python "
-            "control flow on values"
-        )
+        raise host_read(what)
 
     def __bool__(self) -> bool:
         return self._host("bool(x)")
@@ -444,24 +440,7 @@ class Tracer:
 
             # copy as asked: np.array(t) passes copy=True and trusts the result to be new
             return np.array(primal(self), dtype=dtype, copy=copy)
-        where = library_call()
-        inside = (
-            ""
-            if where is None
-            else f" It happened inside {where[0]}, called at {where[1]}: a library function "
-            "that converts its arguments with numpy.asarray (a SciPy function without "
-            "SCIPY_ARRAY_API=1), or a NumPy function given the traced array in an argument it "
-            "does not dispatch on (select's default, polyint's k). Pass the traced value where "
-            "the function takes arrays, or make the function one operation with "
-            "chainrules.traceable and register its rules."
-        )
-        raise TypeError(
-            "chainrules.ad: numpy.asarray(x) of a traced array reads its value on the host, "
-            "which cannot be differentiated. To build an array from traced values (np.array([x, "
-            "2 * x]), or a list of them passed where NumPy expects an array) use np.stack([...]) "
-            "or xp.stack / xp.concat; for control flow on values use array functions (where, "
-            "maximum, ...)." + inside
-        )
+        raise array_conversion()
 
     def __len__(self) -> int:
         if not self.ndim:

@@ -32,6 +32,7 @@ from ..core import registry
 from ..core.config import RULE_CONFIG
 from ._compat import scope_enter, scope_exit
 from ._config import AD_CONFIG
+from ._errors import element_write
 from ._forward import ForwardTrace
 from ._lift import enter
 from ._tracer import ACTIVE
@@ -118,6 +119,11 @@ def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
                 active.pop()
             else:
                 active.remove(trace)
+    except ValueError as err:  # NumPy's own error for a traced value written into an element
+        better = element_write(err)
+        if better is None:
+            raise
+        raise better from err
     finally:
         scope_exit(scope)
         RULE_CONFIG.reset(token)

@@ -181,6 +181,8 @@ META_KEYS: dict[str, str] = {
     "strong_zero": "True where a partial derivative can be inf or NaN while the cotangent (or "
     "tangent) is exactly zero: the rule multiplies as a strong zero, 0 * inf = 0 "
     "(docs/conventions.md)",
+    "deferred": "the positions of the arguments whose cotangent a scalar_rule's pullback returns "
+    "as a Thunk at every size (pow's exponent: a constant one costs no log pass)",
     "chunked_pullback": "True where the rule's pullbacks take pullback(y_bar, chunk=k): a "
     "cotangent with k leading chunk axes, pulled back in one call (engines loop over the "
     "chunk for the other rules)",

@@ -240,12 +240,17 @@ def finish_tangent(xp: Any, acc: Any, out: Any) -> Any:
 
 
 def _make_rules(
-    name: str, get: _Primals, partials: tuple[Any, ...], strong: bool = False
+    name: str,
+    get: _Primals,
+    partials: tuple[Any, ...],
+    strong: bool = False,
+    deferred: tuple[int, ...] = (),
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     arity = len(partials)
     const = tuple(isinstance(p, Number) for p in partials)
     zero = tuple(c and p == 0 for c, p in zip(const, partials))
     spec = tuple(zip(partials, const, zero))
+    defer = tuple(i in deferred for i in range(arity))
 
     def check_arity(args: tuple[Any, ...]) -> None:
         raise TypeError(
@@ -257,7 +262,7 @@ def _make_rules(
     if arity == 1:
         return _make_unary_rrule(name, get, *spec[0], strong), frule
     if arity == 2:
-        return _make_binary_rrule(name, get, spec, check_arity, strong), frule
+        return _make_binary_rrule(name, get, spec, check_arity, strong, defer), frule
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         if len(args) != arity:
@@ -278,11 +283,15 @@ def _make_rules(
                 return (_NO, *(_ZERO if p.differentiable else _NO for p in projs))
             res: list[Any] = [_NO]
             pargs = _partial_args(xp, out, args)
-            for (p, is_const, is_zero), proj in zip(spec, projs):
+            for (p, is_const, is_zero), proj, late in zip(spec, projs, defer):
                 if not proj.differentiable:
                     res.append(_NO)
                 elif is_zero:
                     res.append(_ZERO)
+                elif late:
+                    res.append(
+                        _later(p, is_const, proj, y_bar, conj, xp, out, pargs, chunk, strong)
+                    )
                 else:
                     v = _apply(p, is_const, y_bar, conj, xp, out, pargs, strong)
                     res.append(proj(v, chunk))
@@ -418,6 +427,12 @@ def _operand_cotangent(
     return proj(_apply(p, is_const, y_bar, conj, xp, out, pargs, strong), chunk)
 
 
+def _later(*args: Any) -> Thunk:
+    """:func:`_operand_cotangent` of ``args``, deferred: a ``Thunk`` that computes it when forced
+    (an engine forces only the traced arguments')."""
+    return Thunk(functools.partial(_operand_cotangent, *args))
+
+
 def _binary_pullback(
     name: str,
     spec: tuple[tuple[Any, bool, bool], ...],
@@ -428,13 +443,15 @@ def _binary_pullback(
     y_bar: Any,
     chunk: int = 0,
     strong: bool = False,
+    defer: tuple[bool, ...] = (False, False),
 ) -> tuple[Any, Any, Any]:
     """The pullback of a two-argument scalar rule, for any arguments and cotangent (``projs``:
-    each argument's projector; ``strong``: ``y_bar`` is a strong zero). From ``DEFER_SIZE``
-    elements on, an operand's cotangent that costs a pass comes as a ``Thunk``; a Python float
-    operand's at every size (no engine traces a Python number: only a direct caller who asks
+    each argument's projector; ``strong``: ``y_bar`` is a strong zero; ``defer``: the arguments
+    declared ``deferred`` by the registration). From ``DEFER_SIZE`` elements on, an operand's
+    cotangent that costs a pass comes as a ``Thunk``; a Python float operand's and a deferred
+    argument's at every size (no engine traces a Python number: only a direct caller who asks
     for it pays, and no partial is evaluated where nobody reads it -- ``x ** 2.0``'s ``log x``
-    at a negative ``x``)."""
+    at a negative ``x``, and ``x ** c``'s for a constant array ``c``)."""
     y_bar = check_cotangent(name, y_bar, out, extra=chunk)
     zero = isinstance(y_bar, AbstractZero)
     conj = projs[0].kind == "c" or projs[1].kind == "c"
@@ -442,30 +459,14 @@ def _binary_pullback(
     big = not zero and (n if type(n) is int else _size(y_bar)) >= DEFER_SIZE
     pargs: Any = None
     res: list[Any] = [_NO]
-    for (p, is_const, is_zero), proj, a in zip(spec, projs, args):
+    for (p, is_const, is_zero), proj, a, late in zip(spec, projs, args, defer):
         kind = proj.kind
         if kind != "f" and kind != "c":
             res.append(_NO)
         elif is_zero or zero:
             res.append(_ZERO)
-        elif (big or type(a) is float) and not (is_const and p == 1 and _passes(a, y_bar)):
-            res.append(
-                Thunk(
-                    functools.partial(
-                        _operand_cotangent,
-                        p,
-                        is_const,
-                        proj,
-                        y_bar,
-                        conj,
-                        xp,
-                        out,
-                        args,
-                        chunk,
-                        strong,
-                    )
-                )
-            )
+        elif (big or late or type(a) is float) and not (is_const and p == 1 and _passes(a, y_bar)):
+            res.append(_later(p, is_const, proj, y_bar, conj, xp, out, args, chunk, strong))
         else:
             if pargs is None and not is_const:  # the partials' arguments, made once for both
                 pargs = _partial_args(xp, out, args)
@@ -518,6 +519,7 @@ def _make_binary_rrule(
     spec: tuple[tuple[Any, bool, bool], ...],
     check_arity: Callable[[tuple[Any, ...]], None],
     strong: bool = False,
+    defer: tuple[bool, ...] = (False, False),
 ) -> Callable[..., Any]:
     """The rrule of a two-argument function, the same for every library: the primal, a
     projector per argument, and :func:`_binary_pullback` bound to them."""
@@ -552,7 +554,7 @@ def _make_binary_rrule(
             projs: Any = projs,
             xp: Any = xp,
         ) -> tuple[Any, ...]:
-            return _binary_pullback(name, spec, args, xp, out, projs, y_bar, chunk, strong)
+            return _binary_pullback(name, spec, args, xp, out, projs, y_bar, chunk, strong, defer)
 
         return out, scalar_pullback
 
@@ -579,7 +581,12 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
         inputs are in the domain), ``strong_zero`` (``True`` where a partial can be ``inf`` or
         NaN while the cotangent is exactly zero -- ``sqrt`` at 0, ``exp`` past its overflow,
         ``multiply`` by a masked-out NaN: the pullback and pushforward then multiply as a strong
-        zero, ``0 * inf = 0``; docs/conventions.md).
+        zero, ``0 * inf = 0``; docs/conventions.md), ``deferred`` (the positions, from 0, of
+        the arguments whose cotangent the pullback returns as a ``Thunk`` at every size: a
+        partial that a constant argument must never cost, as ``pow``'s exponent's ``x**y
+        log(x)``, a log pass that ``x ** 2.0`` or ``x ** c`` with a data array ``c`` never
+        needs; an engine forces only the traced arguments' thunks. Other cotangents are
+        deferred from ``DEFER_SIZE`` elements on, and a Python float's at every size).
 
     Example
     -------
@@ -593,17 +600,24 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
     for p in partials:
         if not (isinstance(p, Number) or callable(p)):
             raise TypeError(f"a partial must be a number or a callable, got {type(p).__name__}")
+    deferred = tuple(meta.get("deferred", ()))
+    for i in deferred:
+        if type(i) is not int or not 0 <= i < len(partials):
+            raise TypeError(
+                f"scalar_rule: deferred= holds argument positions from 0 to {len(partials) - 1}, "
+                f"got {i!r}"
+            )
     meta.setdefault("module", caller_module())
     meta.setdefault("chunked_pullback", True)  # elementwise: the chunk axes broadcast
     strong = bool(meta.get("strong_zero", False))
     for target in targets:
         name = _target_name(target)
-        r, f = _make_rules(name, _primal_getter(target), partials, strong)
+        r, f = _make_rules(name, _primal_getter(target), partials, strong, deferred)
         tmeta = meta
         if isinstance(target, str) and target.startswith("scipy:"):
             # no array namespace holds SciPy's functions (xp.special.erf): each library's
             # function gets rules calling exactly it
-            tmeta = dict(meta, bind=_scalar_binder(name, partials, strong))
+            tmeta = dict(meta, bind=_scalar_binder(name, partials, strong, deferred))
         register_rrule(target, **tmeta)(r)
         register_frule(target, **tmeta)(f)
 
@@ -615,10 +629,10 @@ def _target_name(target: Any) -> str:
 
 
 def _scalar_binder(
-    name: str, partials: tuple[Any, ...], strong: bool = False
+    name: str, partials: tuple[Any, ...], strong: bool = False, deferred: tuple[int, ...] = ()
 ) -> Callable[[Any, str], Any]:
     def bind(obj: Any, kind: str) -> Callable[..., Any]:
-        r, f = _make_rules(name, _Primals(obj), partials, strong)
+        r, f = _make_rules(name, _Primals(obj), partials, strong, deferred)
         return r if kind == "r" else f
 
     return bind

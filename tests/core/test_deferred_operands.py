@@ -57,9 +57,13 @@ def test_deferred_cotangents_force_to_the_direct_values(
         with monkeypatch.context() as m:
             m.setattr(scalar_rule, "DEFER_SIZE", float("inf"))  # nothing deferred
             direct = pb(g)
-        # nothing deferred but a Python float's (deferred at every size)
+        # nothing deferred but a Python float's and the arguments the registration defers
+        # (deferred at every size: pow's exponent)
+        late = reg.meta.get("deferred", ())
         assert not any(
-            isinstance(c, cr.Thunk) for c, a in zip(direct[1:], args) if type(a) is not float
+            isinstance(c, cr.Thunk)
+            for i, (c, a) in enumerate(zip(direct[1:], args))
+            if type(a) is not float and i not in late
         )
         for a, b in zip(deferred, direct):
             _same(cr.unthunk(a), cr.unthunk(b))

@@ -78,8 +78,11 @@ def _pow_dy(xp: Any, out: Any, x: Any, y: Any) -> Any:
     return xp.where(out == 0, xp.zeros_like(out), xp.where(x < 0, xp.nan, d))
 
 
-scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT, **SZ)
-scalar_rule("numpy:float_power", _pow_dx, _pow_dy, domain=(POS, R), complex=C_RIGHT, **SZ)
+# the exponent's cotangent is a Thunk at every size (deferred=(1,)): a constant exponent (x ** 2.0,
+# x ** c for a data array c) is never differentiated, so no log pass is made for it
+_POW = dict(domain=(POS, R), complex=C_RIGHT, deferred=(1,), **SZ)
+scalar_rule(("pow", "numpy:power"), _pow_dx, _pow_dy, **_POW)
+scalar_rule("numpy:float_power", _pow_dx, _pow_dy, **_POW)
 scalar_rule("sqrt", lambda xp, out, x: 1 / (2 * out), domain=(POS,), complex=C_RIGHT, **SZ)
 scalar_rule("square", lambda xp, out, x: 2 * x, domain=(R,), complex=C_ANY)
 scalar_rule("reciprocal", lambda xp, out, x: -(out * out), domain=(POS,), complex=C_RIGHT, **SZ)

@@ -342,7 +342,11 @@ def ridge_predict(X: Any, y: Any) -> Any:
 def cho_solve_user(A: Any) -> Any:
     from scipy.linalg import cho_factor, cho_solve
 
-    return cho_solve(cho_factor(A), np.array([1.0, -1.0, 0.5]))
+    # cho_factor reads one triangle, and its rules (reached since issue 29: scipy.linalg's
+    # functions with rules are recorded through them) return the symmetrised cotangent (DESIGN),
+    # which finite differences along a non-symmetric direction do not measure: the matrix is made
+    # symmetric first, as eigenvalues_of_gram's X.T @ X is
+    return cho_solve(cho_factor((A + A.T) / 2), np.array([1.0, -1.0, 0.5]))
 
 
 # More user code: single precision, decompositions, statistics, kernels --------------------------

@@ -99,7 +99,7 @@ def test_agrees_with_jax(reg: cr.Registration, jax_numpy) -> None:  # type: igno
         y_bar = rng.standard_normal(np.shape(y))
         if np.iscomplexobj(y):
             y_bar = y_bar + 1j * rng.standard_normal(np.shape(y))
-        ours = pullback(y_bar)
+        ours = tuple(map(cr.unthunk, pullback(y_bar)))  # pow's exponent comes as a Thunk
 
         def f_diff(*dargs, ex=ex, diff=diff):  # type: ignore[no-untyped-def]
             args = list(map(jax_numpy.asarray, ex.args))
@@ -128,7 +128,7 @@ def test_agrees_with_jax(reg: cr.Registration, jax_numpy) -> None:  # type: igno
 
 def _grads(f, *args):  # type: ignore[no-untyped-def]
     y, pb = cr.rrule(f, *args)
-    return pb(np.ones(np.shape(y)))[1:]
+    return tuple(map(cr.unthunk, pb(np.ones(np.shape(y)))[1:]))
 
 
 def test_kinks_give_minimum_norm_subgradients_without_warnings() -> None:
@@ -188,7 +188,7 @@ def test_python_scalars_and_numpy_scalars() -> None:
 def test_binary_edge_values(f, x1, x2, want) -> None:  # type: ignore[no-untyped-def]
     a, b = np.asarray(x1), np.asarray(x2)
     _, pb = cr.rrule(f, a, b)
-    _, da, db = pb(np.asarray(1.0))
+    _, da, db = map(cr.unthunk, pb(np.asarray(1.0)))
     np.testing.assert_allclose([da, db], want, rtol=1e-12, atol=0)
     # the pushforward uses the same partials
     _, ya = cr.frule((cr.NoTangent(), np.asarray(1.0), np.asarray(0.0)), f, a, b)
@@ -215,7 +215,7 @@ def test_primal_result_type_of_integer_inputs_is_numpys() -> None:
 # --- limits at extreme and infinite inputs: exact values, never NaN (issue 15, point 6) ---------
 def _dx(f: Any, *args: Any) -> tuple[Any, ...]:
     y, pb = cr.rrule(f, *(np.asarray(a) for a in args))
-    return tuple(pb(np.ones_like(y))[1:])
+    return tuple(map(cr.unthunk, pb(np.ones_like(y))[1:]))
 
 
 def test_logaddexp_abs_pow_limits() -> None:
