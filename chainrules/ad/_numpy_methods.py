@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.namespaces import NotAnArrayError, is_array
+from ..core.namespaces import NotAnArrayError, SequenceExpectedError, is_array
 from ._namespace import _astype_keeps, copy_of
 from ._plain import array_like_args, integer_lists_as_arrays
 from ._tracer import (
@@ -191,6 +191,10 @@ class _NumpyMethods:
             args, kwargs = array_like_args(args, kwargs)
         try:
             y = dispatch(func, args, kwargs)
+        except SequenceExpectedError:  # np.vstack(t): NumPy takes t as the sequence of its rows
+            if not (self._numpy and args and isinstance(args[0], Tracer)):
+                raise
+            y = dispatch(func, (list(args[0]), *args[1:]), kwargs)
         except NotAnArrayError:  # the rule took a list of integers as an array: so be it
             again = integer_lists_as_arrays(args, kwargs) if self._numpy else None
             if again is None:

@@ -19,6 +19,7 @@ import numpy as np
 
 __all__ = [
     "ArrayTraits",
+    "SequenceExpectedError",
     "array_traits",
     "device_of",
     "dtype_kind",
@@ -50,6 +51,13 @@ class NotAnArrayError(TypeError):
     def __init__(self, message: str, got: type | None = None) -> None:
         super().__init__(message)
         self.got = got
+
+
+class SequenceExpectedError(TypeError):
+    """A rule that joins a sequence of arrays (``concat``, ``vstack``, ...) was given one array
+    in its place. NumPy takes an array there as the sequence of its sub-arrays along the first
+    axis; a rule raises this before any work, so an engine that holds the array may call it again
+    with that sequence (``chainrules.ad`` does, for NumPy's functions)."""
 
 
 def _lookup(t: type, x: Any) -> Any:

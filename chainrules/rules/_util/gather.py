@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.namespaces import SequenceExpectedError
 from ...core.prelude import *
 from . import axis_int, axis_ints, in_dtype
 from .numpy_like import numpy_like_module
@@ -108,7 +109,8 @@ def position(args: tuple[Any, ...], k: int) -> int | None:
 def sequence_sources(name: str, seq: Any, pos: int | None) -> list[Source]:
     """The sources of a (nested) sequence argument (``vstack``'s ``tup``, ``block``'s lists)."""
     if is_array(seq) or not isinstance(seq, (tuple, list)):
-        raise TypeError(f"{name}: expected a tuple or list of arrays, got {type(seq).__name__}")
+        error = SequenceExpectedError if is_array(seq) else TypeError
+        raise error(f"{name}: expected a tuple or list of arrays, got {type(seq).__name__}")
     if not seq:
         raise ValueError(f"{name}: needs at least one array")
     out: list[Source] = []

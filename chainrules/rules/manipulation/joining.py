@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...core import TangentsIn
+from ...core.namespaces import SequenceExpectedError
 from ...core.prelude import *
 from .._util import along, in_dtype, unstack
 from .._util.gather import register_gather, simple_plan
@@ -78,7 +79,8 @@ def _elements(name: str, bar: Any, n: int) -> tuple[Any, ...]:
 def _sequence(name: str, arrays: Any) -> tuple[Any, Any]:
     """``(xp, arrays)`` of a sequence argument, each element an array of ``xp``."""
     if is_array(arrays) or not isinstance(arrays, (tuple, list)):
-        raise TypeError(f"{name}: expected a tuple or list of arrays, got {type(arrays).__name__}")
+        error = SequenceExpectedError if is_array(arrays) else TypeError
+        raise error(f"{name}: expected a tuple or list of arrays, got {type(arrays).__name__}")
     if not arrays:
         raise ValueError(f"{name}: needs at least one array")
     xp = namespace_of(*arrays, fname=name)

@@ -5,14 +5,21 @@ suite with plain NumPy/SciPy imports and ``SCIPY_ARRAY_API=1``)."""
 
 import importlib
 import os
+import sys
 
 PLAIN = os.environ.get("CR_AG_PLAIN") == "1"
 
 
-def exports(name):
+def exports(name, module=None):
     """The names ``from <source of name> import *`` would bind (plus ``__version__``): ``name`` is
     ``numpy.linalg``, ``scipy.special``, ``scipy.stats.norm`` (a distribution object of
-    ``scipy.stats`` under ``--plain``)."""
+    ``scipy.stats`` under ``--plain``). Under ``--plain``, a SciPy subpackage given its stand-in
+    ``module`` name *is* that module (``sys.modules``): ``import autograd.scipy.linalg as spla``
+    is then ``import scipy.linalg as spla``, whose attributes are looked up at each call, as in
+    code written with plain imports."""
+    if PLAIN and module is not None and name.startswith("scipy."):
+        sys.modules[module] = importlib.import_module(name)
+        return {}
     if not PLAIN:
         source = importlib.import_module(f"chainrules.ad.{name}")
     elif name.startswith("scipy.stats."):

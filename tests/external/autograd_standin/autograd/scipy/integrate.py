@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.integrate"))
+globals().update(exports("scipy.integrate", __name__))

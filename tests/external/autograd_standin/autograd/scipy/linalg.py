@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.linalg"))
+globals().update(exports("scipy.linalg", __name__))

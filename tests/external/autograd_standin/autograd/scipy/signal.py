@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.signal"))
+globals().update(exports("scipy.signal", __name__))

@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.special"))
+globals().update(exports("scipy.special", __name__))
