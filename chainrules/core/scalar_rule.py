@@ -187,7 +187,9 @@ def _strong_zero_torch(r: Any, v: Any, xp: Any) -> Any:
 
     if type(r) is not torch.Tensor or not isinstance(v, torch.Tensor):
         return NotImplemented
-    if host_readable(r) and host_readable(v) and not (r.requires_grad or v.requires_grad):
+    # r = v * d (both callers): a v on CUDA, wrapped by torch.func or fake makes r so too, and
+    # a v that requires grad makes r require it where a graph is being built
+    if host_readable(r) and not r.requires_grad:
         if not math.isfinite(abs(complex(r.sum()))):
             r.masked_fill_(v == 0, 0)
         return r

@@ -138,16 +138,7 @@ def wrap(f: Any) -> Any:
             else:  # the common call: no walk of the arguments
                 sp, dyn = flat_split(len(args)), args
         if sp is None:
-            args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
-            sp = split(args, kwargs, _is_dynamic)
-            dyn = tuple(
-                torch.as_tensor(sp.leaves[i])
-                if isinstance(sp.leaves[i], np.ndarray)
-                else sp.leaves[i]
-                for i in sp.dynamic
-            )
-            for k, kw in sp.keyword_leaves(unbound):
-                _check_keyword_leaf(rules.name, kw, dyn[k])
+            sp, dyn = _split_call(rules, args, kwargs)
         if _is_exporting():
             return _exported_call(rules, sp, dyn)
         if _functorch_active():
@@ -170,6 +161,34 @@ def wrap(f: Any) -> Any:
     opaque = _opaque(wrapped, rules.name)
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
+
+
+def _split_call(rules: Rules, args: Any, kwargs: Any) -> tuple[Split, tuple[Any, ...]]:
+    """A call's split and its dynamic leaves as tensors (NumPy arrays converted), floating
+    tensors in keyword arguments moved to their positions, and a ``KeywordDerivativeError`` for
+    one that cannot move and needs a derivative."""
+    args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
+    sp = split(args, kwargs, _is_dynamic)
+    dyn = tuple(
+        torch.as_tensor(sp.leaves[i]) if isinstance(sp.leaves[i], np.ndarray) else sp.leaves[i]
+        for i in sp.dynamic
+    )
+    for k, kw in sp.keyword_leaves(unbound):
+        _check_keyword_leaf(rules.name, kw, dyn[k])
+    return sp, dyn
+
+
+def _custom_op_route(f: Any) -> Any:
+    """``f`` called through the custom op that ``torch.export`` records for it
+    (:func:`_exported_call`), eagerly too: the route ``benchmarks/torch_bridge.py`` times beside
+    the ``autograd.Function`` one, and which the tests compare with it."""
+    rules = complete(find_rules(f, "torch"))
+
+    @functools.wraps(f)
+    def op_call(*args: Any, **kwargs: Any) -> Any:
+        return _exported_call(rules, *_split_call(rules, args, kwargs))
+
+    return op_call
 
 
 def _check_keyword_leaf(name: str, keyword: str, t: Any) -> None:

@@ -164,3 +164,23 @@ def test_an_output_modified_in_place_is_refused_as_torch_refuses_it() -> None:
         y.mul_(2)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             torch.autograd.grad(y.sum(), x)
+
+
+def test_the_projectors_fast_path_keeps_the_device_check() -> None:
+    # a cotangent of the primal's type, shape and dtype on the primal's device is returned as
+    # it is (no array-api-compat device() chain); one on another device is not, and the
+    # cotangent check refuses it naming both devices
+    from chainrules.core.toolkit import check_cotangent
+
+    x = torch.ones(3, dtype=torch.float64)
+    g = torch.full((3,), 2.0, dtype=torch.float64)
+    p = cr.ProjectTo(x)
+    assert p(g) is g
+    meta = torch.ones(3, dtype=torch.float64, device="meta")
+    try:
+        out = p(meta)
+    except NotImplementedError:  # moving a meta tensor to the CPU: it has no data
+        out = None
+    assert out is not meta
+    with pytest.raises(TypeError, match="device meta"):
+        check_cotangent("f", meta, x)
