@@ -24,6 +24,7 @@ load moves wall times 2x within minutes, it leaves out the time other jobs hold 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import time
@@ -130,6 +131,108 @@ def _cases(n: int) -> dict[str, Case]:
             (a, w),
         ),
     }
+
+
+_MINIMAL: dict[str, Callable[..., Any]] = {}
+
+
+def _minimal_rules() -> dict[str, Callable[..., Any]]:
+    """Per case, a function whose registered rrule is the hand-written Function's formula with
+    no checks (``(y, pullback)``, a ``Thunk`` per ``matmul`` operand): wrapped, what the bridge
+    alone costs over the floor; against the library's rule, what the rule costs over its
+    formula. Registered once, on first use."""
+    if _MINIMAL:
+        return _MINIMAL
+    import torch
+
+    import chainrules as cr
+
+    def min_norm(x: Any) -> Any:
+        return torch.linalg.vector_norm(x)
+
+    def min_exp(x: Any) -> Any:
+        return torch.exp(x)
+
+    def min_matmul(a: Any, w: Any) -> Any:
+        return torch.matmul(a, w)
+
+    @cr.register_rrule(min_norm)
+    def _norm_rrule(x: Any) -> Any:
+        y = torch.linalg.vector_norm(x)
+        return y, lambda g: (cr.NoTangent(), x * (g / y))
+
+    @cr.register_rrule(min_exp)
+    def _exp_rrule(x: Any) -> Any:
+        y = torch.exp(x)
+        return y, lambda g: (cr.NoTangent(), g * y)
+
+    @cr.register_rrule(min_matmul)
+    def _matmul_rrule(a: Any, w: Any) -> Any:
+        return torch.matmul(a, w), lambda g: (
+            cr.NoTangent(),
+            cr.Thunk(lambda: torch.outer(g, w)),
+            cr.Thunk(lambda: a.mT @ g),
+        )
+
+    _MINIMAL.update({"vector_norm": min_norm, "exp": min_exp, "matmul (data @ w)": min_matmul})
+    return _MINIMAL
+
+
+def layers(rounds: int = 9, cpu: bool = True) -> list[Row]:
+    """Where the bridge's time over the floor goes at n = 10, in µs (medians of alternating
+    rounds): the bridge's own structure and Python (the bridge around a minimal rule, over the
+    hand-written Function), and the rule's ``rrule`` and pullback over the minimal rule's
+    (called directly, on detached inputs)."""
+    import torch
+
+    import chainrules as cr
+    from chainrules.interop import torch as crtorch
+
+    torch.set_num_threads(1)
+    minimal = _minimal_rules()
+    rows = []
+    for name, (native, bridge, hand, _, args) in _cases(10).items():
+        plain = tuple(t.detach() for t in args)
+        need = [k + 1 for k, t in enumerate(args) if t.requires_grad]
+        fns: dict[str, Callable[..., Any]] = {}
+        for label, f in (("rule", native), ("minimal", minimal[name])):
+            rrule = cr.find_rrule(f)
+            y, pb = rrule(*plain)
+            g = torch.ones_like(y)
+            fns[f"rrule {label}"] = functools.partial(rrule, *plain)
+            fns[f"pullback {label}"] = functools.partial(_pull, pb, g, need)
+        fns["hand"] = _fwd_bwd(hand, args)
+        fns["bridge minimal"] = _fwd_bwd(crtorch.wrap(minimal[name]), args)
+        fns["bridge"] = _fwd_bwd(bridge, args)
+        t = {
+            k: v * 1e6
+            for k, v in interleaved(
+                fns,
+                budget=0.05,
+                rounds=rounds,
+                timer=time.thread_time if cpu else time.perf_counter,
+            ).items()
+        }
+        parts = [
+            ("the floor: hand-written Function, fwd+bwd", t["hand"]),
+            ("the bridge's own cost (around a minimal rule)", t["bridge minimal"] - t["hand"]),
+            ("the rule's rrule over the minimal one", t["rrule rule"] - t["rrule minimal"]),
+            (
+                "the rule's pullback over the minimal one",
+                t["pullback rule"] - t["pullback minimal"],
+            ),
+            ("the bridge, fwd+bwd", t["bridge"]),
+        ]
+        for what, us in parts:
+            rows.append(Row(f"{name}, n=10: {what}", f"{us:.2f} µs", "", "", "(reported)", None))
+    return rows
+
+
+def _pull(pb: Callable[..., Any], g: Any, need: list[int]) -> object:
+    import chainrules as cr
+
+    cts = pb(g)
+    return [cr.unthunk(cts[k]) for k in need]
 
 
 def _fwd_bwd(f: Callable[..., Any], args: tuple[Any, ...]) -> Callable[[], object]:
@@ -253,6 +356,8 @@ if __name__ == "__main__":
     p.add_argument("--quick", action="store_true")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--cpu", action="store_true", help="thread CPU time instead of wall time")
+    p.add_argument("--layers", action="store_true", help="where the time goes at n = 10 (µs)")
     ns = p.parse_args()
-    for row in run(quick=ns.quick, repeats=ns.repeats, cpu=ns.cpu):
+    rows = layers(cpu=ns.cpu) if ns.layers else run(quick=ns.quick, repeats=ns.repeats, cpu=ns.cpu)
+    for row in rows:
         print(" | ".join(row.cells()), flush=True)

@@ -56,7 +56,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
+import io
+import json
 import re
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -66,10 +70,11 @@ from torch._C._functorch import unwrap_if_dead as _unwrap_if_dead
 from torch.autograd import forward_ad
 
 from ..core.calls import *
+from ..core.namespaces import qualified_name
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._derived import complete
 
-__all__ = ["KeywordDerivativeError", "RuleNotUsedError", "wrap"]
+__all__ = ["KeywordDerivativeError", "RuleNotUsedError", "load", "save", "wrap"]
 
 
 class RuleNotUsedError(RuntimeError):
@@ -266,20 +271,25 @@ def _dynamo_call(opaque: Any, name: str, args: tuple[Any, ...], kwargs: Any) -> 
 
 # --- torch.export: a custom op per wrapped function and call structure -------------------------
 
-# op name -> (the rrule it calls, the op, [the type of its rule's output: None for one array])
-_OPS: dict[str, tuple[Any, Any, list[Any]]] = {}
+# op name -> (the rrule it calls, the op, [the type of its rule's output: None for one array],
+# the rules and the call's split, which save() writes down)
+_OPS: dict[str, tuple[Any, Any, list[Any], Rules, Split]] = {}
 
 
 def _op_name(rules: Rules, sp: Split) -> str:
     """A name for the custom op of ``rules``' function called with ``sp``'s structure: the
     function's name and a digest of the static parts of the call (the tree of the arguments and
     every leaf that is not a tensor), the same in every process where those have the same
-    ``repr``."""
+    ``repr`` (``tests/interop/test_torch_fresh.py`` exports in two processes)."""
     dynamic = set(sp.dynamic)
     static = [None if i in dynamic else leaf for i, leaf in enumerate(sp.leaves)]
-    text = repr((rules.name, sp.skeleton, static, sp.dynamic, type(sp).__name__))
+    # the function's own module and name, not rules.name: that one is the table's, whose
+    # choice among a function's aliases (torch.exp, array_api_compat.torch.exp) depends on
+    # what the process imported first
+    fname = qualified_name(rules.f)
+    text = repr((fname, sp.skeleton, static, sp.dynamic, type(sp).__name__))
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
-    short = re.sub(r"\W", "_", rules.name)
+    short = re.sub(r"\W", "_", fname)
     return f"chainrules::{short}_{digest}"
 
 
@@ -296,7 +306,7 @@ def _exported_call(rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
         entry = _OPS.get(f"{name}_{k}")
     if k > 1:
         name = f"{name}_{k}"
-    op, out_kind = _make_op(name, rules, sp) if entry is None else entry[1:]
+    op, out_kind = _make_op(name, rules, sp) if entry is None else entry[1:3]
     outs = op(list(dyn))
     kind = out_kind[0]
     if kind is None:
@@ -345,8 +355,170 @@ def _make_op(name: str, rules: Rules, sp: Split) -> tuple[Any, list[Any]]:
     op = torch.library.custom_op(name, forward, mutates_args=())
     op.register_fake(forward)
     op.register_autograd(backward, setup_context=setup_context)
-    _OPS[name] = (rrule, op, out_kind)
+    _OPS[name] = (rrule, op, out_kind, rules, sp)
     return op, out_kind
+
+
+# --- torch.export.save / load: the custom ops written down, and made again before loading -------
+
+_SPEC = "chainrules_ops.json"  # the extra file of a saved program that lists its ops
+
+
+def save(ep: Any, f: Any, **kwargs: Any) -> None:
+    """``torch.export.save(ep, f)``, with the bridge's custom ops in ``ep`` written down beside
+    it (an extra file: each op's function, by its importable name, and its call's static
+    structure) so that :func:`load` in another process makes them again before loading: a
+    loaded program's backward pass calls the rules. Raises ``ValueError`` naming the function
+    when it or a static argument cannot be written down (a function defined in a closure, a
+    NumPy dtype)."""
+    ops: dict[str, Any] = {}
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or getattr(node.target, "namespace", None) != "chainrules":
+            continue
+        name = node.target._schema.name  # "chainrules::<function>_<digest>"
+        entry = _OPS.get(name)
+        if entry is None:
+            raise ValueError(f"chainrules.interop.torch.save: {name} is not an op of this process")
+        rules, sp = entry[3], entry[4]
+        ops[name] = {"function": _importable(rules), "call": _encode_call(rules.name, sp)}
+    extra = dict(kwargs.pop("extra_files", None) or {})
+    extra[_SPEC] = json.dumps(ops)
+    torch.export.save(ep, f, extra_files=extra, **kwargs)
+
+
+def load(f: Any, **kwargs: Any) -> Any:
+    """``torch.export.load(f)`` of a program saved by :func:`save`: each custom op it lists is
+    made again from its function's rules (imported by name) and its call's structure, under the
+    same name -- op names are a digest of the function's name and the call's static structure,
+    the same in every process; a mismatch (the rules or the function changed) raises."""
+    if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__"):
+        with open(f, "rb") as fh:
+            data = fh.read()
+    else:
+        data = f.read()
+    # the list of ops first, straight from the archive (a zip): torch.export.load cannot read
+    # the program before its ops exist
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        listed = [n for n in z.namelist() if n.rsplit("/", 1)[-1] == _SPEC]
+        spec_text = z.read(listed[0]).decode() if listed else "{}"
+    for name, spec in json.loads(spec_text).items():
+        if name in _OPS:
+            continue
+        module, _, qual = spec["function"].partition(":")
+        fn = _resolve(module, qual)
+        if fn is None:
+            raise ValueError(
+                f"chainrules.interop.torch.load: the program's op {name} calls {module}.{qual}, "
+                "which this process cannot import"
+            )
+        rules = complete(find_rules(fn, "torch"))
+        sp = _decode_call(spec["call"])
+        base = _op_name(rules, sp)
+        if name != base and not re.fullmatch(re.escape(base) + r"_\d+", name):
+            raise ValueError(
+                f"chainrules.interop.torch.load: the program's op {name} is not what "
+                f"{rules.name} called this way gives in this process ({base}): its rules or "
+                "its name changed since it was saved"
+            )
+        _make_op(name, rules, sp)
+    return torch.export.load(io.BytesIO(data), **kwargs)
+
+
+def _importable(rules: Rules) -> str:
+    """``module:qualname`` by which another process finds ``rules.f``: its own ``__module__``
+    and ``__qualname__``, else a split of its chainrules name (``array_api_compat.torch.exp`` is
+    ``torch.exp``, whose qualname is a class's)."""
+    f = rules.f
+    module, qual = getattr(f, "__module__", None) or "", getattr(f, "__qualname__", "")
+    parts = rules.name.split(".")
+    candidates = [(module, qual)] + [
+        (".".join(parts[:i]), ".".join(parts[i:])) for i in range(len(parts) - 1, 0, -1)
+    ]
+    for module, qual in candidates:
+        if module and qual and "<" not in qual and _resolve(module, qual) is f:
+            return f"{module}:{qual}"
+    raise ValueError(
+        f"chainrules.interop.torch.save: {rules.name} cannot be found again by a name in "
+        "another process; wrap a function defined at a module's top level"
+    )
+
+
+def _resolve(module: str, qual: str) -> Any:
+    try:
+        found: Any = importlib.import_module(module)
+        for part in qual.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return found
+
+
+_TREES = {"tuple": tuple, "list": list, "dict": dict}
+
+
+def _encode_call(name: str, sp: Split) -> Any:
+    def tree(d: Any) -> Any:
+        if d is None:
+            return None
+        t, keys, children = d
+        kind = next((k for k, v in _TREES.items() if v is t), None)
+        if kind is None or (keys is not None and not all(type(k) is str for k in keys)):
+            raise ValueError(
+                f"chainrules.interop.torch.save: a call of {name} has an argument of type "
+                f"{t.__name__}, which cannot be written down (tuples, lists, dicts only)"
+            )
+        return [kind, None if keys is None else list(keys), [tree(c) for c in children]]
+
+    dynamic = set(sp.dynamic)
+    leaves = [None if i in dynamic else _encode_leaf(name, v) for i, v in enumerate(sp.leaves)]
+    return {
+        "flat": type(sp) is FlatSplit,
+        "tree": tree(sp.skeleton),
+        "leaves": leaves,
+        "dynamic": list(sp.dynamic),
+        "arg_of": list(sp.arg_of),
+        "nargs": sp.nargs,
+        "kw_of": list(sp.kw_of),
+    }
+
+
+def _encode_leaf(name: str, v: Any) -> Any:
+    if v is None or type(v) in (bool, int, float, str):
+        return {"v": v}
+    if type(v) is slice:
+        return {"slice": [_encode_leaf(name, e) for e in (v.start, v.stop, v.step)]}
+    if v is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(v, torch.dtype):
+        return {"dtype": str(v).removeprefix("torch.")}
+    raise ValueError(
+        f"chainrules.interop.torch.save: a call of {name} has the static argument {v!r}, "
+        "which cannot be written down (None, bool, int, float, str, slice, ..., torch dtypes)"
+    )
+
+
+def _decode_leaf(e: Any) -> Any:
+    if "v" in e:
+        return e["v"]
+    if "slice" in e:
+        return slice(*(_decode_leaf(p) for p in e["slice"]))
+    if "ellipsis" in e:
+        return Ellipsis
+    return getattr(torch, e["dtype"])
+
+
+def _decode_call(c: Any) -> Split:
+    if c["flat"]:
+        return flat_split(c["nargs"])
+
+    def tree(d: Any) -> Any:
+        if d is None:
+            return None
+        kind, keys, children = d
+        return (_TREES[kind], None if keys is None else tuple(keys), tuple(map(tree, children)))
+
+    leaves = [None if e is None else _decode_leaf(e) for e in c["leaves"]]
+    return Split(tree(c["tree"]), leaves, c["dynamic"], c["arg_of"], c["nargs"], c["kw_of"])
 
 
 class _Call:
