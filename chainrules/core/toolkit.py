@@ -43,7 +43,14 @@ from typing import Any
 
 import numpy as np
 
-from .namespaces import _numpy_namespace, device_of, dtype_kind, namespace_of, torch_compiling
+from .namespaces import (
+    _DEVICE_ATTR,
+    _numpy_namespace,
+    device_of,
+    dtype_kind,
+    namespace_of,
+    torch_compiling,
+)
 from .signature import Signature, signature  # the binding of arguments, part of the toolkit
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 
@@ -108,6 +115,11 @@ def output(y: Any) -> Any:
     if t is _ND:
         xp = _NUMPY_XP[0] if _NUMPY_XP else _numpy_xp()
         return Output(y.shape, y.dtype, t, xp, "numpy", None, True)
+    if _DEVICE_ATTR.get(t) and t is not Output:  # an array whose device is its .device
+        lib = _library(y)
+        device = y.device
+        cpu = bool(device.type == "cpu") if lib == "torch" else _on_cpu(y)
+        return Output(y.shape, y.dtype, t, namespace_of(y), lib, device, cpu)
     if t in _SCALARS or t is Output or isinstance(y, np.generic):  # a record is its own
         return y
     if isinstance(y, (tuple, list)):
@@ -200,7 +212,10 @@ def check_cotangent(
         yt = y.type
     if t in _SCALARS and y_shape == ():
         return _xp_of(y).asarray(y_bar, dtype=y_dtype)
-    if t is not _ND or yt is not _ND:  # NumPy for NumPy needs no check
+    if t is yt and _DEVICE_ATTR.get(t):  # torch for torch: bring() if the devices differ
+        if y_bar.device != y.device:
+            y_bar = bring(name, what, y_bar, y)
+    elif t is not _ND or yt is not _ND:  # NumPy for NumPy needs no check
         lib = _LIBRARY.get(t)
         if lib is None or lib != _LIBRARY.get(yt) or lib in _CHECKS_DEVICE:
             y_bar = bring(name, what, y_bar, y)

@@ -48,8 +48,11 @@ op (``torch.library.custom_op``, named after the function and the call's static 
 whose ``register_fake`` runs the rrule on fake tensors and whose ``register_autograd`` backward is
 the rrule's pullback: a backward pass through the exported program uses the rules.
 ``torch.export(strict=True)`` traces with TorchDynamo, where the op cannot be made: it raises
-``RuleNotUsedError``. (The custom op is not the route elsewhere: reverse-mode ``torch.func``
-transforms fail on custom ops in torch 2.13, and they have no forward-mode registration.)
+``RuleNotUsedError``. :func:`save` and :func:`load` wrap ``torch.export.save`` and ``load`` so
+that another process makes the same ops (same names) before it reads the program. (The custom
+op is not the route elsewhere: reverse-mode ``torch.func`` transforms fail on custom ops in torch
+2.13, they have no forward-mode registration, and an eager call through one costs 7-10x a
+native call at n = 10, ``benchmarks/torch_bridge.py``.)
 """
 
 from __future__ import annotations
@@ -595,7 +598,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
                 # functions see them in a backward formula. Some torch functions refuse a
                 # tensor that requires grad where they take a number (full's fill_value) or
                 # export it (numpy(), from_dlpack)
-                dyn = tuple(t.detach() for t in dyn)
+                dyn = tuple([t.detach() if t.requires_grad else t for t in dyn])
                 break
         if type(call.sp) is FlatSplit:
             args: tuple[Any, ...] = dyn
@@ -604,10 +607,13 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             args, kwargs = call.sp.rebuild(dyn)
             y, pullback = rrule(*args, **kwargs)
         keep = call.keep
-        if not isinstance(y, tuple):  # one output
+        if not isinstance(y, tuple):  # one output: _fresh(y, dyn, inputs, keep), inline
             if keep:
                 call.pullback = (pullback, None, args)
-            return _fresh(y, dyn, inputs, keep)
+            for d, i in zip(dyn, inputs):
+                if y is d:
+                    return i.view_as(i)
+            return y.detach() if keep and type(y) is torch.Tensor else _fresh(y, (), (), keep)
         if keep:
             call.pullback = (pullback, output_leaves(y)[1], args)
         return (
