@@ -88,6 +88,13 @@ def _is_dynamic(x: Any) -> bool:
     return isinstance(x, (torch.Tensor, np.ndarray))
 
 
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, torch.Tensor)
+
+
+_SIMPLE_CACHE = 64  # call structures kept per wrapped function (static values are part of one)
+
+
 def _inexact_leaf(x: Any) -> bool:
     if isinstance(x, torch.Tensor):
         return _inexact(x)
@@ -132,6 +139,7 @@ def wrap(f: Any) -> Any:
     # of the bridge's fixed cost at n = 10), an identity for forward(call, *dyn). Outside
     # torch.func transforms and torch.compile it then calls the C apply: call that directly
     c_apply = {fn: super(torch.autograd.Function, fn).apply for fn in (plain, with_jvp)}
+    simple: dict[Any, SimpleSplit] = {}  # simple_key -> the call's split, without tensors
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -146,7 +154,16 @@ def wrap(f: Any) -> Any:
             else:  # the common call: no walk of the arguments
                 sp, dyn = flat_split(len(args)), args
         if sp is None:
-            sp, dyn = _split_call(rules, args, kwargs)
+            # a call of tensors and static scalars (sum(x, axis=0), x * 2.0): its split is made
+            # once per structure (SimpleSplit); any other walks its arguments
+            key = simple_key(args, kwargs, _is_tensor)
+            sp = simple.get(key) if key is not None else None
+            if sp is not None:
+                dyn = tuple([args[i] for i in sp.dynamic])
+            else:
+                sp, dyn = _split_call(rules, args, kwargs)
+                if key is not None and len(simple) < _SIMPLE_CACHE:
+                    simple[key] = SimpleSplit.of(sp, args, kwargs)
         if _is_exporting():
             return _exported_call(rules, sp, dyn)
         if _functorch_active():
@@ -168,6 +185,7 @@ def wrap(f: Any) -> Any:
 
     opaque = _opaque(wrapped, rules.name)
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
+    wrapped.__chainrules_splits__ = simple  # type: ignore[attr-defined]
     return wrapped
 
 
@@ -290,7 +308,7 @@ def _op_name(rules: Rules, sp: Split) -> str:
     # choice among a function's aliases (torch.exp, array_api_compat.torch.exp) depends on
     # what the process imported first
     fname = qualified_name(rules.f)
-    text = repr((fname, sp.skeleton, static, sp.dynamic, type(sp).__name__))
+    text = repr((fname, sp.skeleton, static, sp.dynamic))  # (the same for every Split class)
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
     short = re.sub(r"\W", "_", fname)
     return f"chainrules::{short}_{digest}"
@@ -682,6 +700,12 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             res: list[Any] = [None]
             for k in range(1, sp.nargs + 1):
                 res.append(flat_cotangent(cts[k], saved[k - 1], k - 1) if need[k] else None)
+            return tuple(res)
+        if type(sp) is SimpleSplit:  # tensor k is positional argument dynamic[k]
+            cts = pullback(bar) if any(need) else None
+            res = [None]
+            for k, pos in enumerate(sp.dynamic, 1):
+                res.append(flat_cotangent(cts[pos + 1], saved[k - 1], pos) if need[k] else None)
             return tuple(res)
         dyn = saved[: len(sp.dynamic)]
         wanted = {sp.arg_of[pos] for k, pos in enumerate(sp.dynamic, 1) if need[k]}
