@@ -36,6 +36,7 @@ __all__ = [
     "FlatSplit",
     "KeywordDerivativeError",
     "Rules",
+    "SimpleSplit",
     "Split",
     "bind_keywords",
     "check_leaf",
@@ -44,6 +45,7 @@ __all__ = [
     "flat_split",
     "keyword_error",
     "output_leaves",
+    "simple_key",
     "split",
     "static_key",
     "tangent_output_leaves",
@@ -267,6 +269,75 @@ def flat_split(n: int) -> Split:
             skeleton, [None] * n, list(range(n)), list(range(n)), n, [None] * n
         )
     return sp
+
+
+class SimpleSplit(Split):
+    """The split of a call whose positional arguments are each one leaf -- an array or a static
+    scalar -- and whose keyword arguments are static (``sum(x, axis=0)``, ``x * 2.0``): made
+    once per call structure (:func:`simple_key`) from :func:`split`'s, with no array in it, and
+    reused. Its ``rebuild`` fills the arrays into a template of the positional arguments and
+    returns the keyword arguments as they are, with no walk of a skeleton; the ``i``-th dynamic
+    leaf is the positional argument ``dynamic[i]``."""
+
+    template: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = {}  # noqa: RUF012 -- set per instance by of()
+
+    @classmethod
+    def of(cls, sp: Split, args: tuple[Any, ...], kwargs: dict[str, Any]) -> SimpleSplit:
+        """``sp`` (``split(args, kwargs, ...)``) with its arrays left out."""
+        dyn = set(sp.dynamic)
+        leaves = [None if i in dyn else v for i, v in enumerate(sp.leaves)]
+        out = cls(sp.skeleton, leaves, list(sp.dynamic), list(sp.arg_of), sp.nargs, list(sp.kw_of))
+        out.template = tuple(None if i in dyn else a for i, a in enumerate(args))
+        out.kwargs = dict(kwargs)
+        return out
+
+    def rebuild(self, dynamic_values: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        args = list(self.template)
+        for i, v in zip(self.dynamic, dynamic_values, strict=True):
+            args[i] = v
+        return tuple(args), self.kwargs
+
+
+_KEY_SCALARS = frozenset((type(None), bool, int, float, str))
+
+
+def simple_key(
+    args: tuple[Any, ...], kwargs: dict[str, Any], is_array: Callable[[Any], bool]
+) -> Any:
+    """A key of a call's structure for a :class:`SimpleSplit`: each positional argument an
+    array (``is_array``) or a static scalar (``None``, ``bool``, ``int``, ``float``, ``str``),
+    each keyword argument a static scalar or a tuple of ints; the scalars with their types and
+    values (a float's sign too: ``-0.0 == 0.0``). ``None`` for any other call (a NaN, a
+    container, an array by keyword: the general :func:`split`)."""
+    parts: list[Any] = []
+    for a in args:
+        t = type(a)
+        if t in _KEY_SCALARS:
+            if t is float and (a != a or a == 0.0):  # NaN: no key; -0.0 vs 0.0
+                if a != a:
+                    return None
+                parts.append((t, str(a)))
+            else:
+                parts.append((t, a))
+        elif is_array(a):
+            parts.append(None)
+        else:
+            return None
+    for k, v in kwargs.items():
+        t = type(v)
+        if t in _KEY_SCALARS:
+            if t is float and (v != v or v == 0.0):
+                if v != v:
+                    return None
+                parts.append((k, t, str(v)))
+            else:
+                parts.append((k, t, v))
+        elif t is tuple and all(type(e) is int for e in v):
+            parts.append((k, t, v))
+        else:
+            return None
+    return tuple(parts)
 
 
 def static_key(sp: Split) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from .namespaces import dtype_kind, namespace_of
+from .namespaces import _DEVICE_ATTR, device_of, dtype_kind, namespace_of
 from .tangents import AbstractZero, NoTangent, Tangent, unthunk
 
 __all__ = ["ProjectTo", "project"]
@@ -38,7 +38,17 @@ class ProjectTo:
     ((3, 1), dtype('float32'))
     """
 
-    __slots__ = ("_check_device", "_fast", "_parts", "device", "dtype", "kind", "shape", "xp")
+    __slots__ = (
+        "_check_device",
+        "_fast",
+        "_fast_device",
+        "_parts",
+        "device",
+        "dtype",
+        "kind",
+        "shape",
+        "xp",
+    )
 
     shape: tuple[int, ...]
     dtype: Any
@@ -50,6 +60,8 @@ class ProjectTo:
         self._parts: tuple[ProjectTo, ...] | None = None
         t = type(x)
         self._fast: type | None = None  # a cotangent of this type may take the fast path
+        # ... and of this type, when on the primal's device (an array with a .device attribute)
+        self._fast_device: type | None = None
         if t is np.ndarray or isinstance(x, np.generic):  # the hot path: no device, no lookup
             self.xp = xp
             self.shape = x.shape
@@ -61,30 +73,39 @@ class ProjectTo:
             # scalar's cotangent is a NumPy scalar of its type (what the operations give)
             self._fast = t if self.kind in "fc" else None
             return
-        if t in _SCALAR_TYPES:
-            self.kind = "f" if t is float else "c" if t is complex else "i"
-            self.shape = ()
-            self.dtype = None  # a Python scalar keeps the cotangent's own (array) dtype
-            self.xp = xp
-            self.device = None
-            self._check_device = False
-            return
-        if isinstance(x, (tuple, list)):
-            self._parts = tuple(ProjectTo(e, xp) for e in x)
-            self.kind, self.shape, self.dtype, self.xp, self.device = "t", (), None, xp, None
-            self._check_device = False
-            return
+        attr = _DEVICE_ATTR.get(t)  # an array type whose device is its .device (torch's)
+        if not attr:
+            if t in _SCALAR_TYPES:
+                self.kind = "f" if t is float else "c" if t is complex else "i"
+                self.shape = ()
+                self.dtype = None  # a Python scalar keeps the cotangent's own (array) dtype
+                self.xp = xp
+                self.device = None
+                self._check_device = False
+                return
+            if isinstance(x, (tuple, list)):
+                self._parts = tuple(ProjectTo(e, xp) for e in x)
+                self.kind, self.shape, self.dtype, self.xp, self.device = "t", (), None, xp, None
+                self._check_device = False
+                return
         self.xp = xp if xp is not None else namespace_of(x)
         self.shape = tuple(x.shape)
         self.dtype = x.dtype
         self.kind = dtype_kind(x.dtype, self.xp)
         # NumPy arrays all live on the CPU; other libraries are checked (a JAX tracer's device is
         # None inside jit, and then nothing is checked)
-        if array_api_compat.is_numpy_array(x):
+        if attr:
+            self.device = x.device
+            self._check_device = self.device is not None
+            # a cotangent of the type, shape, dtype and device: returned as it is, as NumPy's
+            self._fast_device = t if self._check_device and self.kind in "fc" else None
+        elif array_api_compat.is_numpy_array(x):
             self.device, self._check_device = None, False
         else:
-            self.device = array_api_compat.device(x)
+            self.device = device_of(x)  # (which records whether t reads its .device)
             self._check_device = self.device is not None
+            if self._check_device and self.kind in "fc" and _DEVICE_ATTR.get(t):
+                self._fast_device = t
 
     @property
     def differentiable(self) -> bool:
@@ -96,6 +117,13 @@ class ProjectTo:
         ``docs/conventions.md``, "Reverse-mode chunks") are kept: only the broadcast axes after
         them are summed."""
         if type(dx) is self._fast and dx.shape == self.shape and dx.dtype == self.dtype:  # type: ignore[attr-defined]
+            return dx
+        if (
+            type(dx) is self._fast_device
+            and dx.shape == self.shape  # type: ignore[attr-defined]
+            and dx.dtype == self.dtype  # type: ignore[attr-defined]
+            and dx.device == self.device  # type: ignore[attr-defined]
+        ):
             return dx
         kind = self.kind
         if kind == "i" or kind == "b":
@@ -127,7 +155,7 @@ class ProjectTo:
             dx = xp.real(dx)
         if self.dtype is not None and dx.dtype != self.dtype:
             dx = xp.astype(dx, self.dtype)
-        if self._check_device and array_api_compat.device(dx) != self.device:
+        if self._check_device and device_of(dx) != self.device:
             dx = array_api_compat.to_device(dx, self.device)
         return dx
 

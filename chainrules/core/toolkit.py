@@ -43,7 +43,14 @@ from typing import Any
 
 import numpy as np
 
-from .namespaces import torch_compiling
+from .namespaces import (
+    _DEVICE_ATTR,
+    _numpy_namespace,
+    device_of,
+    dtype_kind,
+    namespace_of,
+    torch_compiling,
+)
 from .signature import Signature, signature  # the binding of arguments, part of the toolkit
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 
@@ -108,6 +115,11 @@ def output(y: Any) -> Any:
     if t is _ND:
         xp = _NUMPY_XP[0] if _NUMPY_XP else _numpy_xp()
         return Output(y.shape, y.dtype, t, xp, "numpy", None, True)
+    if _DEVICE_ATTR.get(t) and t is not Output:  # an array whose device is its .device
+        lib = _library(y)
+        device = y.device
+        cpu = bool(device.type == "cpu") if lib == "torch" else _on_cpu(y)
+        return Output(y.shape, y.dtype, t, namespace_of(y), lib, device, cpu)
     if t in _SCALARS or t is Output or isinstance(y, np.generic):  # a record is its own
         return y
     if isinstance(y, (tuple, list)):
@@ -115,15 +127,11 @@ def output(y: Any) -> Any:
     dtype = getattr(y, "dtype", None)
     if dtype is None:
         return y
-    from .namespaces import namespace_of
-
     lib = _library(y)
     device = cpu = None
     if lib not in ("", "numpy"):
-        import array_api_compat
-
         try:
-            device = array_api_compat.device(y)
+            device = device_of(y)
         except Exception:  # noqa: BLE001 -- a JAX tracer, a sharded array: no one device
             device = None
         cpu = _on_cpu(y)
@@ -134,8 +142,6 @@ _NUMPY_XP: list[Any] = []
 
 
 def _numpy_xp() -> Any:
-    from .namespaces import _numpy_namespace
-
     _NUMPY_XP.append(_numpy_namespace())
     return _NUMPY_XP[0]
 
@@ -143,8 +149,6 @@ def _numpy_xp() -> Any:
 def _xp_of(like: Any) -> Any:
     if type(like) is Output:
         return like.xp
-    from .namespaces import namespace_of
-
     return namespace_of(like)
 
 
@@ -208,7 +212,10 @@ def check_cotangent(
         yt = y.type
     if t in _SCALARS and y_shape == ():
         return _xp_of(y).asarray(y_bar, dtype=y_dtype)
-    if t is not _ND or yt is not _ND:  # NumPy for NumPy needs no check
+    if t is yt and _DEVICE_ATTR.get(t):  # torch for torch: bring() if the devices differ
+        if y_bar.device != y.device:
+            y_bar = bring(name, what, y_bar, y)
+    elif t is not _ND or yt is not _ND:  # NumPy for NumPy needs no check
         lib = _LIBRARY.get(t)
         if lib is None or lib != _LIBRARY.get(yt) or lib in _CHECKS_DEVICE:
             y_bar = bring(name, what, y_bar, y)
@@ -227,8 +234,6 @@ def check_cotangent(
 def _to_kind(v: Any, dt: Any, like: Any, dtype: Any) -> Any:
     """``v`` (of dtype ``dt``) brought to the dtype kind of ``like`` (of ``dtype``), as
     :func:`check_cotangent` documents; integer and boolean primals take any cotangent."""
-    from .namespaces import dtype_kind
-
     want = dtype_kind(dtype)
     if want not in "fc":
         return v
@@ -350,10 +355,8 @@ def bring(name: str, what: str, v: Any, like: Any) -> Any:
     lib = _library(v)
     if lib == lib_like:
         if lib in _CHECKS_DEVICE:
-            import array_api_compat
-
-            dv = array_api_compat.device(v)
-            dl = like.device if rec else array_api_compat.device(like)
+            dv = device_of(v)
+            dl = like.device if rec else device_of(like)
             if dv != dl:
                 raise TypeError(
                     f"{name}: {what} is on device {dv}, but the primal is on {dl} (both "
@@ -406,11 +409,16 @@ def zero_tangent(arg: Any) -> Any:
     dtype = getattr(arg, "dtype", None)
     if dtype is None or t is int or t is bool:
         return _NO
-    kind = getattr(dtype, "kind", None)
-    if kind is None:  # a non-NumPy dtype object (torch, array-api-strict)
-        from .namespaces import dtype_kind
-
-        kind = dtype_kind(dtype)
+    kind: Any
+    if isinstance(dtype, np.dtype):
+        kind = dtype.kind
+    else:  # torch's, array-api-strict's: dtype_kind's cache first (a getattr that misses
+        try:  # raises an AttributeError inside, 1 us on every call)
+            kind = dtype_kind(dtype)
+        except TypeError:
+            kind = getattr(dtype, "kind", None)
+            if kind is None:
+                raise
     return _ZERO if kind in ("f", "c") else _NO
 
 

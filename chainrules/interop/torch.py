@@ -48,15 +48,22 @@ op (``torch.library.custom_op``, named after the function and the call's static 
 whose ``register_fake`` runs the rrule on fake tensors and whose ``register_autograd`` backward is
 the rrule's pullback: a backward pass through the exported program uses the rules.
 ``torch.export(strict=True)`` traces with TorchDynamo, where the op cannot be made: it raises
-``RuleNotUsedError``. (The custom op is not the route elsewhere: reverse-mode ``torch.func``
-transforms fail on custom ops in torch 2.13, and they have no forward-mode registration.)
+``RuleNotUsedError``. :func:`save` and :func:`load` wrap ``torch.export.save`` and ``load`` so
+that another process makes the same ops (same names) before it reads the program. (The custom
+op is not the route elsewhere: reverse-mode ``torch.func`` transforms fail on custom ops in torch
+2.13, they have no forward-mode registration, and an eager call through one costs 7-10x a
+native call at n = 10, ``benchmarks/torch_bridge.py``.)
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
+import io
+import json
 import re
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -66,10 +73,11 @@ from torch._C._functorch import unwrap_if_dead as _unwrap_if_dead
 from torch.autograd import forward_ad
 
 from ..core.calls import *
+from ..core.namespaces import qualified_name
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._derived import complete
 
-__all__ = ["KeywordDerivativeError", "RuleNotUsedError", "wrap"]
+__all__ = ["KeywordDerivativeError", "RuleNotUsedError", "load", "save", "wrap"]
 
 
 class RuleNotUsedError(RuntimeError):
@@ -78,6 +86,13 @@ class RuleNotUsedError(RuntimeError):
 
 def _is_dynamic(x: Any) -> bool:
     return isinstance(x, (torch.Tensor, np.ndarray))
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, torch.Tensor)
+
+
+_SIMPLE_CACHE = 64  # call structures kept per wrapped function (static values are part of one)
 
 
 def _inexact_leaf(x: Any) -> bool:
@@ -124,6 +139,7 @@ def wrap(f: Any) -> Any:
     # of the bridge's fixed cost at n = 10), an identity for forward(call, *dyn). Outside
     # torch.func transforms and torch.compile it then calls the C apply: call that directly
     c_apply = {fn: super(torch.autograd.Function, fn).apply for fn in (plain, with_jvp)}
+    simple: dict[Any, SimpleSplit] = {}  # simple_key -> the call's split, without tensors
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -138,16 +154,16 @@ def wrap(f: Any) -> Any:
             else:  # the common call: no walk of the arguments
                 sp, dyn = flat_split(len(args)), args
         if sp is None:
-            args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
-            sp = split(args, kwargs, _is_dynamic)
-            dyn = tuple(
-                torch.as_tensor(sp.leaves[i])
-                if isinstance(sp.leaves[i], np.ndarray)
-                else sp.leaves[i]
-                for i in sp.dynamic
-            )
-            for k, kw in sp.keyword_leaves(unbound):
-                _check_keyword_leaf(rules.name, kw, dyn[k])
+            # a call of tensors and static scalars (sum(x, axis=0), x * 2.0): its split is made
+            # once per structure (SimpleSplit); any other walks its arguments
+            key = simple_key(args, kwargs, _is_tensor)
+            sp = simple.get(key) if key is not None else None
+            if sp is not None:
+                dyn = tuple([args[i] for i in sp.dynamic])
+            else:
+                sp, dyn = _split_call(rules, args, kwargs)
+                if key is not None and len(simple) < _SIMPLE_CACHE:
+                    simple[key] = SimpleSplit.of(sp, args, kwargs)
         if _is_exporting():
             return _exported_call(rules, sp, dyn)
         if _functorch_active():
@@ -169,7 +185,36 @@ def wrap(f: Any) -> Any:
 
     opaque = _opaque(wrapped, rules.name)
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
+    wrapped.__chainrules_splits__ = simple  # type: ignore[attr-defined]
     return wrapped
+
+
+def _split_call(rules: Rules, args: Any, kwargs: Any) -> tuple[Split, tuple[Any, ...]]:
+    """A call's split and its dynamic leaves as tensors (NumPy arrays converted), floating
+    tensors in keyword arguments moved to their positions, and a ``KeywordDerivativeError`` for
+    one that cannot move and needs a derivative."""
+    args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
+    sp = split(args, kwargs, _is_dynamic)
+    dyn = tuple(
+        torch.as_tensor(sp.leaves[i]) if isinstance(sp.leaves[i], np.ndarray) else sp.leaves[i]
+        for i in sp.dynamic
+    )
+    for k, kw in sp.keyword_leaves(unbound):
+        _check_keyword_leaf(rules.name, kw, dyn[k])
+    return sp, dyn
+
+
+def _custom_op_route(f: Any) -> Any:
+    """``f`` called through the custom op that ``torch.export`` records for it
+    (:func:`_exported_call`), eagerly too: the route ``benchmarks/torch_bridge.py`` times beside
+    the ``autograd.Function`` one, and which the tests compare with it."""
+    rules = complete(find_rules(f, "torch"))
+
+    @functools.wraps(f)
+    def op_call(*args: Any, **kwargs: Any) -> Any:
+        return _exported_call(rules, *_split_call(rules, args, kwargs))
+
+    return op_call
 
 
 def _check_keyword_leaf(name: str, keyword: str, t: Any) -> None:
@@ -247,20 +292,25 @@ def _dynamo_call(opaque: Any, name: str, args: tuple[Any, ...], kwargs: Any) -> 
 
 # --- torch.export: a custom op per wrapped function and call structure -------------------------
 
-# op name -> (the rrule it calls, the op, [the type of its rule's output: None for one array])
-_OPS: dict[str, tuple[Any, Any, list[Any]]] = {}
+# op name -> (the rrule it calls, the op, [the type of its rule's output: None for one array],
+# the rules and the call's split, which save() writes down)
+_OPS: dict[str, tuple[Any, Any, list[Any], Rules, Split]] = {}
 
 
 def _op_name(rules: Rules, sp: Split) -> str:
     """A name for the custom op of ``rules``' function called with ``sp``'s structure: the
     function's name and a digest of the static parts of the call (the tree of the arguments and
     every leaf that is not a tensor), the same in every process where those have the same
-    ``repr``."""
+    ``repr`` (``tests/interop/test_torch_fresh.py`` exports in two processes)."""
     dynamic = set(sp.dynamic)
     static = [None if i in dynamic else leaf for i, leaf in enumerate(sp.leaves)]
-    text = repr((rules.name, sp.skeleton, static, sp.dynamic, type(sp).__name__))
+    # the function's own module and name, not rules.name: that one is the table's, whose
+    # choice among a function's aliases (torch.exp, array_api_compat.torch.exp) depends on
+    # what the process imported first
+    fname = qualified_name(rules.f)
+    text = repr((fname, sp.skeleton, static, sp.dynamic))  # (the same for every Split class)
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
-    short = re.sub(r"\W", "_", rules.name)
+    short = re.sub(r"\W", "_", fname)
     return f"chainrules::{short}_{digest}"
 
 
@@ -277,7 +327,7 @@ def _exported_call(rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
         entry = _OPS.get(f"{name}_{k}")
     if k > 1:
         name = f"{name}_{k}"
-    op, out_kind = _make_op(name, rules, sp) if entry is None else entry[1:]
+    op, out_kind = _make_op(name, rules, sp) if entry is None else entry[1:3]
     outs = op(list(dyn))
     kind = out_kind[0]
     if kind is None:
@@ -326,8 +376,170 @@ def _make_op(name: str, rules: Rules, sp: Split) -> tuple[Any, list[Any]]:
     op = torch.library.custom_op(name, forward, mutates_args=())
     op.register_fake(forward)
     op.register_autograd(backward, setup_context=setup_context)
-    _OPS[name] = (rrule, op, out_kind)
+    _OPS[name] = (rrule, op, out_kind, rules, sp)
     return op, out_kind
+
+
+# --- torch.export.save / load: the custom ops written down, and made again before loading -------
+
+_SPEC = "chainrules_ops.json"  # the extra file of a saved program that lists its ops
+
+
+def save(ep: Any, f: Any, **kwargs: Any) -> None:
+    """``torch.export.save(ep, f)``, with the bridge's custom ops in ``ep`` written down beside
+    it (an extra file: each op's function, by its importable name, and its call's static
+    structure) so that :func:`load` in another process makes them again before loading: a
+    loaded program's backward pass calls the rules. Raises ``ValueError`` naming the function
+    when it or a static argument cannot be written down (a function defined in a closure, a
+    NumPy dtype)."""
+    ops: dict[str, Any] = {}
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or getattr(node.target, "namespace", None) != "chainrules":
+            continue
+        name = node.target._schema.name  # "chainrules::<function>_<digest>"
+        entry = _OPS.get(name)
+        if entry is None:
+            raise ValueError(f"chainrules.interop.torch.save: {name} is not an op of this process")
+        rules, sp = entry[3], entry[4]
+        ops[name] = {"function": _importable(rules), "call": _encode_call(rules.name, sp)}
+    extra = dict(kwargs.pop("extra_files", None) or {})
+    extra[_SPEC] = json.dumps(ops)
+    torch.export.save(ep, f, extra_files=extra, **kwargs)
+
+
+def load(f: Any, **kwargs: Any) -> Any:
+    """``torch.export.load(f)`` of a program saved by :func:`save`: each custom op it lists is
+    made again from its function's rules (imported by name) and its call's structure, under the
+    same name -- op names are a digest of the function's name and the call's static structure,
+    the same in every process; a mismatch (the rules or the function changed) raises."""
+    if isinstance(f, (str, bytes)) or hasattr(f, "__fspath__"):
+        with open(f, "rb") as fh:
+            data = fh.read()
+    else:
+        data = f.read()
+    # the list of ops first, straight from the archive (a zip): torch.export.load cannot read
+    # the program before its ops exist
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        listed = [n for n in z.namelist() if n.rsplit("/", 1)[-1] == _SPEC]
+        spec_text = z.read(listed[0]).decode() if listed else "{}"
+    for name, spec in json.loads(spec_text).items():
+        if name in _OPS:
+            continue
+        module, _, qual = spec["function"].partition(":")
+        fn = _resolve(module, qual)
+        if fn is None:
+            raise ValueError(
+                f"chainrules.interop.torch.load: the program's op {name} calls {module}.{qual}, "
+                "which this process cannot import"
+            )
+        rules = complete(find_rules(fn, "torch"))
+        sp = _decode_call(spec["call"])
+        base = _op_name(rules, sp)
+        if name != base and not re.fullmatch(re.escape(base) + r"_\d+", name):
+            raise ValueError(
+                f"chainrules.interop.torch.load: the program's op {name} is not what "
+                f"{rules.name} called this way gives in this process ({base}): its rules or "
+                "its name changed since it was saved"
+            )
+        _make_op(name, rules, sp)
+    return torch.export.load(io.BytesIO(data), **kwargs)
+
+
+def _importable(rules: Rules) -> str:
+    """``module:qualname`` by which another process finds ``rules.f``: its own ``__module__``
+    and ``__qualname__``, else a split of its chainrules name (``array_api_compat.torch.exp`` is
+    ``torch.exp``, whose qualname is a class's)."""
+    f = rules.f
+    module, qual = getattr(f, "__module__", None) or "", getattr(f, "__qualname__", "")
+    parts = rules.name.split(".")
+    candidates = [(module, qual)] + [
+        (".".join(parts[:i]), ".".join(parts[i:])) for i in range(len(parts) - 1, 0, -1)
+    ]
+    for module, qual in candidates:
+        if module and qual and "<" not in qual and _resolve(module, qual) is f:
+            return f"{module}:{qual}"
+    raise ValueError(
+        f"chainrules.interop.torch.save: {rules.name} cannot be found again by a name in "
+        "another process; wrap a function defined at a module's top level"
+    )
+
+
+def _resolve(module: str, qual: str) -> Any:
+    try:
+        found: Any = importlib.import_module(module)
+        for part in qual.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return found
+
+
+_TREES = {"tuple": tuple, "list": list, "dict": dict}
+
+
+def _encode_call(name: str, sp: Split) -> Any:
+    def tree(d: Any) -> Any:
+        if d is None:
+            return None
+        t, keys, children = d
+        kind = next((k for k, v in _TREES.items() if v is t), None)
+        if kind is None or (keys is not None and not all(type(k) is str for k in keys)):
+            raise ValueError(
+                f"chainrules.interop.torch.save: a call of {name} has an argument of type "
+                f"{t.__name__}, which cannot be written down (tuples, lists, dicts only)"
+            )
+        return [kind, None if keys is None else list(keys), [tree(c) for c in children]]
+
+    dynamic = set(sp.dynamic)
+    leaves = [None if i in dynamic else _encode_leaf(name, v) for i, v in enumerate(sp.leaves)]
+    return {
+        "flat": type(sp) is FlatSplit,
+        "tree": tree(sp.skeleton),
+        "leaves": leaves,
+        "dynamic": list(sp.dynamic),
+        "arg_of": list(sp.arg_of),
+        "nargs": sp.nargs,
+        "kw_of": list(sp.kw_of),
+    }
+
+
+def _encode_leaf(name: str, v: Any) -> Any:
+    if v is None or type(v) in (bool, int, float, str):
+        return {"v": v}
+    if type(v) is slice:
+        return {"slice": [_encode_leaf(name, e) for e in (v.start, v.stop, v.step)]}
+    if v is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(v, torch.dtype):
+        return {"dtype": str(v).removeprefix("torch.")}
+    raise ValueError(
+        f"chainrules.interop.torch.save: a call of {name} has the static argument {v!r}, "
+        "which cannot be written down (None, bool, int, float, str, slice, ..., torch dtypes)"
+    )
+
+
+def _decode_leaf(e: Any) -> Any:
+    if "v" in e:
+        return e["v"]
+    if "slice" in e:
+        return slice(*(_decode_leaf(p) for p in e["slice"]))
+    if "ellipsis" in e:
+        return Ellipsis
+    return getattr(torch, e["dtype"])
+
+
+def _decode_call(c: Any) -> Split:
+    if c["flat"]:
+        return flat_split(c["nargs"])
+
+    def tree(d: Any) -> Any:
+        if d is None:
+            return None
+        kind, keys, children = d
+        return (_TREES[kind], None if keys is None else tuple(keys), tuple(map(tree, children)))
+
+    leaves = [None if e is None else _decode_leaf(e) for e in c["leaves"]]
+    return Split(tree(c["tree"]), leaves, c["dynamic"], c["arg_of"], c["nargs"], c["kw_of"])
 
 
 class _Call:
@@ -404,7 +616,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
                 # functions see them in a backward formula. Some torch functions refuse a
                 # tensor that requires grad where they take a number (full's fill_value) or
                 # export it (numpy(), from_dlpack)
-                dyn = tuple(t.detach() for t in dyn)
+                dyn = tuple([t.detach() if t.requires_grad else t for t in dyn])
                 break
         if type(call.sp) is FlatSplit:
             args: tuple[Any, ...] = dyn
@@ -413,10 +625,13 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             args, kwargs = call.sp.rebuild(dyn)
             y, pullback = rrule(*args, **kwargs)
         keep = call.keep
-        if not isinstance(y, tuple):  # one output
+        if not isinstance(y, tuple):  # one output: _fresh(y, dyn, inputs, keep), inline
             if keep:
                 call.pullback = (pullback, None, args)
-            return _fresh(y, dyn, inputs, keep)
+            for d, i in zip(dyn, inputs):
+                if y is d:
+                    return i.view_as(i)
+            return y.detach() if keep and type(y) is torch.Tensor else _fresh(y, (), (), keep)
         if keep:
             call.pullback = (pullback, output_leaves(y)[1], args)
         return (
@@ -485,6 +700,12 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             res: list[Any] = [None]
             for k in range(1, sp.nargs + 1):
                 res.append(flat_cotangent(cts[k], saved[k - 1], k - 1) if need[k] else None)
+            return tuple(res)
+        if type(sp) is SimpleSplit:  # tensor k is positional argument dynamic[k]
+            cts = pullback(bar) if any(need) else None
+            res = [None]
+            for k, pos in enumerate(sp.dynamic, 1):
+                res.append(flat_cotangent(cts[pos + 1], saved[k - 1], pos) if need[k] else None)
             return tuple(res)
         dyn = saved[: len(sp.dynamic)]
         wanted = {sp.arg_of[pos] for k, pos in enumerate(sp.dynamic, 1) if need[k]}

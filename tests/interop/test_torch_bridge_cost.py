@@ -164,3 +164,74 @@ def test_an_output_modified_in_place_is_refused_as_torch_refuses_it() -> None:
         y.mul_(2)
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             torch.autograd.grad(y.sum(), x)
+
+
+def test_the_projectors_fast_path_keeps_the_device_check() -> None:
+    # a cotangent of the primal's type, shape and dtype on the primal's device is returned as
+    # it is (no array-api-compat device() chain); one on another device is not, and the
+    # cotangent check refuses it naming both devices
+    from chainrules.core.toolkit import check_cotangent
+
+    x = torch.ones(3, dtype=torch.float64)
+    g = torch.full((3,), 2.0, dtype=torch.float64)
+    p = cr.ProjectTo(x)
+    assert p(g) is g
+    meta = torch.ones(3, dtype=torch.float64, device="meta")
+    try:
+        out = p(meta)
+    except NotImplementedError:  # moving a meta tensor to the CPU: it has no data
+        out = None
+    assert out is not meta
+    with pytest.raises(TypeError, match="device meta"):
+        check_cotangent("f", meta, x)
+
+
+def test_a_call_with_static_arguments_is_split_once_per_structure() -> None:
+    # sum(x, axis=0), x * 2.0: the split is made on the first call of a structure and reused
+    # (SimpleSplit); each call still gets its own static values, and the cache holds no tensor
+    import weakref
+
+    import array_api_compat.torch as ctorch
+
+    from chainrules.core.calls import SimpleSplit
+
+    s, mul = crtorch.wrap(ctorch.sum), crtorch.wrap(ctorch.multiply)
+    x = torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=torch.float64, requires_grad=True)
+    for axis in (0, 1, 0, (0, 1), None):
+        y = s(x, axis=axis)
+        torch.testing.assert_close(y, torch.sum(x.detach(), dim=axis))
+        (g,) = torch.autograd.grad(y, x, torch.ones_like(y))
+        torch.testing.assert_close(g, torch.ones_like(x))
+    v = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    for c in (2.0, 3.0, -0.0, 0.0, 2, True):
+        (g,) = torch.autograd.grad(mul(v, c), v, torch.ones(2, dtype=torch.float64))
+        want = torch.full((2,), float(c), dtype=torch.float64)
+        torch.testing.assert_close(g, want)
+        assert torch.equal(torch.signbit(g), torch.signbit(want))  # -0.0 is not 0.0's split
+    w = torch.tensor([3.0, 4.0], dtype=torch.float64, requires_grad=True)
+    (gw,) = torch.autograd.grad(mul(2.0, w), w, torch.ones(2, dtype=torch.float64))
+    torch.testing.assert_close(gw, torch.full((2,), 2.0, dtype=torch.float64))
+    ref = weakref.ref(x)
+    cached = s.__chainrules_splits__
+    assert len(cached) == 4 and all(type(v) is SimpleSplit for v in cached.values())
+    del x, y, g
+    assert ref() is None  # no split in the cache holds the tensor
+
+
+def test_the_simple_split_agrees_with_the_general_one() -> None:
+    # the same call through the cached split and through the general walk (a NumPy argument
+    # takes the walk): values and gradients agree, also for an integer positional tensor
+    import array_api_compat.torch as ctorch
+    import numpy as np
+
+    take = crtorch.wrap(ctorch.take)
+    x = torch.tensor([1.0, -2.0, 3.0, 5.0], dtype=torch.float64, requires_grad=True)
+    idx = torch.tensor([3, 0, 0])
+    for _ in range(2):  # the second call: from the cache
+        y1 = take(x, idx, axis=0)
+        y2 = take(x, np.asarray([3, 0, 0]), axis=0)
+        torch.testing.assert_close(y1, y2)
+        g1 = torch.autograd.grad(y1, x, torch.ones(3, dtype=torch.float64))[0]
+        g2 = torch.autograd.grad(y2, x, torch.ones(3, dtype=torch.float64))[0]
+        torch.testing.assert_close(g1, g2)
+        torch.testing.assert_close(g1, torch.tensor([2.0, 0.0, 0.0, 1.0], dtype=torch.float64))

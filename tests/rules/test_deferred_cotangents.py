@@ -169,8 +169,8 @@ def _count_adjoints(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     counting(matmul, "adjoint")
     counting(matmul, "_vector_bar")
-    counting(matmul, "_np_left_bar")
-    counting(matmul, "_np_right_bar")
+    counting(matmul, "_left_bar")
+    counting(matmul, "_right_bar")
     return calls
 
 
