@@ -257,7 +257,11 @@ def gather(xp: Any, t: Any, key: IndexKey, ndim: int) -> Any:
         e = key.entries
         if len(e) == ndim and ndim and all(type(i) is int for i in e):
             # one element selected by host ints: read it through size-1 slices (a guarded
-            # device array refuses x[i, j] as a scalar read; a GPU library keeps it on device)
+            # device array refuses x[i, j] as a scalar read; a GPU library keeps it on device);
+            # the lengths are host values, so the bounds are checked here, as x[i] does
+            for i, n in zip(e, t.shape):
+                if type(n) is int and not -n <= i < n:
+                    raise IndexError(f"index {i} is out of bounds for an axis of size {n}")
             return xp.reshape(t[tuple(slice(i, i + 1 or None) for i in e)], ())
         return _dask_gather(xp, t, key, e)
     chunk = tuple(t.shape[:nc])

@@ -208,7 +208,7 @@ _KEY_LIMITS = (
 )
 
 
-@register_rrule(operator.getitem, examples=_getitem_examples, generic=True, expect=_KEY_LIMITS)
+@specialise
 def getitem_rrule(x: Any, key: Any, /) -> tuple[Any, Any]:
     if isinstance(x, (tuple, list)):
         return _sequence_getitem_rrule(x, key)
@@ -217,6 +217,50 @@ def getitem_rrule(x: Any, key: Any, /) -> tuple[Any, Any]:
     y = numpy_result(gather(xp, x, k, x.ndim))  # x[key]: a single element read through a
     # size-1 slice, a NumPy scalar as NumPy gives
     return y, _gather_pullback("getitem", xp, x, y, k, (x, key))
+
+
+def _basic(key: Any) -> bool:
+    """``key`` is Python ints (not bools), slices, ``None`` and ``Ellipsis``, or one of them:
+    NumPy's basic indexing, which selects each element at most once."""
+    t = type(key)
+    if t is tuple:
+        return all(type(e) is int or type(e) is slice or e is None or e is Ellipsis for e in key)
+    return t is int or t is slice or key is None or key is Ellipsis
+
+
+@getitem_rrule.method("numpy")
+def _getitem_rrule_numpy(x: Any, key: Any, /) -> Any:
+    """A floating NumPy array and a basic key (:func:`_basic`): ``x[key]`` as NumPy computes it,
+    and for a NumPy cotangent of the output's shape and dtype the transpose written out, a zero
+    array with the cotangent written through the same key (a basic key selects each element at
+    most once, so the write is the scatter-add); any other cotangent goes to the generic
+    pullback, built then. The generic rule's key parsing, size-1 slices and scatter cost about
+    8 us around a sub-microsecond read at n=10, and ``x[0]``, ``x[1:]`` are the most common
+    operations of the population's test functions (``index`` spelling: 68 of 169 programs)."""
+    if type(x) is not np.ndarray or x.dtype.kind not in "fc" or not _basic(key):
+        return NotImplemented
+    y = x[key]
+    shape, dtype, y_shape = x.shape, x.dtype, np.shape(y)
+
+    def getitem_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any, Any]:
+        plain = not chunk and (type(y_bar) is np.ndarray or isinstance(y_bar, np.inexact))
+        if plain and y_bar.dtype == dtype and y_bar.shape == y_shape:
+            g = np.zeros(shape, dtype)
+            g[key] = y_bar
+            return NO, g, NO
+        # the generic pullback, from the records of x and y (this one keeps neither array)
+        xp = x_rec.xp
+        y_like = np.zeros(y_shape, dtype)  # y's shape and dtype, for the generic pullback's records
+        pb: Any = _gather_pullback("getitem", xp, x_rec, y_like, parse_key(xp, key), (x_rec, key))
+        return pb(y_bar, chunk=chunk) if chunk else pb(y_bar)
+
+    x_rec = output(x)
+    return y, getitem_pullback
+
+
+register_rrule(operator.getitem, examples=_getitem_examples, generic=True, expect=_KEY_LIMITS)(
+    getitem_rrule
+)
 
 
 @register_frule(operator.getitem, examples=_getitem_examples, generic=True)

@@ -3,6 +3,7 @@ reference, the duplicate-index convention and second derivatives."""
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from typing import Any
 
@@ -364,3 +365,46 @@ def test_numpy_take_of_a_0d_array(indices, kwargs) -> None:  # type: ignore[no-u
     assert np.shape(x_bar) == () and x_bar == np.size(y)
     test_rrule(np.take, x, indices, jit=False, **kwargs)
     test_frule(np.take, x, indices, jit=False, **kwargs)
+
+
+@pytest.mark.parametrize("generic", [False, True], ids=["numpy-method", "generic"])
+@pytest.mark.parametrize(("shape", "key"), [((3,), 5), ((3,), -4), ((2, 3), (1, 3))])
+def test_an_int_out_of_bounds_is_numpys_index_error(
+    generic: bool, shape: tuple[int, ...], key: Any
+) -> None:
+    """``x[5]`` of 3 elements raises an ``IndexError`` naming the index and the axis, as NumPy
+    does, on the NumPy method and on the generic path (which read it through a size-1 slice and
+    failed in a reshape before)."""
+    from chainrules.core.specialise import generic_only
+
+    x = np.zeros(shape)
+    scope = generic_only() if generic else contextlib.nullcontext()
+    with scope, pytest.raises(IndexError, match="out of bounds"):
+        cr.rrule(operator.getitem, x, key)
+
+
+@pytest.mark.parametrize(
+    "key", [0, -1, (1, 2), slice(1, None), (Ellipsis, None), (None, 0, slice(None, None, -2))]
+)
+def test_basic_keys_pull_back_every_cotangent_as_the_generic_rule(key: Any) -> None:
+    """The NumPy method's own transpose (a NumPy cotangent of the output's shape and dtype) and
+    its fallback to the generic pullback (another dtype, a complex cotangent, a Python float, a
+    wrong shape: the generic error) give what the generic rule gives."""
+    from chainrules.core.specialise import generic_only
+
+    x = np.arange(12.0).reshape(3, 4)
+    y, pb = cr.rrule(operator.getitem, x, key)
+    with generic_only():
+        y_ref, pb_ref = cr.rrule(operator.getitem, x, key)
+    assert type(y) is type(y_ref) and np.array_equal(y, y_ref)
+    shape = np.shape(y_ref)
+    rng = np.random.default_rng(0)
+    cts = [rng.standard_normal(shape), rng.standard_normal(shape).astype(np.float32)]
+    cts.append(cts[0] + 1j)
+    if shape == ():
+        cts.append(2.5)
+    for ct in cts:
+        got, want = pb(ct)[1], pb_ref(ct)[1]
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    with pytest.raises(ValueError, match="does not match"):
+        pb(np.ones((*shape, 2)))
