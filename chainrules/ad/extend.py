@@ -64,9 +64,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.namespaces import namespace_of
+from ..core.nondiff import non_differentiable
 from ..core.pytree import map_leaves
 from ..core.registry import find_frule, find_rrule, register_frule, register_rrule, traceable
-from ..core.scalar_rule import non_differentiable
 from ..core.tangents import AbstractZero, NoTangent, Thunk, ZeroTangent, unthunk
 from ._operators import _conj, as_tree
 from ._tracer import Tracer

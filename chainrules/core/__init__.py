@@ -3,6 +3,7 @@
 from .config import RuleConfig, rule_config, use_rule_config
 from .examples import Example, Expect
 from .namespaces import device_of, dtype_kind, is_array, namespace_of, scalar_kind
+from .nondiff import non_differentiable, zero_derivative
 from .projection import ProjectTo, project
 from .registry import (
     IntegerArgumentWarning,
@@ -29,7 +30,7 @@ from .scalar import (
     scalar_mode,
     set_default_scalar_mode,
 )
-from .scalar_rule import non_differentiable, scalar_rule, zero_derivative
+from .scalar_rule import scalar_rule
 from .scatter import scatter_add
 from .tangents import (
     AbstractZero,

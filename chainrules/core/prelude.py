@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .examples import Example, Expect
 from .namespaces import device_of, dtype_kind, is_array, namespace_of
+from .nondiff import non_differentiable, zero_derivative
 from .projection import ProjectTo
 from .registry import (
     register_frule,
@@ -18,7 +19,7 @@ from .registry import (
     register_rrule,
     traceable,
 )
-from .scalar_rule import finish_tangent, non_differentiable, scalar_rule, zero_derivative
+from .scalar_rule import finish_tangent, scalar_rule
 from .scatter import scatter_add
 from .specialise import specialise
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, is_zero, unthunk
