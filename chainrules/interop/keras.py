@@ -351,25 +351,26 @@ class _Torch(_Backend):
 
     def check_transforms(self, name: str, dyn: tuple[Any, ...]) -> None:
         torch = self.torch
+        # the first line says what and where (a cell of the matrix shows the first line only)
         instead = (
-            f"wrap {name} with chainrules.interop.torch.wrap where torch.func or forward mode "
+            f"\nWrap {name} with chainrules.interop.torch.wrap where torch.func or forward mode "
             "is needed: the same rules, through an autograd.Function that has both"
         )
         if torch._C._are_functorch_transforms_active():
             from ._functorch import transform_stack
 
             raise NotImplementedError(
-                f"chainrules.interop.keras: torch.func's {transform_stack()} of {name} (grad, "
-                "vjp and jacrev are grad; jacfwd is vmap of jvp): on the torch backend "
-                "keras.ops.custom_gradient is an autograd.Function without setup_context, "
-                f"which torch.func refuses; {instead}"
+                f"chainrules.interop.keras: torch.func's {transform_stack()} of {name}: "
+                "keras.ops.custom_gradient on torch is an autograd.Function without "
+                "setup_context, which torch.func refuses\n(grad, vjp and jacrev are grad; "
+                f"jacfwd is vmap of jvp.){instead}"
             )
         fwd = torch.autograd.forward_ad
         if fwd._current_level >= 0 and any(fwd.unpack_dual(t).tangent is not None for t in dyn):
             raise NotImplementedError(
                 f"chainrules.interop.keras: forward-mode AD (torch.autograd.forward_ad) of "
-                f"{name}: on the torch backend keras.ops.custom_gradient is an autograd.Function "
-                f"without jvp; {instead}"
+                f"{name}: keras.ops.custom_gradient on torch is an autograd.Function without "
+                f"jvp{instead}"
             )
 
     def opaque_call(self, eager: Any, name: str, args: Any, kwargs: Any) -> Any:

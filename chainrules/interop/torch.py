@@ -350,13 +350,14 @@ def _exported_transform_call(rules: Rules) -> Any:
     saved tensors) as a fake constant of the program, for its own functions too. Each transform
     unwinds its own level on the error: torch's state is left as it was."""
     stack = transform_stack()
+    # the first line says what and where (a cell of the matrix shows the first line only)
     raise RuleNotUsedError(
-        f"chainrules.interop.torch: torch.export of torch.func's {stack} around {rules.name} "
+        f"chainrules.interop.torch: torch.export of torch.func's {stack} around {rules.name}: "
+        "torch 2.13's export cannot trace the bridge inside a torch.func transform\n"
         "(torch.func.grad, vjp and jacrev are grad; jacfwd is vmap of jvp; hessian is jacfwd of "
-        "jacrev): torch 2.13's export cannot trace the bridge there, and records tensors made "
-        "inside a torch.func transform as constants of the program (its own functions' too). "
-        "Export the function itself and differentiate the exported program "
-        "(ep.module()(x).backward() or torch.autograd.grad: its backward is the rule's "
+        "jacrev.) It records tensors made inside a transform as constants of the program, for "
+        "torch's own functions too. Export the function itself and differentiate the exported "
+        "program (ep.module()(x).backward() or torch.autograd.grad: its backward is the rule's "
         "pullback), or torch.compile the transform"
     )
 
