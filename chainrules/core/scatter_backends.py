@@ -131,7 +131,8 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         out = dest + values.new_zeros(dest.shape)
         out[key.entries] += values
         return out
-    if key.axis is not None and len(key.entries) == dest.ndim > 1 and not torch_compiling():
+    compiling = torch_compiling()
+    if key.axis is not None and len(key.entries) == dest.ndim > 1 and not compiling:
         # a key spelling every axis as a full slice but one (take's key, x[:, idx]): index_add
         # along that axis, as torch's own index_select backward, so DTensor keeps the placement
         # of the other axes (an index_put is computed replicated). x[idx] keeps index_put, as
@@ -140,7 +141,7 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         sel = (*dest.shape[:ax], idx.shape[0], *dest.shape[ax + 1 :])
         idx = torch.where(idx < 0, idx + dest.shape[ax], idx)  # index_add takes no negatives
         return dest.index_add(ax, idx, torch.broadcast_to(values, sel))
-    if key.front:
+    if key.front and not compiling:
         # index_put_ takes a tuple of index tensors for the leading axes; the rest are whole
         idx = tuple(
             torch.as_tensor(e, device=dest.device) if type(e) is int else e
@@ -149,23 +150,23 @@ def _scatter_torch(xp: Any, dest: Any, key: IndexKey, values: Any) -> Any:
         )
         if lift is not None:
             idx = tuple(lift(e) for e in idx)
-        if torch_compiling():
-            # torch 2.13's inductor miscompiles the out-of-place forms below on CPU (index_add
-            # gives wrong sums, an accumulating index_put fails in codegen); this one it gets right
-            return dest.clone().index_put_(idx, values, accumulate=True)
         # out of place, so that torch.func.vmap can batch it
         return dest.index_put(idx, values, accumulate=True)
-    # any other key: flat positions from a grid indexed with the same key
+    # any other key, and every key under torch.compile: flat positions from a grid indexed with
+    # the same key. Compiled, a flat scatter_add: torch 2.13's inductor miscompiles the other
+    # forms on CPU -- index_add gives wrong sums, an accumulating index_put fails in codegen,
+    # and the forward-mode derivative of an accumulating index_put_ (jacfwd, hessian) is wrong
+    # (of torch's own indexing backward it crashes); this one it gets right under every
+    # torch.func transform (tests/interop/test_torch_transforms.py)
     grid = torch.arange(dest.numel(), device=dest.device).reshape(dest.shape)
     if lift is not None:
         grid = lift(grid)
-    flat = grid[key.entries]
-    vals = torch.broadcast_to(values, flat.shape).reshape(-1)
-    if torch_compiling():  # see above
-        out = dest.clone(memory_format=torch.contiguous_format)
-        out.view(-1).index_put_((flat.reshape(-1),), vals, accumulate=True)
-        return out
-    out = dest.reshape(-1).index_put((flat.reshape(-1),), vals, accumulate=True)
+    positions = grid[key.entries]
+    flat = positions.reshape(-1)
+    vals = torch.broadcast_to(values, positions.shape).reshape(-1)
+    if compiling:
+        return dest.reshape(-1).scatter_add(0, flat, vals).reshape(dest.shape)
+    out = dest.reshape(-1).index_put((flat,), vals, accumulate=True)
     return out.reshape(dest.shape)
 
 

@@ -39,13 +39,20 @@ Backends:
   ``custom_vjp``. JAX's cotangent of a complex input is the conjugate of chainrules', so the
   bridge conjugates on the way in and out. The output may be a tuple of arrays.
 * **torch**: ``keras.ops.custom_gradient`` is a ``torch.autograd.Function`` (Keras's
-  ``CustomGradientFunction``) whose ``backward`` passes one upstream gradient: the wrapped
-  function must return one tensor (a tuple output raises ``TypeError`` at the call). The rule gets
-  its inputs detached, and the backward pass calls the forward's pullback; when the backward is
-  itself recorded (``create_graph=True``), the rrule is recomputed from the saved inputs so that
-  PyTorch differentiates the pullback (second order). Keras's Function has no ``setup_context``
-  and no ``jvp``: ``torch.func`` transforms and forward-mode AD refuse it (PyTorch's errors).
-  Keras's ``jit_compile=True`` (``torch.compile`` of the train step) uses the rule.
+  ``CustomGradientFunction``) whose ``backward`` passes one upstream gradient: a function of
+  several outputs (a tuple, list or dict of tensors) has its floating outputs packed into one
+  tensor (raveled and concatenated: a copy), which the call unpacks into views outside the
+  Function (``_Packed``); floating outputs of two dtypes raise ``TypeError`` naming the function.
+  The rule gets its inputs detached, and the backward pass calls the forward's pullback; when the
+  backward is itself recorded (``create_graph=True``), the rrule is recomputed from the saved
+  inputs so that PyTorch differentiates the pullback (second order). Keras's Function has no
+  ``setup_context`` and no ``jvp``: under ``torch.func`` transforms and forward-mode AD the
+  bridge raises ``NotImplementedError`` naming the transformation (use
+  ``chainrules.interop.torch.wrap`` there). Under ``torch.compile`` (Keras's
+  ``jit_compile=True`` too) each call is one opaque node of TorchDynamo's graph, as in the torch
+  bridge (``torch._dynamo.nonstrict_trace``), which AOTAutograd traces by running the call on
+  fake tensors: Dynamo does not trace the rules' Python (where it broke the graph), and
+  ``fullgraph=True`` holds.
 
 ``f`` needs a registered rrule (``chainrules.NoRuleError`` naming ``f`` otherwise, at wrap
 time). Call a wrapped function inside a layer's ``call`` (or on eager tensors): Keras's
@@ -57,6 +64,7 @@ the wrapped function directly raises ``TypeError``.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -84,35 +92,40 @@ def wrap(f: Any) -> Any:
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         be = _backend(rules.name)
+        if be.compiling():
+            # TorchDynamo traces this call (torch.compile of a Keras model on the torch backend):
+            # it runs opaque to Dynamo, as the torch bridge's calls do
+            return be.opaque_call(eager, rules.name, args, kwargs)
         args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
         sp = split(args, kwargs, _is_dynamic)
         dyn = tuple(be.native(sp.leaves[i]) for i in sp.dynamic)
         for k, kw in sp.keyword_leaves(unbound):
             if be.inexact(dyn[k]) and be.may_differentiate(dyn[k]):
                 raise keyword_error("keras", rules.name, kw, be.differentiated)
-        return keras.ops.custom_gradient(_forward(rules, sp, be))(*dyn)
+        be.check_transforms(rules.name, dyn)
+        forward, finish = _forward(rules, sp, be)
+        return finish(keras.ops.custom_gradient(forward)(*dyn))
 
+    eager = _opaque(wrapped, rules.name)
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     return wrapped
 
 
-def _forward(rules: Rules, sp: Split, be: _Backend) -> Callable[..., Any]:
-    """The function given to ``keras.ops.custom_gradient``: the rrule on the dynamic leaves,
-    returning its output and a gradient function that calls the pullback."""
+def _forward(rules: Rules, sp: Split, be: _Backend) -> tuple[Callable[..., Any], Any]:
+    """The function given to ``keras.ops.custom_gradient`` -- the rrule on the dynamic leaves,
+    returning its output and a gradient function that calls the pullback -- and what turns that
+    function's result into the call's (on torch, several outputs travel packed, ``_Packed``)."""
     rrule = rules.rrule
     assert rrule is not None
     name = rules.name
+    packed: list[_Packed] = []  # set by forward, on torch, for a rule with several outputs
 
     def forward(*dyn: Any) -> Any:
         inputs = be.for_rule(dyn)
         args, kwargs = sp.rebuild(inputs)
         y, pullback = rrule(*args, **kwargs)
-        if be.one_output and isinstance(y, (tuple, list)):
-            raise TypeError(
-                f"chainrules.interop.keras: {name} returned {type(y).__name__} of "
-                f"{len(y)} outputs; on the {be.name} backend keras.ops.custom_gradient passes "
-                f"one upstream gradient, so a wrapped function must return one tensor"
-            )
+        pack = _Packed.of(be, name, y) if be.one_output else None
+        packed[:] = [] if pack is None else [pack]
         _, rebuild_out = output_leaves(y)
 
         def grad(*saved: Any, upstream: Any = None) -> tuple[Any, ...]:
@@ -125,7 +138,7 @@ def _forward(rules: Rules, sp: Split, be: _Backend) -> Callable[..., Any]:
                 # inputs; recompute it from the saved ones so that PyTorch differentiates it
                 rule_args, kwargs2 = sp.rebuild(saved)
                 _, pb = rrule(*rule_args, **kwargs2)
-            bars, _ = output_leaves(upstream)
+            bars = pack.cotangents(upstream) if pack is not None else output_leaves(upstream)[0]
             cts = sp.cotangents(pb(rebuild_out([be.ours(b) for b in bars])), rule_args)
             out: list[Any] = []
             for pos, p in zip(sp.dynamic, dyn, strict=True):
@@ -141,9 +154,75 @@ def _forward(rules: Rules, sp: Split, be: _Backend) -> Callable[..., Any]:
                 out.append(be.theirs(c))
             return tuple(out)
 
-        return be.output(y, inputs, dyn), grad
+        return (be.output(y, inputs, dyn) if pack is None else pack.packed), grad
 
-    return forward
+    def finish(out: Any) -> Any:
+        return packed[0].unpack(out) if packed else out
+
+    return forward, finish
+
+
+class _Packed:
+    """A rule's several outputs (a tuple, list or dict of tensors, nested) as the one tensor
+    that Keras's torch ``CustomGradientFunction`` may return: its ``backward`` takes one upstream
+    gradient. The floating and complex outputs, raveled and concatenated (detached: a copy), are
+    the packed tensor; the call's outputs are views of it (``unpack``, outside the Function, so
+    torch differentiates the unpacking), and the gradient function splits the packed upstream
+    gradient back into the outputs' cotangents (``cotangents``). Integer and boolean outputs have
+    no gradient: they are returned as the rule gave them, with zero cotangents."""
+
+    def __init__(self, torch: Any, leaves: list[Any], rebuild: Any, diff: list[int]) -> None:
+        self.torch, self.leaves, self.rebuild, self.diff = torch, leaves, rebuild, diff
+        self.packed = torch.cat([leaves[i].detach().reshape(-1) for i in diff])
+        self.sizes = [leaves[i].numel() for i in diff]
+
+    @classmethod
+    def of(cls, be: _Backend, name: str, y: Any) -> _Packed | None:
+        """``None`` for one tensor (or outputs none of which is floating); else ``y`` packed,
+        or a ``TypeError`` naming ``name`` when its floating outputs differ in dtype."""
+        torch = be.torch  # type: ignore[attr-defined]
+        if isinstance(y, torch.Tensor):
+            return None
+        leaves, rebuild = output_leaves(y)
+        diff = [i for i, v in enumerate(leaves) if isinstance(v, torch.Tensor) and be.inexact(v)]
+        if not diff:
+            return None
+        dtypes = sorted({str(leaves[i].dtype) for i in diff})
+        if len(dtypes) > 1:
+            raise TypeError(
+                f"chainrules.interop.keras: {name} returned outputs of dtypes "
+                f"{', '.join(dtypes)}; on the {be.name} backend keras.ops.custom_gradient passes "
+                "one upstream gradient, so the bridge packs a function's floating outputs into "
+                "one tensor, which needs them to share a dtype"
+            )
+        return cls(torch, leaves, rebuild, diff)
+
+    def cotangents(self, upstream: Any) -> list[Any]:
+        """The packed upstream gradient as one cotangent per output leaf."""
+        torch = self.torch
+        out = [torch.zeros_like(v) if isinstance(v, torch.Tensor) else None for v in self.leaves]
+        for i, piece in zip(self.diff, torch.split(upstream, self.sizes), strict=True):
+            out[i] = piece.reshape(self.leaves[i].shape)
+        return out
+
+    def unpack(self, out: Any) -> Any:
+        """The call's outputs, as the rule gave them, from the Function's packed output."""
+        leaves = list(self.leaves)
+        for i, piece in zip(self.diff, self.torch.split(out, self.sizes), strict=True):
+            leaves[i] = piece.reshape(self.leaves[i].shape)
+        return self.rebuild(leaves)
+
+
+def _opaque(wrapped: Any, name: str) -> Any:
+    """``wrapped``'s eager call, for TorchDynamo to record as one opaque node: one per ``wrap``,
+    defined outside any compiled region and named after the function (Dynamo's errors and graphs
+    name it), as the torch bridge's."""
+
+    def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return wrapped(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = "chainrules_keras_" + re.sub(r"\W", "_", name)
+    return call
 
 
 def _is_dynamic(x: Any) -> bool:
@@ -182,6 +261,17 @@ class _Backend:
 
     def inexact(self, x: Any) -> bool:
         raise NotImplementedError
+
+    def compiling(self) -> bool:
+        """Whether TorchDynamo traces the call (torch only)."""
+        return False
+
+    def opaque_call(self, eager: Any, name: str, args: Any, kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def check_transforms(self, name: str, dyn: tuple[Any, ...]) -> None:
+        """Raise, naming the transformation, where the backend would refuse Keras's
+        ``custom_gradient`` with an error of its own (torch: ``torch.func``, forward mode)."""
 
     def may_differentiate(self, x: Any) -> bool:
         raise NotImplementedError
@@ -255,6 +345,50 @@ class _Torch(_Backend):
 
     def may_differentiate(self, x: Any) -> bool:
         return bool(x.requires_grad)
+
+    def compiling(self) -> bool:
+        return bool(self.torch.compiler.is_dynamo_compiling())
+
+    def check_transforms(self, name: str, dyn: tuple[Any, ...]) -> None:
+        torch = self.torch
+        # the first line says what and where (a cell of the matrix shows the first line only)
+        instead = (
+            f"\nWrap {name} with chainrules.interop.torch.wrap where torch.func or forward mode "
+            "is needed: the same rules, through an autograd.Function that has both"
+        )
+        if torch._C._are_functorch_transforms_active():
+            from ._functorch import transform_stack
+
+            raise NotImplementedError(
+                f"chainrules.interop.keras: torch.func's {transform_stack()} of {name}: "
+                "keras.ops.custom_gradient on torch is an autograd.Function without "
+                "setup_context, which torch.func refuses\n(grad, vjp and jacrev are grad; "
+                f"jacfwd is vmap of jvp.){instead}"
+            )
+        fwd = torch.autograd.forward_ad
+        if fwd._current_level >= 0 and any(fwd.unpack_dual(t).tangent is not None for t in dyn):
+            raise NotImplementedError(
+                f"chainrules.interop.keras: forward-mode AD (torch.autograd.forward_ad) of "
+                f"{name}: keras.ops.custom_gradient on torch is an autograd.Function without "
+                f"jvp{instead}"
+            )
+
+    def opaque_call(self, eager: Any, name: str, args: Any, kwargs: Any) -> Any:
+        """The call under TorchDynamo, which does not trace the bridge's Python -- the rules, their
+        pullbacks, Keras's ``CustomGradientFunction``: it broke the graph on a scoped patch's
+        context manager, on objects a pullback holds, on SciPy's lookup -- but records one
+        opaque node (the torch bridge's ``nonstrict_trace`` call) that AOTAutograd traces by
+        running the eager call on fake tensors; the graph holds the rules' operations, forward
+        and backward. A Keras variable is passed as its value (a tensor of the graph)."""
+        import keras
+        import torch.utils._pytree as pytree
+
+        from .torch import _dynamo_call
+
+        args, kwargs = pytree.tree_map(
+            lambda x: x.value if isinstance(x, keras.Variable) else x, (args, kwargs)
+        )
+        return _dynamo_call(eager, name, args, kwargs)
 
     def for_rule(self, dyn: tuple[Any, ...]) -> tuple[Any, ...]:
         # the rule computes values, as a backward formula does: some torch functions refuse a

@@ -48,11 +48,15 @@ op (``torch.library.custom_op``, named after the function and the call's static 
 whose ``register_fake`` runs the rrule on fake tensors and whose ``register_autograd`` backward is
 the rrule's pullback: a backward pass through the exported program uses the rules.
 ``torch.export(strict=True)`` traces with TorchDynamo, where the op cannot be made: it raises
-``RuleNotUsedError``. :func:`save` and :func:`load` wrap ``torch.export.save`` and ``load`` so
-that another process makes the same ops (same names) before it reads the program. (The custom
-op is not the route elsewhere: reverse-mode ``torch.func`` transforms fail on custom ops in torch
-2.13, they have no forward-mode registration, and an eager call through one costs 7-10x a
-native call at n = 10, ``benchmarks/torch_bridge.py``.)
+``RuleNotUsedError``; so does ``torch.export`` of a ``torch.func`` transform (``grad``, ``vjp``,
+``jvp``, ``jacrev``, ``jacfwd``, ``hessian``, ``vmap``), naming the transforms: torch 2.13's
+export traces neither route there, and records tensors made inside a transform as constants of
+the program (``_exported_transform_call``). :func:`save` and :func:`load` wrap
+``torch.export.save`` and ``load`` so that another process makes the same ops (same names)
+before it reads the program. (The custom op is not the route elsewhere: reverse-mode
+``torch.func`` transforms fail on custom ops in torch 2.13, they have no forward-mode
+registration, and an eager call through one costs 7-10x a native call at n = 10,
+``benchmarks/torch_bridge.py``.)
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ from ..core.calls import *
 from ..core.namespaces import qualified_name
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._derived import complete
+from ._functorch import transform_stack
 
 __all__ = ["KeywordDerivativeError", "RuleNotUsedError", "load", "save", "wrap"]
 
@@ -165,6 +170,8 @@ def wrap(f: Any) -> Any:
                 if key is not None and len(simple) < _SIMPLE_CACHE:
                     simple[key] = SimpleSplit.of(sp, args, kwargs)
         if _is_exporting():
+            if _functorch_active():  # torch.export of a torch.func transform
+                return _exported_transform_call(rules)
             return _exported_call(rules, sp, dyn)
         if _functorch_active():
             # a torch.func transform's tensors sit outside the pullback's levels: the
@@ -333,6 +340,26 @@ def _exported_call(rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
     if kind is None:
         return outs[0]
     return kind(*outs) if hasattr(kind, "_fields") else kind(outs)
+
+
+def _exported_transform_call(rules: Rules) -> Any:
+    """Under ``torch.export`` of a ``torch.func`` transform: ``RuleNotUsedError`` naming the
+    transforms, before torch's own failure. Torch 2.13's export traces neither route there (the
+    custom op's autograd has no ``setup_context``; a Function under ``torch.func`` has no
+    pre-dispatch tracing), and records a tensor made inside a transform (``ones_like``, ``grad``'s
+    saved tensors) as a fake constant of the program, for its own functions too. Each transform
+    unwinds its own level on the error: torch's state is left as it was."""
+    stack = transform_stack()
+    # the first line says what and where (a cell of the matrix shows the first line only)
+    raise RuleNotUsedError(
+        f"chainrules.interop.torch: torch.export of torch.func's {stack} around {rules.name}: "
+        "torch 2.13's export cannot trace the bridge inside a torch.func transform\n"
+        "(torch.func.grad, vjp and jacrev are grad; jacfwd is vmap of jvp; hessian is jacfwd of "
+        "jacrev.) It records tensors made inside a transform as constants of the program, for "
+        "torch's own functions too. Export the function itself and differentiate the exported "
+        "program (ep.module()(x).backward() or torch.autograd.grad: its backward is the rule's "
+        "pullback), or torch.compile the transform"
+    )
 
 
 def _make_op(name: str, rules: Rules, sp: Split) -> tuple[Any, list[Any]]:

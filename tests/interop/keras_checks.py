@@ -148,6 +148,18 @@ def _sincos_rrule(x):  # type: ignore[no-untyped-def]
     return sincos(x), lambda g: (_NO, g[0] * xp.cos(x) - g[1] * xp.sin(x))
 
 
+def sincos_mixed(x):  # type: ignore[no-untyped-def]
+    """sin and cos of ``x``, the cosine in another floating dtype."""
+    xp = array_api_compat.array_namespace(x)
+    return xp.sin(x), xp.astype(xp.cos(x), xp.float64)
+
+
+@cr.register_rrule(sincos_mixed)
+def _sincos_mixed_rrule(x):  # type: ignore[no-untyped-def]
+    xp = array_api_compat.array_namespace(x)
+    return sincos_mixed(x), lambda g: (_NO, g[0] * xp.cos(x))
+
+
 def no_rule(x):  # type: ignore[no-untyped-def]
     return x
 
@@ -391,9 +403,12 @@ def check_second_order() -> None:
 
 def check_transformations() -> None:
     """JAX: ``vmap(grad)``, ``jacrev`` and ``hessian`` (forward over reverse) under ``jit`` give
-    the rule's values; ``jvp`` and ``jacfwd`` raise (a ``custom_vjp``). torch: ``torch.func.grad``,
-    ``torch.func.vmap`` and forward-mode AD raise (Keras's Function has neither
-    ``setup_context`` nor ``jvp``)."""
+    the rule's values; ``jvp`` and ``jacfwd`` raise (a ``custom_vjp``). torch:
+    ``torch.func.grad``, ``torch.func.vmap`` and forward-mode AD raise the bridge's
+    ``NotImplementedError`` naming the transformation and the function (Keras's Function has
+    neither ``setup_context`` nor ``jvp``: torch's own errors came from inside it), and leave
+    torch's state as it was; ``torch.compile(fullgraph=True)`` of a backward pass uses the rule
+    with no graph break (Dynamo broke the graph in the rules' Python)."""
     f = crk.wrap(cube)
     xs = tensor([[1.0, 2.0], [-1.0, 0.5]])
     want = 3 * 3 * to_numpy(xs) ** 2
@@ -411,28 +426,61 @@ def check_transformations() -> None:
         hess = jax.jit(jax.hessian(lambda v: jnp.sum(f(v))))(xs[0])
         np.testing.assert_allclose(to_numpy(hess), 3 * np.diag(6 * to_numpy(xs[0])), rtol=1e-6)
         return
-    with pytest.raises(RuntimeError, match="setup_context"):
+    with pytest.raises(NotImplementedError, match=r"torch.func's grad of .*cube.*setup_context"):
         torch.func.grad(lambda v: f(v).sum())(xs)
-    with pytest.raises(RuntimeError, match="setup_context"):
+    with pytest.raises(NotImplementedError, match=r"torch.func's vmap of .*cube"):
         torch.func.vmap(f)(xs)
     import torch.autograd.forward_ad as fwad
 
-    with pytest.raises(RuntimeError, match="jvp"), fwad.dual_level():
+    with (
+        pytest.raises(NotImplementedError, match=r"forward-mode AD .* of .*cube"),
+        fwad.dual_level(),
+    ):
         fwad.unpack_dual(f(fwad.make_dual(xs, torch.ones_like(xs))))
+    assert not torch._C._are_functorch_transforms_active()
+    # nothing left behind: a dual level opens, and the same function works eagerly
+    with fwad.dual_level():
+        pass
+    v = xs.clone().requires_grad_(True)
+    f(v).sum().backward()
+    np.testing.assert_allclose(to_numpy(v.grad), want, rtol=1e-6)
+    torch._dynamo.reset()  # a cold cache
+    v = xs.clone().requires_grad_(True)
+    torch.compile(lambda u: f(u).sum(), fullgraph=True, backend="aot_eager")(v).backward()
+    np.testing.assert_allclose(to_numpy(v.grad), want, rtol=1e-6)
 
 
 def check_tuple_output() -> None:
-    """A function of two outputs: JAX differentiates both; torch raises ``TypeError`` (Keras's
-    backward takes one upstream gradient)."""
+    """A function of two outputs: both are differentiated, on JAX (``custom_vjp`` takes a tuple)
+    and on torch, where Keras's ``backward`` takes one upstream gradient: the bridge packs the
+    outputs into one tensor (eagerly, under ``torch.compile(fullgraph=True)``, and to second
+    order). Outputs of two floating dtypes cannot be packed: ``TypeError`` naming the function."""
     f = crk.wrap(sincos)
     x = tensor([0.3, 1.1])
+    xv = to_numpy(x)
+    want = np.cos(xv) - 2 * np.sin(xv)
+
+    def loss(p: dict[str, Any]) -> Any:
+        s, c = f(p["x"])
+        return keras.ops.sum(s + 2 * c)
+
+    np.testing.assert_allclose(grads(loss, {"x": x})["x"], want, rtol=1e-6)
     if BACKEND == "jax":
-        g = grads(lambda p: keras.ops.sum(f(p["x"])[0] + 2 * f(p["x"])[1]), {"x": x})["x"]
-        xv = to_numpy(x)
-        np.testing.assert_allclose(g, np.cos(xv) - 2 * np.sin(xv), rtol=1e-6)
         return
-    with pytest.raises(TypeError, match=r"sincos returned tuple .* one upstream gradient"):
-        f(x)
+    s, c = f(x)
+    np.testing.assert_allclose(to_numpy(s), np.sin(xv), rtol=1e-6)
+    np.testing.assert_allclose(to_numpy(c), np.cos(xv), rtol=1e-6)
+    torch._dynamo.reset()
+    v = x.clone().requires_grad_(True)
+    torch.compile(lambda u: loss({"x": u}), fullgraph=True, backend="aot_eager")(v).backward()
+    np.testing.assert_allclose(to_numpy(v.grad), want, rtol=1e-6)
+    # second order: d/dx (cos x - 2 sin x) = -sin x - 2 cos x
+    h = torch.autograd.functional.hessian(lambda u: loss({"x": u}), x)
+    np.testing.assert_allclose(to_numpy(h), np.diag(-np.sin(xv) - 2 * np.cos(xv)), rtol=1e-5)
+    with pytest.raises(
+        TypeError, match=r"sincos_mixed returned outputs of dtypes .*float32, .*float64"
+    ):
+        crk.wrap(sincos_mixed)(x)
 
 
 def check_complex_input() -> None:

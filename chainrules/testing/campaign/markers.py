@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.namespaces import qualified_name
 from .family_markers import FAMILY_MARKERS
 from .keras_cells import ENGINES as KERAS_ENGINES
 from .keras_cells import TRANSFORMS as KERAS_TRANSFORMS
@@ -284,7 +285,8 @@ def docs_page(known: dict[str, dict[str, str]]) -> str:
         "call (an array by keyword, every array by keyword, a pytree argument, two outputs, "
         "integer arguments) and the rule families (a rule of each family of the registry, "
         "called through a marker that delegates to it, and a user's rule with only an rrule or "
-        "only an frule). How the markers work: `chainrules.testing.campaign.markers`.",
+        "only an frule); in a message, `f` is the marker. How the markers work: "
+        "`chainrules.testing.campaign.markers`.",
         "",
         "Keras fixes its backend per process, so each Keras backend's cells run in one child "
         "process (`chainrules.testing.campaign.keras_cells`), with the markers in float64; "
@@ -308,7 +310,9 @@ def docs_page(known: dict[str, dict[str, str]]) -> str:
                     row.append(_MARK["rule"])
                     continue
                 row.append(_MARK[cell["status"]])
-                said = notes.setdefault(f"{cell['status']}: {cell['detail']}", {})
+                # the marker's own name reads `f`, so that one message groups its markers
+                detail = cell["detail"].replace(qualified_name(MARKERS[k].fn), "`f`")
+                said = notes.setdefault(f"{cell['status']}: {detail}", {})
                 said.setdefault(t, []).append(k)
             out.append(f"| {t} | " + " | ".join(row) + " |")
         out.append("")
