@@ -144,3 +144,53 @@ def test_one_buffer_partial_is_the_formula_and_allocates_once(  # type: ignore[n
         assert peaks[0] <= peaks[1], (name, [p / x.nbytes for p in peaks])
         return
     assert peaks[0] < 1.5 * x.nbytes <= peaks[1], (name, [p / x.nbytes for p in peaks])
+
+
+_OPERANDS = {  # name: (x, y) beside an array of 10 (the operands NumPy's method takes)
+    "arrays": (np.linspace(0.2, 0.9, 10), np.linspace(1.1, 1.9, 10)),
+    "NumPy scalar": (np.linspace(0.2, 0.9, 10), np.float64(1.5)),
+    "0-d array first": (np.array(1.5), np.linspace(0.2, 0.9, 10)),
+    "Python float": (1.5, np.linspace(0.2, 0.9, 10)),
+    "Python int": (np.linspace(0.2, 0.9, 10), 2),
+    "integer array": (np.arange(1, 11), np.linspace(0.2, 0.9, 10)),
+    "two NumPy scalars": (np.float64(0.7), np.float64(1.3)),
+    "0-d array and NumPy scalar": (np.array(0.7), np.float64(1.3)),
+    "broadcast rows": (np.linspace(0.2, 0.9, 10).reshape(5, 2), np.array([1.5, 1.7])),
+    "float32 and float64": (np.linspace(0.2, 0.9, 10, dtype=np.float32), np.float64(1.5)),
+}
+
+
+@pytest.mark.parametrize("operands", list(_OPERANDS))
+@pytest.mark.parametrize("f", [np.add, np.subtract, np.multiply, np.divide, np.power, np.hypot])
+def test_numpys_binary_pullback_method_gives_the_generic_cotangents(f: Any, operands: str) -> None:
+    """``binary_pullback_of``'s NumPy method against the generic pullback (``generic_only``), for
+    every operand form it takes or leaves: the cotangents' types, shapes and values, a Thunk
+    where the generic one defers, and the cotangent forms it hands to the generic pullback (a
+    Python float, another dtype, a Thunk, a zero)."""
+    from chainrules.core.scalar_rule import binary_pullback_of
+    from chainrules.core.specialise import generic_only, record_methods
+
+    x, y = _OPERANDS[operands]
+    with record_methods() as used:
+        out, pb = cr.rrule(f, x, y)
+    with generic_only():
+        out_ref, pb_ref = cr.rrule(f, x, y)
+    assert type(out) is type(out_ref) and np.array_equal(out, out_ref)
+    shape = np.shape(out)
+    ct = np.asarray(np.linspace(-1.0, 2.0, int(np.prod(shape))).reshape(shape), out.dtype)
+    cts = [ct[()] if type(out) is not np.ndarray else ct, ct.astype(np.float32)]
+    if shape == ():
+        cts.append(0.5)  # a Python float: the cotangent of a scalar
+    cts += [cr.Thunk(lambda: cts[0]), cr.ZeroTangent()]
+    for c in cts:
+        got, want = pb(c), pb_ref(c)
+        assert len(got) == len(want) == 3
+        for g, w in zip(got[1:], want[1:]):
+            assert isinstance(g, cr.Thunk) == isinstance(w, cr.Thunk)
+            g, w = cr.unthunk(g), cr.unthunk(w)
+            assert type(g) is type(w), (g, w)
+            if isinstance(w, np.ndarray | np.generic):
+                assert g.dtype == w.dtype and np.shape(g) == np.shape(w)
+                np.testing.assert_allclose(g, w, rtol=1e-15, atol=0)
+    taken = operands not in ("broadcast rows", "float32 and float64")
+    assert (binary_pullback_of in used) is taken
