@@ -347,37 +347,75 @@ def scalar_frule_factory(
 DEFER_SIZE = 1 << 14
 
 
-def _unary_pullback(
-    name: str,
-    partial: tuple[Any, bool, bool],
-    x: Any,
-    xp: Any,
-    out: Any,
-    proj: ProjectTo,
-    y_bar: Any,
-    chunk: int = 0,
-    strong: bool = False,
-) -> tuple[Any, Any]:
-    """The pullback of a one-argument scalar rule (``x``: the argument, ``None`` for a constant
-    partial, which reads none of it; ``proj``: its projector; ``strong``: ``y_bar`` is a strong
-    zero)."""
+@specialise
+def unary_pullback_of(
+    out: Any, name: str, partial: tuple[Any, bool, bool], x: Any, xp: Any, strong: bool
+) -> Callable[..., tuple[Any, Any]]:
+    """The pullback of ``out = f(x)``, a one-argument scalar rule, the same for every library:
+    ``proj(y_bar * partial)`` with ``x``'s projector (``strong``: ``y_bar`` is a strong zero)."""
+    proj = ProjectTo(x, xp)
     p, is_const, is_zero = partial
-    kind = proj.kind
-    if kind != "f" and kind != "c":
-        return _NO, _NO
-    y_bar = check_cotangent(name, y_bar, out, extra=chunk)
-    if is_zero or isinstance(y_bar, AbstractZero):
-        return _NO, _ZERO
-    return _NO, _operand_cotangent(
-        p, is_const, proj, y_bar, kind == "c", xp, out, (x,), chunk, strong
-    )
+    if is_const:
+        x = None  # a constant partial reads none of x: the projector has its shape and dtype
+
+    # values bound as defaults, not closure cells: a cell costs every call of the rule
+    def scalar_pullback(
+        y_bar: Any, chunk: int = 0, x: Any = x, out: Any = out, proj: ProjectTo = proj
+    ) -> tuple[Any, Any]:
+        kind = proj.kind
+        if kind != "f" and kind != "c":
+            return _NO, _NO
+        y_bar = check_cotangent(name, y_bar, out, extra=chunk)
+        if is_zero or isinstance(y_bar, AbstractZero):
+            return _NO, _ZERO
+        return _NO, _operand_cotangent(
+            p, is_const, proj, y_bar, kind == "c", xp, out, (x,), chunk, strong
+        )
+
+    return scalar_pullback
+
+
+@unary_pullback_of.method("numpy")
+def _unary_pullback_of_numpy(
+    out: Any, name: str, partial: tuple[Any, bool, bool], x: Any, xp: Any, strong: bool
+) -> Any:
+    """A real NumPy ``out`` (an array or a NumPy scalar) and an ``x`` of its type, shape and
+    dtype: for a cotangent of the same, ``y_bar`` times the partial, masked as a strong zero
+    where the rule says so; any other cotangent goes to the generic pullback, built then. The
+    generic one's check, projection and layers cost about 1.5 us around a sub-microsecond
+    product at n=10, in ``sin``, ``exp``, ``sqrt``: most of the rest of the population's
+    operations."""
+    t = type(out)
+    if (t is not _ND and not isinstance(out, np.floating)) or out.dtype.kind != "f":
+        return NotImplemented
+    shape, dtype = out.shape, out.dtype
+    if type(x) is not t or x.shape != shape or x.dtype != dtype:
+        return NotImplemented
+    p, is_const, is_zero = partial
+    if is_const:  # a linear function's pullback keeps none of its input
+        x = None
+
+    def scalar_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:
+        if chunk or type(y_bar) is not t or y_bar.shape != shape or y_bar.dtype != dtype:
+            like = x if x is not None else (np.zeros(shape, dtype) if t is _ND else dtype.type(0))
+            return unary_pullback_of.generic(out, name, partial, like, xp, strong)(y_bar, chunk)
+        if is_zero:
+            return _NO, _ZERO
+        if is_const:
+            return _NO, _times(p, y_bar)
+        g = y_bar * p(xp, out, x)
+        if g.dtype != dtype:  # a partial computed wider (i0's): x's dtype, as projected
+            g = g.astype(dtype)
+        return _NO, (_strong_zero_numpy(g, y_bar, xp) if strong else g)
+
+    return scalar_pullback
 
 
 def _make_unary_rrule(
     name: str, get: _Primals, p: Any, is_const: bool, is_zero: bool, strong: bool = False
 ) -> Callable[..., Any]:
     """The rrule of a one-argument function, the same for every library: the primal, a
-    projector of the argument, and :func:`_unary_pullback` bound to them."""
+    projector of the argument, and :func:`unary_pullback_of`'s pullback."""
     partial = (p, is_const, is_zero)
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
@@ -392,22 +430,7 @@ def _make_unary_rrule(
             out = get[xp](x, **kwargs)
         else:
             out = get[xp](x)
-        proj = ProjectTo(x, xp)
-        if is_const:
-            x = None  # a constant partial reads none of x: the projector has its shape and dtype
-
-        # values bound as defaults, not closure cells: a cell costs every call of the rule
-        def scalar_pullback(
-            y_bar: Any,
-            chunk: int = 0,
-            x: Any = x,
-            out: Any = out,
-            proj: ProjectTo = proj,
-            xp: Any = xp,
-        ) -> tuple[Any, Any]:
-            return _unary_pullback(name, partial, x, xp, out, proj, y_bar, chunk, strong)
-
-        return out, scalar_pullback
+        return out, unary_pullback_of(out, name, partial, x, xp, strong)
 
     return scalar_rrule
 
@@ -600,6 +623,8 @@ def _binary_pullback_of_numpy(
                     if pargs is None:
                         pargs = _partial_args(xp, out, args)
                     g = y_bar * p(xp, out, *pargs)
+                    if g.dtype != dtype:  # a partial computed wider: the argument's dtype
+                        g = g.astype(dtype)
                     if strong:
                         g = _strong_zero_numpy(g, y_bar, xp)
                 res.append(g if h == 2 else np.add.reduce(g, axis=None))

@@ -156,6 +156,10 @@ _OPERANDS = {  # name: (x, y) beside an array of 10 (the operands NumPy's method
     "two NumPy scalars": (np.float64(0.7), np.float64(1.3)),
     "0-d array and NumPy scalar": (np.array(0.7), np.float64(1.3)),
     "broadcast rows": (np.linspace(0.2, 0.9, 10).reshape(5, 2), np.array([1.5, 1.7])),
+    "float32 arrays": (
+        np.linspace(0.2, 0.9, 10, dtype=np.float32),
+        np.linspace(1.1, 1.9, 10, dtype=np.float32),
+    ),
     "float32 and float64": (np.linspace(0.2, 0.9, 10, dtype=np.float32), np.float64(1.5)),
 }
 
