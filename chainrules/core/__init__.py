@@ -4,6 +4,7 @@ from .config import RuleConfig, rule_config, use_rule_config
 from .examples import Example, Expect
 from .namespaces import device_of, dtype_kind, is_array, namespace_of, scalar_kind
 from .projection import ProjectTo, project
+from .pytree import register_dataclass
 from .registry import (
     IntegerArgumentWarning,
     NoRuleError,
@@ -88,6 +89,7 @@ __all__ = [
     "non_differentiable",
     "project",
     "pullback",
+    "register_dataclass",
     "register_frule",
     "register_kind",
     "register_namespace",

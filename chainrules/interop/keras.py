@@ -85,7 +85,7 @@ def wrap(f: Any) -> Any:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         be = _backend(rules.name)
         args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
-        sp = split(args, kwargs, _is_dynamic)
+        sp = split(args, kwargs, _is_dynamic, f"chainrules.interop.keras.wrap({rules.name})")
         dyn = tuple(be.native(sp.leaves[i]) for i in sp.dynamic)
         for k, kw in sp.keyword_leaves(unbound):
             if be.inexact(dyn[k]) and be.may_differentiate(dyn[k]):

@@ -24,7 +24,8 @@ Built on ``torch.autograd.Function`` with a context-free ``forward`` and a ``set
 * ``generate_vmap_rule = True``: ``torch.func.vmap`` runs the rules on batched tensors (they are
   written against the Array API, with no data-dependent Python control flow).
 
-Arguments: tensors anywhere in the (nested tuple / list / named tuple / dict) arguments are
+Arguments: tensors anywhere in the (nested tuple / list / named tuple / dict / registered
+dataclass: ``core.pytree``) arguments are
 passed to the Function and differentiated; NumPy arrays are converted with ``torch.as_tensor`` at
 the boundary; every other leaf (Python numbers, axes, orders, slices) is static. Integer and
 boolean tensors get ``None`` gradients. A keyword argument holding a floating tensor is moved to
@@ -32,9 +33,9 @@ its position (``core.calls.bind_keywords``); one that cannot move raises ``Keywo
 when it requires grad. PyTorch's complex gradient convention is chainrules' own, so no conversion
 is needed.
 
-Results: a rule's result may be a tensor or a (nested) tuple, list, dict or named tuple of
-them. PyTorch records a tensor or a flat tuple of tensors only (a list or dict returned by a
-Function has no graph, and a named tuple comes back a plain tuple), so the Function returns the
+Results: a rule's result may be a tensor or a (nested) tuple, list, dict, named tuple or registered
+dataclass of them. PyTorch records a tensor or a flat tuple of tensors only (a list or dict returned
+by a Function has no graph, and a named tuple comes back a plain tuple), so the Function returns the
 result's leaves as a flat tuple and the bridge rebuilds the structure after ``apply``
 (``_Call.out``); the custom op returns a list of tensors, rebuilt the same way. Under
 ``torch.compile`` a named tuple in the result comes back as a plain tuple
@@ -205,7 +206,7 @@ def _split_call(rules: Rules, args: Any, kwargs: Any) -> tuple[Split, tuple[Any,
     tensors in keyword arguments moved to their positions, and a ``KeywordDerivativeError`` for
     one that cannot move and needs a derivative."""
     args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
-    sp = split(args, kwargs, _is_dynamic)
+    sp = split(args, kwargs, _is_dynamic, f"chainrules.interop.torch.wrap({rules.name})")
     dyn = tuple(
         torch.as_tensor(sp.leaves[i]) if isinstance(sp.leaves[i], np.ndarray) else sp.leaves[i]
         for i in sp.dynamic
