@@ -49,6 +49,7 @@ __all__ = [
     "unflatten",
     "unregistered_dataclass",
     "unregistered_dataclass_error",
+    "without_named_tuples",
 ]
 
 # A tree definition: None for a leaf, else (type, keys or None, children definitions).
@@ -260,6 +261,19 @@ def _has_dataclass(tree: Any) -> bool:
     if t is dict:
         return any(_has_dataclass(e) for e in tree.values())
     return False
+
+
+def without_named_tuples(tree: Any) -> Any:
+    """``tree`` with its named tuples made plain tuples (what TorchDynamo's ``nonstrict_trace``
+    takes as an output in torch 2.13: ``chainrules.interop.torch``)."""
+    if isinstance(tree, tuple):
+        items = tuple([without_named_tuples(v) for v in tree])
+        return items if type(tree) is tuple or hasattr(tree, "_fields") else type(tree)(items)
+    if type(tree) is list:
+        return [without_named_tuples(v) for v in tree]
+    if type(tree) is dict:
+        return {k: without_named_tuples(v) for k, v in tree.items()}
+    return tree
 
 
 def map_leaves(fn: Callable[[Any], Any], tree: Any) -> Any:

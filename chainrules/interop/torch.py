@@ -33,13 +33,9 @@ its position (``core.calls.bind_keywords``); one that cannot move raises ``Keywo
 when it requires grad. PyTorch's complex gradient convention is chainrules' own, so no conversion
 is needed.
 
-Results: a rule's result may be a tensor or a (nested) tuple, list, dict, named tuple or registered
-dataclass of them. PyTorch records a tensor or a flat tuple of tensors only (a list or dict returned
-by a Function has no graph, and a named tuple comes back a plain tuple), so the Function returns the
-result's leaves as a flat tuple and the bridge rebuilds the structure after ``apply``
-(``_Call.out``); the custom op returns a list of tensors, rebuilt the same way. Under
-``torch.compile`` a named tuple in the result comes back as a plain tuple
-(``_without_named_tuples``: TorchDynamo's ``nonstrict_trace`` refuses one in torch 2.13).
+Results may be pytrees too. PyTorch records a tensor or a flat tuple of tensors only, so the
+Function returns the leaves and the bridge rebuilds the structure after ``apply`` (``_Call.out``;
+the custom op's list of tensors likewise). Under ``torch.compile`` named tuples come back plain.
 
 torch.compile: TorchDynamo does not trace a bridged call. It would trace the rules' Python,
 which it cannot always follow (the objects a pullback closes over, a write to a cache), and the
@@ -83,6 +79,7 @@ from torch.autograd import forward_ad
 
 from ..core.calls import *
 from ..core.namespaces import qualified_name
+from ..core.pytree import without_named_tuples
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._derived import complete
 
@@ -275,25 +272,12 @@ def _opaque(wrapped: Any, name: str) -> Any:
     graphs name it."""
 
     def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return _without_named_tuples(wrapped(*args, **kwargs))
+        # TorchDynamo's nonstrict_trace refuses a named tuple in the output (KeyError:
+        # namedtuple, torch 2.13; dicts, lists and tuples pass): a plain tuple under compile
+        return without_named_tuples(wrapped(*args, **kwargs))
 
     call.__name__ = call.__qualname__ = "chainrules_" + re.sub(r"\W", "_", name)
     return call
-
-
-def _without_named_tuples(y: Any) -> Any:
-    """``y`` with its named tuples made plain tuples: what the opaque call returns to Dynamo,
-    whose ``nonstrict_trace`` raises on a named tuple in the output in torch 2.13 (``KeyError:
-    namedtuple``; dicts, lists and tuples pass). Under ``torch.compile`` a named-tuple result so
-    reads by position only."""
-    if isinstance(y, tuple):
-        items = tuple([_without_named_tuples(v) for v in y])
-        return items if type(y) is tuple or hasattr(y, "_fields") else type(y)(items)
-    if type(y) is list:
-        return [_without_named_tuples(v) for v in y]
-    if type(y) is dict:
-        return {k: _without_named_tuples(v) for k, v in y.items()}
-    return y
 
 
 def _dynamo_call(opaque: Any, name: str, args: tuple[Any, ...], kwargs: Any) -> Any:
