@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..core.namespaces import dtype_kind, is_array, namespace_of
-from ..core.pytree import flatten, is_named_tuple, unflatten
+from ..core.pytree import flatten, is_node, register_hint, unflatten
 from ..core.tangents import AbstractZero, unthunk
 from ._classes import tracer_class
 from ._config import AD_CONFIG
@@ -137,7 +137,7 @@ def _leaf(x: Any, f: Callable[..., Any], i: int, fname: str) -> Any:
     raise TypeError(
         f"{fname}: {_arg_name(f, i)} of {getattr(f, '__name__', f)!s} has {what}; only "
         "floating-point and complex arrays can be differentiated (cast integer data with "
-        "astype, or leave the argument out of argnums)"
+        "astype, or leave the argument out of argnums)" + register_hint(x)
     )
 
 
@@ -154,7 +154,7 @@ def _inputs(
     counts: list[Any] = []
     for i in nums:
         a = args[i]
-        if type(a) in (tuple, list, dict) or is_named_tuple(a):  # a pytree (core.pytree)
+        if is_node(a):  # a pytree (core.pytree)
             ls, d = flatten(a)
         else:
             ls, d = [a], None

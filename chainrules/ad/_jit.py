@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.namespaces import is_array, namespace_of
-from ..core.pytree import flatten, unflatten
+from ..core.pytree import DataclassNode, flatten, unflatten
 from ._classes import tracer_class
 from ._tracer import _SEQ, ACTIVE, CREATED, Trace, Tracer, _entry_of
 
@@ -216,6 +216,8 @@ class _Source:
         if t is list:
             return "[" + ", ".join(parts) + "]"
         inner = "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        if type(keys) is DataclassNode:  # a registered dataclass: its fields by name
+            return f"{self.const(keys.build)}({self.const(t)}, {inner})"
         return inner if t is tuple else f"{self.const(t)}(*{inner})"
 
 

@@ -24,10 +24,11 @@ arguments only, and the engine never runs the body instead.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import Any
 
-from ..core.pytree import flatten, is_named_tuple, map_leaves
+from ..core.pytree import flatten, is_node, map_leaves, unregistered_dataclass
 from ..core.registry import (
     entry_of,
     find_frule,
@@ -45,16 +46,24 @@ __all__ = ["FlatCall", "call_pytree", "is_flat"]
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
-_NODES = (tuple, list, dict)
 
 
 def _is_node(x: Any) -> bool:
-    """A tuple, list, named tuple or dict: an inner node of the pytree (``core.pytree``)."""
-    return type(x) in _NODES or is_named_tuple(x)
+    """An inner node of the pytree (``core.pytree``: a tuple, list, named tuple, dict or
+    registered dataclass), or an unregistered dataclass: a call holding a tracer in one goes to
+    :func:`call_pytree`, whose ``split`` raises naming the argument."""
+    return is_node(x) or unregistered_dataclass(x)
 
 
 def _holds_tracer(x: Any) -> bool:
-    return any(isinstance(e, Tracer) for e in flatten(x)[0])
+    for e in flatten(x)[0]:
+        if isinstance(e, Tracer):
+            return True
+        if unregistered_dataclass(e) and any(
+            _holds_tracer(getattr(e, f.name, None)) for f in dataclasses.fields(e)
+        ):
+            return True
+    return False
 
 
 def _differentiated(x: Any) -> bool:
@@ -107,27 +116,32 @@ def keyword_error(name: str, keywords: list[str]) -> TypeError:
     )
 
 
-def call_pytree(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def call_pytree(
+    fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], flat_ok: bool = True
+) -> Any:
     """Record ``fn(*args, **kwargs)`` -- a call that :func:`is_flat` refuses -- as a
     :class:`FlatCall` over the array leaves of the positional arguments, keyword arguments holding
-    a differentiated array moved to their positions first."""
+    a differentiated array moved to their positions first. ``flat_ok=False``: as a flat call even
+    where the arguments are flat once the keywords are bound (:func:`call_tree`)."""
     from ..core.calls import Rules, bind_keywords, split
 
     name = function_name(fn)
     rules = Rules(fn, name, find_rrule(fn), find_frule(fn), _signature(fn))
     args, kwargs, unbound = bind_keywords(rules, args, kwargs, _differentiated)
+    where = f"chainrules.ad: {name}"
     if unbound:
         raise keyword_error(name, unbound)
-    if is_flat(args, kwargs):  # f(x=x, w=w) bound to f(x, w): fn's own call, its own rules
+    if flat_ok and is_flat(args, kwargs):  # f(x=x, w=w) bound to f(x, w): fn's own call
         return dispatch(fn, args, kwargs)
     if kwargs:  # what stays a keyword holds no differentiated array (checked just above)
         kwargs = {
             k: map_leaves(primal, v) if _is_node(v) and _holds_tracer(v) else v
             for k, v in kwargs.items()
         }
-    sp = split(args, {}, _dynamic)
+    sp = split(args, {}, _dynamic, where)
     flat = FlatCall(fn, sp, name)
-    return dispatch(flat, [sp.leaves[i] for i in sp.dynamic], kwargs)
+    y = dispatch(flat, [sp.leaves[i] for i in sp.dynamic], kwargs)
+    return y if flat.out is None else flat.out(list(y))
 
 
 def _dynamic(x: Any) -> bool:
@@ -143,12 +157,16 @@ class FlatCall:
     :meth:`__chainrules_rule__` returns; ``chainrules.ad`` asks for them (``lookup_rule``) when
     the registry has no entry for a function."""
 
-    __slots__ = ("__name__", "__qualname__", "fn", "name", "split")
+    __slots__ = ("__name__", "__qualname__", "fn", "name", "out", "split")
 
     def __init__(self, fn: Any, sp: Any, name: str) -> None:
         self.fn = fn
         self.split = sp
         self.name = name
+        # the rebuilder of a result the traces cannot hold as it is (a dict, a registered
+        # dataclass, nested containers), which the flat call returns as the tuple of its leaves
+        # (set by _flat_result); None for an array or a flat tuple or list of them
+        self.out: Any = None
         self.__name__ = getattr(fn, "__name__", name)
         self.__qualname__ = getattr(fn, "__qualname__", name)
 
@@ -157,7 +175,18 @@ class FlatCall:
 
     def __call__(self, *leaves: Any, **kwargs: Any) -> Any:
         args, _ = self.split.rebuild(leaves)
-        return self.fn(*args, **kwargs)
+        return self._flat_result(self.fn(*args, **kwargs))[0]
+
+    def _flat_result(self, y: Any) -> tuple[Any, Any]:
+        """``(y, None)`` for a result the traces hold (an array, a flat tuple or list of
+        them); else ``(tuple of y's leaves, rebuilder)``, the rebuilder kept in ``out``."""
+        if not _deep(y):
+            return y, None
+        from ..core.calls import output_leaves
+
+        ys, rebuild = output_leaves(y)
+        self.out = rebuild
+        return tuple(ys), rebuild
 
     def __chainrules_rule__(self, kind: str) -> Any:
         """The ``kind`` (``"rrule"`` or ``"frule"``) of this flat call, derived from ``fn``'s;
@@ -183,8 +212,11 @@ class FlatCall:
         def flat_rrule(*leaves: Any, **kwargs: Any) -> Any:
             args, _ = sp.rebuild(leaves)
             y, pb = rule(*args, **kwargs)
+            y, rebuild = self._flat_result(y)
 
             def flat_pullback(ct: Any, **chunk: Any) -> Any:
+                if rebuild is not None:  # the cotangent of the leaves' tuple, as the structure
+                    ct = rebuild([_ZERO if c is None else c for c in _leaf_parts(ct, len(y))])
                 cts = pb(ct, **chunk)
                 if not isinstance(cts, tuple | list) or len(cts) < len(args) + 1:
                     got = f"{len(cts)} entries" if isinstance(cts, tuple | list) else type(cts)
@@ -207,7 +239,14 @@ class FlatCall:
         def flat_frule(tangents: Any, *leaves: Any, **kwargs: Any) -> Any:
             args, _ = sp.rebuild(leaves)
             per_leaf = {i: tangents[k + 1] for k, i in enumerate(sp.dynamic)}
-            return rule((tangents[0], *sp.tangents(per_leaf, _NO)), *args, **kwargs)
+            y, y_dot = rule((tangents[0], *sp.tangents(per_leaf, _NO)), *args, **kwargs)
+            ys, rebuild = self._flat_result(y)
+            if rebuild is None:
+                return y, y_dot
+            from ..core.calls import tangent_output_leaves
+
+            dots = tangent_output_leaves(y_dot, len(ys), y)
+            return ys, tuple([_ZERO if d is None else d for d in dots])
 
         return flat_frule
 
@@ -223,5 +262,33 @@ class FlatCall:
         return self(*leaves, **kwargs), _ZERO
 
 
+def _deep(y: Any) -> bool:
+    """A rule's result that the traces do not hold as it is: a dict, a registered dataclass, or
+    a tuple or list with a container in it (they hold an array, or a tuple or list of arrays)."""
+    if not is_node(y):
+        return False
+    if isinstance(y, (tuple, list)):
+        return any(is_node(e) for e in y)
+    return True
+
+
+def _leaf_parts(ct: Any, n: int) -> list[Any]:
+    """The engine's cotangent of a tuple of ``n`` leaves (a tuple, a ``Tangent`` of elements or
+    a zero), one entry per leaf (``None`` for a zero)."""
+    from ..core.calls import tangent_output_leaves
+
+    return tangent_output_leaves(ct, n)
+
+
+def call_tree(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The tracers' ``__chainrules_call_tree__``: what ``traceable`` calls instead of their
+    ``__chainrules_call__`` when an argument holds a registered dataclass (a pytree node that the
+    latter's fast path for calls without tuples, lists and dicts does not look into). Always a
+    flat call: a function of a dataclass often returns one (``FlatCall.out``), which the traces
+    cannot hold as it is, even where no tracer sits in the dataclass argument."""
+    return call_pytree(fn, args, kwargs, flat_ok=False)
+
+
+Tracer.__chainrules_call_tree__ = staticmethod(call_tree)  # type: ignore[attr-defined]
 ABOVE.is_flat = is_flat
 ABOVE.call_pytree = call_pytree

@@ -5,6 +5,7 @@ from .examples import Example, Expect
 from .namespaces import device_of, dtype_kind, is_array, namespace_of, scalar_kind
 from .nondiff import non_differentiable, zero_derivative
 from .projection import ProjectTo, project
+from .pytree import register_dataclass
 from .registry import (
     IntegerArgumentWarning,
     NoRuleError,
@@ -89,6 +90,7 @@ __all__ = [
     "non_differentiable",
     "project",
     "pullback",
+    "register_dataclass",
     "register_frule",
     "register_kind",
     "register_namespace",

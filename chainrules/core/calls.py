@@ -4,13 +4,17 @@ differentiable leaves and static parts, and checking what a rule returns. The br
 ``chainrules.ad`` uses the splitting and the binding of keywords for calls of ``traceable``
 functions with pytree or keyword arguments.
 
-An argument is walked as a pytree (``chainrules.core.pytree``: tuples, lists, named tuples and
-dicts, keyword arguments included), as the AD engine walks it. Its *leaves* are classified by
-``is_dynamic`` (an engine-specific test: "is this one of my arrays?"). Dynamic leaves are what an
-engine traces; every other leaf (Python ints, floats, strings, slices, ``None``, ``Ellipsis``) is
-static and closed over. Floating and complex dynamic leaves receive cotangents, wherever they sit
-in a positional argument (a dict's cotangent is read by key from a ``Tangent`` of named fields or
-a plain dict); integer and boolean arrays (index arrays, masks) are traced but get no derivative.
+An argument is walked as a pytree (``chainrules.core.pytree``: tuples, lists, named tuples,
+dicts and registered dataclasses, keyword arguments included), as the AD engine walks it. Its
+*leaves* are classified by ``is_dynamic`` (an engine-specific test: "is this one of my arrays?").
+Dynamic leaves are what an engine traces; every other leaf (Python ints, floats, strings,
+slices, ``None``, ``Ellipsis``) is static and closed over. Floating and complex dynamic leaves
+receive cotangents, wherever they sit in a positional argument (a dict's cotangent is read by key
+from a ``Tangent`` of named fields or a plain dict; a registered dataclass's by field name from
+a ``Tangent`` of named fields, a dict or an instance of the class); integer and boolean arrays
+(index arrays, masks) are traced but get no derivative. An unregistered dataclass is a static
+leaf: one that holds a dynamic leaf is a ``TypeError`` naming the argument and
+``chainrules.register_dataclass`` (``split``), never an array silently left undifferentiated.
 
 Keyword arguments: a pullback returns one cotangent per *positional* argument (the rrule
 contract), so before splitting, ``bind_keywords`` moves every keyword argument that holds a
@@ -23,12 +27,22 @@ and the keyword when its engine asks for that keyword's derivative: never a sile
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .pytree import TreeDef, flatten, is_named_tuple, unflatten
+from .pytree import (
+    DataclassNode,
+    TreeDef,
+    dataclass_fields,
+    flatten,
+    is_named_tuple,
+    unflatten,
+    unregistered_dataclass,
+    unregistered_dataclass_error,
+)
 from .registry import NoRuleError, find_frule, find_rrule, function_name, registrations
 from .tangents import AbstractZero, NoTangent, Tangent, ZeroTangent, unthunk
 
@@ -224,9 +238,14 @@ class Split:
 
 
 def split(
-    args: tuple[Any, ...], kwargs: dict[str, Any], is_dynamic: Callable[[Any], bool]
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    is_dynamic: Callable[[Any], bool],
+    name: str = "chainrules",
 ) -> Split:
-    """Split a call's arguments; see the module docstring."""
+    """Split a call's arguments; see the module docstring. ``name`` (the engine and the
+    function, for errors) names where an unregistered dataclass holding a dynamic leaf was
+    passed."""
     leaves: list[Any] = []
     arg_of: list[int] = []
     arg_defs = []
@@ -243,8 +262,26 @@ def split(
         kw_of.extend([k] * len(flatten(v)[0]))
     # the tree definition of (args, kwargs)
     skeleton = (tuple, None, ((tuple, None, tuple(arg_defs)), kw_def))
-    dynamic = [i for i, x in enumerate(leaves) if is_dynamic(x)]
+    dynamic = []
+    for i, x in enumerate(leaves):
+        if is_dynamic(x):
+            dynamic.append(i)
+        elif unregistered_dataclass(x) and _holds_dynamic(x, is_dynamic):
+            what = f"argument {arg_of[i]}" if arg_of[i] >= 0 else f"keyword argument {kw_of[i]!r}"
+            raise unregistered_dataclass_error(name, f"{what} (or a part of it)", x)
     return Split(skeleton, leaves, dynamic, arg_of, len(args), kw_of)
+
+
+def _holds_dynamic(x: Any, is_dynamic: Callable[[Any], bool]) -> bool:
+    """Whether a field of the dataclass instance ``x`` holds a dynamic leaf (in a pytree, or in
+    a dataclass again)."""
+    for f in dataclasses.fields(x):
+        for leaf in flatten(getattr(x, f.name, None))[0]:
+            if is_dynamic(leaf):
+                return True
+            if unregistered_dataclass(leaf) and _holds_dynamic(leaf, is_dynamic):
+                return True
+    return False
 
 
 class FlatSplit(Split):
@@ -364,17 +401,23 @@ def _unflatten_tangent(treedef: TreeDef, it: Any) -> Any:
     if treedef is None:
         return next(it)
     t, keys, children = treedef
-    if keys is not None:  # a dict: a Tangent of named fields (a plain dict for other keys)
-        fields = {k: _unflatten_tangent(c, it) for k, c in zip(keys, children, strict=True)}
-        if all(isinstance(v, NoTangent) for v in fields.values()):
+    if type(keys) is DataclassNode:  # a registered dataclass: a Tangent of its data fields
+        names = keys.fields
+        parts = {k: _unflatten_tangent(c, it) for k, c in zip(names, children, strict=True)}
+        if all(isinstance(v, NoTangent) for v in parts.values()):
+            return NoTangent()
+        return Tangent(primal_type=t, **parts)
+    if t is dict:  # a Tangent of named fields (a plain dict for other keys)
+        parts = {k: _unflatten_tangent(c, it) for k, c in zip(keys, children, strict=True)}
+        if all(isinstance(v, NoTangent) for v in parts.values()):
             return NoTangent()  # nothing differentiable in it (options, names)
         if all(type(k) is str for k in keys):
-            return Tangent(primal_type=dict, **fields)
-        return fields
-    parts = [_unflatten_tangent(c, it) for c in children]
+            return Tangent(primal_type=dict, **parts)
+        return parts
+    items = [_unflatten_tangent(c, it) for c in children]
     if t is tuple or t is list:
-        return Tangent(*parts)
-    return Tangent(*parts, primal_type=t)  # a named tuple: t.field reads like the primal
+        return Tangent(*items)
+    return Tangent(*items, primal_type=t)  # a named tuple: t.field reads like the primal
 
 
 def cotangent_leaves(ct: Any, arg: Any) -> list[Any]:
@@ -383,15 +426,23 @@ def cotangent_leaves(ct: Any, arg: Any) -> list[Any]:
     Zero markers (``NoTangent()``, ``ZeroTangent()``) become ``None`` for each leaf. The cotangent
     of a tuple, list or named tuple is indexed like it (a named tuple's ``Tangent`` of named fields
     by field name); a dict's is read by key from a ``Tangent`` of named fields or a plain dict (a
-    missing key is a zero).
+    missing key is a zero); a registered dataclass's by data field name (:func:`_field_parts`).
     """
     ct = unthunk(ct)
     t = type(arg)
+    spec = dataclass_fields(t)
+    if spec is not None:
+        if isinstance(ct, AbstractZero):
+            return [None] * len(flatten(arg)[0])
+        out: list[Any] = []
+        for c, name in zip(_field_parts(ct, t, spec[0], "cotangent"), spec[0], strict=True):
+            out.extend(cotangent_leaves(c, getattr(arg, name)))
+        return out
     if t is tuple or t is list or is_named_tuple(arg):
         if isinstance(ct, AbstractZero):
             return [None] * len(flatten(arg)[0])
         names = arg._fields if isinstance(ct, Tangent) and not ct.is_sequence else None
-        out: list[Any] = []
+        out = []
         for j, e in enumerate(arg):
             out.extend(cotangent_leaves(ct[j] if names is None else ct[names[j]], e))
         return out
@@ -414,6 +465,23 @@ def cotangent_leaves(ct: Any, arg: Any) -> list[Any]:
     return [None if isinstance(ct, AbstractZero) else ct]
 
 
+def _field_parts(c: Any, t: type, names: tuple[str, ...], what: str) -> list[Any]:
+    """The (co)tangent ``c`` of a registered dataclass of type ``t``, one entry per data field
+    ``names``: from a ``Tangent`` of named fields or a dict (a missing field is a zero), or an
+    instance of ``t`` (JAX's form: the cotangent of a dataclass is that dataclass)."""
+    if isinstance(c, Tangent) and not c.is_sequence:
+        return [c[k] for k in names]
+    if isinstance(c, dict):
+        return [c.get(k, ZeroTangent()) for k in names]
+    if type(c) is t:
+        return [getattr(c, k) for k in names]
+    raise TypeError(
+        f"the {what} of a {t.__name__} (a registered dataclass) must be a Tangent of named "
+        f"fields, a dict or a {t.__name__} with its data fields {list(names)}, got "
+        f"{type(c).__name__}"
+    )
+
+
 def check_leaf(name: str, kind: str, argpos: int, got: Any, primal: Any, dtype_ok: bool) -> None:
     """Raise ``ValueError`` naming the function and the argument when a rule's (co)tangent does not
     have the primal's shape (or, with ``dtype_ok=False``, dtype)."""
@@ -432,27 +500,40 @@ def check_leaf(name: str, kind: str, argpos: int, got: Any, primal: Any, dtype_o
         )
 
 
+def _first(vals: list[Any]) -> Any:
+    return vals[0]
+
+
 def output_leaves(y: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
-    """Leaves of a rule's output -- an array, or a tuple / named tuple / list / dict of outputs,
-    nested (``split`` returns a list, ``histogramdd`` a tuple holding a list of edges; a dict's
-    values in insertion order) -- and a rebuilder from a flat list of leaves."""
+    """Leaves of a rule's output -- an array, or a tuple / named tuple / list / dict / registered
+    dataclass of outputs, nested (``split`` returns a list, ``histogramdd`` a tuple holding a list
+    of edges; a dict's values in insertion order, a dataclass's data fields in their registered
+    order) -- and a rebuilder from a flat list of leaves (which holds the structure only, not
+    the leaves: it may outlive them)."""
     t = type(y)
+    node: DataclassNode | None = None
     if t is dict:
-        keys = list(y)
+        keys: Any = list(y)
         parts = [output_leaves(y[k]) for k in keys]
     elif isinstance(y, (tuple, list)):
         parts = [output_leaves(e) for e in y]
+    elif (spec := dataclass_fields(t)) is not None:
+        node = DataclassNode(spec[0], tuple((m, getattr(y, m)) for m in spec[1]))
+        parts = [output_leaves(getattr(y, k)) for k in spec[0]]
     else:
-        return [y], lambda vals: vals[0]
+        return [y], _first
+    subs = [sub for _, sub in parts]
     sizes = [len(leaves) for leaves, _ in parts]
 
     def rebuild(vals: list[Any]) -> Any:
         out, i = [], 0
-        for (_, sub), k in zip(parts, sizes, strict=True):
+        for sub, k in zip(subs, sizes, strict=True):
             out.append(sub(vals[i : i + k]))
             i += k
         if t is dict:
             return dict(zip(keys, out, strict=True))
+        if node is not None:
+            return node.build(t, out)
         return t(*out) if hasattr(t, "_fields") else t(out)
 
     return [leaf for leaves, _ in parts for leaf in leaves], rebuild
@@ -462,10 +543,18 @@ def tangent_output_leaves(y_dot: Any, n: int, like: Any = None) -> list[Any]:
     """The tangent of a rule's output as ``n`` leaves (``None`` for zero markers); ``like``, the
     output, gives the nesting (else the output is taken as one array or a flat tuple). The
     tangent of a tuple, list or named tuple output is indexed like it (a named tuple's may be a
-    ``Tangent`` of named fields), a dict's read by key (a missing key is a zero)."""
+    ``Tangent`` of named fields), a dict's read by key (a missing key is a zero), a registered
+    dataclass's by data field name (:func:`_field_parts`)."""
     y_dot = unthunk(y_dot)
     if isinstance(y_dot, AbstractZero):
         return [None] * n
+    spec = None if like is None else dataclass_fields(type(like))
+    if spec is not None:
+        out: list[Any] = []
+        for d, k in zip(_field_parts(y_dot, type(like), spec[0], "tangent"), spec[0], strict=True):
+            e = getattr(like, k)
+            out.extend(tangent_output_leaves(d, len(output_leaves(e)[0]), e))
+        return out
     if like is not None and isinstance(like, (tuple, list, dict)):
         if type(like) is dict:
             if isinstance(y_dot, dict):
@@ -481,7 +570,7 @@ def tangent_output_leaves(y_dot: Any, n: int, like: Any = None) -> list[Any]:
             parts = [y_dot[f] for f in like._fields]  # type: ignore[union-attr]
         else:
             parts = list(y_dot)
-        out: list[Any] = []
+        out = []
         for e, d in zip(like.values() if type(like) is dict else like, parts, strict=True):
             out.extend(tangent_output_leaves(d, len(output_leaves(e)[0]), e))
         return out

@@ -37,6 +37,7 @@ from typing import Any
 from . import table
 from .examples import Expect
 from .namespaces import torch_compiling
+from .pytree import dataclass_fields, has_dataclass_node, on_register
 from .registration import (
     _PRIORITY,
     ARRAY_API,
@@ -367,20 +368,30 @@ def frule(tangents: tuple[Any, ...], f: Any, /, *args: Any, **kwargs: Any) -> tu
 
 
 _HOOKS: dict[type, Any] = {}  # type -> its __chainrules_call__ (None: none; _NODE: a pytree node)
+# an engine's __chainrules_call__ -> its __chainrules_call_tree__ (see traceable_running)
+_TREE_HOOKS: dict[Any, Any] = {}
 _UNSEEN = object()
 _NODE = object()
 
 
 def _hook_of(t: type) -> Any:
     """``t``'s ``__chainrules_call__``, ``_NODE`` for the inner nodes of a pytree (tuple, list,
-    named tuple, dict: ``core.pytree``), else ``None``; cached in ``_HOOKS``."""
+    named tuple, dict, registered dataclass: ``core.pytree``), else ``None``; cached in ``_HOOKS``
+    (a class registered as a dataclass node later is dropped from it: ``_forget``)."""
     hook = getattr(t, "__chainrules_call__", None)
     if hook is None and (
-        t is tuple or t is list or t is dict or (issubclass(t, tuple) and hasattr(t, "_fields"))
+        t is tuple
+        or t is list
+        or t is dict
+        or (issubclass(t, tuple) and hasattr(t, "_fields"))
+        or dataclass_fields(t) is not None
     ):
         hook = _NODE
+    tree_hook = getattr(t, "__chainrules_call_tree__", None)
     if not torch_compiling():  # torch.compile refuses a global write
         _HOOKS[t] = hook
+        if tree_hook is not None:
+            _TREE_HOOKS[hook] = tree_hook
     return hook
 
 
@@ -391,10 +402,26 @@ def untraced(a: Any, b: Any) -> bool:
     return _HOOKS.get(type(a), _UNSEEN) is None and _HOOKS.get(type(b), _UNSEEN) is None
 
 
+def _forget(cls: type) -> None:
+    _HOOKS.pop(cls, None)
+
+
+on_register.append(_forget)
+
+
+def _children(tree: Any) -> Any:
+    if type(tree) is dict:
+        return tree.values()
+    spec = dataclass_fields(type(tree))
+    if spec is not None:
+        return [getattr(tree, f) for f in spec[0]]
+    return tree
+
+
 def _tree_hook(tree: Any) -> Any:
     """The ``__chainrules_call__`` of the first leaf of ``tree`` whose type has one, or
     ``None``."""
-    for e in tree.values() if type(tree) is dict else tree:
+    for e in _children(tree):
         hook = _HOOKS.get(type(e), _UNSEEN)
         if hook is _UNSEEN:
             hook = _hook_of(type(e))
@@ -415,7 +442,9 @@ def traceable(fn: Callable[..., Any]) -> Callable[..., Any]:
     at the types of the leaves of its arguments -- positional and keyword, walked as pytrees
     (tuples, lists, named tuples, dicts, nested: ``chainrules.core.pytree``): when one defines
     ``__chainrules_call__(fn, args, kwargs)``, the call is handed to it, and the engine records it
-    as one operation differentiated by the function's registered rules. For every other argument
+    as one operation differentiated by the function's registered rules (to its
+    ``__chainrules_call_tree__``, where it defines one, when an argument holds an instance of a
+    registered dataclass: ``core.pytree.register_dataclass``). For every other argument
     the body runs as before, at the cost of one dict lookup of its type per argument (and per
     leaf of a tuple, list or dict).
 
@@ -448,6 +477,11 @@ def traceable_running(fn: Callable[..., Any], body: Callable[..., Any]) -> Calla
         if hook is None and kwargs:
             hook = _tree_hook(kwargs)
         if hook is not None:
+            # a registered dataclass among the arguments (looked for only once a class is
+            # registered): the engine's hook for calls whose traced values may sit in one,
+            # where it has one (its __chainrules_call__ may look at tuples, lists and dicts only)
+            if has_dataclass_node(args, kwargs):
+                hook = _TREE_HOOKS.get(hook, hook)
             return hook(traceable_call, args, kwargs)
         return body(*args, **kwargs)
 

@@ -11,16 +11,18 @@ pullback and pushforward is built from functions with rules), and are again prim
 same kind -- so third and higher derivatives work the same way. With no boxes among the
 arguments (first order), the VJPs of all arguments share one rrule call.
 
-Arguments: NumPy float/complex arrays (and autograd's boxes of them) anywhere in the (nested
-tuple / list / named tuple / dict) arguments are differentiated: ``wrap(f)`` flattens the
-arguments (``core.calls.split``) and calls one primitive on the leaves, ``prim(split, *leaves)``
-(autograd looks for boxes among a primitive's top-level positional arguments only); integer
-arrays, axes and other static leaves are passed through unchanged. A keyword argument holding a
-floating array is moved to its position (``core.calls.bind_keywords``); one that cannot move raises
-``KeywordDerivativeError`` when it is boxed. ``f`` returns an array or a tuple of them; an
-integer or boolean scalar in a tuple output (``lstsq``'s rank, ``cho_factor``'s ``lower``), for
-which autograd has no vector space, is a 0-d array inside the primitive and a NumPy scalar again
-in what ``wrapped`` returns.
+Arguments: NumPy float/complex arrays (and autograd's boxes of them) anywhere in the (nested tuple /
+list / named tuple / dict / registered dataclass) arguments are differentiated: ``wrap(f)`` flattens
+the arguments (``core.calls.split``) and calls one primitive on the leaves, ``prim(split, *leaves)``
+(autograd looks for boxes among a primitive's top-level positional arguments only); integer arrays,
+axes and other static leaves are passed through unchanged. A keyword argument holding a floating
+array is moved to its position (``core.calls.bind_keywords``); one that cannot move raises
+``KeywordDerivativeError`` when it is boxed. ``f`` returns an array or a tuple of them (or a pytree;
+one that holds a registered dataclass, for which autograd has no vector space, leaves the primitive
+as the tuple of its leaves, ``_Leaves``, and is rebuilt by ``wrapped``); an integer or boolean
+scalar in a tuple output (``lstsq``'s rank, ``cho_factor``'s ``lower``), for which autograd has no
+vector space, is a 0-d array inside the primitive and a NumPy scalar again in what ``wrapped``
+returns.
 
 Complex numbers: autograd's gradient of a real loss is ``dL/dRe - i dL/dIm``, the conjugate of
 chainrules' (the same convention as JAX). Every VJP the bridge hands autograd is therefore
@@ -43,6 +45,7 @@ from autograd.tracer import Box
 from .. import ad
 from ..core.calls import *
 from ..core.namespaces import dtype_kind, namespace_of
+from ..core.pytree import has_dataclass_node, is_node, unregistered_dataclass
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._derived import complete
 
@@ -71,7 +74,7 @@ def wrap(f: Any) -> Any:
     # every plain function below takes (split, *leaves): the leaves are what autograd boxes
     def value(sp: Split, *dyn: Any) -> Any:
         args, kwargs = sp.rebuild(dyn)
-        return _int_leaves_as_arrays(_container_known(f(*args, **kwargs)))
+        return _int_leaves_as_arrays(_container_known(_dataclass_leaves(f(*args, **kwargs))))
 
     def cotangents(argnums: Any, g: Any, sp_dyn: Any, _kwargs: Any) -> list[Any]:
         """autograd's cotangents of the leaves ``sp_dyn[i]`` for ``i in argnums`` (``i >= 1``:
@@ -80,8 +83,10 @@ def wrap(f: Any) -> Any:
         g, *rest = ad.lift_constants((g, *sp_dyn[1:]))
         dyn = tuple(rest)
         args, kwargs = sp.rebuild(dyn)
-        _, pullback = rrule(*args, **kwargs)
-        per_leaf = sp.cotangents(pullback(_conj(g)), args)
+        y, pullback = rrule(*args, **kwargs)
+        # a result holding a dataclass: g is autograd's cotangent of its leaves (_Leaves)
+        bar = output_leaves(y)[1]([_conj(e) for e in g]) if _holds_dataclass(y) else _conj(g)
+        per_leaf = sp.cotangents(pullback(bar), args)
         out = []
         for i in argnums:
             pos, a = sp.dynamic[i - 1], dyn[i - 1]
@@ -112,6 +117,11 @@ def wrap(f: Any) -> Any:
             leaf_t = {sp.dynamic[i - 1]: g for i, g in zip(argnums, gs, strict=True)}
             tangents = sp.tangents(leaf_t, NoTangent())
             y, y_dot = frule((NoTangent(), *tangents), *args, **kwargs)
+            if _holds_dataclass(y):  # the result's leaves, as value returns them (_Leaves)
+                ys, _ = output_leaves(y)
+                dots = tangent_output_leaves(y_dot, len(ys), y)
+                zeros = [namespace_of(v).zeros_like(v) for v in ys]
+                return _Leaves(z if d is None else d for z, d in zip(zeros, dots, strict=True))
             y_dot = unthunk(y_dot)
             if isinstance(y_dot, AbstractZero):
                 return namespace_of(y).zeros_like(y)
@@ -126,7 +136,7 @@ def wrap(f: Any) -> Any:
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        return _int_leaves_as_scalars(run(*args, **kwargs))
+        return _rebuilt(_int_leaves_as_scalars(run(*args, **kwargs)))
 
     def run(*args: Any, **kwargs: Any) -> Any:
         if not kwargs and not any(_is_node(a) for a in args):
@@ -134,7 +144,7 @@ def wrap(f: Any) -> Any:
         args = tuple(_open_boxes(a) for a in args)
         kwargs = {k: _open_boxes(v) for k, v in kwargs.items()}
         args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
-        sp = split(args, kwargs, _is_dynamic)
+        sp = split(args, kwargs, _is_dynamic, f"chainrules.interop.autograd.wrap({rules.name})")
         dyn = [sp.leaves[i] for i in sp.dynamic]
         for k, kw in sp.keyword_leaves(unbound):
             if isinstance(dyn[k], Box):
@@ -277,6 +287,51 @@ def _container_known(y: Any) -> Any:
 _KNOWN_CONTAINERS: set[type] = set()
 
 
+class _Leaves(tuple[Any, ...]):
+    """The leaves of a result that holds a registered dataclass (``core.pytree``), which autograd
+    has no vector space for: the primitive returns them as this tuple (a ``SequenceBox`` with a
+    tuple's vector space to autograd), with the rebuilder of the result (``rebuild``, set by
+    :func:`_dataclass_leaves`), and ``wrapped`` rebuilds the result from the (boxed) leaves."""
+
+    rebuild: Any = None
+
+
+def _holds_dataclass(y: Any) -> bool:
+    """Whether the rule's result ``y`` holds a registered dataclass (at any depth)."""
+    return has_dataclass_node((y,), {})
+
+
+def _dataclass_leaves(y: Any) -> Any:
+    if not _holds_dataclass(y):
+        return y
+    ys, rebuild = output_leaves(y)
+    out = _Leaves(ys)
+    out.rebuild = rebuild
+    return out
+
+
+def _rebuilt(y: Any) -> Any:
+    """What ``wrapped`` returns for the primitive's output ``y``: a result of :class:`_Leaves`
+    rebuilt from its boxed leaves (read with autograd's differentiable indexing)."""
+    v = y
+    while isinstance(v, Box):
+        v = v._value
+    if type(v) is not _Leaves:
+        return y
+    return v.rebuild([y[i] for i in range(len(v))])
+
+
+def _register_leaves() -> None:
+    from autograd.builtins import SequenceBox, SequenceVSpace
+
+    SequenceBox.register(_Leaves)
+    space: Any = type("_LeavesVSpace", (SequenceVSpace,), {"seq_type": tuple})
+    space.register(_Leaves)
+
+
+_register_leaves()
+
+
 def _int_scalar(v: Any) -> bool:
     return isinstance(v, (bool, int, np.integer, np.bool_))
 
@@ -325,9 +380,10 @@ def _conj(x: Any) -> Any:
 
 
 def _is_node(a: Any) -> bool:
-    """A container (tuple, list, named tuple, dict), or autograd's box of one."""
+    """A container (tuple, list, named tuple, dict, registered dataclass), or autograd's box of
+    one; or an unregistered dataclass, which ``split`` refuses when it holds an array."""
     v = a._value if isinstance(a, Box) else a
-    return isinstance(v, (tuple, list, dict))
+    return isinstance(v, (tuple, list, dict)) or is_node(v) or unregistered_dataclass(v)
 
 
 def _open_boxes(a: Any) -> Any:

@@ -37,15 +37,17 @@ explicit axes made automatic (``jax.sharding.auto_axes``) and gives each cotange
 sharding, as JAX's own transposes do; ``jvp`` mode needs nothing (JAX transposes the frule).
 
 Arguments: JAX arrays, NumPy arrays and NumPy scalars anywhere in the (nested tuple / list / named
-tuple / dict) arguments are traced and differentiated (NumPy values are converted with
-``jnp.asarray`` at the boundary); every other leaf -- Python numbers, strings, ``None``, slices,
-axes, orders -- is static. Integer and boolean arrays are traced (so they may be batched by
-``vmap`` or be ``jit`` arguments) and get a zero (``float0``) cotangent. A keyword argument
-holding a floating array is moved to its position (``core.calls.bind_keywords``); one that cannot
-move raises ``KeywordDerivativeError`` when JAX differentiates it (in ``vjp`` mode such a call
-structure runs without the ``jit``, whose perturbation flags cannot be trusted).
-The ``custom_jvp`` / ``custom_vjp`` is built once per call structure (the static leaves and
-where the arrays are) and reused, by later ``wrap`` calls of the same function, mode and rules
+tuple / dict / registered dataclass: ``core.pytree``) arguments are traced and differentiated; a
+dataclass that JAX knows (``jax.tree_util.register_dataclass``) and chainrules does not is
+registered with chainrules on first sight with JAX's data fields (``_adopt_dataclasses``) (NumPy
+values are converted with ``jnp.asarray`` at the boundary); every other leaf -- Python numbers,
+strings, ``None``, slices, axes, orders -- is static. Integer and boolean arrays are traced (so they
+may be batched by ``vmap`` or be ``jit`` arguments) and get a zero (``float0``) cotangent. A keyword
+argument holding a floating array is moved to its position (``core.calls.bind_keywords``); one that
+cannot move raises ``KeywordDerivativeError`` when JAX differentiates it (in ``vjp`` mode such a
+call structure runs without the ``jit``, whose perturbation flags cannot be trusted). The
+``custom_jvp`` / ``custom_vjp`` is built once per call structure (the static leaves and where the
+arrays are) and reused, by later ``wrap`` calls of the same function, mode and rules
 too.
 
 Complex numbers: JAX's cotangent of a complex input is the conjugate of chainrules' (see
@@ -56,6 +58,7 @@ conversion.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 from collections.abc import Iterator
 from typing import Any
@@ -64,9 +67,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.custom_derivatives import SymbolicZero
+from jax.tree_util import GetAttrKey
 
 from ..core.calls import *
 from ..core.config import RULE_CONFIG, RuleConfig, rule_config
+from ..core.pytree import flatten, register_dataclass, unregistered_dataclass
 from ..core.tangents import NoTangent, ZeroTangent
 from ._closure import Opaque, Walk, rebuild
 from ._derived import complete
@@ -140,8 +145,9 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
             sp, dyn, key = flat_split(len(args)), tuple(map(jnp.asarray, args)), len(args)
             unbound: list[str] = []
         else:
+            _adopt_dataclasses((args, kwargs))
             args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
-            sp = split(args, kwargs, _is_dynamic)
+            sp = split(args, kwargs, _is_dynamic, f"chainrules.interop.jax.wrap({rules.name})")
             dyn = tuple(jnp.asarray(sp.leaves[i]) for i in sp.dynamic)
             key = static_key(sp)
         call = built.get(key) if key is not None else None
@@ -156,6 +162,27 @@ def wrap(f: Any, *, mode: str = "jvp") -> Any:
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
     wrapped.__chainrules_built__ = built  # type: ignore[attr-defined]
     return wrapped
+
+
+def _adopt_dataclasses(tree: Any) -> None:
+    """Register with chainrules (``core.pytree.register_dataclass``) each dataclass in ``tree``
+    that JAX knows as a pytree node (``jax.tree_util.register_dataclass``) and chainrules does
+    not, with the data fields JAX flattens (by their key paths) and the other fields that
+    ``__init__`` takes as meta fields: the bridge takes a dataclass registered with JAX as it is.
+    A dataclass JAX does not know stays a leaf (``split`` refuses it when it holds an array)."""
+    for leaf in flatten(tree)[0]:
+        if not unregistered_dataclass(leaf):
+            continue
+        pairs, _ = jax.tree_util.tree_flatten_with_path(leaf, is_leaf=lambda v, r=leaf: v is not r)
+        names = [p[0].name for p, _ in pairs if len(p) == 1 and isinstance(p[0], GetAttrKey)]
+        if len(names) != len(pairs) or any(p == () for p, _ in pairs):
+            continue  # a leaf to JAX, or a node JAX flattens some other way
+        init = [f.name for f in dataclasses.fields(leaf) if f.init]
+        try:
+            register_dataclass(type(leaf), names, [n for n in init if n not in names])
+        except (TypeError, ValueError):
+            continue
+        _adopt_dataclasses(leaf)  # dataclasses in its fields
 
 
 # The callables built per call structure, shared by every ``wrap`` of the same function, mode

@@ -97,7 +97,7 @@ def wrap(f: Any) -> Any:
             # it runs opaque to Dynamo, as the torch bridge's calls do
             return be.opaque_call(eager, rules.name, args, kwargs)
         args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
-        sp = split(args, kwargs, _is_dynamic)
+        sp = split(args, kwargs, _is_dynamic, f"chainrules.interop.keras.wrap({rules.name})")
         dyn = tuple(be.native(sp.leaves[i]) for i in sp.dynamic)
         for k, kw in sp.keyword_leaves(unbound):
             if be.inexact(dyn[k]) and be.may_differentiate(dyn[k]):

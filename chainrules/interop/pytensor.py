@@ -97,7 +97,7 @@ def wrap(f: Any) -> Callable[..., Any]:
             dyn = list(args)
         else:
             args, kwargs, unbound = bind_keywords(rules, args, kwargs, _floating_leaf)
-            sp = split(args, kwargs, _is_dynamic)
+            sp = split(args, kwargs, _is_dynamic, f"chainrules.interop.pytensor.wrap({rules.name})")
             dyn = [pt.as_tensor_variable(sp.leaves[i]) for i in sp.dynamic]
             keyword_leaves = {
                 k: kw for k, kw in sp.keyword_leaves(unbound) if _floating(dyn[k].dtype)

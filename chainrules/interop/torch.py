@@ -24,13 +24,18 @@ Built on ``torch.autograd.Function`` with a context-free ``forward`` and a ``set
 * ``generate_vmap_rule = True``: ``torch.func.vmap`` runs the rules on batched tensors (they are
   written against the Array API, with no data-dependent Python control flow).
 
-Arguments: tensors anywhere in the (nested tuple / list / named tuple / dict) arguments are
+Arguments: tensors anywhere in the (nested tuple / list / named tuple / dict / registered
+dataclass: ``core.pytree``) arguments are
 passed to the Function and differentiated; NumPy arrays are converted with ``torch.as_tensor`` at
 the boundary; every other leaf (Python numbers, axes, orders, slices) is static. Integer and
 boolean tensors get ``None`` gradients. A keyword argument holding a floating tensor is moved to
 its position (``core.calls.bind_keywords``); one that cannot move raises ``KeywordDerivativeError``
 when it requires grad. PyTorch's complex gradient convention is chainrules' own, so no conversion
 is needed.
+
+Results may be pytrees too. PyTorch records a tensor or a flat tuple of tensors only, so the
+Function returns the leaves and the bridge rebuilds the structure after ``apply`` (``_Call.out``;
+the custom op's list of tensors likewise). Under ``torch.compile`` named tuples come back plain.
 
 torch.compile: TorchDynamo does not trace a bridged call. It would trace the rules' Python,
 which it cannot always follow (the objects a pullback closes over, a write to a cache), and the
@@ -78,6 +83,7 @@ from torch.autograd import forward_ad
 
 from ..core.calls import *
 from ..core.namespaces import qualified_name
+from ..core.pytree import without_named_tuples
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._derived import complete
 from ._functorch import transform_stack
@@ -179,7 +185,8 @@ def wrap(f: Any) -> Any:
             # Function with jvp, always: a forward-mode level (jvp, jacfwd) may sit anywhere in
             # the stack of transforms, and one under a reverse-mode level (hessian is jacfwd of
             # jacrev) shows no tangent on the inputs here, yet asks for the Function's jvp
-            return with_jvp.apply(_Call(sp, False), *dyn)
+            call = _Call(sp, False)
+            return _result(call, with_jvp.apply(call, *dyn))
         # dual tensors exist only inside a forward_ad.dual_level (a level >= 0)
         fn = with_jvp if forward_ad._current_level >= 0 and _has_forward_tangent(dyn) else plain
         # saved-tensor hooks (offloading, checkpointing) must see every residual: with them the
@@ -187,8 +194,10 @@ def wrap(f: Any) -> Any:
         # and autograd interaction])
         call = _Call(sp, _saved_tensors_hooks(False) is None)
         if len(dyn) == 1:
-            return c_apply[fn](call, _unwrap_if_dead(dyn[0]))
-        return c_apply[fn](call, *map(_unwrap_if_dead, dyn))
+            out = c_apply[fn](call, _unwrap_if_dead(dyn[0]))
+        else:
+            out = c_apply[fn](call, *map(_unwrap_if_dead, dyn))
+        return out if call.out is None else call.out(list(out))
 
     opaque = _opaque(wrapped, rules.name)
     wrapped.__chainrules_rules__ = rules  # type: ignore[attr-defined]
@@ -201,7 +210,7 @@ def _split_call(rules: Rules, args: Any, kwargs: Any) -> tuple[Split, tuple[Any,
     tensors in keyword arguments moved to their positions, and a ``KeywordDerivativeError`` for
     one that cannot move and needs a derivative."""
     args, kwargs, unbound = bind_keywords(rules, args, kwargs, _inexact_leaf)
-    sp = split(args, kwargs, _is_dynamic)
+    sp = split(args, kwargs, _is_dynamic, f"chainrules.interop.torch.wrap({rules.name})")
     dyn = tuple(
         torch.as_tensor(sp.leaves[i]) if isinstance(sp.leaves[i], np.ndarray) else sp.leaves[i]
         for i in sp.dynamic
@@ -270,7 +279,9 @@ def _opaque(wrapped: Any, name: str) -> Any:
     graphs name it."""
 
     def call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return wrapped(*args, **kwargs)
+        # TorchDynamo's nonstrict_trace refuses a named tuple in the output (KeyError:
+        # namedtuple, torch 2.13; dicts, lists and tuples pass): a plain tuple under compile
+        return without_named_tuples(wrapped(*args, **kwargs))
 
     call.__name__ = call.__qualname__ = "chainrules_" + re.sub(r"\W", "_", name)
     return call
@@ -299,8 +310,8 @@ def _dynamo_call(opaque: Any, name: str, args: tuple[Any, ...], kwargs: Any) -> 
 
 # --- torch.export: a custom op per wrapped function and call structure -------------------------
 
-# op name -> (the rrule it calls, the op, [the type of its rule's output: None for one array],
-# the rules and the call's split, which save() writes down)
+# op name -> (the rrule it calls, the op, [the rebuilder of its rule's output from the op's list
+# of tensors: None for one array], the rules and the call's split, which save() writes down)
 _OPS: dict[str, tuple[Any, Any, list[Any], Rules, Split]] = {}
 
 
@@ -336,10 +347,8 @@ def _exported_call(rules: Rules, sp: Split, dyn: tuple[Any, ...]) -> Any:
         name = f"{name}_{k}"
     op, out_kind = _make_op(name, rules, sp) if entry is None else entry[1:3]
     outs = op(list(dyn))
-    kind = out_kind[0]
-    if kind is None:
-        return outs[0]
-    return kind(*outs) if hasattr(kind, "_fields") else kind(outs)
+    rebuild = out_kind[0]  # the op returns a list of tensors: the rule's result rebuilt
+    return outs[0] if rebuild is None else rebuild(list(outs))
 
 
 def _exported_transform_call(rules: Rules) -> Any:
@@ -372,10 +381,10 @@ def _make_op(name: str, rules: Rules, sp: Split) -> tuple[Any, list[Any]]:
 
     def forward(xs: list[torch.Tensor]) -> list[torch.Tensor]:
         y, _ = call_rule(xs)
-        ys, _ = output_leaves(y)
-        # the structure of the output, read by _exported_call after the op (first set on fake
-        # tensors while export traces)
-        out_kind[0] = type(y) if isinstance(y, tuple) else None
+        ys, rebuild = output_leaves(y)
+        # the structure of the output (a rebuilder of its leaves, None for one array), read by
+        # _exported_call after the op (first set on fake tensors while export traces)
+        out_kind[0] = None if _single(y, ys) else rebuild
         # a custom op's outputs may not alias its inputs
         return [v.clone() for v in ys]
 
@@ -573,14 +582,28 @@ class _Call:
     """One call's static state, passed to the Function as its first input: the split arguments,
     whether the forward's pullback may serve the backward pass (``keep``: not under a
     ``torch.func`` transform, ``torch.compile`` or saved-tensor hooks, decided by ``wrap``), and
-    that pullback, with the rebuilder of a tuple output's cotangent and the arguments."""
+    that pullback, with the rebuilder of a structured output's cotangent and the arguments; and
+    ``out``, set by ``forward``: ``None`` for one array, else the rebuilder of the rule's result
+    (a tuple, list, dict, named tuple or registered dataclass, nested) from the flat tuple of its
+    leaves that the Function returns -- PyTorch records a tensor or a tuple of tensors only."""
 
-    __slots__ = ("keep", "pullback", "sp")
+    __slots__ = ("keep", "out", "pullback", "sp")
 
     def __init__(self, sp: Split, keep: bool) -> None:
         self.sp = sp
         self.keep = keep
         self.pullback: Any = None
+        self.out: Any = None
+
+
+def _single(y: Any, ys: list[Any]) -> bool:
+    """Whether the rule's result ``y`` (whose leaves are ``ys``) is one array, not a structure."""
+    return len(ys) == 1 and ys[0] is y
+
+
+def _result(call: _Call, out: Any) -> Any:
+    """The wrapped function's result from what the Function returned (see ``_Call.out``)."""
+    return out if call.out is None else call.out(list(out))
 
 
 _functorch_active = torch._C._are_functorch_transforms_active
@@ -652,20 +675,21 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
             args, kwargs = call.sp.rebuild(dyn)
             y, pullback = rrule(*args, **kwargs)
         keep = call.keep
-        if not isinstance(y, tuple):  # one output: _fresh(y, dyn, inputs, keep), inline
+        flat = None if type(y) is torch.Tensor else output_leaves(y)
+        if flat is None or _single(y, flat[0]):  # one output: _fresh(y, dyn, inputs, keep), inline
             if keep:
                 call.pullback = (pullback, None, args)
             for d, i in zip(dyn, inputs):
                 if y is d:
                     return i.view_as(i)
             return y.detach() if keep and type(y) is torch.Tensor else _fresh(y, (), (), keep)
+        # a structured result: the Function returns its leaves as a flat tuple (what PyTorch
+        # records), and the bridge rebuilds the structure after apply (call.out)
+        ys, rebuild = flat
+        call.out = rebuild
         if keep:
-            call.pullback = (pullback, output_leaves(y)[1], args)
-        return (
-            type(y)(*(_fresh(v, dyn, inputs, keep) for v in y))
-            if hasattr(y, "_fields")
-            else tuple(_fresh(v, dyn, inputs, keep) for v in y)
-        )
+            call.pullback = (pullback, rebuild, args)
+        return tuple([_fresh(v, dyn, inputs, keep) for v in ys])
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
         call = inputs[0]
@@ -761,7 +785,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         targs = sp.tangents(leaf_t, NoTangent())
         y, y_dot = frule((NoTangent(), *targs), *args, **kwargs)
         ys, _ = output_leaves(y)
-        dots = tangent_output_leaves(y_dot, len(ys))
+        dots = tangent_output_leaves(y_dot, len(ys), y)
         out = []
         for yi, di in zip(ys, dots, strict=True):
             if di is None:
@@ -769,7 +793,7 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
                 continue
             check_leaf(name, "frule", -1, di, yi, di.dtype == yi.dtype)
             out.append(di)
-        return out[0] if len(out) == 1 and not isinstance(y, tuple) else tuple(out)
+        return out[0] if _single(y, ys) else tuple(out)  # as forward returns
 
     body = {
         "forward": staticmethod(forward),

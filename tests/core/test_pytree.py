@@ -4,13 +4,14 @@ differentiated), and a rule sees its tangent as a ``Tangent`` readable by field 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules.core.pytree import flatten, is_named_tuple, map_leaves, unflatten
+from chainrules.core.pytree import flatten, is_named_tuple, is_node, map_leaves, unflatten
 
 
 class Pair(NamedTuple):
@@ -114,3 +115,87 @@ def test_torch_named_tuple_argument(affine_rules: Any) -> None:
         (torch.ones(2, dtype=torch.float64),),
     )
     torch.testing.assert_close(dual[1], x.detach())
+
+
+# --- registered dataclasses (JAX's jax.tree_util.register_dataclass) ---------------------------
+
+
+@cr.register_dataclass
+@dataclasses.dataclass
+class Layer:
+    w: Any
+    b: Any
+    name: str = dataclasses.field(default="dense", metadata={"static": True})
+
+
+@dataclasses.dataclass
+class Loose:  # never registered: a leaf
+    w: Any
+
+
+def test_a_registered_dataclass_is_a_node() -> None:
+    layer = Layer([1.0, 2.0], 3.0, name="l1")
+    leaves, treedef = flatten({"layer": layer, "n": 4})
+    assert leaves == [1.0, 2.0, 3.0, 4]  # the data fields in order, the meta field kept aside
+    back = unflatten(treedef, [10.0, 20.0, 30.0, 40])
+    assert type(back["layer"]) is Layer
+    assert back["layer"] == Layer([10.0, 20.0], 30.0, name="l1")
+    hash(treedef)  # the meta fields' values are part of it
+    assert flatten(Layer(1.0, 2.0, "a"))[1] != flatten(Layer(1.0, 2.0, "b"))[1]
+    assert flatten(Layer(1.0, 2.0))[1] == flatten(Layer(5.0, 6.0))[1]
+    assert is_node(layer) and not is_node(Loose(1.0))
+    assert flatten(Loose(np.ones(2)))[1] is None  # an unregistered dataclass is a leaf
+    assert map_leaves(lambda v: v * 2, Layer(1.0, 2.0, "x")) == Layer(2.0, 4.0, "x")
+
+
+def test_register_dataclass_with_explicit_fields() -> None:
+    @dataclasses.dataclass
+    class Conv:
+        kernel: Any
+        stride: int
+        bias: Any
+
+    assert cr.register_dataclass(Conv, data_fields=["bias", "kernel"], meta_fields=["stride"])
+    leaves, treedef = flatten(Conv(kernel=1.0, stride=2, bias=3.0))
+    assert leaves == [3.0, 1.0]  # the order given
+    assert unflatten(treedef, [5.0, 6.0]) == Conv(kernel=6.0, stride=2, bias=5.0)
+
+
+def test_register_dataclass_refuses_what_it_cannot_rebuild() -> None:
+    @dataclasses.dataclass
+    class Two:
+        a: Any
+        b: Any
+        c: Any = dataclasses.field(default=0, init=False)
+
+    with pytest.raises(TypeError, match=r"expects a dataclass type"):
+        cr.register_dataclass(Pair)
+    with pytest.raises(TypeError, match=r"Two.*both data_fields and meta_fields"):
+        cr.register_dataclass(Two, data_fields=["a", "b"])
+    with pytest.raises(ValueError, match=r"\['b'\] are neither data nor meta fields"):
+        cr.register_dataclass(Two, data_fields=["a"], meta_fields=[])
+    with pytest.raises(ValueError, match=r"\['c'\] are not fields that Two.__init__ takes"):
+        cr.register_dataclass(Two, data_fields=["a", "b", "c"], meta_fields=[])
+    with pytest.raises(ValueError, match=r"\['a'\] are named more than once"):
+        cr.register_dataclass(Two, data_fields=["a", "b"], meta_fields=["a"])
+    assert not is_node(Two(1, 2))  # nothing registered by a refused call
+
+
+def test_unregistered_dataclass_error_names_the_argument_and_how_to_register() -> None:
+    from chainrules import ad
+    from chainrules.core.calls import split
+
+    def f(p: Any) -> Any:
+        return p.w.sum()
+
+    with pytest.raises(
+        TypeError,
+        match=r"argument 0 \('p'\) of f .*Loose is a dataclass .*"
+        r"chainrules.register_dataclass\(Loose\)",
+    ):
+        ad.grad(f)(Loose(np.ones(2)))
+    with pytest.raises(TypeError, match=r"wrap\(g\): argument 1 .*Loose.*register_dataclass"):
+        split((1.0, Loose(np.ones(2))), {}, lambda v: isinstance(v, np.ndarray), "wrap(g)")
+    # one holding no array is a static leaf, as any object
+    sp = split((np.ones(2), Loose("static")), {}, lambda v: isinstance(v, np.ndarray))
+    assert sp.dynamic == [0]

@@ -318,20 +318,8 @@ def test_jax_bridge_pytrees(rule: str, kind: str, out: str, keyword: bool) -> No
         _check_tangent(out, jax.jvp(of, args, tuple(map(jnp.asarray, (TX, TW, TB))))[1])
 
 
-# the torch bridge's autograd.Function returns a list or a dict result as it is, and PyTorch
-# records tuples of tensors only: backward through such a result has no graph (torch.py, whose
-# owner is rewriting it for issue 28)
-_TORCH_LIST_DICT = pytest.mark.xfail(
-    raises=RuntimeError, strict=True, reason="torch bridge: list and dict results"
-)
-TORCH_PAIRS = [
-    pytest.param(k, o, marks=_TORCH_LIST_DICT) if o in ("list", "dict") else (k, o)
-    for k, o in PAIRS
-]
-
-
 @pytest.mark.parametrize("keyword", [False, True], ids=["positional", "keyword"])
-@pytest.mark.parametrize(("kind", "out"), TORCH_PAIRS)
+@pytest.mark.parametrize(("kind", "out"), PAIRS)
 @pytest.mark.parametrize("rule", ["rrule", "frule"])
 def test_torch_bridge_pytrees(rule: str, kind: str, out: str, keyword: bool) -> None:
     """Backward (the frule's derived rrule, or the rrule) and ``torch.func.jvp`` (the rrule's
@@ -346,6 +334,138 @@ def test_torch_bridge_pytrees(rule: str, kind: str, out: str, keyword: bool) -> 
     primals = tuple(torch.tensor(a) for a in (X, W, B))
     _, y_dot = torch.func.jvp(of, primals, tuple(torch.tensor(a) for a in (TX, TW, TB)))
     _check_tangent(out, y_dot)
+
+
+# A result nested two levels deep, ``{"u": u, "vs": (v, [v])}`` (so ``L = sum(u) + sum of the
+# two v's`` has the gradient above), and a named-tuple result: the torch bridge's Function returns
+# the leaves as a flat tuple (PyTorch records tuples of tensors only) and the bridge rebuilds the
+# structure after ``apply``, in eager autograd, under ``torch.func`` and on the custom-op route.
+
+
+def _nested(x: Any, p: Any) -> Any:
+    w, b = p
+    v = w * b * x
+    return {"u": w * x**3 + b * x, "vs": (v, [v])}
+
+
+def _nested_parts(y: Any) -> tuple[Any, Any, Any]:
+    return y["u"], y["vs"][0], y["vs"][1][0]
+
+
+def nested_rrule_only(x: Any, p: Any) -> Any:
+    return _nested(x, p)
+
+
+def nested_frule_only(x: Any, p: Any) -> Any:
+    return _nested(x, p)
+
+
+@cr.register_rrule(nested_rrule_only)
+def _nested_rrule(x: Any, p: Any) -> Any:
+    w, b = p
+
+    def nested_pullback(y_bar: Any) -> Any:
+        ub, vb0, vb1 = (cr.unthunk(c) for c in _nested_parts(y_bar))
+        vb = vb0 + vb1
+        return (
+            cr.NoTangent(),
+            ub * (3 * w * x**2 + b) + vb * (w * b),
+            (ub * x**3 + vb * (b * x), ub * x + vb * (w * x)),
+        )
+
+    return _nested(x, p), nested_pullback
+
+
+@cr.register_frule(nested_frule_only)
+def _nested_frule(tangents: Any, x: Any, p: Any) -> Any:
+    _, dx, dp = tangents
+    w, b = p
+    dw, db = dp[0], dp[1]
+    du = dx * (3 * w * x**2 + b) + dw * x**3 + db * x
+    dv = dx * (w * b) + dw * (b * x) + db * (w * x)
+    return _nested(x, p), {"u": du, "vs": (dv, [dv])}
+
+
+def _check_nested(y: Any, values: tuple[Any, Any]) -> None:
+    """``y`` has the structure ``{"u": ., "vs": (., [.])}`` with ``u, v = values``."""
+    assert type(y) is dict and list(y) == ["u", "vs"]
+    assert type(y["vs"]) is tuple and type(y["vs"][1]) is list
+    u, v0, v1 = (_np(e) for e in _nested_parts(y))
+    np.testing.assert_allclose(u, values[0], rtol=1e-12)
+    np.testing.assert_allclose(v0, values[1], rtol=1e-12)
+    np.testing.assert_allclose(v1, values[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [nested_rrule_only, nested_frule_only], ids=["rrule", "frule"])
+def test_torch_bridge_nested_results(fn: Any) -> None:
+    """A nested dict / tuple / list result keeps its structure, and backward, ``torch.func``'s
+    ``grad``, ``jvp``, ``jacrev`` and ``vmap``, and the custom-op route differentiate it."""
+    torch = pytest.importorskip("torch")
+    from chainrules.interop import torch as crt
+
+    f = crt.wrap(fn)
+
+    def loss(x: Any, w: Any, b: Any) -> Any:
+        return sum(e.sum() for e in _nested_parts(f(x, (w, b))))
+
+    x, w, b = (torch.tensor(a, requires_grad=True) for a in (X, W, B))
+    y = f(x, (w, b))
+    _check_nested(y, (W * X**3 + B * X, W * B * X))
+    assert all(e.grad_fn is not None for e in _nested_parts(y))
+    _check_grads(torch.autograd.grad(loss(x, w, b), (x, w, b)))
+    primals = tuple(torch.tensor(a) for a in (X, W, B))
+    _check_grads(torch.func.grad(loss, argnums=(0, 1, 2))(*primals))
+    tangents = tuple(torch.tensor(a) for a in (TX, TW, TB))
+    y, y_dot = torch.func.jvp(lambda x, w, b: f(x, (w, b)), primals, tangents)
+    _check_nested(y, (W * X**3 + B * X, W * B * X))
+    _check_nested(y_dot, (DU, DV))
+    jac = torch.func.jacrev(lambda x: f(x, primals[1:]))(primals[0])
+    diag = torch.diagonal
+    _check_nested(
+        {"u": diag(jac["u"]), "vs": (diag(jac["vs"][0]), [diag(jac["vs"][1][0])])},
+        (3 * W * X**2 + B, W * B),
+    )
+    xs = torch.stack([primals[0], 2 * primals[0]])
+    batched = torch.func.vmap(lambda x: f(x, primals[1:]))(xs)
+    _check_nested(
+        {"u": batched["u"][1], "vs": (batched["vs"][0][1], [batched["vs"][1][0][1]])},
+        (W * (2 * X) ** 3 + B * 2 * X, W * B * 2 * X),
+    )
+    if fn is nested_rrule_only:  # the custom op calls the rrule (torch.export's route)
+        x, w, b = (torch.tensor(a, requires_grad=True) for a in (X, W, B))
+        y = crt._custom_op_route(fn)(x, (w, b))
+        _check_nested(y, (W * X**3 + B * X, W * B * X))
+        total = sum(e.sum() for e in _nested_parts(y))
+        _check_grads(torch.autograd.grad(total, (x, w, b)))
+
+
+@pytest.mark.parametrize("rule", ["rrule", "frule"])
+def test_torch_bridge_named_tuple_results(rule: str) -> None:
+    """A named-tuple result comes back as that named tuple (not a plain tuple), in eager
+    autograd, under ``torch.func.grad`` / ``jvp`` and on the custom-op route."""
+    torch = pytest.importorskip("torch")
+    from chainrules.interop import torch as crt
+
+    fn = RULES[rule, "namedtuple", "namedtuple"]
+    f = crt.wrap(fn)
+    loss = _loss("namedtuple", torch.sum)
+    x, w, b = (torch.tensor(a, requires_grad=True) for a in (X, W, B))
+    y = f(x, Params(w, b))
+    assert type(y) is Out
+    np.testing.assert_allclose(_np(y.u), W * X**3 + B * X, rtol=1e-12)
+    _check_grads(torch.autograd.grad(loss(y), (x, w, b)))
+    primals = tuple(torch.tensor(a) for a in (X, W, B))
+    grad = torch.func.grad(lambda x, w, b: loss(f(x, Params(w, b))), argnums=(0, 1, 2))
+    _check_grads(grad(*primals))
+    tangents = tuple(torch.tensor(a) for a in (TX, TW, TB))
+    y, y_dot = torch.func.jvp(lambda x, w, b: f(x, Params(w, b)), primals, tangents)
+    assert type(y) is Out and type(y_dot) is Out
+    _check_tangent("namedtuple", y_dot)
+    if rule == "rrule":
+        x, w, b = (torch.tensor(a, requires_grad=True) for a in (X, W, B))
+        y = crt._custom_op_route(fn)(x, Params(w, b))
+        assert type(y) is Out
+        _check_grads(torch.autograd.grad(loss(y), (x, w, b)))
 
 
 @pytest.mark.parametrize("keyword", [False, True], ids=["positional", "keyword"])

@@ -273,23 +273,13 @@ def _moments(kind):  # type: ignore[no-untyped-def]
 
 
 MOMENTS = {k: _moments(k) for k in RESULTS}
-_TORCH_LIST_DICT = pytest.mark.xfail(
-    raises=RuntimeError, strict=True, reason="torch bridge: list and dict results have no graph"
-)
 
 
-@pytest.mark.parametrize(
-    ("bridge", "kind"),
-    [
-        pytest.param(b, k, marks=_TORCH_LIST_DICT) if b == "torch" and k != "namedtuple" else (b, k)
-        for b in BRIDGES
-        for k in RESULTS
-    ],
-)
+@pytest.mark.parametrize(("bridge", "kind"), [(b, k) for b in BRIDGES for k in RESULTS])
 def test_results_are_pytrees(bridge, kind):  # type: ignore[no-untyped-def]
     """A dict, list or named-tuple result: d(sum(first) + 3 sum(second))/dx = W + 6 W x, the
-    result's own structure back. The torch bridge records tuple results only: its list and dict
-    results lose their graph (its autograd.Function returns them as they are: torch.py)."""
+    result's own structure back. (The torch bridge's Function returns the leaves as a flat tuple,
+    which PyTorch records, and the bridge rebuilds the structure.)"""
     f = MOMENTS[kind]
     _, parts = RESULTS[kind]
     want = W + 6 * W * X
@@ -310,14 +300,12 @@ def test_results_are_pytrees(bridge, kind):  # type: ignore[no-untyped-def]
         y = g(X)
         got = autograd.grad(lambda x: anp.sum(parts(g(x))[0]) + 3 * anp.sum(parts(g(x))[1]))(X)
     np.testing.assert_allclose(np.asarray(got.detach() if bridge == "torch" else got), want)
-    if bridge != "torch":  # see the next test
-        assert type(y) is type(RESULTS[kind][0](X, X))
+    assert type(y) is type(RESULTS[kind][0](X, X))
 
 
-@pytest.mark.xfail(raises=AssertionError, strict=True, reason="torch bridge: tuple(y) returned")
 def test_torch_keeps_a_named_tuple_result():  # type: ignore[no-untyped-def]
-    """The torch bridge's named-tuple result comes back a plain tuple (its gradients are
-    right: the test above); torch.py, whose owner is rewriting it for issue 28."""
+    """The torch bridge's named-tuple result comes back as that named tuple, not a plain
+    tuple (PyTorch's Function.apply returns a plain one)."""
     y = crtorch.wrap(MOMENTS["namedtuple"])(torch.tensor(X, requires_grad=True))
     assert type(y) is Moments
 
