@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib
 import io
 import json
 import re
@@ -87,6 +86,7 @@ from ..core.pytree import without_named_tuples
 from ..core.tangents import AbstractZero, NoTangent, unthunk
 from ._derived import complete
 from ._functorch import transform_stack
+from ._torch_calls import decode_call, encode_call, importable, resolve
 
 __all__ = ["KeywordDerivativeError", "RuleNotUsedError", "load", "save", "wrap"]
 
@@ -437,7 +437,7 @@ def save(ep: Any, f: Any, **kwargs: Any) -> None:
         if entry is None:
             raise ValueError(f"chainrules.interop.torch.save: {name} is not an op of this process")
         rules, sp = entry[3], entry[4]
-        ops[name] = {"function": _importable(rules), "call": _encode_call(rules.name, sp)}
+        ops[name] = {"function": importable(rules), "call": encode_call(rules.name, sp)}
     extra = dict(kwargs.pop("extra_files", None) or {})
     extra[_SPEC] = json.dumps(ops)
     torch.export.save(ep, f, extra_files=extra, **kwargs)
@@ -462,14 +462,14 @@ def load(f: Any, **kwargs: Any) -> Any:
         if name in _OPS:
             continue
         module, _, qual = spec["function"].partition(":")
-        fn = _resolve(module, qual)
+        fn = resolve(module, qual)
         if fn is None:
             raise ValueError(
                 f"chainrules.interop.torch.load: the program's op {name} calls {module}.{qual}, "
                 "which this process cannot import"
             )
         rules = complete(find_rules(fn, "torch"))
-        sp = _decode_call(spec["call"])
+        sp = decode_call(spec["call"])
         base = _op_name(rules, sp)
         if name != base and not re.fullmatch(re.escape(base) + r"_\d+", name):
             raise ValueError(
@@ -479,103 +479,6 @@ def load(f: Any, **kwargs: Any) -> Any:
             )
         _make_op(name, rules, sp)
     return torch.export.load(io.BytesIO(data), **kwargs)
-
-
-def _importable(rules: Rules) -> str:
-    """``module:qualname`` by which another process finds ``rules.f``: its own ``__module__``
-    and ``__qualname__``, else a split of its chainrules name (``array_api_compat.torch.exp`` is
-    ``torch.exp``, whose qualname is a class's)."""
-    f = rules.f
-    module, qual = getattr(f, "__module__", None) or "", getattr(f, "__qualname__", "")
-    parts = rules.name.split(".")
-    candidates = [(module, qual)] + [
-        (".".join(parts[:i]), ".".join(parts[i:])) for i in range(len(parts) - 1, 0, -1)
-    ]
-    for module, qual in candidates:
-        if module and qual and "<" not in qual and _resolve(module, qual) is f:
-            return f"{module}:{qual}"
-    raise ValueError(
-        f"chainrules.interop.torch.save: {rules.name} cannot be found again by a name in "
-        "another process; wrap a function defined at a module's top level"
-    )
-
-
-def _resolve(module: str, qual: str) -> Any:
-    try:
-        found: Any = importlib.import_module(module)
-        for part in qual.split("."):
-            found = getattr(found, part)
-    except (ImportError, AttributeError):
-        return None
-    return found
-
-
-_TREES = {"tuple": tuple, "list": list, "dict": dict}
-
-
-def _encode_call(name: str, sp: Split) -> Any:
-    def tree(d: Any) -> Any:
-        if d is None:
-            return None
-        t, keys, children = d
-        kind = next((k for k, v in _TREES.items() if v is t), None)
-        if kind is None or (keys is not None and not all(type(k) is str for k in keys)):
-            raise ValueError(
-                f"chainrules.interop.torch.save: a call of {name} has an argument of type "
-                f"{t.__name__}, which cannot be written down (tuples, lists, dicts only)"
-            )
-        return [kind, None if keys is None else list(keys), [tree(c) for c in children]]
-
-    dynamic = set(sp.dynamic)
-    leaves = [None if i in dynamic else _encode_leaf(name, v) for i, v in enumerate(sp.leaves)]
-    return {
-        "flat": type(sp) is FlatSplit,
-        "tree": tree(sp.skeleton),
-        "leaves": leaves,
-        "dynamic": list(sp.dynamic),
-        "arg_of": list(sp.arg_of),
-        "nargs": sp.nargs,
-        "kw_of": list(sp.kw_of),
-    }
-
-
-def _encode_leaf(name: str, v: Any) -> Any:
-    if v is None or type(v) in (bool, int, float, str):
-        return {"v": v}
-    if type(v) is slice:
-        return {"slice": [_encode_leaf(name, e) for e in (v.start, v.stop, v.step)]}
-    if v is Ellipsis:
-        return {"ellipsis": True}
-    if isinstance(v, torch.dtype):
-        return {"dtype": str(v).removeprefix("torch.")}
-    raise ValueError(
-        f"chainrules.interop.torch.save: a call of {name} has the static argument {v!r}, "
-        "which cannot be written down (None, bool, int, float, str, slice, ..., torch dtypes)"
-    )
-
-
-def _decode_leaf(e: Any) -> Any:
-    if "v" in e:
-        return e["v"]
-    if "slice" in e:
-        return slice(*(_decode_leaf(p) for p in e["slice"]))
-    if "ellipsis" in e:
-        return Ellipsis
-    return getattr(torch, e["dtype"])
-
-
-def _decode_call(c: Any) -> Split:
-    if c["flat"]:
-        return flat_split(c["nargs"])
-
-    def tree(d: Any) -> Any:
-        if d is None:
-            return None
-        kind, keys, children = d
-        return (_TREES[kind], None if keys is None else tuple(keys), tuple(map(tree, children)))
-
-    leaves = [None if e is None else _decode_leaf(e) for e in c["leaves"]]
-    return Split(tree(c["tree"]), leaves, c["dynamic"], c["arg_of"], c["nargs"], c["kw_of"])
 
 
 class _Call:
