@@ -1,4 +1,4 @@
-"""``chainrules.core.scalar_rule.strong_multiply``: the strong-zero product that every
+"""``chainrules.core.strong_zero.strong_multiply``: the strong-zero product that every
 ``strong_zero=True`` rule's pullback and pushforward multiply with, a function with rules of its
 own so that Hessians differentiate it (issue 26; the Hessian regression test over every strong
 rule is ``test_strong_zero_hessian_where_the_cotangent_is_zero`` in
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import chainrules as cr
-from chainrules.core.scalar_rule import strong_multiply
+from chainrules.core.strong_zero import strong_multiply
 from chainrules.testing import test_frule, test_rrule
 
 RNG = np.random.default_rng(7)
@@ -77,7 +77,7 @@ def test_torch_strong_zero_method_masks_inf_and_nan(way: str) -> None:
     graph or under torch.func: torch.where) gives 0 where v is 0, also against inf and NaN, and
     the product elsewhere -- as the generic mask does."""
     torch = pytest.importorskip("torch")
-    from chainrules.core.scalar_rule import strong_zero
+    from chainrules.core.strong_zero import strong_zero
 
     v = torch.tensor([[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]], dtype=torch.float64)
     d = torch.tensor([np.inf, -1.0, np.nan], dtype=torch.float64)
