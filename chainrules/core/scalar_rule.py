@@ -37,10 +37,9 @@ from .specialise import specialise
 from .strong_zero import (
     _product,
     _projector,
-    _strong_zero_numpy,
-    _strong_zero_torch,
     align_tangent,
     finish_tangent,
+    strong_zero,
 )
 from .table import _parse_target, function_name
 from .tangents import AbstractZero, NoTangent, Thunk, ZeroTangent
@@ -282,7 +281,7 @@ def _unary_pullback_of_numpy(
     t = type(out)
     if (t is not _ND and not isinstance(out, np.floating)) or out.dtype.kind != "f":
         return NotImplemented
-    return _dense_unary(out, name, partial, x, xp, strong, t, _strong_zero_numpy, None)
+    return _dense_unary(out, name, partial, x, xp, strong, t, None)
 
 
 @unary_pullback_of.method("torch")
@@ -296,9 +295,7 @@ def _unary_pullback_of_torch(
 
     if type(out) is not torch.Tensor or not out.dtype.is_floating_point:
         return NotImplemented
-    return _dense_unary(
-        out, name, partial, x, xp, strong, torch.Tensor, _strong_zero_torch, out.device
-    )
+    return _dense_unary(out, name, partial, x, xp, strong, torch.Tensor, out.device)
 
 
 def _dense_unary(
@@ -309,13 +306,12 @@ def _dense_unary(
     xp: Any,
     strong: bool,
     t: Any,
-    mask: Callable[..., Any],
     device: Any,
 ) -> Any:
     """The pullback of a one-argument scalar rule for an ``x`` of ``out``'s type ``t``, shape
     and dtype: for a cotangent of the same (and on ``device``), ``y_bar`` times the partial,
-    masked as a strong zero (``mask``) where the rule says so, cast back where a partial is
-    computed wider (``i0``'s); any other cotangent goes to the generic pullback, built then."""
+    masked as a strong zero (:func:`strong_zero`) where the rule says so, cast back where a
+    partial is computed wider (``i0``'s); any other cotangent goes to the generic pullback."""
     shape, dtype = out.shape, out.dtype
     if type(x) is not t or x.shape != shape or x.dtype != dtype:
         return NotImplemented
@@ -340,7 +336,7 @@ def _dense_unary(
         g = y_bar * p(xp, out, x)
         if g.dtype != dtype:
             g = xp.astype(g, dtype)
-        return _NO, (mask(g, y_bar, xp) if strong else g)
+        return _NO, (strong_zero(g, y_bar, xp) if strong else g)
 
     return scalar_pullback
 
@@ -543,7 +539,7 @@ def _binary_pullback_of_numpy(
                     if g.dtype != dtype:  # a partial computed wider: the argument's dtype
                         g = g.astype(dtype)
                     if strong:
-                        g = _strong_zero_numpy(g, y_bar, xp)
+                        g = strong_zero(g, y_bar, xp)
                 res.append(g if h == 2 else np.add.reduce(g, axis=None))
         return tuple(res)
 
