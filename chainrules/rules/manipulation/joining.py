@@ -127,6 +127,14 @@ def _concat_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
+# np.concat is np.concatenate: NumPy's rule serves both
+@standard_and_numpy(
+    "concat",
+    *_JOINING,
+    _concat_ex,
+    numpy_name="concatenate",
+    kind=_S,
+)
 def _concat_rules(sig: Signature) -> Rules:
     name = sig.name
 
@@ -189,17 +197,6 @@ def _concat_rules(sig: Signature) -> Rules:
     return concat_rrule, concat_frule
 
 
-# np.concat is np.concatenate: NumPy's rule serves both
-register_standard_and_numpy(
-    "concat",
-    _concat_rules,
-    *_JOINING,
-    _concat_ex,
-    numpy_name="concatenate",
-    kind=_S,
-)
-
-
 def _stack_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     r = rng_arrays(rng)
     out = [
@@ -216,6 +213,12 @@ def _stack_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
+@standard_and_numpy(
+    "stack",
+    *_JOINING,
+    _stack_ex,
+    kind=_S,
+)
 def _stack_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
         a = sig.bind(args, kwargs)
@@ -253,15 +256,6 @@ def _stack_rules(sig: Signature) -> Rules:
         return y, xp.stack(ts, axis=axis + extra)
 
     return stack_rrule, stack_frule
-
-
-register_standard_and_numpy(
-    "stack",
-    _stack_rules,
-    *_JOINING,
-    _stack_ex,
-    kind=_S,
-)
 
 
 # --- NumPy's vstack, hstack, dstack, column_stack, row_stack, block: gathers ----------------------

@@ -143,6 +143,32 @@ def _new_shape(name: str, a: dict[str, Any], shape: tuple[int, ...]) -> tuple[in
     return tuple(1 if i in new else next(rest) for i in range(out_nd))
 
 
+# NumPy's reshape, ravel, squeeze and expand_dims return views: kind "view"
+@standard_and_numpy(
+    "reshape",
+    lambda x, /, shape, *, copy=None: None,
+    lambda x, /, shape, order="C", *, copy=None: None,
+    _reshape_ex,
+    chunked=True,
+    numpy_kind="view",
+)
+# the standard's squeeze has no default axis (the message names it, as NumPy's would)
+@standard_and_numpy(
+    "squeeze",
+    lambda x, /, axis=_REQUIRED: None,
+    lambda x, /, axis=None: None,
+    _squeeze_ex,
+    chunked=True,
+    numpy_kind="view",
+)
+@standard_and_numpy(
+    "expand_dims",
+    lambda x, /, axis=0: None,
+    lambda x, /, axis: None,
+    _expand_dims_ex,
+    chunked=True,
+    numpy_kind="view",
+)
 def _reshape_rules(sig: Signature) -> Rules:
     name = sig.name
 
@@ -176,36 +202,7 @@ def _reshape_rules(sig: Signature) -> Rules:
     return reshape_rrule, reshape_frule
 
 
-# NumPy's reshape, ravel, squeeze and expand_dims return views: kind "view"
-register_standard_and_numpy(
-    "reshape",
-    _reshape_rules,
-    lambda x, /, shape, *, copy=None: None,
-    lambda x, /, shape, order="C", *, copy=None: None,
-    _reshape_ex,
-    chunked=True,
-    numpy_kind="view",
-)
 register_rules(("numpy:ravel",), _reshape_rules(_RAVEL), _ravel_ex, chunked=True, kind="view")
-# the standard's squeeze has no default axis (the message names it, as NumPy's would)
-register_standard_and_numpy(
-    "squeeze",
-    _reshape_rules,
-    lambda x, /, axis=_REQUIRED: None,
-    lambda x, /, axis=None: None,
-    _squeeze_ex,
-    chunked=True,
-    numpy_kind="view",
-)
-register_standard_and_numpy(
-    "expand_dims",
-    _reshape_rules,
-    lambda x, /, axis=0: None,
-    lambda x, /, axis: None,
-    _expand_dims_ex,
-    chunked=True,
-    numpy_kind="view",
-)
 
 
 # --- atleast_1d, atleast_2d, atleast_3d: gathers --------------------------------------------------
