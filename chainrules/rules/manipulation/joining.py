@@ -27,6 +27,7 @@ import numpy as np
 from ...core import TangentsIn
 from ...core.namespaces import SequenceExpectedError
 from ...core.prelude import *
+from ...core.toolkit import _entries
 from .._util import along, in_dtype, unstack
 from .._util.gather import register_gather, simple_plan
 from .._util.shape import *
@@ -62,18 +63,7 @@ def _no_dtype_check(name: str) -> Callable[[dict[str, Any], dict[str, Any]], Non
 # --- concat, stack: several arrays, one sequence argument -----------------------------------------
 def _elements(name: str, bar: Any, n: int) -> tuple[Any, ...]:
     """The entries of a structural tangent of ``n`` arrays (a ``Tangent`` or a tuple)."""
-    if isinstance(bar, Tangent):
-        parts = bar.elements()
-    elif isinstance(bar, (tuple, list)):
-        parts = tuple(bar)
-    else:
-        raise TypeError(
-            f"{name}: expected a Tangent (or a tuple) with one entry per array, got "
-            f"{type(bar).__name__}"
-        )
-    if len(parts) != n:
-        raise ValueError(f"{name}: got {len(parts)} entries for {n} arrays")
-    return parts
+    return _entries(name, bar.elements() if isinstance(bar, Tangent) else bar, n, None)
 
 
 def _sequence(name: str, arrays: Any) -> tuple[Any, Any]:
