@@ -27,7 +27,7 @@ import numpy as np
 from ...core import TangentsIn
 from ...core.namespaces import SequenceExpectedError
 from ...core.prelude import *
-from ...core.toolkit import _entries
+from ...core.toolkit import tuple_entries
 from .._util import along, in_dtype, unstack
 from .._util.gather import register_gather, simple_plan
 from .._util.shape import *
@@ -63,7 +63,7 @@ def _no_dtype_check(name: str) -> Callable[[dict[str, Any], dict[str, Any]], Non
 # --- concat, stack: several arrays, one sequence argument -----------------------------------------
 def _elements(name: str, bar: Any, n: int) -> tuple[Any, ...]:
     """The entries of a structural tangent of ``n`` arrays (a ``Tangent`` or a tuple)."""
-    return _entries(name, bar.elements() if isinstance(bar, Tangent) else bar, n, None)
+    return tuple_entries(name, bar.elements() if isinstance(bar, Tangent) else bar, n, None)
 
 
 def _sequence(name: str, arrays: Any) -> tuple[Any, Any]:
