@@ -139,7 +139,8 @@ def _count_true_jax(
     xp: Any, mask: Any, axes: tuple[int, ...], keepdims: bool = True, dtype: Any = None
 ) -> Any:
     """The mask summed in the floating ``dtype`` -- the tie count of the ``max`` / inf-norm
-    rules, the 2-norm's count of infinite entries. ``count_nonzero`` sums in ``int64`` (x64 on):
+    rules (the 2-norm sums its count of infinite entries so itself, on every library).
+    ``count_nonzero`` sums in ``int64`` (x64 on):
     on the CPU the integer reduction vectorises worse (``jit(grad)`` of the inf-norm through the
     bridge took 1.38-1.54x native at n = 1e6), and over a sharded axis it stays an all-reduce of
     its own, where XLA joins a floating one with the norm's (the sharded 2-norm made 2
