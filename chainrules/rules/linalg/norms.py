@@ -93,24 +93,24 @@ def _norm2_frule(name: str, tangents: Any, x: Any, axis: Any, keepdims: bool, y:
     t = tangents_in(name, tangents[:2], (x,))
     if t is None:
         return y, ZERO
-    xp, axes, g, _, _ = _norm2(x, 1.0, axis, y)
+    xp, axes, g, _, _ = _norm2(x, 1.0, axis, y, unit=True)
     y_dot = xp.sum(xp.real(xp.conj(g) * t[0]), axis=axes, keepdims=keepdims)  # axes < 0: chunks
     return y, y_dot if y_dot.dtype == y.dtype else xp.astype(y_dot, y.dtype)
 
 
 def _norm2(x: Any, y_bar: Any, axis: Any, norm: Any, unit: bool = False) -> tuple[Any, ...]:
-    """``(xp, axes, y_bar G, y_bar / y, y_bar)``: the reduced axes (negative: they hold for
-    chunks too), the last two with them kept (0 where ``y = 0``); ``G``, ``1 / y`` if ``unit``.
-    ``norm``: ``y``, or None."""
+    """``(xp, axes, y_bar G, y, y_bar)``: the reduced axes (negative: they hold for chunks too),
+    the last two with them kept; ``G`` alone if ``unit``. ``norm``: ``y``, or None."""
     xp = namespace_of(x, y_bar)
-    axes = tuple(a - x.ndim for a in normalize_axis(axis, x.ndim, "norm2_back"))
+    picked = axis if isinstance(axis, (tuple, list)) else range(x.ndim) if axis is None else (axis,)
+    axes = tuple(sorted({a % x.ndim - x.ndim for a in picked}))  # the primal checked them
     kept = tuple(1 if i - x.ndim in axes else n for i, n in enumerate(x.shape))
     r = xp.reshape(xp.linalg.vector_norm(x, axis=axis) if norm is None else norm, kept)
     ye = xp.reshape(y_bar, kept) if hasattr(y_bar, "shape") else y_bar + xp.zeros_like(r)
     scale = 1.0 if unit else ye
-    c = xp.where(r == 0, 0.0, scale / xp.where(r == 0, 1.0, r))
+    c = scale / xp.where(r == 0, 1.0, r)
     if xp.isdtype(x.dtype, "complex floating"):
-        return xp, axes, x * c, c, ye
+        return xp, axes, x * c, r, ye
 
     def limit() -> Any:  # k counted in floating point: JAX joins its all-reduce with the norm's
         big = xp.isinf(x)
@@ -118,7 +118,7 @@ def _norm2(x: Any, y_bar: Any, axis: Any, norm: Any, unit: bool = False) -> tupl
         w = xp.where(xp.isnan(r), r, xp.pow(xp.where(k == 0, 1.0, k), -0.5))
         return xp.where(big, xp.copysign(w, x) * scale, xp.where(big, 0.0, x) * c)
 
-    return xp, axes, unless_inf(r, lambda: x * c, limit), c, ye
+    return xp, axes, unless_inf(r, lambda: x * c, limit), r, ye
 
 
 @traceable
@@ -142,7 +142,8 @@ _NORM2_BACK = signature("norm2_back", norm2_back)
 @register_rrule(norm2_back)
 def _norm2_back_rrule(*args: Any, **kwargs: Any) -> Any:
     a = _NORM2_BACK.bind(args, kwargs)
-    xp, axes, g, c, ye = _norm2(a["x"], a["y_bar"], a["axis"], a["norm"], unit=True)
+    xp, axes, g, r, ye = _norm2(a["x"], a["y_bar"], a["axis"], a["norm"], unit=True)
+    s = xp.where(r == 0, 0.0, ye / xp.where(r == 0, 1.0, r))  # y_bar / y, 0 at y = 0
     px, py, rest = ProjectTo(a["x"]), ProjectTo(a["y_bar"]), (NO,) * (len(args) - 2)
 
     @pullback(g * ye, args, name="norm2_back")
@@ -150,7 +151,7 @@ def _norm2_back_rrule(*args: Any, **kwargs: Any) -> Any:
         # z = y_bar G: x_bar = (z_bar - G b) y_bar / y, y_bar_bar = b = sum Re(conj(G) z_bar);
         # through G, not x / y**3: 0 at y = inf, no overflow
         b = xp.sum(xp.real(xp.conj(g) * z_bar), axis=axes, keepdims=bool(a["keepdims"]))
-        return px((z_bar - g * xp.reshape(b, c.shape)) * (ye * c)), py(b), *rest
+        return px((z_bar - g * xp.reshape(b, r.shape)) * s), py(b), *rest
 
     return g * ye, norm2_back_pullback
 
@@ -158,16 +159,16 @@ def _norm2_back_rrule(*args: Any, **kwargs: Any) -> Any:
 @register_frule(norm2_back)
 def _norm2_back_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
     a = _NORM2_BACK.bind(args, kwargs)
-    xp, axes, g, c, ye = _norm2(a["x"], a["y_bar"], a["axis"], a["norm"], unit=True)
+    xp, axes, g, r, ye = _norm2(a["x"], a["y_bar"], a["axis"], a["norm"], unit=True)
     t = tangents_in("norm2_back", tangents[:3], (a["x"], a["y_bar"]))  # axis, keepdims: static
     if t is None:
         return g * ye, ZERO
     dz: Any = 0.0
     if not isinstance(t[0], AbstractZero):  # (dx - G d|x|) y_bar / y, d|x| = sum Re(conj(G) dx)
         dx_along = xp.sum(xp.real(xp.conj(g) * t[0]), axis=axes, keepdims=True)
-        dz = (t[0] - g * dx_along) * (ye * c)
+        dz = (t[0] - g * dx_along) * xp.where(r == 0, 0.0, ye / xp.where(r == 0, 1.0, r))
     if not isinstance(t[1], AbstractZero):  # + G d(y_bar)
-        dz = dz + g * xp.reshape(t[1], (*t[1].shape[: t.extra], *c.shape))
+        dz = dz + g * xp.reshape(t[1], (*t[1].shape[: t.extra], *r.shape))
     z = g * ye
     return z, dz if dz.dtype == z.dtype else xp.astype(dz, z.dtype)
 
