@@ -1,10 +1,13 @@
 """Binding a rule's arguments once: a :class:`Signature` declared per function (``signature``),
 which binds positional and keyword arguments to the function's parameters with one error message
-for every rule (the rule toolkit, ``chainrules.core.toolkit``, re-exports it)."""
+for every rule (the rule toolkit, ``chainrules.core.toolkit``, re-exports it); and the checks of
+``axis`` arguments (:func:`axis_int`, :func:`axis_ints`, :func:`normalize_axis`), the same for
+every rule: a float, a string, a bool or an axis out of bounds is an error naming the function."""
 
 from __future__ import annotations
 
 import inspect
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -155,3 +158,75 @@ def signature(
     {'x': 1, 'axis': 0, 'dtype': None, 'keepdims': False}
     """
     return Signature(name, template, unsupported)
+
+
+# --- axes: checked where the arguments are bound, with errors naming the function --------------
+def axis_int(
+    axis: Any, name: str, what: str = "axis", ndim: int | None = None, bool_ok: bool = False
+) -> int:
+    """One axis (an int; NumPy's integer scalars count, as in NumPy) as a Python int, or a
+    ``TypeError`` naming the function ``name``, the argument ``what`` and what was given (a
+    float, a string, a bool unless ``bool_ok``: NumPy takes ``True`` as 1 in a few functions).
+    With ``ndim``, an axis out of bounds for that rank is a ``ValueError`` naming them too."""
+    if isinstance(axis, bool) and not bool_ok:
+        raise TypeError(f"{name}: {what} must be an int, got {axis!r}")
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{name}: {what} must be an int, got {axis!r}") from None
+    if ndim is not None and not -max(ndim, 1) <= a < max(ndim, 1):
+        raise ValueError(f"{name}: {what} {a} is out of bounds for an array of rank {ndim}")
+    return a
+
+
+def axis_opt(axis: Any, name: str, what: str = "axis", **options: Any) -> int | None:
+    """:func:`axis_int` of ``axis``, or ``None`` for ``None`` (the flattened array)."""
+    return None if axis is None else axis_int(axis, name, what, **options)
+
+
+def axis_ints(
+    axis: Any, name: str, what: str = "axis", ndim: int | None = None, bool_ok: bool = False
+) -> tuple[int, ...]:
+    """``axis`` (an int or a sequence of ints; NumPy's integer scalars count, as in NumPy) as a
+    tuple of Python ints, or a ``TypeError`` naming ``name``, the argument ``what`` and what was
+    given (a float, a string, a bool unless ``bool_ok``, as :func:`axis_int`). With ``ndim``, an
+    axis out of bounds for that rank is a ``ValueError`` naming them too."""
+    bad = f"{name}: {what} must be an int or a tuple of ints, got {axis!r}"
+    if isinstance(axis, bool) and not bool_ok:
+        raise TypeError(bad)
+    try:
+        seq: tuple[Any, ...] = (operator.index(axis),)
+    except TypeError:
+        try:
+            seq = tuple(axis)
+        except TypeError:
+            raise TypeError(bad) from None
+    if any((isinstance(a, bool) and not bool_ok) or not hasattr(a, "__index__") for a in seq):
+        raise TypeError(bad)
+    try:
+        out = tuple(operator.index(a) for a in seq)
+    except TypeError:
+        raise TypeError(bad) from None
+    if ndim is not None:
+        for a in out:
+            if not -max(ndim, 1) <= a < max(ndim, 1):
+                raise ValueError(f"{name}: {what} {a} is out of bounds for an array of rank {ndim}")
+    return out
+
+
+def normalize_axis(axis: Any, ndim: int, name: str = "") -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence of ints, negative allowed) as sorted non-negative
+    axes of an array of rank ``ndim``."""
+    if axis is None:
+        return tuple(range(ndim))
+    if type(axis) is int and -ndim <= axis < ndim:  # the common call, before the general parse
+        return (axis % ndim,)
+    axes = axis_ints(axis, name)
+    out = []
+    for a in axes:
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"{name}: axis {a} is out of bounds for an array of rank {ndim}")
+        out.append(a % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: repeated axis in {axis!r}")
+    return tuple(sorted(out))

@@ -196,7 +196,7 @@ def check_cotangent(
     if isinstance(y, (tuple, list)):  # a nested sequence output: entry by entry
         return tuple(
             check_cotangent(name, p, v, what=f"{what}, entry {i}", extra=extra)
-            for i, (p, v) in enumerate(zip(_entries(name, y_bar, len(y), None), y))
+            for i, (p, v) in enumerate(zip(tuple_entries(name, y_bar, len(y), None), y))
         )
     y_dtype = getattr(y, "dtype", None)
     if y_dtype is None:  # a Python scalar output: any scalar or 0-d cotangent
@@ -483,7 +483,7 @@ def pullback(
                 y_bar = unthunk(y_bar)
                 if isinstance(y_bar, AbstractZero):
                     return zeros
-                parts = _entries(nm, y_bar, len(y), fields)
+                parts = tuple_entries(nm, y_bar, len(y), fields)
                 if all(isinstance(p, AbstractZero) for p in parts):
                     return zeros
                 checked = tuple(
@@ -540,8 +540,9 @@ def _finish(name: str, n: int, out: Any) -> tuple[Any, ...]:
     return (_NO, out)
 
 
-def _entries(name: str, y_bar: Any, n: int, fields: Any) -> tuple[Any, ...]:
-    """The entries of the cotangent of a tuple output of ``n`` entries, forced. A ``Tangent``
+def tuple_entries(name: str, y_bar: Any, n: int, fields: Any) -> tuple[Any, ...]:
+    """The entries of the cotangent of a tuple output of ``n`` entries (or of the tangent of a
+    sequence argument of ``n`` arrays: ``concat``, ``stack``), forced. A ``Tangent``
     reads missing entries as zeros, and named fields in the order of the output's ``fields`` (a
     named tuple such as ``EighResult``; ``None`` for a plain tuple); a tuple (a named tuple
     too) gives its entries in order."""

@@ -84,3 +84,15 @@ def lift(xp: Any, t: Any, extra: int, nd: int) -> Any:
 def zeros_after(args: tuple[Any, ...], start: int) -> tuple[Any, ...]:
     """Zero cotangents for ``args[start:]`` (constants of the rule)."""
     return tuple(zero_tangent(a) for a in args[start:])
+
+
+def identity_pullback(name: str, y: Any, args: tuple[Any, ...], x: Any, xp: Any) -> Any:
+    """The pullback of a function of ``x = args[0]`` whose derivative is the identity (the other
+    arguments constants): ``x_bar = y_bar``, projected onto ``x``."""
+    project = ProjectTo(x, xp)
+
+    @pullback(y, args, name=name)
+    def identity_pullback(g: Any) -> Any:
+        return (project(g), *zeros_after(args, 1))
+
+    return identity_pullback

@@ -65,6 +65,18 @@ def numpy_primal(
     return x, xp, (f(x) if alone else f(*args, **kwargs))
 
 
+def numpy_primal2(
+    name: str, sig: Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Any, Any, Any]:
+    """:func:`numpy_primal` of a function of two operands ``x1``, ``x2`` (either may be a Python
+    scalar): ``(x1, x2, xp, output)``."""
+    s = sig.bind(args, kwargs)
+    x1, x2 = s["x1"], s["x2"]
+    xp = namespace_of(x1, x2, fname=name)
+    f = getattr(numpy_like_module(x1 if hasattr(x1, "shape") else x2, xp), name)
+    return x1, x2, xp, f(x1, x2)
+
+
 def lift_tangent(xp: Any, t: Any, x: Any, out_ndim: int, dtype: Any, name: str) -> tuple[Any, int]:
     """A tangent of ``x`` (an array or a Python scalar, a chunk of tangents allowed) as an array
     of ``dtype`` whose primal axes are right-aligned with an output of rank ``out_ndim``:

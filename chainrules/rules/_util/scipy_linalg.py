@@ -18,7 +18,7 @@ from ...core.prelude import *
 from ...core.registry import Source
 from .._util.linalg import _h
 from .._util.linalg import _square_any as _square  # scipy.linalg's modules import it from here
-from . import TraceableModule, zero_d_operands
+from . import TraceableModule, lazy, zero_d_operands
 
 # SciPy converts its inputs with numpy.asarray, which a guarded device array refuses
 _GUARD = Expect(
@@ -294,6 +294,13 @@ def _pair(p: Any, primal: Any, fn: Any) -> Any:
     cotangent as a ``Tangent`` without forcing it, and ``chainrules.ad`` indexes it (``out[i][j]``),
     which a ``Thunk`` does not support."""
     return Tangent(p(fn()), NO, primal_type=type(primal))
+
+
+def _pair_solve_bars(p: Any, pair: Any, factor_bar: Any, pb: Any, b_bar: Any, n: int) -> Any:
+    """The cotangents of a solve with a factor pair (``cho_solve``, ``lu_solve``): the pair's
+    (:func:`_pair` of ``factor_bar``, projected by ``p``), the right-hand sides' ``b_bar()``
+    deferred (projected by ``pb``), and ``NoTangent()`` for the other ``n - 2`` arguments."""
+    return (_pair(p, pair, factor_bar), lazy(pb, lambda: pb(b_bar())), *[NO] * (n - 2))
 
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}

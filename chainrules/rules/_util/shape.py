@@ -32,9 +32,9 @@ __all__ = [
     "one_array",
     "pushforward",
     "register_rules",
-    "register_standard_and_numpy",
     "rng_arrays",
     "shifted",
+    "standard_and_numpy",
     "to_array",
     "zeros_on",
 ]
@@ -173,9 +173,8 @@ def register_rules(
     register_frule(*targets, examples=examples, expect=expect, kind=kind)(f)
 
 
-def register_standard_and_numpy(
+def standard_and_numpy(
     name: str,
-    rules: Callable[[Signature], Rules],
     standard: Callable[..., None],
     numpy: Callable[..., None],
     examples: Callable[[np.random.Generator, bool], list[Any]],
@@ -185,17 +184,23 @@ def register_standard_and_numpy(
     chunked: bool = False,
     kind: str | None = None,
     numpy_kind: str | None = None,
-) -> None:
-    """Register the standard's ``name`` and NumPy's ``"numpy:NAME"`` (``numpy_name`` where
-    NumPy's name differs): each gets ``rules(sig)``, made for its own signature (``standard``
-    and ``numpy`` are the templates :func:`signature` takes: NumPy's axis is often positional,
-    and it has extra options), and ``examples(rng, numpy)``; ``numpy_kind`` is NumPy's kind
-    where it differs from ``kind`` (``"view"``: NumPy returns a view)."""
-    std_rules, std_ex = rules(signature(name, standard)), lambda rng: examples(rng, False)
-    register_rules((name,), std_rules, std_ex, expect, chunked, kind)
-    npname = numpy_name or name
-    np_rules, np_ex = rules(signature(npname, numpy)), lambda rng: examples(rng, True)
-    register_rules((f"numpy:{npname}",), np_rules, np_ex, expect, chunked, numpy_kind or kind)
+) -> Callable[[Callable[[Signature], Rules]], Callable[[Signature], Rules]]:
+    """Decorator of a factory ``rules(sig) -> (rrule, frule)``: register the standard's ``name``
+    and NumPy's ``"numpy:NAME"`` (``numpy_name`` where NumPy's name differs), each with
+    ``rules(sig)`` made for its own signature (``standard`` and ``numpy`` are the templates
+    :func:`signature` takes: NumPy's axis is often positional, and it has extra options), and
+    ``examples(rng, numpy)``; ``numpy_kind`` is NumPy's kind where it differs from ``kind``
+    (``"view"``: NumPy returns a view)."""
+
+    def register(rules: Callable[[Signature], Rules]) -> Callable[[Signature], Rules]:
+        std_rules, std_ex = rules(signature(name, standard)), lambda rng: examples(rng, False)
+        register_rules((name,), std_rules, std_ex, expect, chunked, kind)
+        npname = numpy_name or name
+        np_rules, np_ex = rules(signature(npname, numpy)), lambda rng: examples(rng, True)
+        register_rules((f"numpy:{npname}",), np_rules, np_ex, expect, chunked, numpy_kind or kind)
+        return rules
+
+    return register
 
 
 # --- examples (python -m chainrules check, and the test suite) ------------------------------------

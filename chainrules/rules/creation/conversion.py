@@ -49,13 +49,9 @@ def _sequence_cotangent(xp: Any, g: Any, obj: Any) -> Any:
     return p(g)
 
 
-def _identity_rules(name: str, numpy: bool) -> Rules:
-    sig = {
-        ("asarray", False): _ASARRAY,
-        ("asarray", True): _NUMPY_ASARRAY,
-        ("array", True): _NUMPY_ARRAY,
-        ("from_dlpack", False): _FROM_DLPACK,
-    }[name, numpy]
+def _identity_rules(sig: Signature, numpy: bool) -> Rules:
+    """The rules of ``sig.name`` called with the signature ``sig`` (``numpy``: NumPy's)."""
+    name = sig.name
 
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         obj = sig.bind(args, kwargs)["obj"]
@@ -136,20 +132,22 @@ def _stack_tangent(xp: Any, t: Any, obj: Any, y: Any) -> Any:
 
 register_pair(
     "asarray",
-    _identity_rules("asarray", False),
+    _identity_rules(_ASARRAY, False),
     lambda rng: _asarray_examples(rng),
     kind="conversion",
 )
 register_pair(
     "numpy:asarray",
-    _identity_rules("asarray", True),
+    _identity_rules(_NUMPY_ASARRAY, True),
     lambda rng: _asarray_examples(rng),
     kind="conversion",
 )
-register_pair("numpy:array", _identity_rules("array", True), lambda rng: _numpy_array_examples(rng))
+register_pair(
+    "numpy:array", _identity_rules(_NUMPY_ARRAY, True), lambda rng: _numpy_array_examples(rng)
+)
 register_pair(
     "from_dlpack",
-    _identity_rules("from_dlpack", False),
+    _identity_rules(_FROM_DLPACK, False),
     lambda rng: _from_dlpack_examples(rng),
     # the column calls jax.numpy.from_dlpack itself under jit, which needs __dlpack__ (the rule
     # does not: the bridge's jit(grad) is tested in tests/rules/creation/test_conversion.py)

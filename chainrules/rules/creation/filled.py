@@ -48,14 +48,10 @@ _C = "creation"  # the kind of the functions that make arrays from shapes and nu
 
 
 # --- full, full_like ------------------------------------------------------------------------------
-def _full_rules(name: str, numpy: bool) -> Rules:
-    like = name == "full_like"
-    sig = {
-        ("full", False): _FULL,
-        ("full", True): _NUMPY_FULL,
-        ("full_like", False): _FULL_LIKE,
-        ("full_like", True): _NUMPY_FULL_LIKE,
-    }[name, numpy]
+def _full_rules(sig: Signature, numpy: bool, like: bool = False) -> Rules:
+    """The rules of ``sig.name`` called with the signature ``sig`` (``numpy``: NumPy's);
+    ``like``: ``full_like``, whose first argument lends its shape only."""
+    name = sig.name
 
     def setup(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         bound = sig.bind(args, kwargs)
@@ -112,21 +108,21 @@ def _full_rules(name: str, numpy: bool) -> Rules:
 
 
 register_pair(
-    "full", _full_rules("full", False), lambda rng: _full_examples(rng), _STRICT_FILL, kind=_C
+    "full", _full_rules(_FULL, False), lambda rng: _full_examples(rng), _STRICT_FILL, kind=_C
 )
 register_pair(
-    "numpy:full", _full_rules("full", True), lambda rng: _numpy_full_examples(rng), kind=_C
+    "numpy:full", _full_rules(_NUMPY_FULL, True), lambda rng: _numpy_full_examples(rng), kind=_C
 )
 register_pair(
     "full_like",
-    _full_rules("full_like", False),
+    _full_rules(_FULL_LIKE, False, like=True),
     lambda rng: _full_like_examples(rng),
     _STRICT_FILL,
     kind=_C,  # not "like" (a constant): its fill_value carries a derivative
 )
 register_pair(
     "numpy:full_like",
-    _full_rules("full_like", True),
+    _full_rules(_NUMPY_FULL_LIKE, True, like=True),
     lambda rng: _full_like_examples(rng),
     kind=_C,  # not "like" (a constant): its fill_value carries a derivative
 )

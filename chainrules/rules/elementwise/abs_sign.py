@@ -22,7 +22,7 @@ from ...core import scalar_kind
 from ...core.prelude import *
 from .._util import safe, unit
 from .._util.elementwise import C_ANY, POS, TORCH_NO_SCALAR_FIRST, UNARY, R, lift, real_sign, unary
-from .._util.numpy_like import numpy_like_module
+from .._util.numpy_like import numpy_primal2
 
 __all__: list[str] = []  # rules only
 
@@ -183,10 +183,7 @@ def _heaviside_ex(rng: Any) -> list[Any]:
 
 @register_rrule("numpy:heaviside", examples=_heaviside_ex)
 def heaviside_rrule(*args: Any, **kwargs: Any) -> Any:
-    s = _HEAVISIDE.bind(args, kwargs)
-    x1, x2 = s["x1"], s["x2"]
-    xp = namespace_of(x1, x2, fname="heaviside")
-    y = numpy_like_module(x1, xp).heaviside(x1, x2)
+    x1, x2, xp, y = numpy_primal2("heaviside", _HEAVISIDE, args, kwargs)
     p2 = ProjectTo(x2, xp)
 
     @pullback(y, args)
@@ -200,10 +197,7 @@ def heaviside_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:heaviside", examples=_heaviside_ex)
 def heaviside_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    s = _HEAVISIDE.bind(args, kwargs)
-    x1, x2 = s["x1"], s["x2"]
-    xp = namespace_of(x1, x2, fname="heaviside")
-    y = numpy_like_module(x1, xp).heaviside(x1, x2)
+    x1, x2, xp, y = numpy_primal2("heaviside", _HEAVISIDE, args, kwargs)
     ts = tangents_in("heaviside", tangents[:3], (x1, x2))
     if ts is None or is_zero(ts[1]) or not xp.isdtype(y.dtype, "real floating"):
         return y, ZERO

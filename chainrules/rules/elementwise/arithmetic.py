@@ -20,7 +20,7 @@ from typing import Any
 from ...core.prelude import *
 from .._util import in_dtype, safe
 from .._util.elementwise import C_ANY, C_RIGHT, POS, SZ, R, lift
-from .._util.numpy_like import numpy_like_module
+from .._util.numpy_like import numpy_primal2
 
 __all__: list[str] = []  # rules only
 
@@ -130,10 +130,7 @@ def _divmod_ex(rng: Any) -> list[Any]:
 
 @register_rrule("numpy:divmod", examples=_divmod_ex)
 def divmod_rrule(*args: Any, **kwargs: Any) -> Any:
-    s = _DIVMOD.bind(args, kwargs)
-    x1, x2 = s["x1"], s["x2"]
-    xp = namespace_of(x1, x2, fname="divmod")
-    y = numpy_like_module(x1 if hasattr(x1, "shape") else x2, xp).divmod(x1, x2)
+    x1, x2, xp, y = numpy_primal2("divmod", _DIVMOD, args, kwargs)
     q = y[0]
     p1, p2 = ProjectTo(x1, xp), ProjectTo(x2, xp)
 
@@ -149,10 +146,7 @@ def divmod_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("numpy:divmod", examples=_divmod_ex)
 def divmod_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    s = _DIVMOD.bind(args, kwargs)
-    x1, x2 = s["x1"], s["x2"]
-    xp = namespace_of(x1, x2, fname="divmod")
-    y = numpy_like_module(x1 if hasattr(x1, "shape") else x2, xp).divmod(x1, x2)
+    x1, x2, xp, y = numpy_primal2("divmod", _DIVMOD, args, kwargs)
     ts = tangents_in("divmod", tangents[:3], (x1, x2))
     if ts is None or not xp.isdtype(y[1].dtype, "real floating"):
         return y, ZERO

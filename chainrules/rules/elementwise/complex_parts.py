@@ -19,7 +19,7 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util import in_dtype
-from .._util.elementwise import C_ANY, R, unary, zeros_after
+from .._util.elementwise import C_ANY, R, identity_pullback, unary, zeros_after
 from .._util.numpy_like import numpy_like_module, numpy_primal
 
 __all__: list[str] = []  # rules only
@@ -140,14 +140,8 @@ def _real_if_close_ex(rng: Any) -> list[Any]:
 def real_if_close_rrule(*args: Any, **kwargs: Any) -> Any:
     # its dtype depends on the values (a host read)
     a, xp, y = numpy_primal("real_if_close", _REAL_IF_CLOSE, "a", args, kwargs)
-    project = ProjectTo(a, xp)
-
-    @pullback(y, args)
-    def real_if_close_pullback(g: Any) -> Any:
-        # y = a, or Re(a) when the imaginary parts are negligible: either way a_bar = g
-        return (project(g), *zeros_after(args, 1))
-
-    return y, real_if_close_pullback
+    # y = a, or Re(a) when the imaginary parts are negligible: either way a_bar = y_bar
+    return y, identity_pullback("real_if_close", y, args, a, xp)
 
 
 @register_frule("numpy:real_if_close", examples=_real_if_close_ex)

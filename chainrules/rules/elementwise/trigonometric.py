@@ -30,8 +30,8 @@ from .._util.elementwise import (
     TORCH_NO_SCALAR,
     UNIT,
     R,
+    identity_pullback,
     real_sign,
-    zeros_after,
 )
 from .._util.numpy_like import numpy_like_module
 
@@ -182,14 +182,8 @@ def unwrap_rrule(*args: Any, **kwargs: Any) -> Any:
     p = _unwrap_p(args, kwargs)
     xp = namespace_of(p, fname="unwrap")
     y = numpy_like_module(p, xp).unwrap(*args, **kwargs)
-    project = ProjectTo(p, xp)
-
-    @pullback(y, args)
-    def unwrap_pullback(g: Any) -> Any:
-        # y = p + k * period with k piecewise constant: the identity (also at the threshold)
-        return (project(g), *zeros_after(args, 1))
-
-    return y, unwrap_pullback
+    # y = p + k * period with k piecewise constant: the identity (also at the threshold)
+    return y, identity_pullback("unwrap", y, args, p, xp)
 
 
 @register_frule("numpy:unwrap", examples=_unwrap_ex)

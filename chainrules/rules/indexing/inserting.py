@@ -78,21 +78,25 @@ register_kind("numpy:copyto", "numpy:putmask", kind="write")
 _INPLACE = (Expect("numpy", "NumPy's function writes in place: it takes no inplace=False", "skip"),)
 
 
-def _register_write(
+def _write_rule(
     name: str,
     template: Callable[..., None],
     params: dict[str, str],
-    target: str,
-    examples: Callable[[np.random.Generator], list[Any]],
     *checks: Any,
     expect: tuple[Expect, ...] = (),
-) -> None:
-    """Register the gather rules of the functional write ``"numpy:NAME"``: a :func:`simple_plan`
-    whose sources are ``params``, that refuses the in-place call into ``target`` (then runs
-    ``checks``) and calls the function through :func:`_write`; ``expect`` adds to
-    ``_INPLACE``."""
-    plan = simple_plan(name, template, params, _functional(name, target, *checks), call=_write)
-    register_gather(name, plan, examples, _M, (*_INPLACE, *expect))
+) -> Callable[[Any], Any]:
+    """Decorator of the examples: register the gather rules of the functional write
+    ``"numpy:NAME"``, a :func:`simple_plan` whose sources are ``params`` (the first is the array
+    written into), that refuses the in-place call (then runs ``checks``) and calls the function
+    through :func:`_write`; ``expect`` adds to ``_INPLACE``."""
+
+    def register(examples: Callable[[np.random.Generator], list[Any]]) -> Any:
+        check = _functional(name, next(iter(params)), *checks)
+        plan = simple_plan(name, template, params, check, call=_write)
+        register_gather(name, plan, examples, _M, (*_INPLACE, *expect))
+        return examples
+
+    return register
 
 
 def _functional_ex(
@@ -102,6 +106,11 @@ def _functional_ex(
     return ex(args, {"inplace": False, **(kwargs or {})}, note=note)
 
 
+@_write_rule(
+    "put",
+    lambda a, ind, v, mode=None, *, inplace=True: None,
+    {"a": "array", "v": "array"},
+)
 def _put_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [
@@ -112,15 +121,11 @@ def _put_ex(rng: np.random.Generator) -> list[Any]:
     ]
 
 
-_register_write(
-    "put",
-    lambda a, ind, v, mode=None, *, inplace=True: None,
-    {"a": "array", "v": "array"},
-    "a",
-    _put_ex,
+@_write_rule(
+    "place",
+    lambda arr, mask, vals, *, inplace=True: None,
+    {"arr": "array", "vals": "array"},
 )
-
-
 def _place_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [
@@ -134,15 +139,12 @@ def _place_ex(rng: np.random.Generator) -> list[Any]:
     ]
 
 
-_register_write(
-    "place",
-    lambda arr, mask, vals, *, inplace=True: None,
-    {"arr": "array", "vals": "array"},
-    "arr",
-    _place_ex,
+@_write_rule(
+    "put_along_axis",
+    lambda arr, indices, values, axis, inplace=True, *, mode=None: None,
+    {"arr": "array", "values": "array"},
+    axis_check("put_along_axis", "arr"),
 )
-
-
 def _put_along_axis_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [
@@ -153,16 +155,15 @@ def _put_along_axis_ex(rng: np.random.Generator) -> list[Any]:
     ]
 
 
-_register_write(
-    "put_along_axis",
-    lambda arr, indices, values, axis, inplace=True, *, mode=None: None,
-    {"arr": "array", "values": "array"},
-    "arr",
-    _put_along_axis_ex,
-    axis_check("put_along_axis", "arr"),
+@_write_rule(
+    "fill_diagonal",
+    lambda a, val, wrap=False, *, inplace=True: None,
+    {"a": "array", "val": "array"},
+    expect=tuple(
+        Expect(col, "jax.numpy.fill_diagonal has no wrap=True", kind="skip", example="#2")
+        for col in ("jax", "jit")
+    ),
 )
-
-
 def _fill_diagonal_ex(rng: np.random.Generator) -> list[Any]:
     r = rng_arrays(rng)
     return [
@@ -171,16 +172,3 @@ def _fill_diagonal_ex(rng: np.random.Generator) -> list[Any]:
         _functional_ex((r(5, 2), r(2)), {"wrap": True}, note="wrap"),
         _functional_ex((r(2, 2, c=True), r(c=True)), note="complex"),
     ]
-
-
-_register_write(
-    "fill_diagonal",
-    lambda a, val, wrap=False, *, inplace=True: None,
-    {"a": "array", "val": "array"},
-    "a",
-    _fill_diagonal_ex,
-    expect=tuple(
-        Expect(col, "jax.numpy.fill_diagonal has no wrap=True", kind="skip", example="#2")
-        for col in ("jax", "jit")
-    ),
-)

@@ -79,6 +79,7 @@ Maths notes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial, wraps
 from typing import Any
 
@@ -137,18 +138,29 @@ def _static(args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _register(
-    name: str, rrule: Any, frule: Any, sigs: tuple[Signature, Signature], examples: Any, **meta: Any
-) -> None:
-    """Register ``rrule(sig, *args, **kwargs)`` / ``frule(sig, tangents, *args, **kwargs)`` for
-    the standard's ``linalg.<name>`` (signature ``sigs[0]``) and NumPy's ``numpy:linalg.<name>``
-    (``sigs[1]``); ``examples(rng, numpy)`` builds each one's examples."""
-    for target, sig, numpy in (
-        (f"linalg.{name}", sigs[0], False),
-        (f"numpy:linalg.{name}", sigs[1], True),
-    ):
-        ex = partial(examples, numpy=numpy)
-        register_rrule(target, examples=ex, **meta)(_with(rrule, sig))
-        register_frule(target, examples=ex, **meta)(_with(frule, sig))
+    name: str, rrule: Any, frule: Any, sigs: tuple[Signature, Signature], **meta: Any
+) -> Callable[[Any], Any]:
+    """Decorator of the examples ``examples(rng, numpy)``: register ``rrule(sig, *args,
+    **kwargs)`` / ``frule(sig, tangents, *args, **kwargs)`` for the standard's ``linalg.<name>``
+    (signature ``sigs[0]``) and NumPy's ``numpy:linalg.<name>`` (``sigs[1]``), each with its
+    examples.
+
+    ``hermitian=(0,)``: argument 0 is read as a Hermitian matrix (one triangle); the testers
+    perturb it along Hermitian directions. ``gauge=True``: the eigen/singular vectors' signs
+    (phases) are the library's choice, so outputs and cotangents of two libraries compare only
+    through gauge-invariant functions."""
+
+    def register(examples: Any) -> Any:
+        for target, sig, numpy in (
+            (f"linalg.{name}", sigs[0], False),
+            (f"numpy:linalg.{name}", sigs[1], True),
+        ):
+            ex = partial(examples, numpy=numpy)
+            register_rrule(target, examples=ex, **meta)(_with(rrule, sig))
+            register_frule(target, examples=ex, **meta)(_with(frule, sig))
+        return examples
+
+    return register
 
 
 def _with(rule: Any, sig: Signature) -> Any:
@@ -253,29 +265,6 @@ def _eigvalsh_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) ->
     return w, _eigh_dot(xp, w, v, t[0], vectors=False)[0]
 
 
-# hermitian=(0,): argument 0 is read as a Hermitian matrix (one triangle); the testers perturb it
-# along Hermitian directions
-# gauge=True: the eigen/singular vectors' signs (phases) are the library's choice, so outputs
-# and cotangents of two libraries compare only through gauge-invariant functions
-_register(
-    "eigh",
-    _eigh_rrule,
-    _eigh_frule,
-    (_EIGH, _NP_EIGH),
-    lambda rng, numpy: _eigh_ex(rng, numpy),
-    hermitian=(0,),
-    gauge=True,
-)
-_register(
-    "eigvalsh",
-    _eigvalsh_rrule,
-    _eigvalsh_frule,
-    (_EIGVALSH, _NP_EIGVALSH),
-    lambda rng, numpy: _eigvalsh_ex(rng, numpy),
-    hermitian=(0,),
-)
-
-
 # --- svd, svdvals ------------------------------------------------------------------------------
 def _finite_svdvals(xp: Any, x: Any) -> Any:
     """``xp.linalg.svdvals(x)``, NaN for a matrix holding a non-finite entry, guarded as
@@ -346,16 +335,6 @@ def _svd_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     uv = isinstance(y, tuple)
     du, ds, dvh = _svd_dot(xp, f, _herm(xp, t[0]) if herm else t[0], vectors=uv)
     return y, Tangent(du, ds, dvh, primal_type=type(y)) if uv else ds
-
-
-_register(
-    "svd",
-    _svd_rrule,
-    _svd_frule,
-    (_SVD, _NP_SVD),
-    lambda rng, numpy: _svd_ex(rng, numpy),
-    gauge=True,
-)
 
 
 @register_rrule("linalg.svdvals", examples=lambda rng: _svdvals_ex(rng))
@@ -449,7 +428,6 @@ def _qr_frule(sig: Signature, tangents: Any, *args: Any, **kwargs: Any) -> Any:
     return y, Tangent(dq, dr, primal_type=type(y)) if isinstance(y, tuple) else dr
 
 
-_register("qr", _qr_rrule, _qr_frule, (_QR, _NP_QR), lambda rng, numpy: _qr_ex(rng, numpy))
 non_differentiable("linalg.matrix_rank", examples=lambda rng: _rank_ex(rng))
 
 
@@ -467,6 +445,7 @@ def _cholesky_ex(rng: Any) -> list[Any]:
     ]
 
 
+@_register("eigh", _eigh_rrule, _eigh_frule, (_EIGH, _NP_EIGH), hermitian=(0,), gauge=True)
 def _eigh_ex(rng: Any, numpy: bool) -> list[Any]:
     out: list[Any] = [
         ((hermitian(rng, (3, 3)),), {}),
@@ -478,10 +457,12 @@ def _eigh_ex(rng: Any, numpy: bool) -> list[Any]:
     return out
 
 
+@_register("eigvalsh", _eigvalsh_rrule, _eigvalsh_frule, (_EIGVALSH, _NP_EIGVALSH), hermitian=(0,))
 def _eigvalsh_ex(rng: Any, numpy: bool) -> list[Any]:
     return [*_eigh_ex(rng, numpy), ((hermitian(rng, (2, 3, 3), cplx=True),), {})]
 
 
+@_register("svd", _svd_rrule, _svd_frule, (_SVD, _NP_SVD), gauge=True)
 def _svd_ex(rng: Any, numpy: bool) -> list[Any]:
     out: list[Any] = [
         ((_general(rng, (3, 3)),), {}),
@@ -508,6 +489,7 @@ def _svdvals_ex(rng: Any) -> list[Any]:
     ]
 
 
+@_register("qr", _qr_rrule, _qr_frule, (_QR, _NP_QR))
 def _qr_ex(rng: Any, numpy: bool) -> list[Any]:
     out: list[Any] = [
         ((rng.standard_normal((3, 3)),), {}),

@@ -177,13 +177,11 @@ def _lstsq_ex(rng: Any) -> list[Any]:
     ]
 
 
-_LSTSQ_WIDE = (
-    Expect(
-        "jit",
-        "jax.numpy.linalg.lstsq gives a wide system residuals of shape (k,) where NumPy gives "
-        "(0,): the jit check's cotangent, shaped as NumPy's output, does not fit JAX's",
-        example="#2",
-    ),
+_LSTSQ_WIDE = Expect(
+    "jit",
+    "jax.numpy.linalg.lstsq gives a wide system residuals of shape (k,) where NumPy gives (0,): "
+    "the jit check's cotangent, shaped as NumPy's output, does not fit JAX's",
+    example="#2",
 )
 
 

@@ -41,14 +41,13 @@ import numpy as np
 
 from ...core.namespaces import host_readable
 from ...core.prelude import *
+from ...core.signature import axis_ints, normalize_axis
 from .._util import (
-    axis_ints,
     chunk_axes,
     count_true,
     expand_reduced,
     in_dtype,
     masked_product,
-    normalize_axis,
     safe,
     unit,
 )
@@ -57,12 +56,14 @@ from .._util.linalg import finite_svd
 _INF = math.inf
 
 
-# --- the 2-norm: vector_norm's ord=2, and linalg.norm's default and 'fro' (the same maths) --------
+# --- the 2-norm: vector_norm's ord=2, matrix_norm's 'fro', linalg.norm's default ----------------
+# y = ||x||: x_bar = y_bar G and y_dot = sum Re(conj(G) x_dot), G = x / y; G = 0 where y = 0
+# (DESIGN's kinks); where y = inf, the limit sign(x) / sqrt(k) at the k infinite entries of x
+# and 0 elsewhere (no inf / inf); NaN where y is NaN, and at complex infinity (no direction).
 @register_rrule("linalg.vector_norm", examples=lambda rng: _vector_ex(rng))
 def _vector_norm_rrule(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
     if ord != 2:
         return _pnorm_rrule(x, axis, keepdims, ord)
-    normalize_axis(axis, x.ndim, "vector_norm")  # a bad axis: an error naming the function
     return _norm2_rrule("vector_norm", x, axis, keepdims, (x,), _norm_value(x, axis, keepdims, 2))
 
 
@@ -72,122 +73,111 @@ def _vector_norm_frule(
 ) -> Any:
     if ord != 2:
         return _pnorm_frule(tangents, x, axis, keepdims, ord)
-    normalize_axis(axis, x.ndim, "vector_norm")
-    return _norm2_frule(
-        "vector_norm", tangents, x, axis, keepdims, _norm_value(x, axis, keepdims, 2)
-    )
+    y = _norm_value(x, axis, keepdims, 2)
+    return _norm2_frule("vector_norm", tangents, x, axis, keepdims, y)
 
 
 def _norm2_rrule(name: str, x: Any, axis: Any, keepdims: bool, args: Any, y: Any) -> Any:
     """``(y, pullback)``, ``y`` the 2-norm of ``x`` over ``axis``; ``args[1:]`` are static."""
     project, rest = ProjectTo(x), (NO,) * (len(args) - 1)
+    norm = None if hasattr(type(y), "__chainrules_call__") else y  # a traced y is recomputed
 
     @pullback(y, args, name=name)
     def norm2_pullback(y_bar: Any) -> tuple[Any, ...]:
-        return (project(_norm2_bar(x, y, y_bar, axis, keepdims)), *rest)
+        return (project(_norm2_bar(x, y_bar, axis, norm)), *rest)
 
     return y, norm2_pullback
 
 
-@specialise
-def _norm2_bar(x: Any, y: Any, y_bar: Any, axis: Any, keepdims: bool) -> Any:
-    """The 2-norm's cotangent, :func:`norm2_back`: ``y`` passed as a cache, except a traced one
-    (an engine differentiating the pullback), which is recomputed."""
-    cache = None if hasattr(type(y), "__chainrules_call__") else y
-    return norm2_back(x, y_bar, axis, keepdims, norm=cache)
-
-
-@_norm2_bar.method("numpy")
-def _norm2_bar_numpy(x: Any, y: Any, y_bar: Any, axis: Any, keepdims: bool) -> Any:
-    """A real array normed over every axis to a finite positive NumPy scalar, a scalar cotangent
-    in its dtype: ``x * (y_bar / y)``, :func:`norm2_back`'s array bit for bit without its
-    bookkeeping (about half of ``rrule`` and pullback at n = 10)."""
-    if axis is not None or type(x) is not np.ndarray or x.dtype.kind != "f":
-        return NotImplemented
-    if not isinstance(y, np.floating) or not 0 < y < np.inf:
-        return NotImplemented  # a zero, infinite or NaN norm: norm2_back's limits
-    plain = type(y_bar) is float or (
-        isinstance(y_bar, (np.floating, np.ndarray)) and y_bar.ndim == 0 and y_bar.dtype == x.dtype
-    )
-    return x * (y_bar / y) if plain else NotImplemented
-
-
-@_norm2_bar.method("torch")
-def _norm2_bar_torch(x: Any, y: Any, y_bar: Any, axis: Any, keepdims: bool) -> Any:
-    """NumPy's method for an eager CPU tensor (:func:`host_readable`: the norm is read with no
-    sync and no graph break), a 0-d cotangent in its dtype: ``x * (y_bar / y)``. Torch bridge,
-    forward + backward at n = 10: the masks and the infinity test cost about 20 us."""
-    import torch
-
-    if axis is not None or type(x) is not torch.Tensor or not x.dtype.is_floating_point:
-        return NotImplemented
-    if type(y_bar) is not torch.Tensor or y_bar.ndim or y_bar.dtype != x.dtype:
-        return NotImplemented
-    if type(y) is not torch.Tensor or y.ndim or not host_readable(y) or not 0 < float(y) < _INF:
-        return NotImplemented  # a zero, infinite or NaN norm: norm2_back's limits
-    return x * (y_bar / y)
-
-
 def _norm2_frule(name: str, tangents: Any, x: Any, axis: Any, keepdims: bool, y: Any) -> Any:
-    """``(y, y_dot)``, ``y_dot = sum(Re(conj(G) x_dot))`` over ``axis`` (chunks: axes < 0)."""
     t = tangents_in(name, tangents[:2], (x,))
     if t is None:
         return y, ZERO
-    xp, axes, r, _ = _norm2_parts(x, 1.0, axis, y)
-    g = _norm2_scaled(xp, x, r, axes, 1.0)
-    y_dot = xp.sum(xp.real(xp.conj(g) * t[0]), axis=axes, keepdims=keepdims)
+    xp, axes, g, _, _ = _norm2(x, 1.0, axis, y, unit=True)
+    y_dot = xp.sum(xp.real(xp.conj(g) * t[0]), axis=axes, keepdims=keepdims)  # axes < 0: chunks
     return y, y_dot if y_dot.dtype == y.dtype else xp.astype(y_dot, y.dtype)
+
+
+def _norm2(x: Any, y_bar: Any, axis: Any, norm: Any, unit: bool = False) -> tuple[Any, ...]:
+    """``(xp, axes, y_bar G, y, y_bar)``: the reduced axes (negative: they hold for chunks too),
+    the last two with them kept; ``G`` alone if ``unit``. ``norm``: ``y``, or None."""
+    xp = namespace_of(x, y_bar)
+    picked = axis if isinstance(axis, (tuple, list)) else range(x.ndim) if axis is None else (axis,)
+    axes = tuple(sorted({a % x.ndim - x.ndim for a in picked}))  # the primal checked them
+    kept = tuple(1 if i - x.ndim in axes else n for i, n in enumerate(x.shape))
+    r = xp.reshape(xp.linalg.vector_norm(x, axis=axis) if norm is None else norm, kept)
+    ye = xp.reshape(y_bar, kept) if hasattr(y_bar, "shape") else y_bar + xp.zeros_like(r)
+    scale = 1.0 if unit else ye
+    c = scale / xp.where(r == 0, 1.0, r)
+    if xp.isdtype(x.dtype, "complex floating"):
+        return xp, axes, x * c, r, ye
+
+    def limit() -> Any:  # k counted in floating point: JAX joins its all-reduce with the norm's
+        big = xp.isinf(x)
+        k = xp.sum(xp.astype(big, r.dtype), axis=axes, keepdims=True)
+        w = xp.where(xp.isnan(r), r, xp.pow(xp.where(k == 0, 1.0, k), -0.5))
+        return xp.where(big, xp.copysign(w, x) * scale, xp.where(big, 0.0, x) * c)
+
+    return xp, axes, unless_inf(r, lambda: x * c, limit), r, ye
 
 
 @traceable
 def norm2_back(
     x: Any, y_bar: Any, axis: Any = None, keepdims: bool = False, *, norm: Any = None
 ) -> Any:
-    """The 2-norm's pullback ``y_bar * G`` (:func:`_norm2_scaled`); ``norm``: the norm, a cache
-    never differentiated. It has rules of its own: the pullback is differentiable again."""
-    xp, axes, r, ye = _norm2_parts(x, y_bar, axis, norm)
-    return _norm2_scaled(xp, x, r, axes, ye)
+    """The 2-norm's pullback ``y_bar G``; ``norm``: the norm, a cache never differentiated. It
+    has rules of its own: the pullback is differentiable again."""
+    return _norm2(x, y_bar, axis, norm)[2]
 
 
-def _norm2_parts(x: Any, y_bar: Any, axis: Any, norm: Any) -> tuple[Any, ...]:
-    """``(xp, axes, r, ye)``: the reduced axes (negative: they hold for chunks too), the norm
-    and ``y_bar`` with them kept, to broadcast against ``x``. The primal has checked ``axis``."""
-    xp = namespace_of(x, y_bar)
-    picked = axis if isinstance(axis, (tuple, list)) else range(x.ndim) if axis is None else (axis,)
-    axes = tuple(sorted({a % x.ndim - x.ndim for a in picked}))
-    kept = tuple(1 if i - x.ndim in axes else n for i, n in enumerate(x.shape))
-    r = xp.reshape(xp.linalg.vector_norm(x, axis=axis) if norm is None else norm, kept)
-    ye = xp.reshape(y_bar, kept) if hasattr(y_bar, "shape") else y_bar + xp.zeros_like(r)
-    return xp, axes, r, ye
+@specialise
+def _norm2_bar(x: Any, y_bar: Any, axis: Any, norm: Any) -> Any:
+    """:func:`norm2_back`, with NumPy's and torch's ways (below)."""
+    return norm2_back(x, y_bar, axis, norm=norm)
 
 
-def _norm2_scaled(xp: Any, x: Any, r: Any, axes: tuple[int, ...], scale: Any) -> Any:
-    """``scale * G``, ``G = x / r`` (``r``: the norm, kept axes): 0 where ``r = 0``; where ``r``
-    is infinite, the limit ``sign(x) / sqrt(k)`` at the ``k`` infinite entries and 0 elsewhere;
-    NaN where ``r`` is NaN, and at complex infinity (no direction)."""
-    c = scale / xp.where(r == 0, 1.0, r)
-    if xp.isdtype(x.dtype, "complex floating"):
-        return x * c
+_NORM2_BACK = signature("norm2_back", norm2_back)
 
-    def limit() -> Any:  # no inf * 0 is formed, and no inf / inf
-        big = xp.isinf(x)
-        k = count_true(xp, big, axes, dtype=r.dtype)  # JAX: a float sum, joined with the norm's
-        w = xp.where(xp.isnan(r), r, xp.pow(xp.where(k == 0, 1.0, k), -0.5))
-        return xp.where(big, xp.copysign(w, x) * scale, xp.where(big, 0.0, x) * c)
 
-    return unless_inf(r, lambda: x * c, limit)
+@register_rrule(norm2_back)
+def _norm2_back_rrule(*args: Any, **kwargs: Any) -> Any:
+    a = _NORM2_BACK.bind(args, kwargs)
+    xp, axes, g, r, ye = _norm2(a["x"], a["y_bar"], a["axis"], a["norm"], unit=True)
+    s = xp.where(r == 0, 0.0, ye / xp.where(r == 0, 1.0, r))  # y_bar / y, 0 at y = 0
+    px, py, rest = ProjectTo(a["x"]), ProjectTo(a["y_bar"]), (NO,) * (len(args) - 2)
+
+    @pullback(g * ye, args, name="norm2_back")
+    def norm2_back_pullback(z_bar: Any) -> tuple[Any, ...]:
+        # z = y_bar G: x_bar = (z_bar - G b) y_bar / y, y_bar_bar = b = sum Re(conj(G) z_bar);
+        # through G, not x / y**3: 0 at y = inf, no overflow
+        b = xp.sum(xp.real(xp.conj(g) * z_bar), axis=axes, keepdims=bool(a["keepdims"]))
+        return px((z_bar - g * xp.reshape(b, r.shape)) * s), py(b), *rest
+
+    return g * ye, norm2_back_pullback
+
+
+@register_frule(norm2_back)
+def _norm2_back_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
+    a = _NORM2_BACK.bind(args, kwargs)
+    xp, axes, g, r, ye = _norm2(a["x"], a["y_bar"], a["axis"], a["norm"], unit=True)
+    t = tangents_in("norm2_back", tangents[:3], (a["x"], a["y_bar"]))  # axis, keepdims: static
+    if t is None:
+        return g * ye, ZERO
+    dz: Any = 0.0
+    if not isinstance(t[0], AbstractZero):  # (dx - G d|x|) y_bar / y, d|x| = sum Re(conj(G) dx)
+        dx_along = xp.sum(xp.real(xp.conj(g) * t[0]), axis=axes, keepdims=True)
+        dz = (t[0] - g * dx_along) * xp.where(r == 0, 0.0, ye / xp.where(r == 0, 1.0, r))
+    if not isinstance(t[1], AbstractZero):  # + G d(y_bar)
+        dz = dz + g * xp.reshape(t[1], (*t[1].shape[: t.extra], *r.shape))
+    z = g * ye
+    return z, dz if dz.dtype == z.dtype else xp.astype(dz, z.dtype)
 
 
 @specialise
 def unless_inf(ye: Any, plain: Any, limit: Any) -> Any:
-    """``plain()`` if no entry of the norm ``ye`` is infinite, else ``limit()`` (right everywhere:
-    the generic way, as finding out would read ``ye`` on the host).
-
-    JAX has no method: a ``lax.cond`` on the device would compile the limit's count of infinite
-    entries into a branch of its own, where a sharded norm needs an all-reduce of its own for it
-    (native JAX has none). Taken always, the count is a floating sum of ``x`` beside the norm's,
-    and XLA joins the two all-reduces into one: the same collectives as native JAX
-    (``tests/interop/test_jax_sharding.py``), for one more fused pass over ``x``."""
+    """``plain()`` if no entry of the norm ``ye`` is infinite, else ``limit()``: the generic way
+    takes ``limit()``, right everywhere (finding out would read ``ye`` on the host; under JAX a
+    ``lax.cond`` would compile a collective of its own into its branch when sharded)."""
     return limit()
 
 
@@ -208,52 +198,42 @@ def _unless_inf_torch(ye: Any, plain: Any, limit: Any) -> Any:
     return limit() if bool(torch.isinf(ye).any()) else plain()
 
 
-_NORM2_BACK = signature(
-    "norm2_back", lambda x, y_bar, /, axis=None, keepdims=False, *, norm=None: None
-)
+@_norm2_bar.method("numpy")
+def _norm2_bar_numpy(x: Any, y_bar: Any, axis: Any, norm: Any) -> Any:
+    """A real array normed over every axis to a finite positive NumPy scalar, a scalar cotangent
+    in its dtype: ``x * (y_bar / y)``, :func:`norm2_back`'s array bit for bit without its
+    bookkeeping (about half of ``rrule`` and pullback at n = 10)."""
+    if axis is not None or type(x) is not np.ndarray or x.dtype.kind != "f":
+        return NotImplemented
+    if not isinstance(norm, np.floating) or not 0 < norm < np.inf:
+        return NotImplemented  # a zero, infinite or NaN norm: norm2_back's limits
+    plain = type(y_bar) is float or (
+        isinstance(y_bar, (np.floating, np.ndarray)) and y_bar.ndim == 0 and y_bar.dtype == x.dtype
+    )
+    return x * (y_bar / norm) if plain else NotImplemented
 
 
-@register_rrule(norm2_back)
-def _norm2_back_rrule(*args: Any, **kwargs: Any) -> Any:
-    a = _NORM2_BACK.bind(args, kwargs)
-    x, y_bar, keepdims = a["x"], a["y_bar"], bool(a["keepdims"])
-    xp, axes, r, ye = _norm2_parts(x, y_bar, a["axis"], a["norm"])
-    g = _norm2_scaled(xp, x, r, axes, 1.0)
-    z, s = g * ye, xp.where(r == 0, xp.zeros_like(r), ye / xp.where(r == 0, 1.0, r))
-    px, py, rest = ProjectTo(x), ProjectTo(y_bar), (NO,) * (len(args) - 2)
+@_norm2_bar.method("torch")
+def _norm2_bar_torch(x: Any, y_bar: Any, axis: Any, norm: Any) -> Any:
+    """NumPy's method for an eager CPU tensor (:func:`host_readable`: the norm is read with no
+    sync and no graph break), a 0-d cotangent in its dtype: ``x * (y_bar / y)``. Torch bridge,
+    forward + backward at n = 10: the masks and the infinity test cost about 20 us."""
+    import torch
 
-    @pullback(z, args, name="norm2_back")
-    def norm2_back_pullback(z_bar: Any) -> tuple[Any, ...]:
-        # z = y_bar G, G = x / r: x_bar = (z_bar - G a) y_bar / r, y_bar_bar = a = sum Re(conj(G)
-        # z_bar) over the norm's axes; through G, not x / r**3: 0 at r = inf, no overflow
-        a = xp.sum(xp.real(xp.conj(z_bar) * g), axis=axes, keepdims=keepdims)
-        return px((z_bar - g * xp.reshape(a, r.shape)) * s), py(a), *rest
-
-    return z, norm2_back_pullback
-
-
-@register_frule(norm2_back)
-def _norm2_back_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    a = _NORM2_BACK.bind(args, kwargs)
-    x, y_bar = a["x"], a["y_bar"]
-    xp, axes, r, ye = _norm2_parts(x, y_bar, a["axis"], a["norm"])
-    g = _norm2_scaled(xp, x, r, axes, 1.0)
-    z, s = g * ye, xp.where(r == 0, xp.zeros_like(r), ye / xp.where(r == 0, 1.0, r))
-    t = tangents_in("norm2_back", tangents[:3], (x, y_bar))  # axis, keepdims: static
-    if t is None:
-        return z, ZERO
-    dz: Any = 0.0
-    if not isinstance(t[0], AbstractZero):  # dz = (dx - G dr) y_bar / r, dr = sum Re(conj(G) dx)
-        dz = (t[0] - g * xp.sum(xp.real(xp.conj(g) * t[0]), axis=axes, keepdims=True)) * s
-    if not isinstance(t[1], AbstractZero):  # + G d(y_bar)
-        dz = dz + g * xp.reshape(t[1], (*t[1].shape[: t.extra], *r.shape))
-    return z, dz if dz.dtype == z.dtype else xp.astype(dz, z.dtype)
+    if axis is not None or type(x) is not torch.Tensor or not x.dtype.is_floating_point:
+        return NotImplemented
+    if type(y_bar) is not torch.Tensor or y_bar.ndim or y_bar.dtype != x.dtype:
+        return NotImplemented
+    if type(norm) is not torch.Tensor or norm.ndim or not host_readable(norm):
+        return NotImplemented
+    return x * (y_bar / norm) if 0 < float(norm) < math.inf else NotImplemented
 
 
 # --- every other norm: one pullback and one pushforward, given the gradient direction ----------
 @specialise
 def _norm_value(x: Any, axis: Any, keepdims: bool, ord: Any) -> Any:
-    """``vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)``."""
+    """``vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)``, ``axis`` checked first."""
+    normalize_axis(axis, x.ndim, "vector_norm")  # an error naming the function
     xp = namespace_of(x, fname="vector_norm")
     return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
 

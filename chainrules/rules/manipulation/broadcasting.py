@@ -68,6 +68,12 @@ def _broadcast_to_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
+@standard_and_numpy(
+    "broadcast_to",
+    lambda x, /, shape: None,
+    lambda x, /, shape, subok=None: None,
+    _broadcast_to_ex,
+)
 def _broadcast_to_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
         a = sig.bind(args, kwargs)
@@ -97,15 +103,6 @@ def _broadcast_to_rules(sig: Signature) -> Rules:
     return broadcast_to_rrule, broadcast_to_frule
 
 
-register_standard_and_numpy(
-    "broadcast_to",
-    _broadcast_to_rules,
-    lambda x, /, shape: None,
-    lambda x, /, shape, subok=None: None,
-    _broadcast_to_ex,
-)
-
-
 # --- broadcast_arrays -----------------------------------------------------------------------------
 def _broadcast_arrays_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     """The same examples for both: NumPy's ``subok`` takes only its default."""
@@ -119,6 +116,13 @@ def _broadcast_arrays_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     ]
 
 
+@standard_and_numpy(
+    "broadcast_arrays",
+    lambda *arrays: None,
+    lambda *arrays, subok=None: None,
+    _broadcast_arrays_ex,
+    kind=_S,
+)
 def _broadcast_arrays_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
         a = sig.bind(args, kwargs)
@@ -167,13 +171,3 @@ def _broadcast_arrays_rules(sig: Signature) -> Rules:
         return ys, Tangent(*out, primal_type=type(ys))
 
     return broadcast_arrays_rrule, broadcast_arrays_frule
-
-
-register_standard_and_numpy(
-    "broadcast_arrays",
-    _broadcast_arrays_rules,
-    lambda *arrays: None,
-    lambda *arrays, subok=None: None,
-    _broadcast_arrays_ex,
-    kind=_S,
-)

@@ -27,6 +27,7 @@ import numpy as np
 from ...core import TangentsIn
 from ...core.namespaces import SequenceExpectedError
 from ...core.prelude import *
+from ...core.toolkit import tuple_entries
 from .._util import along, in_dtype, unstack
 from .._util.gather import register_gather, simple_plan
 from .._util.shape import *
@@ -62,18 +63,7 @@ def _no_dtype_check(name: str) -> Callable[[dict[str, Any], dict[str, Any]], Non
 # --- concat, stack: several arrays, one sequence argument -----------------------------------------
 def _elements(name: str, bar: Any, n: int) -> tuple[Any, ...]:
     """The entries of a structural tangent of ``n`` arrays (a ``Tangent`` or a tuple)."""
-    if isinstance(bar, Tangent):
-        parts = bar.elements()
-    elif isinstance(bar, (tuple, list)):
-        parts = tuple(bar)
-    else:
-        raise TypeError(
-            f"{name}: expected a Tangent (or a tuple) with one entry per array, got "
-            f"{type(bar).__name__}"
-        )
-    if len(parts) != n:
-        raise ValueError(f"{name}: got {len(parts)} entries for {n} arrays")
-    return parts
+    return tuple_entries(name, bar.elements() if isinstance(bar, Tangent) else bar, n, None)
 
 
 def _sequence(name: str, arrays: Any) -> tuple[Any, Any]:
@@ -127,6 +117,14 @@ def _concat_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
+# np.concat is np.concatenate: NumPy's rule serves both
+@standard_and_numpy(
+    "concat",
+    *_JOINING,
+    _concat_ex,
+    numpy_name="concatenate",
+    kind=_S,
+)
 def _concat_rules(sig: Signature) -> Rules:
     name = sig.name
 
@@ -189,17 +187,6 @@ def _concat_rules(sig: Signature) -> Rules:
     return concat_rrule, concat_frule
 
 
-# np.concat is np.concatenate: NumPy's rule serves both
-register_standard_and_numpy(
-    "concat",
-    _concat_rules,
-    *_JOINING,
-    _concat_ex,
-    numpy_name="concatenate",
-    kind=_S,
-)
-
-
 def _stack_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     r = rng_arrays(rng)
     out = [
@@ -216,6 +203,12 @@ def _stack_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
+@standard_and_numpy(
+    "stack",
+    *_JOINING,
+    _stack_ex,
+    kind=_S,
+)
 def _stack_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
         a = sig.bind(args, kwargs)
@@ -253,15 +246,6 @@ def _stack_rules(sig: Signature) -> Rules:
         return y, xp.stack(ts, axis=axis + extra)
 
     return stack_rrule, stack_frule
-
-
-register_standard_and_numpy(
-    "stack",
-    _stack_rules,
-    *_JOINING,
-    _stack_ex,
-    kind=_S,
-)
 
 
 # --- NumPy's vstack, hstack, dstack, column_stack, row_stack, block: gathers ----------------------

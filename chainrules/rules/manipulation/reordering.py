@@ -164,6 +164,12 @@ def _flip_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
+@standard_and_numpy(
+    "flip",
+    lambda x, /, *, axis=None: None,
+    lambda x, /, axis=None: None,
+    _flip_ex,
+)
 def _flip_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
         a = sig.bind(args, kwargs)
@@ -194,15 +200,6 @@ def _flip_rules(sig: Signature) -> Rules:
     return flip_rrule, flip_frule
 
 
-register_standard_and_numpy(
-    "flip",
-    _flip_rules,
-    lambda x, /, *, axis=None: None,
-    lambda x, /, axis=None: None,
-    _flip_ex,
-)
-
-
 # --- roll -----------------------------------------------------------------------------------------
 def _roll_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     r = rng_arrays(rng)
@@ -221,6 +218,12 @@ def _roll_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
+@standard_and_numpy(
+    "roll",
+    lambda x, /, shift, *, axis=None: None,
+    lambda x, /, shift, axis=None: None,
+    _roll_ex,
+)
 def _roll_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         a = sig.bind(args, kwargs)
@@ -268,15 +271,6 @@ def _roll_rules(sig: Signature) -> Rules:
         return y, pushforward("roll", tangents, args, x, y, xp, push)
 
     return roll_rrule, roll_frule
-
-
-register_standard_and_numpy(
-    "roll",
-    _roll_rules,
-    lambda x, /, shift, *, axis=None: None,
-    lambda x, /, shift, axis=None: None,
-    _roll_ex,
-)
 
 
 # --- NumPy's rollaxis, fliplr, flipud, rot90: gathers ---------------------------------------------

@@ -109,41 +109,9 @@ def _expand_dims_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
-_RAVEL = signature("ravel", lambda x, /, order="C": None)
-
-
-def _new_shape(name: str, a: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The output shape of ``reshape``, ``ravel``, ``squeeze`` or ``expand_dims`` of an array of
-    ``shape``, from the bound arguments ``a``."""
-    if name == "reshape":
-        return int_tuple(name, a["shape"], "shape")
-    if name == "ravel":
-        return (math.prod(shape),)
-    axis = a["axis"]
-    if name == "squeeze":
-        if axis is _REQUIRED:
-            raise TypeError("squeeze: missing required argument 'axis'")
-        if axis is None:  # NumPy: every axis of length 1
-            axes = tuple(i for i, n in enumerate(shape) if n == 1)
-        elif not shape and type(axis) is int and axis in (0, -1):  # NumPy's (and torch's)
-            axes = ()  # leniency: a bare axis 0 or -1 of a 0-d array (not a tuple) is accepted
-        else:
-            axes = axis_indices(name, axis, len(shape))
-            for ax in axes:
-                if shape[ax] != 1:
-                    raise ValueError(
-                        f"squeeze: axis {ax} of an array of shape {shape} has length "
-                        f"{shape[ax]}, not 1"
-                    )
-        return tuple(n for i, n in enumerate(shape) if i not in axes)
-    # expand_dims: the new axes are positions in the output (NumPy's and the standard's meaning)
-    out_nd = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
-    new = axis_indices(name, axis, out_nd)
-    rest = iter(shape)
-    return tuple(1 if i in new else next(rest) for i in range(out_nd))
-
-
-def _reshape_rules(sig: Signature) -> Rules:
+def _reshape_rules(sig: Signature, new_shape: Callable[..., tuple[int, ...]]) -> Rules:
+    """The rules of ``y = reshape(x, new_shape(name, a, x.shape))`` (``a``: the arguments bound
+    by ``sig``) for the function ``sig.name``."""
     name = sig.name
 
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -151,11 +119,10 @@ def _reshape_rules(sig: Signature) -> Rules:
         _order_c(name, a.get("order"))
         xp, x = one_array(name, a["x"])
         copy = {} if a.get("copy") is None else {"copy": a["copy"]}
-        return xp, x, xp.reshape(x, _new_shape(name, a, tuple(x.shape)), **copy)
+        return xp, x, xp.reshape(x, new_shape(name, a, tuple(x.shape)), **copy)
 
     def reshape_rrule(*args: Any, **kwargs: Any) -> Any:
         xp, x, y = primal(args, kwargs)
-
         x_shape, y_rank = tuple(x.shape), y.ndim  # shapes, not x: the pullback must not keep x
 
         @linear_pullback(name, x, y, args, xp, chunked=True)
@@ -176,36 +143,75 @@ def _reshape_rules(sig: Signature) -> Rules:
     return reshape_rrule, reshape_frule
 
 
-# NumPy's reshape, ravel, squeeze and expand_dims return views: kind "view"
-register_standard_and_numpy(
+def _reshape_like(
+    name: str, standard: Callable[..., None] | None, numpy: Callable[..., None], examples: Any
+) -> Callable[[Callable[..., tuple[int, ...]]], Any]:
+    """Decorator of ``new_shape(name, a, shape)``: register :func:`_reshape_rules` of it for the
+    standard's ``name`` (signature template ``standard``; ``None``: NumPy's function only) and
+    for NumPy's (template ``numpy``), whose functions return views (kind ``"view"``)."""
+
+    def register(new_shape: Callable[..., tuple[int, ...]]) -> Any:
+        def rules(sig: Signature) -> Rules:
+            return _reshape_rules(sig, new_shape)
+
+        if standard is None:
+            register_rules(
+                (f"numpy:{name}",), rules(signature(name, numpy)), examples, (), True, "view"
+            )
+        else:
+            standard_and_numpy(name, standard, numpy, examples, chunked=True, numpy_kind="view")(
+                rules
+            )
+        return new_shape
+
+    return register
+
+
+@_reshape_like(
     "reshape",
-    _reshape_rules,
     lambda x, /, shape, *, copy=None: None,
     lambda x, /, shape, order="C", *, copy=None: None,
     _reshape_ex,
-    chunked=True,
-    numpy_kind="view",
 )
-register_rules(("numpy:ravel",), _reshape_rules(_RAVEL), _ravel_ex, chunked=True, kind="view")
+def _reshape_shape(name: str, a: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, ...]:
+    return int_tuple(name, a["shape"], "shape")
+
+
+@_reshape_like("ravel", None, lambda x, /, order="C": None, _ravel_ex)
+def _ravel_shape(name: str, a: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, ...]:
+    return (math.prod(shape),)
+
+
 # the standard's squeeze has no default axis (the message names it, as NumPy's would)
-register_standard_and_numpy(
-    "squeeze",
-    _reshape_rules,
-    lambda x, /, axis=_REQUIRED: None,
-    lambda x, /, axis=None: None,
-    _squeeze_ex,
-    chunked=True,
-    numpy_kind="view",
+@_reshape_like(
+    "squeeze", lambda x, /, axis=_REQUIRED: None, lambda x, /, axis=None: None, _squeeze_ex
 )
-register_standard_and_numpy(
-    "expand_dims",
-    _reshape_rules,
-    lambda x, /, axis=0: None,
-    lambda x, /, axis: None,
-    _expand_dims_ex,
-    chunked=True,
-    numpy_kind="view",
-)
+def _squeeze_shape(name: str, a: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, ...]:
+    axis = a["axis"]
+    if axis is _REQUIRED:
+        raise TypeError("squeeze: missing required argument 'axis'")
+    if axis is None:  # NumPy: every axis of length 1
+        axes = tuple(i for i, n in enumerate(shape) if n == 1)
+    elif not shape and type(axis) is int and axis in (0, -1):  # NumPy's (and torch's)
+        axes = ()  # leniency: a bare axis 0 or -1 of a 0-d array (not a tuple) is accepted
+    else:
+        axes = axis_indices(name, axis, len(shape))
+        for ax in axes:
+            if shape[ax] != 1:
+                raise ValueError(
+                    f"squeeze: axis {ax} of an array of shape {shape} has length {shape[ax]}, not 1"
+                )
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+@_reshape_like("expand_dims", lambda x, /, axis=0: None, lambda x, /, axis: None, _expand_dims_ex)
+def _expand_dims_shape(name: str, a: dict[str, Any], shape: tuple[int, ...]) -> tuple[int, ...]:
+    # the new axes are positions in the output (NumPy's and the standard's meaning)
+    axis = a["axis"]
+    out_nd = len(shape) + (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    new = axis_indices(name, axis, out_nd)
+    rest = iter(shape)
+    return tuple(1 if i in new else next(rest) for i in range(out_nd))
 
 
 # --- atleast_1d, atleast_2d, atleast_3d: gathers --------------------------------------------------

@@ -68,6 +68,19 @@ def _repeat_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
+# jax.numpy.repeat needs its repeats on the host to know its output's shape
+_TRACED_REPEATS = Expect(
+    "jit", "jax.numpy.repeat cannot take traced repeats under jax.jit", "skip", "array"
+)
+
+
+@standard_and_numpy(
+    "repeat",
+    lambda x, /, repeats, *, axis=None: None,
+    lambda x, /, repeats, axis=None: None,
+    _repeat_ex,
+    expect=_TRACED_REPEATS,
+)
 def _repeat_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         """``(xp, x, y, ax, wshape, r, src)``: the repeat works on ``x`` in shape ``wshape``
@@ -129,20 +142,6 @@ def _repeat_rules(sig: Signature) -> Rules:
     return repeat_rrule, repeat_frule
 
 
-# jax.numpy.repeat needs its repeats on the host to know its output's shape
-_TRACED_REPEATS = Expect(
-    "jit", "jax.numpy.repeat cannot take traced repeats under jax.jit", "skip", "array"
-)
-register_standard_and_numpy(
-    "repeat",
-    _repeat_rules,
-    lambda x, /, repeats, *, axis=None: None,
-    lambda x, /, repeats, axis=None: None,
-    _repeat_ex,
-    expect=_TRACED_REPEATS,
-)
-
-
 # --- tile -----------------------------------------------------------------------------------------
 def _tile_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     r = rng_arrays(rng)
@@ -161,6 +160,12 @@ def _tile_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     return out
 
 
+@standard_and_numpy(
+    "tile",
+    lambda x, /, repetitions: None,
+    lambda x, /, reps: None,
+    _tile_ex,
+)
 def _tile_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any, Any]:
         """``(xp, x, y, xs, rs)``: ``x``'s shape and the repetitions, both padded with leading
@@ -202,12 +207,3 @@ def _tile_rules(sig: Signature) -> Rules:
         return y, pushforward("tile", tangents, args, x, y, xp, push)
 
     return tile_rrule, tile_frule
-
-
-register_standard_and_numpy(
-    "tile",
-    _tile_rules,
-    lambda x, /, repetitions: None,
-    lambda x, /, reps: None,
-    _tile_ex,
-)

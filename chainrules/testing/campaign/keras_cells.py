@@ -163,15 +163,23 @@ def parent_cells(backend: str, truth: Callable[[Marker], Any]) -> dict[str, Any]
 # --- the child: every marker through every transformation of the running backend -----------------
 
 
+def _setup(crk: Any, asarray: Any, total: Any) -> Callable[[Marker], tuple[Any, Any, Any]]:
+    """``setup(m) -> (F, L, v)``: marker ``m``'s programs through the wrapped function and its
+    point, in the library of ``asarray`` and ``total`` (its sum)."""
+    from .marker_cells import programs
+
+    def setup(m: Marker) -> tuple[Any, Any, Any]:
+        F, L = programs(m, crk.wrap(m.fn), asarray, total)
+        return F, L, asarray(m.point())
+
+    return setup
+
+
 def _jax_cells(crk: Any) -> dict[str, Callable[[Marker], Any]]:
     import jax
     import jax.numpy as jnp
 
-    from .marker_cells import programs
-
-    def setup(m: Marker) -> tuple[Any, Any, Any]:
-        F, L = programs(m, crk.wrap(m.fn), jnp.asarray, jnp.sum)
-        return F, L, jnp.asarray(m.point())
+    setup = _setup(crk, jnp.asarray, jnp.sum)
 
     def grad(m: Marker) -> Any:
         _, L, v = setup(m)
@@ -209,11 +217,9 @@ def _jax_cells(crk: Any) -> dict[str, Callable[[Marker], Any]]:
 def _torch_cells(crk: Any) -> dict[str, Callable[[Marker], Any]]:
     import torch
 
-    from .marker_cells import _torch_state_restored, programs
+    from .marker_cells import _torch_state_restored
 
-    def setup(m: Marker) -> tuple[Any, Any, Any]:
-        F, L = programs(m, crk.wrap(m.fn), torch.as_tensor, torch.sum)
-        return F, L, torch.as_tensor(m.point())
+    setup = _setup(crk, torch.as_tensor, torch.sum)
 
     def backward(m: Marker) -> Any:
         _, L, v = setup(m)

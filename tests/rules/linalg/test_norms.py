@@ -150,7 +150,7 @@ def test_two_norm_numpy_method_is_norm2_back(
     declined.append((x.astype(np.complex128), np.float64(y), 1.7, None))
     declined.append((x, y, np.ones(2, dtype), None))
     for x_, y_, y_bar_, axis in declined:
-        assert _norm2_bar_numpy(x_, y_, y_bar_, axis, False) is NotImplemented
+        assert _norm2_bar_numpy(x_, y_bar_, axis, y_) is NotImplemented
 
 
 _FRO = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ....core.prelude import *
-from ..._util import in_dtype, lazy
+from ..._util import in_dtype
 from ..._util.linalg import _cholesky_dot, _h, _herm, cholesky_back, positive_definite
 from ..._util.scipy_linalg import (
     NO,
@@ -20,7 +20,7 @@ from ..._util.scipy_linalg import (
     _mat,
     _once,
     _outer,
-    _pair,
+    _pair_solve_bars,
     _pair_solve_dots,
     _register,
     _square,
@@ -140,8 +140,7 @@ def _cho_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> 
             # A = L L^H: L_bar = (A_bar + A_bar^H) L;  A = U^H U: U_bar = U (A_bar + A_bar^H)
             return xp.tril(s @ factor) if lower else xp.triu(factor @ s)
 
-        c_t = _pair(pc, cl, c_bar)
-        return (c_t, lazy(pb, lambda: pb(b_bar())), *[NO] * (len(args) - 2))
+        return _pair_solve_bars(pc, cl, c_bar, pb, b_bar, len(args))
 
     return y, cho_solve_pullback
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ....core.prelude import *
-from ..._util import in_dtype, lazy
+from ..._util import in_dtype
 from ..._util.linalg import _h, named_singular
 from ..._util.scipy_linalg import (
     NO,
@@ -23,7 +23,7 @@ from ..._util.scipy_linalg import (
     _general_ex,
     _mat,
     _once,
-    _pair,
+    _pair_solve_bars,
     _pair_solve_dots,
     _register,
     _square,
@@ -178,8 +178,7 @@ def _lu_solve_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> A
                 (_h(xp, _unit_lower(xp, lu)) @ pm) @ _h(xp, qm)
             )
 
-        lp_t = _pair(pl, lp, lu_bar)
-        return (lp_t, lazy(pb, lambda: pb(b_bar())), *[NO] * (len(args) - 2))
+        return _pair_solve_bars(pl, lp, lu_bar, pb, b_bar, len(args))
 
     return y, lu_solve_pullback
 
