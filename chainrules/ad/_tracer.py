@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..core import registry
-from ..core.namespaces import dtype_kind, is_array, namespace_of
+from ..core.namespaces import device_of, dtype_kind, is_array, namespace_of
 from ..core.registry import function_name
 from ._derive import derived_rule
 from ._errors import array_conversion, host_read, in_place_write, no_rule
@@ -367,8 +367,6 @@ class Tracer:
 
     @property
     def device(self) -> Any:
-        from ..core.namespaces import device_of
-
         return device_of(primal(self))
 
     @property
@@ -622,8 +620,6 @@ def _updated(x: Tracer, key: Any, value: Any) -> Any:
     xp = x._ns
     p = primal(x)
     base = namespace_of(p)
-    from ..core.namespaces import device_of
-
     dev = device_of(p)
     kw: dict[str, Any] = {} if dev is None else {"device": dev}
     shape = tuple(x.shape)

@@ -164,7 +164,8 @@ def is_array(x: Any) -> bool:
 # array type -> whether its device is its ``.device`` attribute, as array_api_compat.device
 # reads it for every library but NumPy, dask, JAX and sparse after testing for those four (0.8 us
 # per torch tensor, several times per rule call: projectors, cotangent checks)
-_DEVICE_ATTR: dict[type, bool] = {}
+_DEVICE_ATTR: dict[type, Any] = {}  # True: read .device; False: ask array_api_compat; _HOST
+_HOST = 0  # a falsy marker (not False): NumPy's types, whose device is always "cpu"
 
 
 def device_of(x: Any) -> Any:
@@ -174,6 +175,8 @@ def device_of(x: Any) -> Any:
     attr = _DEVICE_ATTR.get(t)
     if attr:
         return x.device
+    if attr is _HOST:  # NumPy's arrays and scalars: always the host's, array_api_compat's "cpu"
+        return "cpu"
     if t in _SCALARS:
         return None
     if attr is None:
@@ -185,7 +188,7 @@ def device_of(x: Any) -> Any:
             or c.is_pydata_sparse_array(x)
         ) and hasattr(x, "device")
         if not torch_compiling():  # torch.compile refuses a write to a global dict
-            _DEVICE_ATTR[t] = attr
+            _DEVICE_ATTR[t] = _HOST if c.is_numpy_array(x) else attr
         if attr:
             return x.device
     return array_api_compat.device(x)
