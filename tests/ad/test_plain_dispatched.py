@@ -26,19 +26,21 @@ import pytest
 import chainrules as cr
 from chainrules import ad
 from chainrules.core.table import resolve_name
+from chainrules.testing.arrays import place
 from chainrules.testing.examples import examples_for
 
 _DISPATCHED = type(np.concatenate)  # NumPy's _ArrayFunctionDispatcher
 
 
-def _leaves(args: tuple[Any, ...]) -> list[tuple[int, int]]:
-    """``(argument, element or -1)`` of each floating ndarray among ``args``."""
+def _leaves(args: tuple[Any, ...]) -> list[tuple[int, int | None]]:
+    """``(argument, element or None)`` of each floating ndarray among ``args`` (the positions
+    :func:`chainrules.testing.arrays.place` takes)."""
     out = []
     for i, a in enumerate(args):
         if type(a) in (list, tuple):
             out += [(i, j) for j, e in enumerate(a) if _floating(e)]
         elif _floating(a):
-            out.append((i, -1))
+            out.append((i, None))
     return out
 
 
@@ -46,21 +48,9 @@ def _floating(a: Any) -> bool:
     return type(a) is np.ndarray and a.dtype.kind == "f"
 
 
-def _put(args: tuple[Any, ...], pos: tuple[int, int], v: Any) -> list[Any]:
+def _get(args: tuple[Any, ...], pos: tuple[int, int | None]) -> Any:
     i, j = pos
-    out = list(args)
-    if j < 0:
-        out[i] = v
-    else:
-        seq = list(out[i])
-        seq[j] = v
-        out[i] = type(args[i])(seq)
-    return out
-
-
-def _get(args: tuple[Any, ...], pos: tuple[int, int]) -> Any:
-    i, j = pos
-    return args[i] if j < 0 else args[i][j]
+    return args[i] if j is None else args[i][j]
 
 
 def _cases() -> list[Any]:
@@ -118,7 +108,7 @@ def test_the_registry_reaches_the_functions_named_in_the_issue() -> None:
 
 
 @pytest.mark.parametrize(("f", "ex", "pos"), CASES)
-def test_a_traced_array_beside_plain_arrays(f: Any, ex: Any, pos: tuple[int, int]) -> None:
+def test_a_traced_array_beside_plain_arrays(f: Any, ex: Any, pos: tuple[int, int | None]) -> None:
     args, kwargs = ex.args, ex.kwargs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # examples at a domain's edge
@@ -126,7 +116,7 @@ def test_a_traced_array_beside_plain_arrays(f: Any, ex: Any, pos: tuple[int, int
         ws = _weights(y)
 
         def loss(v: Any) -> Any:
-            return _loss(f(*_put(args, pos, v), **kwargs), ws)
+            return _loss(f(*place(list(args), [pos], [v]), **kwargs), ws)
 
         reason = NOT_DISPATCHED.get((f, pos[0]))
         if reason is not None:
@@ -137,7 +127,7 @@ def test_a_traced_array_beside_plain_arrays(f: Any, ex: Any, pos: tuple[int, int
             seen: list[Any] = []
 
             def record(v: Any) -> Any:
-                seen.append(f(*_put(args, pos, v), **kwargs))
+                seen.append(f(*place(list(args), [pos], [v]), **kwargs))
                 return np.sum(v)
 
             ad.grad(record)(_get(args, pos))
@@ -160,7 +150,7 @@ def test_a_traced_array_beside_plain_arrays(f: Any, ex: Any, pos: tuple[int, int
             )
         )
         want = cr.unthunk(pullback(ct)[1 + pos[0]])
-        if pos[1] >= 0:
+        if pos[1] is not None:
             want = cr.unthunk(want[pos[1]])
     if isinstance(want, cr.ZeroTangent):
         want = np.zeros_like(_get(args, pos))
