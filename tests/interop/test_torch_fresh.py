@@ -69,21 +69,27 @@ print(json.dumps({
 """
 
 
-def test_inductor_compiles_a_bridged_program_on_a_cold_cache(tmp_path: Path) -> None:
-    cache = tmp_path / "inductor"
-    cache.mkdir()
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+def _run(code: str, tmp: Path, *args: str, **extra: str) -> str:
+    """The last line ``code`` prints, run in a fresh process in ``tmp`` (importable there, as
+    the project is) with the environment variables ``extra`` set; its stderr if it fails."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp)]), **extra)
     r = subprocess.run(
-        [sys.executable, "-c", _INDUCTOR],
+        [sys.executable, "-c", code, *args],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=tmp,
         env=env,
         timeout=600,
         check=False,
     )
     assert r.returncode == 0, r.stderr[-3000:]
-    got = json.loads(r.stdout.strip().splitlines()[-1])
+    return r.stdout.strip().splitlines()[-1]
+
+
+def test_inductor_compiles_a_bridged_program_on_a_cold_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "inductor"
+    cache.mkdir()
+    got = json.loads(_run(_INDUCTOR, tmp_path, TORCHINDUCTOR_CACHE_DIR=str(cache)))
     assert got["inductor_files"] > 0  # inductor compiled (into an empty cache)
     # compiled = eager (inductor's fused kernels round differently); eager = the rules (marker)
     assert got["backward"] <= 1e-12 and got["func.grad"] <= 1e-12, got
@@ -158,21 +164,6 @@ print(json.dumps({
 }))
 """
 )
-
-
-def _run(code: str, tmp: Path, *args: str) -> str:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp)]))
-    r = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp,
-        env=env,
-        timeout=600,
-        check=False,
-    )
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout.strip().splitlines()[-1]
 
 
 def test_save_and_load_in_a_fresh_process_keep_the_rules(tmp_path: Path) -> None:
