@@ -221,7 +221,8 @@ def getitem_rrule(x: Any, key: Any, /) -> tuple[Any, Any]:
 
 def _basic(key: Any) -> bool:
     """``key`` is Python ints (not bools), slices, ``None`` and ``Ellipsis``, or one of them:
-    NumPy's basic indexing, which selects each element at most once."""
+    NumPy's basic indexing, which selects each element at most once (``IndexKey.basic`` of
+    :func:`parse_key`, read off the key's types without parsing it)."""
     t = type(key)
     if t is tuple:
         return all(type(e) is int or type(e) is slice or e is None or e is Ellipsis for e in key)
@@ -248,13 +249,13 @@ def _getitem_rrule_numpy(x: Any, key: Any, /) -> Any:
             g = np.zeros(shape, dtype)
             g[key] = y_bar
             return NO, g, NO
-        # the generic pullback, from the records of x and y (this one keeps neither array)
-        xp = x_rec.xp
-        y_like = np.zeros(y_shape, dtype)  # y's shape and dtype, for the generic pullback's records
-        pb: Any = _gather_pullback("getitem", xp, x_rec, y_like, parse_key(xp, key), (x_rec, key))
+        # the generic pullback, from stand-ins of x and y made now (this one keeps neither
+        # array, and the common case above needs no record of them)
+        x_like, y_like = np.zeros(shape, dtype), np.zeros(y_shape, dtype)
+        xp = namespace_of(x_like)
+        pb: Any = _gather_pullback("getitem", xp, x_like, y_like, parse_key(xp, key), (x_like, key))
         return pb(y_bar, chunk=chunk) if chunk else pb(y_bar)
 
-    x_rec = output(x)
     return y, getitem_pullback
 
 
