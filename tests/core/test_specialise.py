@@ -131,7 +131,8 @@ def _calling(s: Any) -> set[str]:
 
 def _users(s: sp.Specialised) -> list[cr.Registration]:
     """The registrations whose rule is ``s``, or whose rules live in a module (of the rules or
-    of the core: ``scalar_rule``'s) that calls ``s``."""
+    of the core: ``scalar_rule``'s) that calls ``s``, or that a module calling ``s`` registered
+    (``scalar_rule``'s rules of partials written in the rule's file: ``exp_log._gap``)."""
     mods = _calling(s)
     # a helper of the shared maths (chainrules.rules._util) that calls s: the modules calling it
     for name in [n for n in mods if n.startswith("chainrules.rules._util")]:
@@ -141,7 +142,9 @@ def _users(s: sp.Specialised) -> list[cr.Registration]:
     out = []
     for reg in registrations():
         rules = [r for r in (reg.rrule, reg.frule) if r is not None]
-        if any(r is s or getattr(r, "__module__", None) in mods for r in rules):
+        if reg.module in mods or any(
+            r is s or getattr(r, "__module__", None) in mods for r in rules
+        ):
             out.append(reg)
     return out
 

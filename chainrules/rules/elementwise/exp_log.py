@@ -2,8 +2,9 @@
 ``log``, ``log1p``, ``log2``, ``log10`` and ``logaddexp``, and NumPy's ``exp2`` and
 ``logaddexp2``.
 
-``logaddexp``'s partials are ``sigmoid(x1 - x2)`` and ``sigmoid(x2 - x1)``, computed without
-overflow and exact at large equal arguments; equal infinities give 1/2 each.
+``logaddexp``'s partials are ``sigmoid(x1 - x2)`` and ``sigmoid(x2 - x1)`` (:func:`sigmoid`, a
+function with rules of its own), computed without overflow and exact at large equal arguments;
+equal infinities give 1/2 each.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ...core.prelude import *
 from .._util.elementwise import C_ANY, C_RIGHT, POS, SZ, TORCH_NO_SCALAR, R
 from .._util.shape import device_kw
 
-__all__: list[str] = []  # rules only
+__all__ = ["sigmoid"]  # and rules
 
 
 def _log1p_dx(xp: Any, out: Any, x: Any) -> Any:
@@ -40,19 +43,48 @@ scalar_rule("numpy:exp2", lambda xp, out, x: out * math.log(2), domain=(R,), com
 
 
 # --- logaddexp ----------------------------------------------------------------------------------
-def _sigmoid(xp: Any, t: Any) -> Any:
-    """``1 / (1 + exp(-t))`` as ``exp(-logaddexp(0, -t))``: no overflow (``logaddexp`` is the
-    library's own, stable), within an ulp of SciPy's ``expit`` in both tails, exactly 1/2 at
-    ``t = 0``, and smooth, so its derivatives are right at every order (no branch, no ``abs``;
-    ``1 / (1 + exp(-t))`` is 3x faster but its Hessian meets ``exp``'s overflow, and a mask
-    against it meets ``0 * inf``). Four passes over the array (a branch per sign took eleven);
-    the zero is 0-d (torch's ``logaddexp`` takes no Python number)."""
-    zero = xp.zeros((), dtype=t.dtype, **device_kw(t))
-    return xp.exp(-xp.logaddexp(zero, -t))
+@traceable
+def sigmoid(t: Any) -> Any:
+    """``1 / (1 + exp(-t))``, the partials of ``logaddexp``, as ``exp(min(t, 0)) / (1 +
+    exp(-|t|))``: no overflow, within an ulp of SciPy's ``expit`` in both tails (no ``1 - ...``
+    cancels), exactly 1/2 at 0, 0 and 1 at the infinities, NaN at NaN; seven cheap passes
+    (NumPy's ``logaddexp``, the way before, costs 30x an ``exp`` per element: 2.9 ms at 1e5).
+    It has rules of its own (``s' = s sigmoid(-t)``): through the kinks of ``min`` and ``abs``
+    derivatives of every order are ``sigmoid``'s, not those of the formula."""
+    xp = namespace_of(t)
+    zero = xp.zeros((), dtype=t.dtype, **device_kw(t))  # torch's minimum takes no Python number
+    return xp.exp(xp.minimum(t, zero)) / (1.0 + xp.exp(-xp.abs(t)))
+
+
+def _sigmoid_dt(t: Any, s: Any) -> Any:
+    """``d sigmoid / dt = s (1 - s)``, with ``1 - s`` as ``sigmoid(-t)``: exact in both tails."""
+    return s * sigmoid(-t)
+
+
+@register_rrule(sigmoid)
+def _sigmoid_rrule(t: Any) -> Any:
+    s = sigmoid(t)
+    project = ProjectTo(t)
+
+    @pullback(s, (t,), name="sigmoid")
+    def sigmoid_pullback(s_bar: Any) -> Any:
+        return project(s_bar * _sigmoid_dt(t, s))
+
+    return s, sigmoid_pullback
+
+
+@register_frule(sigmoid)
+def _sigmoid_frule(tangents: Any, t: Any) -> Any:
+    s = sigmoid(t)
+    d = tangents_in("sigmoid", tangents[:2], (t,))
+    if d is None:
+        return s, ZERO
+    return s, d[0] * _sigmoid_dt(t, s)
 
 
 # d/dx1 logaddexp(x1, x2) = sigmoid(x1 - x2): exact at large equal arguments, where exp(x1 - out)
 # loses log(2) to rounding (1 instead of 1/2 at 1e20), and finite at infinite ones
+@specialise
 def _gap(xp: Any, x1: Any, x2: Any) -> Any:
     """``x1 - x2``, and 0 at equal infinities (``inf - inf``): there each argument's share is
     1/2, the limit along the diagonal and the tie convention of ``maximum``. Finite ties keep
@@ -62,16 +94,27 @@ def _gap(xp: Any, x1: Any, x2: Any) -> Any:
     return xp.where(tie, 0.0, x1) - xp.where(tie, 0.0, x2)
 
 
+@_gap.method("numpy")
+def _gap_numpy(xp: Any, x1: Any, x2: Any) -> Any:
+    """A finite 0-d operand (``logaddexp(0.0, t)``, the logistic loss) ties at no infinity:
+    one pass, no masks (read in host memory). Population at scale, logistic regression at 1e5:
+    the masks cost 0.6 of 4.7 ms."""
+    for c in (x1, x2):
+        if type(c) is np.ndarray and c.ndim == 0 and np.isfinite(c):
+            return x1 - x2
+    return NotImplemented
+
+
 scalar_rule(
     "logaddexp",
-    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x1, x2)),
-    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x2, x1)),
+    lambda xp, out, x1, x2: sigmoid(_gap(xp, x1, x2)),
+    lambda xp, out, x1, x2: sigmoid(_gap(xp, x2, x1)),
     domain=(R, R),
     expect=TORCH_NO_SCALAR,
 )
 scalar_rule(
     "numpy:logaddexp2",
-    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x1, x2) * math.log(2)),
-    lambda xp, out, x1, x2: _sigmoid(xp, _gap(xp, x2, x1) * math.log(2)),
+    lambda xp, out, x1, x2: sigmoid(_gap(xp, x1, x2) * math.log(2)),
+    lambda xp, out, x1, x2: sigmoid(_gap(xp, x2, x1) * math.log(2)),
     domain=(R, R),
 )
