@@ -118,7 +118,7 @@ def _matmul_rrule_numpy(*args: Any, **kwargs: Any) -> Any:
     ``Thunk`` (an engine forces only a traced operand's); any other cotangent goes to the
     generic pullback, built then. At n=10 the compat wrapper and the generic shape bookkeeping
     cost about 7 us around a 1 us product, in every layer of the population's models."""
-    return _dense_matmul(args, kwargs, np.ndarray, lambda dtype: dtype.kind == "f")
+    return _dense_matmul(args, kwargs, np.ndarray, lambda dtype: dtype.kind == "f", np.generic)
 
 
 @matmul_rrule.method("torch")
@@ -131,9 +131,13 @@ def _matmul_rrule_torch(*args: Any, **kwargs: Any) -> Any:
     return _dense_matmul(args, kwargs, torch.Tensor, lambda dtype: dtype.is_floating_point)
 
 
-def _dense_matmul(args: Any, kwargs: Any, array: Any, real: Callable[[Any], bool]) -> Any:
+def _dense_matmul(
+    args: Any, kwargs: Any, array: Any, real: Callable[[Any], bool], scalar: Any = ()
+) -> Any:
     """The rrule of ``matmul`` for two non-empty real arrays of exactly the type ``array``, one
-    dtype (``real(dtype)``), one device, of rank 1 or 2; ``NotImplemented`` for anything else."""
+    dtype (``real(dtype)``), one device, of rank 1 or 2; ``NotImplemented`` for anything else.
+    The pullback takes a cotangent of the type ``array`` or, for two vectors, of the library's
+    ``scalar`` type (NumPy's product of 0-d arrays is a NumPy scalar), forced if a ``Thunk``."""
     if len(args) != 2 or kwargs:
         return NotImplemented
     a, b = args
@@ -147,7 +151,11 @@ def _dense_matmul(args: Any, kwargs: Any, array: Any, real: Callable[[Any], bool
     y = a @ b
 
     def matmul_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any, Any]:
-        if chunk or type(y_bar) is not array or y_bar.shape != y.shape:
+        if type(y_bar) is Thunk:
+            y_bar = unthunk(y_bar)
+        if type(y_bar) is not array and not isinstance(y_bar, scalar):
+            return _matmul_pullback(namespace_of(a, b), args, y)(y_bar, chunk=chunk)
+        if chunk or y_bar.shape != y.shape:
             return _matmul_pullback(namespace_of(a, b), args, y)(y_bar, chunk=chunk)
         if y_bar.dtype != dtype or y_bar.device != y.device:
             return _matmul_pullback(namespace_of(a, b), args, y)(y_bar, chunk=chunk)

@@ -112,3 +112,22 @@ def test_einsum_interleaved_form_errors(forced_rrule) -> None:  # type: ignore[n
 # the check command's cells (every backend, scalar-free, jit), with the limits the
 # registrations declare (expect=): chainrules.testing.suite
 test_rule = rule_tests("chainrules.rules.linear_algebra.einsum")
+
+
+@pytest.mark.parametrize(("n", "searched"), [(5, False), (3000, True)])
+def test_pullback_searches_a_contraction_path_only_where_it_pays(n, searched) -> None:  # type: ignore[no-untyped-def]
+    """NumPy's pullback contractions take ``optimize="greedy"`` (a path through BLAS) from
+    about 4096 operand elements on, and the plain loop below, where the path's search costs
+    5x the contraction; the cotangents are right either way. A second call with the same
+    subscripts and shapes reuses the parsed subscripts."""
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((n, 2)), rng.standard_normal(2)
+    g = np.ones(n)
+    assert bool(einsum.einsum_optimize(np, (g, x))) is searched  # w's cotangent: y_bar, x
+    einsum._einsum_spec.cache_clear()
+    for _ in range(2):
+        _, pb = cr.rrule(np.einsum, "ij,j->i", x, w)
+        _, x_bar, w_bar = (cr.unthunk(c) for c in pb(g)[1:])
+    np.testing.assert_allclose(w_bar, x.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(x_bar, np.broadcast_to(w, (n, 2)), rtol=1e-15)
+    assert einsum._einsum_spec.cache_info().hits == 1

@@ -315,3 +315,38 @@ def test_chunked_gufunc_tangents_are_one_matrix_product(name, monkeypatch) -> No
     assert calls == [(2, 2)]
     want = [f(a, t) if name == "matvec" else f(t, a) for t in tv]
     np.testing.assert_allclose(yd, np.stack(want))
+
+
+@pytest.mark.parametrize(
+    "form", ["array", "numpy scalar", "thunk of an array", "thunk of a scalar", "float"]
+)
+@pytest.mark.parametrize("shapes", [((5,), (5,)), ((5,), (5, 3)), ((4, 5), (5,))])
+def test_numpys_method_takes_scalar_and_thunk_cotangents(shapes, form, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """matmul's NumPy method keeps its pullback for the cotangents an engine passes: a NumPy
+    scalar (NumPy's product of two vectors is one, and so is arithmetic on it) and a ``Thunk``
+    (an operand cotangent of the next product, unforced) -- the generic pullback, built only for
+    other cotangents, is not built for these (a Python float goes to it); the cotangents equal
+    the generic path's."""
+    from chainrules.core.specialise import generic_only
+
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(s) for s in shapes)
+    y, pb = cr.rrule(np.matmul, a, b)
+    v = rng.standard_normal(np.shape(y))
+    g = {
+        "array": np.asarray(v),
+        "numpy scalar": np.float64(v) if np.ndim(v) == 0 else np.asarray(v),
+        "thunk of an array": cr.Thunk(lambda: np.asarray(v)),
+        "thunk of a scalar": cr.Thunk(lambda: np.float64(v) if np.ndim(v) == 0 else v),
+        "float": float(v) if np.ndim(v) == 0 else np.asarray(v),
+    }[form]
+    with generic_only():
+        _, want_pb = cr.rrule(np.matmul, a, b)
+        want = [cr.unthunk(c) for c in want_pb(cr.unthunk(g))[1:]]
+    built = []
+    generic = matmul._matmul_pullback
+    monkeypatch.setattr(matmul, "_matmul_pullback", lambda *args: built.append(1) or generic(*args))
+    got = [cr.unthunk(c) for c in pb(g)[1:]]
+    for w, c in zip(want, got, strict=True):
+        np.testing.assert_allclose(c, w, rtol=1e-14)
+    assert built == ([1] if form == "float" and np.ndim(v) == 0 else [])
