@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..core.namespaces import is_array
 from ..core.registry import find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
@@ -28,6 +30,10 @@ from ._tracer import (
 _NO = NoTangent()
 _ZERO = ZeroTangent()
 _SEQ = (list, tuple)
+_NDARRAY = np.ndarray
+_FAST_VALUES = frozenset((_NDARRAY, np.float64))  # process's written-out cases: traced values
+_FAST_CONSTS = frozenset((float, int, _NDARRAY, np.float64))  # ... and plain constants
+_NUMBERS = (float, int)  # constants with no tangent space (NumPy's have a zero tangent)
 
 
 class ForwardTrace(Trace):
@@ -46,6 +52,32 @@ class ForwardTrace(Trace):
         return isinstance(t._aux, AbstractZero)
 
     def process(self, fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
+        n = len(args)
+        if (n == 1 or n == 2) and not kwargs:
+            # the common cases written out: one or two arguments, each a tracer of this trace
+            # holding a NumPy array or float64 scalar (nothing below it to lift), or (one of
+            # two) a plain constant; what the loop below makes of them, without its tests
+            cls = self.cls
+            a = args[0]
+            fv: Any = None
+            ft: tuple[Any, ...] = ()
+            if type(a) is cls and a._trace is self and type(a._value) in _FAST_VALUES:
+                if n == 1:
+                    fv, ft = (a._value,), (_NO, a._aux)
+                else:
+                    b = args[1]
+                    tb = type(b)
+                    if tb is cls and b._trace is self and type(b._value) in _FAST_VALUES:
+                        fv, ft = (a._value, b._value), (_NO, a._aux, b._aux)
+                    elif tb in _FAST_CONSTS:  # a NumPy constant is an array: a zero tangent
+                        fv, ft = (a._value, b), (_NO, a._aux, _NO if tb in _NUMBERS else _ZERO)
+            elif n == 2 and type(a) in _FAST_CONSTS:
+                b = args[1]
+                if type(b) is cls and b._trace is self and type(b._value) in _FAST_VALUES:
+                    fv = (a, b._value)
+                    ft = (_NO, _NO if type(a) in _NUMBERS else _ZERO, b._aux)
+            if fv is not None:
+                return self._apply(fn, ft, fv, kwargs)
         vals: list[Any] = []
         tans: list[Any] = [_NO]
         active = False
@@ -103,10 +135,20 @@ class ForwardTrace(Trace):
                 kwargs = dict(zip(kwargs, kw))
         if not active:
             return const_result(self, dispatch(fn, vals, kwargs))
+        return self._apply(fn, tuple(tans), vals, kwargs)
+
+    def _apply(self, fn: Any, tans: Any, vals: Any, kwargs: dict[str, Any]) -> Any:
+        """``fn`` on the values ``vals`` through its frule with the tangents ``tans`` (``f``'s own
+        first); evaluated without the rule where every tangent is zero."""
+        for t in tans[1:]:
+            if not isinstance(t, AbstractZero):
+                break
+        else:
+            return const_result(self, dispatch(fn, vals, kwargs))
         rule = lookup_rule(find_frule, "frule", fn)
         if rule is None:  # a constant-valued function with no rule
             return const_result(self, dispatch(fn, vals, kwargs))
-        y, y_dot = rule(tuple(tans), *vals, **kwargs)
+        y, y_dot = rule(tans, *vals, **kwargs)
         if isinstance(y_dot, AbstractZero):
             return const_result(self, y)
         if isinstance(y, tuple) or type(y) is list:  # several outputs (split: a list)

@@ -214,7 +214,19 @@ def scalar_frule_factory(
             check_arity(args)
         if kwargs:
             _reject_out(name, kwargs)
-        xp = namespace_of(*args, fname=name)
+        # the rrules' namespace cache: the common operands' types (an array, or an array and a
+        # Python float) name their namespace without namespace_of's look at every argument
+        xp = None
+        if arity == 1:
+            xp = _NS_BY_TYPE.get(type(args[0]))
+        elif arity == 2:
+            t0, t1 = type(args[0]), type(args[1])
+            if t1 is t0 or t1 is float:
+                xp = _NS_BY_TYPE.get(t0)
+            elif t0 is float:
+                xp = _NS_BY_TYPE.get(t1)
+        if xp is None:
+            xp = namespace_of(*args, fname=name)
         out = get(xp)(*args, **kwargs)
         dots = tangents_in(name, tangents, args)
         if dots is None:

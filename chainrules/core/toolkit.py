@@ -625,15 +625,25 @@ def tangents_in(name: str, tangents: Sequence[Any], args: Sequence[Any]) -> Tang
             f"{name}: tangent of shape {tuple(t_shape)} does not fit a primal of shape "
             f"{tuple(shape)} (expected the primal's shape after leading chunk axes)"
         )
-    ts = tuple(unthunk(t) for t in tangents[1:])
+    ts = tangents[1:]
     if len(ts) != len(args):
         raise ValueError(
             f"{name}: expected {len(args)} argument tangents (after f's own), got {len(ts)}"
         )
     extra: int | None = None
-    brought: list[Any] | None = None
-    for i, (t, a) in enumerate(zip(ts, args)):
-        if isinstance(t, (AbstractZero, Tangent)) or type(t) in (tuple, list):
+    brought: list[Any] | None = None  # the tangents, where one was forced or brought
+    nonzero = False
+    for i in range(len(ts)):  # no generator: a pushforward's every call runs this
+        t, a = ts[i], args[i]
+        if isinstance(t, Thunk):
+            t = unthunk(t)
+            if brought is None:
+                brought = list(ts)
+            brought[i] = t
+        if isinstance(t, AbstractZero):
+            continue
+        nonzero = True
+        if isinstance(t, Tangent) or type(t) in (tuple, list):
             continue
         u = t
         if type(t) is not _ND or type(a) is not _ND:
@@ -661,9 +671,9 @@ def tangents_in(name: str, tangents: Sequence[Any], args: Sequence[Any]) -> Tang
             raise ValueError(
                 f"{name}: tangents carry different numbers of chunk axes ({extra} and {k})"
             )
-    if all(isinstance(t, AbstractZero) for t in ts):
+    if not nonzero:
         return None
-    return TangentsIn(ts if brought is None else tuple(brought), extra or 0)
+    return TangentsIn(tuple(ts) if brought is None else tuple(brought), extra or 0)
 
 
 def _tangent_of(name: str, i: int, t: Any, a: Any) -> Any:
