@@ -187,6 +187,8 @@ class ReverseTrace(Trace):
                 ):
                     vals = (a, b._value)
                     parents = ((2, -1, b._aux),)
+            if vals is None and not kwargs:
+                vals, parents = self._over(args)
         if vals is None:
             vals, parents = self._unwrap(fn, args, kwargs)
             if not parents:
@@ -216,6 +218,37 @@ class ReverseTrace(Trace):
         t._value = y
         t._aux = node
         return t
+
+    def _over(self, args: Any) -> tuple[Any, Any]:
+        """``(values, parents)`` of one or two arguments in a trace over another (a Hessian's
+        reverse pass over forward tracers), written out: each a tracer of this trace whose value
+        is a tracer of one lower trace, or (one of two) a Python number, which
+        :meth:`_unwrap` would leave as it is; ``(None, None)`` for anything else."""
+        cls = self.cls
+        a = args[0]
+        ta = type(a)
+        if ta is cls:
+            na, va = a._aux, a._value
+            if a._trace is not self or na is None or not isinstance(va, Tracer):
+                return None, None
+            if len(args) == 1:
+                return (va,), ((1, -1, na),)
+            b = args[1]
+            tb = type(b)
+            if tb is cls:
+                nb, vb = b._aux, b._value
+                same = b._trace is self and type(vb) is type(va) and vb._trace is va._trace
+                if same and nb is not None:
+                    return (va, vb), ((1, -1, na), (2, -1, nb))
+            elif tb is float or tb is int:
+                return (va, b), ((1, -1, na),)
+        elif (ta is float or ta is int) and len(args) == 2:
+            b = args[1]
+            if type(b) is cls and b._trace is self and b._aux is not None:
+                vb = b._value
+                if isinstance(vb, Tracer):
+                    return (a, vb), ((2, -1, b._aux),)
+        return None, None
 
     def _unwrap(
         self, fn: Any, args: Any, kwargs: dict[str, Any]
