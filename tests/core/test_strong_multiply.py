@@ -89,3 +89,22 @@ def test_torch_strong_zero_method_masks_inf_and_nan(way: str) -> None:
         got = strong_zero(vv * d, vv, torch)
         assert got.requires_grad == (way == "requires_grad")
     torch.testing.assert_close(got.detach(), want, equal_nan=True)
+
+
+@pytest.mark.parametrize("value", [2.0, 0.0])
+def test_numpy_strong_zero_of_a_broadcast_scalar_agrees_with_the_generic_mask(value) -> None:  # type: ignore[no-untyped-def]
+    """A cotangent that is one value broadcast (a sum's, at scale) is read in O(1) by NumPy's
+    method: a nonzero one leaves inf and NaN in the product (no zero to mask), a zero one masks
+    them -- as the generic mask does."""
+    from chainrules.core.specialise import generic_only
+    from chainrules.core.strong_zero import strong_zero
+
+    d = np.random.default_rng(0).standard_normal(5000)
+    d[[3, 70]] = np.inf, np.nan
+    v = np.broadcast_to(np.float64(value), d.shape)
+    with np.errstate(invalid="ignore"):
+        got = strong_zero(v * d, v, np)
+        with generic_only():
+            want = strong_zero(v * d, v, np)
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[70]) if value else not np.isnan(got).any()
