@@ -594,7 +594,8 @@ def report(
         f"commit {meta['machine'].get('commit', '')} (chainrules/ as of "
         f"{meta['machine'].get('chainrules_commit', '?')}"
         f"{', modified' if meta['machine'].get('chainrules_dirty') else ''}), "
-        f"NumPy {np.__version__}."
+        f"NumPy {np.__version__}"
+        + ("; glibc malloc thresholds pinned." if meta.get("malloc_pinned") else ".")
     ]
     summaries = {peer: summary(cells, peer) for peer in peers}
     for peer in peers:
@@ -615,6 +616,16 @@ def report(
         "programs": list(by_program.values()),
     }
     return "\n".join(text) + "\n", data
+
+
+# glibc's allocator, fixed for --pin-malloc: by default a freed buffer above the mmap threshold
+# (128 KiB at start, then raised to the largest freed) is returned to the system, and the heap's
+# top is trimmed above twice that, so a fresh 1e5-1e6 element temporary is often new memory:
+# page faults that cost 0.3-0.6 ms per 800 KB here (a VM), more than the arithmetic. Which buffers
+# come back fresh depends on the history of allocations in the process (the other engines' runs
+# in the same rounds), so the section at scale measured 1.3-2.3x hand-written for one program
+# between runs. Fixed thresholds keep freed buffers for reuse: the arithmetic is measured.
+PINNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
 
 
 def main(
@@ -646,7 +657,15 @@ def main(
         help="chainrules.ad's transformations under chainrules.ad.jit (recorded at the first "
         "call, replayed at the timed ones)",
     )
+    p.add_argument(
+        "--pin-malloc",
+        action="store_true",
+        help="glibc's mmap and trim thresholds fixed (PINNED_MALLOC; the launcher restarts the "
+        "process with them): fresh large buffers are then reused, not page-faulted anew",
+    )
     args = p.parse_args(argv)
+    if args.pin_malloc and any(os.environ.get(k) != v for k, v in PINNED_MALLOC.items()):
+        p.error("--pin-malloc takes effect at process start: run python -m benchmarks.population")
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
@@ -675,7 +694,9 @@ def main(
         "budget_s": budget,
         "engines": engines,
         "jit": args.jit,
+        "malloc": {k: os.environ.get(k) for k in PINNED_MALLOC},
         "timer": "time.thread_time (CPU time of this thread), BLAS at one thread",
+        "malloc_pinned": args.pin_malloc,
         "load_before": load_before,
         "load_after": os.getloadavg(),
         "wall_s": time.perf_counter() - t0,

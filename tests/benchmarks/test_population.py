@@ -185,3 +185,34 @@ def test_the_command_times_the_jitted_transformations(tmp_path) -> None:
     cells = {p["name"]: p["cells"] for p in data["programs"]}
     assert cells["here.sumsq_pow"]["grad"]["status"] == "timed"
     assert cells["here.sumsq_pow"]["hessian"]["status"] == "timed"
+
+
+def test_pin_malloc_restarts_the_process_with_fixed_thresholds(tmp_path) -> None:
+    """``--pin-malloc``: the launcher starts the process again with glibc's thresholds fixed
+    (read only at process start), says so in the report and its metadata; ``main`` in a
+    process without them refuses the option instead of measuring something else."""
+    import io
+    import json
+    import os
+    import subprocess
+
+    bench = _import("benchmarks.population.bench")
+    root = Path(bench.__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k not in bench.PINNED_MALLOC}
+    argv = ["--quick", "--half", "all", "--programs", "here.sumsq_pow", "--no-scale"]
+    argv += ["--engines", "chainrules,autograd", "--pin-malloc", "--json", str(tmp_path / "r.json")]
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.population", *argv],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "glibc malloc thresholds pinned" in done.stdout
+    meta = json.loads((tmp_path / "r.json").read_text())["meta"]
+    assert meta["malloc_pinned"] is True and meta["malloc"] == bench.PINNED_MALLOC
+    if any(os.environ.get(k) != v for k, v in bench.PINNED_MALLOC.items()):
+        with pytest.raises(SystemExit):
+            bench.main(["--pin-malloc", "--no-scale"], out=io.StringIO(), err=io.StringIO())
