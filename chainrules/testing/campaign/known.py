@@ -119,23 +119,24 @@ def _herm(m: np.ndarray) -> np.ndarray:
     return (m + np.conj(np.swapaxes(m, -1, -2))) / 2
 
 
+def _hermitian_solve(step: Any, where: str) -> bool:
+    """``step`` is solve(assume_a="pos" | "sym" | "her") taking its matrix from the program's
+    input (``where="slot"``: x, the first step's; ``"data"``: d)."""
+    return (
+        step.reg.name == "scipy:linalg.solve"
+        and getattr(step, where) == (0,)
+        and step.example.kwargs.get("assume_a") in _SOLVE_HERMITIAN
+    )
+
+
 def _hermitian_representative(p: Any, engine: str, relation: str, got: Any, want: Any) -> bool:
     # an input read as a Hermitian matrix -- x by the first step (cholesky, cho_factor, eigh),
     # or d as the matrix of solve(assume_a="pos" | "sym" | "her") -- has a gradient determined
     # only up to its anti-Hermitian part, and each engine picks its representative
     if engine not in ("jax", "torch") or relation != "grad" or got is None or want is None:
         return False
-    x_herm = p.steps[0].hermitian and p.x.ndim >= 2
-    d_herm = (
-        p.d is not None
-        and p.d.ndim >= 2
-        and any(
-            s.reg.name == "scipy:linalg.solve"
-            and s.data == (0,)
-            and s.example.kwargs.get("assume_a") in _SOLVE_HERMITIAN
-            for s in p.steps
-        )
-    )
+    x_herm = p.x.ndim >= 2 and (p.steps[0].hermitian or _hermitian_solve(p.steps[0], "slot"))
+    d_herm = p.d is not None and p.d.ndim >= 2 and any(_hermitian_solve(s, "data") for s in p.steps)
     if not (x_herm or d_herm):
         return False
     (gx, gd), (wx, wd) = _parts(p, got), _parts(p, want)
@@ -226,8 +227,8 @@ KNOWN: tuple[Known, ...] = (
         "chainrules returns the Hermitian one (docs/conventions.md); JAX's cho_factor puts the "
         "off-diagonal cotangent in the triangle it reads (seed 346). The same for the data "
         "matrix of solve(assume_a='pos'|'sym'|'her'), which SciPy reads by one triangle (seed "
-        "2181). Excused only where the Hermitian parts agree, and the other input's gradient "
-        "agrees",
+        "2181), and for x as that matrix (seed 21290). Excused only where the Hermitian parts "
+        "agree, and the other input's gradient agrees",
         _hermitian_representative,
     ),
     Known(
