@@ -624,7 +624,8 @@ def report(
 # page faults that cost 0.3-0.6 ms per 800 KB here (a VM), more than the arithmetic. Which buffers
 # come back fresh depends on the history of allocations in the process (the other engines' runs
 # in the same rounds), so the section at scale measured 1.3-2.3x hand-written for one program
-# between runs. Fixed thresholds keep freed buffers for reuse: the arithmetic is measured.
+# between runs. Fixed thresholds keep freed buffers for reuse: the arithmetic is measured (the
+# values of benchmarks/peers.py --keep-heap).
 PINNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
 
 
