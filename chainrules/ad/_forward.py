@@ -77,7 +77,10 @@ class ForwardTrace(Trace):
                     fv = (a, b._value)
                     ft = (_NO, _NO if type(a) in _NUMBERS else _ZERO, b._aux)
             if fv is not None:
-                return self._apply(fn, ft, fv, kwargs)
+                for t in ft[1:]:
+                    if not isinstance(t, AbstractZero):
+                        return self._apply(fn, ft, fv, kwargs)
+                return const_result(self, dispatch(fn, fv, kwargs))
         vals: list[Any] = []
         tans: list[Any] = [_NO]
         active = False
@@ -139,12 +142,7 @@ class ForwardTrace(Trace):
 
     def _apply(self, fn: Any, tans: Any, vals: Any, kwargs: dict[str, Any]) -> Any:
         """``fn`` on the values ``vals`` through its frule with the tangents ``tans`` (``f``'s own
-        first); evaluated without the rule where every tangent is zero."""
-        for t in tans[1:]:
-            if not isinstance(t, AbstractZero):
-                break
-        else:
-            return const_result(self, dispatch(fn, vals, kwargs))
+        first), of which one at least is not zero."""
         rule = lookup_rule(find_frule, "frule", fn)
         if rule is None:  # a constant-valued function with no rule
             return const_result(self, dispatch(fn, vals, kwargs))

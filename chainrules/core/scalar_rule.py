@@ -127,6 +127,22 @@ def _times(p: Any, v: Any) -> Any:
     return v * p
 
 
+def _operands_namespace(args: tuple[Any, ...], name: str) -> Any:
+    """The namespace of a scalar rule's operands: one array, two of one type, or an array and a
+    Python float name it from the per-type cache, without ``namespace_of``'s look at every
+    argument (the rrules' and frules' every call); any other mix goes to ``namespace_of``."""
+    xp = None
+    if len(args) == 1:
+        xp = _NS_BY_TYPE.get(type(args[0]))
+    elif len(args) == 2:
+        t0, t1 = type(args[0]), type(args[1])
+        if t1 is t0 or t1 is float:
+            xp = _NS_BY_TYPE.get(t0)
+        elif t0 is float:
+            xp = _NS_BY_TYPE.get(t1)
+    return xp if xp is not None else namespace_of(*args, fname=name)
+
+
 def _partial_args(xp: Any, out: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Python float/complex arguments as 0-d arrays of the output's dtype, so that partials can
     call namespace functions on every argument (integers stay Python ints: exponents)."""
@@ -168,9 +184,7 @@ def _make_rules(
             check_arity(args)
         if kwargs:
             _reject_out(name, kwargs)
-        xp = _NS_BY_TYPE.get(type(args[0])) if arity == 1 else None
-        if xp is None:
-            xp = namespace_of(*args, fname=name)
+        xp = _operands_namespace(args, name)
         out = get(xp)(*args, **kwargs)
         projs = [ProjectTo(a, xp) for a in args]
         # holomorphic partials are conjugated in the pullback when the arguments are complex
@@ -214,19 +228,7 @@ def scalar_frule_factory(
             check_arity(args)
         if kwargs:
             _reject_out(name, kwargs)
-        # the rrules' namespace cache: the common operands' types (an array, or an array and a
-        # Python float) name their namespace without namespace_of's look at every argument
-        xp = None
-        if arity == 1:
-            xp = _NS_BY_TYPE.get(type(args[0]))
-        elif arity == 2:
-            t0, t1 = type(args[0]), type(args[1])
-            if t1 is t0 or t1 is float:
-                xp = _NS_BY_TYPE.get(t0)
-            elif t0 is float:
-                xp = _NS_BY_TYPE.get(t1)
-        if xp is None:
-            xp = namespace_of(*args, fname=name)
+        xp = _operands_namespace(args, name)
         out = get(xp)(*args, **kwargs)
         dots = tangents_in(name, tangents, args)
         if dots is None:
@@ -575,15 +577,7 @@ def _make_binary_rrule(
         if kwargs:
             _reject_out(name, kwargs)
         x, y = args
-        tx, ty = type(x), type(y)
-        if ty is tx or ty is float:
-            xp = _NS_BY_TYPE.get(tx)
-        elif tx is float:
-            xp = _NS_BY_TYPE.get(ty)
-        else:
-            xp = None
-        if xp is None:
-            xp = namespace_of(x, y, fname=name)
+        xp = _operands_namespace(args, name)
         out = get[xp](x, y, **kwargs) if kwargs else get[xp](x, y)
         return out, binary_pullback_of(out, name, spec, args, xp, strong, defer)
 

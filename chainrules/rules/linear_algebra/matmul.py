@@ -153,11 +153,13 @@ def _dense_matmul(
     def matmul_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any, Any]:
         if type(y_bar) is Thunk:
             y_bar = unthunk(y_bar)
-        if type(y_bar) is not array and not isinstance(y_bar, scalar):
-            return _matmul_pullback(namespace_of(a, b), args, y)(y_bar, chunk=chunk)
-        if chunk or y_bar.shape != y.shape:
-            return _matmul_pullback(namespace_of(a, b), args, y)(y_bar, chunk=chunk)
-        if y_bar.dtype != dtype or y_bar.device != y.device:
+        if (
+            chunk
+            or (type(y_bar) is not array and not isinstance(y_bar, scalar))
+            or y_bar.shape != y.shape
+            or y_bar.dtype != dtype
+            or y_bar.device != y.device
+        ):
             return _matmul_pullback(namespace_of(a, b), args, y)(y_bar, chunk=chunk)
         a_bar = Thunk(functools.partial(_left_bar, y_bar, b))
         return NO, a_bar, Thunk(functools.partial(_right_bar, a, y_bar))
