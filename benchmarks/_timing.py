@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -9,6 +10,27 @@ import time
 import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
+
+# --keep-heap (benchmarks/peers.py, python -m benchmarks.population): glibc keeps the memory it
+# frees -- no mmap for blocks under 32 MB, no trim of the heap's top. By default a freed buffer
+# above the mmap threshold goes back to the system and the top is trimmed, so a fresh 1e5-1e6
+# element temporary is often new memory, faulted in (0.3-0.6 ms per 800 KB on these machines,
+# more than the arithmetic), and which ones are fresh depends on all the process ran before.
+KEEP_HEAP = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
+
+
+def heap_kept() -> bool:
+    """Whether this process started with :data:`KEEP_HEAP` (glibc reads it only at start-up)."""
+    return all(os.environ.get(k) == v for k, v in KEEP_HEAP.items())
+
+
+def keep_heap_restart(command: list[str]) -> None:
+    """With ``--keep-heap`` among the arguments of a process that did not start with
+    :data:`KEEP_HEAP`: run ``command`` (the same one, e.g. ``[script, *args]``) again in its
+    place, with it set."""
+    if "--keep-heap" in sys.argv[1:] and not heap_kept():
+        os.environ.update(KEEP_HEAP)
+        os.execv(sys.executable, [sys.executable, *command])
 
 
 def median_time(

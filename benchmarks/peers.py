@@ -51,14 +51,13 @@ from __future__ import annotations
 import os
 import sys
 
-# --keep-heap: glibc keeps freed memory (no mmap for blocks under 32 MB, no trim of the heap's
-# top), so a call's fresh buffers are not faulted in again on every call; glibc reads these at
-# start-up, so the script runs itself again with them set
-KEEP_HEAP = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
-_unset = any(os.environ.get(k) != v for k, v in KEEP_HEAP.items())
-if __name__ == "__main__" and "--keep-heap" in sys.argv[1:] and _unset:
-    os.environ.update(KEEP_HEAP)
-    os.execv(sys.executable, [sys.executable, *sys.argv])
+try:
+    from ._timing import KEEP_HEAP, keep_heap_restart
+except ImportError:  # run as a script
+    from _timing import KEEP_HEAP, keep_heap_restart
+
+if __name__ == "__main__":  # --keep-heap: glibc reads it at start-up, so the script runs again
+    keep_heap_restart(sys.argv)
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")

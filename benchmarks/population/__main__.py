@@ -1,6 +1,6 @@
 """``python -m benchmarks.population``: BLAS and OpenMP pinned to one thread, and SciPy's
-array-API mode on, before NumPy and SciPy load; with ``--pin-malloc``, the process starts again
-with glibc's allocator thresholds fixed (read only at start: see ``bench.PINNED_MALLOC``)."""
+array-API mode on, before NumPy and SciPy load; with ``--keep-heap``, the process starts again
+with glibc keeping the memory it frees (read only at start: ``_timing.KEEP_HEAP``)."""
 
 import os
 import sys
@@ -11,11 +11,9 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 # Python functions (logsumexp, rosen) unchanged (docs/ad.md); the campaign's corpus runs so too
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
-from .bench import PINNED_MALLOC  # noqa: E402
+from .._timing import keep_heap_restart  # noqa: E402
 
-if "--pin-malloc" in sys.argv[1:] and any(os.environ.get(k) != v for k, v in PINNED_MALLOC.items()):
-    os.environ.update(PINNED_MALLOC)
-    os.execv(sys.executable, [sys.executable, "-m", "benchmarks.population", *sys.argv[1:]])
+keep_heap_restart(["-m", "benchmarks.population", *sys.argv[1:]])
 
 from .bench import main  # noqa: E402
 

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .._timing import interleaved
+from .._timing import KEEP_HEAP, heap_kept, interleaved
 from .engines import ENGINES, Engine, chainrules_engine
 from .programs import CATEGORIES, Program, population
 
@@ -595,7 +595,7 @@ def report(
         f"{meta['machine'].get('chainrules_commit', '?')}"
         f"{', modified' if meta['machine'].get('chainrules_dirty') else ''}), "
         f"NumPy {np.__version__}"
-        + ("; glibc malloc thresholds pinned." if meta.get("malloc_pinned") else ".")
+        + ("; glibc keeping freed memory (--keep-heap)." if meta.get("keep_heap") else ".")
     ]
     summaries = {peer: summary(cells, peer) for peer in peers}
     for peer in peers:
@@ -616,17 +616,6 @@ def report(
         "programs": list(by_program.values()),
     }
     return "\n".join(text) + "\n", data
-
-
-# glibc's allocator, fixed for --pin-malloc: by default a freed buffer above the mmap threshold
-# (128 KiB at start, then raised to the largest freed) is returned to the system, and the heap's
-# top is trimmed above twice that, so a fresh 1e5-1e6 element temporary is often new memory:
-# page faults that cost 0.3-0.6 ms per 800 KB here (a VM), more than the arithmetic. Which buffers
-# come back fresh depends on the history of allocations in the process (the other engines' runs
-# in the same rounds), so the section at scale measured 1.3-2.3x hand-written for one program
-# between runs. Fixed thresholds keep freed buffers for reuse: the arithmetic is measured (the
-# values of benchmarks/peers.py --keep-heap).
-PINNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
 
 
 def main(
@@ -659,14 +648,14 @@ def main(
         "call, replayed at the timed ones)",
     )
     p.add_argument(
-        "--pin-malloc",
+        "--keep-heap",
         action="store_true",
-        help="glibc's mmap and trim thresholds fixed (PINNED_MALLOC; the launcher restarts the "
-        "process with them): fresh large buffers are then reused, not page-faulted anew",
+        help="glibc keeps the memory it frees (_timing.KEEP_HEAP; the launcher restarts the "
+        "process with it): fresh large buffers are then reused, not faulted in anew",
     )
     args = p.parse_args(argv)
-    if args.pin_malloc and any(os.environ.get(k) != v for k, v in PINNED_MALLOC.items()):
-        p.error("--pin-malloc takes effect at process start: run python -m benchmarks.population")
+    if args.keep_heap and not heap_kept():
+        p.error("--keep-heap takes effect at process start: run python -m benchmarks.population")
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
@@ -695,9 +684,9 @@ def main(
         "budget_s": budget,
         "engines": engines,
         "jit": args.jit,
-        "malloc": {k: os.environ.get(k) for k in PINNED_MALLOC},
+        "heap": {k: os.environ.get(k) for k in KEEP_HEAP},
         "timer": "time.thread_time (CPU time of this thread), BLAS at one thread",
-        "malloc_pinned": args.pin_malloc,
+        "keep_heap": args.keep_heap,
         "load_before": load_before,
         "load_after": os.getloadavg(),
         "wall_s": time.perf_counter() - t0,

@@ -187,8 +187,8 @@ def test_the_command_times_the_jitted_transformations(tmp_path) -> None:
     assert cells["here.sumsq_pow"]["hessian"]["status"] == "timed"
 
 
-def test_pin_malloc_restarts_the_process_with_fixed_thresholds(tmp_path) -> None:
-    """``--pin-malloc``: the launcher starts the process again with glibc's thresholds fixed
+def test_keep_heap_restarts_the_process_with_glibc_keeping_freed_memory(tmp_path) -> None:
+    """``--keep-heap``: the launcher starts the process again with glibc's thresholds fixed
     (read only at process start), says so in the report and its metadata; ``main`` in a
     process without them refuses the option instead of measuring something else."""
     import io
@@ -197,10 +197,11 @@ def test_pin_malloc_restarts_the_process_with_fixed_thresholds(tmp_path) -> None
     import subprocess
 
     bench = _import("benchmarks.population.bench")
+    timing = _import("benchmarks._timing")
     root = Path(bench.__file__).resolve().parents[2]
-    env = {k: v for k, v in os.environ.items() if k not in bench.PINNED_MALLOC}
+    env = {k: v for k, v in os.environ.items() if k not in timing.KEEP_HEAP}
     argv = ["--quick", "--half", "all", "--programs", "here.sumsq_pow", "--no-scale"]
-    argv += ["--engines", "chainrules,autograd", "--pin-malloc", "--json", str(tmp_path / "r.json")]
+    argv += ["--engines", "chainrules,autograd", "--keep-heap", "--json", str(tmp_path / "r.json")]
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks.population", *argv],
         cwd=root,
@@ -210,9 +211,9 @@ def test_pin_malloc_restarts_the_process_with_fixed_thresholds(tmp_path) -> None
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "glibc malloc thresholds pinned" in done.stdout
+    assert "glibc keeping freed memory (--keep-heap)" in done.stdout
     meta = json.loads((tmp_path / "r.json").read_text())["meta"]
-    assert meta["malloc_pinned"] is True and meta["malloc"] == bench.PINNED_MALLOC
-    if any(os.environ.get(k) != v for k, v in bench.PINNED_MALLOC.items()):
+    assert meta["keep_heap"] is True and meta["heap"] == timing.KEEP_HEAP
+    if not timing.heap_kept():
         with pytest.raises(SystemExit):
-            bench.main(["--pin-malloc", "--no-scale"], out=io.StringIO(), err=io.StringIO())
+            bench.main(["--keep-heap", "--no-scale"], out=io.StringIO(), err=io.StringIO())
