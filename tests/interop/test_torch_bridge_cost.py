@@ -166,6 +166,31 @@ def test_an_output_modified_in_place_is_refused_as_torch_refuses_it() -> None:
             torch.autograd.grad(y.sum(), x)
 
 
+def test_an_input_or_any_output_modified_in_place_is_refused() -> None:
+    # the kept pullback reads its inputs and outputs: the bridge checks their version counters
+    # (not save_for_backward) and names the function and the tensor; a view of an output shares
+    # its version counter; untouched tensors pass
+    import array_api_compat.torch as ctorch
+
+    mul, split = crtorch.wrap(ctorch.multiply), crtorch.wrap(ctorch.linalg.eigh)
+    x = torch.tensor([0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    a = torch.tensor([2.0, 3.0], dtype=torch.float64)
+    y = mul(x, a)
+    a.add_(1.0)  # data the pullback reads (x's cotangent is y_bar * a)
+    with pytest.raises(
+        RuntimeError, match=r"wrap\(.*multiply\): .*modified by an inplace operation: input 1 "
+    ):
+        torch.autograd.grad(y.sum(), x)
+    m = torch.tensor([[2.0, 0.5], [0.5, 1.0]], dtype=torch.float64, requires_grad=True)
+    w, v = split(m)
+    v[:, 0].mul_(-1.0)  # a view of output 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation: output 1 "):
+        torch.autograd.grad(w.sum() + v.sum(), m)
+    w, v = split(m)
+    (g,) = torch.autograd.grad(w.sum(), m)  # nothing modified: the trace's derivative, identity
+    torch.testing.assert_close(g, torch.eye(2, dtype=torch.float64))
+
+
 def test_the_projectors_fast_path_keeps_the_device_check() -> None:
     # a cotangent of the primal's type, shape and dtype on the primal's device is returned as
     # it is (no array-api-compat device() chain); one on another device is not, and the
