@@ -250,6 +250,54 @@ def test_named_differences_cover_the_jax_disagreements() -> None:
         assert f"known: {name}" in details, (seed, details)
 
 
+# seeds of the native engine and the bridges (runs of 22300:26000) whose disagreement is a
+# named difference of definition: seed -> (engine, the known difference that covers it)
+KNOWN_OTHER = {
+    23646: ("native", "real-if-close-branch"),  # real_if_close of a real-valued complex input
+    23792: ("autograd-bridge", "scipy-solve-sylvester-mixed-dtypes"),  # SciPy's value
+}
+
+
+def test_named_differences_cover_the_native_and_bridge_disagreements() -> None:
+    if not _available("autograd"):
+        pytest.skip("autograd is not installed")
+    rep = run(list(KNOWN_OTHER), ("autograd-bridge",))
+    assert not list(rep.wrong())
+    for seed, (engine, name) in KNOWN_OTHER.items():
+        details = [o.detail for s, o in rep.outcomes if s == seed and o.engine == engine]
+        assert any(d.startswith(f"known: {name}") for d in details), (seed, details)
+
+
+def test_the_real_if_close_branch_excuses_no_real_direction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The predicate excuses the imaginary directions only: a gradient off along real
+    directions (by 1e-3, where the true one is ~1e-6) is still wrong, and so is any fd
+    disagreement of a program whose real_if_close kept its imaginary parts."""
+    import chainrules.ad
+    from chainrules.testing.campaign import known
+
+    p = generate(23646)
+    assert known.excuse(p, "native", "fd") == "real-if-close-branch"
+    assert known.excuse(p, "jax", "fd") is None
+    grad = chainrules.ad.grad
+    monkeypatch.setattr(
+        chainrules.ad,
+        "grad",
+        lambda f: lambda *a: grad(f)(*a) + 1e-3,  # type: ignore[misc]
+    )
+    assert known.excuse(p, "native", "fd") is None
+    monkeypatch.undo()
+    kept = next(
+        q
+        for q in map(generate, range(30000))
+        if q.dtype == "complex128"
+        and q.steps[0].reg.name == "numpy:real_if_close"
+        and np.any(np.imag(q.x) != 0)  # its first step keeps the imaginary parts
+    )
+    assert known.excuse(kept, "native", "fd") is None
+
+
 def test_named_differences_excuse_no_other_value() -> None:
     """Each predicate checks what it excuses: a gradient off by a little anywhere it must agree
     is still wrong."""
