@@ -73,6 +73,7 @@ import hashlib
 import io
 import json
 import re
+import weakref
 import zipfile
 from typing import Any
 
@@ -492,51 +493,57 @@ class _Call:
     (a tuple, list, dict, named tuple or registered dataclass, nested) from the flat tuple of its
     leaves that the Function returns -- PyTorch records a tensor or a tuple of tensors only."""
 
-    __slots__ = ("keep", "out", "pullback", "sp", "versions", "watch")
+    __slots__ = ("keep", "out", "outs", "pullback", "sp", "versions", "watch")
 
     def __init__(self, sp: Split, keep: bool) -> None:
         self.sp = sp
         self.keep = keep
         self.pullback: Any = None
         self.out: Any = None
-        self.watch: list[Any] = []  # with a kept pullback: the inputs, then the outputs
-        self.versions: list[int] = []  # their version counters after the forward
+        # with a kept pullback (_watch): the inputs, their version counters after the forward,
+        # and the outputs' (weak reference, version counter)
+        self.watch: tuple[Any, ...] = ()
+        self.versions: list[int] = []
+        self.outs: list[tuple[Any, int]] = []
 
 
 def _watch(call: _Call, inputs: tuple[Any, ...], ys: Any) -> None:
     """Record, for a kept pullback, the inputs and the rule's outputs and their version
-    counters: the backward pass refuses a tensor modified in place since, as ``saved_tensors``
-    would. A returned output is a detached alias of the rule's, which shares its version
-    counter, and an input returned is a view, which shares the input's. Saving them with
-    ``save_for_backward`` instead cost 3-5 us per call at n = 10 (benchmarks/torch_bridge.py
-    --cpu, over the hand-written Function: ``exp`` 1.80x -> 1.69x, the 2-norm 2.08x -> 1.91x,
-    ``matmul`` 1.59x -> 1.48x)."""
-    watch = list(inputs)
-    for y in ys:
-        if type(y) is torch.Tensor:
-            watch.append(y)
-    call.watch = watch
-    call.versions = [t._version for t in watch]
+    counters: the backward pass refuses one modified in place since (:func:`_unmodified`), as
+    ``saved_tensors`` would. The inputs are held (the kept pullback holds their detached aliases
+    in ``call.pullback`` anyway), the outputs by weak reference: a returned output is a detached
+    alias of the rule's, which shares its version counter, and an output no one holds any more,
+    the pullback included, is neither read nor modified. Saving them with ``save_for_backward``
+    instead cost 3-5 us per call at n = 10 (benchmarks/torch_bridge.py --cpu, over the
+    hand-written Function: ``exp`` 1.80x -> 1.69x, the 2-norm 2.08x -> 1.91x, ``matmul`` 1.59x
+    -> 1.48x)."""
+    call.watch = inputs
+    call.versions = [t._version for t in inputs]
+    call.outs = [(weakref.ref(y), y._version) for y in ys if type(y) is torch.Tensor]
 
 
-def _unmodified(name: str, call: _Call) -> list[Any]:
-    """``call.watch`` after checking that none of it was modified in place since the forward,
-    with torch's error where one was."""
+def _unmodified(name: str, call: _Call) -> tuple[Any, ...]:
+    """The inputs recorded by :func:`_watch`, after checking that none of them, and none of the
+    outputs still alive, was modified in place since the forward (torch's error, naming the
+    tensor, where one was)."""
     watch = call.watch
-    if [t._version for t in watch] == call.versions:
-        return watch
-    n = len(call.sp.dynamic)
-    for k, (t, v) in enumerate(zip(watch, call.versions)):
-        if t._version != v:
-            what = f"input {k}" if k < n else f"output {k - n}"
-            raise RuntimeError(
-                f"chainrules.interop.torch.wrap({name}): one of the variables needed for "
-                f"gradient computation has been modified by an inplace operation: {what} of "
-                f"the call (a {t.dtype} tensor of shape {tuple(t.shape)}) is at version "
-                f"{t._version}; expected version {v} instead: the rule's pullback would read "
-                "the modified values"
-            )
+    if [t._version for t in watch] != call.versions:
+        k = next(k for k, t in enumerate(watch) if t._version != call.versions[k])
+        raise _modified(name, f"input {k}", watch[k], call.versions[k])
+    for k, (ref, v) in enumerate(call.outs):
+        t = ref()
+        if t is not None and t._version != v:
+            raise _modified(name, f"output {k}", t, v)
     return watch
+
+
+def _modified(name: str, what: str, t: Any, version: int) -> RuntimeError:
+    return RuntimeError(
+        f"chainrules.interop.torch.wrap({name}): one of the variables needed for gradient "
+        f"computation has been modified by an inplace operation: {what} of the call (a "
+        f"{t.dtype} tensor of shape {tuple(t.shape)}) is at version {t._version}; expected "
+        f"version {version} instead: the rule's pullback would read the modified values"
+    )
 
 
 def _single(y: Any, ys: list[Any]) -> bool:

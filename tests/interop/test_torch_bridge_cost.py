@@ -191,6 +191,36 @@ def test_an_input_or_any_output_modified_in_place_is_refused() -> None:
     torch.testing.assert_close(g, torch.eye(2, dtype=torch.float64))
 
 
+def scaled_sin(x: Any) -> Any:
+    return torch.sin(x)
+
+
+_OUTPUTS: list[Any] = []  # weak references to scaled_sin's rule outputs
+
+
+@cr.register_rrule(scaled_sin)
+def _scaled_sin_rrule(x: Any) -> Any:
+    import weakref
+
+    y = torch.sin(x)
+    _OUTPUTS.append(weakref.ref(y))
+    c = torch.cos(x)
+    return y, lambda g: (cr.NoTangent(), g * c)  # the pullback does not hold y
+
+
+def test_the_version_check_keeps_no_output_alive() -> None:
+    # the backward pass checks the outputs the pullback may read; an output nobody holds (not
+    # the pullback, not the user) is not kept alive by the check while the graph lives
+    f = crtorch.wrap(scaled_sin)
+    x = torch.tensor([0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    loss = f(x).sum()  # the graph lives as long as loss; the returned alias is dropped
+    (g,) = torch.autograd.grad(loss, x, retain_graph=True)
+    torch.testing.assert_close(g, torch.cos(x.detach()))
+    assert _OUTPUTS[-1]() is None and loss.grad_fn is not None
+    (g2,) = torch.autograd.grad(loss, x)  # the retained graph pulls back again
+    torch.testing.assert_close(g2, g)
+
+
 def test_the_projectors_fast_path_keeps_the_device_check() -> None:
     # a cotangent of the primal's type, shape and dtype on the primal's device is returned as
     # it is (no array-api-compat device() chain); one on another device is not, and the
