@@ -95,6 +95,62 @@ def _hand_written() -> dict[str, Callable[..., Any]]:
     return {"vector_norm": c_apply(Norm), "exp": c_apply(Exp), "matmul": c_apply(MatMul)}
 
 
+def _hand_written_with_conventions() -> dict[str, Callable[..., Any]]:
+    """The floor with the conventions the library's rules keep (docs/conventions.md) and the
+    minimal Functions lack, written by hand: ``exp``'s strong zero (a zero cotangent gives 0
+    where the partial is ``inf``: one host check of the product, masked only if it is not
+    finite) and the 2-norm's limits (0 at the zero vector, ``sign(x) / sqrt(k)`` at ``k``
+    infinite entries: one host read of the norm). ``matmul`` has none: the floor itself. What
+    they cost over the floor is what no bridge of these rules can avoid."""
+    import math
+
+    import torch
+
+    class Norm(torch.autograd.Function):
+        @staticmethod
+        def forward(x: Any) -> Any:
+            return torch.linalg.vector_norm(x)
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.save_for_backward(inputs[0], output)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            x, y = ctx.saved_tensors
+            if 0 < float(y) < math.inf:
+                return x * (g / y)
+            big = torch.isinf(x)  # the limits: 0 at y = 0, sign(x) / sqrt(k) at y = inf
+            k = big.sum().clamp(min=1).to(x.dtype)
+            return torch.where(big, torch.sign(x) * g / k.sqrt(), torch.zeros_like(x))
+
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(x: Any) -> Any:
+            return torch.exp(x)
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.save_for_backward(output)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (y,) = ctx.saved_tensors
+            r = g * y
+            if not math.isfinite(float(torch.dot(r, r))):  # the strong zero
+                r = r.masked_fill(g == 0, 0)
+            return r
+
+    def c_apply(fn: Any) -> Any:
+        return super(torch.autograd.Function, fn).apply
+
+    return {
+        "vector_norm": c_apply(Norm),
+        "exp": c_apply(Exp),
+        "matmul (data @ w)": _hand_written()["matmul"],
+    }
+
+
 def _cases(n: int) -> dict[str, Case]:
     import array_api_compat.torch as ctorch
     import torch
@@ -190,6 +246,7 @@ def layers(rounds: int = 9, cpu: bool = True) -> list[Row]:
 
     torch.set_num_threads(1)
     minimal = _minimal_rules()
+    conventions = _hand_written_with_conventions()
     rows = []
     for name, (native, bridge, hand, _, args) in _cases(10).items():
         plain = tuple(t.detach() for t in args)
@@ -202,6 +259,7 @@ def layers(rounds: int = 9, cpu: bool = True) -> list[Row]:
             fns[f"rrule {label}"] = functools.partial(rrule, *plain)
             fns[f"pullback {label}"] = functools.partial(_pull, pb, g, need)
         fns["hand"] = _fwd_bwd(hand, args)
+        fns["hand with conventions"] = _fwd_bwd(conventions[name], args)
         fns["bridge minimal"] = _fwd_bwd(crtorch.wrap(minimal[name]), args)
         fns["bridge"] = _fwd_bwd(bridge, args)
         t = {
@@ -215,6 +273,10 @@ def layers(rounds: int = 9, cpu: bool = True) -> list[Row]:
         }
         parts = [
             ("the floor: hand-written Function, fwd+bwd", t["hand"]),
+            (
+                "the conventions alone (a hand-written Function with them) over the floor",
+                t["hand with conventions"] - t["hand"],
+            ),
             ("the bridge's own cost (around a minimal rule)", t["bridge minimal"] - t["hand"]),
             ("the rule's rrule over the minimal one", t["rrule rule"] - t["rrule minimal"]),
             (
