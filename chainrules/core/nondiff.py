@@ -100,8 +100,9 @@ def _register_nondiff(targets: tuple[Any, ...], zero: bool, meta: dict[str, Any]
             # each library's function gets rules calling exactly it: a call may hold no array
             # to tell the library (zeros(3), fftfreq(8))
             meta = dict(meta, bind=_nondiff_binder(name, zero))
-        register_rrule(target, non_differentiable=not zero, **meta)(r)
-        register_frule(target, non_differentiable=not zero, **meta)(f)
+        flags = {"zero_derivative": True} if zero else {"non_differentiable": True}
+        register_rrule(target, **flags, **meta)(r)
+        register_frule(target, **flags, **meta)(f)
 
 
 def _nondiff_binder(name: str, zero: bool) -> Callable[[Any, str], Callable[..., Any]]:

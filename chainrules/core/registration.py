@@ -64,6 +64,13 @@ class Registration:
         return kind
 
     @property
+    def zero_derivative(self) -> bool:
+        """``zero_derivative=``: its derivative is zero wherever it exists (``round``,
+        ``floor``). Its rules return ``ZeroTangent()`` (docs/conventions.md); an engine may
+        evaluate it as a constant instead (``chainrules.core.table.entry_of(f).constant``)."""
+        return bool(self.meta.get("zero_derivative", False))
+
+    @property
     def constant(self) -> bool:
         """Its result carries no derivative: engines evaluate it on the values and never call its
         rules (kinds ``"constant"``, ``"metadata"`` and ``"like"``, and every function declared
@@ -176,6 +183,10 @@ META_KEYS: dict[str, str] = {
     "its registration declares (chainrules.core.table.Source)",
     "generic": "True for a callable target that works on every library's arrays",
     "non_differentiable": "set by chainrules.non_differentiable",
+    "zero_derivative": "True where the derivative is zero wherever it exists (round, floor, set "
+    "by chainrules.zero_derivative and by scalar_rule with every partial 0): the rules give "
+    "zero cotangents and tangents, so engines evaluate the function on the values, as a "
+    "constant, and never call them",
     "module": "the module that registered the rule (default: the rule's own module)",
     "standard_name": "the standard's name of an operator target (operator.add: 'add')",
     "strong_zero": "True where a partial derivative can be inf or NaN while the cotangent (or "

@@ -632,6 +632,8 @@ def scalar_rule(targets: Any, *partials: Partial, **meta: Any) -> None:
             )
     meta.setdefault("module", caller_module())
     meta.setdefault("chunked_pullback", True)  # elementwise: the chunk axes broadcast
+    if all(isinstance(p, Number) and p == 0 for p in partials):  # floor, ceil, trunc
+        meta.setdefault("zero_derivative", True)
     strong = bool(meta.get("strong_zero", False))
     for target in targets:
         name = _target_name(target)

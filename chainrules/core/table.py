@@ -220,7 +220,9 @@ class _Installed:
     the precedence each was installed with, the name messages use for it, the ``(family, name)``
     registrations it answers to, and what engines read of its registration of highest precedence
     (as plain attributes, one read each): ``kind`` (:attr:`Registration.kind`), ``constant``
-    (:attr:`Registration.constant`) and ``stacks`` (not :attr:`Registration.takes_sequences`)."""
+    (:attr:`Registration.constant` or :attr:`Registration.zero_derivative`: engines evaluate
+    the function on the values and never call its rules) and ``stacks`` (not
+    :attr:`Registration.takes_sequences`)."""
 
     __slots__ = (
         "constant",
@@ -348,7 +350,10 @@ def _install_kind(e: _Installed, reg: Registration) -> None:
     if e.kprio <= prio:
         e.kprio = prio
         e.kind = reg.kind
-        e.constant = reg.constant
+        # a function whose derivative is zero wherever it exists is a constant to engines too:
+        # its rules would give zero cotangents and tangents (round, floor: a program that rounds
+        # first records nothing after it)
+        e.constant = reg.constant or reg.zero_derivative
         e.stacks = not reg.takes_sequences
 
 

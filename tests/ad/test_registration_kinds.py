@@ -637,3 +637,58 @@ def test_creation_with_a_traced_argument_uses_its_rules(name: str, args: Any, fl
         h = 1e-6
         fd = (f(np.asarray(args[i] + h), i) - f(np.asarray(args[i] - h), i)) / (2 * h)
         np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+# --- zero derivative: a constant to the engine ----------------------------------------------------
+_ZERO_CALLS: list[str] = []
+
+
+def _staircase(x: Any) -> Any:
+    return np.floor(2.0 * x) / 2.0
+
+
+@cr.register_rrule(_staircase, zero_derivative=True)
+def _staircase_rrule(x: Any) -> Any:
+    _ZERO_CALLS.append("rrule")
+    return _staircase(x), lambda g: (cr.NoTangent(), cr.ZeroTangent())
+
+
+@cr.register_frule(_staircase, zero_derivative=True)
+def _staircase_frule(tangents: Any, x: Any) -> Any:
+    _ZERO_CALLS.append("frule")
+    return _staircase(x), cr.ZeroTangent()
+
+
+def test_zero_derivative_functions_are_constants_to_the_engine() -> None:
+    # the registration's zero_derivative (zero_derivative(), scalar_rule with every partial 0,
+    # or a user's register_rrule(..., zero_derivative=True)) makes the call a constant: its rules
+    # are never called, and nothing depending on its result alone is taped
+    from chainrules.core.registry import registration_of
+
+    for f in (np.round, np.rint, np.fix, np.floor, np.ceil, np.trunc, np.spacing, _staircase):
+        reg = registration_of(f)
+        assert reg is not None and reg.zero_derivative, f
+        assert registry.entry_of(f).constant, f
+    for f in (np.sin, np.sign, np.abs, np.nextafter):  # sign: complex sign is differentiable
+        assert not registry.entry_of(f).constant, f
+    staircase = cr.traceable(_staircase)
+    x = np.array([0.3, 0.8, 1.4])
+
+    def loss(x: Any) -> Any:
+        s = staircase(x) + np.round(x) + np.floor(x)
+        return np.sum(s * x + s**2)  # d/dx = s: the rounded parts are constants
+
+    s = _staircase(x) + np.round(x) + np.floor(x)
+    del _ZERO_CALLS[:]
+    np.testing.assert_allclose(ad.grad(loss)(x), s)
+    np.testing.assert_allclose(ad.hessian(loss)(x), np.zeros((3, 3)))
+    np.testing.assert_allclose(ad.jvp(loss, (x,), (np.ones(3),))[1], np.sum(s))
+    np.testing.assert_allclose(ad.jacobian(lambda x: np.round(x) * x)(x), np.diag(np.round(x)))
+    assert _ZERO_CALLS == []  # the rules were never called
+    # a program whose output is the rounded value alone: zero derivatives, not an error
+    np.testing.assert_array_equal(ad.grad(lambda x: np.sum(np.round(x)))(x), np.zeros(3))
+    np.testing.assert_array_equal(ad.jacobian(np.floor)(x), np.zeros((3, 3)))
+    _, pb = ad.vjp(np.ceil, x)
+    np.testing.assert_array_equal(pb(np.ones(3))[0], np.zeros(3))
+    # the rules themselves keep their convention (ZeroTangent, docs/conventions.md)
+    assert isinstance(cr.rrule(np.round, x)[1](np.ones(3))[1], cr.ZeroTangent)
