@@ -295,7 +295,16 @@ def _unary_pullback_of_numpy(
     t = type(out)
     if (t is not _ND and not isinstance(out, np.floating)) or out.dtype.kind != "f":
         return NotImplemented
-    return _dense_unary(out, name, partial, x, xp, strong, t, None)
+    return _dense_unary(out, name, partial, x, xp, strong, _numpy_kinds(out), None)
+
+
+def _numpy_kinds(out: Any) -> tuple[type, ...]:
+    """The types a NumPy value of ``out``'s shape comes as: an array, and for a 0-d one also the
+    NumPy scalar of its dtype -- NumPy gives either for the same 0-d value (a ufunc of a 0-d
+    array returns a scalar, a sum's seed is a 0-d array), and the pullbacks written out here
+    treat both alike (a 0-d cotangent took the generic pullback at every step of ``x[0] ** 2 +
+    x[0] * x[1]``)."""
+    return (_ND, out.dtype.type) if out.shape == () else (_ND,)
 
 
 @unary_pullback_of.method("torch")
@@ -309,7 +318,7 @@ def _unary_pullback_of_torch(
 
     if type(out) is not torch.Tensor or not out.dtype.is_floating_point:
         return NotImplemented
-    return _dense_unary(out, name, partial, x, xp, strong, torch.Tensor, out.device)
+    return _dense_unary(out, name, partial, x, xp, strong, (torch.Tensor,), out.device)
 
 
 def _dense_unary(
@@ -319,15 +328,16 @@ def _dense_unary(
     x: Any,
     xp: Any,
     strong: bool,
-    t: Any,
+    ts: tuple[type, ...],
     device: Any,
 ) -> Any:
-    """The pullback of a one-argument scalar rule for an ``x`` of ``out``'s type ``t``, shape
-    and dtype: for a cotangent of the same (and on ``device``), ``y_bar`` times the partial,
+    """The pullback of a one-argument scalar rule for an ``x`` of one of the types ``ts`` and of
+    ``out``'s shape and dtype: for a cotangent of the same (and on ``device``), ``y_bar`` times
+    the partial,
     masked as a strong zero (:func:`strong_zero`) where the rule says so, cast back where a
     partial is computed wider (``i0``'s); any other cotangent goes to the generic pullback."""
     shape, dtype = out.shape, out.dtype
-    if type(x) is not t or x.shape != shape or x.dtype != dtype:
+    if type(x) not in ts or x.shape != shape or x.dtype != dtype:
         return NotImplemented
     p, is_const, is_zero = partial
     if is_const:  # a linear function's pullback keeps none of its input
@@ -336,7 +346,7 @@ def _dense_unary(
     def scalar_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any]:
         if (
             chunk
-            or type(y_bar) is not t
+            or type(y_bar) not in ts
             or y_bar.shape != shape
             or y_bar.dtype != dtype
             or (device is not None and y_bar.device != device)
@@ -508,6 +518,7 @@ def _binary_pullback_of_numpy(
     if out.size >= DEFER_SIZE:  # the generic pullback defers each cotangent that costs a pass
         return NotImplemented
     shape, dtype = out.shape, out.dtype
+    ts = _numpy_kinds(out)
     how = []  # per argument: 0 no tangent, 1 a Python float, 2 out's own shape, 3 a scalar
     for a in args:
         ta = type(a)
@@ -521,7 +532,7 @@ def _binary_pullback_of_numpy(
             how.append(0)
         elif a.dtype != dtype:
             return NotImplemented
-        elif ta is t and a.shape == shape:
+        elif ta in ts and a.shape == shape:
             how.append(2)
         elif a.shape == ():  # its cotangent is a NumPy scalar, as the generic projection's
             how.append(3)
@@ -529,7 +540,7 @@ def _binary_pullback_of_numpy(
             return NotImplemented
 
     def scalar_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, ...]:
-        if chunk or type(y_bar) is not t or y_bar.shape != shape or y_bar.dtype != dtype:
+        if chunk or type(y_bar) not in ts or y_bar.shape != shape or y_bar.dtype != dtype:
             generic = binary_pullback_of.generic(out, name, spec, args, xp, strong, defer)
             return generic(y_bar, chunk)
         res: list[Any] = [_NO]

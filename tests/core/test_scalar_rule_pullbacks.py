@@ -185,6 +185,7 @@ def test_numpys_binary_pullback_method_gives_the_generic_cotangents(f: Any, oper
     cts = [ct[()] if type(out) is not np.ndarray else ct, ct.astype(np.float32)]
     if shape == ():
         cts.append(0.5)  # a Python float: the cotangent of a scalar
+        cts.append(ct)  # a 0-d array: NumPy's other form of a 0-d value (a sum's seed)
     cts += [cr.Thunk(lambda: cts[0]), cr.ZeroTangent()]
     for c in cts:
         got, want = pb(c), pb_ref(c)
@@ -198,3 +199,39 @@ def test_numpys_binary_pullback_method_gives_the_generic_cotangents(f: Any, oper
                 np.testing.assert_allclose(g, w, rtol=1e-15, atol=0)
     taken = operands not in ("broadcast rows", "float32 and float64")
     assert (binary_pullback_of in used) is taken
+
+
+@pytest.mark.parametrize("f", [np.sin, np.exp, np.multiply, np.subtract, np.divide, np.power])
+def test_a_0d_value_takes_numpys_pullback_in_either_form(
+    f: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NumPy gives a 0-d value as a 0-d array or as a NumPy scalar (a ufunc of 0-d arrays
+    returns a scalar, a sum's seed is a 0-d array): the NumPy methods take both forms, for the
+    operands and for the cotangent, without building the generic pullback (which every step of
+    ``x[0] ** 2 + x[0] * x[1]`` did), and give the generic cotangents' values."""
+    import sys
+
+    sr = sys.modules["chainrules.core.scalar_rule"]
+    from chainrules.core.specialise import generic_only
+
+    built: list[str] = []
+    for spec in (sr.unary_pullback_of, sr.binary_pullback_of):
+        generic = spec.generic
+        monkeypatch.setattr(
+            spec, "generic", lambda *a, _g=generic, **k: built.append("generic") or _g(*a, **k)
+        )
+    arity = 1 if f in (np.sin, np.exp) else 2
+    forms = [np.asarray, np.float64]
+    for kinds in np.ndindex(*(2,) * (arity + 1)):
+        args = tuple(forms[k](v) for k, v in zip(kinds[:arity], (0.7, 1.3)))
+        c = forms[kinds[-1]](-0.5)
+        _, pb = cr.rrule(f, *args)
+        got = [cr.unthunk(g) for g in pb(c)[1:]]
+        assert built == [], (f, [type(a) for a in args], type(c))
+        with generic_only():
+            _, pb_ref = cr.rrule(f, *args)
+            want = [cr.unthunk(w) for w in pb_ref(c)[1:]]
+        built.clear()
+        for g, w in zip(got, want):
+            assert np.shape(g) == np.shape(w) == () and np.asarray(g).dtype == np.float64
+            np.testing.assert_allclose(g, w, rtol=1e-15, atol=0)
