@@ -27,6 +27,7 @@ __all__ = [
     "is_array",
     "namespace_of",
     "namespace_of_dtype",
+    "numpy_forms",
     "qualified_name",
     "scalar_kind",
     "torch_compiling",
@@ -291,6 +292,15 @@ def torch_compiling() -> bool:
     torch is found in ``sys.modules``, never imported here."""
     torch = sys.modules.get("torch")
     return torch is not None and bool(torch.compiler.is_compiling())
+
+
+def numpy_forms(a: Any) -> tuple[type, ...]:
+    """The types a NumPy value of ``a``'s shape and dtype comes as: an array, and for a 0-d one
+    also the NumPy scalar of its dtype. NumPy gives either for the same 0-d value (a ufunc of a
+    0-d array returns a scalar, a sum's seed is a 0-d array, ``x[0]`` a scalar), so a NumPy
+    method beside a rule that takes one form takes both (a 0-d cotangent of the other form took
+    the generic pullback at every step of ``x[0] ** 2 + x[0] * x[1]``)."""
+    return (np.ndarray, a.dtype.type) if a.shape == () else (np.ndarray,)
 
 
 def host_readable(a: Any) -> bool:

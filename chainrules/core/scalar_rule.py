@@ -29,6 +29,7 @@ import numpy as np
 from .namespaces import (
     _NS_BY_TYPE,
     namespace_of,
+    numpy_forms,
     scalar_kind,
 )
 from .projection import ProjectTo
@@ -295,16 +296,7 @@ def _unary_pullback_of_numpy(
     t = type(out)
     if (t is not _ND and not isinstance(out, np.floating)) or out.dtype.kind != "f":
         return NotImplemented
-    return _dense_unary(out, name, partial, x, xp, strong, _numpy_kinds(out), None)
-
-
-def _numpy_kinds(out: Any) -> tuple[type, ...]:
-    """The types a NumPy value of ``out``'s shape comes as: an array, and for a 0-d one also the
-    NumPy scalar of its dtype -- NumPy gives either for the same 0-d value (a ufunc of a 0-d
-    array returns a scalar, a sum's seed is a 0-d array), and the pullbacks written out here
-    treat both alike (a 0-d cotangent took the generic pullback at every step of ``x[0] ** 2 +
-    x[0] * x[1]``)."""
-    return (_ND, out.dtype.type) if out.shape == () else (_ND,)
+    return _dense_unary(out, name, partial, x, xp, strong, numpy_forms(out), None)
 
 
 @unary_pullback_of.method("torch")
@@ -518,7 +510,7 @@ def _binary_pullback_of_numpy(
     if out.size >= DEFER_SIZE:  # the generic pullback defers each cotangent that costs a pass
         return NotImplemented
     shape, dtype = out.shape, out.dtype
-    ts = _numpy_kinds(out)
+    ts = numpy_forms(out)
     how = []  # per argument: 0 no tangent, 1 a Python float, 2 out's own shape, 3 a scalar
     for a in args:
         ta = type(a)

@@ -60,6 +60,13 @@ def test_abs_pullback_on_numpy_skips_unit(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(abs_sign, "unit", spy)
     _, pb = cr.rrule(np.abs, np.array([-1.0, 2.0]))
     np.testing.assert_array_equal(pb(np.ones(2))[1], [-1.0, 1.0])
+    # a 0-d value in either of NumPy's forms (abs(x[0]) is of a NumPy scalar), either cotangent
+    for x in (np.float64(-1.5), np.array(-1.5), np.float64(0.0)):
+        for c in (np.float64(2.0), np.array(2.0)):
+            y, pb = cr.rrule(np.abs, x)
+            got = pb(c)[1]
+            assert type(y) is np.float64 and type(got) is np.float64 and y == abs(float(x))
+            assert got == (-2.0 if x < 0 else 0.0)
     assert not calls
 
 
