@@ -42,8 +42,8 @@ Case = tuple[
 ]
 
 
-def _hand_written() -> dict[str, Callable[..., Any]]:
-    """The floor: one minimal ``autograd.Function`` per case, through the C ``apply``."""
+def _floor_functions() -> dict[str, Any]:
+    """The floor's classes: one minimal ``autograd.Function`` per case."""
     import torch
 
     class Norm(torch.autograd.Function):
@@ -89,10 +89,18 @@ def _hand_written() -> dict[str, Callable[..., Any]]:
             need = ctx.needs_input_grad
             return (torch.outer(g, w) if need[0] else None), (a.mT @ g if need[1] else None)
 
-    def c_apply(fn: Any) -> Any:
-        return super(torch.autograd.Function, fn).apply
+    return {"vector_norm": Norm, "exp": Exp, "matmul": MatMul}
 
-    return {"vector_norm": c_apply(Norm), "exp": c_apply(Exp), "matmul": c_apply(MatMul)}
+
+def _c_apply(fn: Any) -> Any:
+    import torch
+
+    return super(torch.autograd.Function, fn).apply
+
+
+def _hand_written() -> dict[str, Callable[..., Any]]:
+    """The floor: one minimal ``autograd.Function`` per case, through the C ``apply``."""
+    return {name: _c_apply(fn) for name, fn in _floor_functions().items()}
 
 
 def _hand_written_with_conventions() -> dict[str, Callable[..., Any]]:
@@ -106,15 +114,9 @@ def _hand_written_with_conventions() -> dict[str, Callable[..., Any]]:
 
     import torch
 
-    class Norm(torch.autograd.Function):
-        @staticmethod
-        def forward(x: Any) -> Any:
-            return torch.linalg.vector_norm(x)
+    floor = _floor_functions()
 
-        @staticmethod
-        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
-            ctx.save_for_backward(inputs[0], output)
-
+    class Norm(floor["vector_norm"]):
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
             x, y = ctx.saved_tensors
@@ -124,15 +126,7 @@ def _hand_written_with_conventions() -> dict[str, Callable[..., Any]]:
             k = big.sum().clamp(min=1).to(x.dtype)
             return torch.where(big, torch.sign(x) * g / k.sqrt(), torch.zeros_like(x))
 
-    class Exp(torch.autograd.Function):
-        @staticmethod
-        def forward(x: Any) -> Any:
-            return torch.exp(x)
-
-        @staticmethod
-        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
-            ctx.save_for_backward(output)
-
+    class Exp(floor["exp"]):
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
             (y,) = ctx.saved_tensors
@@ -141,13 +135,10 @@ def _hand_written_with_conventions() -> dict[str, Callable[..., Any]]:
                 r = r.masked_fill(g == 0, 0)
             return r
 
-    def c_apply(fn: Any) -> Any:
-        return super(torch.autograd.Function, fn).apply
-
     return {
-        "vector_norm": c_apply(Norm),
-        "exp": c_apply(Exp),
-        "matmul (data @ w)": _hand_written()["matmul"],
+        "vector_norm": _c_apply(Norm),
+        "exp": _c_apply(Exp),
+        "matmul (data @ w)": _c_apply(floor["matmul"]),
     }
 
 
