@@ -229,16 +229,37 @@ def _basic(key: Any) -> bool:
     return t is int or t is slice or key is None or key is Ellipsis
 
 
+def _numpy_advanced(key: Any) -> bool:
+    """``key`` holds a NumPy integer or boolean array of rank >= 1, and otherwise basic entries
+    (ints, slices, ``None``, ``Ellipsis``): NumPy's advanced indexing, whose transpose
+    ``np.add.at`` computes (an index array may select an element more than once)."""
+    advanced = False
+    for e in key if type(key) is tuple else (key,):
+        if type(e) is np.ndarray:
+            if e.dtype.kind not in "iub" or not e.ndim:
+                return False
+            advanced = True
+        elif not (type(e) is int or type(e) is slice or e is None or e is Ellipsis):
+            return False
+    return advanced
+
+
 @getitem_rrule.method("numpy")
 def _getitem_rrule_numpy(x: Any, key: Any, /) -> Any:
-    """A floating NumPy array and a basic key (:func:`_basic`): ``x[key]`` as NumPy computes it,
-    and for a NumPy cotangent of the output's shape and dtype the transpose written out, a zero
-    array with the cotangent written through the same key (a basic key selects each element at
-    most once, so the write is the scatter-add); any other cotangent goes to the generic
-    pullback, built then. The generic rule's key parsing, size-1 slices and scatter cost about
-    8 us around a sub-microsecond read at n=10, and ``x[0]``, ``x[1:]`` are the most common
-    operations of the population's test functions (``index`` spelling: 68 of 169 programs)."""
-    if type(x) is not np.ndarray or x.dtype.kind not in "fc" or not _basic(key):
+    """A floating NumPy array and a basic key (:func:`_basic`) or an advanced one of NumPy index
+    arrays (:func:`_numpy_advanced`): ``x[key]`` as NumPy computes it, and for a NumPy cotangent
+    of the output's shape and dtype the transpose written out, a zero array with the cotangent
+    written through the same key (a basic key selects each element at most once, so the write
+    is the scatter-add; an advanced one adds with ``np.add.at``); any other cotangent goes to
+    the generic pullback, built then. The generic rule's key parsing, size-1 slices and scatter
+    cost about 8 us around a sub-microsecond read at n=10, and ``x[0]``, ``x[1:]`` are the most
+    common operations of the population's test functions (``index`` spelling: 68 of 169
+    programs); gathers and masks (``x[idx]``, ``x[x > 0]``) took the generic rule in the
+    indexing category's programs."""
+    if type(x) is not np.ndarray or x.dtype.kind not in "fc":
+        return NotImplemented
+    basic = _basic(key)
+    if not basic and not _numpy_advanced(key):
         return NotImplemented
     y = x[key]
     shape, dtype, y_shape = x.shape, x.dtype, np.shape(y)
@@ -247,7 +268,10 @@ def _getitem_rrule_numpy(x: Any, key: Any, /) -> Any:
         plain = not chunk and (type(y_bar) is np.ndarray or isinstance(y_bar, np.inexact))
         if plain and y_bar.dtype == dtype and y_bar.shape == y_shape:
             g = np.zeros(shape, dtype)
-            g[key] = y_bar
+            if basic:
+                g[key] = y_bar
+            else:
+                np.add.at(g, key, y_bar)
             return NO, g, NO
         # the generic pullback, from stand-ins of x and y made now (this one keeps neither
         # array, and the common case above needs no record of them)

@@ -383,17 +383,38 @@ def test_an_int_out_of_bounds_is_numpys_index_error(
         cr.rrule(operator.getitem, x, key)
 
 
-@pytest.mark.parametrize(
-    "key", [0, -1, (1, 2), slice(1, None), (Ellipsis, None), (None, 0, slice(None, None, -2))]
-)
-def test_basic_keys_pull_back_every_cotangent_as_the_generic_rule(key: Any) -> None:
+_I = np.array
+_NUMPY_METHOD_KEYS = [
+    *(0, -1, (1, 2), slice(1, None), (Ellipsis, None), (None, 0, slice(None, None, -2))),
+    # advanced keys of NumPy index arrays: repeated and negative indices (np.add.at), masks
+    _I([2, 0, 2, -1]),
+    (_I([0, 0, 2]), _I([1, 1, 3])),
+    (slice(None), _I([3, 3])),
+    (_I([[0], [2]]), _I([1, 3])),
+    (Ellipsis, _I([0, -4])),
+    (None, _I([1, 1])),
+    _I([True, False, True]),
+    np.arange(12.0).reshape(3, 4) > 4.5,
+    (1, _I([False, True, True, False])),
+    _I([], dtype=int),
+]
+
+
+_KEY_IDS = [str(i) for i in range(len(_NUMPY_METHOD_KEYS))]
+
+
+@pytest.mark.parametrize("key", _NUMPY_METHOD_KEYS, ids=_KEY_IDS)
+def test_numpy_keys_pull_back_every_cotangent_as_the_generic_rule(key: Any) -> None:
     """The NumPy method's own transpose (a NumPy cotangent of the output's shape and dtype) and
     its fallback to the generic pullback (another dtype, a complex cotangent, a Python float, a
-    wrong shape: the generic error) give what the generic rule gives."""
-    from chainrules.core.specialise import generic_only
+    wrong shape: the generic error) give what the generic rule gives, for basic keys and for
+    advanced ones of NumPy index arrays, which the method takes."""
+    from chainrules.core.specialise import generic_only, record_methods
 
     x = np.arange(12.0).reshape(3, 4)
-    y, pb = cr.rrule(operator.getitem, x, key)
+    with record_methods() as used:
+        y, pb = cr.rrule(operator.getitem, x, key)
+    assert used  # the NumPy method took the key
     with generic_only():
         y_ref, pb_ref = cr.rrule(operator.getitem, x, key)
     assert type(y) is type(y_ref) and np.array_equal(y, y_ref)
