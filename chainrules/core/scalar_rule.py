@@ -325,9 +325,9 @@ def _dense_unary(
 ) -> Any:
     """The pullback of a one-argument scalar rule for an ``x`` of one of the types ``ts`` and of
     ``out``'s shape and dtype: for a cotangent of the same (and on ``device``), ``y_bar`` times
-    the partial,
-    masked as a strong zero (:func:`strong_zero`) where the rule says so, cast back where a
-    partial is computed wider (``i0``'s); any other cotangent goes to the generic pullback."""
+    the partial, masked as a strong zero (:func:`strong_zero`) where the rule says so, cast back
+    where a partial is computed wider (``i0``'s); any other cotangent goes to the generic
+    pullback."""
     shape, dtype = out.shape, out.dtype
     if type(x) not in ts or x.shape != shape or x.dtype != dtype:
         return NotImplemented

@@ -8,11 +8,10 @@ Built on ``torch.autograd.Function`` with a context-free ``forward`` and a ``set
   the cotangents of inputs in ``ctx.needs_input_grad``; it first checks that no input or output
   the pullback may read was modified in place since (``_watch``). Where the kept pullback would
   be wrong the rrule is recomputed on the saved inputs (``save_for_backward``): when PyTorch
-  records the
-  backward (``create_graph=True``, ``gradgradcheck``), so the pullback is differentiated again by
-  PyTorch itself; under ``torch.func`` transforms, whose tensors sit outside the levels the
-  pullback saw; and inside ``saved_tensors_hooks``. The rule runs on tensors (DTensors included)
-  through ``array_api_compat.torch``.
+  records the backward (``create_graph=True``, ``gradgradcheck``), so the pullback is
+  differentiated again by PyTorch itself; under ``torch.func`` transforms, whose tensors sit
+  outside the levels the pullback saw; and inside ``saved_tensors_hooks``. The rule runs on
+  tensors (DTensors included) through ``array_api_compat.torch``.
 * ``jvp`` (forward-mode AD: ``torch.autograd.forward_ad``, ``gradcheck(check_forward_ad=True)``)
   calls the registered **frule**. In eager autograd the bridge uses a second Function, without
   ``jvp``, unless an input carries a forward-mode tangent (the ``jvp`` costs a saved input).
@@ -494,17 +493,17 @@ class _Call:
     leaves that the Function returns -- PyTorch records a tensor or a tuple of tensors only."""
 
     __slots__ = ("keep", "out", "outs", "pullback", "sp", "versions", "watch")
+    # set by _watch with the kept pullback, and read only where there is one: the inputs, their
+    # version counters after the forward, and the outputs' (weak reference, version counter)
+    watch: tuple[Any, ...]
+    versions: list[int]
+    outs: list[tuple[Any, int]]
 
     def __init__(self, sp: Split, keep: bool) -> None:
         self.sp = sp
         self.keep = keep
         self.pullback: Any = None
         self.out: Any = None
-        # with a kept pullback (_watch): the inputs, their version counters after the forward,
-        # and the outputs' (weak reference, version counter)
-        self.watch: tuple[Any, ...] = ()
-        self.versions: list[int] = []
-        self.outs: list[tuple[Any, int]] = []
 
 
 def _watch(call: _Call, inputs: tuple[Any, ...], ys: Any) -> None:
@@ -748,7 +747,6 @@ def _functions(rules: Rules) -> tuple[Any, Any]:
         "backward": staticmethod(backward),
         "generate_vmap_rule": True,
     }
-
     short = name.rsplit(".", 1)[-1]
     plain = type(f"{short}_rule", (torch.autograd.Function,), dict(body))
     with_jvp = type(
