@@ -30,6 +30,7 @@ from ..core.tangents import (
     add_tangents,
     unthunk,
 )
+from ._forward import ForwardTrace
 from ._lift import const_result, lift_values, number, stack_sequences
 from ._namespace import copy_of
 from ._tracer import (
@@ -96,6 +97,84 @@ class Node:
         else:
             self.ct = add_tangents(ct, g)
             self.owned = True
+
+
+# --- linear functions over forward tracers (a Hessian's reverse pass) ----------------------------
+# a cotangent's chunk of tangents goes through a linear function's pullback row by row up to this
+# many rows (one NumPy pullback each, ~2 us at n = 10); a longer chunk through the pullback traced
+# on the forward tracer (one vectorised frule per operation of the pullback, ~20-40 us each)
+LINEAR_ROWS = 32
+
+
+def _over_forward(fn: Any, rule: Any, vals: Any, kwargs: dict[str, Any]) -> Any:
+    """``(y, pullback)`` of a function registered ``linear=True`` whose traced arguments are the
+    forward tracers of one forward trace (a Hessian's reverse pass over its forward pass), or
+    ``None`` for any other call.
+
+    ``y`` is the call on the forward tracers: one operation of the forward trace, through the
+    function's frule. The pullback is the rrule's on the values under them: a linear function's
+    pullback reads no value of its arguments, so its own derivative along the forward trace is
+    the same pullback applied to the cotangent's tangents (:func:`_linear_pullback`). Tracing
+    the rrule on the forward tracers instead runs each operation of the rule and of its pullback
+    through the forward trace (``x[0]`` of a Hessian: about 100 us against 10)."""
+    ft = None
+    for v in vals:
+        if isinstance(v, Tracer):
+            if ft is None and isinstance(v._trace, ForwardTrace):
+                ft = v._trace
+            elif v._trace is not ft:
+                return None
+        elif type(v) in _SEQ and any(isinstance(e, Tracer) for e in v):
+            return None
+    if ft is None or any(isinstance(v, Tracer) for v in kwargs.values()):
+        return None
+    y = dispatch(fn, vals, kwargs)
+    if isinstance(y, (tuple, list)):
+        return None
+    under = [v._value if isinstance(v, Tracer) else v for v in vals]
+    _, pb = rule(*under, **kwargs) if kwargs else rule(*under)
+    return y, _linear_pullback(pb, ft, takes_chunks(rule))
+
+
+def _linear_pullback(pb: Any, ft: ForwardTrace, chunked: bool) -> Callable[..., Any]:
+    """The pullback ``pb`` of a linear function, built on plain values, for cotangents that are
+    tracers of the forward trace ``ft``: ``pb`` of the value, with ``pb`` of each tangent as its
+    tangent (``pb`` is linear in the cotangent and does not depend on the arguments)."""
+
+    def linear_pullback(y_bar: Any, chunk: int = 0) -> Any:
+        if chunk or not (isinstance(y_bar, Tracer) and y_bar._trace is ft):
+            return pb(y_bar, chunk=chunk) if chunk else pb(y_bar)
+        v, t = y_bar._value, y_bar._aux
+        if isinstance(t, AbstractZero):
+            return pb(v)
+        nc = t.ndim - getattr(v, "ndim", 0)
+        if chunked:
+            dots: Any = pb(t, chunk=nc)
+        elif nc == 1 and t.shape[0] <= LINEAR_ROWS:
+            dots = [pb(_row(t, r)) for r in range(t.shape[0])]
+        else:
+            return pb(y_bar)  # traced on the forward tracer
+        out = pb(v)
+        res: list[Any] = []
+        for i, o in enumerate(out):
+            o = unthunk(o)
+            if isinstance(o, AbstractZero):
+                res.append(o)
+                continue
+            d = _stacked([unthunk(r[i]) for r in dots]) if not chunked else unthunk(dots[i])
+            res.append(o if isinstance(d, AbstractZero) else ft.new(o, d))
+        return tuple(res)
+
+    return linear_pullback
+
+
+def _stacked(rows: list[Any]) -> Any:
+    """The rows of a chunk stacked along a new leading axis (zeros for zero rows)."""
+    like = next((g for g in rows if not isinstance(g, AbstractZero)), None)
+    if like is None:
+        return _ZERO
+    xp = like.__array_namespace__() if isinstance(like, Tracer) else namespace_of(like)
+    return xp.stack([xp.zeros_like(like) if isinstance(g, AbstractZero) else g for g in rows])
 
 
 def _ref(x: Any) -> Callable[[], Any]:
@@ -201,7 +280,11 @@ class ReverseTrace(Trace):
         rule = None if e is None else e.rrule
         if rule is None:  # a traceable wrapper's, or none: NoRuleError
             rule = lookup_rule(find_rrule, "rrule", fn)
-        y, pb = rule(*vals, **kwargs) if kwargs else rule(*vals)
+        lifted = _over_forward(fn, rule, vals, kwargs) if e is not None and e.linear else None
+        if lifted is not None:
+            y, pb = lifted
+        else:
+            y, pb = rule(*vals, **kwargs) if kwargs else rule(*vals)
         ty = type(y)
         if ty is _NDARRAY:
             k = y.dtype.kind
@@ -440,9 +523,6 @@ def _loop(pb: Any, ct: Any, k: int, node: Node) -> None:
             if j >= 0 and not isinstance(g, AbstractZero):
                 g = unthunk(g[j])
             gs.append(g)
-        like = next((g for g in gs if not isinstance(g, AbstractZero)), None)
-        if like is None:
-            continue
-        xp = like.__array_namespace__() if isinstance(like, Tracer) else namespace_of(like)
-        gs = [xp.zeros_like(like) if isinstance(g, AbstractZero) else g for g in gs]
-        parent.receive(xp.stack(gs, axis=0))
+        stacked = _stacked(gs)
+        if not isinstance(stacked, AbstractZero):
+            parent.receive(stacked)

@@ -71,6 +71,15 @@ class Registration:
         return bool(self.meta.get("zero_derivative", False))
 
     @property
+    def linear(self) -> bool:
+        """``linear=``: the function is linear in its floating positional arguments, jointly, and
+        its pullback reads none of their values (only shapes, dtypes and the other arguments:
+        indexing, reshaping, sums). An engine may then pull a cotangent's tangents back through
+        the same pullback (``chainrules.ad``'s Hessians: a pullback built on the values, not
+        traced on forward tracers)."""
+        return bool(self.meta.get("linear", False))
+
+    @property
     def constant(self) -> bool:
         """Its result carries no derivative: engines evaluate it on the values and never call its
         rules (kinds ``"constant"``, ``"metadata"`` and ``"like"``, and every function declared
@@ -187,6 +196,10 @@ META_KEYS: dict[str, str] = {
     "by chainrules.zero_derivative and by scalar_rule with every partial 0): the rules give "
     "zero cotangents and tangents, so engines evaluate the function on the values, as a "
     "constant, and never call them",
+    "linear": "True where the function is linear in its floating positional arguments jointly "
+    "and its pullback reads none of their values (getitem, reshape, sum): engines may pull a "
+    "cotangent's tangents back through the same pullback instead of tracing it (a test "
+    "generated from the registry checks both properties on the examples)",
     "module": "the module that registered the rule (default: the rule's own module)",
     "standard_name": "the standard's name of an operator target (operator.add: 'add')",
     "strong_zero": "True where a partial derivative can be inf or NaN while the cotangent (or "

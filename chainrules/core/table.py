@@ -222,7 +222,7 @@ class _Installed:
     (as plain attributes, one read each): ``kind`` (:attr:`Registration.kind`), ``constant``
     (:attr:`Registration.constant` or :attr:`Registration.zero_derivative`: engines evaluate
     the function on the values and never call its rules) and ``stacks`` (not
-    :attr:`Registration.takes_sequences`)."""
+    :attr:`Registration.takes_sequences`) and ``linear`` (:attr:`Registration.linear`)."""
 
     __slots__ = (
         "constant",
@@ -231,6 +231,7 @@ class _Installed:
         "keys",
         "kind",
         "kprio",
+        "linear",
         "name",
         "rprio",
         "rrule",
@@ -246,16 +247,18 @@ class _Installed:
         self.kind: str | None = None
         self.constant = False
         self.stacks = False
+        self.linear = False
 
     def copy(self) -> _Installed:
         new = _Installed(self.name)
         new.rrule, new.frule, new.rprio, new.fprio = self.rrule, self.frule, self.rprio, self.fprio
         new.keys = list(self.keys)
-        new.kind, new.constant, new.stacks, new.kprio = (
+        new.kind, new.constant, new.stacks, new.kprio, new.linear = (
             self.kind,
             self.constant,
             self.stacks,
             self.kprio,
+            self.linear,
         )
         return new
 
@@ -355,6 +358,7 @@ def _install_kind(e: _Installed, reg: Registration) -> None:
         # first records nothing after it)
         e.constant = reg.constant or reg.zero_derivative
         e.stacks = not reg.takes_sequences
+        e.linear = reg.linear
 
 
 def _in_provider(prov: _Provider, mod: Any, name: str) -> Any:

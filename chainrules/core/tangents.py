@@ -318,9 +318,14 @@ def add_tangents(a: Any, b: Any) -> Any:
 
 def _can_add_inplace(dest: Any, x: Any) -> bool:
     """In place only into writeable NumPy arrays and CuPy arrays, and only when ``dest + x`` keeps
-    ``dest``'s shape and dtype (no broadcast that grows it, no promotion)."""
+    ``dest``'s shape and dtype (no broadcast that grows it, no promotion), and only of an ``x``
+    of ``dest``'s own type or a number: any other object (an engine's tracer, another library's
+    array) takes over the operation through its own protocol, and ``dest += x`` would ask it to
+    write into ``dest``."""
     import numpy as np
 
+    if not (type(x) is type(dest) or type(x) in (int, float, complex) or isinstance(x, np.generic)):
+        return False
     if type(dest) is np.ndarray:  # by type, never the type's __module__
         if not dest.flags.writeable:
             return False

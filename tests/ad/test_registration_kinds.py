@@ -692,3 +692,84 @@ def test_zero_derivative_functions_are_constants_to_the_engine() -> None:
     np.testing.assert_array_equal(pb(np.ones(3))[0], np.zeros(3))
     # the rules themselves keep their convention (ZeroTangent, docs/conventions.md)
     assert isinstance(cr.rrule(np.round, x)[1](np.ones(3))[1], cr.ZeroTangent)
+
+
+# --- linear functions: a Hessian pulls tangents back through the pullback built on the values ----
+_LINEAR_SEEN: list[type] = []
+
+
+def _mix(x: Any) -> Any:
+    """A linear map of a vector: the differences of neighbours, and the first entry."""
+    return np.concatenate([x[1:] - x[:-1], x[:1]])
+
+
+def _mix_pullback_of(n: int) -> Any:
+    def mix_pullback(g: Any, chunk: int = 0) -> Any:  # along the last axis: chunks too
+        zero, d, last = 0.0 * g[..., :1], g[..., : n - 1], g[..., n - 1 :]
+        out = np.concatenate([zero, d], axis=-1) - np.concatenate([d, zero], axis=-1)
+        return cr.NoTangent(), out + np.concatenate([last, 0.0 * d], axis=-1)
+
+    return mix_pullback
+
+
+@cr.register_rrule(_mix, linear=True)
+def _mix_rrule(x: Any) -> Any:
+    _LINEAR_SEEN.append(type(x))
+    return _mix(x), _mix_pullback_of(x.shape[-1])
+
+
+@cr.register_frule(_mix, linear=True)
+def _mix_frule(tangents: Any, x: Any) -> Any:
+    t = tangents[1]
+    return _mix(x), (t if isinstance(t, cr.AbstractZero) else _mix_along(t))
+
+
+def _mix_along(t: Any) -> Any:  # the same map along the last axis (a chunk of tangents)
+    return np.concatenate([t[..., 1:] - t[..., :-1], t[..., :1]], axis=-1)
+
+
+@pytest.mark.parametrize("n", [3, 40])  # 40: a chunk longer than LINEAR_ROWS, traced
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_hessian_pulls_tangents_through_a_linear_functions_pullback(
+    clean_registry: Any, n: int, chunked: bool
+) -> None:
+    # a function registered linear=True: in a Hessian's reverse pass over forward tracers its
+    # rrule is called on the values under the tracers (its pullback is the same along every
+    # forward direction), and the Hessian is the one reverse-over-reverse gives
+    from chainrules.ad._reverse import LINEAR_ROWS
+
+    assert (n > LINEAR_ROWS) == (n == 40)
+    if chunked:
+        cr.register_rrule(_mix, linear=True, chunked_pullback=True)(_mix_rrule)
+    mix = cr.traceable(_mix)
+    x = np.linspace(-1.0, 1.3, n)
+
+    def loss(x: Any) -> Any:
+        y = mix(np.sin(x) * x)
+        return np.sum(np.cos(y) * y) + y[0] * y[-1] + x[1] ** 3
+
+    del _LINEAR_SEEN[:]
+    h = ad.hessian(loss)(x)
+    assert _LINEAR_SEEN and all(t is np.ndarray for t in _LINEAR_SEEN)  # never a tracer
+    want = ad.jacobian(ad.grad(loss), mode="rev")(x)
+    np.testing.assert_allclose(h, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(h, h.T, rtol=1e-12, atol=1e-12)
+    # and the gradient, where no forward tracer is involved, is the plain one
+    step = 1e-6 * np.eye(n)
+    g = ad.grad(loss)
+    fd = np.stack([(g(x + e) - g(x - e)) / 2e-6 for e in step])
+    np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-6)
+
+
+def test_getitem_is_declared_linear_and_its_hessian_agrees() -> None:
+    # operator.getitem's registration says linear=True: x[i] in a Hessian takes the lift
+    import operator
+
+    assert registry.entry_of(operator.getitem).linear
+    x = np.array([0.3, -0.7, 1.1])
+
+    def camel(x: Any) -> Any:
+        return 2 * x[0] ** 2 - 1.05 * x[0] ** 4 + x[0] ** 6 / 6 + x[0] * x[1] + x[1:] @ x[1:]
+
+    want = ad.jacobian(ad.grad(camel), mode="rev")(x)
+    np.testing.assert_allclose(ad.hessian(camel)(x), want, rtol=1e-12, atol=1e-12)

@@ -151,3 +151,23 @@ def test_accumulate_decides_in_place_by_type_not_by_module_name() -> None:
     assert alike[0] == alike[1]
     own = np.zeros(3)  # NumPy's own array: written in place
     assert cr.accumulate(own, np.ones(3)) is own
+
+
+def test_accumulate_never_asks_another_object_to_write_into_a_numpy_array() -> None:
+    # an operand that is not dest's own type (an engine's tracer, another library's array) takes
+    # the addition over through its protocol: dest + x, never dest += x (which refused tracers
+    # in a Hessian's reverse pass: a NumPy cotangent, then a forward tracer's)
+    class Other:
+        __array_ufunc__ = None  # NumPy defers every ufunc, an in-place one raises
+
+        def __init__(self, shape: tuple[int, ...]) -> None:
+            self.shape, self.dtype = shape, np.dtype("float64")
+
+        def __radd__(self, other: np.ndarray) -> tuple[str, np.ndarray]:
+            return ("sum", other.copy())
+
+    dest = np.ones(3)
+    got = cr.accumulate(dest, Other((3,)))
+    assert got[0] == "sum"
+    np.testing.assert_array_equal(got[1], np.ones(3))
+    np.testing.assert_array_equal(dest, np.ones(3))  # not written

@@ -283,12 +283,12 @@ def _getitem_rrule_numpy(x: Any, key: Any, /) -> Any:
     return y, getitem_pullback
 
 
-register_rrule(operator.getitem, examples=_getitem_examples, generic=True, expect=_KEY_LIMITS)(
-    getitem_rrule
-)
+register_rrule(
+    operator.getitem, examples=_getitem_examples, generic=True, expect=_KEY_LIMITS, linear=True
+)(getitem_rrule)
 
 
-@register_frule(operator.getitem, examples=_getitem_examples, generic=True)
+@register_frule(operator.getitem, examples=_getitem_examples, generic=True, linear=True)
 def getitem_frule(tangents: tuple[Any, ...], x: Any, key: Any, /) -> tuple[Any, Any]:
     if isinstance(x, (tuple, list)):
         return _sequence_getitem_frule(tangents, x, key)
