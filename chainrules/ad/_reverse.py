@@ -133,39 +133,55 @@ def _over_forward(fn: Any, rule: Any, vals: Any, kwargs: dict[str, Any]) -> Any:
         return None
     under = [v._value if isinstance(v, Tracer) else v for v in vals]
     _, pb = rule(*under, **kwargs) if kwargs else rule(*under)
-    return y, _linear_pullback(pb, ft, takes_chunks(rule))
+
+    def traced() -> Any:  # the rule on the forward tracers, as without the declaration
+        return rule(*vals, **kwargs)[1]
+
+    return y, _linear_pullback(pb, traced, ft, takes_chunks(rule))
 
 
-def _linear_pullback(pb: Any, ft: ForwardTrace, chunked: bool) -> Callable[..., Any]:
-    """The pullback ``pb`` of a linear function, built on plain values, for cotangents that are
-    tracers of the forward trace ``ft``: ``pb`` of the value, with ``pb`` of each tangent as its
-    tangent (``pb`` is linear in the cotangent and does not depend on the arguments)."""
+def _linear_pullback(
+    pb: Any, traced: Callable[[], Any], ft: ForwardTrace, chunked: bool
+) -> Callable[..., Any]:
+    """The pullback ``pb`` of a linear function, built on plain values: for a plain cotangent
+    ``pb`` itself; for a tracer of the forward trace ``ft`` over plain arrays ``pb`` of its value,
+    with ``pb`` of each of its tangents as the tangent (``pb`` is linear in the cotangent and does
+    not depend on the arguments); for any other cotangent -- a tracer of another trace, a chunk
+    longer than :data:`LINEAR_ROWS` -- the pullback of ``traced()``, the rule run on the forward
+    tracers (``pb``'s namespace may be a library's own, which takes no tracer)."""
 
     def linear_pullback(y_bar: Any, chunk: int = 0) -> Any:
-        if chunk or not (isinstance(y_bar, Tracer) and y_bar._trace is ft):
+        y_bar = unthunk(y_bar)
+        if not isinstance(y_bar, Tracer):
             return pb(y_bar, chunk=chunk) if chunk else pb(y_bar)
         v, t = y_bar._value, y_bar._aux
-        if isinstance(t, AbstractZero):
-            return pb(v)
-        nc = t.ndim - getattr(v, "ndim", 0)
-        if chunked:
-            dots: Any = pb(t, chunk=nc)
-        elif nc == 1 and t.shape[0] <= LINEAR_ROWS:
-            dots = [pb(_row(t, r)) for r in range(t.shape[0])]
-        else:
-            return pb(y_bar)  # traced on the forward tracer
-        out = pb(v)
-        res: list[Any] = []
-        for i, o in enumerate(out):
-            o = unthunk(o)
-            if isinstance(o, AbstractZero):
-                res.append(o)
-                continue
-            d = _stacked([unthunk(r[i]) for r in dots]) if not chunked else unthunk(dots[i])
-            res.append(o if isinstance(d, AbstractZero) else ft.new(o, d))
-        return tuple(res)
+        if y_bar._trace is ft and not chunk and not isinstance(v, Tracer):
+            if isinstance(t, AbstractZero):
+                return pb(v)
+            if not isinstance(t, Tracer):
+                nc = t.ndim - getattr(v, "ndim", 0)
+                if chunked:
+                    return _split(pb(v), pb(t, chunk=nc), ft, None)
+                if nc == 1 and t.shape[0] <= LINEAR_ROWS:
+                    return _split(pb(v), None, ft, [pb(_row(t, r)) for r in range(t.shape[0])])
+        full = traced()
+        return full(y_bar, chunk=chunk) if chunk else full(y_bar)
 
     return linear_pullback
+
+
+def _split(out: Any, dots: Any, ft: ForwardTrace, rows: list[Any] | None) -> tuple[Any, ...]:
+    """The cotangents ``out`` of a value with their tangents, tracers of ``ft``: ``dots`` (a
+    chunk pulled back in one call) or the ``rows`` stacked."""
+    res: list[Any] = []
+    for i, o in enumerate(out):
+        o = unthunk(o)
+        if isinstance(o, AbstractZero):
+            res.append(o)
+            continue
+        d = unthunk(dots[i]) if rows is None else _stacked([unthunk(r[i]) for r in rows])
+        res.append(o if isinstance(d, AbstractZero) else ft.new(o, d))
+    return tuple(res)
 
 
 def _stacked(rows: list[Any]) -> Any:

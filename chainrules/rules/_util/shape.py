@@ -163,14 +163,15 @@ def register_rules(
     expect: Any = (),
     chunked: bool = False,
     kind: str | None = None,
+    linear: bool = False,
 ) -> None:
     """Register ``rules`` for ``targets``; ``kind`` is what the function is for engines
-    (``"view"``: NumPy returns a view; ``"sequence"``: it takes a sequence of arrays)."""
+    (``"view"``: NumPy returns a view; ``"sequence"``: it takes a sequence of arrays), ``linear``
+    the registrations' ``linear=`` (a linear map of one array: :func:`linear_pullback`'s)."""
     r, f = rules
-    register_rrule(*targets, examples=examples, expect=expect, chunked_pullback=chunked, kind=kind)(
-        r
-    )
-    register_frule(*targets, examples=examples, expect=expect, kind=kind)(f)
+    meta = {"examples": examples, "expect": expect, "kind": kind, "linear": linear}
+    register_rrule(*targets, chunked_pullback=chunked, **meta)(r)
+    register_frule(*targets, **meta)(f)
 
 
 def standard_and_numpy(
@@ -184,20 +185,22 @@ def standard_and_numpy(
     chunked: bool = False,
     kind: str | None = None,
     numpy_kind: str | None = None,
+    linear: bool = False,
 ) -> Callable[[Callable[[Signature], Rules]], Callable[[Signature], Rules]]:
     """Decorator of a factory ``rules(sig) -> (rrule, frule)``: register the standard's ``name``
     and NumPy's ``"numpy:NAME"`` (``numpy_name`` where NumPy's name differs), each with
     ``rules(sig)`` made for its own signature (``standard`` and ``numpy`` are the templates
     :func:`signature` takes: NumPy's axis is often positional, and it has extra options), and
     ``examples(rng, numpy)``; ``numpy_kind`` is NumPy's kind where it differs from ``kind``
-    (``"view"``: NumPy returns a view)."""
+    (``"view"``: NumPy returns a view); ``linear``: both registrations' ``linear=``."""
 
     def register(rules: Callable[[Signature], Rules]) -> Callable[[Signature], Rules]:
         std_rules, std_ex = rules(signature(name, standard)), lambda rng: examples(rng, False)
-        register_rules((name,), std_rules, std_ex, expect, chunked, kind)
+        register_rules((name,), std_rules, std_ex, expect, chunked, kind, linear)
         npname = numpy_name or name
         np_rules, np_ex = rules(signature(npname, numpy)), lambda rng: examples(rng, True)
-        register_rules((f"numpy:{npname}",), np_rules, np_ex, expect, chunked, numpy_kind or kind)
+        np_kind = numpy_kind or kind
+        register_rules((f"numpy:{npname}",), np_rules, np_ex, expect, chunked, np_kind, linear)
         return rules
 
     return register

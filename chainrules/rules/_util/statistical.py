@@ -130,9 +130,11 @@ def register_both(
     numpy_examples: Any = None,
     expect: Any = (),
     chunked: bool = False,
+    linear: bool = False,
 ) -> None:
     """Register ``rules(name, sig, numpy)`` under the standard's name and NumPy's names
-    (``expect``: the known limits of the standard's registration)."""
+    (``expect``: the known limits of the standard's registration; ``chunked`` and ``linear``:
+    the registrations' ``chunked_pullback=`` and ``linear=``)."""
     std, np_ = sigs
     for sig, numpy, targets, ex in (
         (std, False, (name,), examples),
@@ -140,8 +142,9 @@ def register_both(
     ):
         rrule, frule = rules(name, sig, numpy)
         limits = () if numpy else expect
-        register_rrule(*targets, examples=ex, expect=limits, chunked_pullback=chunked)(rrule)
-        register_frule(*targets, examples=ex, expect=limits)(frule)
+        meta = {"examples": ex, "expect": limits, "linear": linear}
+        register_rrule(*targets, chunked_pullback=chunked, **meta)(rrule)
+        register_frule(*targets, **meta)(frule)
 
 
 _ND = np.ndarray

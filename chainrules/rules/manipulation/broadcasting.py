@@ -73,6 +73,7 @@ def _broadcast_to_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     lambda x, /, shape: None,
     lambda x, /, shape, subok=None: None,
     _broadcast_to_ex,
+    linear=True,
 )
 def _broadcast_to_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:

@@ -135,15 +135,27 @@ def _permute_rules(sig: Signature) -> Rules:
     return permute_dims_rrule, permute_dims_frule
 
 
-register_rules(("permute_dims",), _permute_rules(_PERMUTE_DIMS), _permute_ex("permute_dims"))
+register_rules(
+    ("permute_dims",), _permute_rules(_PERMUTE_DIMS), _permute_ex("permute_dims"), linear=True
+)
 # np.permute_dims is np.transpose: NumPy's rule serves both
 _V = "view"  # NumPy returns views from these
 register_rules(
-    ("numpy:transpose",), _permute_rules(_NUMPY_TRANSPOSE), _permute_ex("transpose"), kind=_V
+    ("numpy:transpose",),
+    _permute_rules(_NUMPY_TRANSPOSE),
+    _permute_ex("transpose"),
+    kind=_V,
+    linear=True,
 )
-register_rules(("numpy:swapaxes",), _permute_rules(_SWAPAXES), _permute_ex("swapaxes"), kind=_V)
 register_rules(
-    ("moveaxis", "numpy:moveaxis"), _permute_rules(_MOVEAXIS), _permute_ex("moveaxis"), kind=_V
+    ("numpy:swapaxes",), _permute_rules(_SWAPAXES), _permute_ex("swapaxes"), kind=_V, linear=True
+)
+register_rules(
+    ("moveaxis", "numpy:moveaxis"),
+    _permute_rules(_MOVEAXIS),
+    _permute_ex("moveaxis"),
+    kind=_V,
+    linear=True,
 )
 
 
@@ -169,6 +181,7 @@ def _flip_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     lambda x, /, *, axis=None: None,
     lambda x, /, axis=None: None,
     _flip_ex,
+    linear=True,
 )
 def _flip_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
@@ -223,6 +236,7 @@ def _roll_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     lambda x, /, shift, *, axis=None: None,
     lambda x, /, shift, axis=None: None,
     _roll_ex,
+    linear=True,
 )
 def _roll_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:

@@ -156,12 +156,18 @@ def _reshape_like(
 
         if standard is None:
             register_rules(
-                (f"numpy:{name}",), rules(signature(name, numpy)), examples, (), True, "view"
+                (f"numpy:{name}",),
+                rules(signature(name, numpy)),
+                examples,
+                (),
+                True,
+                "view",
+                linear=True,
             )
         else:
-            standard_and_numpy(name, standard, numpy, examples, chunked=True, numpy_kind="view")(
-                rules
-            )
+            standard_and_numpy(
+                name, standard, numpy, examples, chunked=True, numpy_kind="view", linear=True
+            )(rules)
         return new_shape
 
     return register

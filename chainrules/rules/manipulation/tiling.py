@@ -80,6 +80,7 @@ _TRACED_REPEATS = Expect(
     lambda x, /, repeats, axis=None: None,
     _repeat_ex,
     expect=_TRACED_REPEATS,
+    linear=True,
 )
 def _repeat_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -165,6 +166,7 @@ def _tile_ex(rng: np.random.Generator, numpy: bool) -> list[Any]:
     lambda x, /, repetitions: None,
     lambda x, /, reps: None,
     _tile_ex,
+    linear=True,
 )
 def _tile_rules(sig: Signature) -> Rules:
     def primal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any, Any]:

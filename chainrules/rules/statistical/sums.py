@@ -182,8 +182,8 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
     return sum_rrule, reduction_frule(name, sig, numpy, sum_dot)
 
 
-register_both("sum", ("sum",), _sum_rules, _SUM, _reduce_ex, chunked=True)
-register_both("mean", ("mean",), _sum_rules, _MEAN, _reduce_ex, chunked=True)
+register_both("sum", ("sum",), _sum_rules, _SUM, _reduce_ex, chunked=True, linear=True)
+register_both("mean", ("mean",), _sum_rules, _MEAN, _reduce_ex, chunked=True, linear=True)
 
 
 # --- NumPy's nansum, nanmean: NaN entries get a zero cotangent -----------------------------------
