@@ -101,8 +101,10 @@ class Node:
 
 # --- linear functions over forward tracers (a Hessian's reverse pass) ----------------------------
 # a cotangent's chunk of tangents goes through a linear function's pullback row by row up to this
-# many rows (one NumPy pullback each, ~2 us at n = 10); a longer chunk through the pullback traced
-# on the forward tracer (one vectorised frule per operation of the pullback, ~20-40 us each)
+# many rows (one pullback on plain arrays each), and a longer chunk through the rule traced on the
+# forward tracers (one vectorised frule per operation). Hessian of x[0] x[1] + x[2]**2 +
+# sum(x[3:]**2) + sum(sin(x)), in us, traced vs rows: n = 8: 1100 / 745, 16: 1110 / 827,
+# 32: 1113 / 1013, 64: 1158 / 1395, 128: 1406 / 2320
 LINEAR_ROWS = 32
 
 
@@ -116,7 +118,8 @@ def _over_forward(fn: Any, rule: Any, vals: Any, kwargs: dict[str, Any]) -> Any:
     pullback reads no value of its arguments, so its own derivative along the forward trace is
     the same pullback applied to the cotangent's tangents (:func:`_linear_pullback`). Tracing
     the rrule on the forward tracers instead runs each operation of the rule and of its pullback
-    through the forward trace (``x[0]`` of a Hessian: about 100 us against 10)."""
+    through the forward trace (ThreeHumpCamel's Hessian, five ``x[i]``: 1305 us that way, 825
+    this way)."""
     ft = None
     for v in vals:
         if isinstance(v, Tracer):
