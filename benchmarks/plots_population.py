@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-BASELINE = ROOT / "benchmarks" / "population" / "run-16779ff.json"
+BASELINE = ROOT / "benchmarks" / "population" / "run-18d34bc.json"
 IMG = ROOT / "docs" / "img"
 OUTLIER = 3.0  # a program this many times slower than the peer is marked
 NAMED = 2  # the worst outliers named per category
