@@ -56,12 +56,14 @@ def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
     # a mask p == 0 at finite y would also pick p at x = 0 (2.0 * x**1.0), whose derivative
     # (y - 1) x**(y - 2) is not the partial's, y (y - 1) x**(y - 2): the Hessian of x**2.0 was 1
     # at x = 0, not 2
+    # x ** 1 is x, bit for bit (inf, NaN and -0 included): x ** 2's partial is one product, a
+    # forward tracer's one operation in a Hessian, not two
     if type(y) is int:
-        return y * xp.pow(x, y - 1) if y != 0 else xp.zeros_like(out)
+        return y * (x if y == 2 else xp.pow(x, y - 1)) if y != 0 else xp.zeros_like(out)
     if type(y) is float:
         if y == 0:
             return xp.zeros_like(out)
-        p = xp.pow(x, y - 1)
+        p = x if y == 2 else xp.pow(x, y - 1)
         return y * p if math.isfinite(y) else xp.where(p == 0, p, y * p)
     p = xp.pow(x, xp.where(y == 0, xp.ones_like(y), y) - 1)
     return xp.where((p == 0) & xp.isinf(y), p, y * p)
