@@ -144,6 +144,24 @@ def _operands_namespace(args: tuple[Any, ...], name: str) -> Any:
     return xp if xp is not None else namespace_of(*args, fname=name)
 
 
+def _evaluate(
+    name: str,
+    get: _Primals,
+    arity: int,
+    check_arity: Callable[[tuple[Any, ...]], None],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> tuple[Any, Any]:
+    """``(xp, f(*args, **kwargs))`` of a scalar rule's function, the arguments checked first
+    (their number, and no ``out=``): the frule's, and the rrule's of three or more arguments."""
+    if len(args) != arity:
+        check_arity(args)
+    if kwargs:
+        _reject_out(name, kwargs)
+    xp = _operands_namespace(args, name)
+    return xp, get(xp)(*args, **kwargs)
+
+
 def _partial_args(xp: Any, out: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Python float/complex arguments as 0-d arrays of the output's dtype, so that partials can
     call namespace functions on every argument (integers stay Python ints: exponents)."""
@@ -181,12 +199,7 @@ def _make_rules(
         return _make_binary_rrule(name, get, spec, check_arity, strong, defer), frule
 
     def scalar_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
-        if len(args) != arity:
-            check_arity(args)
-        if kwargs:
-            _reject_out(name, kwargs)
-        xp = _operands_namespace(args, name)
-        out = get(xp)(*args, **kwargs)
+        xp, out = _evaluate(name, get, arity, check_arity, args, kwargs)
         projs = [ProjectTo(a, xp) for a in args]
         # holomorphic partials are conjugated in the pullback when the arguments are complex
         conj = any(p.kind == "c" for p in projs)
@@ -225,12 +238,7 @@ def scalar_frule_factory(
     strong: bool = False,
 ) -> Callable[..., Any]:
     def scalar_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-        if len(args) != arity:
-            check_arity(args)
-        if kwargs:
-            _reject_out(name, kwargs)
-        xp = _operands_namespace(args, name)
-        out = get(xp)(*args, **kwargs)
+        xp, out = _evaluate(name, get, arity, check_arity, args, kwargs)
         dots = tangents_in(name, tangents, args)
         if dots is None:
             return out, _ZERO
