@@ -111,7 +111,8 @@ LINEAR_ROWS = 32
 def _over_forward(fn: Any, rule: Any, vals: Any, kwargs: dict[str, Any]) -> Any:
     """``(y, pullback)`` of a function registered ``linear=True`` whose traced arguments are the
     forward tracers of one forward trace (a Hessian's reverse pass over its forward pass), or
-    ``None`` for any other call.
+    ``None`` for any other call (:meth:`ReverseTrace.process` asks only where the first
+    argument's value is a tracer: a plain gradient pays one ``isinstance``).
 
     ``y`` is the call on the forward tracers: one operation of the forward trace, through the
     function's frule. The pullback is the rrule's on the values under them: a linear function's
@@ -299,7 +300,9 @@ class ReverseTrace(Trace):
         rule = None if e is None else e.rrule
         if rule is None:  # a traceable wrapper's, or none: NoRuleError
             rule = lookup_rule(find_rrule, "rrule", fn)
-        lifted = _over_forward(fn, rule, vals, kwargs) if e is not None and e.linear else None
+        lifted = None
+        if e is not None and e.linear and vals and isinstance(vals[0], Tracer):  # over a trace
+            lifted = _over_forward(fn, rule, vals, kwargs)
         if lifted is not None:
             y, pb = lifted
         else:
