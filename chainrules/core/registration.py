@@ -72,9 +72,10 @@ class Registration:
 
     @property
     def linear(self) -> bool:
-        """``linear=``: the function is linear in its floating positional arguments, jointly, and
-        its pullback reads none of their values (only shapes, dtypes and the other arguments:
-        indexing, reshaping, sums). An engine may then pull a cotangent's tangents back through
+        """``linear=``: the function is linear in its floating positional arguments, jointly (up
+        to a constant the other arguments give: ``diff(x, prepend=1.0)``), and its pullback
+        reads none of their values (only shapes, dtypes and the other arguments: indexing,
+        reshaping, sums). An engine may then pull a cotangent's tangents back through
         the same pullback (``chainrules.ad``'s Hessians: a pullback built on the values, not
         traced on forward tracers)."""
         return bool(self.meta.get("linear", False))
@@ -197,9 +198,10 @@ META_KEYS: dict[str, str] = {
     "zero cotangents and tangents, so engines evaluate the function on the values, as a "
     "constant, and never call them",
     "linear": "True where the function is linear in its floating positional arguments jointly "
-    "and its pullback reads none of their values (getitem, reshape, sum): engines may pull a "
-    "cotangent's tangents back through the same pullback instead of tracing it (a test "
-    "generated from the registry checks both properties on the examples)",
+    "(up to a constant the other arguments give) and its pullback reads none of their values "
+    "(getitem, reshape, sum): engines may pull a cotangent's tangents back through the same "
+    "pullback instead of tracing it (a test generated from the registry checks both "
+    "properties on the examples)",
     "module": "the module that registered the rule (default: the rule's own module)",
     "standard_name": "the standard's name of an operator target (operator.add: 'add')",
     "strong_zero": "True where a partial derivative can be inf or NaN while the cotangent (or "

@@ -200,8 +200,8 @@ for _target, _sig, _numpy, _examples in (
     ("numpy:diff", _NUMPY_DIFF, True, _numpy_diff_examples),
 ):
     _r, _f = _diff_rules(_sig, _numpy)
-    register_rrule(_target, examples=_examples)(_r)
-    register_frule(_target, examples=_examples)(_f)
+    register_rrule(_target, examples=_examples, linear=True)(_r)
+    register_frule(_target, examples=_examples, linear=True)(_f)
 
 
 def _all_any_examples(rng: Any) -> list[Any]:

@@ -92,11 +92,14 @@ def register_pair(
     examples: Callable[[Any], list[Any]],
     *expect: Expect,
     kind: str | None = None,
+    linear: bool = False,
 ) -> None:
     """Register ``rules`` for ``target``; ``kind`` is what the function is for engines
-    (``"creation"``, ``"like"``, ``"conversion"``, ``"sequence"``: registry.KINDS)."""
-    register_rrule(target, examples=examples, expect=expect, kind=kind)(rules[0])
-    register_frule(target, examples=examples, expect=expect, kind=kind)(rules[1])
+    (``"creation"``, ``"like"``, ``"conversion"``, ``"sequence"``: registry.KINDS), ``linear``
+    the registrations' ``linear=``."""
+    meta = {"examples": examples, "expect": expect, "kind": kind, "linear": linear}
+    register_rrule(target, **meta)(rules[0])
+    register_frule(target, **meta)(rules[1])
 
 
 def fixed_examples(*calls: tuple[tuple[Any, ...], dict[str, Any]]) -> Callable[[Any], list[Any]]:

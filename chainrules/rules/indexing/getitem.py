@@ -366,7 +366,7 @@ def _numpy_take_along_axis_examples(rng: np.random.Generator) -> list[Any]:
 
 
 # --- take -----------------------------------------------------------------------------------------
-@register_rrule("take", examples=_take_examples)
+@register_rrule("take", examples=_take_examples, linear=True)
 def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take")
     axis_opt(axis, "take")
@@ -376,7 +376,7 @@ def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
     return y, _gather_pullback("take", xp, x, y, key, (x, indices))
 
 
-@register_frule("take", examples=_take_examples)
+@register_frule("take", examples=_take_examples, linear=True)
 def take_frule(
     tangents: tuple[Any, ...], x: Any, indices: Any, /, *, axis: Any = None
 ) -> tuple[Any, Any]:
@@ -396,7 +396,7 @@ def take_frule(
     return y, _gather_tangent("take", xp, tangents, x, key)
 
 
-@register_rrule("numpy:take", examples=_numpy_take_examples)
+@register_rrule("numpy:take", examples=_numpy_take_examples, linear=True)
 def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     a = _NUMPY_TAKE.bind(args, kwargs)
     x, indices = a["a"], a["indices"]
@@ -409,7 +409,7 @@ def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     return y, _gather_pullback("take", xp, x, y, key, args)
 
 
-@register_frule("numpy:take", examples=_numpy_take_examples)
+@register_frule("numpy:take", examples=_numpy_take_examples, linear=True)
 def numpy_take_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
     a = _NUMPY_TAKE.bind(args, kwargs)
     x, indices = a["a"], a["indices"]

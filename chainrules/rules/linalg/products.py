@@ -300,7 +300,7 @@ def _trace_ex(rng: Any) -> list[Any]:
     ]
 
 
-register_pair("linalg.trace", diag_rules(_TRACE, False), _trace_ex)
+register_pair("linalg.trace", diag_rules(_TRACE, False), _trace_ex, linear=True)
 
 
 def _diagonal_ex(rng: Any) -> list[Any]:
@@ -316,7 +316,7 @@ def _diagonal_ex(rng: Any) -> list[Any]:
     ]
 
 
-register_pair("linalg.diagonal", diag_rules(_DIAGONAL, False), _diagonal_ex)
+register_pair("linalg.diagonal", diag_rules(_DIAGONAL, False), _diagonal_ex, linear=True)
 
 
 # --- NumPy's outer, trace and diagonal ------------------------------------------------------------
@@ -346,7 +346,7 @@ def _np_trace_ex(rng: Any) -> list[Any]:
     ]
 
 
-register_pair("numpy:trace", diag_rules(_NP_TRACE, True), _np_trace_ex)
+register_pair("numpy:trace", diag_rules(_NP_TRACE, True), _np_trace_ex, linear=True)
 
 
 def _np_diagonal_ex(rng: Any) -> list[Any]:
@@ -359,7 +359,9 @@ def _np_diagonal_ex(rng: Any) -> list[Any]:
     ]
 
 
-register_pair("numpy:diagonal", diag_rules(_NP_DIAGONAL, True), _np_diagonal_ex, kind="view")
+register_pair(
+    "numpy:diagonal", diag_rules(_NP_DIAGONAL, True), _np_diagonal_ex, kind="view", linear=True
+)
 
 
 # --- NumPy's multi_dot -------------------------------------------------------------------

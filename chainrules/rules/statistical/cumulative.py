@@ -264,9 +264,9 @@ def _cumulative_ex(with_zeros: bool, numpy: bool) -> Any:
     return make
 
 
-for _name, _np_name, _zeros, _sigs in (
-    ("cumulative_sum", "cumsum", False, _CUMSUM),
-    ("cumulative_prod", "cumprod", True, _CUMPROD),
+for _name, _np_name, _zeros, _sigs, _linear in (
+    ("cumulative_sum", "cumsum", False, _CUMSUM, True),
+    ("cumulative_prod", "cumprod", True, _CUMPROD, False),
 ):
     register_both(
         _name,
@@ -275,6 +275,7 @@ for _name, _np_name, _zeros, _sigs in (
         _sigs,
         _cumulative_ex(_zeros, numpy=False),
         _cumulative_ex(_zeros, numpy=True),
+        linear=_linear,
     )
 
 
