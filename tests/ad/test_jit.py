@@ -6,6 +6,7 @@ NumPy, array-api-strict, PyTorch and the guarded device array."""
 
 from __future__ import annotations
 
+import re
 import threading
 import warnings
 from collections.abc import Callable
@@ -122,6 +123,40 @@ def test_replay_runs_no_engine_code() -> None:
     (replay,) = {id(r): r for r in _replays(j)}.values()
     assert "Tracer" not in replay.source and "rrule" not in replay.source
     _close(replay(POINTS[0]), ad.grad(rosen)(POINTS[0]))
+
+
+def test_replay_releases_each_intermediate_after_its_last_use() -> None:
+    """Every slot that is not returned is deleted, after the last line that reads it (a slot
+    deleted earlier would be a NameError in the replay); a returned one never is. The replay's
+    arrays are freed as the engine's tape frees a pullback's residuals: kept to the end, a chain
+    at 1e6 elements held every intermediate at once."""
+
+    def shared(x: Any) -> Any:  # y is read again after z, and returned
+        y = np.sin(x) * x
+        z = np.exp(y)
+        return y, np.sum(z * y) + np.sum(np.tanh(y))
+
+    for f in (shared, lambda x: ad.value_and_grad(lambda v: shared(v)[1])(x)):
+        j = ad.jit(f)
+        j(X0)
+        (replay,) = {id(r): r for r in _replays(j)}.values()
+        lines = [ln.strip() for ln in replay.source.splitlines()[1:]]
+        body, ret = lines[:-1], lines[-1]
+        made = {m for ln in body for m in re.findall(r"^(s\d+) = ", ln)}
+        params = set(re.findall(r"s\d+", replay.source.splitlines()[0]))
+        returned = set(re.findall(r"s\d+", ret))
+        deleted: dict[str, int] = {}
+        for i, ln in enumerate(body):
+            if ln.startswith("del "):
+                for name in ln[4:].split(", "):
+                    assert name not in deleted, replay.source
+                    deleted[name] = i
+        assert set(deleted) == (made | params) - returned, replay.source
+        for name, i in deleted.items():
+            later = " ".join(body[i + 1 :])
+            assert not re.search(rf"\b{name}\b", later), (name, replay.source)
+        for x in POINTS:
+            _close(j(x), f(x))
 
 
 def test_pytree_and_keyword_arguments() -> None:
