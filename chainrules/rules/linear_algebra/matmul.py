@@ -44,6 +44,9 @@ def _matmul_ex(rng: Any) -> list[Any]:
         ((r(3), r((3, 2))), {}),
         ((r((2, 3)), r(3)), {}),
         ((r(4), r(4)), {}),
+        ((c[0], c[1]), {}),  # an inner product, complex
+        ((r(3), c[1]), {}),  # real meets complex, two vectors
+        ((r(0), r(0)), {}),  # two empty vectors
         ((r((2, 2, 3)), r((3, 2))), {}),  # batched against a broadcast matrix
         ((r((2, 1, 2, 3)), r((3, 3, 2))), {}),  # batch axes broadcast both ways
         ((r(3), r((2, 3, 2))), {}),  # a vector against a stack
@@ -212,6 +215,15 @@ def _matmul_pullback(xp: Any, args: tuple[Any, Any], y: Any) -> Callable[..., An
             r = sum_to(xp, r, (*lead, *pad_shape(shape, rank)))
             return project(reshape_to(xp, r, (*lead, *tuple(x.shape))), extra)
 
+        if a.ndim == 1 and b.ndim == 1:
+            # an inner product: each operand's cotangent is y_bar times the other, conjugated
+            # (no reshape to matrices, no transposed copy: at 1e5 the matrix form cost a GEMM of
+            # (1e5, 1) by (1, 1) and a copy per operand)
+            g1 = xp.expand_dims(y_bar, axis=-1)
+            return (
+                lazy(project_a, lambda: project_a(g1 * conj(xp, b), extra)),
+                lazy(project_b, lambda: project_b(g1 * conj(xp, a), extra)),
+            )
         if a.ndim == 2 and b.ndim == 1:
             # a matrix-vector product's b_bar as y_bar @ conj(a): one GEMV (a chunk: one GEMM)
             # with no transposed copy of a (XLA materialised adjoint(a) @ g as a transpose and
