@@ -20,6 +20,7 @@ import numpy as np
 from ...core.prelude import *
 from ...core.signature import axis_int, axis_ints, axis_opt, normalize_axis  # noqa: F401
 from ...core.toolkit import check_cotangent
+from .elementwise import real_sign
 
 
 def sample_rank(start: Any, stop: Any) -> int:
@@ -105,13 +106,11 @@ def unit(xp: Any, x: Any, ax: Any) -> Any:
     ``x / |x|`` is ``inf / inf``)."""
     if xp.isdtype(x.dtype, "complex floating"):
         return x / safe(xp, ax)
-    # x / |x| with 0 and inf denominators made 1, clipped: ±1, 0 at 0, ±1 at ±inf, NaN at NaN
-    # (no inf / inf is formed; sign() is not used: array-api-compat's torch sign indexes with a
-    # boolean mask, which torch.func.vmap refuses)
-    # and 0 at 0 with no derivative (x / 1 there differentiated to 1: abs'' was 1 at 0)
-    zero = ax == 0
-    d = xp.where(zero | xp.isinf(ax), xp.ones_like(ax), ax)
-    return xp.where(zero, xp.zeros_like(x), xp.clip(x / d, -1.0, 1.0))
+    # the library's sign: ±1, 0 at ±0, ±1 at ±inf, NaN at NaN, one pass, with no derivative
+    # (sign's rule: abs'' is 0, also at 0). Written before as x / |x| with masks, division and
+    # clip, ten passes, which every backend without a method of its own took (a Huber loss at
+    # 1e6 under ad.jit: 10 of its 35 recorded calls)
+    return real_sign(xp, x)
 
 
 def in_dtype(xp: Any, v: Any, dtype: Any) -> Any:
