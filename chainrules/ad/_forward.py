@@ -18,7 +18,10 @@ from ..core.registry import find_frule
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ._lift import const_result, lift_values, number, stack_sequences
 from ._tracer import (
+    _SEQ,
     CREATED,
+    FAST_CONSTS,
+    FAST_VALUES,
     Trace,
     Tracer,
     dispatch,
@@ -29,10 +32,7 @@ from ._tracer import (
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
-_SEQ = (list, tuple)
 _NDARRAY = np.ndarray
-_FAST_VALUES = frozenset((_NDARRAY, np.float64))  # process's written-out cases: traced values
-_FAST_CONSTS = frozenset((float, int, _NDARRAY, np.float64))  # ... and plain constants
 _NUMBERS = (float, int)  # constants with no tangent space (NumPy's have a zero tangent)
 
 
@@ -61,19 +61,19 @@ class ForwardTrace(Trace):
             a = args[0]
             fv: Any = None
             ft: tuple[Any, ...] = ()
-            if type(a) is cls and a._trace is self and type(a._value) in _FAST_VALUES:
+            if type(a) is cls and a._trace is self and type(a._value) in FAST_VALUES:
                 if n == 1:
                     fv, ft = (a._value,), (_NO, a._aux)
                 else:
                     b = args[1]
                     tb = type(b)
-                    if tb is cls and b._trace is self and type(b._value) in _FAST_VALUES:
+                    if tb is cls and b._trace is self and type(b._value) in FAST_VALUES:
                         fv, ft = (a._value, b._value), (_NO, a._aux, b._aux)
-                    elif tb in _FAST_CONSTS:  # a NumPy constant is an array: a zero tangent
+                    elif tb in FAST_CONSTS:  # a NumPy constant is an array: a zero tangent
                         fv, ft = (a._value, b), (_NO, a._aux, _NO if tb in _NUMBERS else _ZERO)
-            elif n == 2 and type(a) in _FAST_CONSTS:
+            elif n == 2 and type(a) in FAST_CONSTS:
                 b = args[1]
-                if type(b) is cls and b._trace is self and type(b._value) in _FAST_VALUES:
+                if type(b) is cls and b._trace is self and type(b._value) in FAST_VALUES:
                     fv = (a, b._value)
                     ft = (_NO, _NO if type(a) in _NUMBERS else _ZERO, b._aux)
             if fv is not None:

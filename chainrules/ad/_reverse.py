@@ -34,7 +34,10 @@ from ._forward import ForwardTrace
 from ._lift import const_result, lift_values, number, stack_sequences
 from ._namespace import copy_of
 from ._tracer import (
+    _SEQ,
     CREATED,
+    FAST_CONSTS,
+    FAST_VALUES,
     Trace,
     Tracer,
     dispatch,
@@ -47,13 +50,10 @@ from ._tracer import (
 
 _NO = NoTangent()
 _ZERO = ZeroTangent()
-_SEQ = (list, tuple)
 _new = object.__new__
 _NDARRAY = np.ndarray
 _np_add = np.add
 _FRESH = 2  # Node.owned: a NumPy array the engine allocated
-_FAST_VALUES = frozenset((_NDARRAY, np.float64))  # process's written-out cases: traced values
-_FAST_CONSTS = frozenset((float, int, _NDARRAY, np.float64))  # ... and plain constants
 
 
 class Node:
@@ -258,7 +258,7 @@ class ReverseTrace(Trace):
             # two) a plain constant (Python number, NumPy array or float64 scalar); keywords
             # with no tracer among them (sum(x, axis=1)), which _unwrap would pass on unchanged
             a = args[0]
-            if type(a) is cls and a._trace is self and type(a._value) in _FAST_VALUES:
+            if type(a) is cls and a._trace is self and type(a._value) in FAST_VALUES:
                 na = a._aux
                 if na is not None:
                     if n == 1:
@@ -267,21 +267,21 @@ class ReverseTrace(Trace):
                     else:
                         b = args[1]
                         tb = type(b)
-                        if tb is cls and b._trace is self and type(b._value) in _FAST_VALUES:
+                        if tb is cls and b._trace is self and type(b._value) in FAST_VALUES:
                             nb = b._aux
                             if nb is not None:
                                 vals = (a._value, b._value)
                                 parents = ((1, -1, na), (2, -1, nb))
-                        elif tb in _FAST_CONSTS:
+                        elif tb in FAST_CONSTS:
                             vals = (a._value, b)
                             parents = ((1, -1, na),)
             elif n == 2:
                 b = args[1]
                 if (
-                    type(a) in _FAST_CONSTS
+                    type(a) in FAST_CONSTS
                     and type(b) is cls
                     and b._trace is self
-                    and type(b._value) in _FAST_VALUES
+                    and type(b._value) in FAST_VALUES
                     and b._aux is not None
                 ):
                     vals = (a, b._value)

@@ -24,6 +24,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import numpy as np
+
 from ..core import registry
 from ..core.namespaces import device_of, dtype_kind, is_array, namespace_of
 from ..core.registry import function_name
@@ -50,6 +52,10 @@ ABOVE = _Above()
 _LEVELS = itertools.count(1)
 _new = object.__new__
 _SEQ = (list, tuple)
+# the traces' written-out common cases (ForwardTrace.process, ReverseTrace.process): the types
+# of a tracer's value, and of a plain constant beside it, that they handle without _unwrap
+FAST_VALUES = frozenset((np.ndarray, np.float64))
+FAST_CONSTS = frozenset((float, int, np.ndarray, np.float64))
 
 # What a function is -- a constant (comparisons, index finders, dtype queries), a creation
 # function, one that takes a sequence of arrays, a NumPy view -- is its registration's ``kind``
