@@ -16,7 +16,6 @@ import numpy as np
 
 from ...core.prelude import *
 from .._util.elementwise import C_ANY, C_RIGHT, POS, SZ, TORCH_NO_SCALAR, R
-from .._util.shape import device_kw
 
 __all__ = ["sigmoid"]  # and rules
 
@@ -47,13 +46,15 @@ scalar_rule("numpy:exp2", lambda xp, out, x: out * math.log(2), domain=(R,), com
 def sigmoid(t: Any) -> Any:
     """``1 / (1 + exp(-t))``, the partials of ``logaddexp``, as ``exp(min(t, 0)) / (1 +
     exp(-|t|))``: no overflow, within an ulp of SciPy's ``expit`` in both tails (no ``1 - ...``
-    cancels), exactly 1/2 at 0, 0 and 1 at the infinities, NaN at NaN; seven cheap passes
-    (NumPy's ``logaddexp``, the way before, costs 30x an ``exp`` per element: 2.9 ms at 1e5).
-    It has rules of its own (``s' = s sigmoid(-t)``): through the kinks of ``min`` and ``abs``
+    cancels), exactly 1/2 at 0, 0 and 1 at the infinities, NaN at NaN. One ``exp``: with
+    ``e = exp(-|t|)``, ``exp(min(t, 0))`` is ``e`` where ``t < 0`` and 1 elsewhere, which is
+    ``max(e, t >= 0)`` (``e <= 1``), the same bits. At 1e5 this takes 0.96 ms where two ``exp``
+    took 1.42 (NumPy's ``logaddexp``, the way before both, costs 30x an ``exp`` per element).
+    It has rules of its own (``s' = s sigmoid(-t)``): through the kinks of ``max`` and ``abs``
     derivatives of every order are ``sigmoid``'s, not those of the formula."""
     xp = namespace_of(t)
-    zero = xp.zeros((), dtype=t.dtype, **device_kw(t))  # torch's minimum takes no Python number
-    return xp.exp(xp.minimum(t, zero)) / (1.0 + xp.exp(-xp.abs(t)))
+    e = xp.exp(-xp.abs(t))
+    return xp.maximum(e, xp.astype(t >= 0, t.dtype)) / (1.0 + e)
 
 
 def _sigmoid_dt(t: Any, s: Any) -> Any:
