@@ -235,3 +235,72 @@ def test_a_0d_value_takes_numpys_pullback_in_either_form(
         for g, w in zip(got, want):
             assert np.shape(g) == np.shape(w) == () and np.asarray(g).dtype == np.float64
             np.testing.assert_allclose(g, w, rtol=1e-15, atol=0)
+
+
+def test_a_partial_marked_takes_numbers_gets_python_numbers_as_they_are() -> None:
+    """A partial marked ``takes_numbers`` receives a Python float operand as the float (pow's:
+    ``x ** 2.0``'s partial is ``2.0 * x``); every other partial a 0-d array of the output's dtype
+    -- in the rrule's pullback (generic and NumPy's), in the frule and in a Hessian."""
+    from chainrules import ad
+    from chainrules.core.scalar_rule import takes_numbers
+
+    seen: dict[str, list[type]] = {"marked": [], "plain": []}
+
+    def scaled(x: Any, c: Any) -> Any:
+        return x * c
+
+    def marked(x: Any, c: Any) -> Any:
+        return x * c
+
+    @takes_numbers
+    def d_marked(xp: Any, out: Any, x: Any, c: Any) -> Any:
+        seen["marked"].append(type(c))
+        return c * xp.ones_like(x) if type(c) is float else xp.ones_like(x) * c
+
+    def d_plain(xp: Any, out: Any, x: Any, c: Any) -> Any:
+        seen["plain"].append(type(c))
+        return xp.ones_like(x) * c
+
+    def d_c(xp: Any, out: Any, x: Any, c: Any) -> Any:
+        return x
+
+    cr.scalar_rule(marked, d_marked, takes_numbers(d_c), domain=((-1.0, 1.0), (-1.0, 1.0)))
+    cr.scalar_rule(scaled, d_plain, d_c, domain=((-1.0, 1.0), (-1.0, 1.0)))
+    traced_marked = cr.traceable(marked)
+    traced_plain = cr.traceable(scaled)
+    x = np.array([0.5, -0.25])
+    for f, key in ((traced_marked, "marked"), (traced_plain, "plain")):
+        seen[key].clear()
+        g = ad.grad(lambda v, f=f: np.sum(f(v, 3.0) ** 2))(x)
+        np.testing.assert_allclose(g, 2 * 9.0 * x)
+        _, pb = cr.rrule(f, x, 3.0)
+        np.testing.assert_allclose(cr.unthunk(pb(np.ones(2))[1]), [3.0, 3.0])
+        _, dy = cr.frule((None, np.ones(2), cr.ZeroTangent()), f, x, 3.0)
+        np.testing.assert_allclose(dy, [3.0, 3.0])
+        h = ad.hessian(lambda v, f=f: np.sum(f(v, 3.0) ** 2))(x)
+        np.testing.assert_allclose(h, 18.0 * np.eye(2))
+    assert seen["marked"] and set(seen["marked"]) == {float}, seen
+    assert seen["plain"] and float not in set(seen["plain"]), seen
+
+
+def test_pow_of_a_python_float_exponent_is_one_operation_in_a_hessian() -> None:
+    """``x ** 2.0``'s partial is ``2.0 * x``: its Hessian's forward trace records the product,
+    not the general formula's masks (``where``, ``isinf``, ``pow``)."""
+    from chainrules import ad
+    from chainrules.ad._forward import ForwardTrace
+
+    names: list[str] = []
+    process = ForwardTrace.process
+
+    def spy(self: Any, fn: Any, args: Any, kwargs: Any) -> Any:
+        names.append(getattr(fn, "__name__", str(fn)))
+        return process(self, fn, args, kwargs)
+
+    x = np.array([0.3, -0.7, 1.1])
+    ForwardTrace.process = spy  # type: ignore[method-assign]
+    try:
+        h = ad.hessian(lambda v: np.sum(v**2.0) + np.sum(v**3.0))(x)
+    finally:
+        ForwardTrace.process = process  # type: ignore[method-assign]
+    np.testing.assert_allclose(h, np.diag(2.0 + 6.0 * x))
+    assert "where" not in names and "isinf" not in names, names

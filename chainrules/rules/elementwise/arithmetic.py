@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from ...core.prelude import *
+from ...core.scalar_rule import takes_numbers
 from .._util import in_dtype, safe
 from .._util.elementwise import C_ANY, C_RIGHT, POS, SZ, R, lift
 from .._util.numpy_like import numpy_primal2
@@ -49,6 +50,10 @@ scalar_rule("positive", 1, domain=(R,), complex=C_ANY)
 
 
 # --- powers and roots ---------------------------------------------------------------------------
+_NUMBERS = (int, float, complex)
+
+
+@takes_numbers  # a Python-number exponent as it is: x ** 2.0's partial is 2.0 * x, one operation
 def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
     # y * x**(y - 1), and 0 where y == 0 (x**0 is constant; at 0**0 the formula is 0 * inf):
     # the exponent is made 1 there, so no inf is ever formed; and 0 at an infinite y where
@@ -58,6 +63,8 @@ def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
     # at x = 0, not 2
     # x ** 1 is x, bit for bit (inf, NaN and -0 included): x ** 2's partial is one product, a
     # forward tracer's one operation in a Hessian, not two
+    if type(x) in _NUMBERS:  # a number base (2.0 ** t): asked for by a direct caller only
+        x = xp.asarray(x, dtype=out.dtype)
     if type(y) is int:
         return y * (x if y == 2 else xp.pow(x, y - 1)) if y != 0 else xp.zeros_like(out)
     if type(y) is float:
@@ -65,15 +72,20 @@ def _pow_dx(xp: Any, out: Any, x: Any, y: Any) -> Any:
             return xp.zeros_like(out)
         p = x if y == 2 else xp.pow(x, y - 1)
         return y * p if math.isfinite(y) else xp.where(p == 0, p, y * p)
+    if type(y) is complex:
+        y = xp.asarray(y, dtype=out.dtype)
     p = xp.pow(x, xp.where(y == 0, xp.ones_like(y), y) - 1)
     return xp.where((p == 0) & xp.isinf(y), p, y * p)
 
 
+@takes_numbers
 def _pow_dy(xp: Any, out: Any, x: Any, y: Any) -> Any:
     # x**y * log(x), continued by 0 at x == 0 (where x**y -> 0 for y > 0) instead of 0 * -inf,
     # and 0 wherever x**y is 0 (its limit at x = inf for y < 0: x**y log x -> 0). At a real
     # x < 0 the partial is not real: NaN, without log's warning (x**2.0 of a negative x warns
     # nowhere, and its constant exponent's partial is never read)
+    if type(x) in _NUMBERS:
+        x = xp.asarray(x, dtype=out.dtype)
     if xp.isdtype(x.dtype, "complex floating"):
         return xp.where(out == 0, xp.zeros_like(out), out * xp.log(safe(xp, x)))
     d = out * xp.log(xp.where(x > 0, x, xp.ones_like(x)))
