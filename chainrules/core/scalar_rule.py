@@ -180,7 +180,10 @@ def _partial_args(
     where every partial of ``spec`` that is a function is marked :func:`takes_numbers`."""
     for a in args:
         if type(a) is float or type(a) is complex:
-            if all(c or getattr(p, "__chainrules_takes_numbers__", False) for p, c, _ in spec):
+            for p, c, _ in spec:  # a loop, not all() of a generator: x * 2.0 runs this
+                if not c and not getattr(p, "__chainrules_takes_numbers__", False):
+                    break
+            else:
                 return args
             return tuple(
                 xp.asarray(a, dtype=out.dtype) if type(a) in (float, complex) else a for a in args
