@@ -18,7 +18,11 @@ from chainrules.testing.examples import examples_for
 
 K = 3  # cotangents per chunk
 
-_CHUNKED = [r for r in registrations() if r.chunked_pullback and r.family in ("array_api", "numpy")]
+_CHUNKED = [
+    r
+    for r in registrations()
+    if r.chunked_pullback and r.family in ("array_api", "numpy", "callable")
+]
 
 
 def _rrule(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -27,6 +31,8 @@ def _rrule(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
 
 
 def _function(reg: cr.Registration) -> object:
+    if callable(reg.target):  # a callable's own registration (operator.getitem)
+        return reg.target
     return resolve_name(reg.family, str(reg.target), np)
 
 

@@ -37,6 +37,7 @@ array([[1., 1.],
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -92,12 +93,22 @@ def _gather_pullback(
     ``NoTangent()`` for the others (the key, the indices, an axis)."""
     project, like = ProjectTo(y, xp), _like(x)
     rest = (NO,) * (len(args) - 1)
+    y_rank = len(project.shape)
 
     def body(y_bar: Any) -> tuple[Any, ...]:
-        return (_ungather(xp, like, key, project, y_bar), *rest)
+        lead = tuple(y_bar.shape[: y_bar.ndim - y_rank])
+        if not lead:
+            return (_ungather(xp, like, key, project, y_bar), *rest)
+        # a chunk of cotangents: each scattered on its own (size-1 slices, no element read) and
+        # stacked, as an engine's loop would; NumPy's method writes a basic key's chunk at once
+        k = math.prod(lead)
+        flat = xp.reshape(y_bar, (k, *tuple(y_bar.shape[len(lead) :])))
+        rows = [xp.reshape(flat[r : r + 1, ...], tuple(flat.shape[1:])) for r in range(k)]
+        g = xp.stack([_ungather(xp, like, key, project, row) for row in rows])
+        return (xp.reshape(g, (*lead, *tuple(like.shape))), *rest)
 
     body.__name__ = body.__qualname__ = f"{name}_pullback"  # the rule's own name, in reprs
-    return pullback(y, args)(body)
+    return pullback(y, args, chunked=True)(body)
 
 
 def _gather_tangent(name: str, xp: Any, tangents: tuple[Any, ...], x: Any, key: IndexKey) -> Any:
@@ -133,7 +144,7 @@ def _sequence_getitem_rrule(x: Any, key: Any) -> tuple[Any, Any]:
     y = x[key]
     n, kind = len(x), type(x)
 
-    @pullback(y, (x, key))
+    @pullback(y, (x, key), chunked=True)  # a chunk rides along in the element's entry
     def getitem_pullback(y_bar: Any) -> tuple[Any, Any]:
         # y_bar: the checked cotangent of the element, or (a slice) the tuple of the elements'
         parts: list[Any] = [ZERO] * n
@@ -273,6 +284,12 @@ def _getitem_rrule_numpy(x: Any, key: Any, /) -> Any:
             else:
                 np.add.at(g, key, y_bar)
             return NO, g, NO
+        if chunk and basic and type(y_bar) is np.ndarray and y_bar.dtype == dtype:
+            lead = y_bar.shape[:chunk]
+            if y_bar.shape[chunk:] == y_shape:  # a chunk written through the key at once
+                g = np.zeros((*lead, *shape), dtype)
+                g[(slice(None),) * chunk + (key if type(key) is tuple else (key,))] = y_bar
+                return NO, g, NO
         # the generic pullback, from stand-ins of x and y made now (this one keeps neither
         # array, and the common case above needs no record of them)
         x_like, y_like = np.zeros(shape, dtype), np.zeros(y_shape, dtype)
@@ -284,7 +301,12 @@ def _getitem_rrule_numpy(x: Any, key: Any, /) -> Any:
 
 
 register_rrule(
-    operator.getitem, examples=_getitem_examples, generic=True, expect=_KEY_LIMITS, linear=True
+    operator.getitem,
+    examples=_getitem_examples,
+    generic=True,
+    expect=_KEY_LIMITS,
+    linear=True,
+    chunked_pullback=True,
 )(getitem_rrule)
 
 
@@ -366,7 +388,7 @@ def _numpy_take_along_axis_examples(rng: np.random.Generator) -> list[Any]:
 
 
 # --- take -----------------------------------------------------------------------------------------
-@register_rrule("take", examples=_take_examples, linear=True)
+@register_rrule("take", examples=_take_examples, linear=True, chunked_pullback=True)
 def take_rrule(x: Any, indices: Any, /, *, axis: Any = None) -> tuple[Any, Any]:
     xp = namespace_of(x, indices, fname="take")
     axis_opt(axis, "take")
@@ -396,7 +418,7 @@ def take_frule(
     return y, _gather_tangent("take", xp, tangents, x, key)
 
 
-@register_rrule("numpy:take", examples=_numpy_take_examples, linear=True)
+@register_rrule("numpy:take", examples=_numpy_take_examples, linear=True, chunked_pullback=True)
 def numpy_take_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     a = _NUMPY_TAKE.bind(args, kwargs)
     x, indices = a["a"], a["indices"]
@@ -459,7 +481,7 @@ def _numpy_take_along_axis(
     return xp, x, y, along_key(xp, x, indices, a["axis"], "take_along_axis")
 
 
-@register_rrule("take_along_axis", examples=_take_along_axis_examples)
+@register_rrule("take_along_axis", examples=_take_along_axis_examples, chunked_pullback=True)
 def take_along_axis_rrule(x: Any, indices: Any, /, *, axis: int = -1) -> tuple[Any, Any]:
     xp, y, key = _take_along_axis(x, indices, axis)
     return y, _gather_pullback("take_along_axis", xp, x, y, key, (x, indices))
@@ -473,7 +495,9 @@ def take_along_axis_frule(
     return y, _gather_tangent("take_along_axis", xp, tangents, x, key)
 
 
-@register_rrule("numpy:take_along_axis", examples=_numpy_take_along_axis_examples)
+@register_rrule(
+    "numpy:take_along_axis", examples=_numpy_take_along_axis_examples, chunked_pullback=True
+)
 def numpy_take_along_axis_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     xp, x, y, key = _numpy_take_along_axis(args, kwargs)
     return y, _gather_pullback("take_along_axis", xp, x, y, key, args)
