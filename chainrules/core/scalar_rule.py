@@ -116,7 +116,9 @@ def _apply(
     if is_const:
         return _times(partial.conjugate() if conj else partial, v)
     d = partial(xp, out, *args)
-    return _product(v, xp.conj(d) if conj else d, xp, strong)
+    if conj:  # a Python number's (a takes_numbers partial's) conjugate is its own method's
+        d = d.conjugate() if type(d) in (float, complex, int) else xp.conj(d)
+    return _product(v, d, xp, strong)
 
 
 def _times(p: Any, v: Any) -> Any:

@@ -29,18 +29,20 @@ __all__: list[str] = []  # rules only
 # --- sums, products, quotients ------------------------------------------------------------------
 scalar_rule("add", 1, 1, domain=(R, R), complex=C_ANY)
 scalar_rule("subtract", 1, -1, domain=(R, R), complex=C_ANY)
+# the partials take a Python-number operand as it is (takes_numbers): x * 2.0's partial is 2.0,
+# with no 0-d array made for it at every call
 scalar_rule(
     "multiply",
-    lambda xp, out, x, y: y,
-    lambda xp, out, x, y: x,
+    takes_numbers(lambda xp, out, x, y: y),
+    takes_numbers(lambda xp, out, x, y: x),
     domain=(R, R),
     complex=C_ANY,
     **SZ,
 )
 scalar_rule(
     ("divide", "numpy:true_divide"),
-    lambda xp, out, x, y: 1 / y,
-    lambda xp, out, x, y: -out / y,
+    takes_numbers(lambda xp, out, x, y: 1 / y),
+    takes_numbers(lambda xp, out, x, y: -out / y),
     domain=(R, POS),
     complex=C_RIGHT,
     **SZ,
