@@ -132,3 +132,21 @@ def test_operator_targets_follow_the_function() -> None:
     # the operator rules delegate to the function's rule: the engine loops over them (declared
     # per rule); their result equals the function's
     assert not takes_chunks(cr.find_rrule(operator.mul))
+
+
+@pytest.mark.parametrize("key", [1, (slice(1, 3),), "index array"])
+def test_a_chunk_through_the_generic_gather_reads_no_element(key: Any) -> None:
+    """getitem's generic pullback takes a chunk one cotangent at a time (``each_direction``):
+    each through a size-1 slice, never ``chunk[i]``, which a guarded device array refuses where
+    the cotangents are 0-d (``x[1]``'s); the chunk equals the loop."""
+    from chainrules.testing import to_numpy
+    from chainrules.testing.device import device_array
+
+    x = device_array(np.array([1.0, 2.0, 3.0]))
+    k = device_array(np.array([0, 2])) if key == "index array" else key
+    y, pb = _rrule(operator.getitem, x, k)
+    shape = tuple(np.shape(to_numpy(y)))
+    cts = np.random.default_rng(2).standard_normal((K, *shape))
+    got = to_numpy(pb(device_array(cts), chunk=1)[1])
+    want = np.stack([to_numpy(pb(device_array(cts[r]))[1]) for r in range(K)])
+    np.testing.assert_allclose(got, want, rtol=1e-15)

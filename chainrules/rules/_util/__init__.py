@@ -299,13 +299,16 @@ def lazy(project: ProjectTo, fn: Callable[[], Any]) -> Any:
 
 
 def each_direction(xp: Any, fn: Any, t: Any, extra: int) -> Any:
-    """``fn`` (a function of one unbatched tangent) applied to every direction of a chunk: a loop
-    over the chunk's directions (host metadata), never over elements."""
+    """``fn`` (a function of one unbatched tangent, or cotangent) applied to every direction of a
+    chunk: a loop over the chunk's directions (host metadata), never over elements; each
+    direction is a size-1 slice reshaped, not ``flat[i]``, which a guarded device array refuses
+    where the directions are 0-d (a chunk of a scalar's cotangents)."""
     if not extra:
         return fn(t)
     lead = tuple(t.shape[:extra])
     flat = xp.reshape(t, (math.prod(lead), *t.shape[extra:]))
-    outs = [fn(flat[i, ...]) for i in range(flat.shape[0])]
+    one = tuple(flat.shape[1:])
+    outs = [fn(xp.reshape(flat[i : i + 1, ...], one)) for i in range(flat.shape[0])]
     out = xp.stack(outs, axis=0)
     return xp.reshape(out, lead + tuple(out.shape[1:]))
 

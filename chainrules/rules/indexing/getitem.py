@@ -37,7 +37,6 @@ array([[1., 1.],
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -47,7 +46,7 @@ import numpy as np
 
 from ...core.prelude import *
 from ...core.scatter import MASK_KEY_UNDER_JIT, IndexKey, gather, parse_key
-from .._util import axis_int, axis_opt
+from .._util import axis_int, axis_opt, each_direction
 from .._util.indexing import along_key, index_axis, take_key
 from .._util.numpy_like import numpy_module
 
@@ -95,17 +94,13 @@ def _gather_pullback(
     rest = (NO,) * (len(args) - 1)
     y_rank = len(project.shape)
 
+    def ungather(g: Any) -> Any:
+        return _ungather(xp, like, key, project, g)
+
     def body(y_bar: Any) -> tuple[Any, ...]:
-        lead = tuple(y_bar.shape[: y_bar.ndim - y_rank])
-        if not lead:
-            return (_ungather(xp, like, key, project, y_bar), *rest)
-        # a chunk of cotangents: each scattered on its own (size-1 slices, no element read) and
-        # stacked, as an engine's loop would; NumPy's method writes a basic key's chunk at once
-        k = math.prod(lead)
-        flat = xp.reshape(y_bar, (k, *tuple(y_bar.shape[len(lead) :])))
-        rows = [xp.reshape(flat[r : r + 1, ...], tuple(flat.shape[1:])) for r in range(k)]
-        g = xp.stack([_ungather(xp, like, key, project, row) for row in rows])
-        return (xp.reshape(g, (*lead, *tuple(like.shape))), *rest)
+        # a chunk of cotangents is scattered one by one and stacked, as an engine's loop would;
+        # NumPy's method writes a basic key's chunk at once
+        return (each_direction(xp, ungather, y_bar, y_bar.ndim - y_rank), *rest)
 
     body.__name__ = body.__qualname__ = f"{name}_pullback"  # the rule's own name, in reprs
     return pullback(y, args, chunked=True)(body)
