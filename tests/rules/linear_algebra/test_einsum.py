@@ -123,7 +123,7 @@ def test_pullback_searches_a_contraction_path_only_where_it_pays(n, searched) ->
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((n, 2)), rng.standard_normal(2)
     g = np.ones(n)
-    assert bool(einsum.einsum_optimize(np, (g, x))) is searched  # w's cotangent: y_bar, x
+    assert bool(einsum.einsum_optimize(np, g.size + x.size)) is searched  # w's: y_bar, x
     einsum._einsum_spec.cache_clear()
     for _ in range(2):
         _, pb = cr.rrule(np.einsum, "ij,j->i", x, w)
