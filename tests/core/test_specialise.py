@@ -132,7 +132,7 @@ def _calling(s: Any) -> set[str]:
 def _users(s: sp.Specialised) -> list[cr.Registration]:
     """The registrations whose rule is ``s``, or whose rules live in a module (of the rules or
     of the core: ``scalar_rule``'s) that calls ``s``, or that a module calling ``s`` registered
-    (``scalar_rule``'s rules of partials written in the rule's file: ``exp_log._gap``)."""
+    (``scalar_rule``'s rules of partials written in the rule's file)."""
     mods = _calling(s)
     # a helper of the shared maths (chainrules.rules._util) that calls s: the modules calling it
     for name in [n for n in mods if n.startswith("chainrules.rules._util")]:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 
 import chainrules as cr
+from chainrules import ad
 from chainrules.rules.elementwise import exp_log
 from chainrules.rules.elementwise.exp_log import sigmoid
 from chainrules.testing import test_frule, test_rrule
@@ -73,7 +74,6 @@ def test_sigmoid_derivatives_of_every_order_are_its_own() -> None:
     and ``abs`` have kinks) and in both tails, against the closed forms
     ``s' = s (1 - s)``, ``s'' = s' (1 - 2 s)``, ``s''' = s' (1 - 6 s + 6 s^2)``: reverse and
     forward mode and their compositions."""
-    from chainrules import ad
 
     t = np.array([0.0, 1.5, -2.0, 30.0, -30.0])
     s = 1.0 / (1.0 + np.exp(-t))
@@ -106,3 +106,38 @@ def test_logaddexp_with_a_number_takes_one_pass_to_the_gap() -> None:
     np.testing.assert_allclose(bar[:3], 1.0 / (1.0 + np.exp(-t[:3])), rtol=1e-15)
     _, pb = cr.rrule(np.logaddexp, np.array([np.inf, 1.0]), np.array([np.inf, 1.0]))
     assert cr.unthunk(pb(np.ones(2))[1]).tolist() == [0.5, 0.5]
+
+
+def test_logaddexp_takes_a_python_number_as_it_is_on_every_library_and_under_jit() -> None:
+    """The partials take a Python number as it is (``takes_numbers``): a finite number's gap
+    is one subtraction, on any library and in ``ad.jit``'s recording, which then calls no
+    mask; an infinite number, or two numbers, take the masks and their answers."""
+    x = np.linspace(-2.0, 2.0, 7)
+    j = ad.jit(ad.value_and_grad(lambda w: np.sum(np.logaddexp(0.0, -w))))
+    _, g = j(x)
+    (replay,) = [r for r in j.recordings.values() if callable(r)]
+    called = [v for k, v in replay.__globals__.items() if k.startswith("c")]
+    assert not any(v is np.isinf or v is np.where for v in called), replay.source
+    np.testing.assert_allclose(j(x)[1], -1.0 / (1.0 + np.exp(x)), rtol=1e-14)
+    np.testing.assert_allclose(g, -1.0 / (1.0 + np.exp(x)), rtol=1e-14)
+    inf = np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for a, b, want in [
+            (inf, inf, (0.5, 0.5)),
+            (1e20, 1e20, (0.5, 0.5)),
+            (inf, 1.0, (1.0, 0.0)),
+            (-inf, np.array(1.0), (0.0, 1.0)),
+            (np.array(inf), inf, (0.5, 0.5)),
+        ]:
+            y, pb = cr.rrule(np.logaddexp, a, b)
+            assert tuple(float(cr.unthunk(v)) for v in pb(np.ones_like(y))[1:]) == want, (a, b)
+    torch = pytest.importorskip("torch")
+    import array_api_compat.torch as tx
+
+    t = torch.tensor([-1.0, 0.0, 2.0, inf], dtype=torch.float64)
+    y, pb = cr.rrule(tx.logaddexp, 0.0, t)  # sigmoid(t)
+    want = [1 / (1 + np.exp(1.0)), 0.5, 1 / (1 + np.exp(-2.0)), 1.0]
+    np.testing.assert_allclose(cr.unthunk(pb(torch.ones_like(y))[2]).numpy(), want, rtol=1e-15)
+    y, pb = cr.rrule(tx.logaddexp, inf, t)  # an infinite number: the tie's 1/2
+    assert cr.unthunk(pb(torch.ones_like(y))[2]).tolist() == [0.0, 0.0, 0.0, 0.5]
