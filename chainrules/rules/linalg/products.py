@@ -47,13 +47,13 @@ from .._util.products import *
 
 
 def _eye(xp: Any, n: int, m: int, k: int, like: Any) -> Any:
-    """The constant ``eye(n, m, k=k)`` in ``like``'s floating dtype and device, built by
-    comparing two ``arange``s: dask's ``eye(n, m)`` with ``m > n`` builds a broken graph (dask
-    issue 11937), and this form also stays chunked like the aranges."""
-    dev = array_api_compat.device(like)
-    rows = xp.reshape(xp.arange(n, device=dev), (n, 1))
-    cols = xp.reshape(xp.arange(m, device=dev), (1, m))
-    return xp.astype(rows + k == cols, like.dtype)
+    """The constant ``eye(n, m, k=k)`` in ``like``'s floating dtype and device; for ``m > n`` as
+    the transpose of ``eye(m, n, k=-k)``: dask's ``eye(n, m)`` with ``m > n`` builds a broken
+    graph (dask issue 11937)."""
+    kw = {"dtype": like.dtype, "device": array_api_compat.device(like)}
+    if m <= n:
+        return xp.eye(n, m, k=k, **kw)
+    return xp.matrix_transpose(xp.eye(m, n, k=-k, **kw))
 
 
 # --- outer ----------------------------------------------------------------------------------------
