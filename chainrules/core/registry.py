@@ -410,7 +410,10 @@ on_register.append(_forget)
 
 
 def _children(tree: Any) -> Any:
-    if type(tree) is dict:
+    t = type(tree)
+    if t is tuple or t is list:  # the positional arguments, every call: no dataclass lookup
+        return tree
+    if t is dict:
         return tree.values()
     spec = dataclass_fields(type(tree))
     if spec is not None:

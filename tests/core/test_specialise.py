@@ -24,7 +24,7 @@ import pytest
 
 import chainrules as cr
 from chainrules.core import specialise as sp
-from chainrules.core.registry import registrations
+from chainrules.core.registry import find_rrule, registrations
 from chainrules.testing.backends import BACKENDS
 from chainrules.testing.examples import examples_for
 
@@ -107,10 +107,55 @@ def test_library_of_reads_arrays_and_real_modules_only() -> None:
 _LIBS = {"numpy": "numpy", "torch": "torch", "jax": "jax"}  # method library -> testing backend
 
 
-def _pairs() -> list[tuple[sp.Specialised, str]]:
+def _numpy_rrule(reg: cr.Registration) -> Any:
+    """The rrule that NumPy's function of ``reg`` finds: for a registration that makes its rules
+    for each library's function when first used (``bind_in=``: scipy.special's), the one made
+    for NumPy's, made now."""
+    f = BACKENDS["numpy"].function(reg)
+    return None if f is None else find_rrule(f)
+
+
+def _made_per_function() -> dict[int, tuple[str, list[str]]]:
+    """``id(rule) -> (registration, its method libraries)`` of the rules with methods that a
+    registration makes for NumPy's function (made here). They are made again whenever the
+    registry changes (a test registering a rule), so their test finds them by registration."""
     import chainrules.rules  # noqa: F401  (every rule module, so every method, is declared)
 
-    return [(s, lib) for s in sp.methods() for lib in sorted(s.library_methods) if lib in _LIBS]
+    out = {}
+    for reg in registrations():
+        r = _numpy_rrule(reg)
+        if isinstance(r, sp.Specialised) and r.library_methods and r is not reg.rrule:
+            out[id(r)] = (reg.name, sorted(lib for lib in r.library_methods if lib in _LIBS))
+    return out
+
+
+def _declared(s: sp.Specialised) -> bool:
+    """Whether ``s`` is a module's function or a registration's own rule: not one made for a
+    library's function (those, and any left from before the registry last changed, are the
+    next test's)."""
+    if any(s is r for reg in registrations() for r in (reg.rrule, reg.frule)):
+        return True
+    return any(
+        s is v
+        for name, m in list(sys.modules.items())
+        if name.startswith("chainrules.")
+        for v in list(vars(m).values())
+    )
+
+
+def _pairs() -> list[tuple[sp.Specialised, str]]:
+    _made_per_function()  # made now, so that the methods of every rule are declared
+    return [
+        (s, lib)
+        for s in sp.methods()
+        if _declared(s)
+        for lib in sorted(s.library_methods)
+        if lib in _LIBS
+    ]
+
+
+def _made_pairs() -> list[tuple[str, str]]:
+    return [(name, lib) for name, libs in _made_per_function().values() for lib in libs]
 
 
 def _calls(f: Any, s: Any) -> bool:
@@ -130,9 +175,10 @@ def _calling(s: Any) -> set[str]:
 
 
 def _users(s: sp.Specialised) -> list[cr.Registration]:
-    """The registrations whose rule is ``s``, or whose rules live in a module (of the rules or
-    of the core: ``scalar_rule``'s) that calls ``s``, or that a module calling ``s`` registered
-    (``scalar_rule``'s rules of partials written in the rule's file)."""
+    """The registrations whose rule is ``s`` (their own, or the one made for NumPy's function),
+    or whose rules live in a module (of the rules or of the core: ``scalar_rule``'s) that calls
+    ``s``, or that a module calling ``s`` registered (``scalar_rule``'s rules of partials written
+    in the rule's file)."""
     mods = _calling(s)
     # a helper of the shared maths (chainrules.rules._util) that calls s: the modules calling it
     for name in [n for n in mods if n.startswith("chainrules.rules._util")]:
@@ -142,8 +188,10 @@ def _users(s: sp.Specialised) -> list[cr.Registration]:
     out = []
     for reg in registrations():
         rules = [r for r in (reg.rrule, reg.frule) if r is not None]
-        if reg.module in mods or any(
-            r is s or getattr(r, "__module__", None) in mods for r in rules
+        if (
+            reg.module in mods
+            or any(r is s or getattr(r, "__module__", None) in mods for r in rules)
+            or _numpy_rrule(reg) is s  # a rule made for NumPy's function (bind_in=)
         ):
             out.append(reg)
     return out
@@ -274,6 +322,19 @@ def _jitted(f: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 def test_every_library_method_agrees_with_the_generic_path(s: sp.Specialised, lib: str) -> None:
     reached, bad = _checked(s, lib)
     assert reached, f"no example of the rules that use {s!r} reaches its {lib} method"
+    assert not bad, bad
+
+
+@pytest.mark.parametrize(("name", "lib"), _made_pairs())
+def test_every_method_of_a_rule_made_per_function_agrees_with_the_generic_path(
+    name: str, lib: str
+) -> None:
+    """The same for the rules a registration makes for each library's function (``bind_in=``:
+    scipy.special's), found through the registration as the registry holds it now."""
+    (reg,) = [r for r in registrations() if r.name == name]
+    s = _numpy_rrule(reg)
+    reached, bad = _checked(s, lib)
+    assert reached, f"no example of {name} reaches its {lib} method"
     assert not bad, bad
 
 

@@ -23,6 +23,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ...core.prelude import *
 from ...core.registry import Source, caller_module, traceable_running
 from ...core.scalar_rule import align_tangent
@@ -176,10 +178,14 @@ def _elementwise_rules(
         ctx = _Ctx(mod, scipy, xp, y0, bound, dict(zip(params, vals)))
         return xp, y, ctx, vals
 
+    @specialise
     def special_rrule(*args: Any, **kwargs: Any) -> tuple[Any, Callable[[Any], Any]]:
         xp, y, ctx, vals = setup(args, kwargs)
         ys = tuple(y) if nout > 1 else (y,)
-        cplx = any(getattr(v, "dtype", None) is not None and _is_complex(xp, v) for v in ys)
+        cplx = False
+        for v in ys:  # a loop, not any() of a generator: every call runs it
+            if getattr(v, "dtype", None) is not None and dtype_kind(v.dtype, xp) == "c":
+                cplx = True
         diff = [
             partials[i] is not None and not isinstance(zero_tangent(a), NoTangent)
             for i, a in enumerate(args)
@@ -218,6 +224,65 @@ def _elementwise_rules(
 
         return y, special_pullback
 
+    def _special_rrule_numpy(*args: Any, **kwargs: Any) -> Any:
+        """SciPy's function of NumPy arrays of one shape and floating dtype, all positional, with
+        one output of that shape, in that dtype (or complex): the primal and, for a NumPy
+        cotangent of its shape and dtype, each argument's cotangent, ``y_bar`` times its
+        conjugated partial (the real part for a real argument of a complex output); any other
+        cotangent goes to the generic pullback, built then. At n = 5 the generic binding,
+        projections and cotangent checks cost about 8 us in the rrule and 5 in the pullback
+        around a 0.3 us ufunc (``gammaln``, ``expit``, ``erf``; ``sin``'s rules take 2 + 2):
+        scipy.special's functions are in a third of the population's registry-generated
+        programs."""
+        if kwargs or len(args) != len(params):
+            return NotImplemented
+        shape, dtype = args[0].shape, args[0].dtype
+        if dtype.kind not in "fc":
+            return NotImplemented
+        for a in args:
+            if type(a) is not np.ndarray or a.shape != shape or a.dtype != dtype:
+                return NotImplemented
+        y = primal()(*args)
+        if not isinstance(y, np.ndarray | np.generic) or y.shape != shape:
+            return NotImplemented
+        cplx = y.dtype.kind == "c"
+        real = cplx and dtype.kind == "f"  # a complex function of real arguments (wofz)
+        if y.dtype != dtype and not real:
+            return NotImplemented
+
+        made: list[_Ctx] = []  # what the partials read, made once (at the first pullback)
+
+        def bar(i: int, y_bar: Any) -> Any:
+            if not made:
+                xp = namespace_of(args[0])
+                kw = sig.bind(args, {})
+                made.append(_Ctx(traceable_module(special.module), True, xp, y, kw, {}))
+                made[0].v.update(zip(params, args))
+            d = partials[i](made[0], *args)  # type: ignore[operator, misc]
+            if isinstance(d, SplitPartial):
+                g = d.pull(made[0].xp, y_bar, cplx)
+            else:
+                g = y_bar * (np.conj(d) if cplx else d)
+            g = g.real if real else g  # onto the real argument, as its projection
+            return g if g.dtype == dtype else g.astype(dtype)
+
+        def special_pullback(y_bar: Any) -> tuple[Any, ...]:
+            if type(y_bar) is Thunk:
+                y_bar = unthunk(y_bar)
+            if (
+                not isinstance(y_bar, np.ndarray | np.generic)
+                or y_bar.shape != shape
+                or y_bar.dtype != y.dtype
+            ):
+                return special_rrule.generic(*args)[1](y_bar)
+            return (NO, *[bar(i, y_bar) for i in range(len(args))])  # as the generic: arrays
+
+        return y, special_pullback
+
+    # SciPy's functions with one output and a formula for every argument's partial
+    if nout == 1 and scipy and not distribution and refuse is None and all(map(callable, partials)):
+        special_rrule.method("numpy")(_special_rrule_numpy)
+
     def special_frule(tangents: tuple[Any, ...], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
         xp, y, ctx, vals = setup(args, kwargs)
         ys = tuple(y) if nout > 1 else (y,)
@@ -246,12 +311,6 @@ def _elementwise_rules(
         return y, Tangent(*outs, primal_type=type(y))
 
     return special_rrule, special_frule
-
-
-def _is_complex(xp: Any, v: Any) -> bool:
-    from ...core.namespaces import scalar_kind
-
-    return scalar_kind(v, xp) == "c"
 
 
 def _binder(
