@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...core.prelude import *
 from .._util import chunk_axes, expand_reduced, in_dtype, reduced_size
 from .._util.statistical import *
@@ -32,6 +34,7 @@ _PROD = signatures(
 # fmt: on
 
 
+@specialise
 def _others_product(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
     """``prod over axes of x, leaving out each element in turn``, exact with zeros."""
     nd = x.ndim
@@ -54,6 +57,28 @@ def _others_product(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
         inverse = tuple(perm.index(i) for i in range(nd))
         others = xp.permute_dims(others, inverse)
     return others
+
+
+@_others_product.method("numpy")
+def _others_product_numpy(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    """A floating NumPy array over a non-empty reduction: the exclusive products as two
+    ``np.cumprod`` written behind a leading (and a trailing) 1, where the array API's
+    ``cumulative_prod(..., include_initial=True)`` takes 7 us a side through its compat wrapper
+    at n = 5 (NumPy's ``cumprod`` 1.8): ``prod``'s pullback 26 -> 13 us, Griewank's gradient
+    137 -> 114 us. ``prod`` is in a dozen of the population's test functions."""
+    if type(x) is not np.ndarray or x.dtype.kind not in "fc" or not axes or 0 in x.shape:
+        return NotImplemented
+    nd = x.ndim
+    perm = tuple(a for a in range(nd) if a not in axes) + tuple(axes)
+    moved = perm != tuple(range(nd))
+    xt = x.transpose(perm) if moved else x
+    flat = xt.reshape((*xt.shape[: nd - len(axes)], -1))
+    left, right = np.empty_like(flat), np.empty_like(flat)
+    left[..., 0] = right[..., -1] = 1
+    np.cumprod(flat[..., :-1], axis=-1, out=left[..., 1:])
+    np.cumprod(flat[..., :0:-1], axis=-1, out=right[..., -2::-1])
+    others = (left * right).reshape(xt.shape)
+    return others.transpose(np.argsort(perm)) if moved else others
 
 
 def _prod_ex(rng: Any) -> list[Any]:
