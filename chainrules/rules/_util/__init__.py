@@ -353,11 +353,14 @@ class TraceableModule:
 
     def __getattr__(self, name: str) -> Any:
         # the first lookup of a name: kept as an attribute of the instance, so that later ones
-        # are plain attribute reads (a partial's ``sp.digamma`` took 1.2 us through here)
+        # are plain attribute reads (a partial's ``sp.digamma`` took 1.2 us through here) --
+        # unless the class answers the name itself (a subclass's guarded solver, which reaches
+        # the module's function through here): kept, it would shadow the class's method
         value = getattr(self._mod, name)
         dispatches = isinstance(value, np.ufunc) or not callable(value)
         call = value if dispatches else traceable(value)
-        setattr(self, name, call)
+        if not hasattr(type(self), name):
+            setattr(self, name, call)
         return call
 
 

@@ -126,3 +126,23 @@ def test_zero_batch_value_pullback_and_pushforward(f: Any, cases: Any) -> None:
         for got, w in zip(_leaves(t), _leaves(want)):
             if isinstance(got, np.ndarray):
                 assert np.shape(got) == np.shape(w)
+
+
+def test_the_guarded_solvers_stay_guarded_after_their_first_call() -> None:
+    """``_ZeroBatches``'s solvers reach SciPy's through the module lookup, which keeps what it
+    finds as attributes: a name the class answers itself must not be kept, or the second call
+    of ``solve_triangular`` on a zero-size batch would go to SciPy, which refuses it (the order
+    of the test suite's modules once decided that)."""
+    import scipy.linalg
+
+    from chainrules.rules._util.scipy_linalg import _ZeroBatches
+
+    mod = _ZeroBatches(scipy.linalg)
+    a, b = np.eye(3), np.ones((3, 2))
+    empty_a, empty_b = np.zeros((0, 3, 3)), np.zeros((0, 3, 2))
+    for _ in range(2):
+        np.testing.assert_allclose(mod.solve_triangular(a, b), b)
+        assert mod.solve_triangular(empty_a, empty_b).shape == (0, 3, 2)
+        q = np.zeros((0, 3, 3))
+        assert mod.solve_sylvester(empty_a, empty_a, q).shape == (0, 3, 3)
+        np.testing.assert_allclose(mod.solve_sylvester(a, a, np.eye(3)), 0.5 * np.eye(3))
