@@ -31,6 +31,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..core.namespaces import is_array, namespace_of
 from ..core.pytree import DataclassNode, flatten, unflatten
 from ._classes import tracer_class
@@ -54,7 +56,7 @@ class JitTrace(Trace):
     """Records every call made on its tracers as ``(fn, values, slots, kwargs, kwslots,
     outputs)``; a tracer's ``_aux`` is its slot, ``None`` for a constant of the recording."""
 
-    __slots__ = ("inputs", "n", "ops", "rerun", "why")
+    __slots__ = ("buffers", "inputs", "n", "ops", "rerun", "why")
 
     def __init__(self, cls: type[Tracer]) -> None:
         super().__init__(cls)
@@ -63,6 +65,7 @@ class JitTrace(Trace):
         self.inputs = 0
         self.why: str | None = None  # why the recording stopped
         self.rerun = False  # its result is not the function's: it wrote into an argument
+        self.buffers: dict[int, Any] = {}  # slot -> dtype, shape: a large array a ufunc made
 
     def new(self, value: Any) -> Tracer:
         t = self.wrap(value, self.n, tracer_class(value))
@@ -131,6 +134,8 @@ class JitTrace(Trace):
         if e is not None and e.kind == "metadata":  # shapes, dtypes: fixed by the signature
             return _consts(self, y)
         out, outspec = self._outputs(y)
+        if _writable(fn, kw) and type(y) is np.ndarray and y.nbytes >= _MIN_BUFFER:
+            self.buffers[outspec[1]] = (y.dtype, y.shape)
         self.ops.append((fn, vals, slots, kw, kwslots, outspec))
         return out
 
@@ -148,6 +153,17 @@ class JitTrace(Trace):
         else:
             self.stop(f"a call returns a {type(y).__name__}, not an array")
         return y, ("const",)
+
+
+# NumPy's own threshold for eliding a temporary (``NPY_MIN_ELIDE_BYTES``): below it a fresh array
+# costs less than the ``out=`` argument's handling
+_MIN_BUFFER = 256 * 1024
+
+
+def _writable(fn: Any, kw: dict[str, Any]) -> bool:
+    """``fn(..., **kw)`` is a NumPy ufunc of one output that allocates it: it returns a fresh
+    array, never a view, and it can write its result into an argument it reads (``out=``)."""
+    return type(fn) is np.ufunc and fn.nout == 1 and "out" not in kw and "where" not in kw
 
 
 def _named(y: Any) -> bool:
@@ -239,6 +255,42 @@ def _written(spec: Any, into: list[int]) -> None:
             _written(sp, into)
 
 
+def _buffer_plan(
+    trace: JitTrace, reads: list[set[int]], last: dict[int, int], results: set[int]
+) -> dict[int, int]:
+    """``{call: slot}``: the calls that write their result into an intermediate array they read
+    last (``out=``) instead of a fresh one, as NumPy elides a temporary in ``a * b + c``.
+
+    A slot qualifies where a ufunc made it (a fresh array: no caller's array, no constant and no
+    view of either), no call but a ufunc reads it (so no view of it exists: writing into it
+    changes no other slot), it is not a result, and it has the call's result's dtype and shape.
+    At 1e6 elements each array the replay allocates costs its pages' faults, about as much as the
+    pass that fills it (the programs at scale of ``benchmarks/population``)."""
+    buffers = trace.buffers
+    if not buffers:
+        return {}
+    viewed: set[int] = set()  # slots some call other than a ufunc reads: a view may exist
+    for (fn, _, _, kw, _, _), r in zip(trace.ops, reads):
+        if not _writable(fn, kw):
+            viewed |= r
+    into: dict[int, int] = {}
+    for i, (_, _, _, _, _, outspec) in enumerate(trace.ops):
+        o = outspec[1] if outspec[0] == "slot" else None
+        if o not in buffers:
+            continue
+        for s in sorted(reads[i]):
+            if (
+                s in buffers
+                and last[s] == i
+                and s not in results
+                and s not in viewed
+                and buffers[s] == buffers[o]
+            ):
+                into[i] = s
+                break
+    return into
+
+
 def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..., Any]:
     """The recorded calls of ``trace`` as one Python function of its input arrays.
 
@@ -258,9 +310,12 @@ def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..
         reads.append(r)
         for s in r:
             last[s] = i
+    into = _buffer_plan(trace, reads, last, results)
     for i, (fn, vals, slots, kw, kwslots, outspec) in enumerate(trace.ops):
         args = [src.arg(s, v) for s, v in zip(slots, vals)]
         args += [f"{k}={src.arg(kwslots[k], v)}" for k, v in kw.items()]
+        if i in into:
+            args.append(f"out=s{into[i]}")
         call = f"{src.const(fn)}({', '.join(args)})"
         if outspec[0] == "slot":
             src.unpack(call, outspec)

@@ -159,6 +159,59 @@ def test_replay_releases_each_intermediate_after_its_last_use() -> None:
             _close(j(x), f(x))
 
 
+BIG = np.random.default_rng(3).standard_normal(40_000)  # 320 kB: NumPy's elision size
+
+
+def _writes_into(replay: Any) -> list[str]:
+    return re.findall(r"out=s\d+", replay.source)
+
+
+def test_large_intermediates_are_written_into_not_allocated() -> None:
+    """At NumPy's elision size a ufunc writes its result into an intermediate that it reads
+    last: the replay's arrays are fewer and the result is the function's, bit for bit. Below it
+    (and for the caller's arrays, constants and results) no call is given ``out=``."""
+
+    def chain(x: Any) -> Any:
+        return np.sum(np.sin(x) * np.exp(-x * x) + np.tanh(x))
+
+    for f in (chain, ad.value_and_grad(chain)):
+        j = ad.jit(f)
+        j(BIG)
+        (replay,) = _replays(j)
+        assert len(_writes_into(replay)) >= 2, replay.source
+        x = BIG * 0.9
+        kept = x.copy()
+        got, want = j(x), f(x)
+        np.testing.assert_array_equal(x, kept)  # the argument is never written
+        for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+            np.testing.assert_array_equal(g, w)
+    small = ad.jit(ad.value_and_grad(chain))
+    small(X0)
+    assert not any(_writes_into(r) for r in _replays(small))
+
+
+def test_an_intermediate_with_a_view_or_returned_is_never_written() -> None:
+    """A ufunc's result that a view reads (a reshape, a slice, a transpose: any call other than
+    a ufunc may return one) or that the function returns keeps its values to the end."""
+
+    def viewed(x: Any) -> Any:
+        y = np.sin(x)
+        v = y.reshape(200, 200).T  # reads y's memory, used after y's last ufunc
+        z = np.exp(y)  # y's last read by a ufunc: y would be z's buffer without the view
+        return np.sum(v.reshape(-1) * z)
+
+    def returned(x: Any) -> Any:
+        y = np.sin(x)
+        return y, np.exp(y) + 1.0
+
+    for f in (viewed, ad.value_and_grad(viewed), returned):
+        j = ad.jit(f)
+        j(BIG)
+        x = BIG + 0.5
+        _close(j(x), f(x))
+        _close(j(BIG), f(BIG))
+
+
 def test_pytree_and_keyword_arguments() -> None:
     def loss(params: dict[str, Any], x: Any, *, scale: float) -> Any:
         h = np.tanh(x @ params["w"] + params["b"])
