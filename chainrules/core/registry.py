@@ -410,10 +410,7 @@ on_register.append(_forget)
 
 
 def _children(tree: Any) -> Any:
-    t = type(tree)
-    if t is tuple or t is list:  # the positional arguments, every call: no dataclass lookup
-        return tree
-    if t is dict:
+    if type(tree) is dict:
         return tree.values()
     spec = dataclass_fields(type(tree))
     if spec is not None:

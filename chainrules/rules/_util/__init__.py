@@ -298,6 +298,15 @@ def lazy(project: ProjectTo, fn: Callable[[], Any]) -> Any:
     return Thunk(fn) if project.differentiable else NO
 
 
+def forced_like(y_bar: Any, array: type, shape: Any, dtype: Any, scalar: Any = ()) -> Any:
+    """``y_bar`` forced if it is a ``Thunk``, where it is then exactly of the library's type
+    ``array`` (or of its 0-d ``scalar`` type), of ``shape`` and ``dtype``: the cotangent a library
+    method's pullback takes as it is; ``None`` for any other, which the generic pullback takes."""
+    forced: Any = unthunk(y_bar) if type(y_bar) is Thunk else y_bar
+    exact = type(forced) is array or isinstance(forced, scalar)
+    return forced if exact and forced.shape == shape and forced.dtype == dtype else None
+
+
 def each_direction(xp: Any, fn: Any, t: Any, extra: int) -> Any:
     """``fn`` (a function of one unbatched tangent, or cotangent) applied to every direction of a
     chunk: a loop over the chunk's directions (host metadata), never over elements; each

@@ -28,7 +28,7 @@ import numpy as np
 from ...core.prelude import *
 from ...core.registry import Source, caller_module, traceable_running
 from ...core.scalar_rule import align_tangent
-from . import traceable_module
+from . import forced_like, traceable_module
 
 
 def _siblings(xp: Any, own: Source) -> Any:
@@ -267,15 +267,10 @@ def _elementwise_rules(
             return g if g.dtype == dtype else g.astype(dtype)
 
         def special_pullback(y_bar: Any) -> tuple[Any, ...]:
-            if type(y_bar) is Thunk:
-                y_bar = unthunk(y_bar)
-            if (
-                not isinstance(y_bar, np.ndarray | np.generic)
-                or y_bar.shape != shape
-                or y_bar.dtype != y.dtype
-            ):
+            forced = forced_like(y_bar, np.ndarray, shape, y.dtype, np.generic)
+            if forced is None:
                 return special_rrule.generic(*args)[1](y_bar)
-            return (NO, *[bar(i, y_bar) for i in range(len(args))])  # as the generic: arrays
+            return (NO, *[bar(i, forced) for i in range(len(args))])  # as the generic: arrays
 
         return y, special_pullback
 

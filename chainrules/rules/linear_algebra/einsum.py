@@ -29,7 +29,7 @@ import array_api_compat
 import numpy as np
 
 from ...core.prelude import *
-from .._util import conj, lazy
+from .._util import conj, forced_like, lazy
 from .._util.products import *
 
 # --- einsum ---------------------------------------------------------------------------------------
@@ -334,17 +334,12 @@ def _einsum_rrule_numpy(first: Any, args: Any, kwargs: Any) -> Any:
     y = np.einsum(args[0], *ops)
 
     def einsum_pullback(y_bar: Any) -> tuple[Any, ...]:
-        if type(y_bar) is Thunk:
-            y_bar = unthunk(y_bar)
-        if (
-            (type(y_bar) is not np.ndarray and not isinstance(y_bar, np.generic))
-            or y_bar.shape != y.shape
-            or y_bar.dtype != dtype
-        ):
-            return _einsum_pullback(np, args, ops, ops, spec, y)(y_bar)
+        forced = forced_like(y_bar, np.ndarray, y.shape, dtype, np.generic)
+        if forced is None:  # the generic rule's namespace: array-api-compat's
+            return _einsum_pullback(namespace_of(*ops), args, ops, ops, spec, y)(y_bar)
         bar = functools.partial(_einsum_back, np, spec, ops)
         # the function and the subscripts have no tangent, then one per operand
-        return (NO, NO, *(Thunk(functools.partial(bar, k, y_bar, True)) for k in range(len(ops))))
+        return (NO, NO, *(Thunk(functools.partial(bar, k, forced, True)) for k in range(len(ops))))
 
     return y, einsum_pullback
 

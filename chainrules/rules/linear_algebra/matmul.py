@@ -30,7 +30,7 @@ import array_api_compat
 import numpy as np
 
 from ...core.prelude import *
-from .._util import adjoint, conj, lazy
+from .._util import adjoint, conj, forced_like, lazy
 from .._util.creation import Rules, register_pair
 from .._util.products import *
 
@@ -154,18 +154,11 @@ def _dense_matmul(
     y = a @ b
 
     def matmul_pullback(y_bar: Any, chunk: int = 0) -> tuple[Any, Any, Any]:
-        if type(y_bar) is Thunk:
-            y_bar = unthunk(y_bar)
-        if (
-            chunk
-            or (type(y_bar) is not array and not isinstance(y_bar, scalar))
-            or y_bar.shape != y.shape
-            or y_bar.dtype != dtype
-            or y_bar.device != y.device
-        ):
+        forced = None if chunk else forced_like(y_bar, array, y.shape, dtype, scalar)
+        if forced is None or forced.device != y.device:
             return _matmul_pullback(namespace_of(a, b), args, y)(y_bar, chunk=chunk)
-        a_bar = Thunk(functools.partial(_left_bar, y_bar, b))
-        return NO, a_bar, Thunk(functools.partial(_right_bar, a, y_bar))
+        a_bar = Thunk(functools.partial(_left_bar, forced, b))
+        return NO, a_bar, Thunk(functools.partial(_right_bar, a, forced))
 
     return y, matmul_pullback
 
