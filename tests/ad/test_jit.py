@@ -390,10 +390,20 @@ def test_under_jax_jit_the_recording_is_traced_through() -> None:
 
 
 # --- the population: programs others wrote -----------------------------------------------------
-def test_population_programs_replay_what_they_compute() -> None:
+@pytest.mark.parametrize("every", [False, True], ids=["default", "every-ufunc-writes-into"])
+def test_population_programs_replay_what_they_compute(
+    every: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every population program's grad and hessian, recorded at its point and replayed at
-    another, equals the transformation without jit there; almost all of them replay."""
+    another, equals the transformation without jit there; almost all of them replay. Again with
+    every ufunc's result, at any size, a buffer a later ufunc may write into: the population's
+    views, slices and returned intermediates at n <= 10 check the buffer plan's rules."""
     pytest.importorskip("scipy")
+    from chainrules.ad import _jit
+
+    if every:
+        monkeypatch.setattr(_jit, "_MIN_BUFFER", 0)
+    writes = 0
     from benchmarks.population.bench import _nondeterministic, disagreement, quiet, transforms_of
     from benchmarks.population.programs import population
 
@@ -418,10 +428,12 @@ def test_population_programs_replay_what_they_compute() -> None:
                 got = j(x1, *p.args[1:])
                 cells += 1
                 replayed += bool(_replays(j))
+                writes += sum(len(_writes_into(r)) for r in _replays(j))
                 if why := disagreement(got, want, 1e-9):
                     wrong.append(f"{p.name} {t}: {why}")
     assert not wrong, wrong
     assert cells > 500 and replayed >= 0.95 * cells, (replayed, cells)
+    assert (writes > 1000) if every else writes == 0, writes  # n <= 10: below the size
 
 
 @pytest.mark.parametrize("writer", ["put", "copyto", "fill_diagonal"])
