@@ -9,9 +9,12 @@ recording holds the forward pass and the backward pass as plain library calls. T
 calls become one Python function (generated source, constants bound as its globals); later
 calls with the same signature run it, with no tracer, no rule look-up and no tape.
 
-What a recording cannot replay, it does not record. It stops (and the signature runs ``f`` as it
-is, every call) when a traced value is read on the host (``bool(x)``, ``float(x)``,
-``numpy.asarray(x)``: the program may branch on it), when an input is written into, when a call
+A boolean or integer 0-d value read on the host (``if x > 0:``, Python's ``max``, ``int(n)``:
+the program branches on it) is a guard: the replay computes it again and raises ``_Branch``
+where it differs, and that call is recorded as another branch of its signature (at most
+``MAX_BRANCHES``). What a recording cannot replay, it does not record. It stops (and the
+signature runs ``f`` as it is, every call) when another traced value is read on the host
+(``float(x)``, ``numpy.asarray(x)``), when an input is written into, when a call
 returns something other than an array (``numpy.allclose``), when a call writes into ``out=``,
 or when the recording raises (``f`` is then called as it is, which raises the error a user
 would see without ``jit``). A replayed call whose result has another shape than when it was
@@ -33,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.namespaces import is_array, namespace_of
+from ..core.namespaces import dtype_kind, is_array, namespace_of
 from ..core.pytree import DataclassNode, flatten, unflatten
 from ._classes import tracer_class
 from ._tracer import _SEQ, ACTIVE, CREATED, Trace, Tracer, _entry_of
@@ -52,11 +55,20 @@ class _Mismatch(Exception):
     """A replayed call returned another shape than when it was recorded."""
 
 
+class _Branch(Exception):
+    """A value the recording read on the host (a guard) is another at this call."""
+
+
+_GUARD = object()  # the ``fn`` of a guard among the recorded calls
+MAX_GUARDS = 256  # values read on the host per recording
+MAX_BRANCHES = 8  # recordings kept per signature, one per outcome of its guards
+
+
 class JitTrace(Trace):
     """Records every call made on its tracers as ``(fn, values, slots, kwargs, kwslots,
     outputs)``; a tracer's ``_aux`` is its slot, ``None`` for a constant of the recording."""
 
-    __slots__ = ("buffers", "inputs", "n", "ops", "rerun", "why")
+    __slots__ = ("buffers", "guards", "inputs", "n", "ops", "rerun", "why")
 
     def __init__(self, cls: type[Tracer]) -> None:
         super().__init__(cls)
@@ -66,6 +78,7 @@ class JitTrace(Trace):
         self.why: str | None = None  # why the recording stopped
         self.rerun = False  # its result is not the function's: it wrote into an argument
         self.buffers: dict[int, Any] = {}  # slot -> dtype, shape: a large array a ufunc made
+        self.guards = 0
 
     def new(self, value: Any) -> Tracer:
         t = self.wrap(value, self.n, tracer_class(value))
@@ -79,7 +92,20 @@ class JitTrace(Trace):
         return t._aux is None
 
     def host_read(self, t: Tracer) -> bool:
-        self.stop("a traced value is read on the host (bool, float, numpy.asarray, ...)")
+        """A read of a boolean or integer 0-d value (``if x > 0:``, Python's ``max``, ``int(n)``)
+        is a guard: the replay computes the value again and goes on only where it is the same
+        (the branch taken, the count read); any other read stops the recording."""
+        v = t._value
+        if (
+            self.why is None
+            and tuple(getattr(v, "shape", (1,))) == ()
+            and dtype_kind(v.dtype) in "bui"
+            and self.guards < MAX_GUARDS
+        ):
+            self.guards += 1
+            self.ops.append((_GUARD, [_copy(v)], [t._aux], {}, {}, ("guard",)))
+        else:
+            self.stop("a traced value is read on the host (float, numpy.asarray, ...)")
         return True
 
     def assigned(self, t: Tracer) -> None:
@@ -194,7 +220,7 @@ class _Source:
     """The source of a replay function; its constants are globals ``c<i>`` of the code."""
 
     def __init__(self) -> None:
-        self.globals: dict[str, Any] = {"_Mismatch": _Mismatch}
+        self.globals: dict[str, Any] = {"_Mismatch": _Mismatch, "_Branch": _Branch}
         self.lines: list[str] = []
 
     def const(self, v: Any) -> str:
@@ -312,6 +338,12 @@ def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..
             last[s] = i
     into = _buffer_plan(trace, reads, last, results)
     for i, (fn, vals, slots, kw, kwslots, outspec) in enumerate(trace.ops):
+        if fn is _GUARD:  # the value read when recorded: the same at this call, or a branch
+            src.lines.append(f"if s{slots[0]} != {src.const(vals[0])}: raise _Branch")
+            dead = [s for s in reads[i] if last[s] == i and s not in results]
+            if dead:
+                src.lines.append("del " + ", ".join(f"s{s}" for s in sorted(dead)))
+            continue
         args = [src.arg(s, v) for s, v in zip(slots, vals)]
         args += [f"{k}={src.arg(kwslots[k], v)}" for k, v in kw.items()]
         if i in into:
@@ -394,7 +426,38 @@ def _record(f: Callable[..., Any], leaves: list[Any], treedef: Any) -> tuple[Any
         trace.stop("the result holds a tracer of another transformation")
     if trace.why is not None:
         return (_RERUN if trace.rerun else unflatten(outdef, values)), trace.why
-    return unflatten(outdef, values), _compile(trace, out_leaves, outdef)
+    replay = _compile(trace, out_leaves, outdef)
+    return unflatten(outdef, values), _Branches([replay]) if trace.guards else replay
+
+
+class _Branches:
+    """The replays of one signature whose recordings read values on the host (guards), one per
+    outcome recorded: each is tried in turn; ``_Branch`` where none has this call's outcome."""
+
+    def __init__(self, replays: list[Any]) -> None:
+        self.replays = replays
+
+    @property
+    def source(self) -> str:
+        return "\n".join(r.source for r in self.replays)
+
+    def __call__(self, *arrays: Any) -> Any:
+        for r in self.replays:
+            try:
+                return r(*arrays)
+            except _Branch:
+                continue
+        raise _Branch
+
+
+def _branched(old: Any, new: Any) -> Any:
+    """The cache's entry after a call that no recording of the entry ``old`` replays (``None``,
+    or branches that missed) was recorded as ``new`` (a replay, branches or why none)."""
+    if not isinstance(old, _Branches) or type(new) is str:
+        return new
+    if len(old.replays) >= MAX_BRANCHES:
+        return _MANY
+    return _Branches([*old.replays, *(new.replays if isinstance(new, _Branches) else [new])])
 
 
 def jit(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -449,6 +512,7 @@ def jit(f: Callable[..., Any]) -> Callable[..., Any]:
     def jitted(*args: Any, **kwargs: Any) -> Any:
         if ACTIVE:  # inside a transformation or a recording: f as it is, on its tracers
             return f(*args, **kwargs)
+        missed = False  # a guard differed: this call's branch is recorded below
         if not kwargs:  # the common call: arrays, positionally, replayed at once
             try:
                 replay = fast.get(_positional(args))
@@ -457,6 +521,8 @@ def jit(f: Callable[..., Any]) -> Callable[..., Any]:
             if replay is not None:
                 try:
                     return replay(*args)
+                except _Branch:
+                    missed = True
                 except _Mismatch:
                     pass  # the signature's entry says so below
         leaves, treedef = flatten((args, kwargs))
@@ -467,17 +533,19 @@ def jit(f: Callable[..., Any]) -> Callable[..., Any]:
         replay = cache.get(key)
         if type(replay) is str or not any(is_array(e) for e in leaves):
             return f(*args, **kwargs)
-        if replay is not None:
+        if replay is not None and not missed:
             try:
                 return replay(*[e for e in leaves if is_array(e)])
+            except _Branch:
+                pass
             except _Mismatch:
                 keep(key, _SHAPES)
                 return f(*args, **kwargs)
         try:
-            y, replay = _record(f, leaves, treedef)
+            y, new = _record(f, leaves, treedef)
         except Exception as e:  # noqa: BLE001  (f as it is raises what the user would see)
-            y, replay = _RERUN, f"the recording raised {type(e).__name__}: {e}"
-        keep(key, replay)
+            y, new = _RERUN, f"the recording raised {type(e).__name__}: {e}"
+        keep(key, _branched(replay, new))
         return f(*args, **kwargs) if y is _RERUN else y
 
     jitted.__name__ = f"jit({getattr(f, '__name__', 'f')})"
@@ -488,3 +556,7 @@ def jit(f: Callable[..., Any]) -> Callable[..., Any]:
 
 _RERUN = object()
 _SHAPES = "a replayed call returned another shape than when it was recorded"
+_MANY = (
+    f"more than {MAX_BRANCHES} outcomes of the values read on the host (branches, counts) "
+    "were recorded"
+)

@@ -232,17 +232,72 @@ def test_pytree_and_keyword_arguments() -> None:
     assert len(_replays(j)) == 2  # one recording per value of the non-array argument
 
 
-def test_control_flow_on_values_runs_the_function() -> None:
+def test_a_branch_on_a_value_is_a_guard_and_each_branch_is_replayed() -> None:
+    """``if`` on a traced value reads a boolean on the host: the replay checks that value (a
+    guard) and goes on only where it is the same; another outcome is recorded as a branch of
+    the signature, and each call replays the branch it takes. Python's ``max`` compares the
+    same way, and ``int`` of an integer value (a count) is a guard too."""
+
     def f(x: Any) -> Any:
-        if np.sum(x) > 0:  # a value read on the host: a recording would fix the branch
+        if np.sum(x) > 0:
             return np.sum(x**2)
         return np.sum(np.sin(x))
 
+    def biggest(x: Any) -> Any:  # scipy_go.Schwefel06's spelling: Python's max of arrays
+        return max(np.abs(x[0] + 2 * x[1] - 7), np.abs(2 * x[0] + x[1] - 5), x[2] ** 2)
+
+    def counted(x: Any) -> Any:
+        k = int(np.sum(x > 0))  # an integer read: the count of positive entries
+        return np.sum(x[:k] ** 2) + np.sum(np.cos(x))
+
+    for g in (f, biggest, counted):
+        for t in ("f", "grad", "hessian"):
+            j, plain = ad.jit(TRANSFORMS[t](g)), TRANSFORMS[t](g)
+            points = [X0, -X0, X0 * 1.1, -X0 * 0.9, POINTS[0], -POINTS[1]]
+            points += [np.array([0.0, 0.0, 3.0, 1.0]), np.array([2.0, 2.5, 0.1, 0.0])]
+            for x in points + points:
+                _close(j(x), plain(x))
+            (branches,) = j.recordings.values()
+            assert callable(branches) and 2 <= len(branches.replays) <= 4, branches
+            assert "raise _Branch" in branches.source
     j = ad.jit(ad.grad(f))
-    _close(j(X0), ad.grad(f)(X0))
-    _close(j(-X0), ad.grad(f)(-X0))  # the other branch
+    j(X0)
+    j(-X0)
+    calls = []
+    with_spy = ad.jit(ad.grad(lambda x: calls.append(1) or f(x)))
+    for x in (X0, -X0, X0, -X0, X0):
+        _close(with_spy(x), ad.grad(f)(x))
+    assert len(calls) == 2  # recorded once per branch, then replayed
+
+
+def test_past_the_branches_kept_and_for_other_reads_it_runs_the_function() -> None:
+    """A signature keeps ``MAX_BRANCHES`` outcomes; past them, and for a floating value read on
+    the host (``float(x)``: a guard would almost never hold), it runs the function as it is,
+    and ``recordings`` says why."""
+    from chainrules.ad import _jit
+
+    def signs(x: Any) -> Any:  # 2**4 outcomes of four branches
+        total = np.sum(x**2)
+        for i in range(4):
+            if x[i] > 0:
+                total = total + np.sin(x[i])
+        return total
+
+    def scaled(x: Any) -> Any:
+        return np.sum(x**2) * float(np.sum(x))
+
+    j = ad.jit(ad.grad(signs))
+    for k in range(16):
+        x = X0 * np.array([1.0 if k >> i & 1 else -1.0 for i in range(4)])
+        _close(j(x), ad.grad(signs)(x))
+        _close(j(x), ad.grad(signs)(x))
     (why,) = j.recordings.values()
-    assert "read on the host" in why
+    assert type(why) is str and f"more than {_jit.MAX_BRANCHES}" in why
+    j = ad.jit(scaled)
+    for x in (X0, -X0, X0):
+        _close(j(x), scaled(x))
+    (why,) = j.recordings.values()
+    assert type(why) is str and "read on the host" in why
 
 
 def test_a_data_dependent_shape_ends_the_replay() -> None:
