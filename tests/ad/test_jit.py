@@ -436,6 +436,24 @@ def test_other_libraries_replay_without_host_reads(lib: str, t: str) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("lib", ["array_api_strict", "torch"])
+def test_other_libraries_replay_each_branch(lib: str) -> None:
+    """A guard is checked with the library's own comparison and ``bool``."""
+
+    def piece(x: Any) -> Any:
+        xp = array_namespace(x)
+        if xp.sum(x) > 0:
+            return xp.sum(xp.sin(x))
+        return xp.sum(x**2)
+
+    j = ad.jit(ad.grad(piece))
+    for x in (X0, -X0, POINTS[0], -POINTS[1]):
+        got, want = to_numpy(j(_make(lib, x))), to_numpy(ad.grad(piece)(_make(lib, x)))
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    (branches,) = j.recordings.values()
+    assert len(branches.replays) == 2
+
+
 def test_under_jax_jit_the_recording_is_traced_through() -> None:
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
