@@ -281,8 +281,29 @@ def _written(spec: Any, into: list[int]) -> None:
             _written(sp, into)
 
 
+def _live(ops: list[Any], results: set[int]) -> list[Any]:
+    """The recorded calls a result or a guard needs. Every recorded call is a library function
+    of its arguments (a write in place stops the recording), so a call whose outputs nothing
+    reads can go: ``jit(grad(f))`` computes ``f``'s value and the cotangents of arguments that
+    are not differentiated, and returns neither."""
+    needed = set(results)
+    keep: list[Any] = []
+    for op in reversed(ops):
+        made: list[int] = []
+        _written(op[5], made)
+        if op[0] is _GUARD or any(s in needed for s in made):
+            keep.append(op)
+            for s in (*op[2], *op[4].values()):
+                _read(s, needed)
+    return keep[::-1]
+
+
 def _buffer_plan(
-    trace: JitTrace, reads: list[set[int]], last: dict[int, int], results: set[int]
+    ops: list[Any],
+    buffers: dict[int, Any],
+    reads: list[set[int]],
+    last: dict[int, int],
+    results: set[int],
 ) -> dict[int, int]:
     """``{call: slot}``: the calls that write their result into an intermediate array they read
     last (``out=``) instead of a fresh one, as NumPy elides a temporary in ``a * b + c``.
@@ -292,15 +313,14 @@ def _buffer_plan(
     changes no other slot), it is not a result, and it has the call's result's dtype and shape.
     At 1e6 elements each array the replay allocates costs its pages' faults, about as much as the
     pass that fills it (the programs at scale of ``benchmarks/population``)."""
-    buffers = trace.buffers
     if not buffers:
         return {}
     viewed: set[int] = set()  # slots some call other than a ufunc reads: a view may exist
-    for (fn, _, _, kw, _, _), r in zip(trace.ops, reads):
+    for (fn, _, _, kw, _, _), r in zip(ops, reads):
         if not _writable(fn, kw):
             viewed |= r
     into: dict[int, int] = {}
-    for i, (_, _, _, _, _, outspec) in enumerate(trace.ops):
+    for i, (_, _, _, _, _, outspec) in enumerate(ops):
         o = outspec[1] if outspec[0] == "slot" else None
         if o not in buffers:
             continue
@@ -327,17 +347,18 @@ def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..
     cost more than the calls (benchmarks/population, the programs at scale under ``--jit``)."""
     src = _Source()
     results = {o._aux for o in out_leaves if isinstance(o, Tracer) and o._trace is trace}
+    ops = _live(trace.ops, results)
     last: dict[int, int] = {}  # slot -> the index of the last call that reads it
     reads: list[set[int]] = []
-    for i, (_, _, slots, _, kwslots, _) in enumerate(trace.ops):
+    for i, (_, _, slots, _, kwslots, _) in enumerate(ops):
         r: set[int] = set()
         for s in (*slots, *kwslots.values()):
             _read(s, r)
         reads.append(r)
         for s in r:
             last[s] = i
-    into = _buffer_plan(trace, reads, last, results)
-    for i, (fn, vals, slots, kw, kwslots, outspec) in enumerate(trace.ops):
+    into = _buffer_plan(ops, trace.buffers, reads, last, results)
+    for i, (fn, vals, slots, kw, kwslots, outspec) in enumerate(ops):
         if fn is _GUARD:  # the value read when recorded: the same at this call, or a branch
             src.lines.append(f"if s{slots[0]} != {src.const(vals[0])}: raise _Branch")
             dead = [s for s in reads[i] if last[s] == i and s not in results]

@@ -6,6 +6,7 @@ NumPy, array-api-strict, PyTorch and the guarded device array."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 import warnings
@@ -210,6 +211,30 @@ def test_an_intermediate_with_a_view_or_returned_is_never_written() -> None:
         x = BIG + 0.5
         _close(j(x), f(x))
         _close(j(BIG), f(BIG))
+
+
+def test_calls_whose_results_nothing_reads_are_not_replayed() -> None:
+    """``jit(grad(f))`` returns no value: ``f``'s forward calls that only the value needs are
+    not in the replay, nor is any call whose result no later call, guard or result reads."""
+
+    def f(x: Any) -> Any:
+        return np.sum(np.sin(x) * x)
+
+    g, vg = ad.jit(ad.grad(f)), ad.jit(ad.value_and_grad(f))
+    g(X0)
+    vg(X0)
+    (replay,) = _replays(g)
+    (both,) = _replays(vg)
+    called = [v for k, v in replay.__globals__.items() if k.startswith("c") and callable(v)]
+    assert np.sum not in called and np.multiply in called, replay.source
+    assert replay.source.count("raise _Mismatch") < both.source.count("raise _Mismatch")
+    for x in POINTS:
+        _close(g(x), ad.grad(f)(x))
+        _close(vg(x), ad.value_and_grad(f)(x))
+    lines = [ln.strip() for ln in replay.source.splitlines() if "raise _Mismatch" not in ln]
+    for a, b in itertools.pairwise(lines):  # no result deleted right after it is made
+        m = re.match(r"^(s\d+) = ", a)
+        assert not (m and b == f"del {m.group(1)}"), replay.source
 
 
 def test_pytree_and_keyword_arguments() -> None:
