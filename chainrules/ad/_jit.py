@@ -281,6 +281,71 @@ def _written(spec: Any, into: list[int]) -> None:
             _written(sp, into)
 
 
+_SCALARS = (int, float, complex, bool, str, type(None), type(Ellipsis))
+
+
+def _const_key(v: Any) -> Any:
+    """A constant argument as a key: a Python scalar (or a tuple of them) by its type and
+    ``repr`` (``-0.0`` is not ``0.0``, ``nan`` is itself), anything else by identity."""
+    if type(v) in _SCALARS:
+        return (type(v), repr(v))
+    if type(v) is tuple and all(type(e) in _SCALARS for e in v):
+        return (tuple, repr(v))
+    return ("id", id(v))
+
+
+def _arg_key(slot: Any, value: Any, alias: dict[int, int]) -> Any:
+    if type(slot) is tuple:
+        kind, slots, values = slot
+        return (kind, tuple(_arg_key(s, v, alias) for s, v in zip(slots, values)))
+    return ("c", _const_key(value)) if slot == _CONST else alias.get(slot, slot)
+
+
+def _renamed(slot: Any, alias: dict[int, int]) -> Any:
+    if type(slot) is tuple:
+        kind, slots, values = slot
+        return (kind, tuple(_renamed(s, alias) for s in slots), values)
+    return alias.get(slot, slot)
+
+
+def _shared(ops: list[Any], results: set[int]) -> list[Any]:
+    """The recorded calls with each repeated one (the same function of the same arguments, a
+    pure library call: the same results) left out and its results read from the first: a
+    Hessian's forward and reverse passes compute some values twice. A result of the recording
+    is never read from another call's (the caller would get one array twice)."""
+    alias: dict[int, int] = {}
+    first: dict[Any, Any] = {}
+    out: list[Any] = []
+    for fn, vals, slots, kw, kwslots, outspec in ops:
+        slots = [_renamed(s, alias) for s in slots]
+        kwslots = {k: _renamed(s, alias) for k, s in kwslots.items()}
+        op = (fn, vals, slots, kw, kwslots, outspec)
+        made: list[int] = []
+        _written(outspec, made)
+        if fn is not _GUARD and not results.intersection(made):
+            key = (
+                id(fn),
+                tuple(_arg_key(sl, v, alias) for sl, v in zip(slots, vals)),
+                tuple((k, _arg_key(kwslots[k], v, alias)) for k, v in kw.items()),
+            )
+            earlier = first.get(key)
+            if earlier is not None and earlier[0] == _shapes(outspec):
+                alias.update(zip(made, earlier[1]))
+                continue
+            first[key] = (_shapes(outspec), made)
+        out.append(op)
+    return out
+
+
+def _shapes(spec: Any) -> Any:
+    """An output spec without its slots: the structure and shapes a call returned."""
+    if spec[0] == "slot":
+        return ("slot", spec[2])
+    if spec[0] == "seq":
+        return ("seq", tuple(_shapes(sp) for sp in spec[1]))
+    return spec
+
+
 def _live(ops: list[Any], results: set[int]) -> list[Any]:
     """The recorded calls a result or a guard needs. Every recorded call is a library function
     of its arguments (a write in place stops the recording), so a call whose outputs nothing
@@ -347,7 +412,7 @@ def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..
     cost more than the calls (benchmarks/population, the programs at scale under ``--jit``)."""
     src = _Source()
     results = {o._aux for o in out_leaves if isinstance(o, Tracer) and o._trace is trace}
-    ops = _live(trace.ops, results)
+    ops = _live(_shared(trace.ops, results), results)
     last: dict[int, int] = {}  # slot -> the index of the last call that reads it
     reads: list[set[int]] = []
     for i, (_, _, slots, _, kwslots, _) in enumerate(ops):

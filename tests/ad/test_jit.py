@@ -237,6 +237,31 @@ def test_calls_whose_results_nothing_reads_are_not_replayed() -> None:
         assert not (m and b == f"del {m.group(1)}"), replay.source
 
 
+def test_a_call_repeated_is_replayed_once() -> None:
+    """The same function of the same arguments (slots, the same constant array, equal Python
+    numbers) is called once and its result read again; ``-0.0`` is not ``0.0``; a result of the
+    function is never another result's array."""
+
+    def twice(x: Any) -> Any:
+        w = np.arange(4.0)
+        a = np.sum(np.sin(x) * w) + np.sum(np.sin(x) * w)
+        zeros = np.copysign(1.0, x * 0.0) + 2.0 * np.copysign(1.0, x * -0.0)  # 1 + 2 * (-1)
+        return a + np.sum(zeros * x), np.cos(x), np.cos(x)
+
+    j = ad.jit(twice)
+    j(X0)
+    (replay,) = _replays(j)
+    called = [v for k, v in replay.__globals__.items() if k.startswith("c") and callable(v)]
+    assert called.count(np.sin) == 1 and called.count(np.multiply) >= 3, replay.source
+    for x in POINTS:
+        got, want = j(x), twice(x)
+        _close(got, want)
+        assert got[1] is not got[2]
+    h = ad.jit(ad.hessian(lambda x: twice(x)[0]))
+    for x in (X0, *POINTS):
+        _close(h(x), ad.hessian(lambda x: twice(x)[0])(x))
+
+
 def test_pytree_and_keyword_arguments() -> None:
     def loss(params: dict[str, Any], x: Any, *, scale: float) -> Any:
         h = np.tanh(x @ params["w"] + params["b"])
