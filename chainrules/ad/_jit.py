@@ -284,6 +284,13 @@ def _written(spec: Any, into: list[int]) -> None:
 _SCALARS = (int, float, complex, bool, str, type(None), type(Ellipsis))
 
 
+def _inside() -> None:
+    raise RuntimeError(
+        "chainrules.ad.jit: a replay function (from recordings) was called inside a "
+        "transformation; call the jitted function, which runs the function itself there"
+    )
+
+
 def _const_key(v: Any) -> Any:
     """A constant argument as a key: a Python scalar (or a tuple of them) by its type and
     ``repr`` (``-0.0`` is not ``0.0``, ``nan`` is itself), anything else by identity."""
@@ -434,7 +441,7 @@ def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..
         args += [f"{k}={src.arg(kwslots[k], v)}" for k, v in kw.items()]
         if i in into:
             args.append(f"out=s{into[i]}")
-        call = f"{src.const(fn)}({', '.join(args)})"
+        call = f"{src.const(getattr(fn, '__chainrules_body__', fn))}({', '.join(args)})"
         if outspec[0] == "slot":
             src.unpack(call, outspec)
         else:
@@ -457,6 +464,11 @@ def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..
             names.append(src.const(v))
     body = "\n    ".join([*src.lines, f"return {src.tree(outdef, iter(names))}"])
     params = ", ".join(f"s{i}" for i in range(trace.inputs))
+    # a traceable function's body runs in place of its wrapper (no tracer reaches a replay:
+    # the jitted function replays only outside transformations); a replay function called
+    # inside one says so rather than differentiate those bodies
+    src.globals["_ACTIVE"], src.globals["_inside"] = ACTIVE, _inside
+    body = f"if _ACTIVE: _inside()\n    {body}"
     text = f"def replay({params}):\n    {body}\n"
     exec(compile(text, "<chainrules.ad.jit>", "exec"), src.globals)
     replay: Any = src.globals["replay"]

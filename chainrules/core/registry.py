@@ -486,4 +486,6 @@ def traceable_running(fn: Callable[..., Any], body: Callable[..., Any]) -> Calla
         return body(*args, **kwargs)
 
     traceable_call.__chainrules_traceable__ = True  # type: ignore[attr-defined]
+    # what runs on arrays no engine traces: chainrules.ad.jit's replays call it directly
+    traceable_call.__chainrules_body__ = body  # type: ignore[attr-defined]
     return traceable_call

@@ -262,6 +262,24 @@ def test_a_call_repeated_is_replayed_once() -> None:
         _close(h(x), ad.hessian(lambda x: twice(x)[0])(x))
 
 
+def test_a_traceable_function_replays_its_body() -> None:
+    """A replay runs a traceable function's body, not its wrapper (whose look for tracers no
+    replay needs); a replay function called inside a transformation raises, naming what to call
+    instead, rather than differentiate those bodies."""
+    from chainrules.core.strong_zero import strong_multiply
+
+    h = ad.jit(ad.hessian(rosen))
+    h(X0)
+    (replay,) = _replays(h)
+    called = [v for k, v in replay.__globals__.items() if k.startswith("c") and callable(v)]
+    assert strong_multiply.__chainrules_body__ in called and strong_multiply not in called
+    for x in POINTS:
+        _close(h(x), ad.hessian(rosen)(x))
+    with pytest.raises(RuntimeError, match="call the jitted function"):
+        ad.grad(lambda x: np.sum(replay(x)))(X0)
+    _close(ad.grad(lambda x: np.sum(h(x)))(X0), ad.grad(lambda x: np.sum(ad.hessian(rosen)(x)))(X0))
+
+
 def test_pytree_and_keyword_arguments() -> None:
     def loss(params: dict[str, Any], x: Any, *, scale: float) -> Any:
         h = np.tanh(x @ params["w"] + params["b"])
