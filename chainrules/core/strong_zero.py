@@ -59,21 +59,24 @@ def strong_multiply(v: Any, d: Any) -> Any:
     differentiating ``where(v == 0, 0, v * d)`` would lose ``dv * d`` wherever ``v`` is 0 and its
     derivative is not; the rules push forward ``strong_multiply(dv, d) + strong_multiply(v,
     dd)``."""
-    return strong_zero(v * d, v, namespace_of(v, d))
+    return strong_zero(v * d, v, None)
 
 
 @specialise
 def strong_zero(r: Any, v: Any, xp: Any) -> Any:
     """The product ``r = v * d`` with 0 wherever ``v`` is 0: a mask and a select, with no host
-    read on a device."""
+    read on a device. ``xp``: the namespace of ``r``, or ``None`` (found here where needed: the
+    library methods need none)."""
     if not hasattr(v, "shape"):  # a Python number (a scalar argument's tangent): no array read
-        return r if v != 0 or not hasattr(r, "shape") else xp.zeros_like(r)
+        if v != 0 or not hasattr(r, "shape"):
+            return r
+        return (xp or namespace_of(r)).zeros_like(r)
     cfg = RULE_CONFIG.get()
     if cfg is not None and cfg.linear_tangents:
         # the engine transposes this product (JAX's linearize): the mask, a select on the linear
         # value v, could not be transposed; the plain product (0 * inf = NaN there)
         return r
-    return xp.where(v == 0, 0.0, r)  # a Python zero: r's dtype, no zeros_like pass
+    return (xp or namespace_of(r)).where(v == 0, 0.0, r)  # a Python zero: r's dtype
 
 
 @strong_zero.method("torch")
