@@ -119,8 +119,11 @@ def _strong_zero_numpy(r: Any, v: Any, xp: Any) -> Any:
     one = r.size >= 4096 and type(v) is np.ndarray and v.size and not any(v.strides)
     if one and v[(0,) * v.ndim] != 0:
         return r
-    check = np.vdot(r, r) if r.size < 4096 else np.add.reduce(r, None)
-    if not math.isfinite(abs(check)):  # abs: a complex vdot too
+    if r.ndim == 1 and r.size <= 16:  # summed in Python: 0.2-0.4 us less than vdot there
+        check = sum(r.tolist())  # (an overflowing sum of finite entries only costs the mask)
+    else:
+        check = np.vdot(r, r) if r.size < 4096 else np.add.reduce(r, None)
+    if not math.isfinite(abs(check)):  # abs: a complex vdot (or sum) too
         np.copyto(r, 0, where=v == 0)  # v may be broadcast in r (a chunk of tangents)
     return r
 

@@ -108,3 +108,27 @@ def test_numpy_strong_zero_of_a_broadcast_scalar_agrees_with_the_generic_mask(va
             want = strong_zero(v * d, v, np)
     np.testing.assert_array_equal(got, want)
     assert np.isnan(got[70]) if value else not np.isnan(got).any()
+
+
+@pytest.mark.parametrize("n", [1, 5, 16, 17, 300])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_numpy_strong_zero_agrees_with_the_generic_mask_at_every_size(n: int, dtype: str) -> None:
+    """NumPy's method finds a non-finite product by a Python sum (at most 16 entries), a vdot
+    or a reduction, then masks it: the generic mask's values at each size, with inf, NaN,
+    inf and -inf together, and large finite entries."""
+    from chainrules.core.specialise import generic_only
+    from chainrules.core.strong_zero import strong_zero
+
+    rng = np.random.default_rng(n)
+    cases = [np.array([np.inf]), np.array([np.nan]), np.array([np.inf, -np.inf]), np.array([1e38])]
+    for special in cases:
+        d = rng.standard_normal(n).astype(dtype)
+        v = rng.standard_normal(n).astype(dtype)
+        k = min(len(special), n)
+        v[: k + 1] = 0.0
+        with np.errstate(all="ignore"):
+            d[:k] = special[:k].astype(dtype) * (2.0 if special[0] == 1e38 else 1.0)
+            got = strong_zero(v * d, v, np)
+            with generic_only():
+                want = strong_zero(v * d, v, np)
+        np.testing.assert_array_equal(got, want)
