@@ -237,6 +237,7 @@ KNOWN_JAX = {
     3354: "jax-drops-the-tangent",  # float32: d's part agrees within single precision
     5392: "oracle-step-differs",  # cho_factor's unused triangle, read by xlog1py next
     21290: "hermitian-gradient-representative",  # x: solve's assume_a="pos" matrix (float32)
+    50902: "jax-solve-of-a-non-hermitian-matrix",  # cross -> solve(assume_a="pos")
 }
 
 

@@ -483,8 +483,11 @@ def _engine_grads(p: Program, engine: str) -> tuple[Any, Any, Any] | None:
     return _to_np(val), _to_np(gs[0]), None if d is None else _to_np(gs[1])
 
 
-def _steps(p: Program, fn_of: Callable[[Any], Any], asarray: Callable[[Any], Any]) -> list[Any]:
-    """Each step's output on the program's inputs (the part the next step takes), as NumPy."""
+def _steps(
+    p: Program, fn_of: Callable[[Any], Any], asarray: Callable[[Any], Any], inputs: bool = False
+) -> list[Any]:
+    """Each step's output on the program's inputs (the part the next step takes), as NumPy; with
+    ``inputs``, each step's positional arguments instead (a tuple, as given)."""
     outs: list[Any] = []
 
     def capture(reg: Any) -> Any:
@@ -493,7 +496,7 @@ def _steps(p: Program, fn_of: Callable[[Any], Any], asarray: Callable[[Any], Any
         def call(*args: Any, **kwargs: Any) -> Any:
             out = f(*args, **kwargs)
             s = p.steps[len(outs)]
-            outs.append(_to_np(out if s.output is None else out[s.output]))
+            outs.append(args if inputs else _to_np(out if s.output is None else out[s.output]))
             return out
 
         return call
@@ -501,6 +504,11 @@ def _steps(p: Program, fn_of: Callable[[Any], Any], asarray: Callable[[Any], Any
     with _quiet():
         p.run(asarray(p.x), None if p.d is None else asarray(p.d), capture, asarray, _ns)
     return outs
+
+
+def step_arguments(p: Program) -> list[tuple[Any, ...]]:
+    """Each step's positional arguments when NumPy runs the program (the glued values)."""
+    return _steps(p, native_function, lambda v: v, inputs=True)
 
 
 def step_differs(p: Program, engine: str, kind: str) -> str | None:
