@@ -419,6 +419,20 @@ def test_torch_bridge_error_is_excused_only_where_torchs_own_program_fails() -> 
     assert cells[110, "grad"].status == "agree", cells[110, "grad"].detail
 
 
+def test_jax_bridge_hessian_through_unique_is_the_rules() -> None:
+    """Seeds 51014 (``linalg.norm -> unique_values -> swapaxes``) and 51017 (``diag ->
+    unique_inverse -> interp``): ``jax.hessian`` through the bridge differentiated the JVP rule's
+    own primal, ``jnp.unique_*``, whose tangent JAX drops, and the Hessian lost the part through
+    the values (0.0061 against 0.0070). The JVP rule now returns its primal through the
+    ``custom_jvp`` itself, as JAX's documentation does, so a higher order uses the rule again."""
+    pytest.importorskip("jax")
+    rep = run([51014, 51017], ("jax-bridge",))
+    cells = {(s, o.transform): o for s, o in rep.outcomes if o.engine == "jax-bridge"}
+    for seed in (51014, 51017):
+        assert cells[seed, "hessian"].status == "agree", cells[seed, "hessian"].detail
+    assert not list(rep.wrong())
+
+
 def test_a_dtype_argument_reaches_each_engine_as_its_own_dtype() -> None:
     """Campaign seed 4981 (round -> pow -> astype): astype's NumPy dtype reached torch's astype
     as a NumPy dtype ("to() received an invalid combination of arguments"), an error cell of the

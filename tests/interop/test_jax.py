@@ -413,10 +413,12 @@ def test_eager_grad_traces_the_frule_once(counted_rules):  # type: ignore[no-unt
 
 def test_rule_that_reads_on_the_host_runs_eagerly(counted_rules):  # type: ignore[no-untyped-def]
     grad, x = _checked_grad_of_square(host_read_square)
-    # the jit's trace failed once; from then on the structure runs eagerly, one frule call each
+    # the jit's trace failed once; from then on the structure runs eagerly: two frule calls
+    # each, the pushforward and the primal through the custom_jvp (which a higher order
+    # differentiates by the rule again)
     before = counted_rules["host"]
     np.testing.assert_allclose(grad(x), 2 * x)
-    assert counted_rules["host"] == before + 1
+    assert counted_rules["host"] == before + 2
     # under an outer jit the rule fails as it did without the bridge's jit
     with pytest.raises(jax.errors.ConcretizationTypeError):
         jax.jit(grad)(x)

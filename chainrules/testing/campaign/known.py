@@ -94,18 +94,6 @@ def _jax_drops_the_tangent(p: Any, engine: str, relation: str, got: Any, want: A
     return close(gd, wd, _kind(p))
 
 
-def _jax_bridge_unique_zero(p: Any, engine: str, relation: str, got: Any, want: Any) -> bool:
-    # a bridged rule that runs jax.numpy's unique inside a transformation JAX differentiates
-    # again (the JAX bridge's hessian): the whole second order is zero
-    return (
-        engine == "jax-bridge"
-        and relation == "hessian"
-        and any(_jax_unique(s) for s in p.steps)
-        and got is not None
-        and not np.any(np.asarray(got))
-    )
-
-
 # solve's structure keywords under which it reads one triangle of its matrix (SciPy's names)
 _SOLVE_HERMITIAN = frozenset(("pos", "sym", "her", "positive definite", "symmetric", "hermitian"))
 
@@ -293,13 +281,6 @@ KNOWN: tuple[Known, ...] = (
         "(x, which flows through every step; d where it enters at or before that step) and "
         "agrees with ours elsewhere",
         _jax_drops_the_tangent,
-    ),
-    Known(
-        "jax-bridge-unique-second-order",
-        "the JAX bridge's Hessian of a program through unique: its second order runs the rule's "
-        "jax.numpy calls under JAX's own differentiation, where unique drops the tangent (seeds "
-        "226, 351, 619); excused only where the whole Hessian is zero",
-        _jax_bridge_unique_zero,
     ),
     Known(
         "hermitian-gradient-representative",
