@@ -433,22 +433,19 @@ def _compile(trace: JitTrace, out_leaves: list[Any], outdef: Any) -> Callable[..
     for i, (fn, vals, slots, kw, kwslots, outspec) in enumerate(ops):
         if fn is _GUARD:  # the value read when recorded: the same at this call, or a branch
             src.lines.append(f"if s{slots[0]} != {src.const(vals[0])}: raise _Branch")
-            dead = [s for s in reads[i] if last[s] == i and s not in results]
-            if dead:
-                src.lines.append("del " + ", ".join(f"s{s}" for s in sorted(dead)))
-            continue
-        args = [src.arg(s, v) for s, v in zip(slots, vals)]
-        args += [f"{k}={src.arg(kwslots[k], v)}" for k, v in kw.items()]
-        if i in into:
-            args.append(f"out=s{into[i]}")
-        call = f"{src.const(getattr(fn, '__chainrules_body__', fn))}({', '.join(args)})"
-        if outspec[0] == "slot":
-            src.unpack(call, outspec)
         else:
-            src.lines.append(f"y = {call}")
-            src.unpack("y", outspec)
-            src.lines.append("del y")
-        made: list[int] = []
+            args = [src.arg(s, v) for s, v in zip(slots, vals)]
+            args += [f"{k}={src.arg(kwslots[k], v)}" for k, v in kw.items()]
+            if i in into:
+                args.append(f"out=s{into[i]}")
+            call = f"{src.const(getattr(fn, '__chainrules_body__', fn))}({', '.join(args)})"
+            if outspec[0] == "slot":
+                src.unpack(call, outspec)
+            else:
+                src.lines.append(f"y = {call}")
+                src.unpack("y", outspec)
+                src.lines.append("del y")
+        made: list[int] = []  # (a guard's spec writes none)
         _written(outspec, made)
         dead = [s for s in reads[i] if last[s] == i and s not in results]
         dead += [s for s in made if s not in last and s not in results]

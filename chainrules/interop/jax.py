@@ -276,7 +276,7 @@ def _build_jvp(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -> Any:
         }
         targs = sp.tangents(leaf_t, NoTangent())
         with _transposed():  # JAX transposes this pushforward
-            y, y_dot = rules.frule((NoTangent(), *targs), *args, **kwargs)  # type: ignore[misc]
+            _, y_dot = rules.frule((NoTangent(), *targs), *args, **kwargs)  # type: ignore[misc]
         y = call(*primals)  # as JAX's docs: a higher order differentiates it by this rule again
         ys, rebuild = output_leaves(y)
         dots = tangent_output_leaves(y_dot, len(ys), y)
@@ -311,7 +311,7 @@ def _build_jvp_of_rrule(rules: Rules, sp: Any, keyword_leaves: dict[int, str]) -
     def call_jvp(primals: Any, tangents: Any) -> Any:
         args, kwargs = sp.rebuild(primals)
         _refuse_keywords(rules, keyword_leaves, tangents)
-        y, pullback = rrule(*args, **kwargs)
+        _, pullback = rrule(*args, **kwargs)
         y = call(*primals)  # as JAX's docs: a higher order differentiates it by this rule again
         ys, rebuild_out = output_leaves(y)
         ys = [jnp.asarray(v) for v in ys]
