@@ -21,6 +21,19 @@ X = RNG.standard_normal(4)
 W = RNG.standard_normal(4)
 
 
+@pytest.fixture(autouse=True)
+def _seeded_global_state() -> Any:
+    """The checks draw from NumPy's global random state, as autograd's do. Under pytest-xdist
+    that state is whatever the worker's earlier tests left, and a wrong derivative can hide in a
+    rare direction (seeded 826, of the first 1000 seeds, the wrong second order's 0.1% error falls
+    below the tolerance: CI failed so once), so each test here starts from one seed and the state
+    is put back after it."""
+    state = np.random.get_state()
+    np.random.seed(0)
+    yield
+    np.random.set_state(state)
+
+
 def test_passes_on_correct_derivatives() -> None:
     check_grads(lambda x: np.sum(np.sin(x) * np.exp(x)))(X)
     check_grads(lambda x, w: np.tanh(w * x), argnums=(0, 1), order=3)(X, W)
