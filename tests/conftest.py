@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -87,6 +88,19 @@ def jax_numpy():  # type: ignore[no-untyped-def]
     """``jax.numpy`` with float64 enabled, or a skip."""
     pytest.importorskip("jax")
     return BACKENDS["jax"].namespace()
+
+
+@pytest.fixture
+def seeded_numpy():  # type: ignore[no-untyped-def]
+    """The checks draw from NumPy's global random state, as autograd's do. Under pytest-xdist
+    that state is whatever the worker's earlier tests left, and a wrong derivative can hide in a
+    rare direction (seeded 826, of the first 1000 seeds, the wrong second order's 0.1% error in
+    tests/testing/test_check_grads.py falls below the tolerance: CI failed so once), so a test
+    that uses it starts from one seed, and the state is put back after it."""
+    state = np.random.get_state()
+    np.random.seed(0)
+    yield
+    np.random.set_state(state)
 
 
 @pytest.fixture

@@ -22,6 +22,8 @@ from autograd.test_util import check_grads  # noqa: E402
 
 from chainrules.interop import autograd as crag  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("seeded_numpy")  # autograd draws from the global state
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 

@@ -21,17 +21,7 @@ X = RNG.standard_normal(4)
 W = RNG.standard_normal(4)
 
 
-@pytest.fixture(autouse=True)
-def _seeded_global_state() -> Any:
-    """The checks draw from NumPy's global random state, as autograd's do. Under pytest-xdist
-    that state is whatever the worker's earlier tests left, and a wrong derivative can hide in a
-    rare direction (seeded 826, of the first 1000 seeds, the wrong second order's 0.1% error falls
-    below the tolerance: CI failed so once), so each test here starts from one seed and the state
-    is put back after it."""
-    state = np.random.get_state()
-    np.random.seed(0)
-    yield
-    np.random.set_state(state)
+pytestmark = pytest.mark.usefixtures("seeded_numpy")
 
 
 def test_passes_on_correct_derivatives() -> None:
