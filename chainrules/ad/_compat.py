@@ -53,6 +53,16 @@ function itself outside transformations. A name bound by ``from scipy.linalg imp
 cho_solve`` *before* the transformation is SciPy's own function, which the scope does not see:
 it converts the tracer and the error says to call ``scipy.linalg.cho_solve``,
 ``chainrules.ad.scipy.linalg.cho_solve`` or ``chainrules.traceable(cho_solve)``.
+
+``scipy.stats``' distributions the same way, and there the name a user binds is no limit:
+``from scipy.stats import norm`` binds the distribution *object*, whose methods (``norm.logpdf``)
+convert their arguments with ``numpy.asarray``. Which objects: those of ``scipy.stats`` that the
+registry holds bound methods of (``table.bound_methods``: rules for ``scipy.stats.norm.logpdf``
+and its siblings, never a list of names). How: while the scope is entered each such object's
+class is a subclass of its own that overrides exactly those methods: inside a transformation
+(in this context) a call is ``chainrules.ad.scipy.stats``' route of the original bound method
+(``traceable``, keyword parameters taken positionally); everywhere else it is the original
+method. The last exit puts each object's class back.
 """
 
 from __future__ import annotations
@@ -63,6 +73,7 @@ import threading
 from collections.abc import Callable
 from contextvars import ContextVar, Token
 from operator import is_
+from types import MethodType, ModuleType
 from typing import Any
 
 from ..core import table as _table
@@ -219,6 +230,8 @@ def _restore() -> None:
 # --- the modules whose registered functions the scope records through their rules ---------------
 # scipy.linalg's functions convert their arguments with numpy.asarray, also in array API mode
 _RULED_MODULES = ("scipy.linalg",)
+# modules whose objects' methods with rules are recorded through them (scipy.stats' distributions)
+_RULED_OBJECTS = ("scipy.stats",)
 # module name -> (module, its own class, its ruled class, {attribute: (function, wrapper)}, the
 # number of registrations it was made with)
 _Ruled = tuple[Any, type, type, dict[str, tuple[Any, Any]], int]
@@ -288,8 +301,67 @@ def _ruled_entry(name: str, mod: Any, key: int) -> _Ruled:
     return entry
 
 
+def _ruled_method(func: Any) -> Any:
+    """A method that calls ``func`` (an object's method with a rule, unbound) itself, and inside
+    a transformation (in this context) the route of the original bound method: ``traceable``,
+    keyword parameters taken positionally (``chainrules.ad.scipy._route.method_route``)."""
+    routes: dict[int, tuple[Any, Any]] = {}  # id(object) -> (object, its route)
+
+    @functools.wraps(func)
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _INSIDE.get():
+            return func(self, *args, **kwargs)
+        hit = routes.get(id(self))
+        if hit is None or hit[0] is not self:
+            from .scipy._route import method_route
+
+            hit = routes[id(self)] = (self, method_route(self, MethodType(func, self)))
+        return hit[1](*args, **kwargs)
+
+    return method
+
+
+def _ruled_objects(key: int) -> list[tuple[Any, type, type]]:
+    """``(object, its own class, its ruled class)`` of each object of an imported module of
+    ``_RULED_OBJECTS`` that the registry holds bound methods of; each ruled class overrides the
+    attributes of the own class that hold those methods' functions. Made with ``key``
+    registrations (made again with more or fewer)."""
+    ids = {
+        id(v): v
+        for name in _RULED_OBJECTS
+        if (mod := sys.modules.get(name)) is not None
+        for v in vars(mod).values()
+        if not isinstance(v, type | ModuleType)
+    }
+    funcs: dict[int, dict[int, Any]] = {}  # id(object) -> {id(function): function}
+    for m in _table.bound_methods():
+        if ids.get(id(m.__self__)) is m.__self__:
+            funcs.setdefault(id(m.__self__), {})[id(m.__func__)] = m.__func__
+    out = []
+    for i, fs in funcs.items():
+        obj = ids[i]
+        entry = _ruled.get(f"object {i}")
+        if entry is not None and entry[0] is obj and entry[4] == key:
+            out.append((obj, entry[1], entry[2]))
+            continue
+        own = getattr(type(obj), "_cr_own", type(obj))
+        table = {
+            attr: (f, _ruled_method(f))
+            for klass in reversed(own.__mro__)
+            for attr, f in vars(klass).items()
+            if fs.get(id(f)) is f
+        }
+        attrs: dict[str, Any] = {a: w for a, (_, w) in table.items()}
+        attrs.update(__slots__=(), __module__=own.__module__, _cr_own=own)
+        cls = type(own.__name__, (own,), attrs)
+        _ruled[f"object {i}"] = (obj, own, cls, table, key)
+        out.append((obj, own, cls))
+    return out
+
+
 def _install_ruled() -> None:
-    """Give each imported module of ``_RULED_MODULES`` its ruled class (the lock is held)."""
+    """Give each imported module of ``_RULED_MODULES`` its ruled class, and each object of
+    ``_RULED_OBJECTS``' modules whose methods have rules its own (the lock is held)."""
     nmod, nreg = len(sys.modules), len(_table._REGISTRATIONS)
     if _swaps_key[0] != nmod or _swaps_key[1] != nreg:
         _swaps[:] = []
@@ -298,6 +370,7 @@ def _install_ruled() -> None:
             if mod is not None:
                 mod, own, cls, _, _ = _ruled_entry(name, mod, nreg)
                 _swaps.append((mod, own, cls))
+        _swaps.extend(_ruled_objects(nreg))
         _swaps_key[:] = [nmod, nreg]
     for mod, own, cls in _swaps:
         if type(mod) is own:  # its own class (else ours already, or someone else's)
@@ -305,8 +378,8 @@ def _install_ruled() -> None:
 
 
 def _restore_ruled() -> None:
-    """Put each ruled module's own class back (the last transformation out): any ruled class of
-    ours, also one made before the registrations changed."""
+    """Put each ruled module's and object's own class back (the last transformation out): any
+    ruled class of ours, also one made before the registrations changed."""
     for mod, own, _ in _swaps:
         t = type(mod)
         if t is not own and getattr(t, "_cr_own", None) is own:

@@ -144,7 +144,8 @@ def _library_advice() -> str:
     else:
         scipy = (
             "SciPy's array API mode is on (SCIPY_ARRAY_API=1), and some of its functions still "
-            "convert (scipy.stats' distributions): use chainrules.ad.scipy"
+            "convert (scipy.stats' distributions, where a method has no rule or was looked up "
+            "before the transformation): use chainrules.ad.scipy"
         )
     return (
         f"{scipy}; scipy.linalg's functions with rules are recorded through them when called as "

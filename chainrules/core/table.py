@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import MethodType
 from typing import Any
 
 from .namespaces import qualified_name
@@ -522,6 +523,16 @@ def entry_of(f: Any) -> _Installed | None:
             wrapped = _traceable_of(f)
             return None if wrapped is None else entry_of(wrapped)
     return e
+
+
+def bound_methods() -> list[Any]:
+    """Every bound method (``types.MethodType``: an object's method) that the table holds rules
+    for, in the namespaces imported so far -- ``scipy.stats.norm.logpdf`` and its siblings. What
+    an engine reads to find the objects whose methods have rules: the objects themselves (each
+    method's ``__self__``), never their names."""
+    _resolve_new()
+    with _LOCK:
+        return [f for f in _TABLE if type(f) is MethodType]
 
 
 def registration_of(f: Any) -> Registration | None:

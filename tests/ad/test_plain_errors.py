@@ -236,10 +236,12 @@ def test_scipy_without_its_array_api_mode_is_named_with_the_variable_to_set(
 
 
 def test_scipy_with_its_array_api_mode_says_so(tmp_path: Any) -> None:
-    """With the flag, logsumexp takes the tracer; scipy.stats' distributions still convert."""
+    """With the flag, logsumexp takes the tracer; scipy.stats' distributions whose methods have
+    no rule still convert (``laplace``; ``norm.logpdf`` has rules:
+    tests/ad/test_plain_scipy_stats.py)."""
     pytest.importorskip("scipy")
     code = _SCIPY_CALL.format(
-        imports="import scipy.stats", call="np.sum(scipy.stats.norm.logpdf(x, 0.0, 1.0))"
+        imports="import scipy.stats", call="np.sum(scipy.stats.laplace.logpdf(x, 0.0, 1.0))"
     )
     out = _run(code, "1", tmp_path)
     assert "SciPy's array API mode is on (SCIPY_ARRAY_API=1)" in out

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...core.registry import find_rrule, traceable
 
-__all__ = ["distribution", "routed"]
+__all__ = ["distribution", "method_route", "routed"]
 
 
 def _public(module: Any) -> list[str]:
@@ -78,10 +78,10 @@ def _positional(
     return tuple(given), kwargs
 
 
-def _method(dist: Any, name: str) -> Any:
-    """``dist.name`` (a method with a rule) made :func:`traceable`, its keyword parameters
-    taken positionally (``norm.logpdf(x, loc=m, scale=s)`` with a traced ``m``)."""
-    method = getattr(dist, name)
+def method_route(dist: Any, method: Any) -> Any:
+    """``method``, a method with a rule of SciPy's distribution object ``dist`` (bound to it),
+    made :func:`traceable`, its keyword parameters taken positionally (``norm.logpdf(x, loc=m,
+    scale=s)`` with a traced ``m``)."""
     traced = traceable(method)
     import scipy.stats as st
 
@@ -103,7 +103,7 @@ def _method(dist: Any, name: str) -> Any:
 
 def distribution(dist: Any) -> dict[str, Any]:
     """The public attributes of SciPy's distribution object ``dist``, each method with a rule
-    made :func:`traceable` (:func:`_method`)."""
+    made :func:`traceable` (:func:`method_route`)."""
     out: dict[str, Any] = {}
     for name in dir(dist):
         if name.startswith("_"):
@@ -112,5 +112,5 @@ def distribution(dist: Any) -> dict[str, Any]:
             attr = getattr(dist, name)
         except AttributeError:  # a property that needs what the object has not got
             continue
-        out[name] = _method(dist, name) if inspect.ismethod(attr) and _has_rule(attr) else attr
+        out[name] = method_route(dist, attr) if inspect.ismethod(attr) and _has_rule(attr) else attr
     return out

@@ -342,3 +342,23 @@ def test_limits_at_infinite_x() -> None:
         np.testing.assert_array_equal(g, [-np.inf, -1e300])  # -z: the normal's hazard
         (g,) = grads(ss.norm.logcdf, np.array([-np.inf, -1e300]))
         np.testing.assert_array_equal(g, [np.inf, 1e300])
+
+
+def test_a_python_numbers_cotangent_is_deferred() -> None:
+    """A Python float parameter's cotangent (``t.logpdf(x, 2.4, ...)``'s ``df``) comes as a
+    ``Thunk``, forced only by whoever wants it, as the scalar rules' (docs/conventions.md, "Only
+    the cotangents asked for"): no engine traces a Python number, and ``df``'s partial costs
+    digamma passes. Forced, it is the derivative; the array arguments' cotangents are arrays."""
+    x, loc = np.array([0.3, -1.2, 0.8]), np.array([0.1, 0.0, 0.2])
+    _, pullback = cr.rrule(ss.t.logpdf, x, 2.4, loc, 0.9)
+    _, x_bar, df_bar, loc_bar, scale_bar = pullback(np.ones(3))
+    assert isinstance(df_bar, cr.Thunk) and isinstance(scale_bar, cr.Thunk)
+    assert type(x_bar) is np.ndarray and type(loc_bar) is np.ndarray
+    h = 1e-6
+    for bar, k in ((df_bar, 1), (scale_bar, 3)):
+        args = [x, 2.4, loc, 0.9]
+        up, down = list(args), list(args)
+        up[k] += h
+        down[k] -= h
+        fd = np.sum(ss.t.logpdf(*up) - ss.t.logpdf(*down)) / (2 * h)
+        np.testing.assert_allclose(cr.unthunk(bar), fd, rtol=1e-6)

@@ -16,7 +16,13 @@ def exports(name, module=None):
     ``scipy.stats`` under ``--plain``). Under ``--plain``, a SciPy subpackage given its stand-in
     ``module`` name *is* that module (``sys.modules``): ``import autograd.scipy.linalg as spla``
     is then ``import scipy.linalg as spla``, whose attributes are looked up at each call, as in
-    code written with plain imports."""
+    code written with plain imports. A distribution's stand-in module (``scipy.stats.norm``)
+    is likewise the distribution object: ``norm.logpdf`` is looked up at each call, as after
+    ``from scipy.stats import norm``."""
+    if PLAIN and module is not None and name.startswith("scipy.stats."):
+        stats = importlib.import_module("scipy.stats")
+        sys.modules[module] = getattr(stats, name.rsplit(".", 1)[1])
+        return {}
     if PLAIN and module is not None and name.startswith("scipy."):
         sys.modules[module] = importlib.import_module(name)
         return {}

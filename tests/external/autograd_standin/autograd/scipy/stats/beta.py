@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.stats.beta"))
+globals().update(exports("scipy.stats.beta", __name__))

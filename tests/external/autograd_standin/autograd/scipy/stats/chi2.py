@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.stats.chi2"))
+globals().update(exports("scipy.stats.chi2", __name__))

@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.stats.dirichlet"))
+globals().update(exports("scipy.stats.dirichlet", __name__))

@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.stats.gamma"))
+globals().update(exports("scipy.stats.gamma", __name__))

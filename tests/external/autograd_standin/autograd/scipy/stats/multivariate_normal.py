@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.stats.multivariate_normal"))
+globals().update(exports("scipy.stats.multivariate_normal", __name__))

@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.stats.norm"))
+globals().update(exports("scipy.stats.norm", __name__))

@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.stats.poisson"))
+globals().update(exports("scipy.stats.poisson", __name__))

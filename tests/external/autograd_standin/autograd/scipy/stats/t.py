@@ -2,4 +2,4 @@
 
 from autograd._source import exports
 
-globals().update(exports("scipy.stats.t"))
+globals().update(exports("scipy.stats.t", __name__))
