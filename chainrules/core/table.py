@@ -212,6 +212,7 @@ def register_namespace(
         ):
             return
         _PROVIDERS.append(prov)
+        _RESOLVED_AT[0] = -1  # the new namespace may be resolvable now
         if module in sys.modules:
             _resolve_new()
 
@@ -429,13 +430,26 @@ def _resolve_pending(table: dict[Any, _Installed], base: dict[Any, _Installed] |
     return found
 
 
+# len(sys.modules) when the last resolution was published: a namespace becomes resolvable only
+# when its module is imported (a new namespace provider resets it), so with no import since,
+# nothing is left to resolve
+_RESOLVED_AT = [-1]
+
+
 def _resolve_new() -> bool:
     """Resolve named rules in every namespace imported since the last call. True if any was.
-    Returns only after any resolution in progress in another thread is published."""
+    Returns only after any resolution in progress in another thread is published. With no module
+    imported since the last resolution it returns at once: a lookup of a function with no entry
+    (a ``traceable`` wrapper, a user's function) costs a length, not the lock and a scan of the
+    namespaces (about 1.5 us, once per such call in every gradient)."""
+    n = len(sys.modules)
+    if n == _RESOLVED_AT[0]:
+        return False
     with _LOCK:
         staged: dict[Any, _Installed] = {}
         found = _resolve_pending(staged, _TABLE)
         _TABLE.update(staged)  # one step for readers: each entry goes from old to final
+        _RESOLVED_AT[0] = n
     return found
 
 

@@ -308,3 +308,39 @@ def test_an_array_namespace_s_scipy_is_found_by_identity_not_by_its_name() -> No
     assert registry.scipy_namespace(np, "special") is sps
     assert registry.scipy_namespace(compat_numpy, "special") is sps
     assert registry.resolve_name("scipy", "special.erf", np) is sps.erf
+
+
+def test_a_miss_with_no_import_since_neither_waits_nor_scans() -> None:
+    """A lookup of a function with no entry (a ``traceable`` wrapper, a user's function: once a
+    call in every gradient through one) resolves only what was imported since the last
+    resolution: with no import since it returns at once, without the registry's lock, which
+    another thread holds here; after an import it resolves again (the namespace registered
+    before its import: tests/core/test_register_namespace.py)."""
+    import threading
+
+    from chainrules.core import table
+
+    def user_function(x: object) -> object:
+        return x
+
+    for _ in range(2):  # resolves what was imported so far (which may import: twice)
+        assert table.entry_of(user_function) is None
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with table._LOCK:
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(30)
+        answers: list[object] = []
+        looker = threading.Thread(target=lambda: answers.append(table.entry_of(user_function)))
+        looker.start()
+        looker.join(5)
+        assert answers == [None], "the miss waited for the lock"
+    finally:
+        release.set()
+        holder.join()
