@@ -318,6 +318,9 @@ def _ruled_method(func: Any) -> Any:
             hit = routes[id(self)] = (self, method_route(self, MethodType(func, self)))
         return hit[1](*args, **kwargs)
 
+    # bound, it is SciPy's method for the registry (table._traceable_of): looked up inside a
+    # transformation and handed to cr.rrule, cr.traceable or an engine, it finds its rules
+    method.__chainrules_traceable__ = True  # type: ignore[attr-defined]
     return method
 
 

@@ -499,9 +499,15 @@ def find_rrule(f: Any) -> Callable[..., Any] | None:
 
 def _traceable_of(f: Any) -> Any:
     """The function a :func:`traceable` wrapper wraps (``traceable(scipy.integrate.odeint)``
-    uses odeint's rules), or ``None``."""
+    uses odeint's rules), or ``None``. A method whose function is such a wrapper (the methods
+    ``chainrules.ad`` gives ``scipy.stats.norm`` while a transformation runs) answers with the
+    wrapped function bound to the same object: ``norm.logpdf`` looked up then finds SciPy's
+    method's rules."""
     if getattr(f, "__chainrules_traceable__", False):
-        return getattr(f, "__wrapped__", None)
+        wrapped = getattr(f, "__wrapped__", None)
+        if type(f) is MethodType and wrapped is not None:
+            return MethodType(wrapped, f.__self__)
+        return wrapped
     return None
 
 

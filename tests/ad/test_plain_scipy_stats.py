@@ -242,3 +242,21 @@ def test_a_method_looked_up_before_the_transformation_is_scipys_own() -> None:
     with pytest.raises(TypeError, match=r"chainrules\.ad\.scipy"):
         ad.grad(lambda x: np.sum(lp(x)))(X)
     ad.grad(lambda x: np.sum(cr.traceable(lp)(x)))(X)
+
+
+def test_a_method_looked_up_inside_finds_its_rules() -> None:
+    """Looked up inside a transformation, ``norm.logpdf`` is our class's method; handed to the
+    registry (``cr.find_rrule``, ``cr.rrule``, ``cr.traceable``, as the campaign's checker does)
+    it finds SciPy's method's rules (the registry answers a wrapper's method with the wrapped
+    function bound to the same object)."""
+    seen: list[Any] = []
+
+    def f(x: Any) -> Any:
+        m = multivariate_normal.logpdf
+        seen.append((cr.find_rrule(m), cr.find_rrule(st.multivariate_normal.logpdf)))
+        return cr.traceable(m)(x, np.zeros(3), COV)
+
+    g = ad.grad(f)(X)
+    inside, original = seen[0]
+    assert inside is not None and inside is original
+    np.testing.assert_allclose(g, -np.linalg.solve(COV, X), rtol=1e-12)
