@@ -102,3 +102,24 @@ def test_a_wrong_rule_turns_corpus_cells_red(clean_registry: object) -> None:
     e = Entry("softplus_user", user_code, np.array([0.3, -1.2, 0.7]), np.array([0.5, 2.0]))
     red = {o.relation for o in check(program(e), ()) if o.status == "wrong"}
     assert "fd" in red, red
+
+
+def test_a_hermitian_d_is_compared_along_hermitian_directions() -> None:
+    """``multivariate_normal.logpdf(x, cov=d)``: SciPy reads one triangle of ``cov``, so its
+    derivative in ``d`` is defined along symmetric directions only, and chainrules' cotangent is
+    the symmetric representative (DESIGN). The entry declares ``hermitian_d``: compared along
+    symmetric directions it agrees with finite differences; along any direction (the flag off)
+    the finite difference reads SciPy's triangle and the cell is red."""
+    import dataclasses
+
+    pytest.importorskip("scipy.stats")
+    from chainrules.testing.campaign.corpus import USER, program
+    from chainrules.testing.campaign.oracles import check
+
+    (e,) = [e for e in USER if e.name == "multivariate_normal_logpdf"]
+    assert e.hermitian_d
+    bad = {(o.relation, o.status) for o in check(program(e), ()) if o.status == "wrong"}
+    assert not bad, bad
+    off = dataclasses.replace(e, hermitian_d=False)
+    red = {o.relation for o in check(program(off), ()) if o.status == "wrong"}
+    assert "fd" in red, red

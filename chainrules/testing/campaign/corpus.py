@@ -72,6 +72,10 @@ class CorpusProgram(Program):
         assert self.entry is not None
         return self.entry
 
+    @property
+    def d_hermitian(self) -> bool:
+        return self._entry.hermitian_d
+
     def features(self) -> set[str]:
         return set(self.tags) | {f"signature {self.signature}"}
 

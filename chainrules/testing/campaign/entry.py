@@ -23,6 +23,10 @@ class Entry:
     d: np.ndarray | None = None
     signature: str = "args"  # args / kwarg / tuple / dict
     tags: frozenset[str] = frozenset()  # what the code does, for the report's coverage
+    # d is read as a Hermitian matrix (one triangle: multivariate_normal's cov), so its
+    # derivative is defined along Hermitian directions only, and each engine picks its
+    # representative (chainrules' is the Hermitian one, DESIGN): compared along such directions
+    hermitian_d: bool = False
 
     def call(self, x: Any, d: Any) -> Any:
         return self.fn(x) if self.d is None else self.fn(x, d)
@@ -56,13 +60,18 @@ USER: list[Entry] = []
 
 
 def _user(
-    x: np.ndarray, d: np.ndarray | None = None, signature: str = "args", tags: str = ""
+    x: np.ndarray,
+    d: np.ndarray | None = None,
+    signature: str = "args",
+    tags: str = "",
+    hermitian_d: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         t = set(tags.split(",")) - {""}
         if d is not None:
             t.add("several arguments")
-        USER.append(Entry(fn.__name__, fn, x, d, signature, frozenset(t | {"user"})))
+        tags_ = frozenset(t | {"user"})
+        USER.append(Entry(fn.__name__, fn, x, d, signature, tags_, hermitian_d))
         return fn
 
     return deco

@@ -188,7 +188,7 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
     v = _direction(rng, pd.x, herm)
     # along d too where its gradient is known (the keyword signature's comes from the closure,
     # which may have raised: then along x alone, never with a missing gradient taken as zero)
-    dv: Any = None if pd.d is None or gd is None else _random_like(rng, pd.d)
+    dv: Any = None if pd.d is None or gd is None else _direction(rng, pd.d, pd.d_hermitian)
     with c.guard(E, "grad", "fd"):
         h = fdiff.STEP[np.dtype(np.float64)]
 

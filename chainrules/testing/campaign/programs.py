@@ -128,6 +128,12 @@ class Program:
     def names(self) -> list[str]:
         return [s.reg.name for s in self.steps]
 
+    @property
+    def d_hermitian(self) -> bool:
+        """Whether the program reads ``d`` as a Hermitian matrix (one triangle), so that its
+        derivative is compared along Hermitian directions only (a corpus entry declares it)."""
+        return False
+
     def features(self) -> set[str]:
         """The coverage categories this program falls in."""
         f = set()

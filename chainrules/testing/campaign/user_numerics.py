@@ -317,7 +317,12 @@ def two_layer_net(W: Any, X: Any) -> Any:
     return np.sum((h @ [1.0, -0.5] - 0.25) ** 2) / 4
 
 
-@_user(_V5[:3], np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.0]]), tags="scipy")
+@_user(
+    _V5[:3],
+    np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.0]]),
+    tags="scipy",
+    hermitian_d=True,  # SciPy reads one triangle of cov (its eigh)
+)
 def multivariate_normal_logpdf(x: Any, cov: Any) -> Any:
     from scipy.stats import multivariate_normal
 
