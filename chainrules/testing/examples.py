@@ -26,7 +26,7 @@ import numpy as np
 from ..core.examples import Example
 from ..core.registry import Registration
 
-__all__ = ["Example", "examples_for"]
+__all__ = ["Example", "examples_for", "registered_scipy", "traced_examples"]
 
 _DEFAULT_RECT = (-1.2, 1.2, -1.2, 1.2)
 
@@ -91,6 +91,21 @@ def examples_for(reg: Registration, seed: int = 0) -> list[Example]:
     return out
 
 
+def traced_examples(reg: Registration, seed: int = 0) -> list[tuple[int, Example, int]]:
+    """``(k, example, i)`` for each real example ``k`` of ``reg`` with a floating NumPy array
+    among its positional arguments, ``i`` the first one's position: the argument a test traces
+    when it calls the function as plain code would."""
+    out = []
+    for k, ex in enumerate(examples_for(reg, seed)):
+        first = next(
+            (i for i, a in enumerate(ex.args) if type(a) is np.ndarray and a.dtype.kind == "f"),
+            None,
+        )
+        if first is not None and not ex.complex:
+            out.append((k, ex, first))
+    return out
+
+
 def _has_complex(values: Any) -> bool:
     """Whether a complex array or number is among ``values`` (looking inside tuples and lists)."""
     for v in values:
@@ -104,3 +119,18 @@ def _has_complex(values: Any) -> bool:
 
 def _note(shapes: tuple[Any, ...]) -> str:
     return " x ".join("scalar" if s == "s" else str(s) for s in shapes)
+
+
+def registered_scipy(sub: str) -> dict[Any, Registration]:
+    """The registry's ``"scipy:SUB.*"`` registrations (``sub``: ``"linalg"``, ``"stats"``), by the
+    object each names in SciPy (a function, or a distribution's bound method)."""
+    from ..core.registry import registrations
+    from ..core.table import resolve_name
+
+    out = {}
+    for reg in registrations():
+        if reg.family == "scipy" and str(reg.target).startswith(f"{sub}."):
+            f = resolve_name("scipy", str(reg.target), np)
+            if f is not None:
+                out[f] = reg
+    return out

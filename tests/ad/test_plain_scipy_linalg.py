@@ -32,8 +32,7 @@ import chainrules as cr
 from chainrules import ad
 from chainrules.ad import _compat
 from chainrules.ad._lift import stack_sequences
-from chainrules.core.table import resolve_name
-from chainrules.testing.examples import examples_for
+from chainrules.testing.examples import registered_scipy, traced_examples
 from chainrules.testing.finite_differences import gradient
 
 sl = pytest.importorskip("scipy.linalg")
@@ -42,18 +41,7 @@ A = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
 B = np.array([1.0, -2.0, 0.5])
 
 
-def _registered() -> dict[Any, cr.Registration]:
-    """The registry's ``scipy:linalg.*`` registrations, by SciPy's function object."""
-    out = {}
-    for reg in cr.registrations():
-        if reg.family == "scipy" and str(reg.target).startswith("linalg."):
-            f = resolve_name("scipy", str(reg.target), np)
-            if f is not None:
-                out[f] = reg
-    return out
-
-
-REGISTERED = _registered()
+REGISTERED = registered_scipy("linalg")  # by SciPy's function object
 
 
 @pytest.fixture(autouse=True)
@@ -142,10 +130,7 @@ def _examples() -> list[Any]:
     out = []
     for f, reg in REGISTERED.items():
         attr = next(a for _, a, g in _compat.ruled_functions() if g is f)
-        for k, ex in enumerate(examples_for(reg)):
-            first = next((i for i, a in enumerate(ex.args) if _floating(a)), None)
-            if first is not None and not ex.complex:
-                out.append(pytest.param(attr, ex, first, id=f"{attr}-{k}"))
+        out += [pytest.param(attr, ex, i, id=f"{attr}-{k}") for k, ex, i in traced_examples(reg)]
     return out
 
 

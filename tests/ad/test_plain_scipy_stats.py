@@ -24,8 +24,8 @@ import pytest
 
 import chainrules as cr
 from chainrules import ad
-from chainrules.core.table import bound_methods, resolve_name
-from chainrules.testing.examples import examples_for
+from chainrules.core.table import bound_methods
+from chainrules.testing.examples import registered_scipy, traced_examples
 from chainrules.testing.finite_differences import gradient
 
 st = pytest.importorskip("scipy.stats")
@@ -35,18 +35,7 @@ X = np.array([0.3, -1.2, 0.8])
 COV = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.5]])
 
 
-def _registered() -> dict[Any, cr.Registration]:
-    """The registry's ``scipy:stats.*`` registrations, by SciPy's bound method."""
-    out = {}
-    for reg in cr.registrations():
-        if reg.family == "scipy" and str(reg.target).startswith("stats."):
-            f = resolve_name("scipy", str(reg.target), np)
-            if f is not None:
-                out[f] = reg
-    return out
-
-
-REGISTERED = _registered()
+REGISTERED = registered_scipy("stats")  # by SciPy's bound method
 OBJECTS = {id(m.__self__): m.__self__ for m in REGISTERED}
 
 
@@ -143,18 +132,11 @@ def test_a_call_is_one_operation_through_its_rule(clean_registry: Any) -> None:
 
 
 def _examples() -> list[Any]:
-    out = []
-    for m, reg in REGISTERED.items():
-        attr = m.__func__.__name__
-        for k, ex in enumerate(examples_for(reg)):
-            first = next((i for i, a in enumerate(ex.args) if _floating(a)), None)
-            if first is not None and not ex.complex:
-                out.append(pytest.param(m, ex, first, id=f"{reg.target}-{k}-{attr}"))
-    return out
-
-
-def _floating(a: Any) -> bool:
-    return type(a) is np.ndarray and a.dtype.kind == "f"
+    return [
+        pytest.param(m, ex, i, id=f"{reg.target}-{k}")
+        for m, reg in REGISTERED.items()
+        for k, ex, i in traced_examples(reg)
+    ]
 
 
 @pytest.mark.parametrize(("method", "ex", "i"), _examples())
