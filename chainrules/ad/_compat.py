@@ -236,6 +236,9 @@ _RULED_OBJECTS = ("scipy.stats",)
 # number of registrations it was made with)
 _Ruled = tuple[Any, type, type, dict[str, tuple[Any, Any]], int]
 _ruled: dict[str, _Ruled] = {}
+# id(object) -> (the object, its own class, its ruled class, the number of registrations it was
+# made with): the objects of _RULED_OBJECTS' modules whose methods have rules
+_ruled_objs: dict[int, tuple[Any, type, type, int]] = {}
 # what the outermost entry swaps: (module, its own class, its ruled class) of each imported ruled
 # module, made again when a module was imported or a rule registered since (_swaps_key)
 _swaps: list[tuple[Any, type, type]] = []
@@ -343,22 +346,18 @@ def _ruled_objects(key: int) -> list[tuple[Any, type, type]]:
     out = []
     for i, fs in funcs.items():
         obj = ids[i]
-        entry = _ruled.get(f"object {i}")
-        if entry is not None and entry[0] is obj and entry[4] == key:
-            out.append((obj, entry[1], entry[2]))
-            continue
-        own = getattr(type(obj), "_cr_own", type(obj))
-        table = {
-            attr: (f, _ruled_method(f))
-            for klass in reversed(own.__mro__)
-            for attr, f in vars(klass).items()
-            if fs.get(id(f)) is f
-        }
-        attrs: dict[str, Any] = {a: w for a, (_, w) in table.items()}
-        attrs.update(__slots__=(), __module__=own.__module__, _cr_own=own)
-        cls = type(own.__name__, (own,), attrs)
-        _ruled[f"object {i}"] = (obj, own, cls, table, key)
-        out.append((obj, own, cls))
+        entry = _ruled_objs.get(i)
+        if entry is None or entry[0] is not obj or entry[3] != key:
+            own = getattr(type(obj), "_cr_own", type(obj))
+            attrs: dict[str, Any] = {
+                attr: _ruled_method(f)
+                for klass in reversed(own.__mro__)
+                for attr, f in vars(klass).items()
+                if fs.get(id(f)) is f
+            }
+            attrs.update(__slots__=(), __module__=own.__module__, _cr_own=own)
+            entry = _ruled_objs[i] = (obj, own, type(own.__name__, (own,), attrs), key)
+        out.append(entry[:3])
     return out
 
 
