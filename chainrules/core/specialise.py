@@ -45,7 +45,8 @@ LIBRARIES: dict[str, tuple[Callable[[Any], bool], Callable[[Any], bool]]] = {
     "cupy": (array_api_compat.is_cupy_array, array_api_compat.is_cupy_namespace),
 }
 
-_GENERIC_ONLY: ContextVar[bool] = ContextVar("chainrules_generic_only", default=False)
+# True: every function takes its generic path; a frozenset: those functions do
+_GENERIC_ONLY: ContextVar[bool | frozenset[Any]] = ContextVar("chainrules_generic_only", default=False)
 _USED: ContextVar[set[Any] | None] = ContextVar("chainrules_methods_used", default=None)
 _BY_TYPE: dict[Any, str | None] = {}  # array type -> library (None: no method library)
 _BY_MODULE: dict[Any, str | None] = {}  # id(namespace module) -> library (modules live on)
@@ -98,7 +99,8 @@ class Specialised:
         return declare
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if args and not _GENERIC_ONLY.get():
+        off = _GENERIC_ONLY.get()
+        if args and off is not True and (off is False or self not in off):
             a = args[0]
             lib = _BY_TYPE.get(type(a), _UNKNOWN)  # an array's library (library_of's cache)
             if lib is _UNKNOWN:
@@ -131,10 +133,14 @@ def methods() -> list[Specialised]:
 
 
 @contextlib.contextmanager
-def generic_only() -> Iterator[None]:
-    """Every :class:`Specialised` function takes its generic path inside (per thread and
-    context: ``contextvars``)."""
-    token = _GENERIC_ONLY.set(True)
+def generic_only(*functions: Specialised) -> Iterator[None]:
+    """Every :class:`Specialised` function -- or only ``functions``, where given -- takes its
+    generic path inside (per thread and context: ``contextvars``). Nested, the inner scope's
+    choice holds until it exits. ``benchmarks/population/methods.py`` times a method's gain so."""
+    for f in functions:
+        if not isinstance(f, Specialised):
+            raise TypeError(f"generic_only: expected specialised functions, got {f!r}")
+    token = _GENERIC_ONLY.set(frozenset(functions) if functions else True)
     try:
         yield
     finally:

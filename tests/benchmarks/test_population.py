@@ -217,3 +217,40 @@ def test_keep_heap_restarts_the_process_with_glibc_keeping_freed_memory(tmp_path
     if not timing.heap_kept():
         with pytest.raises(SystemExit):
             bench.main(["--keep-heap", "--no-scale"], out=io.StringIO(), err=io.StringIO())
+
+
+def test_the_methods_report_times_a_method_on_the_cells_it_runs_in(tmp_path) -> None:
+    """``benchmarks.population.methods``: the 2-norm's NumPy method runs in ``here.sumsq_norm``'s
+    gradient and is timed there against its generic path; a method the program never reaches
+    has no cells. The numbers are not judged."""
+    import io
+    import json
+
+    methods = _import("benchmarks.population.methods")
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["--quick", "--programs", "here.sumsq_norm", "--only", "norms._norm"]
+    assert methods.main([*argv, "--json", str(tmp_path / "m.json")], out=out, err=err) == 0
+    rows = {r["function"]: r for r in json.loads((tmp_path / "m.json").read_text())["rows"]}
+    bar = rows["rules.linalg.norms._norm2_bar"]
+    assert bar["cells"] >= 1 and "here.sumsq_norm:grad" in bar["ratios"] and not bar["disagree"]
+    assert bar["median"] > 0 and "`rules.linalg.norms._norm2_bar` (numpy, torch)" in out.getvalue()
+
+
+def test_the_methods_report_says_where_a_method_disagrees_with_its_generic_path() -> None:
+    """A method that gives another value is listed as disagreeing and is not timed."""
+    from chainrules.core.specialise import specialise
+
+    methods = _import("benchmarks.population.methods")
+
+    @specialise
+    def double(x: Any) -> Any:
+        return x * 2
+
+    @double.method("numpy")
+    def _double_numpy(x: Any) -> Any:
+        return x * 3  # wrong
+
+    row = methods.measure([double], {"c": (lambda: double(np.ones(3)), True)}, 1, 1, 0.001)
+    assert list(row["disagree"]) == ["c"] and row["ratios"] == {} and "median" not in row
+    row = methods.measure([double], {"c": (lambda: double(np.ones(3)), False)}, 1, 1, 0.001)
+    assert not row["disagree"] and list(row["ratios"]) == ["c"]  # not compared: timed

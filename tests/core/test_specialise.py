@@ -82,6 +82,20 @@ def test_generic_only_is_per_thread() -> None:
     assert got == ["numpy", "generic"]
 
 
+def test_generic_only_of_some_functions_leaves_the_others_their_methods() -> None:
+    double, triple = _toy(), _toy()
+    with sp.generic_only(double):
+        assert double(np.ones(2))[0] == "generic"
+        assert triple(np.ones(2))[0] == "numpy"
+        with sp.generic_only():  # the inner scope's choice holds until it exits
+            assert triple(np.ones(2))[0] == "generic"
+        assert triple(np.ones(2))[0] == "numpy"
+    assert double(np.ones(2))[0] == "numpy"
+    with pytest.raises(TypeError, match="generic_only: expected specialised functions"):
+        with sp.generic_only(len):  # type: ignore[arg-type]
+            pass
+
+
 def test_declaration_errors_name_the_function_and_the_library() -> None:
     double = _toy()
     with pytest.raises(ValueError, match=r"double\.method: library must be one of"):
