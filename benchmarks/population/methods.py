@@ -134,7 +134,7 @@ def measure(
         runs = [statistics.median(v[k] for v in ratios.values()) for k in range(repeats)]
         best = min(per_cell, key=per_cell.__getitem__)
         row.update(
-            median=statistics.median(per_cell.values()),
+            median=statistics.median(runs),  # within the range of the runs' medians
             median_range=[min(runs), max(runs)],
             best=per_cell[best],
             best_cell=best,

@@ -320,7 +320,9 @@ def _unary_pullback_of_numpy(
 ) -> Any:
     """A real NumPy ``out`` (an array or a NumPy scalar): :func:`_dense_unary`. The generic
     pullback's check, projection and layers cost about 1.5 us around a sub-microsecond product
-    at n=10, in ``sin``, ``exp``, ``sqrt``: most of the population's other operations."""
+    at n=10, in ``sin``, ``exp``, ``sqrt``: most of the population's other operations.
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.97, median of 168
+    cells (0.90 at best)."""
     t = type(out)
     if (t is not _ND and not isinstance(out, np.floating)) or out.dtype.kind != "f":
         return NotImplemented
@@ -531,7 +533,9 @@ def _binary_pullback_of_numpy(
     cotangent goes to the generic pullback, built then. The generic one's checks, projections
     and layers cost about 2 us around two sub-microsecond products at n=10 (rrule and pullback
     of ``multiply`` 4.7 us against 6.8), in the arithmetic that is most of the population's
-    operations: its grad median over autograd's, development half, 0.95 -> 0.92."""
+    operations: its grad median over autograd's, development half, 0.95 -> 0.92.
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.91, median of 278
+    cells (0.76 at best)."""
     t = type(out)
     if (t is not _ND and not isinstance(out, np.floating)) or out.dtype.kind != "f":
         return NotImplemented

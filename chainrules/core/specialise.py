@@ -46,7 +46,9 @@ LIBRARIES: dict[str, tuple[Callable[[Any], bool], Callable[[Any], bool]]] = {
 }
 
 # True: every function takes its generic path; a frozenset: those functions do
-_GENERIC_ONLY: ContextVar[bool | frozenset[Any]] = ContextVar("chainrules_generic_only", default=False)
+_GENERIC_ONLY: ContextVar[bool | frozenset[Any]] = ContextVar(
+    "chainrules_generic_only", default=False
+)
 _USED: ContextVar[set[Any] | None] = ContextVar("chainrules_methods_used", default=None)
 _BY_TYPE: dict[Any, str | None] = {}  # array type -> library (None: no method library)
 _BY_MODULE: dict[Any, str | None] = {}  # id(namespace module) -> library (modules live on)

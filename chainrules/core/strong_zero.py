@@ -108,7 +108,9 @@ def _strong_zero_numpy(r: Any, v: Any, xp: Any) -> Any:
     """Host memory: one reduction finds whether the product holds an ``inf`` or a NaN (cheaper
     than the mask at every size), and only then is it masked, in place -- ``r`` is the fresh
     product. Population benchmark: the strong rules (``exp``, ``sqrt``, ``multiply``, ...) are
-    most of every program's operations; the generic mask costs them 1-2 us each at n=10."""
+    most of every program's operations; the generic mask costs them 1-2 us each at n=10.
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.94 of the generic
+    path's time, median of the 559 cells it runs in (0.81 at best)."""
     if isinstance(r, np.generic):  # a NumPy scalar (arithmetic after an element read)
         return r if math.isfinite(abs(complex(r))) or v != 0 else r.dtype.type(0)
     if type(r) is not np.ndarray:

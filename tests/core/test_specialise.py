@@ -91,9 +91,11 @@ def test_generic_only_of_some_functions_leaves_the_others_their_methods() -> Non
             assert triple(np.ones(2))[0] == "generic"
         assert triple(np.ones(2))[0] == "numpy"
     assert double(np.ones(2))[0] == "numpy"
-    with pytest.raises(TypeError, match="generic_only: expected specialised functions"):
-        with sp.generic_only(len):  # type: ignore[arg-type]
-            pass
+    with (
+        pytest.raises(TypeError, match="generic_only: expected specialised functions"),
+        sp.generic_only(len),  # type: ignore[arg-type]
+    ):
+        pass
 
 
 def test_declaration_errors_name_the_function_and_the_library() -> None:
@@ -375,3 +377,25 @@ def test_all_library_methods_together_stay_under_600_lines() -> None:
     sources = {inspect.getsource(m) for s in sp.methods() for m in s.library_methods.values()}
     lines = sum(len(src.splitlines()) for src in sources)
     assert 0 < lines <= 600, lines
+
+
+def test_every_library_method_names_what_justifies_it() -> None:
+    """Issue 27: a backend method is justified by a measured gain, in its docstring. A NumPy
+    method states its population figure (``python -m benchmarks.population.methods``; the
+    population is NumPy programs), or says that the population does not reach it and what it
+    gains elsewhere; another library's method, or its generic function, names the benchmark or
+    the test that measures it."""
+    import chainrules.rules  # noqa: F401
+
+    missing = []
+    for s in sp.methods():
+        for lib, m in s.library_methods.items():
+            doc = " ".join((m.__doc__ or "").split())
+            if lib == "numpy":
+                ok = "Population" in doc
+            else:
+                doc += " " + " ".join((s.generic.__doc__ or "").split())
+                ok = any(k in doc for k in ("benchmarks/", "tests/", "campaign seeds"))
+            if not ok:
+                missing.append(f"{lib}: {m.__module__}.{m.__qualname__}")
+    assert not missing, missing

@@ -240,7 +240,9 @@ def _elementwise_rules(
         projections and cotangent checks cost about 8 us in the rrule and 5 in the pullback
         around a 0.3 us ufunc (``gammaln``, ``expit``, ``erf``; ``sin``'s rules take 2 + 2):
         scipy.special's functions are in a third of the population's registry-generated
-        programs."""
+        programs.
+        Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.91, median of
+        11 cells (0.78 at best)."""
         if kwargs or len(args) != len(params):
             return NotImplemented
         shape, dtype = args[0].shape, args[0].dtype

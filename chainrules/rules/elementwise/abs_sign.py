@@ -58,7 +58,9 @@ def _abs_rrule_numpy(x: Any, /, **kwargs: Any) -> Any:
     clip take six. The generic rule's binding and ``pullback`` bookkeeping cost about 3 us
     around a sub-microsecond ``np.abs`` at n=10, in test functions that call it often (of
     ``abs(x[0])``, a NumPy scalar, too: population dev half, 44 of 59 calls of ``abs`` took
-    the generic rule before 0-d values came here)."""
+    the generic rule before 0-d values came here).
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.83, median of 52
+    cells (0.71 at best)."""
     tx = type(x)
     if kwargs or (tx is not np.ndarray and not isinstance(x, np.floating)) or x.dtype.kind != "f":
         return NotImplemented

@@ -261,7 +261,9 @@ def _getitem_rrule_numpy(x: Any, key: Any, /) -> Any:
     cost about 8 us around a sub-microsecond read at n=10, and ``x[0]``, ``x[1:]`` are the most
     common operations of the population's test functions (``index`` spelling: 68 of 169
     programs); gathers and masks (``x[idx]``, ``x[x > 0]``) took the generic rule in the
-    indexing category's programs."""
+    indexing category's programs.
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.66, median of 313
+    cells (0.41 at best)."""
     if type(x) is not np.ndarray or x.dtype.kind not in "fc":
         return NotImplemented
     basic = _basic(key)

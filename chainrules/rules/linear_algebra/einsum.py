@@ -320,7 +320,9 @@ def _einsum_rrule_numpy(first: Any, args: Any, kwargs: Any) -> Any:
     as a ``Thunk`` of :func:`_einsum_back` (an engine forces only a traced operand's); any
     other cotangent goes to the generic pullback, built then. At n = 10 the generic binding,
     projections and cotangent checks cost about 7 us around a 2 us ``np.einsum``: the
-    population's einsum spellings took 1.6-1.8x the gradient time of their ``@`` twins."""
+    population's einsum spellings took 1.6-1.8x the gradient time of their ``@`` twins.
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.82, median of 7
+    cells (0.74 at best)."""
     if kwargs or type(args[0]) is not str:
         return NotImplemented
     ops = args[1:]

@@ -120,7 +120,9 @@ def _matmul_rrule_numpy(*args: Any, **kwargs: Any) -> Any:
     and for a NumPy cotangent of the output's shape and dtype each operand's cotangent as a
     ``Thunk`` (an engine forces only a traced operand's); any other cotangent goes to the
     generic pullback, built then. At n=10 the compat wrapper and the generic shape bookkeeping
-    cost about 7 us around a 1 us product, in every layer of the population's models."""
+    cost about 7 us around a 1 us product, in every layer of the population's models.
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.75, median of 34
+    cells (0.46 at best)."""
     return _dense_matmul(args, kwargs, np.ndarray, lambda dtype: dtype.kind == "f", np.generic)
 
 

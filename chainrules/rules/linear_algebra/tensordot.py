@@ -339,7 +339,9 @@ def _dot_rrule_numpy(*args: Any, **kwargs: Any) -> Any:
     is the registered rule of ``numpy.matmul`` (its NumPy method: one product each way, each
     operand's cotangent a ``Thunk``) in place of the general contraction's ``tensordot``,
     permutations and projections -- ``np.dot(x, x)`` at n=1 cost 30 us against ``x @ x``'s 11
-    (issue 27: a spelling must not change the speed)."""
+    (issue 27: a spelling must not change the speed).
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.75, median of 18
+    cells (0.54 at best)."""
     if len(args) != 2 or kwargs:
         return NotImplemented
     a, b = args

@@ -153,7 +153,9 @@ def _cumprod_push(xp: Any, x: Any, t: Any, axis: int, extra: int) -> Any:
 def _cumprod_back_numpy(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
     """By division, ``x_bar_i = sum_{j >= i} g_j y_j / x_i`` (``y`` the cumulative product), where
     ``y`` has no zero and no overflow (the host reads it: NumPy arrays live there): two passes
-    over ``y`` instead of the scan's ``log2 n``."""
+    over ``y`` instead of the scan's ``log2 n``.
+    Population: not reached (b20bb44); ``np.cumprod``'s pullback 0.17 of the generic time at n = 10,
+    0.06 at n = 1e6."""
     with np.errstate(all="ignore"):
         y = _divisible_cumprod(x, g, axis)
         if y is None:
@@ -166,7 +168,9 @@ def _cumprod_back_numpy(xp: Any, x: Any, g: Any, axis: int, conj: bool) -> Any:
 @_cumprod_push.method("numpy")
 def _cumprod_push_numpy(xp: Any, x: Any, t: Any, axis: int, extra: int) -> Any:
     """By division, ``y_dot = y * cumsum(t / x)`` where ``y`` has no zero and no overflow: one
-    pass instead of the scan's ``log2 n``."""
+    pass instead of the scan's ``log2 n``.
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.75, median of 11
+    cells (0.70 at best)."""
     with np.errstate(all="ignore"):
         y = _divisible_cumprod(x, t, axis)
         if y is None:

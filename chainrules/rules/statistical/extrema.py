@@ -119,7 +119,9 @@ def _extremum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         reduction (what ``np.max`` calls) and, for a NumPy cotangent of the output's shape and
         ``x``'s dtype, the ties' share from one mask and one count (:func:`_ties_bar`); any
         other cotangent goes to the generic pullback, built then. At n=10 the generic binding
-        and bookkeeping cost 3-8 us around a sub-microsecond reduction."""
+        and bookkeeping cost 3-8 us around a sub-microsecond reduction.
+        Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.89, median of 9
+        cells (0.49 at best)."""
         fast = bind_real_numpy(sig, args, kwargs)
         if fast is None:
             return NotImplemented

@@ -65,7 +65,9 @@ def _others_product_numpy(xp: Any, x: Any, axes: tuple[int, ...]) -> Any:
     ``np.cumprod`` written behind a leading (and a trailing) 1, where the array API's
     ``cumulative_prod(..., include_initial=True)`` takes 7 us a side through its compat wrapper
     at n = 5 (NumPy's ``cumprod`` 1.8): ``prod``'s pullback 26 -> 13 us, Griewank's gradient
-    137 -> 114 us. ``prod`` is in a dozen of the population's test functions."""
+    137 -> 114 us. ``prod`` is in a dozen of the population's test functions.
+    Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.96, median of 22
+    cells (0.77 at best)."""
     if type(x) is not np.ndarray or x.dtype.kind not in "fc" or not axes or 0 in x.shape:
         return NotImplemented
     nd = x.ndim

@@ -142,7 +142,9 @@ def _sum_rules(name: str, sig: Signature, numpy: bool) -> Rules:
         NumPy cotangent of the output's shape and ``x``'s dtype is pulled back as a broadcast
         view (:func:`_unsum_view`); any other goes to the generic pullback, built then. At n=10
         the generic binding, ``pullback`` bookkeeping and ``broadcast_to`` cost 4-6 us around a
-        1 us reduction, and nearly every program of the population sums."""
+        1 us reduction, and nearly every program of the population sums.
+        Population (``benchmarks.population.methods``, all 339 programs, b20bb44): 0.91, median of
+        344 cells (0.55 at best)."""
         fast = bind_real_numpy(sig, args, kwargs)
         if fast is None or (mean and args[0].itemsize <= 2):  # float16 means accumulate wider
             return NotImplemented
