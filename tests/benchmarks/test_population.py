@@ -254,3 +254,22 @@ def test_the_methods_report_says_where_a_method_disagrees_with_its_generic_path(
     assert list(row["disagree"]) == ["c"] and row["ratios"] == {} and "median" not in row
     row = methods.measure([double], {"c": (lambda: double(np.ones(3)), False)}, 1, 1, 0.001)
     assert not row["disagree"] and list(row["ratios"]) == ["c"]  # not compared: timed
+
+
+def test_the_spelling_report_gives_both_spreads() -> None:
+    """Each spelling's time over its own bare NumPy call (the issue's measure) and over the
+    model's fastest spelling (what choosing a spelling costs), each with its spread."""
+    bench = _import("benchmarks.population.bench")
+    programs = _import("benchmarks.population.programs")
+
+    def cell(name: str, spelling: str, ours: float, bare: float) -> Any:
+        p = programs.Program(name, "test function", "written here", "x", (np.ones(2),))
+        p = programs.Program(**{**p.__dict__, "spelling": spelling, "family": "fam"})
+        c = bench.Cell(p, "grad")
+        c.seconds = {"chainrules": [ours], "numpy": [bare]}
+        return c
+
+    rows, text = bench.spelling_report([cell("a", "@", 2e-5, 1e-6), cell("b", "dot", 3e-5, 3e-6)])
+    assert [round(r["ours_over_numpy"]) for r in rows] == [20, 10]
+    assert "| fam | grad | @ | 20.0 | – | 2.00 | 20.0 us | 1.00 | 1.50 |" in text
+    assert "| fam | grad | dot | 10.0 | – | 2.00 | 30.0 us | 1.50 | 1.50 |" in text
