@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import itertools
 import re
 import sys
 import threading
@@ -277,16 +278,37 @@ def _checked(s: sp.Specialised, lib: str) -> tuple[int, list[str]]:
     return reached, bad
 
 
+def _relaid(a: Any, layout: str) -> Any:
+    """A NumPy array ``a`` with the same values in another memory layout: ``"F"`` (column-major),
+    ``"strided"`` (every other element of a larger buffer), ``"reversed"`` (negative strides).
+    Other arguments, and 0-d arrays, as they are."""
+    if type(a) is not np.ndarray or a.ndim == 0 or layout == "C":
+        return a
+    if layout == "F":
+        return np.asfortranarray(a)
+    if layout == "strided":
+        buf = np.zeros((*a.shape[:-1], 2 * a.shape[-1]), a.dtype)
+        buf[..., ::2] = a
+        return buf[..., ::2]
+    return np.flip(np.flip(a).copy())  # layout == "reversed"
+
+
+# issue 27, item 3: a method is checked on memory layouts too -- NumPy's fast paths are where
+# contiguity is assumed; the examples hold the empty batches
+_LAYOUTS = {"numpy": ("C", "F", "strided", "reversed")}
+
+
 def _sweep(s: sp.Specialised, backend: Any, how: str) -> tuple[int, list[str]]:
     reached, bad = 0, []
+    layouts = _LAYOUTS.get(backend.name, ("C",)) if how == "eager" else ("C",)
     for reg in _users(s):
         f = backend.function(reg)
         if f is None:
             continue
-        for i, ex in enumerate(examples_for(reg)):
+        for (i, ex), layout in itertools.product(enumerate(examples_for(reg)), layouts):
             dtype = "complex128" if ex.complex else "float64"
-            args = tuple(backend.asarray(a, dtype) for a in ex.args)
-            kwargs = {k: backend.asarray(v, dtype) for k, v in ex.kwargs.items()}
+            args = tuple(_relaid(backend.asarray(a, dtype), layout) for a in ex.args)
+            kwargs = {k: _relaid(backend.asarray(v, dtype), layout) for k, v in ex.kwargs.items()}
             if how == "jit":
                 call = _jitted(f, args, kwargs)
             else:
@@ -296,7 +318,7 @@ def _sweep(s: sp.Specialised, backend: Any, how: str) -> tuple[int, list[str]]:
                     want = _numpy(call())
                 except Exception:  # noqa: BLE001  (the example's own limit: not a method's)
                     continue
-            where = f"{reg.name} #{i} {dtype} {how}"
+            where = f"{reg.name} #{i} {dtype} {how}" + ("" if layout == "C" else f" {layout}")
             with sp.record_methods() as used, backend.precision(dtype):
                 try:
                     got = _numpy(call())
@@ -367,6 +389,27 @@ def test_the_check_finds_a_wrong_method(monkeypatch: pytest.MonkeyPatch) -> None
     )
     reached, bad = _sweep(solve_lower, BACKENDS["numpy"], "eager")
     assert reached and bad  # (a zero-size example is the same doubled)
+
+
+def test_the_check_finds_a_method_wrong_on_one_memory_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A NumPy method right on C-ordered arrays and wrong on every other layout is caught, on
+    those layouts only (``np.sum``'s rule takes the user's array as it is)."""
+    s = find_rrule(np.sum)
+    assert isinstance(s, sp.Specialised)
+    right = s.library_methods["numpy"]
+
+    def c_only(*args: Any, **kwargs: Any) -> Any:
+        out = right(*args, **kwargs)
+        if out is NotImplemented or args[0].flags.c_contiguous:
+            return out
+        return 2 * out[0], out[1]
+
+    monkeypatch.setitem(s.library_methods, "numpy", c_only)
+    reached, bad = _sweep(s, BACKENDS["numpy"], "eager")
+    layouts = {w.split(" eager")[1].strip() for w in bad}
+    assert reached and layouts == {"F", "strided", "reversed"}, layouts
 
 
 def test_all_library_methods_together_stay_under_600_lines() -> None:
