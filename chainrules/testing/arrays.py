@@ -14,7 +14,18 @@ import numpy as np
 from ..core.namespaces import namespace_of
 from ..core.tangents import AbstractZero, Tangent, unthunk
 
-__all__ = ["TOLERANCES", "from_numpy", "leaves", "like", "nest", "place", "real_dtype", "to_numpy"]
+__all__ = [
+    "LAYOUTS",
+    "TOLERANCES",
+    "from_numpy",
+    "leaves",
+    "like",
+    "nest",
+    "place",
+    "real_dtype",
+    "relaid",
+    "to_numpy",
+]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -123,3 +134,25 @@ def is_zero_value(x: Any) -> bool:
     if isinstance(x, AbstractZero):
         return True
     return bool(np.all(to_numpy(x) == 0))
+
+
+# the memory layouts a NumPy array's values are also checked in, beside C order: column-major,
+# every other element of a larger buffer, negative strides -- where a fast path beside a rule
+# would assume contiguity (issue 27, item 3)
+LAYOUTS = ("F", "strided", "reversed")
+
+
+def relaid(a: Any, layout: str) -> Any:
+    """The NumPy array ``a`` with the same values in ``layout`` (one of :data:`LAYOUTS`; ``"C"``:
+    ``a`` itself). Anything else, and a 0-d array, is returned as it is."""
+    if type(a) is not np.ndarray or a.ndim == 0 or layout == "C":
+        return a
+    if layout == "F":
+        return np.asfortranarray(a)
+    if layout == "strided":
+        buf = np.zeros((*a.shape[:-1], 2 * a.shape[-1]), a.dtype)
+        buf[..., ::2] = a
+        return buf[..., ::2]
+    if layout == "reversed":
+        return np.flip(np.flip(a).copy())
+    raise ValueError(f"relaid: layout must be 'C' or one of {LAYOUTS}, got {layout!r}")

@@ -26,6 +26,7 @@ import pytest
 import chainrules as cr
 from chainrules.core import specialise as sp
 from chainrules.core.registry import find_rrule, registrations
+from chainrules.testing.arrays import LAYOUTS, relaid
 from chainrules.testing.backends import BACKENDS
 from chainrules.testing.examples import examples_for
 
@@ -278,24 +279,9 @@ def _checked(s: sp.Specialised, lib: str) -> tuple[int, list[str]]:
     return reached, bad
 
 
-def _relaid(a: Any, layout: str) -> Any:
-    """A NumPy array ``a`` with the same values in another memory layout: ``"F"`` (column-major),
-    ``"strided"`` (every other element of a larger buffer), ``"reversed"`` (negative strides).
-    Other arguments, and 0-d arrays, as they are."""
-    if type(a) is not np.ndarray or a.ndim == 0 or layout == "C":
-        return a
-    if layout == "F":
-        return np.asfortranarray(a)
-    if layout == "strided":
-        buf = np.zeros((*a.shape[:-1], 2 * a.shape[-1]), a.dtype)
-        buf[..., ::2] = a
-        return buf[..., ::2]
-    return np.flip(np.flip(a).copy())  # layout == "reversed"
-
-
-# issue 27, item 3: a method is checked on memory layouts too -- NumPy's fast paths are where
-# contiguity is assumed; the examples hold the empty batches
-_LAYOUTS = {"numpy": ("C", "F", "strided", "reversed")}
+# issue 27, item 3: a NumPy method is checked on memory layouts too (the examples hold the
+# empty arrays)
+_LAYOUTS = {"numpy": ("C", *LAYOUTS)}
 
 
 def _sweep(s: sp.Specialised, backend: Any, how: str) -> tuple[int, list[str]]:
@@ -307,8 +293,8 @@ def _sweep(s: sp.Specialised, backend: Any, how: str) -> tuple[int, list[str]]:
             continue
         for (i, ex), layout in itertools.product(enumerate(examples_for(reg)), layouts):
             dtype = "complex128" if ex.complex else "float64"
-            args = tuple(_relaid(backend.asarray(a, dtype), layout) for a in ex.args)
-            kwargs = {k: _relaid(backend.asarray(v, dtype), layout) for k, v in ex.kwargs.items()}
+            args = tuple(relaid(backend.asarray(a, dtype), layout) for a in ex.args)
+            kwargs = {k: relaid(backend.asarray(v, dtype), layout) for k, v in ex.kwargs.items()}
             if how == "jit":
                 call = _jitted(f, args, kwargs)
             else:

@@ -167,6 +167,37 @@ def test_a_wrong_rule_turns_the_cells_red(clean_registry: object) -> None:
     assert {s for s, _ in red} == set(seeds), red
 
 
+def test_a_rule_wrong_off_c_order_turns_layout_red(clean_registry: object) -> None:
+    """The ``layout`` relation can fail: with ``sin``'s pullback wrong (2x) on an array that is
+    not C-contiguous, the programs that begin with ``sin`` of a strided or reversed ``x`` (by the
+    seed) turn ``layout`` red (others too, where a view reaches ``sin`` inside the program)."""
+    from chainrules.testing.arrays import LAYOUTS
+
+    @cr.register_rrule(np.sin)
+    def _bad_sin(x: np.ndarray) -> object:
+        scale = 1.0 if x.flags.c_contiguous else 2.0
+
+        def pb(y_bar: object) -> object:
+            return cr.NoTangent(), scale * cr.unthunk(y_bar) * np.cos(x)
+
+        return np.sin(x), pb
+
+    def first_sin_of_x(s: int) -> bool:
+        p = generate(s)
+        return (
+            p.names[0] == "sin"
+            and p.x.ndim >= 1
+            and p.x.size > 1
+            and LAYOUTS[s % len(LAYOUTS)] != "F"  # a 1-d column-major array is C-contiguous
+        )
+
+    seeds = [s for s in range(3000) if first_sin_of_x(s)][:3]
+    assert seeds
+    rep = run(seeds, ())
+    red = {(s, o.relation) for s, o in rep.wrong()}
+    assert {s for s, r in red if r == "layout"} == set(seeds), red
+
+
 def test_a_zero_for_an_integer_argument_turns_no_tangent_red(clean_registry: object) -> None:
     """docs/conventions.md: an argument that cannot be differentiated gets ``NoTangent()``. With
     ``matrix_power``'s pullback giving ``ZeroTangent()`` for its integer exponent, the

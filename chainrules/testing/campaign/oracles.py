@@ -12,6 +12,8 @@ engine and transformation), ``skip`` (not applicable, with the reason).
   keyword);
 * ``generic-path``: the same gradient with every library method declared beside a rule switched
   off (``chainrules.core.specialise.generic_only``);
+* ``layout``: the same gradient with ``x`` and ``d`` in another memory layout (column-major,
+  strided or with negative strides: ``chainrules.testing.arrays.LAYOUTS``, by the seed);
 * ``grad-vs-vjp``, ``vjp-vs-jvp`` (``<u, J v>`` both ways), ``jac-rev-vs-fwd`` and
   ``jac-vs-jvp`` (real programs), ``fd`` (a directional derivative by finite differences,
   in float64);
@@ -43,6 +45,7 @@ import numpy as np
 from ...core.registry import resolve_name
 from ...core.specialise import generic_only
 from .. import finite_differences as fdiff
+from ..arrays import LAYOUTS, relaid
 from ..backends import BACKENDS
 from .bridges import autograd_bridge, jax_bridge, torch_bridge, torch_compile
 from .cells import (
@@ -179,6 +182,21 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
             "generic-path",
             np.concatenate([g.ravel() for g in generic]),
             np.concatenate([w.ravel() for w in methods]),
+            "same",
+        )
+    # the same values in another memory layout (column-major, strided or negative strides, by
+    # the seed): the same gradient -- NumPy's fast paths beside the rules meet them too
+    layout = LAYOUTS[p.seed % len(LAYOUTS)]
+    with c.guard(E, "grad", "layout"):
+        gx_l, gd_l = _grads(p, L, relaid(x, layout), None if d is None else relaid(d, layout))
+        laid = [_to_np(gx_l)] + ([] if gd_l is None or gd is None else [_to_np(gd_l)])
+        plain = [gx] + ([] if gd_l is None or gd is None else [gd])
+        c.compare(
+            E,
+            "grad",
+            "layout",
+            np.concatenate([g.ravel() for g in laid]),
+            np.concatenate([w.ravel() for w in plain]),
             "same",
         )
     # finite differences, in float64
