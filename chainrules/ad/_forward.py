@@ -24,6 +24,7 @@ from ._tracer import (
     FAST_VALUES,
     Trace,
     Tracer,
+    all_ints,
     dispatch,
     lookup_rule,
     plain,
@@ -71,6 +72,8 @@ class ForwardTrace(Trace):
                         fv, ft = (a._value, b._value), (_NO, a._aux, b._aux)
                     elif tb in FAST_CONSTS:  # a NumPy constant is an array: a zero tangent
                         fv, ft = (a._value, b), (_NO, a._aux, _NO if tb in _NUMBERS else _ZERO)
+                    elif tb is tuple and all_ints(b):  # a shape, axes: no tangent
+                        fv, ft = (a._value, b), (_NO, a._aux, _NO)
             elif n == 2 and type(a) in FAST_CONSTS:
                 b = args[1]
                 if type(b) is cls and b._trace is self and type(b._value) in FAST_VALUES:

@@ -40,6 +40,7 @@ from ._tracer import (
     FAST_VALUES,
     Trace,
     Tracer,
+    all_ints,
     dispatch,
     floating,
     lookup_rule,
@@ -272,7 +273,7 @@ class ReverseTrace(Trace):
                             if nb is not None:
                                 vals = (a._value, b._value)
                                 parents = ((1, -1, na), (2, -1, nb))
-                        elif tb in FAST_CONSTS:
+                        elif tb in FAST_CONSTS or (tb is tuple and all_ints(b)):  # or a shape
                             vals = (a._value, b)
                             parents = ((1, -1, na),)
             elif n == 2:

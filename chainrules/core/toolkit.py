@@ -407,6 +407,11 @@ def zero_tangent(arg: Any) -> Any:
     if isinstance(arg, type):  # a dtype given as a class (np.float64)
         return _NO
     if t is tuple or t is list:  # a Tangent that indexes like the sequence (concat's arrays)
+        for e in arg:  # a shape or axes, Python ints alone (the common case): no tangent
+            if type(e) is not int:
+                break
+        else:
+            return _NO
         parts = tuple(zero_tangent(e) for e in arg)
         return Tangent(*parts, primal_type=t) if any(p is not _NO for p in parts) else _NO
     dtype = getattr(arg, "dtype", None)
