@@ -139,6 +139,21 @@ def no_tangents(p: Program, c: _Cells) -> None:
             c.record("native", "vjp", "no-tangent", "agree")
 
 
+def _same_gradient(c: _Cells, relation: str, got: tuple[Any, Any], want: tuple[Any, Any]) -> None:
+    """Compare ``(dL/dx, dL/dd)`` computed another way with the reference (``dL/dd`` where both
+    have it), under the ``same`` tolerance."""
+    (gx, gd), (wx, wd) = got, want
+    both = gd is not None and wd is not None
+    c.compare(
+        "native",
+        "grad",
+        relation,
+        np.concatenate([_to_np(gx).ravel()] + ([_to_np(gd).ravel()] if both else [])),
+        np.concatenate([wx.ravel()] + ([wd.ravel()] if both else [])),
+        "same",
+    )
+
+
 def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
     """The native relations; returns the reference gradients for the other engines."""
     from ... import ad
@@ -173,32 +188,14 @@ def native(p: Program, c: _Cells, rng: np.random.Generator) -> dict[str, Any]:
     # off, the same gradient
     with c.guard(E, "grad", "generic-path"):
         with generic_only():
-            gx_g, gd_g = _grads(p, L, x, d)
-        generic = [_to_np(gx_g)] + ([] if gd_g is None or gd is None else [_to_np(gd_g)])
-        methods = [gx] + ([] if gd_g is None or gd is None else [gd])
-        c.compare(
-            E,
-            "grad",
-            "generic-path",
-            np.concatenate([g.ravel() for g in generic]),
-            np.concatenate([w.ravel() for w in methods]),
-            "same",
-        )
+            again = _grads(p, L, x, d)
+        _same_gradient(c, "generic-path", again, (gx, gd))
     # the same values in another memory layout (column-major, strided or negative strides, by
     # the seed): the same gradient -- NumPy's fast paths beside the rules meet them too
     layout = LAYOUTS[p.seed % len(LAYOUTS)]
     with c.guard(E, "grad", "layout"):
-        gx_l, gd_l = _grads(p, L, relaid(x, layout), None if d is None else relaid(d, layout))
-        laid = [_to_np(gx_l)] + ([] if gd_l is None or gd is None else [_to_np(gd_l)])
-        plain = [gx] + ([] if gd_l is None or gd is None else [gd])
-        c.compare(
-            E,
-            "grad",
-            "layout",
-            np.concatenate([g.ravel() for g in laid]),
-            np.concatenate([w.ravel() for w in plain]),
-            "same",
-        )
+        again = _grads(p, L, relaid(x, layout), None if d is None else relaid(d, layout))
+        _same_gradient(c, "layout", again, (gx, gd))
     # finite differences, in float64
     pd = p if p.dtype in ("float64", "complex128") else p.in_double()
     _, Ld = _native_fns(pd)
