@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -132,6 +135,42 @@ def assert_agrees_with_jax(jax_numpy):  # type: ignore[no-untyped-def]
             check_agrees_with_jax(npf, *ex.args, f_jax=jf, rtol=rtol, atol=atol, fkwargs=ex.kwargs)
 
     return check
+
+
+@pytest.fixture
+def grad_while_another_thread():  # type: ignore[no-untyped-def]
+    """``run(loss, x, work)``: ``ad.grad(loss)(x)``, with ``work()`` run by another thread while
+    this one is inside the transformation (its scope entered, ``loss`` not yet returned);
+    ``(the gradient, work's result)``. An exception in ``work`` is raised here."""
+    from chainrules import ad
+
+    def run(loss: Callable[[Any], Any], x: Any, work: Callable[[], Any]) -> tuple[Any, Any]:
+        inside, done = threading.Event(), threading.Event()
+        out: dict[str, Any] = {}
+
+        def f(v: Any) -> Any:
+            inside.set()
+            assert done.wait(30)
+            return loss(v)
+
+        def worker() -> None:
+            assert inside.wait(30)
+            try:
+                out["result"] = work()
+            except BaseException as e:  # noqa: BLE001  (raised by the calling thread)
+                out["error"] = e
+            finally:
+                done.set()
+
+        th = threading.Thread(target=worker)
+        th.start()
+        g = ad.grad(f)(x)
+        th.join()
+        if "error" in out:
+            raise out["error"]
+        return g, out["result"]
+
+    return run
 
 
 @pytest.fixture(scope="session")

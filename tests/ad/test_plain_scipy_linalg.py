@@ -20,7 +20,6 @@ passed to the rule as the tuple, never stacked.
 
 from __future__ import annotations
 
-import threading
 import types
 import warnings
 from typing import Any
@@ -198,33 +197,22 @@ def test_restored_after_an_exception_and_in_nested_transformations() -> None:
     np.testing.assert_allclose(h, 2 * inner.T @ inner, rtol=1e-10)
 
 
-def test_another_thread_sees_scipys_own_functions_meanwhile() -> None:
+def test_another_thread_sees_scipys_own_functions_meanwhile(
+    grad_while_another_thread: Any,
+) -> None:
     """While one thread is inside a transformation, another thread's scipy.linalg calls are
     SciPy's own (the same object, the same result), and its own transformation works too."""
-    inside, done = threading.Event(), threading.Event()
-    other: dict[str, Any] = {}
 
-    def f(b: Any) -> Any:
-        inside.set()
-        assert done.wait(30)
+    def loss(b: Any) -> Any:
         return _cho(A, b)
 
-    def worker() -> None:
-        assert inside.wait(30)
-        try:
-            other["fn"] = sl.cho_solve
-            other["value"] = sl.cho_solve(sl.cho_factor(A), B)
-            other["grad"] = ad.grad(lambda b: _cho(A, b))(B)
-        finally:
-            done.set()
+    def work() -> tuple[Any, Any, Any]:
+        return sl.cho_solve, sl.cho_solve(sl.cho_factor(A), B), ad.grad(loss)(B)
 
-    t = threading.Thread(target=worker)
-    t.start()
-    g = ad.grad(f)(B)
-    t.join()
-    assert other["fn"] is _original("cho_solve")
-    np.testing.assert_allclose(other["value"], np.linalg.solve(A, B), rtol=1e-12)
-    np.testing.assert_allclose(other["grad"], g, rtol=1e-12)
+    g, (fn, value, other_grad) = grad_while_another_thread(loss, B, work)
+    assert fn is _original("cho_solve")
+    np.testing.assert_allclose(value, np.linalg.solve(A, B), rtol=1e-12)
+    np.testing.assert_allclose(other_grad, g, rtol=1e-12)
 
 
 def test_a_wrapper_kept_after_the_exit_is_scipys_function() -> None:

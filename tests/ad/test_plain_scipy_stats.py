@@ -15,7 +15,6 @@ exceptions, nesting, other threads, a method kept after the exit.
 
 from __future__ import annotations
 
-import threading
 import warnings
 from typing import Any
 
@@ -176,33 +175,20 @@ def test_restored_after_an_exception_and_in_nested_transformations() -> None:
     np.testing.assert_allclose(h, -np.eye(3) / 4.0, rtol=1e-12)
 
 
-def test_another_thread_gets_scipys_methods_meanwhile() -> None:
+def test_another_thread_gets_scipys_methods_meanwhile(grad_while_another_thread: Any) -> None:
     """While one thread is inside a transformation, another thread's calls are SciPy's (the same
     result, on plain arrays), and its own transformation works too."""
-    inside, done = threading.Event(), threading.Event()
-    other: dict[str, Any] = {}
 
-    def f(x: Any) -> Any:
-        inside.set()
-        assert done.wait(30)
+    def loss(x: Any) -> Any:
         return np.sum(norm.logpdf(x, 0.2, 1.3))
 
-    def worker() -> None:
-        assert inside.wait(30)
-        try:
-            other["value"] = norm.logpdf(X, 0.2, 1.3)
-            other["grad"] = ad.grad(lambda x: np.sum(norm.logpdf(x, 0.2, 1.3)))(X)
-        finally:
-            done.set()
-
-    th = threading.Thread(target=worker)
-    th.start()
-    g = ad.grad(f)(X)
-    th.join()
+    g, (value, other_grad) = grad_while_another_thread(
+        loss, X, lambda: (norm.logpdf(X, 0.2, 1.3), ad.grad(loss)(X))
+    )
     want = -0.5 * ((X - 0.2) / 1.3) ** 2 - np.log(1.3) - 0.5 * np.log(2 * np.pi)
-    np.testing.assert_allclose(other["value"], want, rtol=1e-12)
-    assert type(other["value"]) is np.ndarray
-    np.testing.assert_allclose(other["grad"], g, rtol=1e-12)
+    np.testing.assert_allclose(value, want, rtol=1e-12)
+    assert type(value) is np.ndarray
+    np.testing.assert_allclose(other_grad, g, rtol=1e-12)
 
 
 def test_a_method_kept_after_the_exit_is_scipys() -> None:
