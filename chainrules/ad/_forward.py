@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.namespaces import is_array
 from ..core.registry import find_frule
+from ..core.signature import all_ints
 from ..core.tangents import AbstractZero, NoTangent, Tangent, ZeroTangent
 from ._lift import const_result, lift_values, number, stack_sequences
 from ._tracer import (
@@ -24,7 +25,6 @@ from ._tracer import (
     FAST_VALUES,
     Trace,
     Tracer,
-    all_ints,
     dispatch,
     lookup_rule,
     plain,

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.signature import all_ints
 from ._tracer import _SEQ, Tracer
 
 __all__ = ["array_like_args", "integer_lists_as_arrays", "numbers_in"]
@@ -63,10 +64,7 @@ def _convert(a: Any) -> Any:
     """``a`` (an argument) with a list or tuple of data made an array (see the module's docs)."""
     if type(a) not in _SEQ or not a:
         return a
-    for e in a:  # the common case first: a shape or an axis, Python ints alone
-        if type(e) is not int:
-            break
-    else:
+    if all_ints(a):  # the common case first: a shape or an axis, Python ints alone
         return a
     if any(isinstance(e, Tracer) for e in a):  # a sequence of arrays: its plain lists are arrays
         if not any(type(e) in _SEQ and numbers_in(e) for e in a):

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core.namespaces import namespace_of
 from ..core.registry import entry_of, find_rrule, mark_chunked, takes_chunks
+from ..core.signature import all_ints
 from ..core.tangents import (
     AbstractZero,
     NoTangent,
@@ -40,7 +41,6 @@ from ._tracer import (
     FAST_VALUES,
     Trace,
     Tracer,
-    all_ints,
     dispatch,
     floating,
     lookup_rule,

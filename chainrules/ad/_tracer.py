@@ -58,15 +58,6 @@ FAST_VALUES = frozenset((np.ndarray, np.float64))
 FAST_CONSTS = frozenset((float, int, np.ndarray, np.float64))
 
 
-def all_ints(t: tuple[Any, ...]) -> bool:
-    """A tuple of Python ints (a shape, axes): a constant argument the traces' fast paths pass on
-    as it is, with no tangent (what their general paths make of it)."""
-    for e in t:  # noqa: SIM110 -- a loop, not all() of a generator: on every traced call
-        if type(e) is not int:
-            return False
-    return True
-
-
 # What a function is -- a constant (comparisons, index finders, dtype queries), a creation
 # function, one that takes a sequence of arrays, a NumPy view -- is its registration's ``kind``
 # (chainrules.core.registry.KINDS), read through registry.entry_of: one dict access, never the

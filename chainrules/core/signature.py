@@ -161,6 +161,15 @@ def signature(
 
 
 # --- axes: checked where the arguments are bound, with errors naming the function --------------
+def all_ints(t: Sequence[Any]) -> bool:
+    """``t`` (a tuple or list) holds Python ints alone: a shape or axes, the common case of a
+    sequence argument. A loop, not ``all()`` of a generator: it runs on every traced call."""
+    for e in t:  # noqa: SIM110
+        if type(e) is not int:
+            return False
+    return True
+
+
 def axis_int(
     axis: Any, name: str, what: str = "axis", ndim: int | None = None, bool_ok: bool = False
 ) -> int:

@@ -51,7 +51,11 @@ from .namespaces import (
     namespace_of,
     torch_compiling,
 )
-from .signature import Signature, signature  # the binding of arguments, part of the toolkit
+from .signature import (  # the binding of arguments, part of the toolkit
+    Signature,
+    all_ints,
+    signature,
+)
 from .tangents import AbstractZero, NoTangent, Tangent, Thunk, ZeroTangent, unthunk
 
 __all__ = [
@@ -407,10 +411,7 @@ def zero_tangent(arg: Any) -> Any:
     if isinstance(arg, type):  # a dtype given as a class (np.float64)
         return _NO
     if t is tuple or t is list:  # a Tangent that indexes like the sequence (concat's arrays)
-        for e in arg:  # a shape or axes, Python ints alone (the common case): no tangent
-            if type(e) is not int:
-                break
-        else:
+        if all_ints(arg):  # a shape or axes (the common case): no tangent
             return _NO
         parts = tuple(zero_tangent(e) for e in arg)
         return Tangent(*parts, primal_type=t) if any(p is not _NO for p in parts) else _NO
