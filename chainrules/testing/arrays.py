@@ -137,8 +137,8 @@ def is_zero_value(x: Any) -> bool:
 
 
 # the memory layouts a NumPy array's values are also checked in, beside C order: column-major,
-# every other element of a larger buffer, negative strides -- where a fast path beside a rule
-# would assume contiguity (issue 27, item 3)
+# every other row of a larger buffer, negative strides -- where a fast path beside a rule would
+# assume contiguity (issue 27, item 3)
 LAYOUTS = ("F", "strided", "reversed")
 
 
@@ -149,10 +149,10 @@ def relaid(a: Any, layout: str) -> Any:
         return a
     if layout == "F":
         return np.asfortranarray(a)
-    if layout == "strided":
-        buf = np.zeros((*a.shape[:-1], 2 * a.shape[-1]), a.dtype)
-        buf[..., ::2] = a
-        return buf[..., ::2]
+    if layout == "strided":  # every other row (element, for a vector) of a larger buffer
+        buf = np.zeros((2 * a.shape[0], *a.shape[1:]), a.dtype)
+        buf[::2] = a
+        return buf[::2]
     if layout == "reversed":
         return np.flip(np.flip(a).copy())
     raise ValueError(f"relaid: layout must be 'C' or one of {LAYOUTS}, got {layout!r}")
