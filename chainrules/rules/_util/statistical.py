@@ -42,10 +42,6 @@ def signatures(name: str, standard: Any, numpy: Any, unsupported: tuple[str, ...
     return signature(name, standard), signature(name, numpy, ("where", *unsupported))
 
 
-# NumPy's reductions that take axis=0 or -1 on a 0-d array (np.mean, np.var and np.std refuse it)
-_ZERO_D_AXIS = frozenset(("sum", "prod", "max", "min", "nansum", "nanmean"))
-
-
 def bind(
     sig: Signature, numpy: bool, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[Any, Any, tuple[int, ...], dict[str, Any]]:
@@ -73,12 +69,12 @@ def bind(
     axes = normalize_axis(axis, x.ndim, sig.name)
     kw = {k: v for k, v in a.items() if v is not None}  # out= is None here (rejected)
     kw.pop("where", None)  # None or True
-    if numpy and x.ndim == 0 and axis is not None and sig.name in _ZERO_D_AXIS:
-        # NumPy reduces a 0-d array "along" axis 0 or -1 (normalize_axis let only those
-        # through) to itself; a tuple of axes, which is how the primal is called, it refuses
-        axes, axis = (), None
-        kw.pop("axis", None)
-    if axis is not None:
+    if numpy and x.ndim == 0 and axis is not None:
+        # Some of NumPy's reductions take axis 0 or -1 on a 0-d array (normalize_axis let only
+        # those through) and reduce nothing: np.sum, np.nanvar; others refuse it (np.mean,
+        # np.var). The primal is given the axis as it came, and decides
+        axes = ()
+    elif axis is not None:
         kw["axis"] = axes
     if "keepdims" in a:
         kw["keepdims"] = bool(a["keepdims"])

@@ -143,7 +143,7 @@ def _gradient_parts(args: Any, kwargs: Any) -> Any:
     xp = namespace_of(f, *(v for v in varargs if hasattr(v, "shape")), fname="gradient")
     nd = f.ndim
     axes = tuple(range(nd)) if axis is None else axis_ints(axis, "gradient", ndim=nd, bool_ok=True)
-    axes = tuple(a % nd for a in axes)
+    axes = tuple(a % nd for a in axes) if nd else axes  # a 0-d f with an axis: NumPy refuses
     if len(varargs) == 0:
         spacing: tuple[Any, ...] = (None,) * len(axes)
         slots: tuple[int | None, ...] = (None,) * len(axes)
@@ -325,7 +325,7 @@ def _trapezoid_parts(args: Any, kwargs: Any) -> Any:
     yv, x, dx = s["y"], s["x"], s["dx"]
     xp = namespace_of(yv, x, fname="trapezoid")
     nd = yv.ndim
-    ax = axis_int(s["axis"], "trapezoid", ndim=nd) % nd  # NumPy refuses a bool there
+    ax = axis_int(s["axis"], "trapezoid", ndim=nd) % max(nd, 1)  # NumPy refuses a bool there
     out = numpy_like_module(yv, xp).trapezoid(*args, **kwargs)
     n = yv.shape[ax]
     if x is None:

@@ -66,7 +66,7 @@ def _bind_cumulative(
             raise ValueError(f"{sig.name}: axis is required for arrays of rank {x.ndim}")
         # NumPy's cumsum/cumprod flatten when axis is None
         return xp, x, (xp.reshape(x, (-1,)) if x.ndim != 1 else x), 0, kw
-    return xp, x, x, axes[0], kw
+    return xp, x, x, axes[0] if axes else 0, kw  # a 0-d x: axis 0 or -1, nothing reduced
 
 
 @specialise

@@ -26,7 +26,9 @@ _LOGSUMEXP = signature(
 
 
 def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
-    return normalize_axis(axis, ndim, name)
+    """The reduced axes; none for a 0-d array, which SciPy reduces "along" axis 0 or -1."""
+    axes = normalize_axis(axis, ndim, name)
+    return axes if ndim else ()
 
 
 def _keep(xp: Any, v: Any, axes: tuple[int, ...], ndim: int) -> Any:
