@@ -1,0 +1,114 @@
+"""Every registration's examples, varied the ways users vary a call, over the registry: the axis
+counted from the other end (``axis=1`` as ``axis=-1`` of a 2-d array), ``keepdims`` flipped
+(given where the example leaves it out), and the arrays in single precision. Where NumPy computes
+the variant, the rule gives NumPy's value -- shape and dtype included -- and a pullback that
+agrees with central finite differences (taken in double precision); or it refuses with an error
+that names the function. Nothing here depends on a function's name: the variants come from each
+NumPy function's own signature and each registration's own examples."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrules as cr
+from chainrules.testing import examples_for
+from chainrules.testing.backends import get_backend
+
+
+def _flipped_axis(axis: Any, ndim: int) -> Any:
+    """``axis`` counted from the other end, or None where it is not an int or a tuple of ints."""
+    if type(axis) is int:
+        return axis - ndim if axis >= 0 else axis + ndim
+    if isinstance(axis, tuple) and axis and all(type(a) is int for a in axis):
+        return tuple(a - ndim if a >= 0 else a + ndim for a in axis)
+    return None
+
+
+def _variants(f: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    try:
+        params = inspect.signature(f).parameters
+    except (TypeError, ValueError):  # a ufunc or builtin without a signature
+        params = {}
+    out = []
+    axis = _flipped_axis(kw.get("axis"), args[0].ndim)
+    if axis is not None:
+        out.append(("axis", args, {**kw, "axis": axis}))
+    if "keepdims" in params:
+        out.append(("keepdims", args, {**kw, "keepdims": not kw.get("keepdims", False)}))
+    single = tuple(
+        a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a
+        for a in args
+    )
+    out.append(("float32", single, kw))
+    return out
+
+
+def _cases() -> list[Any]:
+    numpy = get_backend("numpy")
+    out = []
+    for reg in cr.registrations():
+        f = numpy.function(reg) if reg.rrule is not None and not reg.non_differentiable else None
+        if f is None:
+            continue
+        for i, ex in enumerate(examples_for(reg)):
+            x = ex.args[0] if ex.args else None
+            if isinstance(x, np.ndarray) and x.dtype == np.float64:
+                for tag, args, kw in _variants(f, ex.args, dict(ex.kwargs)):
+                    out.append(pytest.param(reg, f, args, kw, id=f"{reg.name}-{i}-{tag}"))
+    return out
+
+
+def _in_double(v: Any) -> Any:
+    return v.astype(np.float64) if isinstance(v, np.ndarray) and v.dtype == np.float32 else v
+
+
+@pytest.mark.parametrize(("reg", "f", "args", "kw"), _cases())
+def test_a_varied_call_is_numpys_value_and_derivative(reg: Any, f: Any, args: Any, kw: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = f(*args, **kw)
+        except Exception:  # noqa: BLE001  (NumPy refuses the variant: nothing to compare)
+            return
+        if not isinstance(want, np.ndarray | np.generic) or want.dtype.kind != "f":
+            return
+        short = reg.name.split(":")[-1].split(".")[-1]
+        try:
+            y, pb = cr.rrule(f, *args, **kw)
+        except (TypeError, ValueError) as e:  # a refusal is allowed if it names the function
+            refusal = str(e)
+        else:
+            refusal = None
+        if refusal is not None:
+            assert short in refusal, f"{reg.name} refused the variant unnamed: {refusal}"
+            return
+        assert np.shape(y) == np.shape(want) and np.asarray(y).dtype == want.dtype
+        tol = 1e-6 if want.dtype == np.float64 else 1e-4
+        np.testing.assert_allclose(y, want, rtol=tol, atol=tol)
+
+        rng = np.random.default_rng(0)
+        x = args[0]
+        y_bar = np.asarray(rng.standard_normal(np.shape(y)), dtype=want.dtype)
+        x_bar = cr.unthunk(pb(y_bar if np.ndim(y) else y_bar[()])[1])
+        if isinstance(x_bar, cr.AbstractZero):
+            x_bar = np.zeros(x.shape, x.dtype)
+        assert np.shape(x_bar) == x.shape and np.asarray(x_bar).dtype == x.dtype
+        d = rng.standard_normal(x.shape)
+        if x.ndim >= 2 and x.shape[-1] == x.shape[-2]:  # square: symmetric, for the rules of
+            d = d + np.swapaxes(d, -1, -2)  # symmetric matrices (cholesky, eigh)
+        base = [_in_double(a) for a in args]
+
+        def at(t: float) -> Any:
+            return np.asarray(f(np.asarray(base[0] + t * d), *base[1:], **kw), dtype=np.float64)
+
+        h = 1e-6
+        fd = np.sum((at(h) - at(-h)) / (2 * h) * y_bar)
+        got = np.sum(np.asarray(x_bar, dtype=np.float64) * d)
+        assert abs(fd - got) <= (1e-5 if want.dtype == np.float64 else 1e-3) * (1 + abs(fd)), (
+            f"{reg.name} {kw}: <x_bar, d> = {got}, finite differences {fd}"
+        )
