@@ -153,27 +153,9 @@ def _count_true_jax(
     return xp.sum(mask, axis=axes, keepdims=keepdims, dtype=dtype)
 
 
-@specialise
 def masked_product(xp: Any, mask: Any, a: Any, b: Any) -> Any:
     """``where(mask, a * b, 0)``: the pullback of a tie mask (``max``, the inf-norm)."""
     return xp.where(mask, a * b, 0.0)
-
-
-@masked_product.method("numpy")
-def _masked_product_numpy(xp: Any, mask: Any, a: Any, b: Any) -> Any:
-    """Writes only where ``mask`` is set, into a lazily zeroed (``calloc``) array: the generic
-    form allocates and touches two full-size temporaries, and fresh 8 MB buffers cost 0.4-1.5 ms
-    each here in page faults -- this decides the pullbacks of ``max`` and of the inf-norm at
-    n = 1e6, where the mask selects a handful of elements.
-    Population: not reached (b20bb44: no program takes a ``max`` or inf-norm pullback through it at
-    n = 1e6); ``np.max``'s pullback at n = 1e6 0.59 of the generic time (1.14 at n = 10)."""
-    if type(mask) is not np.ndarray or not all(
-        type(v) is np.ndarray or isinstance(v, (np.generic, float)) for v in (a, b)
-    ):
-        return NotImplemented
-    out = np.zeros(np.broadcast_shapes(mask.shape, np.shape(a), np.shape(b)), np.result_type(a, b))
-    np.multiply(a, b, out=out, where=mask)
-    return out
 
 
 @traceable
