@@ -174,11 +174,21 @@ def _with(rule: Any, sig: Signature) -> Any:
 
 
 # --- cholesky ----------------------------------------------------------------------------------
+def _cholesky(xp: Any, x: Any, upper: bool) -> Any:
+    """``x``'s Cholesky factor as its library computes it: ``upper=True`` reads ``x``'s upper
+    triangle (NumPy's and torch's own ``cholesky``, LAPACK's ``'U'``), the lower factor of ``x^H``
+    transposed back; array-api-compat's wrapper transposes the factor of the lower triangle, another
+    matrix where ``x`` is not Hermitian (JAX symmetrises ``x`` first: the same either way)."""
+    if not upper:
+        return xp.linalg.cholesky(x)
+    return xp.conj(xp.matrix_transpose(xp.linalg.cholesky(xp.conj(xp.matrix_transpose(x)))))
+
+
 @register_rrule("linalg.cholesky", examples=lambda rng: _cholesky_ex(rng), hermitian=(0,))
 def _cholesky_rrule(x: Any, /, *, upper: bool = False) -> Any:
     xp = namespace_of(x, fname="linalg.cholesky")
     _square("linalg.cholesky", x)
-    y = xp.linalg.cholesky(x, upper=upper)
+    y = _cholesky(xp, x, upper)
     project = ProjectTo(x, xp)
 
     @pullback(y, (x,), name="linalg.cholesky")
@@ -192,7 +202,7 @@ def _cholesky_rrule(x: Any, /, *, upper: bool = False) -> Any:
 def _cholesky_frule(tangents: Any, x: Any, /, *, upper: bool = False) -> Any:
     xp = namespace_of(x, fname="linalg.cholesky")
     _square("linalg.cholesky", x)
-    y = xp.linalg.cholesky(x, upper=upper)
+    y = _cholesky(xp, x, upper)
     t = tangents_in("linalg.cholesky", tangents, (x,))
     if t is None:
         return y, ZERO

@@ -313,6 +313,27 @@ def test_cholesky_back_is_the_pullback() -> None:
     np.testing.assert_allclose(pb(lb)[1], cholesky_back(y, lb))
 
 
+@pytest.mark.parametrize("cplx", [False, True])
+def test_cholesky_upper_of_a_matrix_not_hermitian_is_the_librarys_own(cplx: bool) -> None:
+    """``upper=True`` reads the upper triangle, as NumPy's and torch's own ``cholesky`` do
+    (LAPACK's 'U'); array-api-compat's wrapper transposed the factor of the lower triangle, a
+    value 0.25 away from NumPy's for a matrix whose triangles differ (found by a complex probe of
+    the registry's examples)."""
+    import array_api_compat.torch as tx
+    import torch
+
+    rng = np.random.default_rng(10)
+    a = positive_definite(rng, (2, 3, 3), cplx=cplx)
+    a[..., 0, 2] += 0.5  # the triangles differ
+    for upper in (False, True):
+        y, _ = cr.rrule(np.linalg.cholesky, a, upper=upper)
+        np.testing.assert_allclose(y, np.linalg.cholesky(a, upper=upper), rtol=1e-12, atol=1e-14)
+        t = torch.from_numpy(a)
+        yt, _ = cr.rrule(tx.linalg.cholesky, t, upper=upper)
+        want = torch.linalg.cholesky(t, upper=upper)
+        torch.testing.assert_close(yt, want, rtol=1e-12, atol=1e-14)
+
+
 # ---- NumPy's extra modes ----------------------------------------------------------------------
 def test_numpy_svd_hermitian_and_qr_r() -> None:
     rng = np.random.default_rng(9)
