@@ -413,6 +413,12 @@ def _polygamma(c: _Ctx, n: Any, x: Any) -> Any:
     sp = c.sp
     if not c.scipy:
         return sp.polygamma(n, x)
+    dtype = getattr(x, "dtype", None)
+    if isinstance(x, complex) or (dtype is not None and c.xp.isdtype(dtype, "complex floating")):
+        raise TypeError(
+            f"scipy.special: no derivative at a complex argument: it is polygamma({n}, z) "
+            "(digamma's is polygamma(1, z)), which SciPy computes for real arguments only"
+        )
     if isinstance(n, int):  # a Python constant: SciPy's gamma(n + 1.0) is a NumPy scalar, which
         # makes a NumPy array of another library's array (array-api-strict)
         return float((-1) ** (n + 1) * math.factorial(n)) * sp.zeta(n + 1, x)

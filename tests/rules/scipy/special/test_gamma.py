@@ -126,3 +126,21 @@ def test_psi_cells(column: str) -> None:
     assert cell.checks > 0, f"psi on {column}: no check ran"
     if cell.status == "xfail":
         pytest.xfail("; ".join(cell.xfailed))
+
+
+@pytest.mark.parametrize("fn", ["digamma", "psi"])
+def test_digamma_at_a_complex_argument_refuses_its_derivative_by_name(fn: str) -> None:
+    """SciPy computes digamma at complex z, and gamma's and loggamma's derivatives use it; digamma's
+    own derivative, polygamma(1, z), SciPy computes for real z only: the pullback and the
+    pushforward raise a TypeError that says so (they raised SciPy's "ufunc '_zeta' not supported
+    for the input types"), and the value stays SciPy's."""
+    f = getattr(sps, fn)
+    z = np.array([1.0 + 1.0j, 2.0 - 0.5j])
+    y, pb = cr.rrule(f, z)
+    np.testing.assert_array_equal(y, f(z))
+    with pytest.raises(TypeError, match=r"polygamma\(1, z\).*real arguments only"):
+        pb(np.ones(2, complex))
+    with pytest.raises(TypeError, match=r"polygamma\(1, z\).*real arguments only"):
+        cr.frule((cr.NoTangent(), np.ones(2, complex)), f, z)
+    _, pb = cr.rrule(sps.loggamma, z)  # digamma at complex z: a derivative SciPy has
+    np.testing.assert_allclose(pb(np.ones(2, complex))[1], np.conj(sps.digamma(z)))
