@@ -36,6 +36,7 @@ from typing import Any
 
 from ...core.prelude import *
 from ...core.registry import Source
+from .._util import conj
 from .._util.special import MISSING, ZERO_PARTIAL, _Ctx, _elementwise_rules, _in_dtype
 
 _LOG_2PI = math.log(2 * math.pi)
@@ -518,9 +519,10 @@ def _dirichlet_make(
 
             @pullback(y, args, name=fname)
             def dirichlet_pullback(y_bar: Any) -> Any:
+                # holomorphic in x (log x): conjugated partials, DESIGN's complex convention
                 yb = xp.reshape(y_bar, (1, *x.shape[1:]))
-                ab = yb * ga
-                return px(yb * gx), pa(xp.sum(ab, axis=axes) if axes else ab)
+                ab = yb * conj(xp, ga)
+                return px(yb * conj(xp, gx)), pa(xp.sum(ab, axis=axes) if axes else ab)
 
             return y, dirichlet_pullback
 
