@@ -1,10 +1,14 @@
 """Every registration's examples, varied the ways users vary a call, over the registry: the axis
 counted from the other end (``axis=1`` as ``axis=-1`` of a 2-d array), ``keepdims`` flipped
-(given where the example leaves it out), and the arrays in single precision. Where NumPy computes
-the variant, the rule gives NumPy's value -- shape and dtype included -- and a pullback that
-agrees with central finite differences (taken in double precision); or it refuses with an error
-that names the function. Nothing here depends on a function's name: the variants come from each
-NumPy function's own signature and each registration's own examples."""
+(given where the example leaves it out), the arrays in single precision, and the first array made
+complex. Where NumPy computes the variant, the rule gives NumPy's value -- shape and dtype
+included -- and a pullback that agrees with central finite differences (taken in double
+precision; for complex values through the real pairing ``Re <a, b>``, DESIGN's convention); or it
+refuses, in the rule or in its pullback, with an error that names the function. Nothing here
+depends on a function's name: the variants come from each NumPy function's own signature and
+each registration's own examples. The probe of the complex variant found three defects
+(``cholesky(upper=True)``'s value, ``digamma``'s complex derivative, ``dirichlet``'s
+conjugation)."""
 
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ import pytest
 import chainrules as cr
 from chainrules.testing import examples_for
 from chainrules.testing.backends import get_backend
+
+H = 1e-6  # the central differences' step, in double precision
 
 
 def _flipped_axis(axis: Any, ndim: int) -> Any:
@@ -45,6 +51,8 @@ def _variants(f: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> list[tuple[s
         for a in args
     )
     out.append(("float32", single, kw))
+    noise = np.random.default_rng(args[0].size).standard_normal(args[0].shape)
+    out.append(("complex", (args[0] + 0.3j * noise, *args[1:]), kw))
     return out
 
 
@@ -64,7 +72,20 @@ def _cases() -> list[Any]:
 
 
 def _in_double(v: Any) -> Any:
-    return v.astype(np.float64) if isinstance(v, np.ndarray) and v.dtype == np.float32 else v
+    if isinstance(v, np.ndarray) and v.dtype in (np.float32, np.complex64):
+        return v.astype(np.complex128 if v.dtype.kind == "c" else np.float64)
+    return v
+
+
+def _refusal(short: str, call: Any) -> tuple[Any, str | None]:
+    """``call()``, or the message of the TypeError, ValueError or NotImplementedError it raised,
+    which must name the function (``short``)."""
+    try:
+        return call(), None
+    except (TypeError, ValueError, NotImplementedError) as e:
+        refusal = str(e)
+    assert short in refusal, f"{short} refused the variant unnamed: {refusal}"
+    return None, refusal
 
 
 @pytest.mark.parametrize(("reg", "f", "args", "kw"), _cases())
@@ -75,40 +96,45 @@ def test_a_varied_call_is_numpys_value_and_derivative(reg: Any, f: Any, args: An
             want = f(*args, **kw)
         except Exception:  # noqa: BLE001  (NumPy refuses the variant: nothing to compare)
             return
-        if not isinstance(want, np.ndarray | np.generic) or want.dtype.kind != "f":
+        if not isinstance(want, np.ndarray | np.generic) or want.dtype.kind not in "fc":
             return
         short = reg.name.split(":")[-1].split(".")[-1]
-        try:
-            y, pb = cr.rrule(f, *args, **kw)
-        except (TypeError, ValueError) as e:  # a refusal is allowed if it names the function
-            refusal = str(e)
-        else:
-            refusal = None
+        out, refusal = _refusal(short, lambda: cr.rrule(f, *args, **kw))
         if refusal is not None:
-            assert short in refusal, f"{reg.name} refused the variant unnamed: {refusal}"
             return
+        y, pb = out
         assert np.shape(y) == np.shape(want) and np.asarray(y).dtype == want.dtype
-        tol = 1e-6 if want.dtype == np.float64 else 1e-4
+        tol = 1e-6 if want.dtype in (np.float64, np.complex128) else 1e-4
         np.testing.assert_allclose(y, want, rtol=tol, atol=tol)
 
         rng = np.random.default_rng(0)
         x = args[0]
-        y_bar = np.asarray(rng.standard_normal(np.shape(y)), dtype=want.dtype)
-        x_bar = cr.unthunk(pb(y_bar if np.ndim(y) else y_bar[()])[1])
+        y_bar = rng.standard_normal(np.shape(y))
+        if want.dtype.kind == "c":
+            y_bar = y_bar + 1j * rng.standard_normal(np.shape(y))
+        y_bar = np.asarray(y_bar, dtype=want.dtype)
+        bars, refusal = _refusal(short, lambda: pb(y_bar if np.ndim(y) else y_bar[()]))
+        if refusal is not None:
+            return
+        x_bar = cr.unthunk(bars[1])
         if isinstance(x_bar, cr.AbstractZero):
             x_bar = np.zeros(x.shape, x.dtype)
         assert np.shape(x_bar) == x.shape and np.asarray(x_bar).dtype == x.dtype
         d = rng.standard_normal(x.shape)
-        if x.ndim >= 2 and x.shape[-1] == x.shape[-2]:  # square: symmetric, for the rules of
-            d = d + np.swapaxes(d, -1, -2)  # symmetric matrices (cholesky, eigh)
+        if x.dtype.kind == "c":
+            d = d + 1j * rng.standard_normal(x.shape)
+        if x.ndim >= 2 and x.shape[-1] == x.shape[-2]:  # square: Hermitian, for the rules of
+            d = d + np.conj(np.swapaxes(d, -1, -2))  # Hermitian matrices (cholesky, eigh)
         base = [_in_double(a) for a in args]
 
         def at(t: float) -> Any:
-            return np.asarray(f(np.asarray(base[0] + t * d), *base[1:], **kw), dtype=np.float64)
+            return np.asarray(f(np.asarray(base[0] + t * d), *base[1:], **kw))
 
-        h = 1e-6
-        fd = np.sum((at(h) - at(-h)) / (2 * h) * y_bar)
-        got = np.sum(np.asarray(x_bar, dtype=np.float64) * d)
-        assert abs(fd - got) <= (1e-5 if want.dtype == np.float64 else 1e-3) * (1 + abs(fd)), (
+        lo, mid, hi = at(-H), at(0.0), at(H)
+        if np.shape(lo) != np.shape(mid) or np.max(np.abs(hi - lo), initial=0.0) > 1e-3:
+            return  # not continuous along d here (an order that follows the values): no slope
+        fd = np.real(np.sum(np.conj(y_bar) * (hi - lo))) / (2 * H)
+        got = np.real(np.sum(np.conj(np.asarray(x_bar, dtype=np.complex128)) * d))
+        assert abs(fd - got) <= (1e-5 if tol == 1e-6 else 1e-3) * (1 + abs(fd)), (
             f"{reg.name} {kw}: <x_bar, d> = {got}, finite differences {fd}"
         )

@@ -417,7 +417,8 @@ def _polygamma(c: _Ctx, n: Any, x: Any) -> Any:
     if isinstance(x, complex) or (dtype is not None and c.xp.isdtype(dtype, "complex floating")):
         raise TypeError(
             f"scipy.special: no derivative at a complex argument: it is polygamma({n}, z) "
-            "(digamma's is polygamma(1, z)), which SciPy computes for real arguments only"
+            "(digamma's and psi's is polygamma(1, z)), which SciPy computes for real "
+            "arguments only"
         )
     if isinstance(n, int):  # a Python constant: SciPy's gamma(n + 1.0) is a NumPy scalar, which
         # makes a NumPy array of another library's array (array-api-strict)
