@@ -8,7 +8,8 @@ refuses, in the rule or in its pullback, with an error that names the function. 
 depends on a function's name: the variants come from each NumPy function's own signature and
 each registration's own examples. The probe of the complex variant found three defects
 (``cholesky(upper=True)``'s value, ``digamma``'s complex derivative, ``dirichlet``'s
-conjugation)."""
+conjugation), and the pushforwards' three more (``nanvar``/``nanstd`` and ``fiedler`` at complex
+arrays)."""
 
 from __future__ import annotations
 
@@ -120,21 +121,77 @@ def test_a_varied_call_is_numpys_value_and_derivative(reg: Any, f: Any, args: An
         if isinstance(x_bar, cr.AbstractZero):
             x_bar = np.zeros(x.shape, x.dtype)
         assert np.shape(x_bar) == x.shape and np.asarray(x_bar).dtype == x.dtype
-        d = rng.standard_normal(x.shape)
-        if x.dtype.kind == "c":
-            d = d + 1j * rng.standard_normal(x.shape)
-        if x.ndim >= 2 and x.shape[-1] == x.shape[-2]:  # square: Hermitian, for the rules of
-            d = d + np.conj(np.swapaxes(d, -1, -2))  # Hermitian matrices (cholesky, eigh)
-        base = [_in_double(a) for a in args]
-
-        def at(t: float) -> Any:
-            return np.asarray(f(np.asarray(base[0] + t * d), *base[1:], **kw))
-
-        lo, mid, hi = at(-H), at(0.0), at(H)
-        if np.shape(lo) != np.shape(mid) or np.max(np.abs(hi - lo), initial=0.0) > 1e-3:
-            return  # not continuous along d here (an order that follows the values): no slope
-        fd = np.real(np.sum(np.conj(y_bar) * (hi - lo))) / (2 * H)
+        d = _direction(x, rng)
+        slope = _slope(f, args, kw, d)
+        if slope is None:
+            return
+        fd = np.real(np.sum(np.conj(y_bar) * slope))
         got = np.real(np.sum(np.conj(np.asarray(x_bar, dtype=np.complex128)) * d))
         assert abs(fd - got) <= (1e-5 if tol == 1e-6 else 1e-3) * (1 + abs(fd)), (
             f"{reg.name} {kw}: <x_bar, d> = {got}, finite differences {fd}"
         )
+
+
+@pytest.mark.parametrize(("reg", "f", "args", "kw"), _cases())
+def test_a_varied_call_pushes_forward_as_finite_differences(
+    reg: Any, f: Any, args: Any, kw: Any
+) -> None:
+    """The same variants through the frule: the tangent of the output along a tangent of the
+    first array is the central differences' slope (complex tangents included)."""
+    if reg.frule is None:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = f(*args, **kw)
+        except Exception:  # noqa: BLE001  (NumPy refuses the variant: nothing to compare)
+            return
+        if not isinstance(want, np.ndarray | np.generic) or want.dtype.kind not in "fc":
+            return
+        x = args[0]
+        d = _direction(x, np.random.default_rng(0))
+        tangents = (cr.NoTangent(), d.astype(x.dtype), *(cr.ZeroTangent() for _ in args[1:]))
+        short = reg.name.split(":")[-1].split(".")[-1]
+        out, refusal = _refusal(short, lambda: cr.frule(tangents, f, *args, **kw))
+        if refusal is not None:
+            return
+        y, y_dot = out
+        assert np.shape(y) == np.shape(want) and np.asarray(y).dtype == want.dtype
+        y_dot = cr.unthunk(y_dot)
+        if isinstance(y_dot, cr.AbstractZero):
+            y_dot = np.zeros(np.shape(want), want.dtype)
+        assert np.shape(y_dot) == np.shape(want) and np.asarray(y_dot).dtype == want.dtype
+        slope = _slope(f, args, kw, d)
+        if slope is None:
+            return
+        tol = 1e-5 if want.dtype in (np.float64, np.complex128) else 1e-3
+        err = np.max(np.abs(np.asarray(y_dot, dtype=np.complex128) - slope), initial=0.0)
+        assert err <= tol * (1 + np.max(np.abs(slope), initial=0.0)), (
+            f"{reg.name} {kw}: the pushforward is {err} away from finite differences"
+        )
+
+
+def _direction(x: Any, rng: np.random.Generator) -> Any:
+    """A direction for ``x`` in double precision: complex for complex ``x``, Hermitian for a
+    square ``x`` (the rules of Hermitian matrices: cholesky, eigh)."""
+    d = rng.standard_normal(x.shape)
+    if x.dtype.kind == "c":
+        d = d + 1j * rng.standard_normal(x.shape)
+    if x.ndim >= 2 and x.shape[-1] == x.shape[-2]:
+        d = d + np.conj(np.swapaxes(d, -1, -2))
+    return d
+
+
+def _slope(f: Any, args: Any, kw: Any, d: Any) -> Any:
+    """The central differences of ``f`` along ``d`` in the first argument, in double precision;
+    None where ``f`` is not continuous along ``d`` there (an output order that follows the
+    values, as NumPy's ``unique_values`` of complex numbers)."""
+    base = [_in_double(a) for a in args]
+
+    def at(t: float) -> Any:
+        return np.asarray(f(np.asarray(base[0] + t * d), *base[1:], **kw))
+
+    lo, mid, hi = at(-H), at(0.0), at(H)
+    if np.shape(lo) != np.shape(mid) or np.max(np.abs(hi - lo), initial=0.0) > 1e-3:
+        return None
+    return (hi - lo) / (2 * H)

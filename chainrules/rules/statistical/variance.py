@@ -161,7 +161,8 @@ def _nan_spread_rules(name: str) -> Any:
             return y, ZERO
         g = direction(xp, x, y, axes, kw, ddof)
         t = xp.where(xp.isnan(x), xp.zeros_like(ts[0]), ts[0])
-        y_dot = xp.sum(g * t, axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
+        term = xp.real(xp.conj(g) * t) if is_complex(xp, x) else g * t  # a Re-linear form
+        y_dot = xp.sum(term, axis=chunk_axes(axes, ts.extra), keepdims=kw["keepdims"])
         return y, in_dtype(xp, y_dot, y.dtype)
 
     return nan_spread_rrule, nan_spread_frule

@@ -86,11 +86,14 @@ def _structured(name: str, fn_args: Any, back: Any, dot: Any, examples: Any, **m
         if t is None or math.prod(y.shape) == 0:
             return y, ZERO
         lead = t.lead()
+        # in y's dtype, or the input's where it is complex and y real (fiedler's |a_i - a_j|:
+        # the tangent's imaginary part counts)
+        kinds = [xp.result_type(a.dtype, y.dtype) for a in arrays]
         dots = [
-            xp.zeros((*lead, *a.shape), dtype=y.dtype, device=device_of(a))
+            xp.zeros((*lead, *a.shape), dtype=k, device=device_of(a))
             if isinstance(d, AbstractZero)
-            else (xp.astype(d, y.dtype) if d.dtype != y.dtype else d)
-            for d, a in zip(t, arrays)
+            else (xp.astype(d, k) if d.dtype != k else d)
+            for d, a, k in zip(t, arrays, kinds)
         ]
         return y, in_dtype(xp, dot(xp, arrays, static, dots), y.dtype)
 
@@ -385,9 +388,11 @@ def _fiedler_back(xp: Any, arrays: Any, static: Any, g: Any) -> Any:
 
 
 def _fiedler_dot(xp: Any, arrays: Any, static: Any, dots: Any) -> Any:
+    # d|w| = Re(conj(sign w) dw): for complex a, sign is w / |w|
     a, da = arrays[0], dots[0]
     s = xp.sign(a[..., :, None] - a[..., None, :])
-    return s * (da[..., :, None] - da[..., None, :])
+    dw = da[..., :, None] - da[..., None, :]
+    return xp.real(xp.conj(s) * dw) if xp.isdtype(s.dtype, "complex floating") else s * dw
 
 
 def _fiedler_ex(rng: Any) -> list[Any]:
