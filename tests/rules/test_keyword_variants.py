@@ -1,15 +1,15 @@
 """Every registration's examples, varied the ways users vary a call, over the registry: the axis
 counted from the other end (``axis=1`` as ``axis=-1`` of a 2-d array), ``keepdims`` flipped
 (given where the example leaves it out), the arrays in single precision, and the first array made
-complex. Where NumPy computes the variant, the rule gives NumPy's value -- shape and dtype
-included -- and a pullback that agrees with central finite differences (taken in double
-precision; for complex values through the real pairing ``Re <a, b>``, DESIGN's convention); or it
-refuses, in the rule or in its pullback, with an error that names the function. Nothing here
-depends on a function's name: the variants come from each NumPy function's own signature and
-each registration's own examples. The probe of the complex variant found three defects
-(``cholesky(upper=True)``'s value, ``digamma``'s complex derivative, ``dirichlet``'s
-conjugation), and the pushforwards' three more (``nanvar``/``nanstd`` and ``fiedler`` at complex
-arrays)."""
+complex; and each later array made complex. Where NumPy computes the variant, the rule gives
+NumPy's value -- shape and dtype included -- and a pullback and a pushforward that agree with
+central finite differences (taken in double precision; for complex values through the real
+pairing ``Re <a, b>``, DESIGN's convention); or it refuses, in the rule or in its pullback, with
+an error that names the function. Nothing here depends on a function's name: the variants come
+from each NumPy function's own signature and each registration's own examples. Found by it:
+``cholesky(upper=True)``'s value, ``digamma``'s complex derivative, ``dirichlet``'s
+conjugation, the pushforwards of ``nanvar``/``nanstd`` and ``fiedler`` at complex arrays,
+``gradient``'s complex coordinates and SciPy's distributions with complex parameters."""
 
 from __future__ import annotations
 
@@ -52,12 +52,20 @@ def _variants(f: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> list[tuple[s
         for a in args
     )
     out.append(("float32", single, kw))
-    noise = np.random.default_rng(args[0].size).standard_normal(args[0].shape)
-    out.append(("complex", (args[0] + 0.3j * noise, *args[1:]), kw))
+    out.append(("complex", _complex_at(args, 0), kw))
     return out
 
 
+def _complex_at(args: tuple[Any, ...], pos: int) -> tuple[Any, ...]:
+    """``args`` with the array at ``pos`` made complex (a fixed imaginary part)."""
+    a = args[pos]
+    noise = np.random.default_rng(a.size).standard_normal(a.shape)
+    return (*args[:pos], a + 0.3j * noise, *args[pos + 1 :])
+
+
 def _cases() -> list[Any]:
+    """``(registration, function, args, kwargs, pos)``: the variants of the first array (its
+    position ``pos = 0``), and each later double-precision array made complex."""
     numpy = get_backend("numpy")
     out = []
     for reg in cr.registrations():
@@ -68,7 +76,13 @@ def _cases() -> list[Any]:
             x = ex.args[0] if ex.args else None
             if isinstance(x, np.ndarray) and x.dtype == np.float64:
                 for tag, args, kw in _variants(f, ex.args, dict(ex.kwargs)):
-                    out.append(pytest.param(reg, f, args, kw, id=f"{reg.name}-{i}-{tag}"))
+                    out.append(pytest.param(reg, f, args, kw, 0, id=f"{reg.name}-{i}-{tag}"))
+            for pos, a in enumerate(ex.args[1:], 1):
+                if isinstance(a, np.ndarray) and a.dtype == np.float64:
+                    args, kw = _complex_at(ex.args, pos), dict(ex.kwargs)
+                    out.append(
+                        pytest.param(reg, f, args, kw, pos, id=f"{reg.name}-{i}-complex{pos}")
+                    )
     return out
 
 
@@ -89,8 +103,10 @@ def _refusal(short: str, call: Any) -> tuple[Any, str | None]:
     return None, refusal
 
 
-@pytest.mark.parametrize(("reg", "f", "args", "kw"), _cases())
-def test_a_varied_call_is_numpys_value_and_derivative(reg: Any, f: Any, args: Any, kw: Any) -> None:
+@pytest.mark.parametrize(("reg", "f", "args", "kw", "pos"), _cases())
+def test_a_varied_call_is_numpys_value_and_derivative(
+    reg: Any, f: Any, args: Any, kw: Any, pos: int
+) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -109,7 +125,7 @@ def test_a_varied_call_is_numpys_value_and_derivative(reg: Any, f: Any, args: An
         np.testing.assert_allclose(y, want, rtol=tol, atol=tol)
 
         rng = np.random.default_rng(0)
-        x = args[0]
+        x = args[pos]
         y_bar = rng.standard_normal(np.shape(y))
         if want.dtype.kind == "c":
             y_bar = y_bar + 1j * rng.standard_normal(np.shape(y))
@@ -117,12 +133,12 @@ def test_a_varied_call_is_numpys_value_and_derivative(reg: Any, f: Any, args: An
         bars, refusal = _refusal(short, lambda: pb(y_bar if np.ndim(y) else y_bar[()]))
         if refusal is not None:
             return
-        x_bar = cr.unthunk(bars[1])
+        x_bar = cr.unthunk(bars[pos + 1])
         if isinstance(x_bar, cr.AbstractZero):
             x_bar = np.zeros(x.shape, x.dtype)
         assert np.shape(x_bar) == x.shape and np.asarray(x_bar).dtype == x.dtype
         d = _direction(x, rng)
-        slope = _slope(f, args, kw, d)
+        slope = _slope(f, args, kw, pos, d)
         if slope is None:
             return
         fd = np.real(np.sum(np.conj(y_bar) * slope))
@@ -132,12 +148,12 @@ def test_a_varied_call_is_numpys_value_and_derivative(reg: Any, f: Any, args: An
         )
 
 
-@pytest.mark.parametrize(("reg", "f", "args", "kw"), _cases())
+@pytest.mark.parametrize(("reg", "f", "args", "kw", "pos"), _cases())
 def test_a_varied_call_pushes_forward_as_finite_differences(
-    reg: Any, f: Any, args: Any, kw: Any
+    reg: Any, f: Any, args: Any, kw: Any, pos: int
 ) -> None:
     """The same variants through the frule: the tangent of the output along a tangent of the
-    first array is the central differences' slope (complex tangents included)."""
+    varied array is the central differences' slope (complex tangents included)."""
     if reg.frule is None:
         return
     with warnings.catch_warnings():
@@ -148,11 +164,12 @@ def test_a_varied_call_pushes_forward_as_finite_differences(
             return
         if not isinstance(want, np.ndarray | np.generic) or want.dtype.kind not in "fc":
             return
-        x = args[0]
+        x = args[pos]
         d = _direction(x, np.random.default_rng(0))
-        tangents = (cr.NoTangent(), d.astype(x.dtype), *(cr.ZeroTangent() for _ in args[1:]))
+        tangents = [cr.NoTangent(), *(cr.ZeroTangent() for _ in args)]
+        tangents[pos + 1] = d.astype(x.dtype)
         short = reg.name.split(":")[-1].split(".")[-1]
-        out, refusal = _refusal(short, lambda: cr.frule(tangents, f, *args, **kw))
+        out, refusal = _refusal(short, lambda: cr.frule(tuple(tangents), f, *args, **kw))
         if refusal is not None:
             return
         y, y_dot = out
@@ -161,7 +178,7 @@ def test_a_varied_call_pushes_forward_as_finite_differences(
         if isinstance(y_dot, cr.AbstractZero):
             y_dot = np.zeros(np.shape(want), want.dtype)
         assert np.shape(y_dot) == np.shape(want) and np.asarray(y_dot).dtype == want.dtype
-        slope = _slope(f, args, kw, d)
+        slope = _slope(f, args, kw, pos, d)
         if slope is None:
             return
         tol = 1e-5 if want.dtype in (np.float64, np.complex128) else 1e-3
@@ -182,14 +199,15 @@ def _direction(x: Any, rng: np.random.Generator) -> Any:
     return d
 
 
-def _slope(f: Any, args: Any, kw: Any, d: Any) -> Any:
-    """The central differences of ``f`` along ``d`` in the first argument, in double precision;
+def _slope(f: Any, args: Any, kw: Any, pos: int, d: Any) -> Any:
+    """The central differences of ``f`` along ``d`` in argument ``pos``, in double precision;
     None where ``f`` is not continuous along ``d`` there (an output order that follows the
     values, as NumPy's ``unique_values`` of complex numbers)."""
     base = [_in_double(a) for a in args]
 
     def at(t: float) -> Any:
-        return np.asarray(f(np.asarray(base[0] + t * d), *base[1:], **kw))
+        moved = np.asarray(base[pos] + t * d)
+        return np.asarray(f(*base[:pos], moved, *base[pos + 1 :], **kw))
 
     lo, mid, hi = at(-H), at(0.0), at(H)
     if np.shape(lo) != np.shape(mid) or np.max(np.abs(hi - lo), initial=0.0) > 1e-3:

@@ -122,6 +122,19 @@ def _in_dtype(xp: Any, v: Any, out: Any) -> Any:
     return v
 
 
+def _no_complex_parameters(fname: str, xp: Any, vals: list[Any]) -> None:
+    """A distribution's real result of a complex argument is SciPy's standardised value
+    ``(x - loc) / scale`` cast to real, its imaginary part dropped (with a ``ComplexWarning``):
+    refused, naming the function, rather than differentiated as if it were analytic."""
+    for v in vals:
+        if is_array(v) and dtype_kind(v.dtype, xp) == "c":
+            raise TypeError(
+                f"scipy.stats.{fname}: a complex argument with a real result (SciPy casts the "
+                "standardised value (x - loc) / scale to real, dropping its imaginary part) has "
+                "no derivative here; pass real arguments, or a complex x for a complex result"
+            )
+
+
 def _elementwise_rules(
     fname: str,
     obj: Any,
@@ -175,6 +188,8 @@ def _elementwise_rules(
         vals = _values(xp, y0, [bound[p] for p in params])
         if distribution:
             vals = [_in_dtype(xp, v, y0) for v in vals]
+            if dtype_kind(y0.dtype, xp) != "c":
+                _no_complex_parameters(fname, xp, vals)
         ctx = _Ctx(mod, scipy, xp, y0, bound, dict(zip(params, vals)))
         return xp, y, ctx, vals
 

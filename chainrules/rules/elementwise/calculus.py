@@ -161,11 +161,10 @@ def _gradient_parts(args: Any, kwargs: Any) -> Any:
         n = f.shape[ax]
         coords = h is not None and getattr(h, "ndim", 0) == 1
         if coords:
-            dx = (
-                xp.diff(h)
-                if h.dtype == f.dtype or not xp.isdtype(f.dtype, "real floating")
-                else xp.astype(xp.diff(h), f.dtype)
-            )
+            keep = h.dtype == f.dtype or not xp.isdtype(f.dtype, "real floating")
+            # real coordinates in f's precision; complex ones as they are (NumPy's y is complex)
+            keep = keep or xp.isdtype(h.dtype, "complex floating")
+            dx = xp.diff(h) if keep else xp.astype(xp.diff(h), f.dtype)
         else:
             dt = _real_dtype(xp, f.dtype)
             dx = xp.ones((n - 1,), dtype=dt, device=device_of(f))
