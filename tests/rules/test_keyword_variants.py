@@ -9,7 +9,8 @@ an error that names the function. Nothing here depends on a function's name: the
 from each NumPy function's own signature and each registration's own examples. Found by it:
 ``cholesky(upper=True)``'s value, ``digamma``'s complex derivative, ``dirichlet``'s
 conjugation, the pushforwards of ``nanvar``/``nanstd`` and ``fiedler`` at complex arrays,
-``gradient``'s complex coordinates and SciPy's distributions with complex parameters."""
+``gradient``'s complex coordinates and SciPy's distributions with complex parameters. And a 0-d
+array with an axis, which NumPy's reductions take or refuse one by one."""
 
 from __future__ import annotations
 
@@ -92,6 +93,17 @@ def _in_double(v: Any) -> Any:
     return v
 
 
+def _numpys(f: Any, args: Any, kw: Any) -> Any:
+    """NumPy's (or SciPy's) floating value of the variant, or None where it refuses the variant
+    or gives something else: nothing to compare then."""
+    try:
+        want = f(*args, **kw)
+    except Exception:  # noqa: BLE001  (refused by the library itself)
+        return None
+    ok = isinstance(want, np.ndarray | np.generic) and want.dtype.kind in "fc"
+    return want if ok else None
+
+
 def _refusal(short: str, call: Any) -> tuple[Any, str | None]:
     """``call()``, or the message of the TypeError, ValueError or NotImplementedError it raised,
     which must name the function (``short``)."""
@@ -109,11 +121,8 @@ def test_a_varied_call_is_numpys_value_and_derivative(
 ) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        try:
-            want = f(*args, **kw)
-        except Exception:  # noqa: BLE001  (NumPy refuses the variant: nothing to compare)
-            return
-        if not isinstance(want, np.ndarray | np.generic) or want.dtype.kind not in "fc":
+        want = _numpys(f, args, kw)
+        if want is None:
             return
         short = reg.name.split(":")[-1].split(".")[-1]
         out, refusal = _refusal(short, lambda: cr.rrule(f, *args, **kw))
@@ -158,11 +167,8 @@ def test_a_varied_call_pushes_forward_as_finite_differences(
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        try:
-            want = f(*args, **kw)
-        except Exception:  # noqa: BLE001  (NumPy refuses the variant: nothing to compare)
-            return
-        if not isinstance(want, np.ndarray | np.generic) or want.dtype.kind not in "fc":
+        want = _numpys(f, args, kw)
+        if want is None:
             return
         x = args[pos]
         d = _direction(x, np.random.default_rng(0))
@@ -213,3 +219,53 @@ def _slope(f: Any, args: Any, kw: Any, pos: int, d: Any) -> Any:
     if np.shape(lo) != np.shape(mid) or np.max(np.abs(hi - lo), initial=0.0) > 1e-3:
         return None
     return (hi - lo) / (2 * H)
+
+
+def _zero_d_cases() -> list[Any]:
+    """The registrations whose NumPy function takes ``axis`` and whose first example is one
+    floating array: called on a 0-d array with ``axis=0`` and ``axis=-1``."""
+    numpy = get_backend("numpy")
+    out = []
+    for reg in cr.registrations():
+        f = numpy.function(reg) if reg.rrule is not None else None
+        exs = examples_for(reg) if f is not None else []
+        if not exs or len(exs[0].args) != 1:
+            continue
+        try:
+            takes_axis = "axis" in inspect.signature(f).parameters
+        except (TypeError, ValueError):  # a ufunc or builtin without a signature
+            continue
+        x = exs[0].args[0]
+        if takes_axis and isinstance(x, np.ndarray) and x.dtype.kind == "f":
+            out += [pytest.param(reg, f, axis, id=f"{reg.name}-axis={axis}") for axis in (0, -1)]
+    return out
+
+
+@pytest.mark.parametrize(("reg", "f", "axis"), _zero_d_cases())
+def test_a_zero_d_array_with_an_axis_is_what_numpy_makes_it(reg: Any, f: Any, axis: int) -> None:
+    """Some of NumPy's reductions take ``axis=0`` or ``-1`` on a 0-d array and reduce nothing
+    (``np.sum``, ``np.nanvar``, ``np.ptp``), others refuse it (``np.mean``, ``np.var``). A rule
+    does what NumPy does, decided by NumPy's call and by no list of names: where NumPy accepts,
+    NumPy's value and the derivative of finite differences; where NumPy refuses, so does the
+    rule. (A list of names decided it before, and missed nanvar, nanstd, nanmax, nanmin and ptp;
+    np.gradient and np.trapezoid raised ZeroDivisionError; scipy.special.logsumexp and softmax
+    failed where SciPy computes.)"""
+    x = np.array(0.7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = f(x, axis=axis)
+        except (ValueError, IndexError, TypeError):  # NumPy refuses (AxisError: the first two)
+            with pytest.raises((ValueError, IndexError, TypeError)):
+                cr.rrule(f, x, axis=axis)
+            return
+        y, pb = cr.rrule(f, x, axis=axis)
+        if np.asarray(want).dtype.kind != "f":  # an index or a count: its value only
+            np.testing.assert_array_equal(y, want)
+            return
+        np.testing.assert_allclose(y, want, rtol=1e-15)
+        assert np.shape(y) == np.shape(want)
+        fd = (np.asarray(f(x + H, axis=axis)) - np.asarray(f(x - H, axis=axis))) / (2 * H)
+        ones = np.ones_like(np.asarray(want))
+        (_, x_bar) = pb(ones if np.ndim(want) else np.float64(1.0))
+        np.testing.assert_allclose(x_bar, np.sum(fd), rtol=1e-6, atol=1e-8)
