@@ -32,7 +32,9 @@ from ._tracer import (
 # ndarray's methods on a tracer: method name -> (NumPy function it calls, how). How: "" (the
 # function's result as it is: a view where its registration is of kind "view"), "copy" (a new
 # array where the function gives a view: x.flatten() is np.ravel's values, copied), "shape"
-# (several positional integers are one shape: x.reshape(2, 3) is np.reshape(x, (2, 3))).
+# (several positional integers are one shape: x.reshape(2, 3) is np.reshape(x, (2, 3))),
+# "in place" (ndarray's method changes x and returns None: x.sort() is x[...] = np.sort(x)),
+# "second" (x is the function's second argument: x.compress(c, axis) is np.compress(c, x, axis)).
 _NUMPY_METHODS: dict[str, tuple[str, str]] = {
     "sum": ("sum", ""),
     "mean": ("mean", ""),
@@ -58,10 +60,42 @@ _NUMPY_METHODS: dict[str, tuple[str, str]] = {
     "diagonal": ("diagonal", ""),
     "trace": ("trace", ""),
     "round": ("round", ""),
+    "repeat": ("repeat", ""),
+    "compress": ("compress", "second"),
+    "all": ("all", ""),
+    "any": ("any", ""),
+    "argmax": ("argmax", ""),
+    "argmin": ("argmin", ""),
+    "argsort": ("argsort", ""),
+    "argpartition": ("argpartition", ""),
+    "nonzero": ("nonzero", ""),
+    "searchsorted": ("searchsorted", ""),
+    "sort": ("sort", "in place"),
+    "partition": ("partition", "in place"),
 }
 
 
 _NUMPY_PROPERTIES = {"real": "real", "imag": "imag"}
+
+
+def _item(self: Any, *args: Any) -> Any:
+    """``t.item()``: the host read of ``float(t)``, refused where it would lose a derivative."""
+    if args:
+        return self[args if len(args) > 1 else args[0]]._host("x.item()")
+    return self._host("x.item()")
+
+
+def _tolist(self: Any) -> Any:
+    """``t.tolist()``: a host read, refused where it would lose a derivative."""
+    return self._host("x.tolist()")
+
+
+def _itemsize(self: Any) -> int:
+    return int(self.dtype.itemsize)
+
+
+def _nbytes(self: Any) -> int:
+    return int(self.size) * int(self.dtype.itemsize)
 
 
 def _is_view(fn: Any) -> bool:
@@ -226,7 +260,12 @@ def _ndarray_method(name: str, fname: str, how: str) -> Any:
             args = (args,)  # x.reshape(2, 3) -> np.reshape(x, (2, 3))
         if _keeps(fn, (self, *args), kwargs):
             return self  # t.astype(t.dtype, copy=False): t itself, as NumPy's
+        if how == "second":
+            return dispatch(fn, (*args[:1], self, *args[1:]), kwargs)
         y = dispatch(fn, (self, *args), kwargs)
+        if how == "in place":
+            self[...] = y
+            return None
         if how != "copy" and _is_view(fn):  # the registry says, at the call: rules load late
             _mark_view(y, self)
         return y
@@ -250,3 +289,7 @@ for _name, (_fname, _how) in _NUMPY_METHODS.items():
     setattr(_NumpyMethods, _name, _ndarray_method(_name, _fname, _how))
 for _name, _fname in _NUMPY_PROPERTIES.items():
     setattr(_NumpyMethods, _name, _ndarray_property(_name, _fname))
+_NumpyMethods.item = _item  # type: ignore[attr-defined]
+_NumpyMethods.tolist = _tolist  # type: ignore[attr-defined]
+_NumpyMethods.itemsize = property(_itemsize)  # type: ignore[attr-defined]
+_NumpyMethods.nbytes = property(_nbytes)  # type: ignore[attr-defined]

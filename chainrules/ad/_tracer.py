@@ -516,6 +516,8 @@ _HOST_READS: dict[str, Callable[[Any], Any]] = {
     "int(x)": int,
     "complex(x)": complex,
     "operator.index(x)": operator.index,
+    "x.item()": lambda v: v.item(),
+    "x.tolist()": lambda v: v.tolist(),
 }
 
 
