@@ -33,6 +33,11 @@ The patch is scoped (issue 27: no process-wide patch outlives its call):
   runs traced code itself (``rrule_via_ad`` inside a rule) goes through ``call_user`` again and so
   enters the scope again.
 
+Known limit: ``scipy.linalg`` or ``scipy.stats`` imported inside the user's function, at the
+first call of a transformation, gets its ruled class at the next scope entry, not during that
+call: SciPy's own body then converts the tracer, and ``call_user`` adds to the error that the
+module was imported during the call (:func:`late_ruled_imports`).
+
 Known limit: a module that stored ``array_namespace`` somewhere other than a module attribute
 (a dict, a class) while a transformation ran keeps the wrapper after the exit, and it behaves
 as the original there (the context variable is unset outside transformations).
@@ -243,6 +248,7 @@ _ruled_objs: dict[int, tuple[Any, type, type, int]] = {}
 # module, made again when a module was imported or a rule registered since (_swaps_key)
 _swaps: list[tuple[Any, type, type]] = []
 _swaps_key = [-1, -1]  # len(sys.modules), len(registrations) when _swaps was made
+_seen_ruled: set[str] = set()  # the ruled modules imported when _swaps was made
 
 
 def _ruled_call(fn: Any) -> Any:
@@ -361,11 +367,24 @@ def _ruled_objects(key: int) -> list[tuple[Any, type, type]]:
     return out
 
 
+def late_ruled_imports() -> list[str]:
+    """The modules of ``_RULED_MODULES`` and ``_RULED_OBJECTS`` imported after the outermost
+    transformation running now began (``import scipy.linalg`` inside the function, at its first
+    call): their functions and objects reach their rules from the next call on. For errors."""
+    with _LOCK:
+        if _state["depth"] == 0:
+            return []
+        names = (*_RULED_MODULES, *_RULED_OBJECTS)
+        return [n for n in names if n in sys.modules and n not in _seen_ruled]
+
+
 def _install_ruled() -> None:
     """Give each imported module of ``_RULED_MODULES`` its ruled class, and each object of
     ``_RULED_OBJECTS``' modules whose methods have rules its own (the lock is held)."""
     nmod, nreg = len(sys.modules), len(_table._REGISTRATIONS)
     if _swaps_key[0] != nmod or _swaps_key[1] != nreg:
+        _seen_ruled.clear()
+        _seen_ruled.update(n for n in (*_RULED_MODULES, *_RULED_OBJECTS) if n in sys.modules)
         _swaps[:] = []
         for name in _RULED_MODULES:
             mod = sys.modules.get(name)

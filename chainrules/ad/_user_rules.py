@@ -30,7 +30,7 @@ from typing import Any
 
 from ..core import registry
 from ..core.config import RULE_CONFIG
-from ._compat import scope_enter, scope_exit
+from ._compat import late_ruled_imports, scope_enter, scope_exit
 from ._config import AD_CONFIG
 from ._errors import element_write
 from ._forward import ForwardTrace
@@ -124,6 +124,16 @@ def call_user(f: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
         if better is None:
             raise
         raise better from err
+    except TypeError as err:  # a conversion inside a module imported during this call
+        late = late_ruled_imports() if getattr(err, "chainrules_host_read", None) else []
+        if not late:
+            raise
+        raise TypeError(
+            f"{err}\n{' and '.join(late)} was imported during this call, after the "
+            "transformation began (an import inside the function): its functions reach their "
+            "rules from the transformation's next call on. Import it before calling the "
+            "transformation."
+        ) from err
     finally:
         scope_exit(scope)
         RULE_CONFIG.reset(token)

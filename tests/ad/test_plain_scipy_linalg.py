@@ -281,3 +281,32 @@ def test_a_tuple_whose_elements_are_not_one_array_is_not_stacked() -> None:
     g = ad.grad(f)(A)
     assert seen == [True, True, True]
     np.testing.assert_array_equal(g, np.r_[np.ones((2, 3)), np.zeros((1, 3))])
+
+
+def test_an_import_inside_the_function_says_why_its_first_call_failed() -> None:
+    """scipy.linalg imported inside the function, at the transformation's first call: the scope
+    gave the modules imported then their ruled classes, so SciPy's own expm converts the tracer;
+    the error says that the import came during the call, and the next call goes through the
+    rules. In a fresh process, where scipy.linalg is not imported yet."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np\n"
+        "from chainrules import ad\n"
+        "def f(s):\n"
+        "    import scipy.linalg\n"
+        "    return np.sum(scipy.linalg.expm(s))\n"
+        "s = np.eye(2) * 0.1\n"
+        "try:\n"
+        "    ad.grad(f)(s)\n"
+        "except TypeError as e:\n"
+        "    print('first:', 'scipy.linalg was imported during this call' in str(e))\n"
+        "print('second:', np.allclose(ad.grad(f)(s), np.exp(0.1) * np.ones((2, 2))))\n"
+    )
+    env = {**os.environ, "SCIPY_ARRAY_API": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.stdout.split("\n")[:2] == ["first: True", "second: True"], out.stdout + out.stderr
