@@ -104,13 +104,29 @@ def test_comparisons_and_masks_stay_plain_arrays() -> None:
     close(ad.grad(f)(X), np.where(X > 0, 2 * X, -1.0))
 
 
-def test_traced_keyword_argument_is_refused() -> None:
+def test_traced_keyword_argument_moves_to_its_position_or_is_refused() -> None:
+    """A differentiated array passed by keyword reaches the rule at its position, where the
+    function's signature and its rules take it positionally (the standard's ``clip(x, min=)``,
+    ``np.average(x, weights=w)``); where a parameter skipped before it has a sentinel default
+    (NumPy's ``clip(x, a_max=)``, whose ``a_min`` defaults to ``np._NoValue``) it stays a keyword,
+    which is refused, naming it."""
+
     def f(x: Any) -> Any:
         xp = array_namespace(x)
         return xp.sum(xp.clip(x, min=x[:1]))
 
-    with pytest.raises(TypeError, match="keyword argument min="):
-        ad.grad(f)(X)
+    h = 1e-6
+
+    def plain(x: Any) -> Any:
+        return np.sum(np.maximum(x, x[0]))
+
+    fd = [(plain(X + h * e) - plain(X - h * e)) / (2 * h) for e in np.eye(4)]
+    np.testing.assert_allclose(ad.grad(f)(X), np.array(fd), rtol=1e-6)
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    g = ad.grad(lambda w: np.average(X, weights=w))(w)
+    close(g, (X - np.average(X, weights=w)) / np.sum(w))
+    with pytest.raises(TypeError, match="keyword argument a_max="):
+        ad.grad(lambda w: np.sum(np.clip(X, a_max=w)))(w)
 
 
 # --- pytrees, argnums, value_and_grad ----------------------------------------------------------

@@ -89,7 +89,13 @@ def _clip(xp: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     promotion (an integer ``x`` clipped to ``2.5`` is a float array, as NumPy and JAX give;
     array-api-compat's keeps ``x``'s dtype), the namespace's otherwise."""
     if array_api_compat.is_numpy_namespace(xp):
-        return np.clip(*args, **kwargs)
+        # the bounds by NumPy's own positions: NumPy refuses the standard's clip(x, min)
+        # ("missing a_max"), where the standard takes min and max by position or keyword
+        a = _CLIP.bind(args, kwargs)
+        x, low, high = _clip_bind(args, kwargs)
+        return np.clip(
+            x, low, high, **({"out": a["out"]} if a["out"] is not None else {}), **a["options"]
+        )
     return xp.clip(*args, **kwargs)
 
 
