@@ -153,7 +153,7 @@ def dispatch(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
     return top.process(fn, args, kwargs)
 
 
-_SIGNATURES: dict[Any, Any] = {}  # fn -> its rules and signature, for keywords_to_positions
+_SIGNATURES: dict[Any, Any] = {}  # fn -> its signature (None: none), for keywords_to_positions
 _PLAIN_DEFAULTS = (type(None), bool, int, float, str, tuple)
 
 
@@ -166,20 +166,21 @@ def keywords_to_positions(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     from ..core.calls import Rules, bind_keywords
 
     try:
-        rules = _SIGNATURES.get(fn)
+        sig = _SIGNATURES.get(fn, False)
     except TypeError:  # unhashable
         return args, kwargs
-    if rules is None:
+    if sig is False:
         try:
             sig = inspect.signature(fn)
         except (TypeError, ValueError):  # a builtin or ufunc without one
             sig = None
-        rules = Rules(fn, function_name(fn), find_rrule(fn), find_frule(fn), sig)
         if len(_SIGNATURES) < 4096:
-            _SIGNATURES[fn] = rules
-    if rules.signature is None:
+            _SIGNATURES[fn] = sig
+    if sig is None:
         return args, kwargs
-    params = list(rules.signature.parameters.values())
+    # the rules as registered now (a later registration may take other positions)
+    rules = Rules(fn, function_name(fn), find_rrule(fn), find_frule(fn), sig)
+    params = list(sig.parameters.values())
     traced = [i for i, p in enumerate(params) if isinstance(kwargs.get(p.name), Tracer)]
     last = max(traced, default=-1)
     skipped = [p for p in params[len(args) : last] if p.name not in kwargs]
