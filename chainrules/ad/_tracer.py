@@ -18,7 +18,6 @@ Nothing here reads an array value: shapes, dtypes and devices are metadata.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import operator
 import weakref
@@ -28,8 +27,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..core import registry
+from ..core.calls import keywords_to_positions
 from ..core.namespaces import device_of, dtype_kind, is_array, namespace_of
-from ..core.registry import find_frule, find_rrule, function_name
+from ..core.registry import function_name
 from ._derive import derived_rule
 from ._errors import array_conversion, host_read, in_place_write, no_rule
 
@@ -147,47 +147,14 @@ def dispatch(fn: Any, args: Any, kwargs: dict[str, Any]) -> Any:
                     top = tr
                 moved = moved or not tr.is_const(v)
         if moved:  # np.average(x, weights=w): w to its position, where rules differentiate
-            args, kwargs = keywords_to_positions(fn, tuple(args), kwargs)
+            args, kwargs = keywords_to_positions(fn, tuple(args), kwargs, _is_tracer)
     if top is None:
         return fn(*args, **kwargs)
     return top.process(fn, args, kwargs)
 
 
-_SIGNATURES: dict[Any, Any] = {}  # fn -> its signature (None: none), for keywords_to_positions
-_PLAIN_DEFAULTS = (type(None), bool, int, float, str, tuple)
-
-
-def keywords_to_positions(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``(args, kwargs)`` with the keyword arguments that hold a differentiated tracer moved to
-    their positions by ``fn``'s signature (``core.calls.bind_keywords``), where ``fn`` and its
-    rules take them positionally and every parameter skipped before them has a plain default
-    (None, a number, a string: not a sentinel such as NumPy's ``_NoValue``). The others stay
-    keywords, which the traces refuse, naming them."""
-    from ..core.calls import Rules, bind_keywords
-
-    try:
-        sig = _SIGNATURES.get(fn, False)
-    except TypeError:  # unhashable
-        return args, kwargs
-    if sig is False:
-        try:
-            sig = inspect.signature(fn)
-        except (TypeError, ValueError):  # a builtin or ufunc without one
-            sig = None
-        if len(_SIGNATURES) < 4096:
-            _SIGNATURES[fn] = sig
-    if sig is None:
-        return args, kwargs
-    # the rules as registered now (a later registration may take other positions)
-    rules = Rules(fn, function_name(fn), find_rrule(fn), find_frule(fn), sig)
-    params = list(sig.parameters.values())
-    traced = [i for i, p in enumerate(params) if isinstance(kwargs.get(p.name), Tracer)]
-    last = max(traced, default=-1)
-    skipped = [p for p in params[len(args) : last] if p.name not in kwargs]
-    if any(not isinstance(p.default, _PLAIN_DEFAULTS) for p in skipped):
-        return args, kwargs
-    new_args, new_kwargs, _ = bind_keywords(rules, args, kwargs, lambda v: isinstance(v, Tracer))
-    return new_args, new_kwargs
+def _is_tracer(v: Any) -> bool:
+    return isinstance(v, Tracer)
 
 
 def primal(x: Any) -> Any:

@@ -185,6 +185,39 @@ def bind_keywords(
     return bound, rest, unbound
 
 
+_SIGNATURES: dict[Any, Any] = {}  # fn -> its signature (None: none), for keywords_to_positions
+_PLAIN_DEFAULTS = (type(None), bool, int, float, str, tuple)
+
+
+def keywords_to_positions(
+    fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any], moves: Callable[[Any], bool]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``(args, kwargs)`` with the keyword arguments for which ``moves`` is true (an engine's
+    differentiated tracer) moved to their positions by ``fn``'s signature (:func:`bind_keywords`),
+    where ``fn`` and its rules take them positionally and every parameter skipped before them has
+    a plain default (None, a number, a string: not a sentinel such as NumPy's ``_NoValue``). The
+    others stay keywords (``chainrules.ad``'s traces refuse them, naming them)."""
+    try:
+        sig = _SIGNATURES.get(fn, False)
+    except TypeError:  # unhashable
+        return args, kwargs
+    if sig is False:
+        sig = _signature(fn)
+        if len(_SIGNATURES) < 4096:
+            _SIGNATURES[fn] = sig
+    if sig is None:
+        return args, kwargs
+    # the rules as registered now (a later registration may take other positions)
+    rules = Rules(fn, function_name(fn), find_rrule(fn), find_frule(fn), sig)
+    params = list(sig.parameters.values())
+    last = max((i for i, p in enumerate(params) if moves(kwargs.get(p.name))), default=-1)
+    skipped = [p for p in params[len(args) : last] if p.name not in kwargs]
+    if any(not isinstance(p.default, _PLAIN_DEFAULTS) for p in skipped):
+        return args, kwargs
+    new_args, new_kwargs, _ = bind_keywords(rules, args, kwargs, moves)
+    return new_args, new_kwargs
+
+
 @dataclass
 class Split:
     """``(args, kwargs)`` split into the dynamic leaves and the rest.
