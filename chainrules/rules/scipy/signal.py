@@ -1,9 +1,9 @@
-"""Rules for ``scipy.signal`` -- ``convolve``, ``correlate`` and ``lfilter``, registered as
+"""Rules for ``scipy.signal`` -- ``convolve`` and ``correlate``, registered as
 ``"scipy:signal.NAME"`` so that each covers ``scipy.signal.NAME``, ``jax.scipy.signal.NAME`` and
-``cupyx.scipy.signal.NAME`` where the library has it (JAX has no ``lfilter``). Each rule is bound
-to the function it was found for (``bind_in=``): the primal is that function's result, and the
-pullback and pushforward call the functions of the module the registry found it in (with the
-user's ``method``), so they stay on the arrays' device and inside a ``jax.jit`` trace.
+``cupyx.scipy.signal.NAME``. Each rule is bound to the function it was found for (``bind_in=``):
+the primal is that function's result, and the pullback and pushforward call ``convolve`` and
+``correlate`` of the module the registry found it in (with the user's ``method``), so they stay on
+the arrays' device and inside a ``jax.jit`` trace.
 
 Maths (n-d, per axis; ``N1``, ``N2`` the inputs' lengths; ``rc(v) = flip(conj(v))`` over every
 axis). SciPy's ``correlate(a, b) = convolve(a, rc(b))`` in every mode, so both are one convolution
@@ -20,15 +20,6 @@ axis). SciPy's ``correlate(a, b) = convolve(a, rc(b))`` in every mode, so both a
 * pushforward: ``crop(da * k + a * dk)``; a chunk of tangents is one more leading axis, convolved
   in ``'full'`` mode with a length-1 axis of the other operand, then cropped.
 
-``lfilter(b, a, x)`` (``A y = B x`` along ``axis``, zero initial state: ``y = (B / A) x`` for any
-``a[0]``; ``z^-k`` a delay by ``k`` samples, ``flip`` a reversal along ``axis``):
-
-* pullback: the adjoint of a causal filter is the same filter run backwards with conjugated
-  coefficients, ``x_bar = flip(lfilter(conj b, conj a, flip y_bar))``; with
-  ``v = flip(lfilter([1], conj a, flip y_bar))``, ``b_bar_k = sum(conj(z^-k x) v)`` and
-  ``a_bar_k = -sum(conj(z^-k y) v)`` (``dy / da_k = -z^-k y / A``), summed over every lane;
-* pushforward: ``dy = lfilter(b, a, dx) + lfilter(db, a, x) - lfilter(da, a, y)``.
-
 Nothing reads array values on the host.
 """
 
@@ -37,12 +28,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from ...core.prelude import *
 from ...core.registry import Source
-from .._util import along, in_dtype, lazy, traceable_module
-from .._util.scipy_linalg import _once
+from .._util import in_dtype, traceable_module
 
 _MODES = ("full", "same", "valid")
 
@@ -260,128 +248,3 @@ def _correlate_ex(rng: Any) -> list[Any]:
 
 _register("convolve", _convolve_ex)
 _register("correlate", _correlate_ex)
-
-
-# --- lfilter -------------------------------------------------------------------------------------
-def _lfilter_setup(sig: Any, args: Any, kwargs: Any) -> Any:
-    bound = sig.bind(args, kwargs)
-    b, a, x = bound["b"], bound["a"], bound["x"]
-    xp = namespace_of(b, a, x, fname="scipy.signal.lfilter")
-    if bound.get("zi") is not None:
-        raise TypeError(
-            "lfilter: the rule takes zi=None only (a zero initial state); with zi, SciPy returns "
-            "(y, zf) -- differentiate the filter with its initial state as a separate input"
-        )
-    if b.ndim != 1 or a.ndim != 1:
-        raise ValueError(f"lfilter: b and a must be 1-D, got shapes {b.shape} and {a.shape}")
-    ax = bound["axis"] % x.ndim - x.ndim  # negative: it holds with leading chunk axes too
-    return xp, b, a, x, ax
-
-
-def _delays(xp: Any, v: Any, k: int, ax: int) -> Any:
-    """``v`` delayed by ``k`` samples along ``ax`` (``z^-k v``: zeros first, the tail dropped)."""
-    axis = ax % v.ndim
-    n = v.shape[axis]
-    if k == 0:
-        return v
-    if k >= n:
-        return xp.zeros_like(v)
-    pad = xp.zeros_like(v[along(axis, slice(0, k))])
-    return xp.concat((pad, v[along(axis, slice(0, n - k))]), axis=axis)
-
-
-def _coefficient_bars(xp: Any, v: Any, signal: Any, m: int, ax: int) -> Any:
-    """``(sum(conj(z^-k signal) v) for k < m)``, one array: each over every element."""
-    s = xp.conj(signal) if xp.isdtype(signal.dtype, "complex floating") else signal
-    return xp.stack([xp.sum(_delays(xp, s, k, ax) * v) for k in range(m)])
-
-
-def _lfilter_rrule(fn: Any, mod: Any, sig: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, b, a, x, ax = _lfilter_setup(sig, args, kwargs)
-    y = fn(*args, **kwargs)
-    pb, pa, px = ProjectTo(b, xp), ProjectTo(a, xp), ProjectTo(x, xp)
-    one = xp.ones((1,), dtype=a.dtype, device=_dev(a))
-
-    def back(num: Any, g: Any) -> Any:  # the adjoint filter: reversed, conjugated
-        ca = xp.conj(a) if xp.isdtype(a.dtype, "complex floating") else a
-        cn = xp.conj(num) if xp.isdtype(num.dtype, "complex floating") else num
-        return xp.flip(mod.lfilter(cn, ca, xp.flip(g, axis=ax), axis=ax), axis=ax)
-
-    @pullback(y, args, name="lfilter")
-    def lfilter_pullback(y_bar: Any) -> Any:
-        v = _once(lambda: back(one, y_bar))
-        return (
-            lazy(pb, lambda: pb(_coefficient_bars(xp, v(), x, b.shape[0], ax))),
-            lazy(pa, lambda: pa(-_coefficient_bars(xp, v(), y, a.shape[0], ax))),
-            lazy(px, lambda: px(back(b, y_bar))),
-            *[NO] * (len(args) - 3),
-        )
-
-    return y, lfilter_pullback
-
-
-def _lfilter_frule(fn: Any, mod: Any, sig: Any, tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    xp, b, a, x, ax = _lfilter_setup(sig, args, kwargs)
-    y = fn(*args, **kwargs)
-    t = tangents_in("lfilter", tangents[:4], (b, a, x))
-    if t is None:
-        return y, ZERO
-    db, da, dx = t
-    lead = t.lead()
-
-    def each(coef: Any, signal: Any) -> Any:  # lfilter of a chunk of coefficient tangents
-        if not lead:
-            return mod.lfilter(coef, a, signal, axis=ax)
-        rows = xp.reshape(coef, (-1, coef.shape[-1]))
-        out = xp.stack([mod.lfilter(rows[i], a, signal, axis=ax) for i in range(rows.shape[0])])
-        return xp.reshape(out, (*lead, *signal.shape))
-
-    acc: Any = None
-    for term in (
-        None if isinstance(dx, AbstractZero) else mod.lfilter(b, a, dx, axis=ax),
-        None if isinstance(db, AbstractZero) else each(db, x),
-        None if isinstance(da, AbstractZero) else -each(da, y),
-    ):
-        if term is not None:
-            acc = term if acc is None else acc + term
-    return y, in_dtype(xp, acc, y.dtype)
-
-
-def _lfilter_ex(rng: Any) -> list[Any]:
-    return [
-        ((rng.standard_normal(2), np.array([1.0, -0.3]), rng.standard_normal(6)), {}),
-        (  # a[0] != 1, b longer than a, along the first axis
-            (rng.standard_normal(3), np.array([2.0, -0.5]), rng.standard_normal((5, 2))),
-            {"axis": 0},
-        ),
-        (
-            (
-                rng.standard_normal(2),
-                np.array([1.0, 0.2, -0.1]),
-                rng.standard_normal(4) + 1j * rng.standard_normal(4),
-            ),
-            {},
-        ),
-    ]
-
-
-def _register_lfilter() -> None:
-    def bind(obj: Any, kind: str, src: Source) -> Any:
-        mod = traceable_module(src.module)
-        impl = _lfilter_rrule if kind == "r" else _lfilter_frule
-        sig = signature("scipy.signal.lfilter", obj)
-        call = traceable(obj)
-
-        def rule(*args: Any, **kwargs: Any) -> Any:
-            return impl(call, mod, sig, *args, **kwargs)
-
-        rule.__name__ = rule.__qualname__ = impl.__name__
-        return rule
-
-    target = "scipy:signal.lfilter"
-    meta = {"bind_in": bind, "examples": _lfilter_ex, "expect": _GUARD}
-    register_rrule(target, **meta)(_lfilter_rrule)
-    register_frule(target, **meta)(_lfilter_frule)
-
-
-_register_lfilter()

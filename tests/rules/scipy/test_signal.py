@@ -99,32 +99,3 @@ def test_an_empty_operand_moves_nothing() -> None:
         np.testing.assert_array_equal(gk, [0.0, 0.0])  # y has no entries: k does not reach it
         _, yd = cr.frule((cr.NoTangent(), np.zeros(0), np.ones(2)), f, a, k, mode="same")
         assert isinstance(yd, cr.ZeroTangent)
-
-
-def test_lfilter_in_plain_code_gradient_and_hessian() -> None:
-    """scipy.signal.lfilter had no rule (a clear error under ad.grad). Its pullback filters
-    backwards through the same module, so the gradient of a loss through it, and its Hessian (the
-    pullback differentiated again), agree with finite differences -- in the filter's
-    coefficients and in the signal, with a[0] != 1 and along the first of two axes. Called as
-    chainrules.ad.scipy.signal.lfilter: SciPy's own converts a traced array with numpy.asarray
-    (SciPy's delegate_xp), as the error says."""
-    from chainrules import ad
-    from chainrules.ad.scipy import signal
-    from chainrules.testing.finite_differences import gradient
-
-    x = RNG.standard_normal((6, 2))
-
-    def loss(theta: np.ndarray) -> np.ndarray:
-        b, a = theta[:3], np.concatenate([np.array([2.0]), theta[3:]])
-        return np.sum(signal.lfilter(b, a, x * theta[0], axis=0) ** 2)
-
-    theta = np.array([0.5, 0.2, -0.1, -0.4])
-    g = ad.grad(loss)(theta)
-    np.testing.assert_allclose(g, gradient(lambda v: loss(v[0]), [theta], 0, 1e-4), rtol=1e-7)
-    hess = ad.hessian(loss)(theta)
-    fd = np.stack(
-        [gradient(lambda v, i=i: ad.grad(loss)(v[0])[i], [theta], 0, 1e-4) for i in range(4)]
-    )
-    np.testing.assert_allclose(hess, fd, rtol=1e-6, atol=1e-9)
-    with pytest.raises(TypeError, match="lfilter: the rule takes zi=None only"):
-        cr.rrule(ss.lfilter, theta[:3], np.array([1.0, 0.5]), x[:, 0], zi=np.zeros(2))
