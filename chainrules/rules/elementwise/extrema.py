@@ -77,25 +77,26 @@ def _clip_weights(xp: Any, x: Any, low: Any, high: Any, out: Any) -> tuple[Any, 
     return wx * wm, (None if wl is None else wl * wm), one - wm
 
 
-def _clip_bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+def _clip_bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """``(x, low, high, rest)``: the bounds by either spelling (the standard's ``min``/``max``,
+    NumPy's ``a_min``/``a_max``) and the other keywords given (``out``, NumPy's options)."""
     a = _CLIP.bind(args, kwargs)
     low = a["min"] if a["min"] is not None else a["a_min"]
     high = a["max"] if a["max"] is not None else a["a_max"]
-    return a["x"], low, high
+    rest = {**({"out": a["out"]} if a["out"] is not None else {}), **a["options"]}
+    return a["x"], low, high, rest
 
 
-def _clip(xp: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _clip(xp: Any, args: tuple[Any, ...], kwargs: dict[str, Any], bound: Any) -> Any:
     """The primal: NumPy's own ``clip`` for NumPy arrays, whose result type follows NumPy's
     promotion (an integer ``x`` clipped to ``2.5`` is a float array, as NumPy and JAX give;
-    array-api-compat's keeps ``x``'s dtype), the namespace's otherwise."""
+    array-api-compat's keeps ``x``'s dtype), the namespace's otherwise. ``bound``:
+    :func:`_clip_bind`'s."""
     if array_api_compat.is_numpy_namespace(xp):
         # the bounds by NumPy's own positions: NumPy refuses the standard's clip(x, min)
         # ("missing a_max"), where the standard takes min and max by position or keyword
-        a = _CLIP.bind(args, kwargs)
-        x, low, high = _clip_bind(args, kwargs)
-        return np.clip(
-            x, low, high, **({"out": a["out"]} if a["out"] is not None else {}), **a["options"]
-        )
+        x, low, high, rest = bound
+        return np.clip(x, low, high, **rest)
     return xp.clip(*args, **kwargs)
 
 
@@ -105,9 +106,10 @@ def _clip(xp: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     expect=Expect("torch", "torch.clip takes no (Tensor, Tensor, float) mix", "skip", "scalar"),
 )
 def clip_rrule(*args: Any, **kwargs: Any) -> Any:
-    x, low, high = _clip_bind(args, kwargs)
+    bound = _clip_bind(args, kwargs)
+    x, low, high, _ = bound
     xp = namespace_of(x, low, high, fname="clip")
-    out = _clip(xp, args, kwargs)
+    out = _clip(xp, args, kwargs, bound)
     projs = [ProjectTo(a, xp) if a is not None else None for a in args]
 
     @pullback(out, args)
@@ -123,9 +125,10 @@ def clip_rrule(*args: Any, **kwargs: Any) -> Any:
 
 @register_frule("clip", domain=(R, (-1.0, -0.2), (0.2, 1.0)))
 def clip_frule(tangents: Any, *args: Any, **kwargs: Any) -> Any:
-    x, low, high = _clip_bind(args, kwargs)
+    bound = _clip_bind(args, kwargs)
+    x, low, high, _ = bound
     xp = namespace_of(x, low, high, fname="clip")
-    out = _clip(xp, args, kwargs)
+    out = _clip(xp, args, kwargs, bound)
     ts = tangents_in("clip", tangents, args)
     if ts is None:
         return out, ZERO
