@@ -79,10 +79,9 @@ _NUMPY_PROPERTIES = {"real": "real", "imag": "imag"}
 
 
 def _item(self: Any, *args: Any) -> Any:
-    """``t.item()``: the host read of ``float(t)``, refused where it would lose a derivative."""
-    if args:
-        return self[args if len(args) > 1 else args[0]]._host("x.item()")
-    return self._host("x.item()")
+    """``t.item(*args)``: a host read (NumPy's, ``item(k)`` of the flat array), refused where it
+    would lose a derivative."""
+    return self._host("x.item()", *args)
 
 
 def _tolist(self: Any) -> Any:

@@ -428,9 +428,9 @@ class Tracer:
         )
 
     # -- host reads are refused: they would detach the value from differentiation ----------------
-    def _host(self, what: str) -> Any:
+    def _host(self, what: str, *args: Any) -> Any:
         if readable(self):  # depends on no input: reading it loses no derivative
-            return _HOST_READS[what](primal(self))
+            return _HOST_READS[what](primal(self), *args)
         raise host_read(what)
 
     def __bool__(self) -> bool:
@@ -525,7 +525,7 @@ _HOST_READS: dict[str, Callable[[Any], Any]] = {
     "int(x)": int,
     "complex(x)": complex,
     "operator.index(x)": operator.index,
-    "x.item()": lambda v: v.item(),
+    "x.item()": lambda v, *args: v.item(*args),  # NumPy's: item(k) indexes the flat array
     "x.tolist()": lambda v: v.tolist(),
 }
 

@@ -104,11 +104,19 @@ def test_item_and_tolist_of_a_traced_value_are_refused_by_name() -> None:
 
 
 def test_item_of_a_value_that_depends_on_no_input_is_read() -> None:
+    seen: list[Any] = []
+
     def f(x: Any) -> Any:
         n = np.sum(np.zeros_like(x)).item()  # no derivative to lose
+        # an array the code created from x (a constant of the trace), 2 x 3: item(k) of the
+        # flat array, as NumPy's
+        c = np.reshape(np.zeros_like(x)[:1] + M.ravel(), (2, 3))
+        assert not isinstance(c, np.ndarray)
+        seen.append((c.item(4), c.item(1, 2)))
         return np.sum(x**2) + n
 
     np.testing.assert_allclose(ad.grad(f)(X), 2 * X)
+    assert seen == [(M.item(4), M.item(1, 2))]
 
 
 def test_itemsize_and_nbytes_are_numpys() -> None:
